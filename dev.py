@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""ember's developer entry point: creates or reuses .venv, installs what a job needs, runs it.
+
+    python3 dev.py run [ARGS]   the main job (python -m ember ARGS; default: the tour)
+    python3 dev.py test [ARGS]  the whole test suite (pytest ARGS)
+    python3 dev.py bench        the benchmarks
+"""
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+VENV = os.path.join(ROOT, ".venv")
+PY = os.path.join(VENV, "bin", "python")
+
+RUNTIME = ["numpy>=2", "ml_dtypes>=0.4"]
+TEST = ["pytest>=8", "hypothesis>=6", "pytest-xdist>=3", "torch==2.13.0"]
+JOBS = {"run": RUNTIME, "test": RUNTIME + TEST, "bench": RUNTIME + TEST}
+
+
+def ensure(requirements):
+    if not os.path.exists(PY):
+        print("creating .venv ...", flush=True)
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    stamp = os.path.join(VENV, ".ember-" + hashlib.sha1(" ".join(requirements).encode()).hexdigest()[:12])
+    if not os.path.exists(stamp):
+        print("installing " + " ".join(requirements) + " ...", flush=True)
+        subprocess.run([PY, "-m", "pip", "install", "-q", "--disable-pip-version-check", *requirements],
+                       check=True)
+        open(stamp, "w").close()
+
+
+def main(argv):
+    job = argv[0] if argv else "run"
+    if job not in JOBS:
+        sys.exit(f"dev.py: unknown job {job!r}; expected one of {', '.join(JOBS)}")
+    ensure(JOBS[job])
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    rest = argv[1:]
+    if job == "run":
+        cmd = [PY, "-m", "ember", *(rest or ["tour"])]
+    elif job == "test":
+        cmd = [PY, "-m", "pytest", "-q", "-n", "2", *rest]
+    else:
+        cmd = [PY, os.path.join(ROOT, "benchmarks", "run.py"), *rest]
+    sys.exit(subprocess.call(cmd, cwd=ROOT, env=env))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

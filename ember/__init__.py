@@ -1,0 +1,35 @@
+"""ember: a tensor library for Python with PyTorch's habits, Burn's contracts and a small core.
+
+>>> import ember
+>>> ember.tensor([[1.0, 2.0], [3.0, 4.0]]).shape
+(2, 2)
+"""
+
+from . import dtypes
+from .autodiff import Gradients, enable_grad, grad_enabled, no_grad, set_grad_enabled
+from .dtypes import (DType, bfloat16, float16, float32, float64, int8, int16, int32, int64,
+                     promote_types, result_type, uint8, uint16, uint32, uint64)
+from .dtypes import bool_
+from .errors import (DimensionError, EmberError, GraphError, InvalidParameterError, KindError,
+                     ShapeMismatchError)
+from .tensor import Device, Tensor
+from . import ops
+from .ops.bitwise import *  # noqa: F401,F403
+from .ops.compare import *  # noqa: F401,F403
+from .ops.creation import *  # noqa: F401,F403
+from .ops.data import *  # noqa: F401,F403
+from .ops.display import *  # noqa: F401,F403
+from .ops.elementwise import *  # noqa: F401,F403
+from .ops.indexing import *  # noqa: F401,F403
+from .ops.linalg import *  # noqa: F401,F403
+from .ops.movement import *  # noqa: F401,F403
+from .ops.random import *  # noqa: F401,F403
+from .ops.reduce import *  # noqa: F401,F403
+from .ops.scan import *  # noqa: F401,F403
+from .ops.segments import *  # noqa: F401,F403
+from .ops.slicing import *  # noqa: F401,F403
+from .ops.sort import *  # noqa: F401,F403
+
+bool = bool_  # noqa: A001  (ember.bool, as torch.bool)
+
+__version__ = "0.1.0"

@@ -1,0 +1,7 @@
+"""Automatic differentiation: the recorded graph, the backward engine and the Tensor methods."""
+
+from . import api  # noqa: F401
+from .engine import Gradients
+from .graph import enable_grad, grad_enabled, no_grad, set_grad_enabled
+
+__all__ = ["Gradients", "no_grad", "enable_grad", "grad_enabled", "set_grad_enabled"]

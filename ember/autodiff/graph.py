@@ -1,0 +1,115 @@
+"""The recorded graph: one Node per tracked tensor, and the switch that turns recording off.
+
+A tensor is *tracked* when it has a Node: a leaf that requires grad, or the result of a recorded
+op with a tracked input. An op records a Node only when grad mode is on, its result is a float
+tensor and one of its inputs is tracked; untracked inputs are constants.
+"""
+
+import threading
+import weakref
+
+__all__ = ["Node", "grad_enabled", "no_grad", "enable_grad", "set_grad_enabled"]
+
+
+class Node:
+    """One recorded step.
+
+    ``backward(g, needs)`` maps the output's gradient (a backend array) to one gradient per parent
+    (a backend array or None); ``needs[i]`` says whether parent ``i`` wants one. A leaf Node has
+    no backward and keeps a weak reference to its tensor so that ``tensor.grad`` can be set.
+    """
+
+    __slots__ = ("backward", "parents", "requires_grad", "consumed", "tensor_ref", "name",
+                 "__weakref__")
+
+    def __init__(self, backward, parents, name=""):
+        self.backward = backward
+        self.parents = parents
+        self.requires_grad = False
+        self.consumed = False
+        self.tensor_ref = None
+        self.name = name
+
+    @classmethod
+    def leaf(cls, tensor):
+        node = cls(None, (), "leaf")
+        node.requires_grad = True
+        node.tensor_ref = weakref.ref(tensor)
+        return node
+
+    @property
+    def is_leaf(self):
+        return not self.parents and self.backward is None
+
+    def __repr__(self):
+        state = "consumed" if self.consumed else "live"
+        return f"<Node {self.name or 'leaf'} {state}>"
+
+
+class _GradMode(threading.local):
+    enabled = True
+
+
+_mode = _GradMode()
+
+
+def grad_enabled():
+    """Whether ops record steps for autodiff right now (False inside ``ember.no_grad()``)."""
+    return _mode.enabled
+
+
+class set_grad_enabled:
+    """Context manager (and function) that turns recording on or off.
+
+    >>> import ember
+    >>> with ember.set_grad_enabled(False):
+    ...     ember.grad_enabled()
+    False
+    """
+
+    def __init__(self, mode):
+        self.prev = _mode.enabled
+        _mode.enabled = bool(mode)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        _mode.enabled = self.prev
+        return False
+
+
+class no_grad:
+    """Context manager (and decorator) in which no op records autodiff steps.
+
+    >>> import ember
+    >>> w = ember.ones(2).require_grad()
+    >>> with ember.no_grad():
+    ...     (w * 2).is_tracked()
+    False
+    """
+
+    _value = False
+
+    def __enter__(self):
+        self.prev = _mode.enabled
+        _mode.enabled = self._value
+        return self
+
+    def __exit__(self, *exc):
+        _mode.enabled = self.prev
+        return False
+
+    def __call__(self, fn):
+        def wrapper(*args, **kwargs):
+            with type(self)():
+                return fn(*args, **kwargs)
+        wrapper.__name__ = getattr(fn, "__name__", "wrapper")
+        wrapper.__doc__ = getattr(fn, "__doc__", None)
+        return wrapper
+
+
+class enable_grad(no_grad):
+    """Context manager in which ops record again, inside a ``no_grad`` block."""
+
+    _value = True

@@ -1,0 +1,98 @@
+"""Core NumPy kernels: conversion in and out, dtype casts, layout and memory queries."""
+
+import numpy as np
+
+Array = np.ndarray
+
+
+class RaggedError(ValueError):
+    """Nested sequences of unequal lengths."""
+
+
+def asarray(data, dtype=None):
+    """An ndarray from nested sequences, scalars or arrays; ``dtype`` a NumPy dtype or None.
+
+    Raises RaggedError for ragged nesting and TypeError for values that are not numbers.
+    """
+    if isinstance(data, np.ndarray):
+        return np.array(data, dtype=dtype, copy=True)
+    try:
+        arr = np.asarray(data, dtype=dtype)
+    except ValueError as exc:
+        if "inhomogeneous" in str(exc) or "sequence" in str(exc):
+            raise RaggedError(str(exc)) from None
+        raise TypeError(str(exc)) from None
+    if arr.dtype == object or arr.dtype.kind in "USVMmc":
+        raise TypeError(f"values of type {arr.dtype} are not numbers")
+    return arr
+
+
+def is_array(data):
+    """Whether ``data`` is this backend's array type."""
+    return isinstance(data, np.ndarray)
+
+
+def cast(a, dtype):
+    """``a`` with elements of NumPy dtype ``dtype``; ``a`` itself when it already has it."""
+    return a if a.dtype == dtype else a.astype(dtype)
+
+
+def readonly(a):
+    """A read-only view of ``a`` (same buffer)."""
+    v = a.view()
+    v.flags.writeable = False
+    return v
+
+
+def copy(a):
+    """A fresh, writable, C-contiguous copy."""
+    return np.array(a, copy=True, order="C")
+
+
+def contiguous(a):
+    """``a`` if it is C-contiguous, else a C-contiguous copy."""
+    return a if a.flags.c_contiguous else np.ascontiguousarray(a)
+
+
+def is_contiguous(a):
+    return bool(a.flags.c_contiguous)
+
+
+def shares_memory(a, b):
+    return bool(np.shares_memory(a, b))
+
+
+def tolist(a):
+    return a.tolist()
+
+
+def item(a):
+    return a.item()
+
+
+def scalar_array(value, dtype):
+    """A 0-d array holding ``value`` as NumPy dtype ``dtype``."""
+    return np.asarray(value, dtype=dtype)
+
+
+def sum_to_shape(g, shape):
+    """Sum ``g`` over the dims that broadcasting added or expanded, to get back ``shape``."""
+    if g.shape == shape:
+        return g
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        i + lead for i, s in enumerate(shape) if s == 1 and g.shape[i + lead] != 1)
+    out = g.sum(axis=axes, keepdims=True) if axes else g
+    if lead:
+        out = out.reshape(shape)
+    return out
+
+
+def broadcast_to(a, shape):
+    """A read-only broadcast view."""
+    return np.broadcast_to(a, shape)
+
+
+add = np.add
+ones_like = np.ones_like
+zeros_like = np.zeros_like

@@ -1,0 +1,199 @@
+"""dtypes, kinds and type promotion.
+
+Three kinds, as Burn: ``"float"``, ``"int"`` and ``"bool"``. Promotion follows PyTorch: Python
+scalars are weak (they only choose the kind), 0-d tensors only decide when they raise the kind,
+and an int tensor meeting a Python float gives the default float dtype.
+
+>>> import ember
+>>> ember.float32.kind
+'float'
+>>> ember.promote_types(ember.int8, ember.uint8)
+ember.int16
+"""
+
+import ml_dtypes
+import numpy as np
+
+from .errors import InvalidParameterError, KindError
+
+__all__ = [
+    "DType", "float64", "float32", "float16", "bfloat16", "int64", "int32", "int16", "int8",
+    "uint8", "uint16", "uint32", "uint64", "bool_", "promote_types", "result_type", "as_dtype",
+    "default_float", "default_int", "KINDS",
+]
+
+KINDS = ("bool", "int", "float")
+_KIND_RANK = {"bool": 0, "int": 1, "float": 2}
+
+
+class DType:
+    """One element type of ember: its name, kind, size in bytes and the backend's dtype."""
+
+    __slots__ = ("name", "kind", "itemsize", "np", "is_signed", "_rank")
+
+    def __init__(self, name, kind, np_dtype, is_signed):
+        self.name = name
+        self.kind = kind
+        self.np = np.dtype(np_dtype)
+        self.itemsize = self.np.itemsize
+        self.is_signed = is_signed
+        self._rank = _KIND_RANK[kind]
+
+    @property
+    def is_floating_point(self):
+        return self.kind == "float"
+
+    def __repr__(self):
+        return f"ember.{self.name}"
+
+    __str__ = lambda self: self.name  # noqa: E731
+
+    def __reduce__(self):
+        return (as_dtype, (self.name,))
+
+
+float64 = DType("float64", "float", np.float64, True)
+float32 = DType("float32", "float", np.float32, True)
+float16 = DType("float16", "float", np.float16, True)
+bfloat16 = DType("bfloat16", "float", ml_dtypes.bfloat16, True)
+int64 = DType("int64", "int", np.int64, True)
+int32 = DType("int32", "int", np.int32, True)
+int16 = DType("int16", "int", np.int16, True)
+int8 = DType("int8", "int", np.int8, True)
+uint8 = DType("uint8", "int", np.uint8, False)
+uint16 = DType("uint16", "int", np.uint16, False)
+uint32 = DType("uint32", "int", np.uint32, False)
+uint64 = DType("uint64", "int", np.uint64, False)
+bool_ = DType("bool", "bool", np.bool_, False)
+
+ALL = (float64, float32, float16, bfloat16, int64, int32, int16, int8, uint8, uint16, uint32,
+       uint64, bool_)
+_BY_NAME = {d.name: d for d in ALL}
+_BY_NAME.update({"float": float32, "int": int64, "double": float64, "half": float16,
+                 "long": int64, "f64": float64, "f32": float32, "f16": float16, "bf16": bfloat16,
+                 "i64": int64, "i32": int32, "i16": int16, "i8": int8, "u8": uint8,
+                 "u16": uint16, "u32": uint32, "u64": uint64, "bool_": bool_})
+_BY_NP = {d.np: d for d in ALL}
+
+default_float = float32
+default_int = int64
+
+
+def as_dtype(value, param="dtype"):
+    """The ember dtype named by ``value``: a DType, a name (``"float32"``), a NumPy dtype or a type.
+
+    >>> as_dtype("f64")
+    ember.float64
+    """
+    if type(value) is DType:
+        return value
+    if isinstance(value, str):
+        found = _BY_NAME.get(value)
+        if found is not None:
+            return found
+    elif value is float:
+        return default_float
+    elif value is int:
+        return default_int
+    elif value is bool:
+        return bool_
+    else:
+        try:
+            found = _BY_NP.get(np.dtype(value))
+        except TypeError:
+            found = None
+        if found is not None:
+            return found
+    names = ", ".join(d.name for d in ALL)
+    raise InvalidParameterError(
+        f"{param}: {value!r} is not an ember dtype; expected one of {names}", param, value)
+
+
+def from_backend(np_dtype):
+    """The ember dtype of a backend array's dtype; KindError for dtypes ember has no kind for."""
+    found = _BY_NP.get(np_dtype)
+    if found is None:
+        raise KindError(f"dtype {np_dtype} has no ember kind; expected one of "
+                        + ", ".join(d.name for d in ALL))
+    return found
+
+
+def _promote_ints(a, b):
+    if a.is_signed == b.is_signed:
+        return a if a.itemsize >= b.itemsize else b
+    signed, unsigned = (a, b) if a.is_signed else (b, a)
+    if signed.itemsize > unsigned.itemsize:
+        return signed
+    if unsigned.itemsize == 8:
+        # PyTorch refuses uint64 with a signed int; NumPy goes to float64. ember keeps the kind.
+        return int64
+    return {1: int16, 2: int32, 4: int64}[unsigned.itemsize]
+
+
+def promote_types(a, b):
+    """The dtype two tensor dtypes promote to (PyTorch's table).
+
+    >>> promote_types(float16, bfloat16)
+    ember.float32
+    """
+    if a is b:
+        return a
+    if a._rank != b._rank:
+        return a if a._rank > b._rank else b
+    if a.kind == "int":
+        return _promote_ints(a, b)
+    if a.kind == "float":
+        if {a.name, b.name} == {"float16", "bfloat16"}:
+            return float32
+        return a if a.itemsize >= b.itemsize else b
+    return a
+
+
+def _scalar_kind(value):
+    if isinstance(value, bool) or isinstance(value, np.bool_):
+        return "bool"
+    if isinstance(value, (int, np.integer)):
+        return "int"
+    if isinstance(value, (float, np.floating)):
+        return "float"
+    return None
+
+
+_DEFAULT_OF_KIND = {"bool": bool_, "int": int64, "float": float32}
+
+
+def default_of_kind(kind):
+    """The default dtype of a kind: float32, int64 or bool."""
+    return float32 if kind == "float" else (int64 if kind == "int" else bool_)
+
+
+def result_type(*operands):
+    """The dtype of an elementwise op on tensors and Python scalars, by PyTorch's rules.
+
+    Tensors with dims win inside their kind, 0-d tensors next, Python scalars (weak) last;
+    a higher kind from a weaker group still raises the kind.
+
+    >>> from ember import tensor
+    >>> result_type(tensor([1, 2], dtype="int8"), 2.5)
+    ember.float32
+    """
+    dim_dt = zero_dt = None
+    scalar_rank = -1
+    for x in operands:
+        dt = getattr(x, "_dtype", None)
+        if dt is not None:
+            if x._data.ndim:
+                dim_dt = dt if dim_dt is None else promote_types(dim_dt, dt)
+            else:
+                zero_dt = dt if zero_dt is None else promote_types(zero_dt, dt)
+        else:
+            kind = _scalar_kind(x)
+            if kind is None:
+                raise KindError(f"{type(x).__name__} value {x!r} is not a tensor or a number")
+            scalar_rank = max(scalar_rank, _KIND_RANK[kind])
+    result = dim_dt
+    if zero_dt is not None and (result is None or zero_dt._rank > result._rank):
+        result = zero_dt
+    if scalar_rank >= 0 and (result is None or scalar_rank > result._rank):
+        result = _DEFAULT_OF_KIND[KINDS[scalar_rank]]
+    return result

@@ -1,0 +1,44 @@
+"""The error classes of ember: each is an EmberError and the built-in exception a user would catch."""
+
+__all__ = [
+    "EmberError",
+    "ShapeMismatchError",
+    "InvalidParameterError",
+    "DimensionError",
+    "KindError",
+    "GraphError",
+]
+
+
+class EmberError(Exception):
+    """Base class of every error ember raises."""
+
+
+class ShapeMismatchError(EmberError, ValueError):
+    """Shapes that must agree don't; carries ``expected`` and ``actual``."""
+
+    def __init__(self, message, expected=None, actual=None):
+        super().__init__(message)
+        self.expected = expected
+        self.actual = actual
+
+
+class InvalidParameterError(EmberError, ValueError):
+    """A parameter's value is out of its domain; carries ``param`` and ``value``."""
+
+    def __init__(self, message, param=None, value=None):
+        super().__init__(message)
+        self.param = param
+        self.value = value
+
+
+class DimensionError(EmberError, IndexError):
+    """A dim or an index is out of range."""
+
+
+class KindError(EmberError, TypeError):
+    """An op is not defined for the tensor's kind or dtype."""
+
+
+class GraphError(EmberError, RuntimeError):
+    """Autodiff misuse: backward through consumed steps, require_grad on a non-leaf, ..."""

@@ -1,0 +1,3 @@
+"""The bitwise op family."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""The compare op family."""
+
+__all__ = []

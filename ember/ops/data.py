@@ -1,0 +1,3 @@
+"""The data op family."""
+
+__all__ = []

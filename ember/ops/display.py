@@ -1,0 +1,3 @@
+"""The display op family."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""The elementwise op family."""
+
+__all__ = []

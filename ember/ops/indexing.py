@@ -1,0 +1,3 @@
+"""The indexing op family."""
+
+__all__ = []

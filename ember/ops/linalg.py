@@ -1,0 +1,3 @@
+"""The linalg op family."""
+
+__all__ = []

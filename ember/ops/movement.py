@@ -1,0 +1,3 @@
+"""The movement op family."""
+
+__all__ = []

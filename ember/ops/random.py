@@ -1,0 +1,3 @@
+"""The random op family."""
+
+__all__ = []

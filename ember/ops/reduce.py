@@ -1,0 +1,3 @@
+"""The reduce op family."""
+
+__all__ = []

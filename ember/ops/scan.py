@@ -1,0 +1,3 @@
+"""The scan op family."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""The segments op family."""
+
+__all__ = []

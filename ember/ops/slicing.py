@@ -1,0 +1,3 @@
+"""The slicing op family."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""The sort op family."""
+
+__all__ = []

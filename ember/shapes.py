@@ -1,0 +1,125 @@
+"""Pure shape arithmetic: dims, shapes given as varargs or one sequence, broadcasting, reshape inference."""
+
+import operator
+
+from .errors import DimensionError, InvalidParameterError, ShapeMismatchError
+
+__all__ = ["argfix", "as_int", "normalize_dim", "normalize_dims", "broadcast_shapes", "infer_shape",
+           "prod"]
+
+
+def prod(values):
+    """Product of a sequence of ints (1 for an empty one)."""
+    result = 1
+    for v in values:
+        result *= v
+    return result
+
+
+def as_int(value, op, param):
+    """``value`` as a Python int; InvalidParameterError naming ``param`` if it is not an integer."""
+    if isinstance(value, bool):
+        raise InvalidParameterError(f"{op}: {param} must be an int, got bool {value!r}", param, value)
+    try:
+        return operator.index(value)
+    except TypeError:
+        pass
+    item = getattr(value, "item", None)  # a one-element int tensor
+    if item is not None and getattr(value, "kind", None) == "int" and value.numel() == 1:
+        return int(item())
+    raise InvalidParameterError(
+        f"{op}: {param} must be an int, got {type(value).__name__} {value!r}", param, value)
+
+
+def argfix(args, op, param="shape"):
+    """Varargs or one sequence, as tinygrad's argfix: ``f(2, 3)`` and ``f((2, 3))`` both give ``(2, 3)``."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        args = args[0]
+    elif len(args) == 1 and hasattr(args[0], "tolist") and not isinstance(args[0], (int,)):
+        args = args[0].tolist()
+        if not isinstance(args, list):
+            args = [args]
+    return tuple(args)
+
+
+def normalize_dim(dim, ndim, op, param="dim"):
+    """A dim in ``[-ndim, ndim)`` turned non-negative; DimensionError otherwise."""
+    dim = as_int(dim, op, param)
+    if -ndim <= dim < ndim:
+        return dim + ndim if dim < 0 else dim
+    if ndim == 0:
+        expected = "a 0-d tensor has no dims"
+    else:
+        expected = f"expected a dim in [{-ndim}, {ndim - 1}]"
+    raise DimensionError(f"{op}: {param} {dim} is out of range for a tensor of rank {ndim}; {expected}")
+
+
+def normalize_dims(dims, ndim, op, param="dims", allow_duplicates=False):
+    """A sequence of dims normalized; duplicates raise unless allowed."""
+    if isinstance(dims, (list, tuple)):
+        out = tuple(normalize_dim(d, ndim, op, param) for d in dims)
+    else:
+        out = (normalize_dim(dims, ndim, op, param),)
+    if not allow_duplicates and len(set(out)) != len(out):
+        raise InvalidParameterError(f"{op}: {param} {tuple(dims) if isinstance(dims, (list, tuple)) else dims} "
+                                    f"repeats a dim; expected distinct dims", param, dims)
+    return out
+
+
+def broadcast_shapes(*shapes, op="broadcast"):
+    """The broadcast of shapes, NumPy's rule; ShapeMismatchError if they don't broadcast."""
+    ndim = max((len(s) for s in shapes), default=0)
+    result = [1] * ndim
+    for shape in shapes:
+        offset = ndim - len(shape)
+        for i, size in enumerate(shape):
+            cur = result[offset + i]
+            if size != cur:
+                if cur == 1:
+                    result[offset + i] = size
+                elif size != 1:
+                    raise ShapeMismatchError(
+                        f"{op}: shapes {' and '.join(str(tuple(s)) for s in shapes)} do not broadcast "
+                        f"(size {size} against {cur} at dim {offset + i - ndim})",
+                        expected=tuple(result), actual=tuple(shape))
+    return tuple(result)
+
+
+def infer_shape(new_shape, old_shape, op="reshape"):
+    """Resolve ``-1`` (inferred), ``0`` and ``None`` (keep the old size) in a reshape target."""
+    numel = prod(old_shape)
+    out = []
+    infer_at = None
+    for i, size in enumerate(new_shape):
+        if size is None or (isinstance(size, int) and not isinstance(size, bool) and size == 0
+                            and i < len(old_shape) and old_shape[i] != 0):
+            if i >= len(old_shape):
+                raise InvalidParameterError(
+                    f"{op}: shape {tuple(new_shape)} keeps the size of dim {i}, which the input "
+                    f"of shape {tuple(old_shape)} does not have", "shape", tuple(new_shape))
+            out.append(old_shape[i])
+            continue
+        size = as_int(size, op, "shape")
+        if size == -1:
+            if infer_at is not None:
+                raise InvalidParameterError(f"{op}: shape {tuple(new_shape)} has more than one -1",
+                                            "shape", tuple(new_shape))
+            infer_at = i
+            out.append(1)
+        elif size < 0:
+            raise InvalidParameterError(f"{op}: shape {tuple(new_shape)} has negative size {size}; "
+                                        "expected sizes >= 0 or one -1", "shape", tuple(new_shape))
+        else:
+            out.append(size)
+    known = prod(out)
+    if infer_at is not None:
+        if known == 0 or numel % known:
+            raise ShapeMismatchError(
+                f"{op}: cannot infer the -1 in {tuple(new_shape)} for {numel} elements "
+                f"(input shape {tuple(old_shape)})", expected=numel, actual=tuple(new_shape))
+        out[infer_at] = numel // known
+    elif known != numel:
+        raise ShapeMismatchError(
+            f"{op}: shape {tuple(new_shape)} has {known} elements, expected {numel} "
+            f"(input shape {tuple(old_shape)})", expected=numel, actual=tuple(new_shape))
+    return tuple(out)

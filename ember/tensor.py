@@ -1,0 +1,276 @@
+"""class Tensor: the value, its dtype and its autodiff state; the op families add the methods.
+
+Each op family module (``ember/ops/*.py``) attaches its methods with ``@tensor_method``, so this
+file holds only what every op needs: construction, metadata, and ``record``, which wraps a
+kernel's result and records the autodiff step.
+"""
+
+from . import dtypes as _dt
+from .autodiff.graph import Node, _mode
+from .backends import default as be
+from .errors import DimensionError, GraphError, InvalidParameterError, KindError
+from .shapes import normalize_dim, prod
+
+__all__ = ["Tensor", "Device", "tensor_method", "record", "wrap", "as_tensor", "check_kind",
+           "check_tensor"]
+
+
+class Device:
+    """Where a tensor's buffer lives. ember runs on the CPU through its NumPy backend.
+
+    >>> Device("cpu")
+    Device('cpu')
+    """
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type="cpu", index=None):
+        if isinstance(type, Device):
+            type, index = type.type, type.index
+        if type not in ("cpu",):
+            raise InvalidParameterError(
+                f"device: {type!r} is not available; expected 'cpu' (the NumPy backend)",
+                "device", type)
+        self.type = type
+        self.index = index
+
+    @property
+    def backend(self):
+        return be
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            other = Device(other)
+        return isinstance(other, Device) and other.type == self.type
+
+    def __hash__(self):
+        return hash(self.type)
+
+    def __repr__(self):
+        return f"Device({self.type!r})"
+
+    def __str__(self):
+        return self.type
+
+
+CPU = Device("cpu")
+
+
+def _data_from(data, dtype, op="Tensor"):
+    """A backend array and ember dtype from user data (nested lists, scalars, arrays, tensors)."""
+    if isinstance(data, Tensor):
+        arr = data._data
+        if dtype is None:
+            return arr, data._dtype
+        return be.cast(arr, dtype.np), dtype
+    np_dtype = None if dtype is None else dtype.np
+    try:
+        arr = be.asarray(data, np_dtype)
+    except be.RaggedError:
+        raise InvalidParameterError(
+            f"{op}: data is ragged (nested sequences of unequal lengths); expected a rectangular "
+            "nesting", "data", data) from None
+    except (TypeError, OverflowError) as exc:
+        raise KindError(f"{op}: data {data!r} cannot become a tensor: {exc}") from None
+    if dtype is None:
+        if arr.dtype.kind == "f" and not hasattr(data, "dtype"):
+            arr = be.cast(arr, _dt.default_float.np)
+        try:
+            dtype = _dt.from_backend(arr.dtype)
+        except KindError:
+            raise KindError(f"{op}: data of dtype {arr.dtype} has no ember kind") from None
+    return arr, dtype
+
+
+class Tensor:
+    """An n-dimensional array of one dtype, immutable, with automatic differentiation.
+
+    >>> Tensor([[1.0, 2.0], [3.0, 4.0]]).shape
+    (2, 2)
+    """
+
+    __slots__ = ("_data", "_dtype", "_node", "_ad", "grad", "__weakref__")
+    __array_priority__ = 1000
+
+    def __init__(self, data, dtype=None, device=None, requires_grad=False):
+        if device is not None:
+            Device(device)
+        if dtype is not None:
+            dtype = _dt.as_dtype(dtype)
+        self._data, self._dtype = _data_from(data, dtype)
+        self._node = None
+        self._ad = "none"
+        self.grad = None
+        if requires_grad:
+            self.require_grad()
+
+    # -- metadata ---------------------------------------------------------------------------
+    @property
+    def shape(self):
+        """The sizes of the dims, a tuple: ``Tensor([[1, 2]]).shape == (1, 2)``."""
+        return self._data.shape
+
+    def dims(self):
+        """The sizes of the dims as a list (Burn's ``dims``): ``[2, 3]``."""
+        return list(self._data.shape)
+
+    @property
+    def ndim(self):
+        """The number of dims."""
+        return self._data.ndim
+
+    def rank(self):
+        """The number of dims (Burn's ``rank``)."""
+        return self._data.ndim
+
+    def dim(self):
+        """The number of dims (PyTorch's ``dim``)."""
+        return self._data.ndim
+
+    def numel(self):
+        """The number of elements."""
+        return self._data.size
+
+    def size(self, dim=None):
+        """The shape, or the size of one dim: ``ember.zeros(2, 3).size(-1) == 3``."""
+        if dim is None:
+            return self._data.shape
+        return self._data.shape[normalize_dim(dim, self._data.ndim, "size")]
+
+    @property
+    def dtype(self):
+        """The element type, an ``ember.DType``."""
+        return self._dtype
+
+    @property
+    def kind(self):
+        """``"float"``, ``"int"`` or ``"bool"``."""
+        return self._dtype.kind
+
+    @property
+    def device(self):
+        """The device of the buffer: ``Device('cpu')``."""
+        return CPU
+
+    def is_contiguous(self):
+        """Whether the buffer is laid out row-major without gaps."""
+        return be.is_contiguous(self._data)
+
+    def contiguous(self):
+        """This tensor if contiguous, else a contiguous copy (same values, same graph)."""
+        if be.is_contiguous(self._data):
+            return self
+        return record(be.contiguous(self._data), self._dtype, (self,), _identity_backward,
+                      "contiguous")
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise InvalidParameterError("len() of a 0-d tensor; it has no dim 0", "self", self.shape)
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise InvalidParameterError("iteration over a 0-d tensor; it has no dim 0", "self", ())
+        return iter(self.unbind(0))
+
+    def __hash__(self):
+        return id(self)
+
+    @property
+    def is_leaf(self):
+        """Whether no recorded op produced this tensor (PyTorch's ``is_leaf``)."""
+        node = self._node
+        return node is None or node.backward is None and not node.parents
+
+
+def _identity_backward(g, needs):
+    return (g,)
+
+
+_new = object.__new__
+
+
+def wrap(data, dtype, ad="none"):
+    """A new untracked Tensor around a backend array (no copy, no checks)."""
+    t = _new(Tensor)
+    t._data = data
+    t._dtype = dtype
+    t._node = None
+    t._ad = ad
+    t.grad = None
+    return t
+
+
+def record(data, dtype, inputs, backward, name=""):
+    """Wrap a kernel's result and record the autodiff step ``backward`` when one is needed.
+
+    ``inputs`` are the tensors the result depends on; the step is recorded when grad mode is on,
+    the result is a float and at least one input is tracked.
+    """
+    t = _new(Tensor)
+    t._data = data
+    t._dtype = dtype
+    t._node = None
+    t.grad = None
+    ad = None
+    for x in inputs:
+        xad = x._ad
+        if xad is not None:
+            if ad is None:
+                ad = xad
+            elif xad != ad:
+                raise GraphError(f"{name}: operands carry different gradient-checkpointing "
+                                 f"strategies {ad!r} and {xad!r}; give them the same one")
+    t._ad = ad if inputs else "none"
+    if backward is not None and _mode.enabled and dtype.kind == "float":
+        parents = tuple([x._node for x in inputs])
+        for p in parents:
+            if p is not None:
+                t._node = Node(backward, parents, name)
+                break
+    return t
+
+
+def tensor_method(fn=None, *, name=None, prop=False, static=False):
+    """Attach ``fn`` to Tensor under ``name`` (default its own); returns ``fn`` unchanged."""
+    def attach(f):
+        value = f
+        if prop:
+            value = property(f)
+        elif static:
+            value = staticmethod(f)
+        setattr(Tensor, name or f.__name__, value)
+        return f
+    return attach(fn) if fn is not None else attach
+
+
+def as_tensor(value, dtype=None, op="as_tensor"):
+    """``value`` itself if it is a Tensor (cast to ``dtype`` if given), else a new tensor of it."""
+    if isinstance(value, Tensor):
+        if dtype is None or value._dtype is dtype:
+            return value
+        return value.cast(dtype)
+    arr, dt = _data_from(value, dtype, op)
+    return wrap(arr, dt)
+
+
+def check_tensor(value, op, param="tensor"):
+    """Raise InvalidParameterError unless ``value`` is a Tensor."""
+    if not isinstance(value, Tensor):
+        raise InvalidParameterError(
+            f"{op}: {param} must be a Tensor, got {type(value).__name__}", param, value)
+    return value
+
+
+def check_kind(t, kinds, op):
+    """Raise KindError unless ``t``'s kind is one of ``kinds`` (a string or a tuple of them)."""
+    kind = t._dtype.kind
+    if kind != kinds and kind not in kinds:
+        want = kinds if isinstance(kinds, str) else " or ".join(kinds)
+        raise KindError(f"{op}: not defined for {kind} tensors (dtype {t._dtype.name}); "
+                        f"expected a {want} tensor")
+    return t
+
+
+def numel_of(shape):
+    return prod(shape)

@@ -1,0 +1,96 @@
+"""The test oracle: convert between ember and PyTorch, compare values, build awkward inputs."""
+
+import numpy as np
+import torch
+
+import ember
+
+TORCH_DTYPES = {
+    "float64": torch.float64, "float32": torch.float32, "float16": torch.float16,
+    "bfloat16": torch.bfloat16, "int64": torch.int64, "int32": torch.int32, "int16": torch.int16,
+    "int8": torch.int8, "uint8": torch.uint8, "uint16": torch.uint16, "uint32": torch.uint32,
+    "uint64": torch.uint64, "bool": torch.bool,
+}
+
+
+def to_torch(t, requires_grad=False):
+    """A torch tensor with the same values and dtype as ember tensor ``t`` (a copy)."""
+    arr = np.array(t.numpy(), copy=True)
+    if t.dtype.name == "bfloat16":
+        out = torch.from_numpy(arr.astype(np.float32)).to(torch.bfloat16)
+    else:
+        out = torch.from_numpy(arr)
+    if requires_grad:
+        out.requires_grad_(True)
+    return out
+
+
+def torch_to_numpy(x):
+    x = x.detach()
+    if x.dtype == torch.bfloat16:
+        return x.float().numpy()
+    return x.numpy()
+
+
+def assert_close(actual, expected, rtol=None, atol=None, check_dtype=True, equal_nan=True):
+    """``actual`` (ember Tensor) equals ``expected`` (torch tensor, ndarray or list): values,
+    shape and, for torch tensors, dtype."""
+    assert isinstance(actual, ember.Tensor), f"expected an ember.Tensor, got {type(actual)}"
+    if isinstance(expected, torch.Tensor):
+        if check_dtype:
+            assert actual.dtype.name == str(expected.dtype).replace("torch.", ""), (
+                f"dtype {actual.dtype.name} != {expected.dtype}")
+        exp = torch_to_numpy(expected)
+    else:
+        exp = np.asarray(expected)
+    act = np.asarray(actual.numpy())
+    if act.dtype.name == "bfloat16":
+        act = act.astype(np.float32)
+    assert tuple(act.shape) == tuple(exp.shape), f"shape {act.shape} != {exp.shape}"
+    if act.dtype.kind in "fc" or exp.dtype.kind in "fc":
+        if rtol is None:
+            rtol = {"float16": 1e-3, "bfloat16": 1e-2, "float32": 1e-5}.get(actual.dtype.name, 1e-7)
+        if atol is None:
+            atol = {"float16": 1e-3, "bfloat16": 1e-2, "float32": 1e-6}.get(actual.dtype.name, 1e-9)
+        np.testing.assert_allclose(act.astype(np.float64), exp.astype(np.float64), rtol=rtol,
+                                   atol=atol, equal_nan=equal_nan)
+    else:
+        np.testing.assert_array_equal(act, exp)
+
+
+def random_array(rng, shape, dtype="float32", low=-3, high=3):
+    """Random NumPy data of an ember dtype name (bool, ints in [low, high), floats normal)."""
+    if dtype == "bool":
+        return rng.random(shape) < 0.5
+    if dtype.startswith(("int", "uint")):
+        lo = 0 if dtype.startswith("uint") else low
+        return rng.integers(lo, high, size=shape).astype(dtype)
+    arr = rng.standard_normal(shape)
+    if dtype == "bfloat16":
+        return arr.astype(np.float32)
+    return arr.astype(dtype)
+
+
+def layouts(arr):
+    """The same values in several layouts: contiguous, transposed-back, flipped-back, stepped.
+
+    Yields (name, array) where each array has the values of ``arr`` but a different layout.
+    """
+    yield "contiguous", arr
+    if arr.ndim >= 2:
+        yield "permuted", np.ascontiguousarray(arr.swapaxes(0, 1)).swapaxes(0, 1)
+    if arr.ndim >= 1:
+        yield "flipped", np.ascontiguousarray(arr[::-1])[::-1]
+        big = np.repeat(arr, 2, axis=0)
+        yield "stepped", big[::2]
+
+
+def ember_tensor(arr, dtype=None, requires_grad=False):
+    """An ember tensor viewing ``arr`` (layout kept), optionally cast and requiring grad."""
+    t = ember.from_numpy(arr) if dtype is None else ember.from_numpy(arr).cast(dtype)
+    if requires_grad:
+        t = t.require_grad()
+    return t
+
+
+SHAPES = [(), (0,), (5,), (3, 4), (2, 0, 3), (2, 3, 4)]
