@@ -188,10 +188,13 @@ def _identity_backward(g, needs):
 
 
 _new = object.__new__
+_Array = be.Array
 
 
 def wrap(data, dtype, ad="none"):
     """A new untracked Tensor around a backend array (no copy, no checks)."""
+    if data.__class__ is not _Array:
+        data = be.as_array(data)
     t = _new(Tensor)
     t._data = data
     t._dtype = dtype
@@ -207,6 +210,8 @@ def record(data, dtype, inputs, backward, name=""):
     ``inputs`` are the tensors the result depends on; the step is recorded when grad mode is on,
     the result is a float and at least one input is tracked.
     """
+    if data.__class__ is not _Array:
+        data = be.as_array(data)
     t = _new(Tensor)
     t._data = data
     t._dtype = dtype

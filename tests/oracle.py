@@ -61,11 +61,11 @@ def assert_close(actual, expected, rtol=None, atol=None, check_dtype=True, equal
 def random_array(rng, shape, dtype="float32", low=-3, high=3):
     """Random NumPy data of an ember dtype name (bool, ints in [low, high), floats normal)."""
     if dtype == "bool":
-        return rng.random(shape) < 0.5
+        return np.asarray(rng.random(shape) < 0.5)
     if dtype.startswith(("int", "uint")):
         lo = 0 if dtype.startswith("uint") else low
-        return rng.integers(lo, high, size=shape).astype(dtype)
-    arr = rng.standard_normal(shape)
+        return np.asarray(rng.integers(lo, high, size=shape)).astype(dtype)
+    arr = np.asarray(rng.standard_normal(shape))
     if dtype == "bfloat16":
         return arr.astype(np.float32)
     return arr.astype(dtype)

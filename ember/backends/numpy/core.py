@@ -1,8 +1,10 @@
 """Core NumPy kernels: conversion in and out, dtype casts, layout and memory queries."""
 
+import ml_dtypes
 import numpy as np
 
 Array = np.ndarray
+_EXTENSION_DTYPES = (np.dtype(ml_dtypes.bfloat16),)
 
 
 class RaggedError(ValueError):
@@ -22,9 +24,15 @@ def asarray(data, dtype=None):
         if "inhomogeneous" in str(exc) or "sequence" in str(exc):
             raise RaggedError(str(exc)) from None
         raise TypeError(str(exc)) from None
-    if arr.dtype == object or arr.dtype.kind in "USVMmc":
+    if arr.dtype == object or arr.dtype.kind in "USMmc" or (
+            arr.dtype.kind == "V" and arr.dtype not in _EXTENSION_DTYPES):
         raise TypeError(f"values of type {arr.dtype} are not numbers")
     return arr
+
+
+def as_array(data):
+    """``data`` as an ndarray: NumPy kernels return scalars for 0-d inputs."""
+    return np.asarray(data)
 
 
 def is_array(data):
