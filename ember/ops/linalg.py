@@ -1,3 +1,478 @@
-"""The linalg op family."""
+"""Linear algebra: matmul and ``@``, dot, outer, cross and einsum, with their gradient rules.
 
-__all__ = []
+Ints stay ints (``int @ int`` is an int tensor), mixed kinds promote (int with float gives the
+float), bools raise ``KindError``. float16 and bfloat16 products accumulate in float32 and are
+rounded back, as PyTorch does on the CPU.
+
+>>> import ember
+>>> a = ember.tensor([[1.0, 2.0], [3.0, 4.0]])
+>>> (a @ a).tolist()
+[[7.0, 10.0], [15.0, 22.0]]
+"""
+
+from .. import dtypes as _dt
+from ..backends import default as be
+from ..errors import InvalidParameterError, KindError, ShapeMismatchError
+from ..shapes import normalize_dim
+from ..tensor import Tensor, as_tensor, record, tensor_method, wrap
+
+__all__ = ["matmul", "dot", "outer", "cross", "einsum"]
+
+_LOW = ("float16", "bfloat16")
+
+
+def _numeric(t, op, param):
+    """``t`` checked to be a Tensor of a numeric kind (float or int)."""
+    if not isinstance(t, Tensor):
+        raise InvalidParameterError(f"{op}: {param} must be a Tensor, got {type(t).__name__}",
+                                    param, t)
+    if t._dtype.kind == "bool":
+        raise KindError(f"{op}: not defined for bool tensors ({param} is bool); expected a float "
+                        "or int tensor")
+    return t
+
+
+def _compute(dtype):
+    """The NumPy dtype a product of ``dtype`` is computed in (float32 for the half floats)."""
+    return _dt.float32.np if dtype.name in _LOW else dtype.np
+
+
+def _finish(data, dtype, inputs, backward, name):
+    if dtype.kind != "float":
+        return wrap(data, dtype)
+    return record(data, dtype, inputs, backward, name)
+
+
+# -- matmul -----------------------------------------------------------------------------------
+
+def _matmul_shape(sa, sb):
+    """The output shape of ``matmul`` for operand shapes ``sa`` and ``sb`` (NumPy's rules)."""
+    if not sa or not sb:
+        which, shape = ("self", sa) if not sa else ("other", sb)
+        raise ShapeMismatchError(
+            f"matmul: {which} is 0-d (shape {tuple(shape)}); expected tensors with at least 1 dim",
+            expected="at least 1 dim", actual=tuple(shape))
+    ka = sa[-1]
+    kb = sb[0] if len(sb) == 1 else sb[-2]
+    if ka != kb:
+        raise ShapeMismatchError(
+            f"matmul: shapes {tuple(sa)} and {tuple(sb)} cannot be multiplied: self has {ka} "
+            f"columns (its last dim), other has {kb} rows (dim {0 if len(sb) == 1 else -2}); "
+            "expected equal sizes", expected=ka, actual=kb)
+    batch_a, batch_b = sa[:-2], sb[:-2]
+    nd = max(len(batch_a), len(batch_b))
+    batch = []
+    for i in range(-nd, 0):
+        x = batch_a[i] if -i <= len(batch_a) else 1
+        y = batch_b[i] if -i <= len(batch_b) else 1
+        if x != y and x != 1 and y != 1:
+            raise ShapeMismatchError(
+                f"matmul: batch dims of shapes {tuple(sa)} and {tuple(sb)} do not broadcast "
+                f"(size {x} against {y})", expected=tuple(batch_a), actual=tuple(batch_b))
+        batch.append(y if x == 1 else x)
+    out = batch
+    if len(sa) > 1:
+        out.append(sa[-2])
+    if len(sb) > 1:
+        out.append(sb[-1])
+    return tuple(out)
+
+
+@tensor_method
+def matmul(self, other):
+    """The matrix product ``self @ other``: batched, broadcasting the batch dims, as NumPy/PyTorch.
+
+    A 1-D ``self`` is a row vector and a 1-D ``other`` a column vector; their added dim is
+    removed from the result. Int operands give an int result; mixed kinds promote.
+
+    >>> import ember
+    >>> a = ember.tensor([[1.0, 2.0], [3.0, 4.0]])
+    >>> ember.matmul(a, ember.tensor([1.0, 1.0])).tolist()
+    [3.0, 7.0]
+    >>> (ember.tensor([[1, 2]]) @ ember.tensor([[3], [4]])).tolist()
+    [[11]]
+    """
+    _numeric(self, "matmul", "self")
+    _numeric(other, "matmul", "other")
+    _matmul_shape(self._data.shape, other._data.shape)
+    dtype = _dt.promote_types(self._dtype, other._dtype)
+    cdt = _compute(dtype)
+    a = be.cast(self._data, cdt)
+    b = be.cast(other._data, cdt)
+    out = be.cast(be.linalg_matmul(a, b), dtype.np)
+    da, db = self._dtype.np, other._dtype.np
+
+    def backward(g, needs):
+        ga, gb = be.linalg_matmul_grads(be.cast(g, cdt), a, b, needs[0], needs[1])
+        return (None if ga is None else be.cast(ga, da), None if gb is None else be.cast(gb, db))
+
+    return _finish(out, dtype, (self, other), backward, "matmul")
+
+
+@tensor_method(name="__matmul__")
+def _matmul_op(self, other):
+    if not isinstance(other, Tensor):
+        other = as_tensor(other, op="matmul")
+    return matmul(self, other)
+
+
+@tensor_method(name="__rmatmul__")
+def _rmatmul_op(self, other):
+    if not isinstance(other, Tensor):
+        other = as_tensor(other, op="matmul")
+    return matmul(other, self)
+
+
+# -- dot, outer ------------------------------------------------------------------------------
+
+def _vector_pair(a, b, op):
+    _numeric(a, op, "self")
+    _numeric(b, op, "other")
+    for name, t in (("self", a), ("other", b)):
+        if t._data.ndim != 1:
+            raise ShapeMismatchError(
+                f"{op}: {name} has shape {tuple(t.shape)}; expected a 1-D tensor",
+                expected="1 dim", actual=tuple(t.shape))
+    return _dt.promote_types(a._dtype, b._dtype)
+
+
+@tensor_method
+def dot(self, other):
+    """The dot product of two 1-D tensors of the same length, a 0-d tensor (Burn's ``dot``).
+
+    >>> import ember
+    >>> ember.tensor([1.0, 2.0]).dot(ember.tensor([-2.0, 3.0])).tolist()
+    4.0
+    """
+    dtype = _vector_pair(self, other, "dot")
+    n, m = self._data.shape[0], other._data.shape[0]
+    if n != m:
+        raise ShapeMismatchError(
+            f"dot: self has {n} elements and other has {m}; expected the same number",
+            expected=n, actual=m)
+    cdt = _compute(dtype)
+    a = be.cast(self._data, cdt)
+    b = be.cast(other._data, cdt)
+    out = be.cast(be.linalg_dot(a, b), dtype.np)
+    da, db = self._dtype.np, other._dtype.np
+
+    def backward(g, needs):
+        g = be.cast(g, cdt)
+        return (be.cast(be.linalg_mul(g, b), da) if needs[0] else None,
+                be.cast(be.linalg_mul(g, a), db) if needs[1] else None)
+
+    return _finish(out, dtype, (self, other), backward, "dot")
+
+
+@tensor_method
+def outer(self, other):
+    """The outer product of two 1-D tensors: ``out[i, j] = self[i] * other[j]``.
+
+    >>> import ember
+    >>> ember.tensor([1, 2]).outer(ember.tensor([1, 10, 100])).tolist()
+    [[1, 10, 100], [2, 20, 200]]
+    """
+    dtype = _vector_pair(self, other, "outer")
+    cdt = _compute(dtype)
+    a = be.cast(self._data, cdt)
+    b = be.cast(other._data, cdt)
+    out = be.cast(be.linalg_outer(a, b), dtype.np)
+    da, db = self._dtype.np, other._dtype.np
+
+    def backward(g, needs):
+        g = be.cast(g, cdt)
+        return (be.cast(be.linalg_matmul(g, b), da) if needs[0] else None,
+                be.cast(be.linalg_matmul(a, g), db) if needs[1] else None)
+
+    return _finish(out, dtype, (self, other), backward, "outer")
+
+
+# -- cross -----------------------------------------------------------------------------------
+
+@tensor_method
+def cross(self, other, dim=-1):
+    """The cross product of 3-vectors along ``dim`` (default the last), as ``torch.linalg.cross``.
+
+    Both tensors have the same number of dims and size 3 along ``dim``; the other dims broadcast.
+
+    >>> import ember
+    >>> ember.tensor([1.0, 0.0, 0.0]).cross(ember.tensor([0.0, 1.0, 0.0])).tolist()
+    [0.0, 0.0, 1.0]
+    """
+    _numeric(self, "cross", "self")
+    _numeric(other, "cross", "other")
+    sa, sb = self._data.shape, other._data.shape
+    if len(sa) != len(sb):
+        raise ShapeMismatchError(
+            f"cross: self has shape {tuple(sa)} and other {tuple(sb)}; expected the same number "
+            "of dims", expected=len(sa), actual=len(sb))
+    d = normalize_dim(dim, len(sa), "cross")
+    for name, s in (("self", sa), ("other", sb)):
+        if s[d] != 3:
+            raise ShapeMismatchError(
+                f"cross: {name} has size {s[d]} along dim {dim} (shape {tuple(s)}); expected 3",
+                expected=3, actual=s[d])
+    for i, (x, y) in enumerate(zip(sa, sb)):
+        if x != y and x != 1 and y != 1:
+            raise ShapeMismatchError(
+                f"cross: shapes {tuple(sa)} and {tuple(sb)} do not broadcast (size {x} against "
+                f"{y} at dim {i})", expected=tuple(sa), actual=tuple(sb))
+    dtype = _dt.promote_types(self._dtype, other._dtype)
+    cdt = _compute(dtype)
+    a = be.cast(self._data, cdt)
+    b = be.cast(other._data, cdt)
+    out = be.cast(be.linalg_cross(a, b, d), dtype.np)
+    da, db = self._dtype.np, other._dtype.np
+
+    def backward(g, needs):
+        g = be.cast(g, cdt)
+        ga = gb = None
+        if needs[0]:  # d<g, a x b>/da = b x g
+            ga = be.cast(be.sum_to_shape(be.linalg_cross(b, g, d), sa), da)
+        if needs[1]:  # d<g, a x b>/db = g x a
+            gb = be.cast(be.sum_to_shape(be.linalg_cross(g, a, d), sb), db)
+        return ga, gb
+
+    return _finish(out, dtype, (self, other), backward, "cross")
+
+
+# -- einsum ----------------------------------------------------------------------------------
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_PARSED = {}
+
+
+def _parse_term(term, where, equation):
+    """Labels of one term: a tuple of letters with at most one ``None`` standing for ``...``."""
+    labels = []
+    i = 0
+    while i < len(term):
+        c = term[i]
+        if c == ".":
+            if term[i:i + 3] != "...":
+                raise InvalidParameterError(
+                    f"einsum: equation {equation!r} has a '.' in {where} that is not part of an "
+                    "ellipsis '...'", "equation", equation)
+            if None in labels:
+                raise InvalidParameterError(
+                    f"einsum: equation {equation!r} has more than one ellipsis '...' in {where}",
+                    "equation", equation)
+            labels.append(None)
+            i += 3
+            continue
+        if c not in _LETTERS:
+            raise InvalidParameterError(
+                f"einsum: equation {equation!r} has the invalid character {c!r} in {where}; "
+                "expected letters a-z, A-Z, ',', '->' and '...'", "equation", equation)
+        labels.append(c)
+        i += 1
+    return tuple(labels)
+
+
+def _parse(equation):
+    """(input terms, output term or None) of an equation; cached per equation string."""
+    found = _PARSED.get(equation)
+    if found is not None:
+        return found
+    eq = "".join(equation.split())
+    if eq.count("->") > 1:
+        raise InvalidParameterError(f"einsum: equation {equation!r} has more than one '->'",
+                                    "equation", equation)
+    lhs, arrow, rhs = eq.partition("->")
+    terms = tuple(_parse_term(t, f"operand term {k}", equation)
+                  for k, t in enumerate(lhs.split(",")))
+    out = None
+    if arrow:
+        out = _parse_term(rhs, "the output", equation)
+        letters = [c for c in out if c is not None]
+        if len(set(letters)) != len(letters):
+            dup = next(c for c in letters if letters.count(c) > 1)
+            raise InvalidParameterError(
+                f"einsum: equation {equation!r} repeats the label {dup!r} in the output; expected "
+                "each output label once", "equation", equation)
+        used = {c for t in terms for c in t}
+        for c in letters:
+            if c not in used:
+                raise InvalidParameterError(
+                    f"einsum: output label {c!r} of equation {equation!r} appears in no operand "
+                    "term", "equation", equation)
+    if len(_PARSED) > 1024:
+        _PARSED.clear()
+    _PARSED[equation] = (terms, out)
+    return terms, out
+
+
+_PLANS = {}
+
+
+def _plan(equation, shapes):
+    """Canonical subscripts without ellipsis or broadcasting, and the operands' squeezed shapes.
+
+    Returns (subs, squeezed shapes, output subscript, output shape); cached per equation and
+    shapes.
+    """
+    key = (equation, tuple(shapes))
+    found = _PLANS.get(key)
+    if found is None:
+        found = _make_plan(equation, shapes)
+        if len(_PLANS) > 2048:
+            _PLANS.clear()
+        _PLANS[key] = found
+    return found
+
+
+def _make_plan(equation, shapes):
+    terms, out = _parse(equation)
+    if len(terms) != len(shapes):
+        raise InvalidParameterError(
+            f"einsum: equation {equation!r} has {len(terms)} operand term(s), got "
+            f"{len(shapes)} operand(s)", "operands", len(shapes))
+    # ellipsis ranks and their broadcast shape
+    ell_shapes = []
+    for k, (t, s) in enumerate(zip(terms, shapes)):
+        named = len(t) - (None in t)
+        if (None in t and len(s) < named) or (None not in t and len(s) != named):
+            want = f"at least {named}" if None in t else f"{named}"
+            sub = "".join("..." if c is None else c for c in t)
+            raise ShapeMismatchError(
+                f"einsum: operand {k} has {len(s)} dims (shape {tuple(s)}) but its subscript "
+                f"{sub!r} names {want}", expected=named, actual=len(s))
+        if None in t:
+            p = t.index(None)
+            ell_shapes.append(s[p:p + len(s) - named])
+    n_ell = max((len(e) for e in ell_shapes), default=0)
+    ell = [1] * n_ell
+    for e in ell_shapes:
+        for i, n in enumerate(e):
+            j = n_ell - len(e) + i
+            if n != ell[j] and n != 1:
+                if ell[j] != 1:
+                    raise ShapeMismatchError(
+                        f"einsum: the dims covered by '...' do not broadcast: shapes "
+                        f"{' and '.join(str(tuple(x)) for x in ell_shapes)}",
+                        expected=tuple(ell), actual=tuple(e))
+                ell[j] = n
+    used = {c for t in terms for c in t if c is not None}
+    spare = [c for c in _LETTERS if c not in used]
+    if n_ell > len(spare):
+        raise InvalidParameterError(
+            f"einsum: equation {equation!r} needs {len(used) + n_ell} distinct dims; at most "
+            f"{len(_LETTERS)} are supported", "equation", equation)
+    ell_labels = spare[:n_ell]
+    # expand each term's ellipsis into labels
+    full = []
+    for t, s in zip(terms, shapes):
+        if None in t:
+            p = t.index(None)
+            r = len(s) - (len(t) - 1)
+            t = t[:p] + tuple(ell_labels[n_ell - r:]) + t[p + 1:]
+        full.append(t)
+    # label sizes: equal within an operand, equal or 1 across operands
+    size = {}
+    for k, (t, s) in enumerate(zip(full, shapes)):
+        own = {}
+        for c, n in zip(t, s):
+            if c in own and own[c] != n:
+                raise ShapeMismatchError(
+                    f"einsum: label {c!r} is repeated in operand {k} with sizes {own[c]} and {n}; "
+                    "expected equal sizes", expected=own[c], actual=n)
+            own[c] = n
+        for c, n in own.items():
+            prev = size.get(c)
+            if prev is None or prev == 1:
+                size[c] = n
+            elif n != prev and n != 1:
+                raise ShapeMismatchError(
+                    f"einsum: label {c!r} has size {n} in operand {k} but size {prev} in an "
+                    "earlier operand; expected equal sizes (or 1, which broadcasts)",
+                    expected=prev, actual=n)
+    # output labels
+    if out is None:
+        counts = {}
+        for t in terms:
+            for c in t:
+                if c is not None:
+                    counts[c] = counts.get(c, 0) + 1
+        out_labels = tuple(ell_labels) + tuple(sorted(c for c, n in counts.items() if n == 1))
+    else:
+        out_labels = []
+        for c in out:
+            out_labels.extend(ell_labels if c is None else (c,))
+        out_labels = tuple(out_labels)
+    # squeeze the size-1 dims that broadcast against a larger size
+    subs, squeezed = [], []
+    for t, s in zip(full, shapes):
+        keep = [i for i, c in enumerate(t) if not (s[i] == 1 and size[c] != 1)]
+        subs.append("".join(t[i] for i in keep))
+        squeezed.append(tuple(s[i] for i in keep))
+    out_sub = "".join(out_labels)
+    return tuple(subs), tuple(squeezed), out_sub, tuple(size[c] for c in out_labels)
+
+
+def einsum(equation, *operands):
+    """Einstein summation: ``ember.einsum("ij,jk->ik", a, b)`` or ``ember.einsum(eq, [a, b])``.
+
+    Explicit (``"ij,jk->ik"``) and implicit (``"ij,jk"``: the labels seen once, sorted) outputs,
+    any number of operands, repeated labels for diagonals and traces (``"ii->i"``, ``"ii"``),
+    and ``...`` for broadcast dims. Labels missing from an explicit output are summed, also the
+    dims of ``...``. A label of size 1 broadcasts against the same label in another operand.
+    The contraction order is chosen by NumPy's path optimizer (cached per equation and shapes).
+
+    >>> import ember
+    >>> m = ember.tensor([[1.0, 2.0], [3.0, 4.0]])
+    >>> ember.einsum("ij,j->i", m, ember.tensor([10.0, 20.0])).tolist()
+    [50.0, 110.0]
+    >>> ember.einsum("ii", m).tolist()
+    5.0
+    >>> ember.einsum("ij->ji", [m]).tolist()
+    [[1.0, 3.0], [2.0, 4.0]]
+    """
+    if not isinstance(equation, str):
+        raise InvalidParameterError(
+            f"einsum: equation must be a str, got {type(equation).__name__} {equation!r}",
+            "equation", equation)
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    if not operands:
+        raise InvalidParameterError("einsum: no operands given; expected at least one tensor",
+                                    "operands", ())
+    for k, t in enumerate(operands):
+        if not isinstance(t, Tensor):
+            raise InvalidParameterError(
+                f"einsum: operand {k} must be a Tensor, got {type(t).__name__}", "operands", t)
+        if t._dtype.kind == "bool":
+            raise KindError(f"einsum: not defined for bool tensors (operand {k} is bool); "
+                            "expected float or int tensors")
+    subs, squeezed, out_sub, _ = _plan(equation, [t._data.shape for t in operands])
+    dtype = operands[0]._dtype
+    for t in operands[1:]:
+        dtype = _dt.promote_types(dtype, t._dtype)
+    cdt = _compute(dtype)
+    arrays = []
+    for t, s in zip(operands, squeezed):
+        x = be.cast(t._data, cdt)
+        if x.shape != s:
+            x = be.linalg_reshape(x, s)
+        arrays.append(x)
+    eq = ",".join(subs) + "->" + out_sub
+    out = be.cast(be.einsum_contract(eq, arrays), dtype.np)
+    if dtype.kind != "float":
+        return wrap(out, dtype)
+    shapes = [t._data.shape for t in operands]
+    np_dtypes = [t._dtype.np for t in operands]
+
+    def backward(g, needs):
+        grads = be.einsum_grads(be.cast(g, cdt), arrays, subs, out_sub, needs)
+        result = []
+        for gi, shape, dt in zip(grads, shapes, np_dtypes):
+            if gi is not None:
+                if gi.shape != shape:
+                    gi = be.linalg_reshape(gi, shape)
+                gi = be.cast(gi, dt)
+            result.append(gi)
+        return tuple(result)
+
+    return record(out, dtype, tuple(operands), backward, "einsum")
+
+
+Tensor.einsum = staticmethod(einsum)

@@ -1,3 +1,154 @@
-"""NumPy kernels of the random family. Public names here are kernels (`be.NAME`); helpers start with _."""
+"""NumPy kernels of the random family. Public names here are kernels (`be.NAME`); helpers start with _.
 
-import numpy as np  # noqa: F401
+One global ``numpy.random.Generator`` feeds every sampler; ``random_seed`` replaces it.
+"""
+
+import numpy as np
+
+__all__ = ["random_seed", "random_uniform", "random_normal", "random_normal_int",
+           "random_bernoulli", "random_integers", "random_categorical", "random_dtype_info",
+           "random_weights_check", "random_positive_counts"]
+
+_state = {"gen": np.random.default_rng()}
+
+_NATIVE = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def random_seed(seed):
+    """Restart the global generator from ``seed`` (an int >= 0)."""
+    _state["gen"] = np.random.default_rng(seed)
+
+
+def _below(x, dtype):
+    """The largest value of ``dtype`` strictly below ``x`` (a 0-d array of ``dtype``)."""
+    xt = np.asarray(x, dtype=dtype)
+    if float(xt) < x:
+        return xt
+    return np.nextafter(xt, np.asarray(-np.inf, dtype=dtype))
+
+
+def random_uniform(shape, low, high, dtype):
+    """Floats of NumPy dtype ``dtype`` uniform in ``[low, high)``."""
+    gen = _state["gen"]
+    work = dtype if dtype in _NATIVE else np.dtype(np.float32)
+    u = gen.random(shape, dtype=work)
+    if low != 0.0 or high != 1.0:
+        u = u * (high - low) + low
+    out = u.astype(dtype, copy=False)
+    if out.size and (low != 0.0 or high != 1.0 or work != dtype):
+        out = np.minimum(out, _below(high, dtype))
+        out = np.maximum(out, np.asarray(low, dtype=dtype))
+    return np.asarray(out)
+
+
+def random_normal(shape, mean, std, dtype):
+    """Floats of NumPy dtype ``dtype`` from the normal distribution N(mean, std**2)."""
+    gen = _state["gen"]
+    work = dtype if dtype in _NATIVE else np.dtype(np.float32)
+    x = gen.standard_normal(shape, dtype=work)
+    if std != 1.0 or mean != 0.0:
+        x = x * std + mean
+    return np.asarray(x.astype(dtype, copy=False))
+
+
+def random_normal_int(shape, mean, std, dtype):
+    """Ints of NumPy dtype ``dtype``: normal samples rounded to the nearest int, clipped to range."""
+    gen = _state["gen"]
+    x = np.rint(gen.standard_normal(shape) * std + mean)
+    info = np.iinfo(dtype)
+    top = float(info.max)
+    if int(top) > info.max:  # int64/uint64: the float of the max rounds up past it
+        top = float(np.nextafter(top, 0.0))
+    return np.asarray(np.clip(x, float(info.min), top).astype(dtype))
+
+
+def random_bernoulli(shape, p, dtype):
+    """Ones (True) with probability ``p``, else zeros (False), of NumPy dtype ``dtype``."""
+    gen = _state["gen"]
+    return np.asarray((gen.random(shape) < p).astype(dtype, copy=False))
+
+
+def random_integers(shape, low, high, dtype):
+    """Ints of NumPy dtype ``dtype`` uniform in ``[low, high)`` (``high`` may be one past the max)."""
+    gen = _state["gen"]
+    dtype = np.dtype(dtype)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        if high - 1 == info.max:
+            return np.asarray(gen.integers(low, high - 1, size=shape, dtype=dtype, endpoint=True))
+        return np.asarray(gen.integers(low, high, size=shape, dtype=dtype))
+    return np.asarray(gen.integers(low, high, size=shape, dtype=np.int64).astype(dtype))
+
+
+def random_dtype_info(dtype):
+    """(min, max) of an int NumPy dtype as Python ints."""
+    info = np.iinfo(dtype)
+    return int(info.min), int(info.max)
+
+
+def random_weights_check(w):
+    """Find bad weights in ``w`` (categories along the last dim) before sampling.
+
+    Returns None when every weight is finite and >= 0 and every row has a positive, finite sum;
+    else ``("bad", index, value)`` for the first negative, NaN or infinite weight, or
+    ``("zero", row_index, None)`` / ``("overflow", row_index, None)`` for the first row whose sum
+    is zero or overflows. Indices are tuples of Python ints.
+    """
+    w = np.asarray(w).astype(np.float64, copy=False)
+    bad = ~np.isfinite(w) | (w < 0)
+    if bad.any():
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        return "bad", idx, float(w[idx])
+    if w.size == 0:
+        return None
+    total = w.sum(axis=-1)
+    for what, ok in (("zero", total > 0), ("overflow", np.isfinite(total))):
+        if not ok.all():
+            flat = int(np.argmin(ok.ravel()))
+            return what, tuple(int(i) for i in np.unravel_index(flat, total.shape)), None
+    return None
+
+
+def random_positive_counts(w):
+    """The smallest number of positive weights along the last dim of ``w`` over all rows."""
+    w = np.asarray(w)
+    if w.size == 0:
+        return w.shape[-1]
+    return int((w > 0).sum(axis=-1).min())
+
+
+def random_categorical(w, num_samples, replacement):
+    """Category indices (int64) drawn per row of weights ``w`` (categories along the last dim):
+    the last dim of the result has ``num_samples`` entries.
+
+    ``w`` is non-negative, finite, with a positive sum in every row. With replacement the
+    draws are independent; without, they follow sequential sampling without replacement
+    (Gumbel top-k), so ``num_samples`` must not exceed any row's number of positive weights.
+    """
+    batch = w.shape[:-1]
+    out = _categorical_2d(np.asarray(w, dtype=np.float64).reshape(-1, w.shape[-1]), num_samples,
+                          replacement)
+    return out.reshape(batch + (num_samples,))
+
+
+def _categorical_2d(w, num_samples, replacement):
+    gen = _state["gen"]
+    rows, k = w.shape
+    if rows == 0:
+        return np.zeros((0, num_samples), dtype=np.int64)
+    if not replacement:
+        with np.errstate(divide="ignore"):
+            keys = np.log(w) + gen.gumbel(size=w.shape)
+        order = np.argsort(-keys, axis=-1, kind="stable")
+        return np.ascontiguousarray(order[:, :num_samples]).astype(np.int64, copy=False)
+    cdf = np.cumsum(w, axis=-1)
+    cdf /= cdf[:, -1:]
+    offsets = np.arange(rows, dtype=np.float64)[:, None]
+    u = gen.random((rows, num_samples)) + offsets
+    idx = np.searchsorted((cdf + offsets).ravel(), u.ravel(), side="right").reshape(rows, -1)
+    idx -= (np.arange(rows) * k)[:, None]
+    # rounding can push a draw past the row's last positive weight: clamp it back
+    last = k - 1 - np.argmax(w[:, ::-1] > 0, axis=-1)
+    first = np.argmax(w > 0, axis=-1)
+    idx = np.clip(idx, first[:, None], last[:, None])
+    return idx.astype(np.int64, copy=False)
