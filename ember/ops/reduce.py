@@ -1,3 +1,836 @@
-"""The reduce op family."""
+"""Reductions: sums, means, products, extremes and their indices, tests, variance, median, cov.
 
-__all__ = []
+Two spellings, as API.md rule 3 says:
+
+- Pythonic ``sum mean prod max min (dim=None, keepdim=False)``: ``dim`` an int or a tuple of
+  ints; ``None`` reduces every dim (a 0-d result); an empty tuple reduces nothing.
+- Burn's dimension-keeping forms (``sum_dim``, ``sum_dims``, ``max_dim`` ...) keep each reduced
+  dim with size 1. ``argmax``, ``argmin``, ``median``, ``var`` ... keep the dim when one is given
+  and reduce the whole tensor to 0-d when ``dim`` is ``None`` (PyTorch's spelling); their
+  ``keepdim`` overrides either default.
+
+Sums and products of ints and bools are int64; the mean of ints is the floor of the exact mean
+in the input's dtype. float16 and bfloat16 accumulate in float32.
+"""
+
+from .. import dtypes as _dt
+from ..backends import default as be
+from ..errors import DimensionError, InvalidParameterError, ShapeMismatchError
+from ..shapes import as_int, normalize_dim, normalize_dims
+from ..tensor import Tensor, check_kind, record, tensor_method, wrap
+
+__all__ = ["sum", "mean", "prod", "max", "min", "argmax", "argmin", "any", "all", "var",
+           "var_mean", "median", "cov", "count_nonzero"]
+
+_int64 = _dt.int64
+_bool = _dt.bool_
+_NUMERIC = ("float", "int")
+
+
+# -- argument helpers ---------------------------------------------------------------------------
+
+def _self(x, op):
+    if not isinstance(x, Tensor):
+        raise InvalidParameterError(f"{op}: expected a Tensor, got {type(x).__name__}", "self", x)
+    return x
+
+
+def _dim_of_0d(dim, op, param):
+    d = as_int(dim, op, param)
+    if d not in (0, -1):
+        raise DimensionError(f"{op}: {param} {d} is out of range for a 0-d tensor; "
+                             "expected 0 or -1")
+    return d
+
+
+def _axes(x, dim, op, param="dim"):
+    """The reduced axes: all for None, one for an int, several for a tuple or list."""
+    nd = x._data.ndim
+    if dim is None:
+        return tuple(range(nd))
+    if isinstance(dim, (tuple, list)):
+        if nd:
+            return normalize_dims(dim, nd, op, param)
+        for d in dim:
+            _dim_of_0d(d, op, param)
+        if len(dim) > 1:
+            raise InvalidParameterError(f"{op}: {param} {tuple(dim)} repeats a dim; expected "
+                                        "distinct dims", param, dim)
+        return ()
+    if nd:
+        return (normalize_dim(dim, nd, op, param),)
+    _dim_of_0d(dim, op, param)
+    return ()
+
+
+def _axis(x, dim, op, param="dim"):
+    """One axis, non-negative; 0 for a 0-d tensor (treated as one element)."""
+    nd = x._data.ndim
+    if nd:
+        return normalize_dim(dim, nd, op, param)
+    _dim_of_0d(dim, op, param)
+    return 0
+
+
+def _one(x, dim, op):
+    """The axes tuple of a one-dim reduction: (axis,), or () for a 0-d tensor."""
+    axis = _axis(x, dim, op)
+    return (axis,) if x._data.ndim else ()
+
+
+def _flag(value, op, param="keepdim"):
+    if value is True or value is False:
+        return value
+    raise InvalidParameterError(f"{op}: {param} must be a bool, got {type(value).__name__} "
+                                f"{value!r}", param, value)
+
+
+def _count(shape, axes):
+    n = 1
+    for ax in axes:
+        n *= shape[ax]
+    return n
+
+
+def _nonempty(x, axes, op):
+    shape = x._data.shape
+    if _count(shape, axes) == 0:
+        raise InvalidParameterError(
+            f"{op}: cannot reduce zero elements (dims {axes} of a tensor of shape {shape}); "
+            "expected a non-empty reduction", "dim", axes)
+
+
+def _kept(shape, axes):
+    return tuple(1 if i in axes else s for i, s in enumerate(shape))
+
+
+def _squeezed(shape, axes):
+    return tuple(s for i, s in enumerate(shape) if i not in axes)
+
+
+# -- sum, mean, prod ----------------------------------------------------------------------------
+
+def _sum(x, axes, keepdims, op):
+    dt = x._dtype
+    out_dt = dt if dt.kind == "float" else _int64
+    data = be.reduce_sum(x._data, axes, keepdims, out_dt.np)
+    if out_dt.kind != "float":
+        return wrap(data, out_dt)
+    shape = x._data.shape
+
+    def backward(g, needs):
+        return (be.reduce_expand(g, shape, axes, keepdims),)
+
+    return record(data, out_dt, (x,), backward, op)
+
+
+def _mean(x, axes, keepdims, op):
+    check_kind(x, _NUMERIC, op)
+    shape = x._data.shape
+    n = _count(shape, axes)
+    if x._dtype.kind == "int":
+        if n == 0:
+            raise InvalidParameterError(
+                f"{op}: the mean of zero int elements is undefined (dims {axes} of a tensor of "
+                f"shape {shape}); expected a non-empty reduction", "dim", axes)
+        return wrap(be.reduce_mean_int(x._data, axes, keepdims), x._dtype)
+    data = be.reduce_mean(x._data, axes, keepdims)
+
+    def backward(g, needs):
+        return (be.reduce_expand(be.reduce_div_count(g, n), shape, axes, keepdims),)
+
+    return record(data, x._dtype, (x,), backward, op)
+
+
+def _prod(x, axes, keepdims, op):
+    dt = x._dtype
+    out_dt = dt if dt.kind == "float" else _int64
+    xd = x._data
+    data = be.reduce_prod(xd, axes, keepdims, out_dt.np)
+    if out_dt.kind != "float":
+        return wrap(data, out_dt)
+
+    def backward(g, needs):
+        return (be.reduce_prod_grad(g, xd, data, axes, keepdims),)
+
+    return record(data, out_dt, (x,), backward, op)
+
+
+@tensor_method
+def sum(self, dim=None, keepdim=False):
+    """The sum over ``dim`` (an int, a tuple, or None for every dim: a 0-d result).
+
+    Ints and bools sum to int64; floats keep their dtype.
+
+    >>> import ember
+    >>> t = ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]])
+    >>> t.sum().tolist()
+    22.0
+    >>> t.sum(1).tolist()
+    [2.0, 20.0]
+    >>> t.sum((0, 1), keepdim=True).tolist()
+    [[22.0]]
+    """
+    _self(self, "sum")
+    return _sum(self, _axes(self, dim, "sum"), _flag(keepdim, "sum"), "sum")
+
+
+@tensor_method
+def sum_dim(self, dim):
+    """The sum along ``dim``, which is kept with size 1 (Burn's ``sum_dim``).
+
+    >>> import ember
+    >>> ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).sum_dim(1).tolist()
+    [[2.0], [20.0]]
+    """
+    return _sum(self, _one(self, dim, "sum_dim"), True, "sum_dim")
+
+
+@tensor_method
+def sum_dims(self, dims):
+    """The sum along each of ``dims``, each kept with size 1 (Burn's ``sum_dims``).
+
+    >>> import ember
+    >>> ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).sum_dims([0, 1]).tolist()
+    [[22.0]]
+    """
+    return _sum(self, _axes(self, dims, "sum_dims", "dims"), True, "sum_dims")
+
+
+@tensor_method
+def sum_dims_squeeze(self, dims):
+    """The sum along each of ``dims``, which are removed (``sum_dims(dims).squeeze_dims(dims)``).
+
+    >>> import ember
+    >>> t = ember.tensor([[[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]],
+    ...                   [[9.0, 2.0, 5.0], [5.0, 7.0, 7.0]]])
+    >>> t.sum_dims_squeeze([0, 1]).tolist()
+    [20.0, 16.0, 21.0]
+    """
+    return _sum(self, _axes(self, dims, "sum_dims_squeeze", "dims"), False, "sum_dims_squeeze")
+
+
+@tensor_method
+def mean(self, dim=None, keepdim=False):
+    """The mean over ``dim`` (an int, a tuple, or None for every dim: a 0-d result).
+
+    Floats keep their dtype (the mean of nothing is nan); the mean of ints is the floor of the
+    exact mean, in their dtype. Bools raise KindError.
+
+    >>> import ember
+    >>> ember.tensor([[2.0, 4.0], [6.0, -4.0]]).mean().tolist()
+    2.0
+    >>> ember.tensor([1, 2, 2]).mean().tolist()
+    1
+    """
+    _self(self, "mean")
+    return _mean(self, _axes(self, dim, "mean"), _flag(keepdim, "mean"), "mean")
+
+
+@tensor_method
+def mean_dim(self, dim):
+    """The mean along ``dim``, which is kept with size 1 (Burn's ``mean_dim``).
+
+    >>> import ember
+    >>> ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).mean_dim(0).tolist()
+    [[3.0, 3.5, 4.5]]
+    """
+    return _mean(self, _one(self, dim, "mean_dim"), True,
+                 "mean_dim")
+
+
+@tensor_method
+def mean_dims(self, dims):
+    """The mean along each of ``dims``, each kept with size 1 (Burn's ``mean_dims``).
+
+    >>> import ember
+    >>> ember.tensor([[2.0, 4.0], [6.0, -4.0]]).mean_dims([0, 1]).tolist()
+    [[2.0]]
+    """
+    return _mean(self, _axes(self, dims, "mean_dims", "dims"), True, "mean_dims")
+
+
+@tensor_method
+def prod(self, dim=None, keepdim=False):
+    """The product over ``dim`` (an int, a tuple, or None for every dim: a 0-d result).
+
+    Ints and bools multiply to int64; floats keep their dtype.
+
+    >>> import ember
+    >>> ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).prod().tolist()
+    -1620.0
+    """
+    _self(self, "prod")
+    return _prod(self, _axes(self, dim, "prod"), _flag(keepdim, "prod"), "prod")
+
+
+@tensor_method
+def prod_dim(self, dim):
+    """The product along ``dim``, which is kept with size 1 (Burn's ``prod_dim``).
+
+    >>> import ember
+    >>> ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).prod_dim(1).tolist()
+    [[-6.0], [270.0]]
+    """
+    return _prod(self, _one(self, dim, "prod_dim"), True,
+                 "prod_dim")
+
+
+@tensor_method
+def prod_dims(self, dims):
+    """The product along each of ``dims``, each kept with size 1 (Burn's ``prod_dims``).
+
+    >>> import ember
+    >>> ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).prod_dims([0, 1]).tolist()
+    [[-1620.0]]
+    """
+    return _prod(self, _axes(self, dims, "prod_dims", "dims"), True, "prod_dims")
+
+
+# -- max, min, max_abs --------------------------------------------------------------------------
+
+def _extreme(x, axes, keepdims, op, kind, even):
+    """max/min ("max", "min") or max of |x| ("absmax") over ``axes``.
+
+    The gradient is shared evenly among tied elements when ``even`` (a whole-tensor reduction,
+    as PyTorch's ``max()``), else it goes to the first extreme element of each slice.
+    """
+    if kind == "absmax":
+        check_kind(x, _NUMERIC, op)
+    _nonempty(x, axes, op)
+    xd = x._data
+    if kind == "max":
+        data = be.reduce_max(xd, axes, keepdims)
+    elif kind == "min":
+        data = be.reduce_min(xd, axes, keepdims)
+    else:
+        data = be.reduce_max(be.reduce_abs(xd), axes, keepdims)
+    if x._dtype.kind != "float":
+        return wrap(data, x._dtype)
+    if even:
+        def backward(g, needs):
+            return (be.reduce_even_grad(g, xd, data, kind),)
+    else:
+        def backward(g, needs):
+            return (be.reduce_select_grad(g, xd, axes, keepdims, kind),)
+    return record(data, x._dtype, (x,), backward, op)
+
+
+@tensor_method
+def max(self, dim=None, keepdim=False):
+    """The maximum over ``dim`` (an int, a tuple, or None for every dim: a 0-d result).
+
+    NaN propagates. Reducing zero elements raises InvalidParameterError. The values only, as
+    NumPy's ``max`` and PyTorch's ``amax``: ``max_dim_with_indices`` also gives the indices.
+    The whole-tensor maximum shares its gradient evenly among ties (as PyTorch's ``max()``);
+    with ``dim`` the gradient goes to the first maximal element.
+
+    >>> import ember
+    >>> t = ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]])
+    >>> t.max().tolist()
+    9.0
+    >>> t.max(0).tolist()
+    [5.0, 9.0, 6.0]
+    """
+    _self(self, "max")
+    axes = _axes(self, dim, "max")
+    return _extreme(self, axes, _flag(keepdim, "max"), "max", "max", dim is None)
+
+
+@tensor_method
+def min(self, dim=None, keepdim=False):
+    """The minimum over ``dim`` (an int, a tuple, or None for every dim: a 0-d result).
+
+    NaN propagates; the rules of ``max`` apply.
+
+    >>> import ember
+    >>> ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).min().tolist()
+    -2.0
+    """
+    _self(self, "min")
+    axes = _axes(self, dim, "min")
+    return _extreme(self, axes, _flag(keepdim, "min"), "min", "min", dim is None)
+
+
+@tensor_method
+def max_dim(self, dim):
+    """The maximum along ``dim``, which is kept with size 1 (Burn's ``max_dim``).
+
+    >>> import ember
+    >>> ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).max_dim(0).tolist()
+    [[5.0, 9.0, 6.0]]
+    """
+    axes = _one(self, dim, "max_dim")
+    return _extreme(self, axes, True, "max_dim", "max", False)
+
+
+@tensor_method
+def max_dims(self, dims):
+    """The maximum along each of ``dims``, each kept with size 1 (Burn's ``max_dims``).
+
+    >>> import ember
+    >>> ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).max_dims([0, 1]).tolist()
+    [[9.0]]
+    """
+    return _extreme(self, _axes(self, dims, "max_dims", "dims"), True, "max_dims", "max", False)
+
+
+@tensor_method
+def min_dim(self, dim):
+    """The minimum along ``dim``, which is kept with size 1 (Burn's ``min_dim``).
+
+    >>> import ember
+    >>> ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).min_dim(0).tolist()
+    [[1.0, -2.0, 3.0]]
+    """
+    axes = _one(self, dim, "min_dim")
+    return _extreme(self, axes, True, "min_dim", "min", False)
+
+
+@tensor_method
+def min_dims(self, dims):
+    """The minimum along each of ``dims``, each kept with size 1 (Burn's ``min_dims``).
+
+    >>> import ember
+    >>> ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).min_dims([0, 1]).tolist()
+    [[-2.0]]
+    """
+    return _extreme(self, _axes(self, dims, "min_dims", "dims"), True, "min_dims", "min", False)
+
+
+@tensor_method
+def max_abs(self, dim=None, keepdim=False):
+    """The maximum absolute value over ``dim`` (None: every dim, a 0-d result, as Burn's).
+
+    Floats and ints; NaN propagates.
+
+    >>> import ember
+    >>> ember.tensor([[1.0, -7.0, 3.0], [5.0, -1.0, 6.0]]).max_abs().tolist()
+    7.0
+    """
+    _self(self, "max_abs")
+    axes = _axes(self, dim, "max_abs")
+    return _extreme(self, axes, _flag(keepdim, "max_abs"), "max_abs", "absmax", dim is None)
+
+
+@tensor_method
+def max_abs_dim(self, dim):
+    """The maximum absolute value along ``dim``, kept with size 1 (Burn's ``max_abs_dim``).
+
+    >>> import ember
+    >>> ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).max_abs_dim(0).tolist()
+    [[5.0, 9.0, 6.0]]
+    """
+    axes = _one(self, dim, "max_abs_dim")
+    return _extreme(self, axes, True, "max_abs_dim", "absmax", False)
+
+
+@tensor_method
+def max_abs_dims(self, dims):
+    """The maximum absolute value along each of ``dims``, kept with size 1 (Burn's).
+
+    Empty ``dims`` reduce nothing: the absolute values themselves.
+
+    >>> import ember
+    >>> ember.tensor([[1.0, -2.0, 3.0], [5.0, -9.0, 6.0]]).max_abs_dims([0, 1]).tolist()
+    [[9.0]]
+    """
+    return _extreme(self, _axes(self, dims, "max_abs_dims", "dims"), True, "max_abs_dims",
+                    "absmax", False)
+
+
+# -- indices of extremes ------------------------------------------------------------------------
+
+def _arg(x, dim, keepdim, op, kind):
+    _self(x, op)
+    xd = x._data
+    kernel = be.reduce_argmax if kind == "max" else be.reduce_argmin
+    if dim is None:
+        keep = False if keepdim is None else _flag(keepdim, op)
+        _nonempty(x, tuple(range(xd.ndim)), op)
+        return wrap(kernel(xd, None, keep), _int64)
+    axis = _axis(x, dim, op)
+    keep = True if keepdim is None else _flag(keepdim, op)
+    if not xd.ndim:
+        return wrap(kernel(xd, None, False), _int64)
+    _nonempty(x, (axis,), op)
+    return wrap(kernel(xd, axis, keep), _int64)
+
+
+@tensor_method
+def argmax(self, dim=None, keepdim=None):
+    """The index of the maximum along ``dim``, kept with size 1 (Burn's ``argmax(dim)``), or the
+    flat index over the whole tensor, 0-d, when ``dim`` is None (PyTorch's ``argmax()``).
+
+    NaN wins over numbers; ties give the lowest index. ``keepdim`` overrides the default.
+
+    >>> import ember
+    >>> t = ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]])
+    >>> t.argmax(1).tolist()
+    [[2], [1]]
+    >>> t.argmax().tolist()
+    4
+    >>> ember.tensor([3.0, float("nan"), float("nan")]).argmax(0).tolist()
+    [1]
+    """
+    return _arg(self, dim, keepdim, "argmax", "max")
+
+
+@tensor_method
+def argmin(self, dim=None, keepdim=None):
+    """The index of the minimum along ``dim``, kept with size 1, or the flat index (0-d) when
+    ``dim`` is None. NaN wins over numbers; ties give the lowest index.
+
+    >>> import ember
+    >>> ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).argmin(0).tolist()
+    [[0, 0, 0]]
+    """
+    return _arg(self, dim, keepdim, "argmin", "min")
+
+
+@tensor_method
+def argtopk(self, k, dim=-1):
+    """The indices of the ``k`` largest elements along ``dim``, largest first (Burn's
+    ``argtopk``): ``dim`` gets size ``k``. NaN counts as the largest; equal elements come in
+    ascending index order.
+
+    >>> import ember
+    >>> t = ember.tensor([[12.0, -2.0, 3.0], [5.0, 3.0, 6.0]])
+    >>> t.argtopk(2, 0).tolist()
+    [[0, 1, 1], [1, 0, 0]]
+    >>> t.argtopk(1, 1).tolist()
+    [[0], [2]]
+    """
+    op = "argtopk"
+    _self(self, op)
+    axis = _axis(self, dim, op)
+    k = as_int(k, op, "k")
+    xd = self._data
+    size = xd.shape[axis] if xd.ndim else 1
+    if not xd.ndim and k != 1:
+        raise InvalidParameterError(f"{op}: k {k} is out of range for a 0-d tensor; expected "
+                                    "k == 1", "k", k)
+    if not 0 <= k <= size:
+        raise InvalidParameterError(f"{op}: k {k} is out of range for dim {dim} of size {size}; "
+                                    f"expected 0 <= k <= {size}", "k", k)
+    if not xd.ndim:
+        out = be.reduce_argtopk(be.reduce_reshape(xd, (1,)), 1, 0)
+        return wrap(be.reduce_reshape(out, ()), _int64)
+    return wrap(be.reduce_argtopk(xd, k, axis), _int64)
+
+
+def _extreme_with_indices(x, dim, op, kind):
+    _self(x, op)
+    axis = _axis(x, dim, op)
+    xd = x._data
+    shape = xd.shape
+    x1 = xd if xd.ndim else be.reduce_reshape(xd, (1,))
+    _nonempty(x, (axis,) if xd.ndim else (), op)
+    if kind == "max":
+        values, idx = be.reduce_max(x1, (axis,), True), be.reduce_argmax(x1, axis, True)
+    else:
+        values, idx = be.reduce_min(x1, (axis,), True), be.reduce_argmin(x1, axis, True)
+    if not xd.ndim:
+        values, idx = be.reduce_reshape(values, ()), be.reduce_reshape(idx, ())
+    indices = wrap(idx, _int64)
+    if x._dtype.kind != "float":
+        return wrap(values, x._dtype), indices
+    shape1 = x1.shape
+    idx1 = be.reduce_reshape(idx, (1,)) if not xd.ndim else idx
+
+    def backward(g, needs):
+        g1 = be.reduce_reshape(g, (1,)) if not shape else g
+        return (be.reduce_reshape(be.reduce_index_grad(g1, idx1, shape1, axis), shape),)
+
+    return record(values, x._dtype, (x,), backward, op), indices
+
+
+@tensor_method
+def max_dim_with_indices(self, dim):
+    """The maximum along ``dim`` and its index, both kept with size 1 (Burn's).
+
+    NaN wins (its lowest index); ties give the lowest index. The gradient goes to that index.
+
+    >>> import ember
+    >>> values, index = ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).max_dim_with_indices(0)
+    >>> values.tolist(), index.tolist()
+    ([[5.0, 9.0, 6.0]], [[1, 1, 1]])
+    """
+    return _extreme_with_indices(self, dim, "max_dim_with_indices", "max")
+
+
+@tensor_method
+def min_dim_with_indices(self, dim):
+    """The minimum along ``dim`` and its index, both kept with size 1 (Burn's).
+
+    >>> import ember
+    >>> values, index = ember.tensor([[7.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).min_dim_with_indices(0)
+    >>> values.tolist(), index.tolist()
+    ([[5.0, -2.0, 3.0]], [[1, 0, 0]])
+    """
+    return _extreme_with_indices(self, dim, "min_dim_with_indices", "min")
+
+
+# -- any, all, count_nonzero --------------------------------------------------------------------
+
+@tensor_method
+def any(self, dim=None, keepdim=False):
+    """Whether any element is nonzero (True), over ``dim`` or the whole tensor (a 0-d bool).
+
+    Every kind; NaN counts as nonzero; the ``any`` of nothing is False.
+
+    >>> import ember
+    >>> ember.tensor([[True, False, True], [False, True, False]]).any().tolist()
+    True
+    >>> ember.tensor([[0, 0], [0, 2]]).any(1).tolist()
+    [False, True]
+    """
+    _self(self, "any")
+    axes = _axes(self, dim, "any")
+    return wrap(be.reduce_any(self._data, axes, _flag(keepdim, "any")), _bool)
+
+
+@tensor_method
+def all(self, dim=None, keepdim=False):
+    """Whether every element is nonzero (True), over ``dim`` or the whole tensor (a 0-d bool).
+
+    Every kind; NaN counts as nonzero; the ``all`` of nothing is True.
+
+    >>> import ember
+    >>> ember.tensor([[True, False, True], [True, True, True]]).all().tolist()
+    False
+    """
+    _self(self, "all")
+    axes = _axes(self, dim, "all")
+    return wrap(be.reduce_all(self._data, axes, _flag(keepdim, "all")), _bool)
+
+
+@tensor_method
+def any_dim(self, dim):
+    """Whether any element along ``dim`` is nonzero; ``dim`` kept with size 1 (Burn's).
+
+    >>> import ember
+    >>> ember.tensor([[True, False, False], [False, True, False]]).any_dim(1).tolist()
+    [[True], [True]]
+    """
+    axes = _one(self, dim, "any_dim")
+    return wrap(be.reduce_any(self._data, axes, True), _bool)
+
+
+@tensor_method
+def all_dim(self, dim):
+    """Whether every element along ``dim`` is nonzero; ``dim`` kept with size 1 (Burn's).
+
+    >>> import ember
+    >>> ember.tensor([[True, True, False], [True, True, True]]).all_dim(0).tolist()
+    [[True, True, False]]
+    """
+    axes = _one(self, dim, "all_dim")
+    return wrap(be.reduce_all(self._data, axes, True), _bool)
+
+
+@tensor_method
+def count_nonzero(self, dim=None):
+    """The number of nonzero elements over ``dim`` (an int, a tuple or None), int64, the
+    reduced dims removed (PyTorch's ``count_nonzero``).
+
+    >>> import ember
+    >>> ember.tensor([[0.0, 1.0, 2.0], [0.0, 0.0, 3.0]]).count_nonzero(1).tolist()
+    [2, 1]
+    """
+    _self(self, "count_nonzero")
+    axes = _axes(self, dim, "count_nonzero")
+    return wrap(be.reduce_count_nonzero(self._data, axes), _int64)
+
+
+# -- variance -----------------------------------------------------------------------------------
+
+def _var(x, dim, keepdim, correction, op, with_mean):
+    _self(x, op)
+    axes = _axes(x, dim, op)
+    keep = (dim is not None) if keepdim is None else _flag(keepdim, op)
+    check_kind(x, "float", op)
+    xd = x._data
+    shape = xd.shape
+    n = _count(shape, axes)
+    var_data, mean_data = be.reduce_var_mean(xd, axes, correction, keep)
+
+    def backward_var(g, needs):
+        return (be.reduce_var_grad(g, xd, mean_data, axes, correction, keep),)
+
+    var = record(var_data, x._dtype, (x,), backward_var, op)
+    if not with_mean:
+        return var
+
+    def backward_mean(g, needs):
+        return (be.reduce_expand(be.reduce_div_count(g, n), shape, axes, keep),)
+
+    return var, record(mean_data, x._dtype, (x,), backward_mean, op)
+
+
+@tensor_method
+def var(self, dim=None, keepdim=None):
+    """The variance along ``dim`` with Bessel's correction (divides by n - 1), the dim kept with
+    size 1 (Burn's ``var(dim)``); ``dim`` None: the whole tensor, 0-d. Float tensors only.
+
+    >>> import ember
+    >>> ember.tensor([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0]]).var(1).tolist()
+    [[1.0], [4.0]]
+    """
+    return _var(self, dim, keepdim, 1, "var", False)
+
+
+@tensor_method
+def var_bias(self, dim=None, keepdim=None):
+    """The variance along ``dim`` without Bessel's correction (divides by n), the dim kept.
+
+    >>> import ember
+    >>> ember.tensor([[1.0, 3.0], [2.0, 6.0]]).var_bias(1).tolist()
+    [[1.0], [4.0]]
+    """
+    return _var(self, dim, keepdim, 0, "var_bias", False)
+
+
+@tensor_method
+def var_mean(self, dim=None, keepdim=None):
+    """``(variance, mean)`` along ``dim`` (Bessel's correction), both with the dim kept.
+
+    >>> import ember
+    >>> v, m = ember.tensor([[1.0, 2.0, 3.0]]).var_mean(1)
+    >>> v.tolist(), m.tolist()
+    ([[1.0]], [[2.0]])
+    """
+    return _var(self, dim, keepdim, 1, "var_mean", True)
+
+
+@tensor_method
+def var_mean_bias(self, dim=None, keepdim=None):
+    """``(variance, mean)`` along ``dim`` without Bessel's correction, both with the dim kept.
+
+    >>> import ember
+    >>> v, m = ember.tensor([[1.0, 3.0]]).var_mean_bias(1)
+    >>> v.tolist(), m.tolist()
+    ([[1.0]], [[2.0]])
+    """
+    return _var(self, dim, keepdim, 0, "var_mean_bias", True)
+
+
+# -- median -------------------------------------------------------------------------------------
+
+def _median(x, dim, keepdim, op, with_indices):
+    _self(x, op)
+    xd = x._data
+    shape = xd.shape
+    nd = xd.ndim
+    if dim is None:
+        keep = False if keepdim is None else _flag(keepdim, op)
+        axis = None
+    else:
+        axis = _axis(x, dim, op)
+        keep = True if keepdim is None else _flag(keepdim, op)
+    check_kind(x, _NUMERIC, op)
+    is_float = x._dtype.kind == "float"
+    if axis is None:
+        out_shape = (1,) * nd if keep else ()
+    elif nd:
+        out_shape = _kept(shape, (axis,)) if keep else _squeezed(shape, (axis,))
+    else:
+        out_shape = ()
+    if axis is None and xd.size == 0 and is_float and not with_indices:
+        data = be.reduce_nan_like(out_shape, xd.dtype)
+
+        def backward_empty(g, needs):
+            return (be.reduce_zeros(shape, g.dtype),)
+        return record(data, x._dtype, (x,), backward_empty, op)
+    if axis is None:
+        _nonempty(x, tuple(range(nd)), op)
+        x1 = be.reduce_reshape(xd, (-1,))
+        axis1 = 0
+    else:
+        _nonempty(x, (axis,) if nd else (), op)
+        x1 = xd if nd else be.reduce_reshape(xd, (1,))
+        axis1 = axis
+    val1, idx1 = be.reduce_median(x1, axis1)
+    values = be.reduce_reshape(val1, out_shape)
+    indices = wrap(be.reduce_reshape(idx1, out_shape), _int64)
+    if not is_float:
+        out = wrap(values, x._dtype)
+        return (out, indices) if with_indices else out
+    shape1 = x1.shape
+    if axis is None and not with_indices:
+        def backward(g, needs):
+            return (be.reduce_even_grad(g, xd, values, "median"),)
+    else:
+        def backward(g, needs):
+            g1 = be.reduce_reshape(g, val1.shape)
+            return (be.reduce_reshape(be.reduce_index_grad(g1, idx1, shape1, axis1), shape),)
+    out = record(values, x._dtype, (x,), backward, op)
+    return (out, indices) if with_indices else out
+
+
+@tensor_method
+def median(self, dim=None, keepdim=None):
+    """The lower median along ``dim``, the dim kept with size 1 (Burn's ``median(dim)``), or of
+    every element, 0-d, when ``dim`` is None (PyTorch's ``median()``).
+
+    A slice holding NaN has median NaN, as PyTorch. Floats and ints.
+
+    >>> import ember
+    >>> t = ember.tensor([[1.0, 5.0, 3.0, 2.0], [8.0, 4.0, 6.0, 7.0]])
+    >>> t.median(0).tolist()
+    [[1.0, 4.0, 3.0, 2.0]]
+    >>> t.median(1).tolist()
+    [[2.0], [6.0]]
+    >>> t.median().tolist()
+    4.0
+    """
+    return _median(self, dim, keepdim, "median", False)
+
+
+@tensor_method
+def median_with_indices(self, dim=None, keepdim=None):
+    """``(values, indices)`` of the lower median along ``dim``, both kept with size 1; with
+    ``dim`` None, the median of every element and its flat index, 0-d.
+
+    >>> import ember
+    >>> t = ember.tensor([[1.0, 5.0, 3.0, 2.0], [8.0, 4.0, 6.0, 7.0]])
+    >>> values, indices = t.median_with_indices(1)
+    >>> values.tolist(), indices.tolist()
+    ([[2.0], [6.0]], [[3], [2]])
+    """
+    return _median(self, dim, keepdim, "median_with_indices", True)
+
+
+# -- covariance ---------------------------------------------------------------------------------
+
+@tensor_method
+def cov(self, dim, correction_factor=1):
+    """The covariance matrix of a 2-D tensor whose observations lie along ``dim`` (Burn's
+    ``cov``): ``cov(1)`` of a (V, N) tensor and ``cov(0)`` of an (N, V) one are (V, V).
+    ``correction_factor`` is 1 for samples, 0 for a population; the divisor is
+    ``max(N - correction_factor, 0)``, as PyTorch's ``cov``. Float tensors only.
+
+    >>> import ember
+    >>> ember.tensor([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]]).cov(1).tolist()
+    [[1.0, -1.0], [-1.0, 1.0]]
+    """
+    op = "cov"
+    _self(self, op)
+    xd = self._data
+    if xd.ndim != 2:
+        raise ShapeMismatchError(f"{op}: self has shape {xd.shape} (rank {xd.ndim}); expected a "
+                                 "2-D tensor (variables and observations)", expected="rank 2",
+                                 actual=xd.shape)
+    axis = normalize_dim(dim, 2, op)
+    c = as_int(correction_factor, op, "correction_factor")
+    if c < 0:
+        raise InvalidParameterError(f"{op}: correction_factor {c} is negative; expected an int "
+                                    ">= 0", "correction_factor", c)
+    check_kind(self, "float", op)
+    data = be.reduce_cov(xd, axis, c)
+
+    def backward(g, needs):
+        return (be.reduce_cov_grad(g, xd, axis, c),)
+
+    return record(data, self._dtype, (self,), backward, op)
+

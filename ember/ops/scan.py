@@ -1,3 +1,151 @@
-"""The scan op family."""
+"""Scans: cumulative sums, products, minima and maxima along one dim.
 
-__all__ = []
+``cumsum`` and ``cumprod`` of ints and bools give int64 (as PyTorch); floats keep their dtype and
+accumulate in higher precision. ``cummin`` and ``cummax`` return the values (Burn's); the
+``_with_indices`` forms also return PyTorch's indices. A NaN propagates from its first position
+to the end of its scan.
+"""
+
+from .. import dtypes as _dt
+from ..backends import default as be
+from ..errors import DimensionError, InvalidParameterError
+from ..shapes import as_int, normalize_dim
+from ..tensor import Tensor, record, tensor_method, wrap
+
+__all__ = ["cumsum", "cumprod", "cummin", "cummax"]
+
+_int64 = _dt.int64
+
+
+def _prepare(x, dim, op):
+    """(data with at least one dim, axis, original shape); a 0-d tensor scans as one element."""
+    if not isinstance(x, Tensor):
+        raise InvalidParameterError(f"{op}: expected a Tensor, got {type(x).__name__}", "self", x)
+    xd = x._data
+    if xd.ndim:
+        return xd, normalize_dim(dim, xd.ndim, op), xd.shape
+    d = as_int(dim, op, "dim")
+    if d not in (0, -1):
+        raise DimensionError(f"{op}: dim {d} is out of range for a 0-d tensor; expected 0 or -1")
+    return be.scan_reshape(xd, (1,)), 0, ()
+
+
+def _back(a, shape):
+    return a if a.shape == shape else be.scan_reshape(a, shape)
+
+
+@tensor_method
+def cumsum(self, dim):
+    """The cumulative sum along ``dim`` (negative dims count from the end).
+
+    Ints and bools give int64; floats keep their dtype.
+
+    >>> import ember
+    >>> t = ember.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    >>> t.cumsum(0).tolist()
+    [[1.0, 2.0, 3.0], [5.0, 7.0, 9.0]]
+    >>> t.cumsum(1).tolist()
+    [[1.0, 3.0, 6.0], [4.0, 9.0, 15.0]]
+    """
+    x1, axis, shape = _prepare(self, dim, "cumsum")
+    data = be.scan_cumsum(x1, axis)
+    if self._dtype.kind != "float":
+        return wrap(_back(data, shape), _int64)
+
+    def backward(g, needs):
+        return (_back(be.scan_cumsum_grad(_back(g, x1.shape), axis), shape),)
+
+    return record(_back(data, shape), self._dtype, (self,), backward, "cumsum")
+
+
+@tensor_method
+def cumprod(self, dim):
+    """The cumulative product along ``dim``. Ints and bools give int64; floats keep their dtype.
+
+    The gradient is exact where the input holds zeros, as PyTorch's.
+
+    >>> import ember
+    >>> t = ember.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    >>> t.cumprod(0).tolist()
+    [[1.0, 2.0, 3.0], [4.0, 10.0, 18.0]]
+    >>> t.cumprod(1).tolist()
+    [[1.0, 2.0, 6.0], [4.0, 20.0, 120.0]]
+    """
+    x1, axis, shape = _prepare(self, dim, "cumprod")
+    data = be.scan_cumprod(x1, axis)
+    if self._dtype.kind != "float":
+        return wrap(_back(data, shape), _int64)
+
+    def backward(g, needs):
+        return (_back(be.scan_cumprod_grad(_back(g, x1.shape), x1, data, axis), shape),)
+
+    return record(_back(data, shape), self._dtype, (self,), backward, "cumprod")
+
+
+def _cumext(x, dim, op, kind):
+    x1, axis, shape = _prepare(x, dim, op)
+    vals, idx = be.scan_cumext(x1, axis, kind)
+    indices = wrap(_back(idx, shape), _int64)
+    if x._dtype.kind != "float":
+        return wrap(_back(vals, shape), x._dtype), indices
+
+    def backward(g, needs):
+        return (_back(be.scan_index_grad(_back(g, x1.shape), idx, axis), shape),)
+
+    return record(_back(vals, shape), x._dtype, (x,), backward, op), indices
+
+
+@tensor_method
+def cummin(self, dim):
+    """The cumulative minimum along ``dim`` (Burn's: the values only; see
+    ``cummin_with_indices``). Once a NaN is met, the rest of its scan is NaN.
+
+    >>> import ember
+    >>> t = ember.tensor([[3.0, 5.0, 2.0], [4.0, 1.0, 6.0]])
+    >>> t.cummin(0).tolist()
+    [[3.0, 5.0, 2.0], [3.0, 1.0, 2.0]]
+    >>> t.cummin(1).tolist()
+    [[3.0, 3.0, 2.0], [4.0, 1.0, 1.0]]
+    """
+    return _cumext(self, dim, "cummin", "min")[0]
+
+
+@tensor_method
+def cummax(self, dim):
+    """The cumulative maximum along ``dim`` (Burn's: the values only; see
+    ``cummax_with_indices``). Once a NaN is met, the rest of its scan is NaN.
+
+    >>> import ember
+    >>> t = ember.tensor([[3.0, 1.0, 2.0], [4.0, 5.0, 2.0]])
+    >>> t.cummax(0).tolist()
+    [[3.0, 1.0, 2.0], [4.0, 5.0, 2.0]]
+    >>> t.cummax(1).tolist()
+    [[3.0, 3.0, 3.0], [4.0, 5.0, 5.0]]
+    """
+    return _cumext(self, dim, "cummax", "max")[0]
+
+
+@tensor_method
+def cummin_with_indices(self, dim):
+    """``(values, indices)`` of the cumulative minimum along ``dim``, as PyTorch's ``cummin``:
+    the index is the last position where the running minimum was reached (ties and NaNs move
+    it). The gradient goes to those indices.
+
+    >>> import ember
+    >>> values, indices = ember.tensor([3.0, 1.0, 1.0, 2.0]).cummin_with_indices(0)
+    >>> values.tolist(), indices.tolist()
+    ([3.0, 1.0, 1.0, 1.0], [0, 1, 2, 2])
+    """
+    return _cumext(self, dim, "cummin_with_indices", "min")
+
+
+@tensor_method
+def cummax_with_indices(self, dim):
+    """``(values, indices)`` of the cumulative maximum along ``dim``, as PyTorch's ``cummax``.
+
+    >>> import ember
+    >>> values, indices = ember.tensor([1, 3, 2, 3]).cummax_with_indices(0)
+    >>> values.tolist(), indices.tolist()
+    ([1, 3, 3, 3], [0, 1, 1, 3])
+    """
+    return _cumext(self, dim, "cummax_with_indices", "max")

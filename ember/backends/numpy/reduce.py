@@ -1,3 +1,301 @@
-"""NumPy kernels of the reduce family. Public names here are kernels (`be.NAME`); helpers start with _."""
+"""NumPy kernels of the reduce family. Public names here are kernels (`be.NAME`); helpers start with _.
 
-import numpy as np  # noqa: F401
+Every kernel returns an ndarray (never a NumPy scalar). float16 and bfloat16 inputs are computed
+in float32 (exact for comparisons, more accurate for sums) and cast back to their own dtype.
+"""
+
+import numpy as np
+
+_INT64 = np.dtype(np.int64)
+_F32 = np.dtype(np.float32)
+
+
+def _is_half(dt):
+    return dt.itemsize == 2 and (dt.kind == "f" or dt.name == "bfloat16")
+
+
+def _wide(a):
+    """``a`` in float32 when it is float16 or bfloat16 (exact), else ``a`` itself."""
+    return a.astype(_F32) if _is_half(a.dtype) else a
+
+
+def _is_float(a):
+    return a.dtype.kind == "f" or a.dtype.name == "bfloat16"
+
+
+def _count(shape, axes):
+    n = 1
+    for ax in axes:
+        n *= shape[ax]
+    return n
+
+
+def _kept_shape(shape, axes):
+    return tuple(1 if i in axes else s for i, s in enumerate(shape))
+
+
+def reduce_expand(g, shape, axes, keepdims):
+    """The gradient ``g`` of a reduction over ``axes`` broadcast back to the input ``shape``."""
+    if not keepdims:
+        g = g.reshape(_kept_shape(shape, axes))
+    return np.broadcast_to(g, shape)
+
+
+def reduce_sum(a, axes, keepdims, dtype):
+    """Sum over ``axes`` (a tuple); ints and bools accumulate in int64; the result has NumPy
+    ``dtype``."""
+    if a.dtype.kind in "biu":
+        out = np.add.reduce(a, axis=axes, dtype=_INT64, keepdims=keepdims)
+    else:
+        with np.errstate(invalid="ignore", over="ignore"):
+            out = np.add.reduce(_wide(a), axis=axes, keepdims=keepdims)
+    return np.asarray(out).astype(dtype, copy=False)
+
+
+def reduce_prod(a, axes, keepdims, dtype):
+    """Product over ``axes``; ints and bools accumulate in int64; result in NumPy ``dtype``."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        if a.dtype.kind in "biu":
+            out = np.prod(a, axis=axes, dtype=_INT64, keepdims=keepdims)
+        else:
+            out = np.prod(_wide(a), axis=axes, keepdims=keepdims)
+    return np.asarray(out).astype(dtype, copy=False)
+
+
+def reduce_mean(a, axes, keepdims):
+    """Float mean over ``axes``; nan where nothing is reduced."""
+    n = _count(a.shape, axes)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        out = np.sum(_wide(a), axis=axes, keepdims=keepdims) / n
+    return np.asarray(out).astype(a.dtype, copy=False)
+
+
+def reduce_mean_int(a, axes, keepdims):
+    """Integer mean over ``axes``: the floor of the exact mean, in ``a``'s dtype (count > 0)."""
+    n = _count(a.shape, axes)
+    acc = np.uint64 if a.dtype == np.uint64 else _INT64
+    s = np.sum(a, axis=axes, dtype=acc, keepdims=keepdims)
+    return np.asarray(np.floor_divide(s, n)).astype(a.dtype, copy=False)
+
+
+def reduce_div_count(g, n):
+    """``g / n`` (the gradient of a mean); inf or nan for n == 0 without warnings."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.asarray(g / n).astype(g.dtype, copy=False)
+
+
+def reduce_max(a, axes, keepdims):
+    """Maximum over ``axes`` (NaN propagates)."""
+    out = np.maximum.reduce(_wide(a), axis=axes, keepdims=keepdims)
+    return np.asarray(out).astype(a.dtype, copy=False)
+
+
+def reduce_min(a, axes, keepdims):
+    """Minimum over ``axes`` (NaN propagates)."""
+    out = np.minimum.reduce(_wide(a), axis=axes, keepdims=keepdims)
+    return np.asarray(out).astype(a.dtype, copy=False)
+
+
+def reduce_abs(a):
+    """Elementwise absolute value (the reduce family's own, for max_abs)."""
+    return np.abs(a)
+
+
+def reduce_argmax(a, axis, keepdims):
+    """Index of the maximum along ``axis`` (None: flat); NaN wins; lowest index on ties."""
+    return np.asarray(np.argmax(_wide(a), axis=axis, keepdims=keepdims), dtype=_INT64)
+
+
+def reduce_argmin(a, axis, keepdims):
+    """Index of the minimum along ``axis`` (None: flat); NaN wins; lowest index on ties."""
+    return np.asarray(np.argmin(_wide(a), axis=axis, keepdims=keepdims), dtype=_INT64)
+
+
+def reduce_index_grad(g, idx, shape, axis):
+    """Zeros of ``shape`` with ``g`` put at ``idx`` along ``axis`` (both with ``axis`` kept)."""
+    out = np.zeros(shape, dtype=g.dtype)
+    if out.size:
+        np.put_along_axis(out, idx, g, axis=axis)
+    return out
+
+
+def _to_rows(a, axes):
+    """``a`` with the dims of ``axes`` moved last and flattened into one: (rest..., m)."""
+    rest = [i for i in range(a.ndim) if i not in axes]
+    perm = rest + list(axes)
+    rest_shape = tuple(a.shape[i] for i in rest)
+    return a.transpose(perm).reshape(rest_shape + (-1,)), perm, rest_shape
+
+
+def reduce_select_grad(g, a, axes, keepdims, kind):
+    """Gradient of a max/min over ``axes``: all of ``g`` to the first extreme position of each
+    slice (row-major over ``axes``; NaN wins). ``kind``: "max", "min" or "absmax" (max of |a|,
+    times the sign of ``a``)."""
+    rows, perm, rest_shape = _to_rows(_wide(a), axes)
+    if kind == "absmax":
+        rows = np.abs(rows)
+    idx = np.argmin(rows, axis=-1) if kind == "min" else np.argmax(rows, axis=-1)
+    gr = g.reshape(rest_shape)
+    out = np.zeros(rows.shape, dtype=g.dtype)
+    if out.size:
+        np.put_along_axis(out, idx[..., None], gr[..., None], axis=-1)
+    permuted_shape = tuple(a.shape[i] for i in perm)
+    out = out.reshape(permuted_shape).transpose(np.argsort(perm))
+    if kind == "absmax":
+        out = out * np.sign(a).astype(g.dtype, copy=False)
+    return out
+
+
+def reduce_even_grad(g, a, value, kind):
+    """Gradient of a whole-tensor max/min/median: ``g`` shared evenly among the elements equal
+    to ``value`` (NaN elements when ``value`` is NaN), as PyTorch. ``kind`` "absmax" compares
+    |a| and multiplies by the sign of ``a``."""
+    w = _wide(a)
+    v = _wide(value)
+    if kind == "absmax":
+        w = np.abs(w)
+    mask = w == v
+    if _is_float(a):
+        mask = mask | (np.isnan(w) & np.isnan(v))
+    cnt = np.count_nonzero(mask)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = g / cnt
+    out = np.where(mask, share, 0).astype(g.dtype, copy=False)
+    if kind == "absmax":
+        out = out * np.sign(a).astype(g.dtype, copy=False)
+    return out
+
+
+def reduce_any(a, axes, keepdims):
+    """Whether any element over ``axes`` is nonzero (NaN counts as nonzero)."""
+    return np.asarray(np.any(_wide(a), axis=axes, keepdims=keepdims))
+
+
+def reduce_all(a, axes, keepdims):
+    """Whether every element over ``axes`` is nonzero (NaN counts as nonzero)."""
+    return np.asarray(np.all(_wide(a), axis=axes, keepdims=keepdims))
+
+
+def reduce_count_nonzero(a, axes):
+    """The number of nonzero elements over ``axes``, int64, the dims removed."""
+    out = np.count_nonzero(_wide(a), axis=axes)
+    return np.asarray(out, dtype=_INT64)
+
+
+def reduce_var_mean(a, axes, correction, keepdims):
+    """(variance, mean) over ``axes``; the variance divides by max(n - correction, 0)."""
+    w = _wide(a)
+    n = _count(a.shape, axes)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        mean = np.sum(w, axis=axes, keepdims=True) / n
+        d = w - mean
+        var = np.sum(d * d, axis=axes, keepdims=keepdims) / max(n - correction, 0)
+    var = np.asarray(var)
+    mean = np.asarray(mean)
+    if not keepdims:
+        mean = mean.reshape(var.shape)
+    return var.astype(a.dtype, copy=False), mean.astype(a.dtype, copy=False)
+
+
+def reduce_var_grad(g, a, mean, axes, correction, keepdims):
+    """Gradient of the variance: 2 (a - mean) / (n - correction) times ``g``."""
+    n = _count(a.shape, axes)
+    shape = _kept_shape(a.shape, axes)
+    gk = _wide(g).reshape(shape)
+    mk = _wide(mean).reshape(shape)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        scale = 2.0 / (n - correction) if n > correction else np.inf
+        out = scale * gk * (_wide(a) - mk)
+    return np.asarray(out).astype(a.dtype, copy=False)
+
+
+def reduce_median(a, axis):
+    """(lower median, index) along ``axis``, the dim kept; a slice holding NaN gives NaN and the
+    index of its first NaN, as PyTorch. The slice must be non-empty."""
+    w = _wide(a)
+    order = np.argsort(w, axis=axis, kind="stable")
+    n = a.shape[axis]
+    kept = list(a.shape)
+    kept[axis] = 1
+    if _is_float(a):
+        nans = np.count_nonzero(np.isnan(w), axis=axis, keepdims=True)
+        pos = np.where(nans > 0, n - nans, (n - 1) // 2)
+    else:
+        pos = np.full(kept, (n - 1) // 2, dtype=_INT64)
+    idx = np.take_along_axis(order, pos.astype(_INT64, copy=False), axis=axis)
+    val = np.take_along_axis(a, idx, axis=axis)
+    return val, idx.astype(_INT64, copy=False)
+
+
+def reduce_nan_like(shape, dtype):
+    """An array of ``shape`` filled with NaN in float dtype ``dtype``."""
+    return np.full(shape, np.nan, dtype=dtype)
+
+
+def reduce_argtopk(a, k, axis):
+    """Indices of the ``k`` largest elements along ``axis``, largest first; NaN counts as the
+    largest; equal elements in ascending index order."""
+    w = _wide(a)
+    n = a.shape[axis]
+    order = np.argsort(np.flip(w, axis), axis=axis, kind="stable")
+    order = np.flip(order, axis)
+    sl = [slice(None)] * a.ndim
+    sl[axis] = slice(0, k)
+    return np.ascontiguousarray((n - 1) - order[tuple(sl)]).astype(_INT64, copy=False)
+
+
+def _centered(a, axis):
+    x = _wide(a if axis == 1 else a.T)
+    n = x.shape[1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return x - np.sum(x, axis=1, keepdims=True) / n, n
+
+
+def reduce_cov(a, axis, correction):
+    """Covariance matrix of a 2-D array whose observations lie along ``axis``."""
+    xc, n = _centered(a, axis)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        out = (xc @ xc.T) / max(n - correction, 0)
+    return np.asarray(out).astype(a.dtype, copy=False)
+
+
+def reduce_cov_grad(g, a, axis, correction):
+    """Gradient of ``reduce_cov`` with respect to ``a``."""
+    xc, n = _centered(a, axis)
+    gw = _wide(g)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        gx = ((gw + gw.T) @ xc) / max(n - correction, 0)
+        if n:
+            gx = gx - np.sum(gx, axis=1, keepdims=True) / n
+    if axis == 0:
+        gx = gx.T
+    return np.ascontiguousarray(gx).astype(a.dtype, copy=False)
+
+
+def reduce_reshape(a, shape):
+    """``a`` with a new shape of the same size (a view where the layout allows)."""
+    return a.reshape(shape)
+
+
+def reduce_prod_grad(g, a, out, axes, keepdims):
+    """Gradient of a product over ``axes``, exact with zeros (as PyTorch): g * out / a where a
+    slice has no zero; the product of the others at a slice's only zero; 0 elsewhere."""
+    kept = _kept_shape(a.shape, axes)
+    w = _wide(a)
+    gk = _wide(g).reshape(kept)
+    ok = _wide(out).reshape(kept)
+    zero = w == 0
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        if not zero.any():
+            res = gk * ok / w
+        else:
+            nz = np.count_nonzero(zero, axis=axes, keepdims=True)
+            others = np.prod(np.where(zero, 1, w), axis=axes, keepdims=True)
+            res = np.where(nz == 0, gk * ok / np.where(zero, 1, w),
+                           np.where(zero & (nz == 1), gk * others, 0))
+    return np.asarray(res).astype(a.dtype, copy=False)
+
+
+def reduce_zeros(shape, dtype):
+    """Zeros of ``shape`` and NumPy ``dtype``."""
+    return np.zeros(shape, dtype=dtype)

@@ -1,3 +1,124 @@
-"""NumPy kernels of the scan family. Public names here are kernels (`be.NAME`); helpers start with _."""
+"""NumPy kernels of the scan family. Public names here are kernels (`be.NAME`); helpers start with _.
 
-import numpy as np  # noqa: F401
+Every kernel takes and returns arrays of at least one dim along ``axis``; the ops layer turns a
+0-d tensor into a 1-element one. Float sums and products accumulate in float64 (float16 and
+bfloat16 in float32) and are cast back to the input dtype, as PyTorch's CPU kernels do.
+"""
+
+import numpy as np
+
+_INT64 = np.dtype(np.int64)
+_F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
+
+
+def _is_half(dt):
+    return dt.itemsize == 2 and (dt.kind == "f" or dt.name == "bfloat16")
+
+
+def _is_float(a):
+    return a.dtype.kind == "f" or a.dtype.name == "bfloat16"
+
+
+def _acc(a):
+    """The accumulation dtype of a float array: float32 for halves, float64 otherwise."""
+    return _F32 if _is_half(a.dtype) else _F64
+
+
+def _wide(a):
+    return a.astype(_F32) if _is_half(a.dtype) else a
+
+
+def _rcumsum(a, axis):
+    """The reversed cumulative sum: out[i] = sum of a[j] for j >= i along ``axis``."""
+    return np.flip(np.cumsum(np.flip(a, axis), axis=axis), axis)
+
+
+def _positions(n, axis, ndim):
+    shape = [1] * ndim
+    shape[axis] = n
+    return np.arange(n, dtype=_INT64).reshape(shape)
+
+
+def scan_cumsum(a, axis):
+    """Cumulative sum along ``axis``; ints and bools give int64, floats keep their dtype."""
+    if a.dtype.kind in "biu":
+        return np.cumsum(a, axis=axis, dtype=_INT64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return np.cumsum(a, axis=axis, dtype=_acc(a)).astype(a.dtype, copy=False)
+
+
+def scan_cumprod(a, axis):
+    """Cumulative product along ``axis``; ints and bools give int64, floats keep their dtype."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        if a.dtype.kind in "biu":
+            return np.cumprod(a, axis=axis, dtype=_INT64)
+        return np.cumprod(a, axis=axis, dtype=_acc(a)).astype(a.dtype, copy=False)
+
+
+def scan_cumsum_grad(g, axis):
+    """Gradient of cumsum: the reversed cumulative sum of ``g``."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        return _rcumsum(g.astype(_acc(g)), axis).astype(g.dtype, copy=False)
+
+
+def scan_cumprod_grad(g, x, y, axis):
+    """Gradient of ``y = cumprod(x)``, exact where ``x`` holds zeros (as PyTorch).
+
+    Before the first zero of a slice: reversed_cumsum(g * y) / x. At the first zero: the
+    reversed cumulative sum of g times the cumulative product with that zero replaced by one.
+    After it: zero.
+    """
+    acc = _acc(x)
+    xw, yw, gw = x.astype(acc), y.astype(acc), g.astype(acc)
+    zero = xw == 0
+    pos = _positions(x.shape[axis], axis, x.ndim)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        if not zero.any():
+            return (_rcumsum(gw * yw, axis) / xw).astype(x.dtype, copy=False)
+        has = zero.any(axis=axis, keepdims=True)
+        first = np.argmax(zero, axis=axis, keepdims=True)
+        before = ~has | (pos < first)
+        at = has & (pos == first)
+        out = np.where(before, _rcumsum(gw * yw, axis) / np.where(before, xw, 1), 0)
+        y2 = np.cumprod(np.where(at, 1, xw), axis=axis)
+        out = out + np.where(at, _rcumsum(gw * y2, axis), 0)
+    return out.astype(x.dtype, copy=False)
+
+
+def scan_cumext(a, axis, kind):
+    """(values, indices) of the cumulative max (``kind`` "max") or min along ``axis``.
+
+    NaN propagates from its first position on; the index is the last position where the running
+    extreme was reached (a tie or a NaN moves it), as PyTorch's cummax/cummin.
+    """
+    w = _wide(a)
+    op = np.maximum if kind == "max" else np.minimum
+    with np.errstate(invalid="ignore"):
+        vals = op.accumulate(w, axis=axis)
+        mark = w == vals
+    if _is_float(a):
+        mark = mark | np.isnan(w)
+    pos = _positions(a.shape[axis], axis, a.ndim)
+    idx = np.maximum.accumulate(np.where(mark, pos, 0), axis=axis)
+    return vals.astype(a.dtype, copy=False), idx.astype(_INT64, copy=False)
+
+
+def scan_index_grad(g, idx, axis):
+    """Gradient of a cumulative max/min: each ``g`` element added at its index along ``axis``."""
+    n = g.shape[axis]
+    gm = np.moveaxis(g, axis, -1)
+    im = np.moveaxis(idx, axis, -1)
+    moved_shape = gm.shape
+    rows = gm.size // n if n else 0
+    if rows == 0:
+        return np.zeros(g.shape, dtype=g.dtype)
+    lin = (np.arange(rows, dtype=_INT64)[:, None] * n + im.reshape(rows, n)).ravel()
+    out = np.bincount(lin, weights=gm.reshape(-1).astype(_F64), minlength=rows * n)
+    out = out.reshape(moved_shape)
+    return np.ascontiguousarray(np.moveaxis(out, -1, axis)).astype(g.dtype, copy=False)
+
+
+def scan_reshape(a, shape):
+    """``a`` with a new shape of the same size (a view where the layout allows)."""
+    return a.reshape(shape)

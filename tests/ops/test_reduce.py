@@ -1,0 +1,964 @@
+"""Tests of ember/ops/reduce.py: values against PyTorch (NumPy where PyTorch lacks the op),
+gradients against torch.autograd and finite differences, the spec's examples, bad input."""
+
+import doctest
+import os
+import warnings
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import ember
+from oracle import SHAPES, assert_close, ember_tensor, layouts, random_array, to_torch
+
+NAN = float("nan")
+INF = float("inf")
+FLOATS = ["float64", "float32", "float16", "bfloat16"]
+INTS = ["int64", "int32", "int16", "int8", "uint8"]
+ALL = FLOATS + INTS + ["bool"]
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+# -- helpers ------------------------------------------------------------------------------------
+
+def cases(rng, dtype, shapes=SHAPES, all_layouts=True):
+    """(tensor, original values) for each shape and layout; the values are a private copy."""
+    for shape in shapes:
+        arr = np.asarray(random_array(rng, shape, dtype))
+        for i, (_, lay) in enumerate(layouts(arr)):
+            if i and not all_layouts:
+                break
+            t = ember_tensor(lay, "bfloat16" if dtype == "bfloat16" else None)
+            yield t, np.array(t.numpy(), copy=True)
+
+
+def dim_args(ndim):
+    if ndim == 0:
+        return [None, 0, -1, (0,)]
+    out = [None] + list(range(ndim)) + [-1]
+    if ndim >= 2:
+        out += [(0, 1), (-1, 0), tuple(range(ndim))]
+    return out
+
+
+def count(shape, dim):
+    if dim is None:
+        dims = range(len(shape))
+    elif isinstance(dim, tuple):
+        dims = dim
+    else:
+        dims = (dim,)
+    n = 1
+    for d in dims:
+        if shape:
+            n *= shape[d]
+    return n
+
+
+def torch_reduce(fn, x, dim, keepdim):
+    """A PyTorch reduction with ember's meaning of dim (None: every dim; keepdim honoured)."""
+    if dim is None:
+        out = fn(x)
+        return out.reshape([1] * x.ndim) if keepdim else out
+    return fn(x, dim, keepdim=keepdim)
+
+
+def torch_multi(fn, x, dim, keepdim):
+    """A PyTorch single-dim reduction applied over ``dim`` (None, an int or a tuple)."""
+    if dim is None:
+        dims = tuple(range(x.ndim))
+    elif isinstance(dim, tuple):
+        dims = dim
+    else:
+        dims = (dim,)
+    if x.ndim == 0:
+        return fn(x, 0, keepdim=True)
+    dims = sorted(d % x.ndim for d in dims)
+    out = x
+    for d in dims:
+        out = fn(out, d, keepdim=True)
+    if not keepdim:
+        for d in reversed(dims):
+            out = out.squeeze(d)
+    return out
+
+
+def unchanged(t, before):
+    np.testing.assert_array_equal(np.asarray(t.numpy()).astype(np.float64),
+                                  np.asarray(before).astype(np.float64))
+
+
+def grad_pair(arr, ember_fn, torch_fn, rng):
+    """(ember gradient, torch gradient) of out . seed for a random seed, in float64."""
+    x = ember.from_numpy(arr).require_grad()
+    out = ember_fn(x)
+    seed = np.asarray(rng.standard_normal(out.shape))
+    out.backward(ember.tensor(seed))
+    xt = torch.from_numpy(np.array(arr, copy=True)).requires_grad_(True)
+    torch_fn(xt).backward(torch.from_numpy(seed))
+    return x.grad, xt.grad
+
+
+def check_grad(arr, ember_fn, torch_fn, rng):
+    g, gt = grad_pair(arr, ember_fn, torch_fn, rng)
+    assert_close(g, gt)
+
+
+def finite_difference(arr, fn, rng, eps=1e-6):
+    """Compare the gradient of sum(fn(x) * seed) with central differences."""
+    x = ember.from_numpy(arr).require_grad()
+    out = fn(x)
+    seed = np.asarray(rng.standard_normal(out.shape))
+    out.backward(ember.tensor(seed))
+    num = np.zeros(arr.shape)
+    for i in np.ndindex(arr.shape):
+        hi, lo = arr.copy(), arr.copy()
+        hi[i] += eps
+        lo[i] -= eps
+        f_hi = float((fn(ember.from_numpy(hi)).numpy() * seed).sum())
+        f_lo = float((fn(ember.from_numpy(lo)).numpy() * seed).sum())
+        num[i] = (f_hi - f_lo) / (2 * eps)
+    np.testing.assert_allclose(x.grad.numpy(), num, rtol=1e-5, atol=1e-6)
+
+
+def raises(fn, tensors, exc, match):
+    before = [np.array(t.numpy(), copy=True) for t in tensors]
+    with pytest.raises(exc, match=match) as info:
+        fn()
+    assert isinstance(info.value, ember.EmberError)
+    for t, b in zip(tensors, before):
+        unchanged(t, b)
+
+
+def T(data, dtype=None):
+    return ember.tensor(data, dtype=dtype)
+
+
+# -- the spec's examples ------------------------------------------------------------------------
+
+A = [[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]
+
+
+def test_spec_sum_mean_prod():
+    t = T(A)
+    assert t.sum().tolist() == 22.0 and t.sum().shape == ()
+    assert t.sum_dim(0).tolist() == [[6.0, 7.0, 9.0]]
+    assert t.sum_dim(1).tolist() == [[2.0], [20.0]]
+    assert t.sum_dims([0, 1]).tolist() == [[22.0]]  # API.md erratum: the comment says 27
+    b = T([[[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]], [[9.0, 2.0, 5.0], [5.0, 7.0, 7.0]]])
+    assert b.sum_dims_squeeze([0, 1]).tolist() == [20.0, 16.0, 21.0]
+    assert t.mean().dtype == ember.float32
+    assert t.mean().tolist() == float(np.float32(3.6666667))
+    assert t.mean_dim(0).tolist() == [[3.0, 3.5, 4.5]]
+    f32 = lambda v: float(np.float32(v))  # noqa: E731
+    assert t.mean_dim(1).tolist() == [[f32(0.6666667)], [f32(6.6666665)]]
+    assert T([[2.0, 4.0], [6.0, -4.0]]).mean_dims([0, 1]).tolist() == [[2.0]]
+    assert t.prod().tolist() == -1620.0
+    assert t.prod_dim(0).tolist() == [[5.0, -18.0, 18.0]]
+    assert t.prod_dim(1).tolist() == [[-6.0], [270.0]]
+    assert t.prod_dims([0, 1]).tolist() == [[-1620.0]]  # API.md erratum: the example calls sum_dims
+
+
+def test_spec_max_min():
+    t = T(A)
+    assert t.max().tolist() == 9.0
+    assert np.isnan(T([1.0, NAN, 3.0]).max().tolist())
+    values, index = t.max_dim_with_indices(0)
+    assert values.tolist() == [[5.0, 9.0, 6.0]] and index.tolist() == [[1, 1, 1]]
+    assert T([[1.0, -7.0, 3.0], [5.0, -1.0, 6.0]]).max_abs().tolist() == 7.0
+    assert t.max_abs_dim(0).tolist() == [[5.0, 9.0, 6.0]]  # API.md erratum: it calls max_dim
+    assert t.max_abs_dims([0, 1]).tolist() == [[9.0]]
+    assert t.min().tolist() == -2.0
+    assert t.min_dim(0).tolist() == [[1.0, -2.0, 3.0]]
+    assert t.min_dims([0, 1]).tolist() == [[-2.0]]
+    values, index = T([[7.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).min_dim_with_indices(0)
+    assert values.tolist() == [[5.0, -2.0, 3.0]] and index.tolist() == [[1, 0, 0]]
+    assert t.max_dim(0).tolist() == [[5.0, 9.0, 6.0]]
+    assert t.max_dims([0, 1]).tolist() == [[9.0]]
+
+
+def test_spec_arg():
+    ones = ember.from_numpy(np.ones((2, 3, 3), dtype=np.float32))
+    assert ones.argmax(1).shape == (2, 1, 3)
+    assert ones.argmin(1).shape == (2, 1, 3)
+    assert ones.argmax(1).dtype == ember.int64
+    assert ones.argmax(1).tolist() == np.zeros((2, 1, 3), dtype=int).tolist()
+    assert T([3.0, NAN, NAN]).argmax(0).tolist() == [1]
+    top = ones.argtopk(1, 2)
+    assert top.shape == (2, 3, 1) and top.tolist() == np.zeros((2, 3, 1), dtype=int).tolist()
+
+
+def test_spec_any_all():
+    t = T([[True, False, True], [False, True, False]])
+    assert t.any().tolist() is True and t.any().shape == () and t.any().dtype == ember.bool_
+    assert T([[False] * 3] * 2).any().tolist() is False
+    assert T([[True, False, False], [False, True, False]]).any_dim(1).tolist() == [[True], [True]]
+    assert T([[True, False, True], [True, True, True]]).all().tolist() is False
+    assert T([[True, True, False], [True, True, True]]).all_dim(0).tolist() == [[True, True, False]]
+
+
+def test_spec_median():
+    t = T([[1.0, 5.0, 3.0, 2.0], [8.0, 4.0, 6.0, 7.0]])
+    assert t.median(0).tolist() == [[1.0, 4.0, 3.0, 2.0]]
+    assert t.median(1).tolist() == [[2.0], [6.0]]
+    flat = ember.from_numpy(t.numpy().reshape(-1))
+    assert flat.median(0).tolist() == [4.0]
+    values, indices = t.median_with_indices(1)
+    assert values.tolist() == [[2.0], [6.0]] and indices.tolist() == [[3], [2]]
+
+
+# -- sum, mean, prod against PyTorch ------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_sum(rng, dtype):
+    for t, before in cases(rng, dtype):
+        x = to_torch(t)
+        for dim in dim_args(t.ndim):
+            for keepdim in (False, True):
+                assert_close(t.sum(dim, keepdim), torch_reduce(torch.sum, x, dim, keepdim))
+        assert_close(ember.sum(t), torch.sum(x))
+        unchanged(t, before)
+
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_sum_dim_forms(rng, dtype):
+    for t, _ in cases(rng, dtype, all_layouts=False):
+        x = to_torch(t)
+        for dim in dim_args(t.ndim)[1:]:
+            if isinstance(dim, tuple):
+                assert_close(t.sum_dims(list(dim)), torch.sum(x, dim, keepdim=True))
+                assert_close(t.sum_dims_squeeze(dim), torch.sum(x, dim))
+            else:
+                assert_close(t.sum_dim(dim), torch.sum(x, dim, keepdim=True))
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_mean_float(rng, dtype):
+    for t, before in cases(rng, dtype):
+        x = to_torch(t)
+        for dim in dim_args(t.ndim):
+            for keepdim in (False, True):
+                assert_close(t.mean(dim, keepdim), torch_reduce(torch.mean, x, dim, keepdim))
+            if dim is not None and not isinstance(dim, tuple):
+                assert_close(t.mean_dim(dim), torch.mean(x, dim, keepdim=True))
+            elif dim is not None:
+                assert_close(t.mean_dims(dim), torch.mean(x, dim, keepdim=True))
+        unchanged(t, before)
+
+
+def test_mean_empty_float_is_nan():
+    assert np.isnan(T([]).mean().tolist())
+    out = ember.from_numpy(np.zeros((3, 0))).mean(1)
+    assert out.shape == (3,) and np.isnan(out.numpy()).all()
+    assert ember.from_numpy(np.zeros((0, 3))).mean(0).shape == (3,)
+
+
+@pytest.mark.parametrize("dtype", INTS)
+def test_mean_int_floor(rng, dtype):
+    for t, _ in cases(rng, dtype, all_layouts=False):
+        x = to_torch(t)
+        for dim in dim_args(t.ndim):
+            if count(t.shape, dim) == 0:
+                continue
+            for keepdim in (False, True):
+                s = torch_reduce(torch.sum, x, dim, keepdim)
+                want = torch.div(s, count(t.shape, dim), rounding_mode="floor").to(x.dtype)
+                assert_close(t.mean(dim, keepdim), want)
+
+
+def test_mean_int_examples():
+    assert T([1, 2]).mean().tolist() == 1
+    assert T([-1, -2]).mean().tolist() == -2
+    assert T([[1, 2], [3, 5]], dtype="int8").mean_dim(1).tolist() == [[1], [4]]
+    assert T([[1, 2], [3, 5]], dtype="int8").mean_dim(1).dtype == ember.int8
+    assert T([250, 252], dtype="uint8").mean().tolist() == 251
+
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_prod(rng, dtype):
+    for t, before in cases(rng, dtype, all_layouts=dtype in ("float64", "int32", "bool")):
+        x = to_torch(t)
+        for dim in dim_args(t.ndim):
+            for keepdim in (False, True):
+                assert_close(t.prod(dim, keepdim), torch_multi(torch.prod, x, dim, keepdim))
+            if dim is not None and not isinstance(dim, tuple):
+                assert_close(t.prod_dim(dim), torch.prod(x, dim, keepdim=True))
+            elif dim is not None:
+                assert_close(t.prod_dims(dim), torch_multi(torch.prod, x, dim, True))
+        unchanged(t, before)
+
+
+def test_uint_sums_as_numpy(rng):
+    for dtype in ("uint16", "uint32", "uint64"):
+        arr = random_array(rng, (3, 4), dtype, high=50)
+        t = ember.from_numpy(arr)
+        assert t.sum().dtype == ember.int64 and t.sum().tolist() == int(arr.sum())
+        assert t.prod(0).tolist() == np.prod(arr.astype(np.int64), 0).tolist()
+        assert t.mean(1).tolist() == (arr.astype(np.int64).sum(1) // 4).tolist()
+        assert t.max().tolist() == int(arr.max())
+
+
+def test_empty_tuple_reduces_nothing(rng):
+    arr = random_array(rng, (2, 3), "float64")
+    t = ember.from_numpy(arr)
+    np.testing.assert_array_equal(t.sum(()).numpy(), arr)
+    np.testing.assert_array_equal(t.max(()).numpy(), arr)
+    np.testing.assert_array_equal(t.max_abs_dims([]).numpy(), np.abs(arr))
+    assert T([True, False]).sum(()).tolist() == [1, 0]
+    assert T([1, 0, 3]).count_nonzero(()).tolist() == [1, 0, 1]
+
+
+def test_float16_sum_accumulates_in_float32():
+    arr = np.full(4096, 0.1, dtype=np.float16)
+    s = ember.from_numpy(arr).sum()
+    assert s.dtype == ember.float16
+    assert s.tolist() == float(np.float16(arr.astype(np.float32).sum()))
+    assert_close(s, torch.from_numpy(arr).sum())
+
+
+def test_nan_inf_sum_mean(rng):
+    arr = np.array([[1.0, INF, -INF], [2.0, NAN, 3.0], [INF, 1.0, 2.0]])
+    t = ember.from_numpy(arr)
+    x = torch.from_numpy(arr)
+    for dim in (None, 0, 1):
+        assert_close(t.sum(dim), torch_reduce(torch.sum, x, dim, False))
+        assert_close(t.mean(dim), torch_reduce(torch.mean, x, dim, False))
+        assert_close(t.prod(dim), torch_multi(torch.prod, x, dim, False))
+
+
+# -- max, min, max_abs --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_max_min(rng, dtype):
+    for t, before in cases(rng, dtype):
+        x = to_torch(t)
+        for dim in dim_args(t.ndim):
+            if count(t.shape, dim) == 0:
+                continue
+            for keepdim in (False, True):
+                assert_close(t.max(dim, keepdim), torch_reduce(torch.amax, x, dim, keepdim))
+                assert_close(t.min(dim, keepdim), torch_reduce(torch.amin, x, dim, keepdim))
+            if isinstance(dim, tuple):
+                assert_close(t.max_dims(dim), torch.amax(x, dim, keepdim=True))
+                assert_close(t.min_dims(list(dim)), torch.amin(x, dim, keepdim=True))
+            elif dim is not None:
+                assert_close(t.max_dim(dim), torch.amax(x, dim, keepdim=True))
+                assert_close(t.min_dim(dim), torch.amin(x, dim, keepdim=True))
+        unchanged(t, before)
+
+
+def test_max_min_reduce_nonempty_dim_of_empty_tensor():
+    t = ember.from_numpy(np.zeros((0, 3)))
+    assert t.max(1).shape == (0,) and t.min_dim(1).shape == (0, 1)
+    assert ember.from_numpy(np.zeros((3, 0))).max(0).shape == (0,)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "bfloat16", "int32", "int8"])
+def test_max_abs(rng, dtype):
+    for t, _ in cases(rng, dtype, all_layouts=dtype == "float32"):
+        x = to_torch(t)
+        for dim in dim_args(t.ndim):
+            if count(t.shape, dim) == 0:
+                continue
+            assert_close(t.max_abs(dim), torch_reduce(torch.amax, x.abs(), dim, False))
+            if isinstance(dim, tuple):
+                assert_close(t.max_abs_dims(dim), torch.amax(x.abs(), dim, keepdim=True))
+            elif dim is not None:
+                assert_close(t.max_abs_dim(dim), torch.amax(x.abs(), dim, keepdim=True))
+
+
+def test_max_min_nan():
+    arr = np.array([[1.0, NAN, 3.0], [4.0, 5.0, -INF], [NAN, NAN, INF]])
+    for dtype in ("float64", "float32", "float16", "bfloat16"):
+        t = ember.from_numpy(arr).cast(dtype)
+        x = to_torch(t)
+        for dim in (None, 0, 1, (0, 1)):
+            assert_close(t.max(dim), torch_reduce(torch.amax, x, dim, False))
+            assert_close(t.min(dim), torch_reduce(torch.amin, x, dim, False))
+            assert_close(t.max_abs(dim), torch_reduce(torch.amax, x.abs(), dim, False))
+
+
+# -- argmax, argmin, with_indices, argtopk -------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "bfloat16", "int64", "int8",
+                                   "uint8"])
+def test_argmax_argmin(rng, dtype):
+    for t, before in cases(rng, dtype):
+        x = to_torch(t)
+        if t.numel():
+            assert_close(t.argmax(), torch.argmax(x))
+            assert_close(t.argmin(), torch.argmin(x))
+            assert_close(t.argmax(keepdim=True), torch.argmax(x, None, keepdim=True))
+        for dim in range(-t.ndim, t.ndim):
+            if t.shape[dim] == 0:
+                continue
+            assert_close(t.argmax(dim), torch.argmax(x, dim, keepdim=True))
+            assert_close(t.argmin(dim), torch.argmin(x, dim, keepdim=True))
+            assert_close(t.argmax(dim, keepdim=False), torch.argmax(x, dim))
+        unchanged(t, before)
+
+
+def test_argmax_bool_as_numpy(rng):
+    arr = rng.random((3, 4)) < 0.5
+    t = ember.from_numpy(arr)
+    assert t.argmax(1).tolist() == np.argmax(arr, 1)[:, None].tolist()
+    assert t.argmin().tolist() == int(np.argmin(arr))
+
+
+def test_argmax_nan_and_ties():
+    arr = np.array([[1.0, NAN, 3.0, NAN], [2.0, 7.0, 7.0, 1.0], [-INF, -INF, -INF, -INF]])
+    for dtype in ("float64", "float32", "float16"):
+        t = ember.from_numpy(arr.astype(dtype))
+        x = torch.from_numpy(arr.astype(dtype))
+        for dim in (0, 1, -1):
+            assert_close(t.argmax(dim), torch.argmax(x, dim, keepdim=True))
+            assert_close(t.argmin(dim), torch.argmin(x, dim, keepdim=True))
+        assert t.argmax().tolist() == 1 and t.argmin().tolist() == 1
+    assert T([[1.0, NAN, 3.0, NAN]]).cast("bfloat16").argmin(1).tolist() == [[1]]
+    assert T([2, 5, 5, 1]).argmax(0).tolist() == [1]
+    assert T([2, 1, 5, 1]).argmin(0).tolist() == [1]
+
+
+def test_argmax_0d():
+    t = T(5.0)
+    assert t.argmax().tolist() == 0 and t.argmax().shape == ()
+    assert t.argmax(0).shape == () and t.argmin(-1).tolist() == 0
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "bfloat16", "int32", "uint8",
+                                   "bool"])
+def test_max_min_dim_with_indices(rng, dtype):
+    for t, before in cases(rng, dtype):
+        x = to_torch(t)
+        for dim in range(-t.ndim, t.ndim):
+            if t.shape[dim] == 0:
+                continue
+            for method, tfn, npfn in ((t.max_dim_with_indices, torch.amax, np.argmax),
+                                      (t.min_dim_with_indices, torch.amin, np.argmin)):
+                values, index = method(dim)
+                assert_close(values, tfn(x, dim, keepdim=True))
+                # the lowest index of the extreme (torch.max(dim) does not promise it)
+                want = npfn(np.asarray(t.numpy()).astype(np.float64), axis=dim)
+                assert index.dtype == ember.int64
+                assert index.tolist() == np.expand_dims(want, dim).tolist()
+        unchanged(t, before)
+    if dtype == "float32":
+        values, index = T(2.5).max_dim_with_indices(0)
+        assert values.shape == () and values.tolist() == 2.5 and index.tolist() == 0
+
+
+def test_with_indices_nan():
+    t = T([[1.0, NAN, 3.0, NAN], [2.0, 7.0, 7.0, 1.0]])
+    values, index = t.max_dim_with_indices(1)
+    assert np.isnan(values.numpy()[0, 0]) and values.tolist()[1] == [7.0]
+    assert index.tolist() == [[1], [1]]
+    values, index = t.min_dim_with_indices(1)
+    assert np.isnan(values.numpy()[0, 0]) and values.tolist()[1] == [1.0]
+    assert index.tolist() == [[1], [3]]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_argtopk_vs_torch(rng, dtype):
+    for t, before in cases(rng, dtype):
+        x = to_torch(t)
+        for dim in range(-t.ndim, t.ndim):
+            for k in sorted({0, min(1, t.shape[dim]), t.shape[dim] // 2, t.shape[dim]}):
+                got = t.argtopk(k, dim)
+                assert got.dtype == ember.int64
+                assert_close(got, torch.topk(x, k, dim).indices)
+        unchanged(t, before)
+
+
+def test_argtopk_ties_nan_ints():
+    assert T([NAN, 3.0, 1.0, NAN]).argtopk(3, 0).tolist() == [0, 3, 1]
+    assert_close(T([NAN, 3.0, 1.0, NAN]).argtopk(3, 0),
+                 torch.topk(torch.tensor([NAN, 3.0, 1.0, NAN]), 3).indices)
+    rng = np.random.default_rng(1)
+    for dtype in ("int64", "int8", "uint8", "bool", "float16"):
+        arr = random_array(rng, (4, 9), dtype)
+        t = ember.from_numpy(arr)
+        for dim in (0, 1):
+            want = np.argsort(-arr.astype(np.float64), axis=dim, kind="stable")
+            got = t.argtopk(3, dim).numpy()
+            np.testing.assert_array_equal(got, np.take(want, range(3), axis=dim))
+    assert T(4.0).argtopk(1, 0).tolist() == 0
+    assert T([2, 2, 2]).argtopk(2).tolist() == [0, 1]
+
+
+# -- any, all, count_nonzero --------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "int64", "uint8", "bool"])
+def test_any_all(rng, dtype):
+    for t0, _ in cases(rng, dtype):
+        t = t0
+        if dtype != "bool":
+            arr = np.asarray(t0.numpy()).astype(np.float64)
+            arr[np.abs(arr) < 0.7] = 0
+            t = ember.from_numpy(arr).cast(dtype)
+        before = np.array(t.numpy(), copy=True)
+        x = to_torch(t)
+        for dim in dim_args(t.ndim):
+            for keepdim in (False, True):
+                for name in ("any", "all"):
+                    got = getattr(t, name)(dim, keepdim)
+                    want = torch_reduce(getattr(torch, name), x, dim, keepdim).bool()
+                    assert_close(got, want)
+            if dim is not None and not isinstance(dim, tuple):
+                assert_close(t.any_dim(dim), torch.any(x, dim, keepdim=True).bool())
+                assert_close(t.all_dim(dim), torch.all(x, dim, keepdim=True).bool())
+        unchanged(t, before)
+
+
+def test_any_all_nan_and_empty():
+    assert T([NAN]).all().tolist() is True and T([NAN, 0.0]).any().tolist() is True
+    assert T([]).any().tolist() is False and T([]).all().tolist() is True
+    assert ember.any(T([0, 0])).tolist() is False
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int32", "bool"])
+def test_count_nonzero(rng, dtype):
+    for t, _ in cases(rng, dtype):
+        arr = np.asarray(t.numpy()).astype(np.float64)
+        if dtype != "bool":
+            arr[np.abs(arr) < 0.7] = 0
+        t = ember.from_numpy(arr).cast(dtype)
+        x = to_torch(t)
+        for dim in dim_args(t.ndim):
+            if dim == (0,) or (t.ndim == 0 and dim is not None):
+                continue
+            got = t.count_nonzero(dim)
+            assert_close(got, torch.count_nonzero(x, dim))
+
+
+# -- variance, median, cov ----------------------------------------------------------------------
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_var(rng, dtype):
+    for t, before in cases(rng, dtype, all_layouts=dtype == "float64"):
+        x = to_torch(t)
+        for dim in dim_args(t.ndim):
+            keep = dim is not None
+            for method, c in (("var", 1), ("var_bias", 0)):
+                want = torch.var(x, correction=c) if dim is None else torch.var(
+                    x, dim, correction=c, keepdim=True)
+                assert_close(getattr(t, method)(dim), want)
+            v, m = t.var_mean(dim)
+            tv, tm = torch.var_mean(x, dim, correction=1, keepdim=keep)
+            assert_close(v, tv)
+            assert_close(m, tm)
+            v, m = t.var_mean_bias(dim, keepdim=False)
+            tv, tm = torch.var_mean(x, dim, correction=0, keepdim=False)
+            assert_close(v, tv)
+            assert_close(m, tm)
+        unchanged(t, before)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "bfloat16", "int64", "int16",
+                                   "uint8"])
+def test_median(rng, dtype):
+    exact_index = dtype in ("float64", "float32")
+    for t, before in cases(rng, dtype):
+        x = to_torch(t)
+        if t.numel():
+            assert_close(t.median(), torch.median(x))
+        for dim in range(-t.ndim, t.ndim) if t.ndim else [0]:
+            if t.ndim and t.shape[dim] == 0:
+                continue
+            tv, ti = torch.median(x, dim, keepdim=True)
+            assert_close(t.median(dim), tv)
+            assert_close(t.median(dim, keepdim=False), torch.median(x, dim).values)
+            values, indices = t.median_with_indices(dim)
+            assert_close(values, tv)
+            if exact_index:
+                assert_close(indices, ti)
+            elif t.ndim:
+                # whatever the tie, the index points at the median value
+                picked = np.take_along_axis(np.asarray(t.numpy()), indices.numpy(), axis=dim)
+                np.testing.assert_array_equal(picked, np.asarray(values.numpy()))
+        unchanged(t, before)
+
+
+def test_median_nan_and_empty():
+    arr = np.array([[3.0, NAN, 1.0, NAN], [4.0, 2.0, 8.0, 1.0], [NAN, 0.0, 0.0, 0.0]])
+    t = ember.from_numpy(arr)
+    x = torch.from_numpy(arr)
+    for dim in (0, 1):
+        tv, ti = torch.median(x, dim, keepdim=True)
+        values, indices = t.median_with_indices(dim)
+        assert_close(values, tv)
+        assert_close(indices, ti)
+    assert np.isnan(t.median().tolist())
+    assert np.isnan(T([]).median().tolist())
+    v, i = T([5, 1, 3, 2]).median_with_indices()
+    assert (v.tolist(), i.tolist()) == (2, 3)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
+def test_cov(rng, dtype):
+    for shape in [(2, 5), (3, 1), (1, 4), (4, 3), (3, 0), (0, 4)]:
+        arr = random_array(rng, shape, dtype)
+        for _, lay in layouts(arr):
+            t = ember.from_numpy(lay)
+            for dim in (0, 1, -1):
+                for c in (0, 1, 2):
+                    got = t.cov(dim, c)
+                    x = torch.from_numpy(np.array(lay))
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        want = torch.cov(x if dim % 2 == 1 else x.T, correction=c)
+                    v = shape[0] if dim % 2 == 1 else shape[1]
+                    want = want.reshape(v, v)  # torch squeezes one variable to 0-d; Burn keeps 2-D
+                    assert_close(got, want, rtol=1e-2 if dtype == "float16" else None,
+                                 atol=1e-2 if dtype == "float16" else None)
+    assert ember.cov(T([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]]), 1).tolist() == [[1.0, -1.0],
+                                                                             [-1.0, 1.0]]
+
+
+# -- gradients against torch.autograd (float64) -------------------------------------------------
+
+GRAD_SHAPES = [(), (5,), (3, 4), (2, 3, 4), (2, 0, 3)]
+
+
+def grad_cases(rng, shapes=GRAD_SHAPES):
+    for shape in shapes:
+        arr = random_array(rng, shape, "float64")
+        for _, lay in layouts(arr):
+            yield lay
+
+
+def test_grad_sum_mean(rng):
+    for arr in grad_cases(rng):
+        for dim in dim_args(arr.ndim):
+            for keepdim in (False, True):
+                check_grad(arr, lambda x: x.sum(dim, keepdim),
+                           lambda x: torch_reduce(torch.sum, x, dim, keepdim), rng)
+                check_grad(arr, lambda x: x.mean(dim, keepdim),
+                           lambda x: torch_reduce(torch.mean, x, dim, keepdim), rng)
+            if dim is not None and not isinstance(dim, tuple):
+                check_grad(arr, lambda x: x.sum_dim(dim), lambda x: x.sum(dim, keepdim=True), rng)
+                check_grad(arr, lambda x: x.mean_dim(dim), lambda x: x.mean(dim, keepdim=True),
+                           rng)
+            elif dim is not None:
+                check_grad(arr, lambda x: x.sum_dims_squeeze(dim), lambda x: x.sum(dim), rng)
+                check_grad(arr, lambda x: x.mean_dims(dim), lambda x: x.mean(dim, keepdim=True),
+                           rng)
+
+
+def test_grad_prod_with_zeros(rng):
+    arrays = list(grad_cases(rng, [(), (5,), (3, 4), (2, 3, 4)]))
+    one = random_array(rng, (3, 4), "float64")
+    one[1, 2] = 0.0
+    several = random_array(rng, (3, 4), "float64")
+    several[0, 1] = several[0, 3] = several[2, 0] = 0.0
+    several[2, 2] = 0.0
+    allzero = np.zeros((2, 3))
+    arrays += [one, several, allzero, np.array([0.0, 2.0, 3.0]), np.array([0.0, 0.0, 3.0])]
+    for arr in arrays:
+        for dim in dim_args(arr.ndim):
+            for keepdim in (False, True):
+                check_grad(arr, lambda x: x.prod(dim, keepdim),
+                           lambda x: torch_multi(torch.prod, x, dim, keepdim), rng)
+        if arr.ndim:
+            check_grad(arr, lambda x: x.prod_dim(-1), lambda x: x.prod(-1, keepdim=True), rng)
+
+
+def test_grad_max_min_whole_ties_share_evenly(rng):
+    arrays = [np.array([1.0, 3.0, 3.0, 2.0]), np.array([[5.0, 1.0], [5.0, 5.0]]),
+              np.array([1.0, NAN, 3.0, NAN]), np.array(2.0), random_array(rng, (3, 4), "float64")]
+    for arr in arrays:
+        check_grad(arr, lambda x: x.max(), torch.max, rng)
+        check_grad(arr, lambda x: x.min(), torch.min, rng)
+        check_grad(arr, lambda x: x.max(keepdim=True),
+                   lambda x: torch.max(x).reshape([1] * x.ndim), rng)
+
+
+def test_grad_max_min_dim_goes_to_selected_index(rng):
+    tied = np.array([[1.0, 3.0, 3.0, 2.0], [4.0, 4.0, 0.0, 4.0], [NAN, 1.0, NAN, 2.0]])
+    for arr in list(grad_cases(rng, [(5,), (3, 4), (2, 3, 4)])) + [tied]:
+        for dim in range(-arr.ndim, arr.ndim):
+            check_grad(arr, lambda x: x.max_dim(dim), lambda x: torch.max(x, dim, True).values,
+                       rng)
+            check_grad(arr, lambda x: x.min_dim(dim), lambda x: torch.min(x, dim, True).values,
+                       rng)
+            check_grad(arr, lambda x: x.max(dim), lambda x: torch.max(x, dim).values, rng)
+            check_grad(arr, lambda x: x.max_dim_with_indices(dim)[0],
+                       lambda x: torch.max(x, dim, True).values, rng)
+            check_grad(arr, lambda x: x.min_dim_with_indices(dim)[0],
+                       lambda x: torch.min(x, dim, True).values, rng)
+    check_grad(np.array(3.0), lambda x: x.max_dim_with_indices(0)[0],
+               lambda x: torch.max(x, 0).values, rng)
+
+
+def test_grad_max_dims_tuple(rng):
+    # without ties the selected element is torch's amax choice too
+    for arr in grad_cases(rng, [(3, 4), (2, 3, 4)]):
+        for dims in [(0, 1), (-1, 0), tuple(range(arr.ndim))]:
+            check_grad(arr, lambda x: x.max_dims(dims), lambda x: torch.amax(x, dims, True), rng)
+            check_grad(arr, lambda x: x.min(dims), lambda x: torch.amin(x, dims), rng)
+    # with ties: everything to the first extreme in row-major order over the reduced dims
+    x = ember.tensor([[[1.0, 7.0], [7.0, 2.0]], [[7.0, 0.0], [3.0, 7.0]]]).require_grad()
+    x.max_dims([1, 2]).backward(ember.tensor([[[2.0]], [[5.0]]], dtype="float32"))
+    assert x.grad.tolist() == [[[0.0, 2.0], [0.0, 0.0]], [[5.0, 0.0], [0.0, 0.0]]]
+    x = ember.tensor([[1.0, 0.0], [0.0, 0.0]]).require_grad()
+    x.min((0, 1)).backward()
+    assert x.grad.tolist() == [[0.0, 1.0], [0.0, 0.0]]
+
+
+def test_grad_max_abs(rng):
+    tied = np.array([[3.0, -3.0, 1.0], [0.0, 0.0, 0.0]])
+    for arr in list(grad_cases(rng, [(5,), (3, 4)])) + [tied, np.array([0.0, 0.0])]:
+        check_grad(arr, lambda x: x.max_abs(), lambda x: x.abs().max(), rng)
+        for dim in range(-arr.ndim, arr.ndim):
+            check_grad(arr, lambda x: x.max_abs_dim(dim),
+                       lambda x: x.abs().max(dim, keepdim=True).values, rng)
+    arr = random_array(rng, (3, 4), "float64")
+    check_grad(arr, lambda x: x.max_abs_dims([0, 1]), lambda x: x.abs().amax((0, 1), True), rng)
+
+
+def test_grad_var(rng):
+    for arr in grad_cases(rng, [(5,), (3, 4), (2, 3, 4)]):
+        for dim in dim_args(arr.ndim):
+            keep = dim is not None
+            check_grad(arr, lambda x: x.var(dim),
+                       lambda x: torch.var(x, dim, correction=1, keepdim=keep), rng)
+            check_grad(arr, lambda x: x.var_bias(dim),
+                       lambda x: torch.var(x, dim, correction=0, keepdim=keep), rng)
+            for bias, c in ((False, 1), (True, 0)):
+                x = ember.from_numpy(arr).require_grad()
+                v, m = (x.var_mean_bias(dim) if bias else x.var_mean(dim))
+                sv = np.asarray(rng.standard_normal(v.shape))
+                sm = np.asarray(rng.standard_normal(m.shape))
+                v.backward(ember.tensor(sv))
+                gv = x.grad.numpy().copy()
+                x2 = ember.from_numpy(arr).require_grad()
+                _, m2 = (x2.var_mean_bias(dim) if bias else x2.var_mean(dim))
+                m2.backward(ember.tensor(sm))
+                xt = torch.from_numpy(np.array(arr)).requires_grad_(True)
+                tv, tm = torch.var_mean(xt, dim, correction=c, keepdim=keep)
+                gtv, = torch.autograd.grad(tv, xt, torch.from_numpy(sv), retain_graph=True)
+                gtm, = torch.autograd.grad(tm, xt, torch.from_numpy(sm))
+                np.testing.assert_allclose(gv, gtv.numpy(), rtol=1e-7, atol=1e-9)
+                np.testing.assert_allclose(x2.grad.numpy(), gtm.numpy(), rtol=1e-7, atol=1e-9)
+
+
+def test_grad_median(rng):
+    tied = np.array([[1.0, 2.0, 2.0, 3.0], [2.0, 1.0, 2.0, 2.0]])
+    for arr in list(grad_cases(rng, [(5,), (3, 4), (2, 3, 4)])) + [tied]:
+        check_grad(arr, lambda x: x.median(), torch.median, rng)
+        for dim in range(-arr.ndim, arr.ndim):
+            check_grad(arr, lambda x: x.median(dim),
+                       lambda x: torch.median(x, dim, keepdim=True).values, rng)
+            check_grad(arr, lambda x: x.median_with_indices(dim, keepdim=False)[0],
+                       lambda x: torch.median(x, dim).values, rng)
+    check_grad(np.array([1.0, NAN, 3.0, NAN]), lambda x: x.median(), torch.median, rng)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_grad_cov(rng):
+    for shape in [(2, 5), (3, 4), (1, 3), (3, 1)]:
+        arr = random_array(rng, shape, "float64")
+        for _, lay in layouts(arr):
+            for dim in (0, 1):
+                for c in (0, 1):
+                    v = shape[0] if dim == 1 else shape[1]
+                    check_grad(lay, lambda x: x.cov(dim, c), lambda x: torch.cov(
+                        x if dim == 1 else x.T, correction=c).reshape(v, v), rng)
+
+
+def test_finite_differences(rng):
+    arr = random_array(rng, (3, 4), "float64")
+    with_zero = arr.copy()
+    with_zero[1, 1] = 0.0
+    finite_difference(arr, lambda x: x.sum(1), rng)
+    finite_difference(arr, lambda x: x.mean((0, 1)), rng)
+    finite_difference(arr, lambda x: x.prod(0), rng)
+    finite_difference(with_zero, lambda x: x.prod_dim(1), rng)
+    finite_difference(arr, lambda x: x.var(1), rng)
+    finite_difference(arr, lambda x: x.max_dim(0), rng)
+    finite_difference(arr, lambda x: x.median(1), rng)
+    finite_difference(arr, lambda x: x.cov(1, 1), rng)
+
+
+def test_float32_and_float16_grads_keep_dtype(rng):
+    for dtype in ("float32", "float16"):
+        x = ember.from_numpy(random_array(rng, (3, 4), dtype)).require_grad()
+        x.var(1).backward()
+        assert x.grad.dtype.name == dtype
+        x = ember.from_numpy(random_array(rng, (3, 4), dtype)).require_grad()
+        x.prod(0).backward()
+        assert x.grad.dtype.name == dtype and x.grad.shape == (3, 4)
+
+
+def test_int_results_carry_no_gradient(rng):
+    x = ember.from_numpy(random_array(rng, (3, 4), "float64")).require_grad()
+    assert not x.argmax(1).is_tracked()
+    assert not x.max_dim_with_indices(0)[1].is_tracked()
+    assert not x.any().is_tracked() and not x.count_nonzero().is_tracked()
+    assert x.sum().is_tracked() and x.median(0).is_tracked()
+    with ember.no_grad():
+        assert not x.sum().is_tracked()
+
+
+# -- laws (Hypothesis) --------------------------------------------------------------------------
+
+small_ints = hnp.arrays(np.int64, hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4),
+                        elements=st.integers(-20, 20))
+
+
+@settings(max_examples=30, deadline=None)
+@given(small_ints, st.data())
+def test_law_sum_dims_is_sequential_sum_dim(arr, data):
+    t = ember.from_numpy(arr)
+    dims = data.draw(st.lists(st.integers(0, arr.ndim - 1), unique=True, min_size=1))
+    out = t
+    for d in dims:
+        out = out.sum_dim(d)
+    assert t.sum_dims(dims).tolist() == out.tolist()
+    assert t.sum(tuple(dims)).tolist() == np.sum(arr, axis=tuple(dims)).tolist()
+
+
+@settings(max_examples=30, deadline=None)
+@given(small_ints, st.data())
+def test_law_extremes_and_indices_agree(arr, data):
+    t = ember.from_numpy(arr)
+    d = data.draw(st.integers(-arr.ndim, arr.ndim - 1))
+    values, index = t.max_dim_with_indices(d)
+    assert values.tolist() == np.take_along_axis(arr, index.numpy(), axis=d).tolist()
+    assert index.tolist() == t.argmax(d).tolist()
+    assert t.argtopk(1, d).tolist() == index.tolist()
+    assert (t.max_dim(d).numpy() >= arr).all() and (t.min_dim(d).numpy() <= arr).all()
+    lo, hi = t.min_dim(d).numpy(), t.max_dim(d).numpy()
+    med = t.median(d).numpy()
+    assert (lo <= med).all() and (med <= hi).all()
+
+
+@settings(max_examples=30, deadline=None)
+@given(hnp.arrays(np.float64, hnp.array_shapes(min_dims=1, max_dims=3, min_side=2, max_side=4),
+                  elements=st.floats(-100, 100)), st.data())
+def test_law_var_bias_and_var(arr, data):
+    t = ember.from_numpy(arr)
+    d = data.draw(st.integers(-arr.ndim, arr.ndim - 1))
+    n = arr.shape[d]
+    np.testing.assert_allclose(t.var_bias(d).numpy() * n, t.var(d).numpy() * (n - 1),
+                               rtol=1e-9, atol=1e-9)
+    assert (t.var(d).numpy() >= 0).all()
+
+
+# -- bad input ----------------------------------------------------------------------------------
+
+def test_bad_dims():
+    t = T([[1.0, 2.0], [3.0, 4.0]])
+    for name in ("sum", "mean", "prod", "max", "min", "any", "all", "count_nonzero", "max_abs"):
+        raises(lambda: getattr(t, name)(2), [t], ember.DimensionError, rf"{name}: dim 2 is out")
+        raises(lambda: getattr(t, name)((0, 5)), [t], ember.DimensionError,
+               rf"{name}: dim 5 is out of range")
+        raises(lambda: getattr(t, name)((0, -2)), [t], ember.InvalidParameterError,
+               rf"{name}: dim \(0, -2\) repeats a dim")
+        raises(lambda: getattr(t, name)(1.5), [t], ember.InvalidParameterError,
+               rf"{name}: dim must be an int")
+    for name in ("sum_dim", "mean_dim", "prod_dim", "max_dim", "min_dim", "max_abs_dim",
+                 "any_dim", "all_dim", "max_dim_with_indices", "min_dim_with_indices"):
+        raises(lambda: getattr(t, name)(-3), [t], ember.DimensionError,
+               rf"{name}: dim -3 is out of range .* expected a dim in \[-2, 1\]")
+        raises(lambda: getattr(t, name)((0,)), [t], ember.InvalidParameterError,
+               rf"{name}: dim must be an int, got tuple")
+    for name in ("sum_dims", "sum_dims_squeeze", "mean_dims", "prod_dims", "max_dims",
+                 "min_dims", "max_abs_dims"):
+        raises(lambda: getattr(t, name)([0, 0]), [t], ember.InvalidParameterError,
+               rf"{name}: dims \(0, 0\) repeats a dim")
+        raises(lambda: getattr(t, name)([3]), [t], ember.DimensionError, rf"{name}: dims 3")
+    for name in ("argmax", "argmin", "var", "var_bias", "var_mean", "var_mean_bias", "median",
+                 "median_with_indices"):
+        raises(lambda: getattr(t, name)(2), [t], ember.DimensionError, rf"{name}: dim 2 is out")
+    raises(lambda: t.argtopk(1, 2), [t], ember.DimensionError, r"argtopk: dim 2 is out")
+    raises(lambda: t.cov(2), [t], ember.DimensionError, r"cov: dim 2 is out")
+    z = T(3.0)
+    raises(lambda: z.sum(1), [z], ember.DimensionError, r"sum: dim 1 is out of range for a 0-d")
+    raises(lambda: z.max_dim(-2), [z], ember.DimensionError, r"max_dim: dim -2 .* 0-d")
+    raises(lambda: z.sum((0, -1)), [z], ember.InvalidParameterError, r"sum: dim .* repeats")
+
+
+def test_bad_keepdim():
+    t = T([[1.0, 2.0], [3.0, 4.0]])
+    for name in ("sum", "mean", "prod", "max", "min", "any", "all", "max_abs", "argmax",
+                 "median", "var"):
+        raises(lambda: getattr(t, name)(0, "yes"), [t], ember.InvalidParameterError,
+               rf"{name}: keepdim must be a bool, got str 'yes'")
+
+
+def test_bad_kinds():
+    b = T([True, False])
+    i = T([1, 2, 3])
+    raises(lambda: b.mean(), [b], ember.KindError, r"mean: not defined for bool tensors")
+    raises(lambda: b.mean_dim(0), [b], ember.KindError, r"mean_dim: not defined for bool")
+    raises(lambda: b.max_abs(), [b], ember.KindError, r"max_abs: not defined for bool")
+    raises(lambda: b.median(), [b], ember.KindError, r"median: not defined for bool")
+    for name in ("var", "var_bias", "var_mean", "var_mean_bias"):
+        raises(lambda: getattr(i, name)(0), [i], ember.KindError,
+               rf"{name}: not defined for int tensors \(dtype int64\); expected a float tensor")
+    m = T([[1, 2], [3, 4]])
+    raises(lambda: m.cov(1), [m], ember.KindError, r"cov: not defined for int tensors")
+
+
+def test_bad_empty_reductions():
+    e = ember.from_numpy(np.zeros((0, 3)))
+    for name in ("max", "min", "max_abs", "argmax", "argmin", "median_with_indices"):
+        raises(lambda: getattr(e, name)(), [e], ember.InvalidParameterError,
+               rf"{name}: cannot reduce zero elements .*shape \(0, 3\)")
+    for name in ("max_dim", "min_dim", "max_abs_dim", "max_dim_with_indices",
+                 "min_dim_with_indices", "argmax", "argmin", "median", "median_with_indices"):
+        raises(lambda: getattr(e, name)(0), [e], ember.InvalidParameterError,
+               rf"{name}: cannot reduce zero elements \(dims \(0,\)")
+    raises(lambda: e.max((0, 1)), [e], ember.InvalidParameterError, r"max: cannot reduce zero")
+    ei = ember.from_numpy(np.zeros((2, 0), dtype=np.int32))
+    raises(lambda: ei.mean(), [ei], ember.InvalidParameterError,
+           r"mean: the mean of zero int elements is undefined")
+    raises(lambda: ei.mean_dim(1), [ei], ember.InvalidParameterError,
+           r"mean_dim: the mean of zero int elements")
+    raises(lambda: ei.median(), [ei], ember.InvalidParameterError, r"median: cannot reduce zero")
+
+
+def test_bad_argtopk_k():
+    t = T([[1.0, 2.0, 3.0]])
+    raises(lambda: t.argtopk(4, 1), [t], ember.InvalidParameterError,
+           r"argtopk: k 4 is out of range for dim 1 of size 3; expected 0 <= k <= 3")
+    raises(lambda: t.argtopk(-1, 1), [t], ember.InvalidParameterError, r"argtopk: k -1 is out")
+    raises(lambda: t.argtopk(1.0, 1), [t], ember.InvalidParameterError,
+           r"argtopk: k must be an int")
+    z = T(1.0)
+    raises(lambda: z.argtopk(0, 0), [z], ember.InvalidParameterError, r"argtopk: k 0 .* 0-d")
+
+
+def test_bad_cov():
+    v = T([1.0, 2.0, 3.0])
+    raises(lambda: v.cov(0), [v], ember.ShapeMismatchError,
+           r"cov: self has shape \(3,\) \(rank 1\); expected a 2-D tensor")
+    t = T([[1.0, 2.0], [3.0, 5.0]])
+    raises(lambda: t.cov(1, -1), [t], ember.InvalidParameterError,
+           r"cov: correction_factor -1 is negative")
+    raises(lambda: t.cov(1, 0.5), [t], ember.InvalidParameterError,
+           r"cov: correction_factor must be an int")
+
+
+def test_bad_self_for_module_functions():
+    for name in ("sum", "mean", "prod", "max", "min", "argmax", "argmin", "any", "all", "var",
+                 "var_mean", "median", "count_nonzero"):
+        with pytest.raises(ember.InvalidParameterError,
+                           match=rf"{name}: expected a Tensor, got list"):
+            getattr(ember, name)([1.0, 2.0])
+    with pytest.raises(ember.InvalidParameterError, match=r"cov: expected a Tensor"):
+        ember.cov([[1.0]], 0)
+
+
+# -- the user guide -----------------------------------------------------------------------------
+
+def test_docs_reductions_md():
+    path = os.path.join(ROOT, "docs", "reductions.md")
+    result = doctest.testfile(path, module_relative=False, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 10
+    assert result.failed == 0
