@@ -1,3 +1,921 @@
-"""The indexing op family."""
+"""The indexing op family: select, gather, scatter, take, masks, where, one-hot, nonzero, and the
+advanced indexing behind ``t[key]`` and ``t[key] = value``.
 
-__all__ = []
+Index tensors are int tensors of any int dtype (``KindError`` otherwise; a bool mask only where a
+mask is meant). Negative indices count from the end, as in Python: an index into a dim of size
+``n`` must lie in ``[-n, n - 1]``, else ``DimensionError`` names the op, the index and the range.
+Update ops (``IndexingUpdateOp`` or a string) are add, assign, mul, min and max; on bools add is
+or. Repeated indices accumulate for add, mul, min and max; for assign the last one wins.
+Gradients flow to the tensor and to the values; index tensors carry none.
+"""
+
+import operator
+
+from .. import dtypes as _dt
+from ..backends import default as be
+from ..errors import DimensionError, InvalidParameterError, KindError, ShapeMismatchError
+from ..shapes import as_int, broadcast_shapes, normalize_dim
+from ..tensor import Tensor, as_tensor, check_kind, check_tensor, record, tensor_method, wrap
+
+__all__ = ["IndexingUpdateOp", "where", "nonzero", "argwhere", "gather", "scatter", "one_hot"]
+
+
+class IndexingUpdateOp:
+    """How an update op combines values with the existing elements (Burn's ``IndexingUpdateOp``).
+
+    The constants are strings, so ``"add"`` and ``IndexingUpdateOp.ADD`` mean the same.
+
+    >>> import ember
+    >>> ember.IndexingUpdateOp.ADD
+    'add'
+    """
+
+    ADD = Add = "add"
+    ASSIGN = Assign = "assign"
+    MUL = Mul = "mul"
+    MIN = Min = "min"
+    MAX = Max = "max"
+
+
+_UPDATES = {"add": "add", "sum": "add", "assign": "assign", "mul": "mul", "multiply": "mul",
+            "prod": "mul", "min": "min", "amin": "min", "max": "max", "amax": "max"}
+
+
+def _update_op(update, op):
+    name = _UPDATES.get(update.lower()) if isinstance(update, str) else None
+    if name is None:
+        raise InvalidParameterError(
+            f"{op}: update {update!r} is not an update op; expected one of 'add', 'assign', "
+            "'mul', 'min', 'max' (or IndexingUpdateOp.ADD, ...)", "update", update)
+    return name
+
+
+# -- argument helpers ----------------------------------------------------------------------------
+def _index(indices, op, param="indices"):
+    """An int tensor from a tensor, a list, an array or an int; KindError for other kinds."""
+    if isinstance(indices, Tensor):
+        t = indices
+    elif isinstance(indices, (list, tuple)) or be.is_array(indices):
+        t = as_tensor(indices, op=op)
+        if t._data.size == 0 and not be.is_array(indices):
+            t = wrap(be.idx_zero_index(t._data.shape), _dt.int64)  # [] is an empty index
+    elif isinstance(indices, bool) or not hasattr(indices, "__index__"):
+        raise KindError(f"{op}: {param} must be an int tensor, got {type(indices).__name__} "
+                        f"{indices!r}")
+    else:
+        t = wrap(be.scalar_array(operator.index(indices), _dt.int64.np), _dt.int64)
+    if t._dtype.kind != "int":
+        raise KindError(f"{op}: {param} must be an int tensor, got a {t._dtype.kind} tensor "
+                        f"(dtype {t._dtype.name})")
+    return t
+
+
+def _check_range(arr, n, op, param, where):
+    """DimensionError unless every index of ``arr`` is in ``[-n, n - 1]``."""
+    bounds = be.idx_bounds(arr)
+    if bounds is None:
+        return
+    lo, hi = bounds
+    if lo < -n or hi >= n:
+        bad = lo if lo < -n else hi
+        expected = (f"expected indices in [{-n}, {n - 1}]" if n else
+                    "expected no indices, the dim is empty")
+        raise DimensionError(f"{op}: {param} contains {bad}, out of range for {where} of size "
+                             f"{n}; {expected}")
+
+
+def _mask(mask, op, param="mask"):
+    t = mask if isinstance(mask, Tensor) else as_tensor(mask, op=op)
+    if t._dtype.kind != "bool":
+        raise KindError(f"{op}: {param} must be a bool tensor, got a {t._dtype.kind} tensor "
+                        f"(dtype {t._dtype.name})")
+    return t
+
+
+def _number(value, dtype, op, param):
+    """A 0-d backend array of ``dtype`` from a Python number (Burn's ElementConversion)."""
+    if isinstance(value, Tensor) or not isinstance(value, (bool, int, float)) and not (
+            hasattr(value, "dtype") and hasattr(value, "item") and getattr(value, "ndim", 1) == 0):
+        raise KindError(f"{op}: {param} must be a number, got {type(value).__name__} {value!r}")
+    value = value.item() if hasattr(value, "item") else value
+    if dtype.kind == "bool":
+        value = bool(value)
+    elif dtype.kind == "int" and isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise InvalidParameterError(f"{op}: {param} {value!r} cannot be stored in a "
+                                        f"{dtype.name} tensor; expected a finite number", param,
+                                        value)
+        value = int(value)
+    try:
+        return be.scalar_array(value, dtype.np)
+    except (OverflowError, ValueError):
+        raise InvalidParameterError(f"{op}: {param} {value!r} is out of range for dtype "
+                                    f"{dtype.name}", param, value) from None
+
+
+def _values(values, self, op, shape, param="values"):
+    """(values tensor or None, backend data in self's dtype) checked against ``shape``."""
+    if not isinstance(values, Tensor):
+        return None, _number(values, self._dtype, op, param)
+    if values._dtype.kind != self._dtype.kind:
+        raise KindError(f"{op}: {param} is a {values._dtype.kind} tensor (dtype "
+                        f"{values._dtype.name}), expected a {self._dtype.kind} tensor like self")
+    if tuple(values.shape) != tuple(shape):
+        raise ShapeMismatchError(f"{op}: {param} has shape {tuple(values.shape)}, expected "
+                                 f"{tuple(shape)}", expected=tuple(shape),
+                                 actual=tuple(values.shape))
+    return values, be.cast(values._data, self._dtype.np)
+
+
+def _updated(self, work, key, vt, vdata, update, op, to_work=None, from_work=None):
+    """Record ``update`` of ``work`` (self's data, maybe reshaped) at ``key`` with values."""
+    out_work = be.idx_update(work, key, vdata, update)
+    out = from_work(out_work) if from_work is not None else out_work
+    vshape = None if vt is None else vt._data.shape
+    vnp = None if vt is None else vt._dtype.np
+
+    def backward(g, needs):
+        gw = to_work(g) if to_work is not None else g
+        gx = gv = None
+        if update == "assign":
+            if needs[0]:
+                gx = be.idx_zero_at(gw, key)
+            if vt is not None and needs[1]:
+                gv = be.idx_get(gw, key)
+        elif update == "add":
+            gx = gw
+            if vt is not None and needs[1]:
+                gv = be.idx_get(gw, key)
+        elif update == "mul":
+            gx, gv = be.idx_mul_grad(gw, work, vdata, out_work, key)
+        else:
+            gx, gv = be.idx_minmax_grad(gw, work, vdata, out_work, key)
+        if gx is not None and from_work is not None:
+            gx = from_work(gx)
+        if vt is None:
+            return (gx,)
+        if gv is not None:
+            gv = be.cast(be.idx_reshape(be.sum_to_shape(gv, vshape), vshape), vnp)
+        return gx, gv
+
+    inputs = (self,) if vt is None else (self, vt)
+    return record(out, self._dtype, inputs, backward, op)
+
+
+# -- select / take ---------------------------------------------------------------------------------
+def _dim_take(self, dim, indices, op, one_d):
+    check_tensor(self, op, "self")
+    d = normalize_dim(dim, self._data.ndim, op)
+    idx = _index(indices, op)
+    if one_d and idx._data.ndim > 1:
+        raise ShapeMismatchError(f"{op}: indices must be 1-D, got shape {tuple(idx.shape)}; "
+                                 "use take for indices of any rank", expected=1,
+                                 actual=tuple(idx.shape))
+    n = self._data.shape[d]
+    _check_range(idx._data, n, op, "indices", f"dim {d}")
+    ia = be.idx_as_intp(idx._data)
+    if one_d and ia.ndim == 0:
+        ia = be.idx_reshape(ia, (1,))
+    key = be.idx_dim_key(ia, d)
+    shape = self._data.shape
+
+    def backward(g, needs):
+        return (be.idx_add_into_zeros(shape, key, g),)
+
+    return record(be.idx_get(self._data, key), self._dtype, (self,), backward, op)
+
+
+@tensor_method
+def select(self, dim, indices):
+    """The slices at ``indices`` (a 1-D int tensor or list) along ``dim``; repeats allowed.
+
+    >>> import ember
+    >>> t = ember.tensor([[1.0, -2.0, 3.0], [4.0, 5.0, 6.0]])
+    >>> t.select(0, ember.tensor([0])).tolist()
+    [[1.0, -2.0, 3.0]]
+    >>> t.select(1, [2, 0, 2]).tolist()
+    [[3.0, 1.0, 3.0], [6.0, 4.0, 6.0]]
+    """
+    return _dim_take(self, dim, indices, "select", True)
+
+
+@tensor_method
+def take(self, dim, indices):
+    """Elements along ``dim`` at ``indices`` of any rank (NumPy's ``take`` with an axis).
+
+    The result has shape ``self.shape[:dim] + indices.shape + self.shape[dim + 1:]``.
+
+    >>> import ember
+    >>> t = ember.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    >>> t.take(-1, ember.tensor([2, 0, 1])).tolist()
+    [[3.0, 1.0, 2.0], [6.0, 4.0, 5.0]]
+    >>> t.take(1, ember.tensor([[0, 2], [1, 0]])).shape
+    (2, 2, 2)
+    """
+    return _dim_take(self, dim, indices, "take", False)
+
+
+@tensor_method
+def select_assign(self, dim, indices, values, update="assign"):
+    """A copy with ``values`` combined into the slices at ``indices`` along ``dim``.
+
+    ``values`` has self's shape with ``len(indices)`` at ``dim``; ``update`` is add, assign,
+    mul, min or max (repeated indices accumulate for add).
+
+    >>> import ember
+    >>> t = ember.tensor([[0.0, 0.0], [0.0, 0.0], [0.0, 0.0]])
+    >>> v = ember.tensor([[1.0, 2.0], [10.0, 20.0]])
+    >>> t.select_assign(0, ember.tensor([2, 2]), v, "add").tolist()
+    [[0.0, 0.0], [0.0, 0.0], [11.0, 22.0]]
+    """
+    op = "select_assign"
+    check_tensor(self, op, "self")
+    d = normalize_dim(dim, self._data.ndim, op)
+    idx = _index(indices, op)
+    if idx._data.ndim > 1:
+        raise ShapeMismatchError(f"{op}: indices must be 1-D, got shape {tuple(idx.shape)}",
+                                 expected=1, actual=tuple(idx.shape))
+    update = _update_op(update, op)
+    ia = be.idx_as_intp(idx._data)
+    if ia.ndim == 0:
+        ia = be.idx_reshape(ia, (1,))
+    shape = list(self._data.shape)
+    shape[d] = ia.shape[0]
+    vt, vdata = _values(values, self, op, shape)
+    _check_range(ia, self._data.shape[d], op, "indices", f"dim {d}")
+    return _updated(self, self._data, be.idx_dim_key(ia, d), vt, vdata, update, op)
+
+
+# -- gather / scatter ------------------------------------------------------------------------------
+def _along(self, dim, index, op):
+    """Checks of gather/scatter; returns (dim, index tensor, lifted) where lifted means 0-d."""
+    check_tensor(self, op, "self")
+    nd = self._data.ndim
+    d = normalize_dim(dim, max(nd, 1), op)
+    idx = _index(index, op, "index")
+    ishape = idx._data.shape
+    if len(ishape) != nd:
+        raise ShapeMismatchError(f"{op}: index has rank {len(ishape)} (shape {tuple(ishape)}), "
+                                 f"expected rank {nd} like self (shape {tuple(self.shape)})",
+                                 expected=nd, actual=tuple(ishape))
+    for k, (s, i) in enumerate(zip(self._data.shape, ishape)):
+        if k != d and i > s:
+            raise ShapeMismatchError(
+                f"{op}: index has shape {tuple(ishape)}, larger than self's {tuple(self.shape)} "
+                f"at dim {k} ({i} > {s}); expected index.shape[k] <= self.shape[k] off dim {d}",
+                expected=tuple(self.shape), actual=tuple(ishape))
+    n = self._data.shape[d] if nd else 1
+    _check_range(idx._data, n, op, "index", f"dim {d}")
+    return d, idx, nd == 0
+
+
+@tensor_method
+def gather(self, dim, index):
+    """Elements along ``dim`` at ``index``: ``out[i][j] = self[index[i][j]][j]`` for dim 0.
+
+    ``index`` has self's rank and may be smaller than self off ``dim`` (tinygrad's rule); the
+    result has index's shape.
+
+    >>> import ember
+    >>> t = ember.tensor([[1, 2], [3, 4]])
+    >>> t.gather(1, ember.tensor([[0, 0], [1, 0]])).tolist()
+    [[1, 1], [4, 3]]
+    """
+    op = "gather"
+    d, idx, lifted = _along(self, dim, index, op)
+    x = self._data
+    ia = be.idx_as_intp(idx._data)
+    shape = x.shape
+    if lifted:
+        x, ia = be.idx_reshape(x, (1,)), be.idx_reshape(ia, (1,))
+    key = be.idx_along_key(ia, d)
+    out = be.idx_get(x, key)
+    if lifted:
+        out = be.idx_reshape(out, ())
+
+    def backward(g, needs):
+        if lifted:
+            return (be.idx_reshape(be.idx_add_into_zeros((1,), key, be.idx_reshape(g, (1,))),
+                                   shape),)
+        return (be.idx_add_into_zeros(shape, key, g),)
+
+    return record(out, self._dtype, (self,), backward, op)
+
+
+@tensor_method
+def scatter(self, dim, index, values, update="assign"):
+    """A copy with ``values`` combined in at ``index`` along ``dim`` (the inverse of gather).
+
+    ``values`` has index's shape (or is a number); ``update`` is add, assign, mul, min or max.
+    For dim 0: ``out[index[i][j]][j] (update)= values[i][j]``.
+
+    >>> import ember
+    >>> t = ember.tensor([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
+    >>> idx = ember.tensor([[2, 0, 2]])
+    >>> t.scatter(1, idx, ember.tensor([[1.0, 2.0, 3.0]]), "add").tolist()
+    [[2.0, 0.0, 4.0], [0.0, 0.0, 0.0]]
+    """
+    op = "scatter"
+    d, idx, lifted = _along(self, dim, index, op)
+    update = _update_op(update, op)
+    vt, vdata = _values(values, self, op, idx._data.shape)
+    ia = be.idx_as_intp(idx._data)
+    work = self._data
+    to_work = from_work = None
+    if lifted:
+        shape = work.shape
+        work, ia = be.idx_reshape(work, (1,)), be.idx_reshape(ia, (1,))
+        vdata = be.idx_reshape(vdata, (1,)) if vt is not None else vdata
+
+        def to_work(a):
+            return be.idx_reshape(a, (1,))
+
+        def from_work(a):
+            return be.idx_reshape(a, shape)
+
+    return _updated(self, work, be.idx_along_key(ia, d), vt, vdata, update, op, to_work,
+                    from_work)
+
+
+# -- gather_nd / scatter_nd ------------------------------------------------------------------------
+def _nd(self, indices, op):
+    """Checks of gather_nd/scatter_nd; returns (key, lead, batch shape, K)."""
+    check_tensor(self, op, "self")
+    idx = _index(indices, op)
+    ishape = idx._data.shape
+    nd = self._data.ndim
+    if len(ishape) < 1:
+        raise ShapeMismatchError(f"{op}: indices must have at least 1 dim (its last dim indexes "
+                                 "self's leading dims), got a 0-d tensor", expected=1, actual=())
+    k = ishape[-1]
+    if k > nd:
+        raise ShapeMismatchError(f"{op}: indices has last dim {k}, more than self's rank {nd}; "
+                                 f"expected at most {nd} (indices shape {tuple(ishape)})",
+                                 expected=nd, actual=tuple(ishape))
+    bounds = be.idx_bounds_last(idx._data) if k else None
+    if bounds is not None:
+        for col, (lo, hi) in enumerate(zip(*bounds)):
+            n = self._data.shape[col]
+            if lo < -n or hi >= n:
+                bad = lo if lo < -n else hi
+                expected = (f"expected indices in [{-n}, {n - 1}]" if n else
+                            "expected no indices, the dim is empty")
+                raise DimensionError(f"{op}: indices column {col} contains {bad}, out of range "
+                                     f"for dim {col} of size {n}; {expected}")
+    batch = ishape[:-1]
+    if k == 0:
+        return be.idx_lead_key(batch), True, batch, k
+    return be.idx_nd_key(be.idx_as_intp(idx._data)), False, batch, k
+
+
+@tensor_method
+def gather_nd(self, indices):
+    """Slices of self at the multi-indices in the last dim of ``indices``.
+
+    With ``K = indices.shape[-1]``, the result has shape
+    ``indices.shape[:-1] + self.shape[K:]``: ``out[b] = self[tuple(indices[b])]``.
+
+    >>> import ember
+    >>> t = ember.tensor([[1, 2], [3, 4]])
+    >>> t.gather_nd(ember.tensor([[1, 0], [0, 1]])).tolist()
+    [3, 2]
+    >>> t.gather_nd(ember.tensor([[1]])).tolist()
+    [[3, 4]]
+    """
+    op = "gather_nd"
+    key, lead, batch, k = _nd(self, indices, op)
+    x = be.idx_lead(self._data) if lead else self._data
+    shape = self._data.shape
+    wshape = x.shape
+
+    def backward(g, needs):
+        gx = be.idx_add_into_zeros(wshape, key, g)
+        return (be.idx_unlead(gx) if lead else gx,)
+
+    return record(be.idx_get(x, key), self._dtype, (self,), backward, op)
+
+
+@tensor_method
+def scatter_nd(self, indices, values, update="assign"):
+    """A copy with ``values`` combined in at the multi-indices of ``indices`` (gather_nd's inverse).
+
+    ``values`` has shape ``indices.shape[:-1] + self.shape[K:]`` with ``K = indices.shape[-1]``.
+
+    >>> import ember
+    >>> t = ember.tensor([[0, 0], [0, 0]])
+    >>> t.scatter_nd(ember.tensor([[1, 0], [1, 0]]), ember.tensor([5, 6]), "add").tolist()
+    [[0, 0], [11, 0]]
+    """
+    op = "scatter_nd"
+    key, lead, batch, k = _nd(self, indices, op)
+    update = _update_op(update, op)
+    vt, vdata = _values(values, self, op, tuple(batch) + tuple(self._data.shape[k:]))
+    if not lead:
+        return _updated(self, self._data, key, vt, vdata, update, op)
+    return _updated(self, be.idx_lead(self._data), key, vt, vdata, update, op, be.idx_lead,
+                    be.idx_unlead)
+
+
+# -- masks and where -----------------------------------------------------------------------------
+def _broadcasts_to(src, dst):
+    """Whether shape ``src`` broadcasts to ``dst`` (one way: ``dst`` keeps its shape)."""
+    return len(src) <= len(dst) and all(
+        s == d or s == 1 for s, d in zip(reversed(src), reversed(dst)))
+
+
+def _mask_same(self, mask, op):
+    check_tensor(self, op, "self")
+    m = _mask(mask, op)
+    if tuple(m.shape) != tuple(self.shape):
+        raise ShapeMismatchError(f"{op}: mask has shape {tuple(m.shape)}, expected "
+                                 f"{tuple(self.shape)} (self's shape; the mask is not broadcast)",
+                                 expected=tuple(self.shape), actual=tuple(m.shape))
+    return m
+
+
+@tensor_method
+def mask_where(self, mask, value):
+    """Elements of ``value`` where ``mask`` is true, of self elsewhere (self's shape and dtype).
+
+    ``mask`` is a bool tensor of self's shape; ``value`` a tensor of self's kind that
+    broadcasts to self's shape.
+
+    >>> import ember
+    >>> t = ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]])
+    >>> mask = ember.tensor([[True, False, True], [False, True, False]])
+    >>> value = ember.tensor([[2.0, 3.0, 4.0], [1.0, 2.0, 3.0]])
+    >>> t.mask_where(mask, value).tolist()
+    [[2.0, -2.0, 4.0], [5.0, 2.0, 6.0]]
+    """
+    op = "mask_where"
+    m = _mask_same(self, mask, op)
+    check_tensor(value, op, "value")
+    if value._dtype.kind != self._dtype.kind:
+        raise KindError(f"{op}: value is a {value._dtype.kind} tensor (dtype {value._dtype.name}),"
+                        f" expected a {self._dtype.kind} tensor like self")
+    shape = tuple(self.shape)
+    vshape = tuple(value.shape)
+    if not _broadcasts_to(vshape, shape):
+        raise ShapeMismatchError(f"{op}: value has shape {vshape}, which does not broadcast to "
+                                 f"self's shape {shape}", expected=shape, actual=vshape)
+    return _where_record(m._data, self, value, self._dtype, op)
+
+
+def _where_record(cond, a, b_or_value, dtype, op, swap=True):
+    """Record ``where(cond, value, self)`` (swap) or ``where(cond, a, b)``; a, b tensors/numbers."""
+    if swap:
+        t_true, t_false = b_or_value, a
+    else:
+        t_true, t_false = a, b_or_value
+
+    def data(v):
+        if isinstance(v, Tensor):
+            return be.cast(v._data, dtype.np)
+        return _number(v, dtype, op, "value")
+
+    out = be.idx_where(cond, data(t_true), data(t_false))
+    tensors = [v for v in (t_true, t_false) if isinstance(v, Tensor)]
+    true_is_t = isinstance(t_true, Tensor)
+
+    def backward(g, needs):
+        res = []
+        if true_is_t:
+            res.append(_grad_part(be.idx_masked(g, cond), t_true))
+        if isinstance(t_false, Tensor):
+            res.append(_grad_part(be.idx_masked(g, be.idx_logical_not(cond)), t_false))
+        return tuple(res)
+
+    return record(out, dtype, tuple(tensors), backward, op)
+
+
+def _grad_part(g, t):
+    if t._dtype.kind != "float":
+        return None
+    shape = t._data.shape
+    return be.cast(be.idx_reshape(be.sum_to_shape(g, shape), shape), t._dtype.np)
+
+
+@tensor_method
+def mask_fill(self, mask, value):
+    """Self with ``value`` (a number, or a one-element tensor) where ``mask`` is true.
+
+    ``mask`` is a bool tensor of self's shape; the value is converted to self's dtype.
+
+    >>> import ember
+    >>> t = ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]])
+    >>> mask = ember.tensor([[True, False, True], [False, True, False]])
+    >>> t.mask_fill(mask, 3.0).tolist()
+    [[3.0, -2.0, 3.0], [5.0, 3.0, 6.0]]
+    """
+    op = "mask_fill"
+    m = _mask_same(self, mask, op)
+    if isinstance(value, Tensor):
+        if value._data.size != 1:
+            raise ShapeMismatchError(f"{op}: value has shape {tuple(value.shape)}, expected a "
+                                     "number or a one-element tensor", expected=(),
+                                     actual=tuple(value.shape))
+        if value._dtype.kind != self._dtype.kind:
+            raise KindError(f"{op}: value is a {value._dtype.kind} tensor (dtype "
+                            f"{value._dtype.name}), expected a {self._dtype.kind} tensor like self")
+        if value._data.ndim > self._data.ndim:
+            raise ShapeMismatchError(f"{op}: value has shape {tuple(value.shape)}, more dims "
+                                     f"than self's {tuple(self.shape)}", expected=(),
+                                     actual=tuple(value.shape))
+        return _where_record(m._data, self, value, self._dtype, op)
+    fill = _number(value, self._dtype, op, "value")
+    cond = m._data
+
+    def backward(g, needs):
+        return (be.idx_masked(g, be.idx_logical_not(cond)),)
+
+    return record(be.idx_where(cond, fill, self._data), self._dtype, (self,), backward, op)
+
+
+@tensor_method
+def mask_select(self, mask):
+    """The elements where ``mask`` (a bool tensor of self's shape, not broadcast) is true, 1-D.
+
+    >>> import ember
+    >>> t = ember.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    >>> t.mask_select(ember.tensor([[True, False, True], [False, True, False]])).tolist()
+    [1.0, 3.0, 5.0]
+    """
+    op = "mask_select"
+    m = _mask_same(self, mask, op)
+    cond = m._data
+    shape = self._data.shape
+
+    def backward(g, needs):
+        return (be.idx_mask_select_grad(g, cond, shape),)
+
+    return record(be.idx_mask_select(self._data, cond), self._dtype, (self,), backward, op)
+
+
+def where(condition, input=None, other=None):
+    """Elements of ``input`` where ``condition`` is true, of ``other`` elsewhere (PyTorch's where).
+
+    The three broadcast; ``input`` and ``other`` may be numbers and promote as arithmetic does.
+    ``where(condition)`` alone is ``nonzero(condition)``.
+
+    >>> import ember
+    >>> c = ember.tensor([True, False, True])
+    >>> ember.where(c, ember.tensor([1.0, 2.0, 3.0]), 0).tolist()
+    [1.0, 0.0, 3.0]
+    """
+    op = "where"
+    if input is None and other is None:
+        return nonzero(condition)
+    if input is None or other is None:
+        raise InvalidParameterError(f"{op}: give both input and other, or neither (got "
+                                    f"input={input!r}, other={other!r})", "other", other)
+    cond = _mask(condition, op, "condition")
+    for name, v in (("input", input), ("other", other)):
+        if not isinstance(v, (Tensor, bool, int, float)) and not (
+                hasattr(v, "dtype") and getattr(v, "ndim", None) == 0):
+            raise KindError(f"{op}: {name} must be a tensor or a number, got "
+                            f"{type(v).__name__} {v!r}")
+    dtype = _dt.result_type(input, other)
+    broadcast_shapes(tuple(cond.shape), _shape_of(input), _shape_of(other), op=op)
+    return _where_record(cond._data, input, other, dtype, op, swap=False)
+
+
+def _shape_of(v):
+    return tuple(v.shape) if isinstance(v, Tensor) else ()
+
+
+@tensor_method(name="where")
+def _where_method(self, condition, other):
+    """Self where ``condition`` is true, ``other`` elsewhere (PyTorch's ``Tensor.where``).
+
+    >>> import ember
+    >>> ember.tensor([1, 2, 3]).where(ember.tensor([True, False, True]), -1).tolist()
+    [1, -1, 3]
+    """
+    return where(condition, self, other)
+
+
+# -- nonzero / argwhere / one-hot -----------------------------------------------------------------
+@tensor_method
+def nonzero(self):
+    """The indices of the nonzero (true) elements: one int64 tensor per dim, in row-major order.
+
+    A 0-d tensor has no dims, so it gives an empty list.
+
+    >>> import ember
+    >>> t = ember.tensor([[True, False, True], [False, True, False], [False, True, False]])
+    >>> [i.tolist() for i in t.nonzero()]
+    [[0, 0, 1, 2], [0, 2, 1, 1]]
+    """
+    check_tensor(self, "nonzero", "self")
+    if self._data.ndim == 0:
+        return []
+    return [wrap(a, _dt.int64) for a in be.idx_nonzero(self._data)]
+
+
+@tensor_method
+def argwhere(self):
+    """The indices of the nonzero (true) elements, one row per element: shape ``(n, ndim)``.
+
+    >>> import ember
+    >>> t = ember.tensor([[True, False, True], [False, True, False], [False, True, False]])
+    >>> t.argwhere().tolist()
+    [[0, 0], [0, 2], [1, 1], [2, 1]]
+    """
+    check_tensor(self, "argwhere", "self")
+    return wrap(be.idx_argwhere(self._data), _dt.int64)
+
+
+@tensor_method
+def one_hot_fill(self, num_classes, on_value=1.0, off_value=0.0, axis=-1):
+    """One-hot encoding: a new dim of size ``num_classes`` at ``axis`` holding ``on_value`` at
+    each element's class and ``off_value`` elsewhere; self's dtype.
+
+    Class indices are int (or whole floats) in ``[-num_classes, num_classes - 1]``; negative
+    ones count from the end.
+
+    >>> import ember
+    >>> t = ember.tensor([[0.0, 2.0], [1.0, -1.0]])
+    >>> t.one_hot_fill(3, 5.0, 0.0, -1).tolist()
+    [[[5.0, 0.0, 0.0], [0.0, 0.0, 5.0]], [[0.0, 5.0, 0.0], [0.0, 0.0, 5.0]]]
+    """
+    op = "one_hot_fill"
+    return _one_hot(self, num_classes, on_value, off_value, axis, op)
+
+
+def _one_hot(self, num_classes, on_value, off_value, axis, op):
+    check_tensor(self, op, "self")
+    check_kind(self, ("int", "float"), op)
+    n = as_int(num_classes, op, "num_classes")
+    if n < 0:
+        raise InvalidParameterError(f"{op}: num_classes {n} is negative; expected >= 0",
+                                    "num_classes", n)
+    ax = normalize_dim(axis, self._data.ndim + 1, op, "axis")
+    on = _number(on_value, self._dtype, op, "on_value")
+    off = _number(off_value, self._dtype, op, "off_value")
+    data = self._data
+    if self._dtype.kind == "float":
+        if not be.idx_is_integral(data):
+            raise InvalidParameterError(f"{op}: class indices must be whole numbers, got "
+                                        "fractional, NaN or infinite values", "self", None)
+    _check_range(data, n, op, "class index", "num_classes")
+    ia = be.idx_wrap_negative(be.idx_as_intp(data), n)
+    out = be.idx_one_hot(ia, n, on, off, ax, self._dtype.np)
+    return wrap(out, self._dtype)
+
+
+@tensor_method
+def one_hot(self, num_classes):
+    """One-hot encoding in a new last dim of size ``num_classes`` (1 at the class, else 0).
+
+    >>> import ember
+    >>> ember.tensor([0, 2, -1]).one_hot(3).tolist()
+    [[1, 0, 0], [0, 0, 1], [0, 0, 1]]
+    """
+    return _one_hot(self, num_classes, 1, 0, -1, "one_hot")
+
+
+# -- advanced indexing ----------------------------------------------------------------------------
+_NEW, _SLICE, _ARR, _INT = 0, 1, 2, 3
+
+
+def _key_entries(key, op):
+    """Classify the entries of a key: (kind, value) with kind int/slice/array/mask/new/bool/ell."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    out = []
+    for k in key:
+        if k is None:
+            out.append(("new", None))
+        elif k is Ellipsis:
+            out.append(("ell", None))
+        elif isinstance(k, bool):
+            out.append(("bool", k))
+        elif isinstance(k, slice):
+            out.append(("slice", k))
+        elif isinstance(k, int):
+            out.append(("int", k))
+        else:
+            if isinstance(k, Tensor):
+                arr, kind = k._data, k._dtype.kind
+            elif isinstance(k, (list, tuple)) or be.is_array(k) or hasattr(k, "dtype"):
+                t = as_tensor(k, op=op)
+                arr, kind = t._data, t._dtype.kind
+                if arr.size == 0 and isinstance(k, (list, tuple)):
+                    arr, kind = be.idx_zero_index(arr.shape), "int"
+            elif hasattr(k, "__index__"):
+                out.append(("int", operator.index(k)))
+                continue
+            else:
+                raise KindError(f"{op}: index {k!r} of type {type(k).__name__} is not an index; "
+                                "expected an int, a slice, None, Ellipsis, an int tensor or a "
+                                "bool mask")
+            if kind == "bool":
+                out.append(("bool", bool(be.idx_scalar_index(arr))) if arr.ndim == 0
+                           else ("mask", arr))
+            elif kind == "int":
+                out.append(("int", be.idx_scalar_index(arr)) if arr.ndim == 0 else ("arr", arr))
+            else:
+                raise KindError(f"{op}: index tensors must be int (or bool masks), got a {kind} "
+                                f"index of shape {tuple(arr.shape)}")
+    return out
+
+
+def _slice_of(s, op):
+    def bound(v, name):
+        return None if v is None else as_int(v, op, f"slice {name}")
+    start, stop, step = bound(s.start, "start"), bound(s.stop, "stop"), bound(s.step, "step")
+    if step == 0:
+        raise InvalidParameterError(f"{op}: slice step 0; expected a nonzero step", "step", 0)
+    return slice(start, stop, step)
+
+
+def _plan(t, key, op):
+    """Turn a key into (int_key, axes, key2, kinds2, work_shape): apply int_key (basic), insert
+    unit axes at ``axes``, then index with key2 (slices and intp arrays, NumPy's rules)."""
+    entries = _key_entries(key, op)
+    shape = t._data.shape
+    nd = len(shape)
+    used = 0
+    ells = 0
+    for kind, v in entries:
+        if kind in ("int", "slice", "arr"):
+            used += 1
+        elif kind == "mask":
+            used += v.ndim
+        elif kind == "ell":
+            ells += 1
+    if ells > 1:
+        raise InvalidParameterError(f"{op}: the key has {ells} Ellipses; expected at most one",
+                                    "key", key)
+    if used > nd:
+        raise DimensionError(f"{op}: too many indices: the key indexes {used} dims, the tensor "
+                             f"has rank {nd} (shape {tuple(shape)})")
+    int_key = None
+    key2, kinds2, work = [], [], []
+    axes = []
+    pos = 0
+    for kind, v in entries:
+        if kind == "int":
+            n = shape[pos]
+            if not -n <= v < n:
+                raise DimensionError(f"{op}: index {v} is out of range for dim {pos} of size {n}; "
+                                     f"expected an index in [{-n}, {n - 1}]" if n else
+                                     f"{op}: index {v} is out of range for dim {pos} of size 0; "
+                                     "the dim is empty")
+            if int_key is None:
+                int_key = [slice(None)] * nd
+            int_key[pos] = v
+            pos += 1
+        elif kind == "slice":
+            key2.append(_slice_of(v, op))
+            kinds2.append(_SLICE)
+            work.append(shape[pos])
+            pos += 1
+        elif kind == "arr":
+            n = shape[pos]
+            _check_range(v, n, op, "index", f"dim {pos}")
+            key2.append(be.idx_as_intp(v))
+            kinds2.append(_ARR)
+            work.append(n)
+            pos += 1
+        elif kind == "mask":
+            m = v.ndim
+            want = tuple(shape[pos:pos + m])
+            if tuple(v.shape) != want:
+                raise ShapeMismatchError(
+                    f"{op}: bool mask has shape {tuple(v.shape)}, expected {want} (dims {pos} to "
+                    f"{pos + m - 1} of the tensor's shape {tuple(shape)})", expected=want,
+                    actual=tuple(v.shape))
+            for a in be.idx_nonzero(v):
+                key2.append(be.idx_as_intp(a))
+                kinds2.append(_ARR)
+            work.extend(want)
+            pos += m
+        elif kind == "new":
+            axes.append(len(key2))
+            key2.append(slice(None))
+            kinds2.append(_SLICE)
+            work.append(1)
+        elif kind == "bool":
+            axes.append(len(key2))
+            key2.append(be.idx_zero_index((1,) if v else (0,)))
+            kinds2.append(_ARR)
+            work.append(1)
+        else:  # Ellipsis
+            fill = nd - used
+            key2.extend([slice(None)] * fill)
+            kinds2.extend([_SLICE] * fill)
+            work.extend(shape[pos:pos + fill])
+            pos += fill
+    rest = nd - pos
+    key2.extend([slice(None)] * rest)
+    kinds2.extend([_SLICE] * rest)
+    work.extend(shape[pos:])
+    adv = [i for i, k in enumerate(kinds2) if k == _ARR]
+    bshape = None
+    if len(adv) == 1:
+        bshape = key2[adv[0]].shape
+    elif adv:
+        bshape = broadcast_shapes(*[tuple(key2[i].shape) for i in adv], op=op)
+    # the trailing Ellipsis keeps a 0-d result a (writable) array view, not a NumPy scalar
+    return (None if int_key is None else tuple(int_key) + (Ellipsis,)), tuple(axes), \
+        tuple(key2) + (Ellipsis,), adv, bshape, work
+
+
+def _result_shape(key2, adv, bshape, work):
+    basic = []
+    for i, (k, n) in enumerate(zip(key2, work)):
+        if i not in adv:
+            basic.append((i, len(range(*k.indices(n)))))
+    if not adv:
+        return tuple(s for _, s in basic)
+    if adv == list(range(adv[0], adv[-1] + 1)):
+        before = [s for i, s in basic if i < adv[0]]
+        after = [s for i, s in basic if i > adv[-1]]
+        return tuple(before) + tuple(bshape) + tuple(after)
+    return tuple(bshape) + tuple(s for _, s in basic)
+
+
+def advanced_getitem(t, key):
+    """``t[key]`` for any key NumPy and PyTorch take: ints, slices, None, Ellipsis, int tensors,
+    lists, arrays and bool masks, with gradients (the scatter-add of the output's gradient).
+
+    Ints index first, as PyTorch does, so ``t[0, :, [0, 1]]`` has shape ``(3, 2)`` for a
+    ``(2, 3, 4)`` tensor; advanced indices separated by a slice go to the front, as in NumPy.
+
+    >>> import ember
+    >>> t = ember.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    >>> advanced_getitem(t, (slice(None), ember.tensor([2, 0]))).tolist()
+    [[3.0, 1.0], [6.0, 4.0]]
+    >>> advanced_getitem(t, t.numpy() > 2).tolist()
+    [3.0, 4.0, 5.0, 6.0]
+    """
+    op = "__getitem__"
+    check_tensor(t, op, "self")
+    shape = t._data.shape
+    if type(key) is Tensor and key._dtype.kind == "int" and key._data.ndim and shape:
+        # the common t[index_tensor] (an embedding lookup): one array on dim 0
+        _check_range(key._data, shape[0], op, "index", "dim 0")
+        int_key, axes, key2, advanced = None, (), (be.idx_as_intp(key._data),), True
+    else:
+        int_key, axes, key2, adv, _, _ = _plan(t, key, op)
+        advanced = bool(adv)
+
+    def backward(g, needs):
+        return (be.idx_adv_grad(g, shape, int_key, axes, key2, advanced),)
+
+    return record(be.idx_adv_get(t._data, int_key, axes, key2), t._dtype, (t,), backward, op)
+
+
+def advanced_setitem(t, key, value):
+    """The value of ``t`` after ``t[key] = value``: a new tensor (``t`` is unchanged).
+
+    ``value`` (a tensor, a number or nested lists) is converted to t's dtype and broadcast to the
+    shape of ``t[key]``. Gradients flow to ``t`` (zero at the written positions) and to ``value``.
+
+    >>> import ember
+    >>> t = ember.tensor([[1.0, 2.0], [3.0, 4.0]])
+    >>> advanced_setitem(t, (ember.tensor([1, 0]), 0), ember.tensor([9.0, 8.0])).tolist()
+    [[8.0, 2.0], [9.0, 4.0]]
+    >>> t.tolist()
+    [[1.0, 2.0], [3.0, 4.0]]
+    """
+    op = "__setitem__"
+    check_tensor(t, op, "self")
+    int_key, axes, key2, adv, bshape, work = _plan(t, key, op)
+    target = _result_shape(key2, adv, bshape, work)
+    dtype = t._dtype
+    if isinstance(value, Tensor):
+        vt = value
+    elif isinstance(value, (list, tuple)) or be.is_array(value):
+        vt = as_tensor(value, op=op)
+    else:
+        vt = None
+    if vt is None:
+        vdata = _number(value, dtype, op, "value")
+        vshape = vstrip = ()
+    else:
+        vshape = tuple(vt.shape)
+        vstrip = vshape
+        while len(vstrip) > len(target) and vstrip[0] == 1:
+            vstrip = vstrip[1:]
+        if not _broadcasts_to(vstrip, target):
+            raise ShapeMismatchError(f"{op}: value has shape {vshape}, which does not broadcast "
+                                     f"to the indexed shape {target}", expected=target,
+                                     actual=vshape)
+        vdata = be.idx_reshape(be.cast(vt._data, dtype.np), vstrip)
+    out = be.idx_adv_set(t._data, int_key, axes, key2, vdata)
+    value_grad = vt is not None and vt._dtype.kind == "float"
+
+    def backward(g, needs):
+        gx = be.idx_adv_zero(g, int_key, axes, key2) if needs[0] else None
+        if vt is None:
+            return (gx,)
+        gv = None
+        if value_grad and needs[1]:
+            gsel = be.idx_adv_get(g, int_key, axes, key2)
+            gv = be.cast(be.idx_reshape(be.sum_to_shape(gsel, vstrip), vshape), vt._dtype.np)
+        return gx, gv
+
+    inputs = (t,) if vt is None else (t, vt)
+    return record(out, dtype, inputs, backward, op)

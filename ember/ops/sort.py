@@ -1,3 +1,157 @@
-"""The sort op family."""
+"""The sort op family: sort, argsort and topk along one dim, with and without indices.
 
-__all__ = []
+Every sort is stable (equal elements keep their order, also when descending) and NaN sorts as
+the largest value, as in PyTorch. Indices are int64 tensors. Gradients of the sorted values flow
+back to the positions the indices select; the indices carry none. Bool tensors have no order
+(Burn's ``Ordered`` kinds are float and int) and raise ``KindError``.
+"""
+
+from .. import dtypes as _dt
+from ..backends import default as be
+from ..errors import InvalidParameterError
+from ..shapes import as_int, normalize_dim
+from ..tensor import check_kind, check_tensor, record, tensor_method, wrap
+
+__all__ = ["sort", "argsort", "topk"]
+
+
+def _prepare(self, dim, op):
+    """Checks; returns (data with at least one dim, axis, 0-d flag)."""
+    check_tensor(self, op, "self")
+    check_kind(self, ("float", "int"), op)
+    x = self._data
+    if x.ndim == 0:
+        normalize_dim(dim, 1, op)  # a 0-d tensor sorts as one element: dim 0 or -1
+        return be.sort_reshape(x, (1,)), 0, True
+    return x, normalize_dim(dim, x.ndim, op), False
+
+
+def _check_bool(value, op, param):
+    if not isinstance(value, bool):
+        raise InvalidParameterError(f"{op}: {param} must be a bool, got {value!r}", param, value)
+
+
+def _sorted(self, dim, descending, k, op):
+    """(values tensor, indices tensor) of a full sort (k None) or of the first k."""
+    _check_bool(descending, op, "descending" if k is None else "largest")
+    x, axis, scalar = _prepare(self, dim, op)
+    if k is not None:
+        k = as_int(k, op, "k")
+        n = x.shape[axis]
+        if not 0 <= k <= n or (scalar and k != 1):
+            raise InvalidParameterError(
+                f"{op}: k {k} is out of range for dim {axis} of size {n}; expected "
+                + ("k == 1 for a 0-d tensor" if scalar else f"0 <= k <= {n}"), "k", k)
+    if k is None:
+        idx = be.sort_argsort(x, axis, descending)
+    else:
+        idx = be.sort_topk(x, k, axis, descending)
+    vals = be.sort_take(x, idx, axis)
+    shape_in = self._data.shape
+    full_shape = x.shape
+    if scalar:
+        vals = be.sort_reshape(vals, ())
+        idx_out = be.sort_reshape(idx, ())
+    else:
+        idx_out = idx
+
+    def backward(g, needs):
+        if scalar:
+            return (be.sort_reshape(g, shape_in),)
+        return (be.sort_scatter_grad(g, idx, axis, full_shape),)
+
+    values = record(vals, self._dtype, (self,), backward, op)
+    return values, wrap(idx_out, _dt.int64)
+
+
+@tensor_method
+def sort(self, dim=-1, descending=False):
+    """The elements sorted along ``dim`` (stable; NaN is the largest), ascending by default.
+
+    >>> import ember
+    >>> ember.tensor([[12.0, -2.0, 3.0], [5.0, 3.0, 6.0]]).sort(0).tolist()
+    [[5.0, -2.0, 3.0], [12.0, 3.0, 6.0]]
+    """
+    return _sorted(self, dim, descending, None, "sort")[0]
+
+
+@tensor_method
+def sort_descending(self, dim=-1):
+    """The elements sorted along ``dim`` in descending order (stable; NaN first).
+
+    >>> import ember
+    >>> ember.tensor([[12.0, -2.0, 3.0], [5.0, 3.0, 6.0]]).sort_descending(1).tolist()
+    [[12.0, 3.0, -2.0], [6.0, 5.0, 3.0]]
+    """
+    return _sorted(self, dim, True, None, "sort_descending")[0]
+
+
+@tensor_method
+def sort_with_indices(self, dim=-1, descending=False):
+    """``(values, indices)``: the sorted elements along ``dim`` and where each came from.
+
+    >>> import ember
+    >>> values, indices = ember.tensor([[12.0, -2.0, 3.0], [5.0, 3.0, 6.0]]).sort_with_indices(0)
+    >>> indices.tolist()
+    [[1, 0, 0], [0, 1, 1]]
+    """
+    return _sorted(self, dim, descending, None, "sort_with_indices")
+
+
+@tensor_method
+def sort_descending_with_indices(self, dim=-1):
+    """``(values, indices)`` of the descending sort along ``dim`` (ties keep their order).
+
+    >>> import ember
+    >>> t = ember.tensor([[12.0, -2.0, 3.0], [5.0, 3.0, 6.0]])
+    >>> t.sort_descending_with_indices(0)[1].tolist()
+    [[0, 1, 1], [1, 0, 0]]
+    """
+    return _sorted(self, dim, True, None, "sort_descending_with_indices")
+
+
+@tensor_method
+def argsort(self, dim=-1, descending=False):
+    """The int64 indices that sort the elements along ``dim`` (stable).
+
+    >>> import ember
+    >>> ember.tensor([[12.0, -2.0, 3.0], [5.0, 3.0, 6.0]]).argsort(0).tolist()
+    [[1, 0, 0], [0, 1, 1]]
+    """
+    return _sorted(self, dim, descending, None, "argsort")[1]
+
+
+@tensor_method
+def argsort_descending(self, dim=-1):
+    """The int64 indices that sort the elements along ``dim`` in descending order (stable).
+
+    >>> import ember
+    >>> ember.tensor([[12.0, -2.0, 3.0], [5.0, 3.0, 6.0]]).argsort_descending(1).tolist()
+    [[0, 2, 1], [2, 0, 1]]
+    """
+    return _sorted(self, dim, True, None, "argsort_descending")[1]
+
+
+@tensor_method
+def topk(self, k, dim=-1, largest=True):
+    """The ``k`` largest elements along ``dim``, largest first (``largest=False``: smallest first).
+
+    Ties go to the lower index. Gradients flow to the selected positions.
+
+    >>> import ember
+    >>> ember.tensor([[12.0, -2.0, 3.0], [5.0, 3.0, 6.0]]).topk(1, 1).tolist()
+    [[12.0], [6.0]]
+    """
+    return _sorted(self, dim, largest, k, "topk")[0]
+
+
+@tensor_method
+def topk_with_indices(self, k, dim=-1, largest=True):
+    """``(values, indices)`` of the ``k`` largest elements along ``dim``.
+
+    >>> import ember
+    >>> values, indices = ember.tensor([[12.0, -2.0, 3.0], [5.0, 3.0, 6.0]]).topk_with_indices(2, 0)
+    >>> values.tolist(), indices.tolist()
+    ([[12.0, 3.0, 6.0], [5.0, -2.0, 3.0]], [[0, 1, 1], [1, 0, 0]])
+    """
+    return _sorted(self, dim, largest, k, "topk_with_indices")

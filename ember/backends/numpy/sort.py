@@ -1,3 +1,76 @@
-"""NumPy kernels of the sort family. Public names here are kernels (`be.NAME`); helpers start with _."""
+"""NumPy kernels of the sort family. Public names here are kernels (`be.NAME`); helpers start with _.
 
-import numpy as np  # noqa: F401
+Every sort here is stable; NaN sorts as the largest value (NumPy's and PyTorch's order), and a
+descending sort keeps equal elements in their original order, as ``torch.sort(stable=True)``.
+"""
+
+import ml_dtypes
+import numpy as np
+
+_BF16 = np.dtype(ml_dtypes.bfloat16)
+
+
+def _keys(x):
+    # bfloat16 compares through float32 (exact), so NaN ordering is NumPy's.
+    return x.astype(np.float32) if x.dtype == _BF16 else x
+
+
+def sort_argsort(x, axis, descending=False):
+    """Stable argsort of ``x`` along ``axis`` (int64 indices); ``x`` has at least one dim."""
+    keys = _keys(x)
+    if not descending:
+        return np.argsort(keys, axis=axis, kind="stable").astype(np.int64, copy=False)
+    # Reverse, sort ascending (stable), reverse back: descending order, ties in original order.
+    n = x.shape[axis]
+    idx = np.argsort(np.flip(keys, axis), axis=axis, kind="stable")
+    return ((n - 1) - np.flip(idx, axis)).astype(np.int64, copy=False)
+
+
+def sort_topk(x, k, axis, largest=True):
+    """Indices of the ``k`` largest (smallest) elements along ``axis``, best first, ties to the
+    lower index: the first ``k`` of the stable sort, found by partition when ``k`` is small."""
+    n = x.shape[axis]
+    if k == 0 or 8 * k > n:
+        return sort_first(sort_argsort(x, axis, largest), k, axis)
+    keys = _keys(x)
+    part = np.argpartition(keys, n - k if largest else k - 1, axis=axis)
+    cand = np.sort(sort_first(np.flip(part, axis) if largest else part, k, axis), axis=axis)
+    vals = np.take_along_axis(keys, cand, axis=axis)
+    order = sort_argsort(vals, axis, largest)
+    idx = np.take_along_axis(cand, order, axis=axis)
+    # Partition picks any of the elements tied with the k-th: keep its pick only when no tied
+    # element was left out, else fall back to the full stable sort.
+    thr = np.take_along_axis(vals, np.take(order, [k - 1], axis=axis), axis=axis)
+    same_all = keys == thr
+    same_vals = vals == thr
+    if keys.dtype.kind == "f":
+        nan = np.isnan(thr)
+        same_all |= np.isnan(keys) & nan
+        same_vals |= np.isnan(vals) & nan
+    if (same_all.sum(axis=axis) != same_vals.sum(axis=axis)).any():
+        return sort_first(sort_argsort(x, axis, largest), k, axis)
+    return idx.astype(np.int64, copy=False)
+
+
+def sort_take(x, idx, axis):
+    """The elements of ``x`` at ``idx`` along ``axis`` (``numpy.take_along_axis``)."""
+    return np.take_along_axis(x, idx, axis=axis)
+
+
+def sort_first(idx, k, axis):
+    """The first ``k`` entries of ``idx`` along ``axis`` (a view)."""
+    key = [slice(None)] * idx.ndim
+    key[axis] = slice(0, k)
+    return idx[tuple(key)]
+
+
+def sort_scatter_grad(g, idx, axis, shape):
+    """Zeros of ``shape`` with ``g`` put at ``idx`` along ``axis`` (indices distinct per line)."""
+    out = np.zeros(shape, dtype=g.dtype)
+    np.put_along_axis(out, idx, g, axis=axis)
+    return out
+
+
+def sort_reshape(x, shape):
+    """``x`` reshaped (a view where the layout allows)."""
+    return x.reshape(shape)
