@@ -97,7 +97,7 @@ def as_dtype(value, param="dtype"):
         return default_int
     elif value is bool:
         return bool_
-    else:
+    elif value is not None:
         try:
             found = _BY_NP.get(np.dtype(value))
         except TypeError:

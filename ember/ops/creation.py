@@ -1,11 +1,29 @@
-"""Creation: tensors from data, filled tensors, ranges, grids and masks."""
+"""Creation: tensors from data, filled tensors, ranges, grids and masks.
+
+Every function here is also a static method of Tensor with Burn's spelling
+(``Tensor.zeros((2, 3))``, ``Tensor.from_floats([1.0])``, ``Tensor.triu_mask((3, 3), 0)``), and
+the ``*_like`` functions and ``triu``/``tril`` are methods too (``t.zeros_like()``).
+
+Shapes are varargs or one sequence (``zeros(2, 3)`` or ``zeros((2, 3))``); sizes must be ints
+>= 0 (InvalidParameterError otherwise). ``dtype`` takes an ember dtype, its name or a NumPy
+dtype. Filled tensors default to float32, as PyTorch; ``full`` takes its dtype from the fill
+value (int64 for an int, float32 for a float, bool for a bool), and ``arange`` gives int64 unless
+an argument is a float (then float32).
+"""
+
+import math
 
 from .. import dtypes as _dt
 from ..backends import default as be
-from ..errors import KindError, InvalidParameterError
-from ..tensor import Tensor, wrap
+from ..errors import InvalidParameterError, KindError
+from ..shapes import argfix
+from ..tensor import Device, Tensor, check_tensor, record, tensor_method, wrap
+from .data import _read
 
-__all__ = ["tensor", "from_numpy"]
+__all__ = ["tensor", "from_numpy", "from_data", "from_floats", "from_ints", "from_bool",
+           "empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like",
+           "arange", "arange_step", "linspace", "eye", "cartesian_grid", "triu_mask",
+           "tril_mask", "diag_mask", "triu", "tril"]
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False):
@@ -35,3 +53,586 @@ def from_numpy(array):
     except KindError:
         raise KindError(f"from_numpy: dtype {array.dtype} has no ember kind") from None
     return wrap(array, dtype)
+
+
+# -- argument checks ----------------------------------------------------------------------------
+
+def _int_arg(value, op, param):
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise InvalidParameterError(
+            f"{op}: {param} must be an int, got {type(value).__name__} {value!r}", param, value)
+    try:
+        return value.__index__()
+    except TypeError:
+        raise InvalidParameterError(
+            f"{op}: {param} must be an int, got {type(value).__name__} {value!r}",
+            param, value) from None
+
+
+def _size_arg(value, op, param):
+    n = _int_arg(value, op, param)
+    if n < 0:
+        raise InvalidParameterError(f"{op}: {param} is {n}; expected an int >= 0", param, value)
+    return n
+
+
+def _shape_arg(args, op, param="shape"):
+    """A shape from varargs or one sequence, each size an int >= 0."""
+    if len(args) == 1 and not isinstance(args[0], (tuple, list)) and hasattr(args[0], "tolist") \
+            and not isinstance(args[0], Tensor):
+        args = (args[0].tolist(),)
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        if args[0].kind != "int" or args[0].ndim > 1:
+            raise InvalidParameterError(
+                f"{op}: {param} given as a tensor must be a 1-d int tensor, got shape "
+                f"{args[0].shape} and dtype {args[0].dtype.name}", param, args[0])
+    shape = argfix(args, op, param)
+    out = []
+    for size in shape:
+        if isinstance(size, bool) or not hasattr(size, "__index__"):
+            raise InvalidParameterError(
+                f"{op}: {param} {tuple(shape)} has a size {size!r} of type "
+                f"{type(size).__name__}; expected ints >= 0", param, tuple(shape))
+        try:
+            size = size.__index__()
+        except TypeError:
+            raise InvalidParameterError(
+                f"{op}: {param} {tuple(shape)} has a size {size!r} that is not an int; "
+                "expected ints >= 0", param, tuple(shape)) from None
+        if size < 0:
+            raise InvalidParameterError(
+                f"{op}: {param} {tuple(shape)} has a negative size {size}; expected sizes >= 0",
+                param, tuple(shape))
+        out.append(size)
+    return tuple(out)
+
+
+def _dtype_arg(dtype, op, default=None):
+    if dtype is None:
+        return default
+    try:
+        return _dt.as_dtype(dtype)
+    except InvalidParameterError:
+        names = ", ".join(d.name for d in _dt.ALL)
+        raise InvalidParameterError(
+            f"{op}: dtype {dtype!r} is not an ember dtype; expected one of {names}",
+            "dtype", dtype) from None
+
+
+def _device_arg(device, op):
+    if device is None:
+        return
+    try:
+        Device(device)
+    except InvalidParameterError:
+        raise InvalidParameterError(
+            f"{op}: device {device!r} is not available; expected 'cpu' (the NumPy backend)",
+            "device", device) from None
+
+
+def _grad_arg(requires_grad, dtype, op):
+    if not isinstance(requires_grad, bool):
+        raise InvalidParameterError(
+            f"{op}: requires_grad must be a bool, got {requires_grad!r}", "requires_grad",
+            requires_grad)
+    if requires_grad and dtype.kind != "float":
+        raise KindError(f"{op}: only float tensors can require grad, dtype {dtype.name} is "
+                        f"{dtype.kind}; expected a float dtype")
+    return requires_grad
+
+
+def _check_nbytes(shape, dtype, op):
+    if not be.creation_nbytes_ok(shape, dtype.np):
+        raise InvalidParameterError(
+            f"{op}: shape {shape} of {dtype.name} is too large to allocate", "shape", shape)
+
+
+def _new(data, dtype, requires_grad):
+    t = wrap(data, dtype)
+    if requires_grad:
+        t.require_grad()
+    return t
+
+
+def _alloc(kernel, args, op, shape=None):
+    try:
+        return kernel(*args)
+    except MemoryError:
+        shape = args[0] if shape is None else shape
+        raise InvalidParameterError(f"{op}: not enough memory for shape {shape}",
+                                    "shape", shape) from None
+
+
+_NUMBER_KIND = {bool: "bool", int: "int", float: "float"}
+
+
+def _number_kind(value):
+    """``"bool"``, ``"int"`` or ``"float"`` for Python and NumPy numbers, else None."""
+    if not be.data_is_number(value):
+        return None
+    value = be.data_to_python(value)
+    return _NUMBER_KIND.get(type(value))
+
+
+def _fill_arg(value, dtype, op, param="fill_value"):
+    """The fill value as a Python number, and the dtype (inferred from it when ``dtype`` is None)."""
+    if isinstance(value, Tensor):
+        if value.numel() != 1:
+            raise InvalidParameterError(
+                f"{op}: {param} is a tensor of shape {value.shape}; expected a number or a "
+                "one-element tensor", param, value)
+        kind_dtype = value.dtype
+        value = be.item(value._data)
+    else:
+        kind = _number_kind(value)
+        if kind is None:
+            raise InvalidParameterError(
+                f"{op}: {param} must be a number or a bool, got {type(value).__name__} "
+                f"{value!r}", param, value)
+        value = be.data_to_python(value)
+        kind_dtype = _dt.default_of_kind(kind)
+    if dtype is None:
+        dtype = kind_dtype
+    if not be.creation_fill_value_fits(value, dtype.np):
+        expected = {"bool": "a bool (or 0 or 1)",
+                    "int": "an integral value in the dtype's range",
+                    "float": "a value in the dtype's finite range (or nan or inf)"}[dtype.kind]
+        raise InvalidParameterError(
+            f"{op}: {param} {value!r} does not fit dtype {dtype.name}; expected {expected}",
+            param, value)
+    if dtype.kind == "bool":
+        value = bool(value)
+    elif dtype.kind == "int":
+        value = int(value)
+    return value, dtype
+
+
+# -- from data ----------------------------------------------------------------------------------
+
+def from_data(data, dtype=None, device=None, requires_grad=False):
+    """A tensor from ``data``: a ``TensorData``, nested lists, numbers, an array or a tensor
+    (Burn's ``from_data``; a tensor is detached, its buffer shared since tensors are immutable).
+
+    The dtype is inferred as for ``ember.tensor`` unless ``dtype`` is given (then the values are
+    converted as ``cast`` does).
+
+    >>> import ember
+    >>> ember.from_data([[1.0, 2.0], [3.0, 4.0]]).dtype
+    ember.float32
+    >>> ember.Tensor.from_data(ember.tensor([1, 2]).to_data(), dtype="float64").tolist()
+    [1.0, 2.0]
+    """
+    dtype = _dtype_arg(dtype, "from_data")
+    _device_arg(device, "from_data")
+    t = _read(data, dtype, "from_data")
+    _grad_arg(requires_grad, t._dtype, "from_data")
+    if requires_grad:
+        t.require_grad()
+    return t
+
+
+def from_floats(data, device=None):
+    """A float32 tensor from ``data`` (Burn's ``from_floats``); ints and bools are converted.
+
+    >>> import ember
+    >>> ember.Tensor.from_floats([[1.0, 2.0], [3.0, 4.0]]).dtype
+    ember.float32
+    >>> ember.from_floats([1, 2]).tolist()
+    [1.0, 2.0]
+    """
+    _device_arg(device, "from_floats")
+    return _read(data, _dt.float32, "from_floats")
+
+
+def from_ints(data, device=None):
+    """An int64 tensor from ``data`` (Burn's ``from_ints``); floats are truncated toward zero
+    and bools become 0 and 1, as ``cast`` does.
+
+    >>> import ember
+    >>> ember.Tensor.from_ints([[1, 2], [3, 4]]).dtype
+    ember.int64
+    """
+    _device_arg(device, "from_ints")
+    return _read(data, _dt.int64, "from_ints")
+
+
+def from_bool(data, device=None):
+    """A bool tensor from ``data`` (Burn's ``from_bool``); numbers become ``x != 0``.
+
+    >>> import ember
+    >>> ember.Tensor.from_bool([[True, False], [False, True]]).tolist()
+    [[True, False], [False, True]]
+    """
+    _device_arg(device, "from_bool")
+    return _read(data, _dt.bool_, "from_bool")
+
+
+# -- filled -------------------------------------------------------------------------------------
+
+def _filled(op, shape, value, dtype, device, requires_grad):
+    _device_arg(device, op)
+    _grad_arg(requires_grad, dtype, op)
+    _check_nbytes(shape, dtype, op)
+    if value is None:
+        data = _alloc(be.creation_zeros, (shape, dtype.np), op)
+    else:
+        data = _alloc(be.creation_full, (shape, value, dtype.np), op)
+    return _new(data, dtype, requires_grad)
+
+
+def empty(*shape, dtype=None, device=None, requires_grad=False):
+    """A new tensor of ``shape`` whose values are unspecified (ember gives zeros); float32 by
+    default (Burn's ``empty``).
+
+    >>> import ember
+    >>> ember.Tensor.empty((2, 3, 4)).shape
+    (2, 3, 4)
+    """
+    shape = _shape_arg(shape, "empty")
+    dtype = _dtype_arg(dtype, "empty", _dt.default_float)
+    return _filled("empty", shape, None, dtype, device, requires_grad)
+
+
+def zeros(*shape, dtype=None, device=None, requires_grad=False):
+    """A new tensor of ``shape`` filled with zeros; float32 by default.
+
+    >>> import ember
+    >>> print(ember.Tensor.zeros((2, 3)))
+    [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
+    >>> ember.zeros(2, dtype="int32").tolist()
+    [0, 0]
+    """
+    shape = _shape_arg(shape, "zeros")
+    dtype = _dtype_arg(dtype, "zeros", _dt.default_float)
+    return _filled("zeros", shape, None, dtype, device, requires_grad)
+
+
+def ones(*shape, dtype=None, device=None, requires_grad=False):
+    """A new tensor of ``shape`` filled with ones; float32 by default.
+
+    >>> import ember
+    >>> print(ember.Tensor.ones((2, 3)))
+    [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]
+    """
+    shape = _shape_arg(shape, "ones")
+    dtype = _dtype_arg(dtype, "ones", _dt.default_float)
+    return _filled("ones", shape, True if dtype.kind == "bool" else 1, dtype, device,
+                   requires_grad)
+
+
+def full(shape, fill_value, dtype=None, device=None, requires_grad=False):
+    """A new tensor of ``shape`` (an int or a sequence) filled with ``fill_value``.
+
+    Without ``dtype``, the value decides: int64 for an int, float32 for a float, bool for a
+    bool (PyTorch). A value that does not fit ``dtype`` raises InvalidParameterError: a
+    non-integral, infinite or NaN float or an out-of-range int for an int dtype, anything but
+    0/1 for bool, a finite value that overflows a float dtype.
+
+    >>> import ember
+    >>> print(ember.Tensor.full((2, 3), 5.0))
+    [[5.0, 5.0, 5.0], [5.0, 5.0, 5.0]]
+    >>> ember.full(2, 5).dtype
+    ember.int64
+    """
+    shape = _shape_arg((shape,), "full")
+    dtype = _dtype_arg(dtype, "full")
+    value, dtype = _fill_arg(fill_value, dtype, "full")
+    return _filled("full", shape, value, dtype, device, requires_grad)
+
+
+def _like(op, self, dtype, device, requires_grad):
+    check_tensor(self, op, "self")
+    dtype = _dtype_arg(dtype, op, self._dtype)
+    return tuple(self._data.shape), dtype
+
+
+def empty_like(self, dtype=None, device=None, requires_grad=False):
+    """A new tensor with ``self``'s shape and dtype (or ``dtype``), values unspecified (zeros).
+
+    >>> import ember
+    >>> ember.zeros(2, 3, 4).empty_like().shape
+    (2, 3, 4)
+    """
+    shape, dtype = _like("empty_like", self, dtype, device, requires_grad)
+    return _filled("empty_like", shape, None, dtype, device, requires_grad)
+
+
+def zeros_like(self, dtype=None, device=None, requires_grad=False):
+    """A new tensor of zeros with ``self``'s shape and dtype (or ``dtype``).
+
+    >>> import ember
+    >>> print(ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).zeros_like())
+    [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
+    """
+    shape, dtype = _like("zeros_like", self, dtype, device, requires_grad)
+    return _filled("zeros_like", shape, None, dtype, device, requires_grad)
+
+
+def ones_like(self, dtype=None, device=None, requires_grad=False):
+    """A new tensor of ones with ``self``'s shape and dtype (or ``dtype``).
+
+    >>> import ember
+    >>> print(ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).ones_like())
+    [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]
+    """
+    shape, dtype = _like("ones_like", self, dtype, device, requires_grad)
+    return _filled("ones_like", shape, True if dtype.kind == "bool" else 1, dtype, device,
+                   requires_grad)
+
+
+def full_like(self, fill_value, dtype=None, device=None, requires_grad=False):
+    """A new tensor with ``self``'s shape and dtype (or ``dtype``) filled with ``fill_value``,
+    which must fit that dtype (see ``full``).
+
+    >>> import ember
+    >>> print(ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).full_like(5.0))
+    [[5.0, 5.0, 5.0], [5.0, 5.0, 5.0]]
+    """
+    shape, dtype = _like("full_like", self, dtype, device, requires_grad)
+    value, dtype = _fill_arg(fill_value, dtype, "full_like")
+    return _filled("full_like", shape, value, dtype, device, requires_grad)
+
+
+# -- ranges -------------------------------------------------------------------------------------
+
+def _range_number(value, op, param):
+    kind = _number_kind(value)
+    if kind not in ("int", "float"):
+        raise InvalidParameterError(
+            f"{op}: {param} must be an int or a float, got {type(value).__name__} {value!r}",
+            param, value)
+    value = be.data_to_python(value)
+    if kind == "float" and not math.isfinite(value):
+        raise InvalidParameterError(f"{op}: {param} is {value!r}; expected a finite number",
+                                    param, value)
+    return value
+
+
+def _arange(op, start, end, step, dtype, device, requires_grad):
+    start = _range_number(start, op, "start")
+    end = _range_number(end, op, "end")
+    step = _range_number(step, op, "step")
+    if step == 0:
+        raise InvalidParameterError(f"{op}: step is 0; expected a nonzero step", "step", step)
+    is_float = any(isinstance(v, float) for v in (start, end, step))
+    dtype = _dtype_arg(dtype, op, _dt.default_float if is_float else _dt.default_int)
+    if dtype.kind == "bool":
+        raise KindError(f"{op}: not defined for dtype bool; expected an int or float dtype")
+    _device_arg(device, op)
+    _grad_arg(requires_grad, dtype, op)
+    n = be.creation_arange_length(start, end, step, is_float)
+    _check_nbytes((n,), dtype, op)
+    data = _alloc(be.creation_arange, (start, end, step, dtype.np, is_float), op, (n,))
+    return _new(data, dtype, requires_grad)
+
+
+def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
+    """Values from ``start`` up to (not including) ``end`` by ``step``: ``arange(5)`` is
+    ``[0, 1, 2, 3, 4]``. A Python ``range`` works as ``start`` (Burn's ``arange(0..5)``).
+
+    int64 unless an argument is a float (then float32), or ``dtype``. A range that ``step``
+    cannot walk (``arange(5, 0)``) is empty, as Python's ``range``; a zero step or a non-finite
+    bound raises InvalidParameterError. Float ranges have ``ceil((end - start) / step)`` values
+    ``start + i * step``, computed in float64, as PyTorch.
+
+    >>> import ember
+    >>> ember.arange(5).tolist()
+    [0, 1, 2, 3, 4]
+    >>> ember.Tensor.arange(range(2, 5)).tolist()
+    [2, 3, 4]
+    >>> ember.arange(0, 1, 0.25).tolist()
+    [0.0, 0.25, 0.5, 0.75]
+    """
+    if isinstance(start, range):
+        if end is not None or step != 1:
+            raise InvalidParameterError(
+                "arange: a range as start carries its own end and step; expected end=None "
+                f"and step=1, got end={end!r}, step={step!r}", "end", end)
+        start, end, step = start.start, start.stop, start.step
+    elif end is None:
+        start, end = 0, start
+    return _arange("arange", start, end, step, dtype, device, requires_grad)
+
+
+def arange_step(range_, step, dtype=None, device=None, requires_grad=False):
+    """Burn's ``arange_step(start..end, step)``: ``range_`` is a Python ``range`` (step 1), a
+    ``slice`` or a ``(start, end)`` pair; ``step`` an int >= 1. int64 by default.
+
+    >>> import ember
+    >>> ember.arange_step(range(0, 10), 3).tolist()
+    [0, 3, 6, 9]
+    >>> ember.Tensor.arange_step((1, 6), 2).tolist()
+    [1, 3, 5]
+    """
+    op = "arange_step"
+    if isinstance(range_, range):
+        if range_.step != 1:
+            raise InvalidParameterError(
+                f"{op}: range {range_!r} has its own step {range_.step}; expected a range "
+                "with step 1 and the step as the second argument", "range", range_)
+        start, end = range_.start, range_.stop
+    elif isinstance(range_, slice):
+        if range_.step is not None or range_.start is None or range_.stop is None:
+            raise InvalidParameterError(
+                f"{op}: slice {range_!r} must have a start and a stop and no step", "range",
+                range_)
+        start, end = range_.start, range_.stop
+    elif isinstance(range_, (tuple, list)) and len(range_) == 2:
+        start, end = range_
+    else:
+        raise InvalidParameterError(
+            f"{op}: range must be a range, a slice or a (start, end) pair, got "
+            f"{type(range_).__name__} {range_!r}", "range", range_)
+    step = _int_arg(step, op, "step")
+    if step < 1:
+        raise InvalidParameterError(f"{op}: step is {step}; expected an int >= 1", "step", step)
+    return _arange(op, start, end, step, dtype, device, requires_grad)
+
+
+def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
+    """``steps`` evenly spaced values from ``start`` to ``end``, both included; float32 by
+    default. Computed in float64 from both ends (as PyTorch), then converted to ``dtype``.
+
+    >>> import ember
+    >>> ember.linspace(0, 1, 5).tolist()
+    [0.0, 0.25, 0.5, 0.75, 1.0]
+    """
+    op = "linspace"
+    start = _range_number(start, op, "start")
+    end = _range_number(end, op, "end")
+    steps = _size_arg(steps, op, "steps")
+    dtype = _dtype_arg(dtype, op, _dt.default_float)
+    if dtype.kind == "bool":
+        raise KindError(f"{op}: not defined for dtype bool; expected an int or float dtype")
+    _device_arg(device, op)
+    _grad_arg(requires_grad, dtype, op)
+    _check_nbytes((steps,), dtype, op)
+    if steps:
+        data = _alloc(be.creation_linspace, (start, end, steps, dtype.np), op, (steps,))
+    else:
+        data = be.creation_zeros((0,), dtype.np)
+    return _new(data, dtype, requires_grad)
+
+
+# -- matrices, grids, masks ---------------------------------------------------------------------
+
+def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+    """An ``n`` by ``m`` (default ``n``) matrix with ones on the diagonal; float32 by default.
+
+    >>> import ember
+    >>> print(ember.Tensor.eye(2))
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
+    n = _size_arg(n, "eye", "n")
+    m = n if m is None else _size_arg(m, "eye", "m")
+    dtype = _dtype_arg(dtype, "eye", _dt.default_float)
+    _device_arg(device, "eye")
+    _grad_arg(requires_grad, dtype, "eye")
+    _check_nbytes((n, m), dtype, "eye")
+    return _new(_alloc(be.creation_eye, (n, m, dtype.np), "eye", (n, m)), dtype, requires_grad)
+
+
+def cartesian_grid(*shape, device=None):
+    """Burn's ``cartesian_grid``: an int64 tensor of shape ``(*shape, len(shape))`` whose entry
+    at each index is that index's coordinates.
+
+    >>> import ember
+    >>> ember.Tensor.cartesian_grid((2, 3)).tolist()
+    [[[0, 0], [0, 1], [0, 2]], [[1, 0], [1, 1], [1, 2]]]
+    """
+    shape = _shape_arg(shape, "cartesian_grid")
+    _device_arg(device, "cartesian_grid")
+    _check_nbytes(shape + (len(shape),), _dt.int64, "cartesian_grid")
+    data = _alloc(be.creation_cartesian_grid, (shape,), "cartesian_grid")
+    return wrap(data, _dt.int64)
+
+
+def _mask(op, part, shape, offset, device):
+    shape = _shape_arg((shape,), op)
+    if len(shape) < 2:
+        raise InvalidParameterError(
+            f"{op}: shape {shape} has rank {len(shape)}; expected a rank >= 2 (a matrix or a "
+            "batch of matrices)", "shape", shape)
+    offset = _int_arg(offset, op, "offset")
+    _device_arg(device, op)
+    _check_nbytes(shape, _dt.bool_, op)
+    return wrap(_alloc(be.creation_tri_mask, (shape, offset, part), op), _dt.bool_)
+
+
+def triu_mask(shape, offset=0, device=None):
+    """Burn's ``triu_mask``: a bool mask of ``shape`` (rank >= 2, over the last two dims) that is
+    **False on the upper triangle** (column - row >= ``offset``) and True elsewhere, ready for
+    ``mask_fill`` of everything outside it.
+
+    >>> import ember
+    >>> ember.Tensor.triu_mask((3, 3), 0).tolist()
+    [[False, False, False], [True, False, False], [True, True, False]]
+    """
+    return _mask("triu_mask", "upper", shape, offset, device)
+
+
+def tril_mask(shape, offset=0, device=None):
+    """Burn's ``tril_mask``: bool mask, **False on the lower triangle** (column - row <=
+    ``offset``), True elsewhere.
+
+    >>> import ember
+    >>> ember.Tensor.tril_mask((3, 3), 0).tolist()
+    [[False, True, True], [False, False, True], [False, False, False]]
+    """
+    return _mask("tril_mask", "lower", shape, offset, device)
+
+
+def diag_mask(shape, offset=0, device=None):
+    """Burn's ``diag_mask``: bool mask, **False on the diagonal** (column - row == ``offset``),
+    True elsewhere.
+
+    >>> import ember
+    >>> ember.Tensor.diag_mask((3, 3), 0).tolist()
+    [[False, True, True], [True, False, True], [True, True, False]]
+    """
+    return _mask("diag_mask", "diag", shape, offset, device)
+
+
+def _tri(op, self, diagonal, upper):
+    check_tensor(self, op, "self")
+    diagonal = _int_arg(diagonal, op, "diagonal")
+    if self._data.ndim < 2:
+        raise InvalidParameterError(
+            f"{op}: self has shape {tuple(self.shape)} (rank {self._data.ndim}); expected a "
+            "tensor of rank >= 2 (a matrix or a batch of matrices)", "self", tuple(self.shape))
+    out = be.creation_tri_keep(self._data, diagonal, upper)
+
+    def backward(g, needs):
+        return (be.creation_tri_keep(g, diagonal, upper),)
+
+    return record(out, self._dtype, (self,), backward, op)
+
+
+def triu(self, diagonal=0):
+    """The upper triangle (column - row >= ``diagonal``) of the last two dims, zeros elsewhere;
+    any kind, with gradient for floats (PyTorch's ``triu``).
+
+    >>> import ember
+    >>> ember.tensor([[1, 2, 3], [4, 5, 6], [7, 8, 9]]).triu(1).tolist()
+    [[0, 2, 3], [0, 0, 6], [0, 0, 0]]
+    """
+    return _tri("triu", self, diagonal, True)
+
+
+def tril(self, diagonal=0):
+    """The lower triangle (column - row <= ``diagonal``) of the last two dims, zeros elsewhere;
+    any kind, with gradient for floats (PyTorch's ``tril``).
+
+    >>> import ember
+    >>> ember.tensor([[1, 2, 3], [4, 5, 6], [7, 8, 9]]).tril(-1).tolist()
+    [[0, 0, 0], [4, 0, 0], [7, 8, 0]]
+    """
+    return _tri("tril", self, diagonal, False)
+
+
+for _f in (from_data, from_floats, from_ints, from_bool, empty, zeros, ones, full, arange,
+           arange_step, linspace, eye, cartesian_grid, triu_mask, tril_mask, diag_mask):
+    tensor_method(_f, static=True)
+for _f in (empty_like, zeros_like, ones_like, full_like, triu, tril):
+    tensor_method(_f)
+del _f

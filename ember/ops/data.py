@@ -1,10 +1,22 @@
-"""Data out: NumPy arrays, Python values, TensorData, casts between dtypes."""
+"""Data out: NumPy arrays, Python values, TensorData, casts between dtypes, pickling.
+
+The conversions to Python numbers follow PyTorch: ``item()``, ``float(t)``, ``int(t)`` and
+``bool(t)`` need exactly one element (any shape) and raise InvalidParameterError otherwise;
+``int(t)`` truncates toward zero; ``operator.index(t)`` (``__index__``) takes one-element int
+tensors only and raises KindError (a TypeError) for anything else. ``np.asarray(t)`` is a
+read-only view of the tensor's buffer (no copy) unless a dtype change or ``copy=True`` asks
+for one. Pickling keeps the values, the dtype and whether the tensor requires grad; a tensor
+that requires grad comes back as a leaf (as PyTorch, the graph that produced it does not
+travel).
+"""
 
 from .. import dtypes as _dt
 from ..backends import default as be
-from ..tensor import Tensor, record, tensor_method
+from ..errors import InvalidParameterError, KindError, ShapeMismatchError
+from ..shapes import argfix
+from ..tensor import Tensor, as_tensor, record, tensor_method, wrap
 
-__all__ = []
+__all__ = ["TensorData"]
 
 
 @tensor_method
@@ -22,7 +34,12 @@ def numpy(self, copy=False):
 
 @tensor_method
 def tolist(self):
-    """The values as nested Python lists (a Python number for a 0-d tensor)."""
+    """The values as nested Python lists (a Python number for a 0-d tensor).
+
+    >>> import ember
+    >>> ember.tensor([[1, 2], [3, 4]]).tolist()
+    [[1, 2], [3, 4]]
+    """
     return be.tolist(self._data)
 
 
@@ -51,3 +68,461 @@ def cast(self, dtype):
 
 
 Tensor.to = cast
+
+
+# -- TensorData ---------------------------------------------------------------------------------
+
+def _dtype_arg(dtype, op):
+    try:
+        return _dt.as_dtype(dtype)
+    except InvalidParameterError:
+        names = ", ".join(d.name for d in _dt.ALL)
+        raise InvalidParameterError(
+            f"{op}: dtype {dtype!r} is not an ember dtype; expected one of {names}",
+            "dtype", dtype) from None
+
+
+def _read(data, dtype, op):
+    """A detached tensor of ``data`` (a TensorData, a tensor, lists, numbers or arrays),
+    converted to ``dtype`` when given, as ``cast`` converts. Never aliases a buffer that
+    someone else could write (a tensor's or a TensorData's buffer may be shared)."""
+    if isinstance(data, Tensor):
+        t = wrap(data._data, data._dtype)
+    elif isinstance(data, TensorData):  # its values are a private read-only copy: share them
+        t = wrap(data._values, data.dtype)
+    else:
+        t = as_tensor(data, None, op)
+        if dtype is not None and dtype is not _dt.float32 and t._dtype is _dt.float32 \
+                and not hasattr(data, "dtype"):
+            # Python floats: read them as float64 so that the conversion loses nothing
+            t = as_tensor(data, _dt.float64, op)
+        if not isinstance(data, (list, tuple, int, float, complex)) and not be.is_array(data):
+            # other array-likes (a torch tensor, a buffer) may share their memory with us
+            t = wrap(be.copy(t._data), t._dtype)
+    if dtype is None or t._dtype is dtype:
+        return t
+    return wrap(be.cast(t._data, dtype.np), dtype)
+
+
+_TOLERANCE = {"float64": (1e-7, 1e-9), "float32": (1e-5, 1e-6), "float16": (1e-3, 1e-3),
+              "bfloat16": (1e-2, 1e-2)}
+
+
+class TensorData:
+    """A tensor's values read out of it (Burn's ``TensorData``): a private NumPy copy of the
+    values, their ``shape`` and ``dtype``. Immutable; converting makes a new one.
+
+    ``TensorData(values, shape=None, dtype=None)`` takes what ``ember.tensor`` takes (and a
+    TensorData); ``shape`` reshapes flat values (Burn's ``TensorData::new(vec, shape)``).
+
+    >>> import ember
+    >>> data = ember.tensor([[1.0, 2.0], [3.0, 4.0]]).to_data()
+    >>> data
+    TensorData([[1.0, 2.0], [3.0, 4.0]], shape=(2, 2), dtype=float32)
+    >>> data.to_list()
+    [[1.0, 2.0], [3.0, 4.0]]
+    >>> data.assert_eq(ember.TensorData([[1.0, 2.0], [3.0, 4.0]]))
+    >>> data.convert("int32")
+    TensorData([[1, 2], [3, 4]], shape=(2, 2), dtype=int32)
+    """
+
+    __slots__ = ("_values", "dtype")
+
+    def __init__(self, values, shape=None, dtype=None):
+        op = "TensorData"
+        if dtype is not None:
+            dtype = _dtype_arg(dtype, op)
+        t = _read(values, dtype, op)
+        arr, dt = t._data, t._dtype
+        if isinstance(values, Tensor) and arr is values._data:
+            arr = be.copy(arr)  # a tensor's buffer may be a view of a writable array
+        if shape is not None:
+            shape = tuple(argfix((shape,), op))
+            for s in shape:
+                if isinstance(s, bool) or not isinstance(s, int) or s < 0:
+                    raise InvalidParameterError(
+                        f"{op}: shape {shape} has a size {s!r}; expected ints >= 0", "shape", shape)
+            n = 1
+            for s in shape:
+                n *= s
+            if n != arr.size:
+                raise ShapeMismatchError(
+                    f"{op}: shape {shape} has {n} elements but the values have {arr.size}",
+                    expected=arr.size, actual=shape)
+            arr = be.data_reshape_copy(arr, shape)
+        self._values = be.readonly(arr)
+        self.dtype = dt
+
+    @classmethod
+    def _own(cls, arr, dtype):
+        """A TensorData around ``arr``, which the caller hands over (no copy)."""
+        d = object.__new__(cls)
+        d._values = be.readonly(arr)
+        d.dtype = dtype
+        return d
+
+    # -- metadata
+    @property
+    def values(self):
+        """The values, a read-only NumPy array.
+
+        >>> import ember
+        >>> ember.TensorData([1.5]).values.flags.writeable
+        False
+        """
+        return self._values
+
+    @property
+    def shape(self):
+        """The sizes of the dims, a tuple.
+
+        >>> import ember
+        >>> ember.TensorData([1, 2, 3, 4], shape=(2, 2)).shape
+        (2, 2)
+        """
+        return tuple(self._values.shape)
+
+    @property
+    def kind(self):
+        """``"float"``, ``"int"`` or ``"bool"``."""
+        return self.dtype.kind
+
+    @property
+    def ndim(self):
+        """The number of dims."""
+        return self._values.ndim
+
+    rank = ndim
+
+    def num_elements(self):
+        """The number of elements (Burn's ``num_elements``).
+
+        >>> import ember
+        >>> ember.TensorData([[1, 2, 3]]).num_elements()
+        3
+        """
+        return self._values.size
+
+    # -- out
+    def to_list(self):
+        """The values as nested Python lists (a number for 0-d data).
+
+        >>> import ember
+        >>> ember.TensorData([1, 2]).to_list()
+        [1, 2]
+        """
+        return be.tolist(self._values)
+
+    tolist = to_list
+
+    def to_vec(self):
+        """The values flattened into one Python list, row-major (Burn's ``to_vec``).
+
+        >>> import ember
+        >>> ember.TensorData([[1, 2], [3, 4]]).to_vec()
+        [1, 2, 3, 4]
+        """
+        return be.data_flat_list(self._values)
+
+    def numpy(self, copy=False):
+        """The values as a NumPy array (read-only unless ``copy=True``).
+
+        >>> import ember
+        >>> ember.TensorData([1, 2]).numpy()
+        array([1, 2])
+        """
+        return be.copy(self._values) if copy else self._values
+
+    def __array__(self, dtype=None, copy=None):
+        out = be.data_array(self._values, dtype, copy)
+        if out is None:
+            raise InvalidParameterError(
+                f"TensorData.__array__: dtype {dtype} needs a copy but copy=False",
+                "copy", copy)
+        return out
+
+    def convert(self, dtype):
+        """The values converted to ``dtype``, as ``Tensor.cast`` converts (floats to ints
+        truncate toward zero; numbers to bool test ``!= 0``); itself when already ``dtype``.
+
+        >>> import ember
+        >>> ember.TensorData([1.5, -2.5]).convert("int64").to_list()
+        [1, -2]
+        """
+        dtype = _dtype_arg(dtype, "convert")
+        if dtype is self.dtype:
+            return self
+        return TensorData._own(be.cast(self._values, dtype.np), dtype)
+
+    to_data_as = convert
+    convert_dtype = convert
+
+    # -- comparisons
+    def _other(self, other, op):
+        if isinstance(other, TensorData):
+            return other
+        if isinstance(other, Tensor):
+            return other.to_data()
+        try:
+            return TensorData(other)
+        except (InvalidParameterError, KindError) as exc:
+            raise InvalidParameterError(
+                f"{op}: other must be a TensorData, a Tensor or tensor-like data: {exc}",
+                "other", other) from None
+
+    def assert_eq(self, other, strict=True):
+        """Raise AssertionError unless ``other`` has the same shape and values (NaN matches
+        NaN); ``strict`` also requires the same dtype, else ``other`` is first converted to
+        this dtype (Burn's ``assert_eq``).
+
+        >>> import ember
+        >>> ember.TensorData([2.0, 5.0]).assert_eq(ember.TensorData([2, 5]), strict=False)
+        """
+        other = self._other(other, "assert_eq")
+        if strict and other.dtype is not self.dtype:
+            raise AssertionError(f"assert_eq: dtype {self.dtype.name} != {other.dtype.name}")
+        if self.shape != other.shape:
+            raise AssertionError(f"assert_eq: shape {self.shape} != {other.shape}")
+        other = other.convert(self.dtype)
+        self._report("assert_eq", other, None, None)
+
+    def assert_approx_eq(self, other, tolerance=None):
+        """Raise AssertionError unless ``other`` has the same shape and values within
+        ``|a - b| <= atol + rtol * |b|`` (NaN matches NaN), comparing in float64.
+
+        ``tolerance``: a number (used as rtol and atol), an ``(rtol, atol)`` pair, or None for
+        the looser of the two dtypes' defaults (float64 1e-7/1e-9, float32 1e-5/1e-6, float16
+        1e-3, bfloat16 1e-2; ints and bools as float32).
+
+        >>> import ember
+        >>> ember.TensorData([1.0, 2.0]).assert_approx_eq([1.000001, 2.0])
+        """
+        other = self._other(other, "assert_approx_eq")
+        if tolerance is None:
+            pairs = [_TOLERANCE.get(d.name, _TOLERANCE["float32"])
+                     for d in (self.dtype, other.dtype)]
+            rtol, atol = max(p[0] for p in pairs), max(p[1] for p in pairs)
+        elif isinstance(tolerance, (tuple, list)) and len(tolerance) == 2:
+            rtol, atol = tolerance
+        else:
+            rtol = atol = tolerance
+        for name, v in (("rtol", rtol), ("atol", atol)):
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0:
+                raise InvalidParameterError(
+                    f"assert_approx_eq: tolerance {tolerance!r} has {name} {v!r}; expected a "
+                    "number >= 0 or an (rtol, atol) pair of them", "tolerance", tolerance)
+        if self.shape != other.shape:
+            raise AssertionError(f"assert_approx_eq: shape {self.shape} != {other.shape}")
+        self._report("assert_approx_eq", other, float(rtol), float(atol))
+
+    def _report(self, op, other, rtol, atol):
+        bad, count = be.data_mismatches(self._values, other._values, rtol, atol)
+        if count:
+            shown = "; ".join(f"at {idx}: {a!r} != {b!r}" for idx, a, b in bad)
+            more = f" (first {len(bad)} shown)" if count > len(bad) else ""
+            raise AssertionError(f"{op}: {count} of {self._values.size} elements differ"
+                                 f"{more}: {shown}")
+
+    def __eq__(self, other):
+        if not isinstance(other, TensorData):
+            return NotImplemented
+        return other.dtype is self.dtype and be.data_equal(self._values, other._values)
+
+    __hash__ = None
+
+    def __repr__(self):
+        from .display import format_values
+        text = format_values(self._values, indent=len("TensorData("))
+        return f"TensorData({text}, shape={self.shape}, dtype={self.dtype.name})"
+
+    def __reduce__(self):
+        return (_rebuild_data, (be.copy(self._values), self.dtype.name))
+
+
+def _rebuild_data(values, dtype_name):
+    return TensorData._own(values, _dt.as_dtype(dtype_name))
+
+
+# -- Tensor methods -----------------------------------------------------------------------------
+
+@tensor_method
+def to_data(self):
+    """The values as a ``TensorData`` (a copy, so it outlives nothing).
+
+    >>> import ember
+    >>> ember.tensor([[1, 2]]).to_data().to_list()
+    [[1, 2]]
+    """
+    return TensorData._own(be.copy(self._data), self._dtype)
+
+
+Tensor.into_data = to_data
+
+
+@tensor_method
+def to_data_as(self, dtype):
+    """The values converted to ``dtype`` (as ``cast``) as a ``TensorData`` (Burn's
+    ``to_data_as``/``to_data_dtype``).
+
+    >>> import ember
+    >>> ember.tensor([1.5, 2.5]).to_data_as("int64").to_list()
+    [1, 2]
+    """
+    dtype = _dtype_arg(dtype, "to_data_as")
+    return TensorData._own(be.copy(be.cast(self._data, dtype.np)), dtype)
+
+
+@tensor_method
+def to_vec_as(self, dtype=None):
+    """The values, converted to ``dtype`` when given, as one flat Python list in row-major
+    order (Burn's ``to_vec_as``/``into_vec_as``; ``try_`` variants are these methods).
+
+    >>> import ember
+    >>> ember.tensor([[1.5, 2.5]]).to_vec_as("int32")
+    [1, 2]
+    """
+    if dtype is None:
+        return be.data_flat_list(self._data)
+    dtype = _dtype_arg(dtype, "to_vec_as")
+    return be.data_flat_list(be.cast(self._data, dtype.np))
+
+
+Tensor.into_vec_as = to_vec_as
+Tensor.to_data_dtype = to_data_as
+Tensor.into_data_as = to_data_as
+Tensor.into_data_dtype = to_data_as
+
+
+def _one(self, op):
+    n = self._data.size
+    if n != 1:
+        raise InvalidParameterError(
+            f"{op}: the tensor has {n} elements (shape {tuple(self.shape)}); expected exactly "
+            "one element", "self", tuple(self.shape))
+
+
+@tensor_method
+def item(self):
+    """The value of a one-element tensor (any shape) as a Python number or bool.
+
+    >>> import ember
+    >>> ember.tensor([[3.0]]).item()
+    3.0
+    """
+    _one(self, "item")
+    return be.item(self._data)
+
+
+@tensor_method
+def into_scalar(self, dtype=None):
+    """Burn's ``into_scalar``: the value of a one-element tensor, converted to ``dtype`` first
+    when given (a dtype, its name, or ``float``/``int``/``bool``).
+
+    >>> import ember
+    >>> ember.Tensor.from_data([[3.0]]).into_scalar()
+    3.0
+    >>> ember.tensor([2.7]).into_scalar(int)
+    2
+    """
+    _one(self, "into_scalar")
+    if dtype is None:
+        return be.item(self._data)
+    dtype = _dtype_arg(dtype, "into_scalar")
+    return be.item(be.cast(self._data, dtype.np))
+
+
+@tensor_method(name="int")
+def _int_method(self):
+    """The values as int64 (floats truncate toward zero; True is 1).
+
+    >>> import ember
+    >>> print(ember.Tensor.from_bool([True, False, True]).int())
+    [1, 0, 1]
+    """
+    return self.cast(_dt.int64)
+
+
+@tensor_method(name="float")
+def _float_method(self):
+    """The values as float32 (with gradient from float dtypes).
+
+    >>> import ember
+    >>> print(ember.Tensor.from_bool([True, False, True]).float())
+    [1.0, 0.0, 1.0]
+    """
+    return self.cast(_dt.float32)
+
+
+@tensor_method(name="bool")
+def _bool_method(self):
+    """The values as bool: True where nonzero (NaN is nonzero).
+
+    >>> import ember
+    >>> print(ember.tensor([[1.0, -2.0, 3.0], [0.0, 9.0, 6.0]]).bool())
+    [[True, True, True], [False, True, True]]
+    """
+    return self.cast(_dt.bool_)
+
+
+def __array__(self, dtype=None, copy=None):
+    """NumPy's array protocol: ``np.asarray(t)`` is a read-only view of the buffer (no copy);
+    ``dtype`` converts (a copy), ``copy=True`` gives a writable copy, ``copy=False`` raises
+    InvalidParameterError when a copy is needed."""
+    out = be.data_array(self._data, dtype, copy)
+    if out is None:
+        raise InvalidParameterError(
+            f"__array__: converting {self._dtype.name} to {dtype} needs a copy, but copy=False",
+            "copy", copy)
+    return out
+
+
+def __bool__(self):
+    n = self._data.size
+    if n != 1:
+        raise InvalidParameterError(
+            f"bool: the truth value of a tensor with {n} elements (shape {tuple(self.shape)}) is "
+            "ambiguous; expected exactly one element (use any() or all())", "self",
+            tuple(self.shape))
+    return bool(be.item(self._data))
+
+
+def __float__(self):
+    _one(self, "float")
+    return float(be.item(self._data))
+
+
+def __int__(self):
+    _one(self, "int")
+    v = be.item(self._data)
+    if self._dtype.kind == "float" and not (v - v == 0):
+        raise InvalidParameterError(f"int: cannot convert {v!r} to an int; expected a finite "
+                                    "value", "self", v)
+    return int(v)
+
+
+def __index__(self):
+    if self._dtype.kind != "int" or self._data.size != 1:
+        raise KindError(
+            f"__index__: only one-element int tensors can be used as an index, got shape "
+            f"{tuple(self.shape)} and dtype {self._dtype.name}")
+    return int(be.item(self._data))
+
+
+def __reduce__(self):
+    return (_rebuild_tensor,
+            (be.copy(self._data), self._dtype.name, self._node is not None, self._ad))
+
+
+def _rebuild_tensor(values, dtype_name, requires_grad, ad="none"):
+    t = wrap(values, _dt.as_dtype(dtype_name), ad)
+    if requires_grad and ad is not None:
+        t.require_grad()
+    return t
+
+
+Tensor.__array__ = __array__
+Tensor.__bool__ = __bool__
+Tensor.__float__ = __float__
+Tensor.__int__ = __int__
+Tensor.__index__ = __index__
+Tensor.__reduce__ = __reduce__

@@ -16,10 +16,10 @@ def asarray(data, dtype=None):
 
     Raises RaggedError for ragged nesting and TypeError for values that are not numbers.
     """
-    if isinstance(data, np.ndarray):
-        return np.array(data, dtype=dtype, copy=True)
     try:
         arr = np.asarray(data, dtype=dtype)
+        if not arr.flags.owndata or arr is data:
+            arr = arr.copy()  # never share a buffer the caller can still change
     except ValueError as exc:
         if "inhomogeneous" in str(exc) or "sequence" in str(exc):
             raise RaggedError(str(exc)) from None

@@ -1,3 +1,278 @@
-"""NumPy kernels of the creation family. Public names here are kernels (`be.NAME`); helpers start with _."""
+"""NumPy kernels of the creation, data-out and display families.
 
-import numpy as np  # noqa: F401
+Public names here are kernels (``be.NAME``); helpers start with ``_``. Names carry a family
+prefix (``creation_``, ``data_``, ``display_``) so that they cannot clash with other families.
+"""
+
+import math
+
+import ml_dtypes
+import numpy as np
+
+_BF16 = np.dtype(ml_dtypes.bfloat16)
+_MAX_BYTES = 2 ** 63 - 1
+
+
+def _is_float(dtype):
+    return dtype.kind == "f" or dtype == _BF16
+
+
+def _finfo(dtype):
+    return ml_dtypes.finfo(dtype) if dtype == _BF16 else np.finfo(dtype)
+
+
+# -- creation -----------------------------------------------------------------------------------
+
+def creation_nbytes_ok(shape, dtype):
+    """Whether an array of ``shape`` and NumPy ``dtype`` has a representable byte size."""
+    n = np.dtype(dtype).itemsize
+    for s in shape:
+        n *= s
+    return n <= _MAX_BYTES
+
+
+def creation_full(shape, value, dtype):
+    """A new array of ``shape`` filled with ``value`` (already checked to fit ``dtype``)."""
+    return np.full(shape, value, dtype=dtype)
+
+
+def creation_zeros(shape, dtype):
+    """A new zero-filled array."""
+    return np.zeros(shape, dtype=dtype)
+
+
+def creation_like_full(a, value, dtype):
+    """A new array of ``a``'s shape filled with ``value``, C-contiguous."""
+    return creation_full(a.shape, value, dtype)
+
+
+def creation_fill_value_fits(value, dtype):
+    """Whether the Python number ``value`` converts to NumPy ``dtype`` without loss of its
+    integral value or overflow (floats may round; bool takes 0 and 1 only)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return value == 0 or value == 1
+    if dtype.kind in "iu":
+        if isinstance(value, float):
+            if not math.isfinite(value) or value != int(value):
+                return False
+            value = int(value)
+        info = np.iinfo(dtype)
+        return info.min <= value <= info.max
+    # float dtypes: anything but a finite value that overflows to infinity
+    try:
+        as_float = float(value)
+    except OverflowError:
+        return False
+    if not math.isfinite(as_float):
+        return True
+    if abs(as_float) <= float(_finfo(dtype).max):
+        return True
+    with np.errstate(over="ignore"):
+        return bool(np.isfinite(np.asarray(as_float).astype(dtype)))
+
+
+def creation_arange(start, end, step, dtype, is_float):
+    """``[start, end)`` by ``step`` as NumPy ``dtype``; float ranges are computed in float64
+    as ``start + i * step`` with ``ceil((end - start) / step)`` values (PyTorch's rule)."""
+    if is_float:
+        n = max(0, math.ceil((end - start) / step))
+        return (start + np.arange(n, dtype=np.float64) * step).astype(dtype)
+    return np.arange(start, end, step, dtype=np.int64).astype(dtype, copy=False)
+
+
+def creation_arange_length(start, end, step, is_float):
+    """The number of values ``creation_arange`` would make."""
+    if is_float:
+        return max(0, math.ceil((end - start) / step))
+    return max(0, -((start - end) // step))
+
+
+def creation_linspace(start, end, steps, dtype):
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive, computed in float64
+    from both ends as PyTorch does, then converted to ``dtype``."""
+    if steps == 1:
+        return np.full((1,), start, dtype=np.float64).astype(dtype)
+    i = np.arange(steps, dtype=np.float64)
+    step = (end - start) / (steps - 1)
+    half = steps // 2
+    out = np.where(i < half, start + i * step, end - (steps - 1 - i) * step)
+    return out.astype(dtype)
+
+
+def creation_eye(n, m, dtype):
+    """An ``n`` by ``m`` array with ones on the main diagonal."""
+    return np.eye(n, m, dtype=dtype)
+
+
+def _offsets(rows, cols):
+    return np.arange(cols, dtype=np.int64)[None, :] - np.arange(rows, dtype=np.int64)[:, None]
+
+
+def creation_tri_mask(shape, offset, part):
+    """Burn's triangle masks over the last two dims of ``shape``, broadcast to ``shape``:
+    True marks the elements *outside* the part (``"upper"``, ``"lower"`` or ``"diag"``)."""
+    d = _offsets(shape[-2], shape[-1])  # column - row
+    if part == "upper":
+        m = d < offset
+    elif part == "lower":
+        m = d > offset
+    else:
+        m = d != offset
+    return np.ascontiguousarray(np.broadcast_to(m, shape))
+
+
+def creation_tri_keep(a, diagonal, upper):
+    """``a`` with the elements outside the upper (or lower) triangle set to zero (a new array)."""
+    if a.size == 0:
+        return np.array(a, copy=True)
+    d = _offsets(a.shape[-2], a.shape[-1])
+    keep = d >= diagonal if upper else d <= diagonal
+    return np.where(keep, a, np.zeros((), dtype=a.dtype))
+
+
+def creation_cartesian_grid(shape):
+    """int64 array of shape ``(*shape, len(shape))`` whose entry at each index is that index."""
+    grid = np.indices(shape, dtype=np.int64)
+    return np.ascontiguousarray(np.moveaxis(grid, 0, -1))
+
+
+# -- data out -----------------------------------------------------------------------------------
+
+def data_reshape_copy(a, shape):
+    """A C-contiguous copy of ``a`` with a new shape of the same size."""
+    return np.array(a, copy=True, order="C").reshape(shape)
+
+
+def data_flat_list(a):
+    """The values of ``a`` as one flat Python list, row-major."""
+    return a.reshape(-1).tolist()
+
+
+def data_equal(a, b):
+    """Whether two arrays have the same shape and values (NaN equal to NaN)."""
+    if a.shape != b.shape:
+        return False
+    if _is_float(a.dtype) or _is_float(b.dtype):
+        return bool(np.array_equal(a.astype(np.float64), b.astype(np.float64), equal_nan=True))
+    if a.dtype == b.dtype:
+        return bool(np.array_equal(a, b))
+    # compare ints and bools of different dtypes exactly (no float rounding)
+    return bool(np.array_equal(a.astype(object), b.astype(object)))
+
+
+def data_mismatches(a, b, rtol, atol, limit=5):
+    """Up to ``limit`` mismatching (index, actual, expected) triples and their total count.
+
+    Exact comparison when ``rtol`` and ``atol`` are None; NaN matches NaN.
+    """
+    if rtol is None:
+        if _is_float(a.dtype) or _is_float(b.dtype):
+            x, y = a.astype(np.float64), b.astype(np.float64)
+            bad = ~((x == y) | (np.isnan(x) & np.isnan(y)))
+        else:
+            x, y = a.astype(object), b.astype(object)
+            bad = np.asarray(x != y, dtype=bool)
+    else:
+        x, y = a.astype(np.float64), b.astype(np.float64)
+        with np.errstate(invalid="ignore", over="ignore"):
+            close = (np.abs(x - y) <= atol + rtol * np.abs(y)) & np.isfinite(x) & np.isfinite(y)
+        close |= (x == y) | (np.isnan(x) & np.isnan(y))
+        bad = ~close
+    idx = np.argwhere(bad)
+    out = [(tuple(int(i) for i in ix), a[tuple(ix)].item(), b[tuple(ix)].item())
+           for ix in idx[:limit]]
+    return out, int(idx.shape[0])
+
+
+def data_array(a, dtype=None, copy=None):
+    """NumPy's ``__array__`` protocol over a tensor's buffer: a read-only view when possible.
+
+    Returns None when ``copy`` is False but a copy is needed (the caller raises).
+    """
+    if dtype is not None:
+        dtype = np.dtype(dtype)
+    if dtype is None or dtype == a.dtype:
+        if copy:
+            return np.array(a, copy=True)
+        v = a.view()
+        v.flags.writeable = False
+        return v
+    if copy is False:
+        return None
+    return a.astype(dtype)
+
+
+def data_as_dtype(value):
+    """``value`` as a NumPy dtype, or None if NumPy does not understand it."""
+    try:
+        return np.dtype(value)
+    except TypeError:
+        return None
+
+
+def data_is_number(value):
+    """Whether ``value`` is a Python or NumPy number or bool (not a string, not an array)."""
+    return isinstance(value, (bool, int, float, np.bool_, np.integer, np.floating))
+
+
+def data_to_python(value):
+    """A NumPy scalar as the matching Python number (others unchanged)."""
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+# -- display ------------------------------------------------------------------------------------
+
+def display_edges(a, edge):
+    """``a`` reduced to its first and last ``edge`` items along every dim longer than
+    ``2 * edge``, and the tuple of dims that were cut."""
+    cut = []
+    for dim, size in enumerate(a.shape):
+        if size > 2 * edge:
+            idx = np.r_[0:edge, size - edge:size]
+            a = np.take(a, idx, axis=dim)
+            cut.append(dim)
+    return a, tuple(cut)
+
+
+def _shortest(x, dtype):
+    """The shortest decimal string that reads back as ``x`` in ``dtype`` (x a float64)."""
+    for p in range(1, 18):
+        s = "%.*g" % (p, x)
+        if np.asarray(float(s)).astype(dtype) == np.asarray(x).astype(dtype):
+            return s
+    return repr(x)
+
+
+def _float_text(v, dtype):
+    if v != v:
+        return "nan"
+    if v in (math.inf, -math.inf):
+        return "inf" if v > 0 else "-inf"
+    if dtype == _BF16:
+        x = float(_shortest(v, dtype))  # the shortest decimal, as a float64
+    else:
+        x = np.asarray(v).astype(dtype)[()]
+    sci = np.format_float_scientific(x, unique=True, trim="-")
+    a = abs(float(sci))  # the magnitude as printed decides the notation, as Python's repr
+    if a == 0 or 1e-4 <= a < 1e16:
+        return np.format_float_positional(x, unique=True, trim="0")
+    return sci
+
+
+def display_strings(a):
+    """The elements of ``a`` as display strings, nested lists like ``a.tolist()`` (a single
+    string for a 0-d array): floats always with a decimal point or an exponent, in the
+    shortest form that reads back in their dtype; ints plain; bools True/False."""
+    dtype = a.dtype
+    if dtype.kind == "b":
+        flat = ["True" if v else "False" for v in a.reshape(-1).tolist()]
+    elif dtype.kind in "iu":
+        flat = [str(v) for v in a.reshape(-1).tolist()]
+    else:
+        flat = [_float_text(v, dtype) for v in a.astype(np.float64).reshape(-1).tolist()]
+    if a.ndim == 0:
+        return flat[0]
+    return np.array(flat, dtype=object).reshape(a.shape).tolist()

@@ -1,0 +1,417 @@
+"""Tests of ember/ops/data.py: TensorData, to_data*, item/into_scalar, int/float/bool, the
+NumPy array protocol, Python number conversions and pickling."""
+
+import copy
+import math
+import operator
+import pickle
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings, strategies as st
+
+import ember
+from ember import InvalidParameterError, KindError, ShapeMismatchError, Tensor, TensorData
+from oracle import SHAPES, TORCH_DTYPES, assert_close, ember_tensor, layouts, random_array, to_torch
+
+ALL_DTYPES = list(TORCH_DTYPES)
+
+
+def arr_of(rng, shape, dtype):
+    """Random values of ``dtype`` (bfloat16 values made exact in bfloat16)."""
+    a = np.asarray(random_array(rng, shape, dtype))
+    return a
+
+
+def tensor_of(arr, dtype):
+    return ember_tensor(arr, "bfloat16" if dtype == "bfloat16" else None)
+
+
+# -- the spec's examples ------------------------------------------------------------------------
+
+def test_spec_select_dim_assert_eq():
+    # select_dim's example reads its results with to_data().assert_eq(TensorData::from(..), false)
+    Tensor.from_data([4.0, 5.0, 6.0]).to_data().assert_eq(TensorData([4.0, 5.0, 6.0]), False)
+    Tensor.from_data([2.0, 5.0]).to_data().assert_eq(
+        TensorData([2.0, 5.0], dtype="float64"), strict=False)
+    with pytest.raises(AssertionError, match="assert_eq: dtype float32 != float64"):
+        Tensor.from_data([2.0, 5.0]).to_data().assert_eq(TensorData([2.0, 5.0], dtype="float64"))
+
+
+def test_spec_into_scalar():
+    t = Tensor.from_data([[3.0]])
+    s = t.into_scalar()
+    assert s == 3.0 and type(s) is float
+
+
+def test_spec_bool_int_float():
+    b = Tensor.from_bool([True, False, True])
+    assert str(b.int()) == "[1, 0, 1]" and b.int().dtype == ember.int64
+    assert str(b.float()) == "[1.0, 0.0, 1.0]" and b.float().dtype == ember.float32
+    assert b.cast("int64").tolist() == [1, 0, 1]
+    assert b.cast("float32").dtype == ember.float32
+    f = Tensor.from_data([[1.0, -2.0, 3.0], [0.0, 9.0, 6.0]])
+    assert str(f.bool()) == "[[True, True, True], [False, True, True]]"
+    assert Tensor.from_floats([1.0, 2.0]).int().tolist() == [1, 2]
+    assert Tensor.from_floats([1.0, 2.5]).cast("float64").dtype == ember.float64
+    assert Tensor.from_floats([1.0, 2.5]).cast("int64").tolist() == [1, 2]
+    assert Tensor.arange(range(0, 5)).cast("float32").tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
+
+
+def test_spec_slice_vec_as():
+    assert Tensor.arange(range(0, 10)).to_vec_as("int32") == list(range(10))
+
+
+# -- to_data ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_to_data_copies_values(rng, dtype):
+    for shape in SHAPES:
+        for _, arr in layouts(arr_of(rng, shape, dtype)):
+            t = tensor_of(arr, dtype)
+            before = t.numpy().copy()
+            for d in (t.to_data(), t.into_data()):
+                assert isinstance(d, TensorData)
+                assert d.shape == shape and d.dtype == t.dtype and d.kind == t.kind
+                assert d.ndim == len(shape) and d.num_elements() == t.numel()
+                assert not np.shares_memory(d.values, t.numpy())
+                assert not d.values.flags.writeable
+                np.testing.assert_array_equal(d.values, t.numpy())
+                assert d.to_list() == t.tolist() == d.tolist()
+                assert d.to_vec() == to_torch(t).reshape(-1).tolist() or dtype == "bfloat16"
+            np.testing.assert_array_equal(t.numpy(), before)
+
+
+@pytest.mark.parametrize("src", ALL_DTYPES)
+@pytest.mark.parametrize("dst", ["float64", "float32", "int64", "int8", "uint8", "bool", "bfloat16"])
+def test_to_data_as_vs_torch(rng, src, dst):
+    arr = np.asarray(random_array(rng, (3, 4), src, low=0, high=100))
+    if src in ("float64", "float32", "float16", "bfloat16"):
+        arr = np.abs(arr) * 20  # float to uint8 of a negative value is unspecified: avoid it
+    t = tensor_of(arr, src)
+    expected = to_torch(t).to(TORCH_DTYPES[dst])
+    for d in (t.to_data_as(dst), t.to_data_dtype(dst), t.into_data_as(dst), t.into_data_dtype(dst),
+              t.to_data().convert(dst), t.to_data().to_data_as(dst), t.to_data().convert_dtype(dst)):
+        assert d.dtype.name == dst
+        assert_close(ember.from_data(d), expected)
+    assert t.to_vec_as(dst) == expected.reshape(-1).tolist() or dst == "bfloat16" \
+        or src == "bfloat16"
+
+
+def test_to_vec_as():
+    t = ember.tensor([[1.5, -2.5], [3.0, 4.0]])
+    assert t.to_vec_as() == [1.5, -2.5, 3.0, 4.0]
+    assert t.into_vec_as(int) == [1, -2, 3, 4]
+    assert ember.tensor(2).to_vec_as() == [2]
+    with pytest.raises(InvalidParameterError, match="to_vec_as: dtype 'i' is not an ember dtype"):
+        t.to_vec_as("i")
+
+
+def test_to_data_as_bad_dtype():
+    t = ember.tensor([1.0, 2.0])
+    with pytest.raises(InvalidParameterError, match="to_data_as: dtype 'f8x' is not an ember dtype"):
+        t.to_data_as("f8x")
+    assert t.tolist() == [1.0, 2.0]
+
+
+def test_to_data_of_tracked_tensor():
+    x = ember.tensor([1.0, 2.0], requires_grad=True)
+    d = x.to_data()
+    assert d.to_list() == [1.0, 2.0] and x.is_require_grad()
+
+
+# -- TensorData ---------------------------------------------------------------------------------
+
+def test_tensordata_constructor():
+    d = TensorData([[1, 2], [3, 4]])
+    assert d.dtype == ember.int64 and d.shape == (2, 2)
+    assert TensorData([1.0]).dtype == ember.float32
+    assert TensorData([True]).dtype == ember.bool_
+    assert TensorData(2.5).shape == ()
+    assert TensorData([1, 2, 3, 4, 5, 6], shape=(2, 3)).to_list() == [[1, 2, 3], [4, 5, 6]]
+    assert TensorData([1, 2, 3, 4], (4, 1)).shape == (4, 1)
+    assert TensorData([1, 2], dtype="float64").to_list() == [1.0, 2.0]
+    assert TensorData(TensorData([1, 2]), dtype="int8").dtype == ember.int8
+    t = ember.tensor([1.0, 2.0])
+    assert TensorData(t) == t.to_data()
+    a = np.arange(4.0)
+    d = TensorData(a)
+    a[0] = 9.0
+    assert d.to_list() == [0.0, 1.0, 2.0, 3.0] and d.dtype == ember.float64
+    tt = torch.arange(3)
+    d = TensorData(tt)
+    tt[0] = 5
+    assert d.to_list() == [0, 1, 2]
+
+
+def test_tensordata_is_read_only():
+    d = TensorData([1.0, 2.0])
+    with pytest.raises(ValueError):
+        d.values[0] = 3.0
+    assert d.to_list() == [1.0, 2.0]
+    c = d.numpy(copy=True)
+    c[0] = 7.0
+    assert d.to_list() == [1.0, 2.0]
+    with pytest.raises(AttributeError):
+        d.foo = 1
+
+
+def test_tensordata_equality_and_repr():
+    a = TensorData([1.0, math.nan])
+    assert a == TensorData([1.0, math.nan])
+    assert a != TensorData([1.0, math.nan], dtype="float64")
+    assert a != TensorData([1.0, 2.0])
+    assert TensorData([1, 2]) != TensorData([[1, 2]])
+    assert (a == [1.0, math.nan]) is False
+    with pytest.raises(TypeError):
+        hash(a)
+    assert repr(TensorData([[1, 2], [3, 4]], dtype="int8")) == \
+        "TensorData([[1, 2], [3, 4]], shape=(2, 2), dtype=int8)"
+    assert repr(TensorData(True)) == "TensorData(True, shape=(), dtype=bool)"
+    assert repr(TensorData([])) == "TensorData([], shape=(0,), dtype=float32)"
+
+
+def test_tensordata_array_protocol():
+    d = TensorData([1, 2, 3])
+    a = np.asarray(d)
+    assert np.shares_memory(a, d.values) and not a.flags.writeable
+    assert np.asarray(d, dtype=np.float64).dtype == np.float64
+    assert ember.tensor(d).dtype == ember.int64
+
+
+def test_assert_eq():
+    d = TensorData([[1.0, 2.0], [3.0, math.nan]])
+    d.assert_eq(TensorData([[1.0, 2.0], [3.0, math.nan]]))
+    d.assert_eq([[1.0, 2.0], [3.0, math.nan]])
+    d.assert_eq(ember.tensor([[1.0, 2.0], [3.0, math.nan]]))
+    d.assert_eq(TensorData([[1, 2], [3, 4]]).convert("float32").to_list()[:1] + [[3.0, math.nan]])
+    with pytest.raises(AssertionError, match=r"assert_eq: 1 of 4 elements differ: at \(0, 1\): 2.0 != 2.5"):
+        d.assert_eq(TensorData([[1.0, 2.5], [3.0, math.nan]]))
+    with pytest.raises(AssertionError, match=r"assert_eq: 1 of 4 elements differ: at \(1, 1\): nan != 4.0"):
+        d.assert_eq(TensorData([[1.0, 2.0], [3.0, 4.0]]))
+    with pytest.raises(AssertionError, match=r"assert_eq: shape \(2, 2\) != \(4,\)"):
+        d.assert_eq(TensorData([1.0, 2.0, 3.0, math.nan]))
+    with pytest.raises(AssertionError, match="assert_eq: dtype float32 != int64"):
+        TensorData([1.0]).assert_eq(TensorData([1]))
+    TensorData([1.0]).assert_eq(TensorData([1]), strict=False)
+    TensorData([0.1]).assert_eq(TensorData([0.1], dtype="float64"), strict=False)
+    assert TensorData([0.1], dtype="float64").to_list() == [0.1]
+    with pytest.raises(AssertionError, match="1 of 1 elements differ"):
+        TensorData([0.1], dtype="float64").assert_eq(TensorData([0.1]), strict=False)
+    with pytest.raises(AssertionError, match=r"7 of 7 elements differ \(first 5 shown\)"):
+        TensorData(list(range(7))).assert_eq(TensorData(list(range(1, 8))))
+    big = 2 ** 62 + 1
+    with pytest.raises(AssertionError, match="elements differ"):
+        TensorData([big]).assert_eq(TensorData([big + 1]))
+    with pytest.raises(InvalidParameterError, match="assert_eq: other must be a TensorData"):
+        d.assert_eq("x")
+
+
+def test_assert_approx_eq():
+    d = TensorData([1.0, 2.0, math.nan])
+    d.assert_approx_eq([1.000001, 2.0, math.nan])
+    d.assert_approx_eq([1.01, 2.0, math.nan], tolerance=0.02)
+    d.assert_approx_eq([1.01, 2.0, math.nan], tolerance=(0.0, 0.011))
+    TensorData([1.0], dtype="bfloat16").assert_approx_eq([1.005])
+    TensorData([1, 2]).assert_approx_eq(TensorData([1.0, 2.0]))
+    with pytest.raises(AssertionError, match=r"assert_approx_eq: 1 of 3 elements differ: at \(0,\): 1.0 != 1.1"):
+        d.assert_approx_eq([1.1, 2.0, math.nan])
+    with pytest.raises(AssertionError, match="assert_approx_eq: 1 of 3 elements differ"):
+        d.assert_approx_eq([1.0, 2.0, 3.0])
+    with pytest.raises(AssertionError, match=r"assert_approx_eq: shape \(3,\) != \(2,\)"):
+        d.assert_approx_eq([1.0, 2.0])
+    with pytest.raises(AssertionError, match="elements differ"):
+        TensorData([math.inf]).assert_approx_eq([-math.inf])
+    with pytest.raises(AssertionError, match="elements differ"):
+        TensorData([1.0]).assert_approx_eq([math.inf])
+    TensorData([math.inf]).assert_approx_eq([math.inf])
+    with pytest.raises(InvalidParameterError, match="assert_approx_eq: tolerance -1 has rtol -1"):
+        d.assert_approx_eq(d, tolerance=-1)
+    with pytest.raises(InvalidParameterError, match=r"assert_approx_eq: tolerance \(0.1, 'a'\) has atol 'a'"):
+        d.assert_approx_eq(d, tolerance=(0.1, "a"))
+
+
+def test_tensordata_bad_inputs():
+    with pytest.raises(ShapeMismatchError, match=r"TensorData: shape \(2, 2\) has 4 elements but the values have 3"):
+        TensorData([1, 2, 3], shape=(2, 2))
+    with pytest.raises(InvalidParameterError, match=r"TensorData: shape \(2, -1\) has a size -1"):
+        TensorData([1, 2], shape=(2, -1))
+    with pytest.raises(InvalidParameterError, match="TensorData: dtype 'x' is not an ember dtype"):
+        TensorData([1], dtype="x")
+    with pytest.raises(InvalidParameterError, match="TensorData: data is ragged"):
+        TensorData([[1], [1, 2]])
+    with pytest.raises(KindError, match="TensorData: data 'ab' cannot become a tensor"):
+        TensorData("ab")
+    with pytest.raises(InvalidParameterError, match="convert: dtype 'q' is not an ember dtype"):
+        TensorData([1]).convert("q")
+
+
+def test_tensordata_pickle():
+    for d in (TensorData([[1.5, 2.5]]), TensorData([1, 2], dtype="uint16"),
+              TensorData([1.0], dtype="bfloat16"), TensorData(True)):
+        r = pickle.loads(pickle.dumps(d))
+        assert r == d and r.dtype is d.dtype and not r.values.flags.writeable
+
+
+# -- item, into_scalar, Python numbers ----------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+@pytest.mark.parametrize("shape", [(), (1,), (1, 1, 1)])
+def test_item_vs_torch(rng, dtype, shape):
+    t = tensor_of(arr_of(rng, shape, dtype), dtype)
+    tt = to_torch(t)
+    assert t.item() == tt.item() and type(t.item()) is type(tt.item())
+    assert t.into_scalar() == tt.item()
+    assert float(t) == float(tt) and type(float(t)) is float
+    assert int(t) == int(tt)
+    assert bool(t) == bool(tt)
+    if t.kind == "int":
+        assert operator.index(t) == operator.index(tt)
+        seq = [10, 11, 12, 13, 14, 15]
+        assert seq[t] == seq[tt.item()]
+
+
+def test_into_scalar_dtype():
+    assert ember.tensor([2.7]).into_scalar(int) == 2
+    assert ember.tensor([[0.0]]).into_scalar("bool") is False
+    assert ember.tensor(3).into_scalar(float) == 3.0
+    assert type(ember.tensor(3).into_scalar(ember.float16)) is float
+
+
+def test_python_number_conversions():
+    assert int(ember.tensor(-2.7)) == -2 and int(ember.tensor([[2.7]])) == 2
+    assert float(ember.tensor([True])) == 1.0
+    assert bool(ember.tensor([[0.0]])) is False
+    assert bool(ember.tensor(math.nan)) is True
+    assert [1, 2, 3][ember.tensor(1)] == 2
+    assert list(range(10))[ember.tensor(2):ember.tensor([5])] == [2, 3, 4]
+    assert math.floor(float(ember.from_data(2.5, dtype="bfloat16"))) == 2
+    assert f"{ember.tensor(2.5):.3f}" == "2.500"
+    assert complex(float(ember.tensor(1.5))) == 1.5
+
+
+@pytest.mark.parametrize("shape", [(0,), (2,), (2, 3), (1, 0)])
+def test_one_element_errors(shape):
+    t = ember.zeros(shape)
+    with pytest.raises(InvalidParameterError, match=r"item: the tensor has \d+ elements .*expected exactly one element"):
+        t.item()
+    with pytest.raises(InvalidParameterError, match="into_scalar: the tensor has"):
+        t.into_scalar()
+    with pytest.raises(InvalidParameterError, match="float: the tensor has"):
+        float(t)
+    with pytest.raises(InvalidParameterError, match="int: the tensor has"):
+        int(t)
+    with pytest.raises(InvalidParameterError, match="bool: the truth value of a tensor with .* is ambiguous"):
+        bool(t)
+    with pytest.raises(ValueError):  # InvalidParameterError is a ValueError, as NumPy raises
+        if t:
+            pass
+    with pytest.raises(KindError, match="__index__: only one-element int tensors"):
+        operator.index(ember.zeros(shape, dtype="int64"))
+    assert t.shape == shape
+
+
+def test_index_and_int_errors():
+    with pytest.raises(KindError, match=r"__index__: only one-element int tensors can be used as an index, got shape \(\) and dtype float32"):
+        operator.index(ember.tensor(1.0))
+    with pytest.raises(TypeError):  # KindError is a TypeError: the protocol's error
+        [1, 2][ember.tensor(True)]
+    with pytest.raises(InvalidParameterError, match="int: cannot convert nan to an int"):
+        int(ember.tensor(math.nan))
+    with pytest.raises(InvalidParameterError, match="int: cannot convert inf"):
+        int(ember.tensor([math.inf]))
+    with pytest.raises(InvalidParameterError, match="into_scalar: dtype 'z' is not an ember dtype"):
+        ember.tensor(1).into_scalar("z")
+    with pytest.raises(InvalidParameterError, match="format: spec '.2f' needs a one-element tensor"):
+        f"{ember.tensor([1.0, 2.0]):.2f}"
+
+
+# -- int(), float(), bool() methods ------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_kind_casts_vs_torch(rng, dtype):
+    arr = np.asarray(random_array(rng, (3, 5), dtype, low=-50, high=50))
+    for _, a in layouts(arr):
+        t = tensor_of(a, dtype)
+        tt = to_torch(t)
+        assert_close(t.bool(), tt.bool())
+        assert_close(t.float(), tt.float())
+        assert_close(t.int(), tt.long())
+
+
+def test_float_method_gradient():
+    x = ember.tensor([1.5, -2.0], dtype="float64", requires_grad=True)
+    y = x.float()
+    assert y.dtype == ember.float32 and y.is_tracked()
+    y.backward(ember.tensor([2.0, 3.0]))
+    assert x.grad.dtype == ember.float64 and x.grad.tolist() == [2.0, 3.0]
+    assert not x.int().is_tracked() and not x.bool().is_tracked()
+
+
+# -- __array__ ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float32", "int16", "bool", "bfloat16"])
+def test_array_protocol(rng, dtype):
+    for _, arr in layouts(np.asarray(random_array(rng, (3, 4), dtype))):
+        t = tensor_of(arr, dtype)
+        a = np.asarray(t)
+        assert np.shares_memory(a, t.numpy()) and not a.flags.writeable
+        assert a.strides == t.numpy().strides
+        np.testing.assert_array_equal(a, t.numpy())
+        c = np.array(t)  # np.array copies by default: a writable copy
+        assert not np.shares_memory(c, t.numpy()) and c.flags.writeable
+        f = np.asarray(t, dtype=np.float64)
+        np.testing.assert_array_equal(f, t.numpy().astype(np.float64))
+        v = np.asarray(t, dtype=t.numpy().dtype, copy=False)
+        assert np.shares_memory(v, t.numpy())
+        with pytest.raises(InvalidParameterError, match="__array__: converting .* needs a copy, but copy=False"):
+            np.asarray(t, dtype=np.complex64, copy=False)
+
+
+def test_array_protocol_does_not_expose_writable_buffer():
+    base = np.arange(4.0)
+    t = ember.from_numpy(base)
+    with pytest.raises(ValueError):
+        np.asarray(t)[0] = 5.0
+    assert t.tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+# -- pickling -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_pickle_round_trip(rng, dtype):
+    for shape in SHAPES:
+        for _, arr in layouts(np.asarray(random_array(rng, shape, dtype))):
+            t = tensor_of(arr, dtype)
+            r = pickle.loads(pickle.dumps(t))
+            assert r.dtype is t.dtype and r.shape == t.shape
+            np.testing.assert_array_equal(r.numpy(), t.numpy())
+            assert not r.is_tracked()
+            assert not np.shares_memory(r.numpy(), t.numpy())
+
+
+def test_pickle_requires_grad():
+    x = ember.tensor([1.0, 2.0], requires_grad=True)
+    r = pickle.loads(pickle.dumps(x))
+    assert r.is_require_grad() and r.is_leaf and r.tolist() == [1.0, 2.0]
+    d = copy.deepcopy(x)
+    assert d.is_require_grad() and d.tolist() == [1.0, 2.0]
+    assert copy.copy(x).is_require_grad()
+    # a non-leaf comes back as a leaf that requires grad (as PyTorch)
+    y = x.cast("float64")
+    ry = pickle.loads(pickle.dumps(y))
+    assert ry.is_require_grad() and ry.is_leaf and ry.dtype == ember.float64
+    # autodiff disabled stays disabled
+    w = ember.tensor([1.0]).without_autodiff()
+    assert not pickle.loads(pickle.dumps(w)).is_autodiff()
+    assert pickle.loads(pickle.dumps(ember.tensor([1]))).dtype == ember.int64
+
+
+@settings(max_examples=25)
+@given(st.lists(st.floats(allow_nan=True, allow_infinity=True, width=32), max_size=20))
+def test_pickle_and_to_data_property(values):
+    t = ember.tensor(values, dtype="float32")
+    r = pickle.loads(pickle.dumps(t))
+    np.testing.assert_array_equal(r.numpy(), t.numpy())
+    TensorData(values, dtype="float32").assert_eq(t.to_data())

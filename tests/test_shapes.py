@@ -1,0 +1,143 @@
+"""Tests of ember/shapes.py: the shared dim and shape helpers, their errors and messages."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import ember
+from ember import DimensionError, InvalidParameterError, ShapeMismatchError
+from ember import shapes
+
+
+def test_prod():
+    assert shapes.prod(()) == 1
+    assert shapes.prod((2, 3, 4)) == 24
+    assert shapes.prod([5, 0, 2]) == 0
+    assert shapes.prod([2 ** 40, 2 ** 40]) == 2 ** 80  # Python ints: no overflow
+
+
+def test_as_int_accepts():
+    assert shapes.as_int(3, "op", "p") == 3
+    assert shapes.as_int(np.int32(-4), "op", "p") == -4
+    assert shapes.as_int(np.uint8(7), "op", "p") == 7
+    assert shapes.as_int(ember.tensor(5), "op", "p") == 5
+    assert shapes.as_int(ember.tensor([[6]], dtype="int8"), "op", "p") == 6
+    assert type(shapes.as_int(np.int64(2), "op", "p")) is int
+
+
+@pytest.mark.parametrize("value, match", [
+    (True, r"op: p must be an int, got bool True"),
+    (np.bool_(False), r"op: p must be an int, got bool np.False_"),
+    (2.0, r"op: p must be an int, got float 2.0"),
+    ("3", r"op: p must be an int, got str '3'"),
+    (None, r"op: p must be an int, got NoneType None"),
+    (np.float64(1.0), r"op: p must be an int, got float64 np.float64\(1.0\)"),
+    (ember.tensor(1.0), r"op: p must be an int, got Tensor"),
+    (ember.tensor([1, 2]), r"op: p must be an int, got Tensor"),
+])
+def test_as_int_errors(value, match):
+    with pytest.raises(InvalidParameterError, match=match) as info:
+        shapes.as_int(value, "op", "p")
+    assert info.value.param == "p"
+
+
+def test_argfix():
+    assert shapes.argfix((2, 3), "op") == (2, 3)
+    assert shapes.argfix(((2, 3),), "op") == (2, 3)
+    assert shapes.argfix(([2, 3],), "op") == (2, 3)
+    assert shapes.argfix((), "op") == ()
+    assert shapes.argfix(((),), "op") == ()
+    assert shapes.argfix((np.array([4, 5]),), "op") == (4, 5)
+    assert shapes.argfix((np.array(4),), "op") == (4,)
+    assert shapes.argfix((ember.tensor([1, 2]),), "op") == (1, 2)
+    assert shapes.argfix((7,), "op") == (7,)
+
+
+@pytest.mark.parametrize("ndim", [1, 2, 4])
+def test_normalize_dim(ndim):
+    for d in range(-ndim, ndim):
+        assert shapes.normalize_dim(d, ndim, "op") == d % ndim
+    assert shapes.normalize_dim(np.int64(-1), ndim, "op") == ndim - 1
+
+
+def test_normalize_dim_errors():
+    with pytest.raises(DimensionError, match=r"op: dim 3 is out of range for a tensor of rank 3; expected a dim in \[-3, 2\]"):
+        shapes.normalize_dim(3, 3, "op")
+    with pytest.raises(DimensionError, match=r"op: axis -4 is out of range for a tensor of rank 3; expected a dim in \[-3, 2\]"):
+        shapes.normalize_dim(-4, 3, "op", "axis")
+    with pytest.raises(DimensionError, match="op: dim 0 is out of range for a tensor of rank 0; a 0-d tensor has no dims"):
+        shapes.normalize_dim(0, 0, "op")
+    with pytest.raises(InvalidParameterError, match="op: dim must be an int, got float 1.0"):
+        shapes.normalize_dim(1.0, 3, "op")
+    with pytest.raises(IndexError):  # DimensionError is an IndexError
+        shapes.normalize_dim(5, 2, "op")
+
+
+def test_normalize_dims():
+    assert shapes.normalize_dims((0, -1), 3, "op") == (0, 2)
+    assert shapes.normalize_dims([1], 3, "op") == (1,)
+    assert shapes.normalize_dims(-2, 3, "op") == (1,)
+    assert shapes.normalize_dims((), 3, "op") == ()
+    assert shapes.normalize_dims((0, -3), 3, "op", allow_duplicates=True) == (0, 0)
+    with pytest.raises(InvalidParameterError, match=r"op: dims \(0, -3\) repeats a dim; expected distinct dims"):
+        shapes.normalize_dims((0, -3), 3, "op")
+    with pytest.raises(DimensionError, match="op: dims 5 is out of range"):
+        shapes.normalize_dims((0, 5), 3, "op")
+
+
+shape_st = st.lists(st.integers(0, 4), max_size=4).map(tuple)
+
+
+@settings(max_examples=60)
+@given(st.lists(shape_st, min_size=1, max_size=4))
+def test_broadcast_shapes_vs_numpy(shape_list):
+    try:
+        expected = np.broadcast_shapes(*shape_list)
+    except ValueError:
+        with pytest.raises(ShapeMismatchError, match="broadcast: shapes .* do not broadcast"):
+            shapes.broadcast_shapes(*shape_list)
+        return
+    assert shapes.broadcast_shapes(*shape_list) == expected
+
+
+def test_broadcast_shapes_errors():
+    with pytest.raises(ShapeMismatchError, match=r"add: shapes \(2, 3\) and \(4,\) do not broadcast \(size 4 against 3 at dim -1\)") as info:
+        shapes.broadcast_shapes((2, 3), (4,), op="add")
+    assert info.value.actual == (4,)
+    assert shapes.broadcast_shapes() == ()
+    assert shapes.broadcast_shapes((), (3, 1), (1, 4)) == (3, 4)
+    assert shapes.broadcast_shapes((0, 1), (1, 5)) == (0, 5)
+
+
+@pytest.mark.parametrize("new, old, expected", [
+    ((-1,), (2, 3), (6,)),
+    ((3, -1), (2, 3), (3, 2)),
+    ((None, -1), (2, 3, 4), (2, 12)),
+    ((0, -1), (2, 3, 4), (2, 12)),
+    ((0, 3), (0, 3), (0, 3)),
+    ((4, 0), (2, 0), (4, 0)),
+    ((), (1, 1), ()),
+    ((-1,), (), (1,)),
+    ((1, -1, 1), (5,), (1, 5, 1)),
+])
+def test_infer_shape(new, old, expected):
+    assert shapes.infer_shape(new, old) == expected
+    if None not in new and 0 not in new:
+        assert np.empty(old).reshape(new).shape == expected
+
+
+def test_infer_shape_errors():
+    with pytest.raises(InvalidParameterError, match=r"reshape: shape \(-1, -1\) has more than one -1"):
+        shapes.infer_shape((-1, -1), (2, 3))
+    with pytest.raises(InvalidParameterError, match=r"view: shape \(2, -2\) has negative size -2; expected sizes >= 0 or one -1"):
+        shapes.infer_shape((2, -2), (2, 3), op="view")
+    with pytest.raises(ShapeMismatchError, match=r"reshape: shape \(4, 2\) has 8 elements, expected 6 \(input shape \(2, 3\)\)"):
+        shapes.infer_shape((4, 2), (2, 3))
+    with pytest.raises(ShapeMismatchError, match=r"reshape: cannot infer the -1 in \(4, -1\) for 6 elements"):
+        shapes.infer_shape((4, -1), (2, 3))
+    with pytest.raises(ShapeMismatchError, match=r"reshape: cannot infer the -1 in \(0, -1\) for 0 elements"):
+        shapes.infer_shape((0, -1), (0, 3))
+    with pytest.raises(InvalidParameterError, match=r"reshape: shape \(2, None, None\) keeps the size of dim 2, which the input of shape \(2, 3\) does not have"):
+        shapes.infer_shape((2, None, None), (2, 3))
+    with pytest.raises(InvalidParameterError, match="reshape: shape must be an int, got float 2.0"):
+        shapes.infer_shape((2.0, 3), (2, 3))
