@@ -1,3 +1,427 @@
-"""The bitwise op family."""
+"""Bitwise and boolean logic: ``& | ^ ~ << >>``, Burn's ``bitwise_*`` and ``bool_*`` ops,
+PyTorch's ``logical_*`` ops.
 
-__all__ = []
+Bitwise ops take int and bool tensors (on bools ``& | ^ ~`` are the logical ops, as PyTorch);
+floats raise ``KindError``. Operands are promoted with ``dtypes.result_type`` (Python ints are
+weak: ``int8_tensor & 0xFF`` stays int8, the scalar wrapping to the dtype's width as PyTorch) and
+broadcast with NumPy's rule. Shifts are deterministic: a count below 0 or at least the bit width
+gives 0 for ``<<`` and the sign fill (0 or -1) for ``>>``, as PyTorch.
+
+>>> import ember
+>>> (ember.tensor([12, 10]) & 6).tolist()
+[4, 2]
+>>> (~ember.tensor([True, False])).tolist()
+[False, True]
+"""
+
+from .. import dtypes as _dt
+from ..backends import default as be
+from ..errors import KindError
+from ..shapes import broadcast_shapes
+from ..tensor import Tensor, check_kind, check_tensor, tensor_method, wrap
+
+__all__ = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift",
+           "bitwise_right_shift", "logical_and", "logical_or", "logical_xor", "logical_not"]
+
+_scalar_kind = _dt._scalar_kind
+_BOOL = _dt.bool_
+
+
+# -- shared checks ----------------------------------------------------------------------------
+
+def _check_int_operand(x, op, param):
+    """Raise KindError unless ``x`` is an int/bool tensor or an int/bool number."""
+    if isinstance(x, Tensor):
+        if x._dtype.kind == "float":
+            raise KindError(f"{op}: not defined for float tensors (dtype {x._dtype.name}); "
+                            "expected an int or bool tensor")
+        return
+    kind = _scalar_kind(x)
+    if kind is None:
+        raise KindError(f"{op}: {param} must be a Tensor, an int or a bool, got "
+                        f"{type(x).__name__} {x!r}")
+    if kind == "float":
+        raise KindError(f"{op}: {param} {x!r} is a float; expected an int or a bool "
+                        "(bitwise ops are not defined for floats)")
+
+
+def _check_pair(x, y, op, xname, yname):
+    """Both operands checked by kind; at least one a Tensor; tensor shapes broadcast."""
+    xt = isinstance(x, Tensor)
+    yt = isinstance(y, Tensor)
+    if not (xt or yt):
+        raise KindError(f"{op}: expected at least one Tensor, got {type(x).__name__} {x!r} "
+                        f"and {type(y).__name__} {y!r}")
+    if xt and yt and x._data.shape != y._data.shape:
+        broadcast_shapes(x._data.shape, y._data.shape, op=op)
+
+
+def _wrap_int(value, dt):
+    """A Python number as a value of dtype ``dt``: ints wrap modulo 2**bits (two's complement)."""
+    if dt.kind == "bool":
+        return bool(value)
+    bits = dt.itemsize * 8
+    v = int(value) & ((1 << bits) - 1)
+    if dt.is_signed and v >> (bits - 1):
+        v -= 1 << bits
+    return v
+
+
+def _operand(x, dt):
+    if isinstance(x, Tensor):
+        return be.cast(x._data, dt.np)
+    return be.scalar_array(_wrap_int(x, dt), dt.np)
+
+
+def _bitwise(op, kernel, x, y, xname="self", yname="other"):
+    if isinstance(x, Tensor):                                   # the fast paths
+        dt = x._dtype
+        if type(y) is int and dt.kind == "int":
+            return wrap(kernel(x._data, _wrap_int(y, dt)), dt)
+        if isinstance(y, Tensor) and dt is y._dtype and dt.kind != "float" \
+                and x._data.shape == y._data.shape:
+            return wrap(kernel(x._data, y._data), dt)
+    _check_int_operand(x, op, xname)
+    _check_int_operand(y, op, yname)
+    _check_pair(x, y, op, xname, yname)
+    dt = _dt.result_type(x, y)
+    return wrap(kernel(_operand(x, dt), _operand(y, dt)), dt)
+
+
+def _shift(op, kernel, scalar_kernel, x, y, xname="self", yname="other"):
+    if type(y) is int and isinstance(x, Tensor) and x._dtype.kind == "int":
+        return wrap(scalar_kernel(x._data, y), x._dtype)       # the fast path
+    _check_int_operand(x, op, xname)
+    _check_int_operand(y, op, yname)
+    _check_pair(x, y, op, xname, yname)
+    dt = _dt.result_type(x, y)
+    if dt.kind == "bool":
+        raise KindError(f"{op}: not defined for bool tensors; expected an int tensor "
+                        "(cast bools to an int dtype first)")
+    if isinstance(y, Tensor):
+        return wrap(kernel(_operand(x, dt), be.cast(y._data, dt.np)), dt)
+    return wrap(scalar_kernel(be.cast(x._data, dt.np), int(y)), dt)
+
+
+def _check_scalar_param(other, op, expected="an int or a bool"):
+    if isinstance(other, Tensor) or _scalar_kind(other) is None:
+        base = op[:-len("_scalar")] if op.endswith("_scalar") else op
+        raise KindError(f"{op}: other must be {expected} (a Python number), got "
+                        f"{type(other).__name__}; use {base} for tensors")
+
+
+# -- Burn's bitwise ops -----------------------------------------------------------------------
+
+@tensor_method
+def bitwise_and(self, other):
+    """Elementwise ``self & other`` on int tensors (logical and on bools); ``other``: tensor or int.
+
+    >>> import ember
+    >>> ember.tensor([12, 10, -1]).bitwise_and(ember.tensor([10, 6, 5])).tolist()
+    [8, 2, 5]
+    """
+    return _bitwise("bitwise_and", be.bitwise_and, self, other)
+
+
+@tensor_method
+def bitwise_or(self, other):
+    """Elementwise ``self | other`` on int tensors (logical or on bools).
+
+    >>> import ember
+    >>> ember.bitwise_or(ember.tensor([12, 1]), 2).tolist()
+    [14, 3]
+    """
+    return _bitwise("bitwise_or", be.bitwise_or, self, other)
+
+
+@tensor_method
+def bitwise_xor(self, other):
+    """Elementwise ``self ^ other`` on int tensors (logical xor on bools).
+
+    >>> import ember
+    >>> ember.tensor([12, 10]).bitwise_xor(ember.tensor([10, 10])).tolist()
+    [6, 0]
+    """
+    return _bitwise("bitwise_xor", be.bitwise_xor, self, other)
+
+
+@tensor_method
+def bitwise_not(self):
+    """Elementwise ``~self``: two's complement not on ints (``-x - 1``), logical not on bools.
+
+    >>> import ember
+    >>> ember.tensor([0, 5, -1]).bitwise_not().tolist()
+    [-1, -6, 0]
+    >>> ember.tensor([3], dtype="uint8").bitwise_not().tolist()
+    [252]
+    """
+    check_tensor(self, "bitwise_not", "self")
+    if self._dtype.kind == "float":
+        raise KindError(f"bitwise_not: not defined for float tensors (dtype {self._dtype.name}); "
+                        "expected an int or bool tensor")
+    return wrap(be.bitwise_invert(self._data), self._dtype)
+
+
+@tensor_method
+def bitwise_left_shift(self, other):
+    """Elementwise ``self << other``; counts below 0 or at least the bit width give 0.
+
+    The bits shifted out are dropped (two's complement wrap-around, as PyTorch).
+
+    >>> import ember
+    >>> ember.tensor([1, 3, 1]).bitwise_left_shift(ember.tensor([2, 1, 64])).tolist()
+    [4, 6, 0]
+    """
+    return _shift("bitwise_left_shift", be.bitwise_lshift, be.bitwise_lshift_scalar, self, other)
+
+
+@tensor_method
+def bitwise_right_shift(self, other):
+    """Elementwise ``self >> other``, arithmetic (sign-filling) on signed ints.
+
+    Counts below 0 or at least the bit width give the sign fill: 0, or -1 for negative values.
+
+    >>> import ember
+    >>> ember.tensor([16, -16, -16]).bitwise_right_shift(ember.tensor([2, 2, 99])).tolist()
+    [4, -4, -1]
+    """
+    return _shift("bitwise_right_shift", be.bitwise_rshift, be.bitwise_rshift_scalar, self, other)
+
+
+@tensor_method
+def bitwise_and_scalar(self, other):
+    """``self & other`` for a Python int ``other`` (wrapped to the tensor's dtype).
+
+    >>> import ember
+    >>> ember.tensor([12, 10]).bitwise_and_scalar(6).tolist()
+    [4, 2]
+    """
+    _check_scalar_param(other, "bitwise_and_scalar")
+    return _bitwise("bitwise_and_scalar", be.bitwise_and, self, other)
+
+
+@tensor_method
+def bitwise_or_scalar(self, other):
+    """``self | other`` for a Python int ``other``.
+
+    >>> import ember
+    >>> ember.tensor([12, 10]).bitwise_or_scalar(1).tolist()
+    [13, 11]
+    """
+    _check_scalar_param(other, "bitwise_or_scalar")
+    return _bitwise("bitwise_or_scalar", be.bitwise_or, self, other)
+
+
+@tensor_method
+def bitwise_xor_scalar(self, other):
+    """``self ^ other`` for a Python int ``other``.
+
+    >>> import ember
+    >>> ember.tensor([12, 10]).bitwise_xor_scalar(15).tolist()
+    [3, 5]
+    """
+    _check_scalar_param(other, "bitwise_xor_scalar")
+    return _bitwise("bitwise_xor_scalar", be.bitwise_xor, self, other)
+
+
+@tensor_method
+def bitwise_left_shift_scalar(self, other):
+    """``self << other`` for a Python int count (any size: 0 outside [0, bit width)).
+
+    >>> import ember
+    >>> ember.tensor([1, 5], dtype="int8").bitwise_left_shift_scalar(4).tolist()
+    [16, 80]
+    """
+    _check_scalar_param(other, "bitwise_left_shift_scalar")
+    return _shift("bitwise_left_shift_scalar", be.bitwise_lshift, be.bitwise_lshift_scalar,
+                  self, other)
+
+
+@tensor_method
+def bitwise_right_shift_scalar(self, other):
+    """``self >> other`` for a Python int count (sign fill outside [0, bit width)).
+
+    >>> import ember
+    >>> ember.tensor([-8, 8], dtype="int8").bitwise_right_shift_scalar(1).tolist()
+    [-4, 4]
+    """
+    _check_scalar_param(other, "bitwise_right_shift_scalar")
+    return _shift("bitwise_right_shift_scalar", be.bitwise_rshift, be.bitwise_rshift_scalar,
+                  self, other)
+
+
+# -- Burn's bool ops ---------------------------------------------------------------------------
+
+def _bool_binary(op, kernel, x, y):
+    check_tensor(x, op, "self")
+    check_kind(x, "bool", op)
+    if isinstance(y, Tensor):
+        check_kind(y, "bool", op)
+        if x._data.shape != y._data.shape:
+            broadcast_shapes(x._data.shape, y._data.shape, op=op)
+        return wrap(kernel(x._data, y._data), _BOOL)
+    if _scalar_kind(y) != "bool":
+        raise KindError(f"{op}: rhs must be a bool tensor or a bool, got {type(y).__name__} {y!r}")
+    return wrap(kernel(x._data, be.scalar_array(bool(y), _BOOL.np)), _BOOL)
+
+
+@tensor_method
+def bool_not(self):
+    """Logical not of a bool tensor.
+
+    >>> import ember
+    >>> ember.tensor([[True, False], [False, True]]).bool_not().tolist()
+    [[False, True], [True, False]]
+    """
+    check_tensor(self, "bool_not", "self")
+    check_kind(self, "bool", "bool_not")
+    return wrap(be.bitwise_invert(self._data), _BOOL)
+
+
+@tensor_method
+def bool_and(self, rhs):
+    """Logical and of two bool tensors (broadcast).
+
+    >>> import ember
+    >>> a = ember.tensor([[True, True], [False, False]])
+    >>> a.bool_and(ember.tensor([[True, False], [True, False]])).tolist()
+    [[True, False], [False, False]]
+    """
+    return _bool_binary("bool_and", be.bitwise_and, self, rhs)
+
+
+@tensor_method
+def bool_or(self, rhs):
+    """Logical or of two bool tensors (broadcast).
+
+    >>> import ember
+    >>> a = ember.tensor([[True, True], [False, False]])
+    >>> a.bool_or(ember.tensor([[True, False], [True, False]])).tolist()
+    [[True, True], [True, False]]
+    """
+    return _bool_binary("bool_or", be.bitwise_or, self, rhs)
+
+
+@tensor_method
+def bool_xor(self, rhs):
+    """Logical xor of two bool tensors: true where exactly one is true.
+
+    >>> import ember
+    >>> a = ember.tensor([[True, True], [False, False]])
+    >>> a.bool_xor(ember.tensor([[True, False], [True, False]])).tolist()
+    [[False, True], [True, False]]
+    """
+    return _bool_binary("bool_xor", be.bitwise_xor, self, rhs)
+
+
+# -- PyTorch's logical ops (any kind; nonzero is true) ------------------------------------------
+
+def _truth(x, op, param):
+    if isinstance(x, Tensor):
+        return be.logical_truth(x._data)
+    if _scalar_kind(x) is None:
+        raise KindError(f"{op}: {param} must be a Tensor or a number, got {type(x).__name__} {x!r}")
+    return be.scalar_array(bool(x), _BOOL.np)
+
+
+def _logical(op, kernel, x, y):
+    xa = _truth(x, op, "self")
+    ya = _truth(y, op, "other")
+    _check_pair(x, y, op, "self", "other")
+    return wrap(kernel(xa, ya), _BOOL)
+
+
+@tensor_method
+def logical_and(self, other):
+    """Elementwise ``bool(self) and bool(other)`` for any kinds (nonzero and NaN are true).
+
+    >>> import ember
+    >>> ember.tensor([0.0, 2.5, float("nan")]).logical_and(ember.tensor([1, 1, 1])).tolist()
+    [False, True, True]
+    """
+    return _logical("logical_and", be.logical_and, self, other)
+
+
+@tensor_method
+def logical_or(self, other):
+    """Elementwise ``bool(self) or bool(other)`` for any kinds.
+
+    >>> import ember
+    >>> ember.logical_or(ember.tensor([0, 0, 3]), ember.tensor([0, 1, 0])).tolist()
+    [False, True, True]
+    """
+    return _logical("logical_or", be.logical_or, self, other)
+
+
+@tensor_method
+def logical_xor(self, other):
+    """Elementwise ``bool(self) != bool(other)`` for any kinds.
+
+    >>> import ember
+    >>> ember.tensor([0, 2, 3]).logical_xor(0).tolist()
+    [False, True, True]
+    """
+    return _logical("logical_xor", be.logical_xor, self, other)
+
+
+@tensor_method
+def logical_not(self):
+    """Elementwise ``not bool(self)`` for any kind: a bool tensor.
+
+    >>> import ember
+    >>> ember.tensor([0.0, -1.0]).logical_not().tolist()
+    [True, False]
+    """
+    check_tensor(self, "logical_not", "self")
+    return wrap(be.logical_not(be.logical_truth(self._data)), _BOOL)
+
+
+# -- operators ---------------------------------------------------------------------------------
+
+def _not_operand(other):
+    return type(other) is not int and not isinstance(other, Tensor) and _scalar_kind(other) is None
+
+
+def _binary_operator(op, kernel):
+    def forward(self, other):
+        if _not_operand(other):
+            return NotImplemented
+        return _bitwise(op, kernel, self, other)
+
+    def reflected(self, other):
+        if _not_operand(other):
+            return NotImplemented
+        return _bitwise(op, kernel, other, self, "other", "self")
+    return forward, reflected
+
+
+def _shift_operator(op, kernel, scalar_kernel):
+    def forward(self, other):
+        if _not_operand(other):
+            return NotImplemented
+        return _shift(op, kernel, scalar_kernel, self, other)
+
+    def reflected(self, other):
+        if _not_operand(other):
+            return NotImplemented
+        return _shift(op, kernel, scalar_kernel, other, self, "other", "self")
+    return forward, reflected
+
+
+Tensor.__and__, Tensor.__rand__ = _binary_operator("bitwise_and (&)", be.bitwise_and)
+Tensor.__or__, Tensor.__ror__ = _binary_operator("bitwise_or (|)", be.bitwise_or)
+Tensor.__xor__, Tensor.__rxor__ = _binary_operator("bitwise_xor (^)", be.bitwise_xor)
+Tensor.__lshift__, Tensor.__rlshift__ = _shift_operator(
+    "bitwise_left_shift (<<)", be.bitwise_lshift, be.bitwise_lshift_scalar)
+Tensor.__rshift__, Tensor.__rrshift__ = _shift_operator(
+    "bitwise_right_shift (>>)", be.bitwise_rshift, be.bitwise_rshift_scalar)
+
+
+def _invert(self):
+    if self._dtype.kind == "float":
+        raise KindError(f"bitwise_not (~): not defined for float tensors (dtype "
+                        f"{self._dtype.name}); expected an int or bool tensor")
+    return wrap(be.bitwise_invert(self._data), self._dtype)
+
+
+Tensor.__invert__ = _invert

@@ -1,3 +1,417 @@
-"""The compare op family."""
+"""Comparisons and predicates: ``== != > >= < <=``, Burn's ``equal``/``greater``/``lower`` families,
+``is_close``/``all_close`` and the NaN/infinity predicates.
 
-__all__ = []
+Comparisons return bool tensors and carry no gradient (they work on tracked tensors; the result
+is untracked). Tensor operands broadcast; operands of different kinds promote like PyTorch (an
+int tensor against a float compares as the default float dtype); a Python int is compared with
+an int tensor exactly, so ``int8_tensor < 1000`` is all true.
+
+>>> import ember
+>>> (ember.tensor([1.0, 2.0, 3.0]) > 2).tolist()
+[False, False, True]
+>>> ember.tensor([1.0, float("nan")]).is_nan().tolist()
+[False, True]
+"""
+
+import math
+
+from .. import dtypes as _dt
+from ..backends import default as be
+from ..errors import InvalidParameterError, KindError
+from ..shapes import broadcast_shapes
+from ..tensor import Tensor, check_tensor, tensor_method, wrap
+
+__all__ = ["equal", "not_equal", "greater", "greater_equal", "lower", "lower_equal",
+           "eq", "ne", "gt", "ge", "lt", "le",
+           "is_close", "all_close", "isclose", "allclose",
+           "is_nan", "is_inf", "is_finite", "isnan", "isinf", "isfinite", "contains_nan"]
+
+_scalar_kind = _dt._scalar_kind
+_BOOL = _dt.bool_
+DEFAULT_RTOL = 1e-5
+DEFAULT_ATOL = 1e-8
+
+
+# -- the comparison core -----------------------------------------------------------------------
+
+def _as_float(value):
+    try:
+        return float(value)
+    except OverflowError:        # a Python int beyond the float range
+        return math.inf if value > 0 else -math.inf
+
+
+def _cmp_operand(x, dt):
+    if isinstance(x, Tensor):
+        return be.cast(x._data, dt.np) if dt.kind == "float" else x._data
+    if dt.kind == "float":
+        return be.compare_scalar(_as_float(x), dt.np)
+    return int(x) if dt.kind == "int" else bool(x)
+
+
+def _compare(op, kernel, x, y, xname="self", yname="other"):
+    xt = isinstance(x, Tensor)
+    ty = type(y)
+    if xt and (ty is int or ty is float):                        # fast path: tensor vs number
+        kind = x._dtype.kind
+        if kind == "float":
+            return wrap(kernel(x._data, be.compare_scalar(float(y) if ty is float else _as_float(y),
+                                                          x._data.dtype)), _BOOL)
+        if kind == "int" and ty is int:
+            return wrap(kernel(x._data, y), _BOOL)
+    yt = isinstance(y, Tensor)
+    if xt and yt:
+        if x._data.shape != y._data.shape:
+            broadcast_shapes(x._data.shape, y._data.shape, op=op)
+        if x._dtype is y._dtype:
+            return wrap(kernel(x._data, y._data), _BOOL)          # the fast path
+    else:
+        if not (xt or yt):
+            raise KindError(f"{op}: expected at least one Tensor, got {type(x).__name__} {x!r} "
+                            f"and {type(y).__name__} {y!r}")
+        name, s = (yname, y) if xt else (xname, x)
+        if _scalar_kind(s) is None:
+            raise KindError(f"{op}: {name} must be a Tensor or a number (int, float or bool), "
+                            f"got {type(s).__name__} {s!r}")
+    dt = _dt.result_type(x, y)
+    return wrap(kernel(_cmp_operand(x, dt), _cmp_operand(y, dt)), _BOOL)
+
+
+def _scalar_only(op, other):
+    if isinstance(other, Tensor) or _scalar_kind(other) is None:
+        base = op.split("_scalar")[0].split("_elem")[0]
+        raise KindError(f"{op}: other must be a number (int, float or bool), got "
+                        f"{type(other).__name__}; use {base} for tensors")
+
+
+# -- tensor forms (a tensor or a number) -------------------------------------------------------
+
+@tensor_method
+def equal(self, other):
+    """Elementwise ``self == other`` as a bool tensor; ``other`` a tensor (broadcast) or a number.
+
+    Unlike ``torch.equal`` this is elementwise (Burn's ``equal``); reduce it with ``all()``.
+
+    >>> import ember
+    >>> t1 = ember.tensor([[2.0, 4.9], [2.0, 1.9], [4.0, 5.9]])
+    >>> t2 = ember.tensor([[3.0, 4.9], [2.0, 1.9], [4.0, 5.9]])
+    >>> t1.equal(t2).tolist()
+    [[False, True], [True, True], [True, True]]
+    """
+    return _compare("equal", be.compare_eq, self, other)
+
+
+@tensor_method
+def not_equal(self, other):
+    """Elementwise ``self != other`` (true where either is NaN).
+
+    >>> import ember
+    >>> t1 = ember.tensor([[2.0, 4.9], [2.0, 1.9], [4.0, 5.9]])
+    >>> t2 = ember.tensor([[3.0, 4.9], [2.0, 1.9], [4.0, 5.9]])
+    >>> t1.not_equal(t2).tolist()
+    [[True, False], [False, False], [False, False]]
+    """
+    return _compare("not_equal", be.compare_ne, self, other)
+
+
+@tensor_method
+def greater(self, other):
+    """Elementwise ``self > other``.
+
+    >>> import ember
+    >>> t1 = ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]])
+    >>> t2 = ember.tensor([[1.0, 3.0, 4.0], [1.0, 2.0, 3.0]])
+    >>> t1.greater(t2).tolist()
+    [[False, False, False], [True, True, True]]
+    """
+    return _compare("greater", be.compare_gt, self, other)
+
+
+@tensor_method
+def greater_equal(self, other):
+    """Elementwise ``self >= other``.
+
+    >>> import ember
+    >>> t1 = ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]])
+    >>> t2 = ember.tensor([[1.0, 3.0, 4.0], [1.0, 2.0, 3.0]])
+    >>> t1.greater_equal(t2).tolist()
+    [[True, False, False], [True, True, True]]
+    """
+    return _compare("greater_equal", be.compare_ge, self, other)
+
+
+@tensor_method
+def lower(self, other):
+    """Elementwise ``self < other``.
+
+    >>> import ember
+    >>> t1 = ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]])
+    >>> t2 = ember.tensor([[1.0, 3.0, 4.0], [1.0, 2.0, 3.0]])
+    >>> t1.lower(t2).tolist()
+    [[False, True, True], [False, False, False]]
+    """
+    return _compare("lower", be.compare_lt, self, other)
+
+
+@tensor_method
+def lower_equal(self, other):
+    """Elementwise ``self <= other``.
+
+    >>> import ember
+    >>> t1 = ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]])
+    >>> t2 = ember.tensor([[1.0, 3.0, 4.0], [1.0, 2.0, 3.0]])
+    >>> t1.lower_equal(t2).tolist()
+    [[True, True, True], [False, False, False]]
+    """
+    return _compare("lower_equal", be.compare_le, self, other)
+
+
+# -- scalar forms (Burn's *_scalar; *_elem are the same functions) -----------------------------
+
+@tensor_method
+def equal_scalar(self, other):
+    """Elementwise ``self == other`` for a number ``other``; ``equal_elem`` is an alias.
+
+    >>> import ember
+    >>> ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).equal_scalar(3.0).tolist()
+    [[False, False, True], [False, False, False]]
+    """
+    _scalar_only("equal_scalar", other)
+    return _compare("equal_scalar", be.compare_eq, self, other)
+
+
+@tensor_method
+def not_equal_scalar(self, other):
+    """Elementwise ``self != other`` for a number ``other``; ``not_equal_elem`` is an alias.
+
+    >>> import ember
+    >>> ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).not_equal_scalar(3.0).tolist()
+    [[True, True, False], [True, True, True]]
+    """
+    _scalar_only("not_equal_scalar", other)
+    return _compare("not_equal_scalar", be.compare_ne, self, other)
+
+
+@tensor_method
+def greater_scalar(self, other):
+    """Elementwise ``self > other`` for a number ``other``; ``greater_elem`` is an alias.
+
+    >>> import ember
+    >>> ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).greater_scalar(3.0).tolist()
+    [[False, False, False], [True, True, True]]
+    """
+    _scalar_only("greater_scalar", other)
+    return _compare("greater_scalar", be.compare_gt, self, other)
+
+
+@tensor_method
+def greater_equal_scalar(self, other):
+    """Elementwise ``self >= other`` for a number ``other``; ``greater_equal_elem`` is an alias.
+
+    >>> import ember
+    >>> ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).greater_equal_scalar(3.0).tolist()
+    [[False, False, True], [True, True, True]]
+    """
+    _scalar_only("greater_equal_scalar", other)
+    return _compare("greater_equal_scalar", be.compare_ge, self, other)
+
+
+@tensor_method
+def lower_scalar(self, other):
+    """Elementwise ``self < other`` for a number ``other``; ``lower_elem`` is an alias.
+
+    >>> import ember
+    >>> ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).lower_scalar(3.0).tolist()
+    [[True, True, False], [False, False, False]]
+    """
+    _scalar_only("lower_scalar", other)
+    return _compare("lower_scalar", be.compare_lt, self, other)
+
+
+@tensor_method
+def lower_equal_scalar(self, other):
+    """Elementwise ``self <= other`` for a number ``other``; ``lower_equal_elem`` is an alias.
+
+    >>> import ember
+    >>> ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).lower_equal_scalar(3.0).tolist()
+    [[True, True, True], [False, False, False]]
+    """
+    _scalar_only("lower_equal_scalar", other)
+    return _compare("lower_equal_scalar", be.compare_le, self, other)
+
+
+Tensor.equal_elem = equal_scalar
+Tensor.not_equal_elem = not_equal_scalar
+Tensor.greater_elem = greater_scalar
+Tensor.greater_equal_elem = greater_equal_scalar
+Tensor.lower_elem = lower_scalar
+Tensor.lower_equal_elem = lower_equal_scalar
+
+# PyTorch's short names: the same functions (messages name the long form).
+eq, ne, gt, ge, lt, le = equal, not_equal, greater, greater_equal, lower, lower_equal
+Tensor.eq, Tensor.ne, Tensor.gt, Tensor.ge, Tensor.lt, Tensor.le = eq, ne, gt, ge, lt, le
+
+
+# -- operators ---------------------------------------------------------------------------------
+
+def _operator(op, kernel):
+    def method(self, other):
+        t = type(other)
+        if t is not int and t is not float and not isinstance(other, Tensor) \
+                and _scalar_kind(other) is None:
+            return NotImplemented        # Python falls back (== gives identity, < raises TypeError)
+        return _compare(op, kernel, self, other)
+    return method
+
+
+# Python reflects `3 < t` to `t.__gt__(3)`, so no __r*__ forms are needed. Tensor defines
+# __hash__ in its class body, so setting __eq__ here keeps hashing by identity.
+Tensor.__eq__ = _operator("equal (==)", be.compare_eq)
+Tensor.__ne__ = _operator("not_equal (!=)", be.compare_ne)
+Tensor.__gt__ = _operator("greater (>)", be.compare_gt)
+Tensor.__ge__ = _operator("greater_equal (>=)", be.compare_ge)
+Tensor.__lt__ = _operator("lower (<)", be.compare_lt)
+Tensor.__le__ = _operator("lower_equal (<=)", be.compare_le)
+
+
+# -- closeness ---------------------------------------------------------------------------------
+
+def _tolerance(value, default, op, param):
+    if value is None:
+        return default
+    if isinstance(value, bool) or _scalar_kind(value) not in ("int", "float"):
+        raise InvalidParameterError(f"{op}: {param} must be a number >= 0 or None, got "
+                                    f"{type(value).__name__} {value!r}", param, value)
+    v = _as_float(value)
+    if not v >= 0:           # also NaN
+        raise InvalidParameterError(f"{op}: {param} must be >= 0, got {value!r}", param, value)
+    return v
+
+
+def _close(op, x, y, rtol, atol, equal_nan):
+    check_tensor(x, op, "self")
+    for name, t in (("self", x), ("other", y)):
+        if isinstance(t, Tensor):
+            if t._dtype.kind == "bool":
+                raise KindError(f"{op}: not defined for bool tensors ({name} has dtype bool); "
+                                "expected a float or int tensor (use equal for bools)")
+        else:
+            kind = _scalar_kind(t)
+            if kind not in ("int", "float"):
+                raise KindError(f"{op}: other must be a Tensor or a number (int or float), got "
+                                f"{type(t).__name__} {t!r}")
+    rtol = _tolerance(rtol, DEFAULT_RTOL, op, "rtol")
+    atol = _tolerance(atol, DEFAULT_ATOL, op, "atol")
+    if not isinstance(equal_nan, bool):
+        raise InvalidParameterError(f"{op}: equal_nan must be a bool, got "
+                                    f"{type(equal_nan).__name__} {equal_nan!r}", "equal_nan",
+                                    equal_nan)
+    if isinstance(y, Tensor) and x._data.shape != y._data.shape:
+        broadcast_shapes(x._data.shape, y._data.shape, op=op)
+    dt = _dt.result_type(x, y)
+    if dt.kind != "float":
+        dt = _dt.float64            # ints compare exactly enough in float64
+    a = be.cast(x._data, dt.np)
+    b = be.cast(y._data, dt.np) if isinstance(y, Tensor) else be.compare_scalar(_as_float(y), dt.np)
+    return be.compare_isclose(a, b, rtol, atol, equal_nan)
+
+
+@tensor_method
+def is_close(self, other, rtol=None, atol=None, equal_nan=False):
+    """Elementwise ``|self - other| <= atol + rtol * |other|``, a bool tensor (broadcast).
+
+    ``rtol`` defaults to 1e-5 and ``atol`` to 1e-8 (``None`` means the default). Equal values
+    (equal infinities included) are close; NaN is close to nothing unless ``equal_nan=True``;
+    a finite value is never close to an infinite one. Ints compare in float64; bools raise.
+
+    >>> import ember
+    >>> t1 = ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]])
+    >>> t2 = ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]])
+    >>> t1.is_close(t2).tolist()
+    [[True, True, True], [True, True, True]]
+    >>> ember.tensor([1.0, 1.1]).is_close(ember.tensor([1.0, 1.0]), atol=0.2).tolist()
+    [True, True]
+    """
+    return wrap(_close("is_close", self, other, rtol, atol, equal_nan), _BOOL)
+
+
+@tensor_method
+def all_close(self, other, rtol=None, atol=None, equal_nan=False):
+    """Whether every element is close to ``other`` (``is_close``): a Python bool.
+
+    >>> import ember
+    >>> t1 = ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]])
+    >>> t1.all_close(ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]))
+    True
+    >>> t1.all_close(ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.001]]))
+    False
+    """
+    return be.compare_all(_close("all_close", self, other, rtol, atol, equal_nan))
+
+
+isclose = is_close
+allclose = all_close
+Tensor.isclose = is_close
+Tensor.allclose = all_close
+
+
+# -- predicates --------------------------------------------------------------------------------
+
+@tensor_method
+def is_nan(self):
+    """Elementwise whether each element is NaN (all false for int and bool tensors).
+
+    >>> import ember
+    >>> ember.tensor([[1.0, float("nan"), 3.0], [5.0, 9.0, 6.0]]).is_nan().tolist()
+    [[False, True, False], [False, False, False]]
+    """
+    check_tensor(self, "is_nan", "self")
+    return wrap(be.compare_isnan(self._data), _BOOL)
+
+
+@tensor_method
+def is_inf(self):
+    """Elementwise whether each element is +inf or -inf (all false for int and bool tensors).
+
+    >>> import ember
+    >>> inf, nan = float("inf"), float("nan")
+    >>> ember.tensor([[1.0, inf, 3.0], [nan, 9.0, 6.0]]).is_inf().tolist()
+    [[False, True, False], [False, False, False]]
+    """
+    check_tensor(self, "is_inf", "self")
+    return wrap(be.compare_isinf(self._data), _BOOL)
+
+
+@tensor_method
+def is_finite(self):
+    """Elementwise whether each element is neither infinite nor NaN (all true for ints and bools).
+
+    >>> import ember
+    >>> inf, nan = float("inf"), float("nan")
+    >>> ember.tensor([[1.0, inf, 3.0], [nan, 9.0, 6.0]]).is_finite().tolist()
+    [[True, False, True], [False, True, True]]
+    """
+    check_tensor(self, "is_finite", "self")
+    return wrap(be.compare_isfinite(self._data), _BOOL)
+
+
+@tensor_method
+def contains_nan(self):
+    """Whether any element is NaN, as a 0-d bool tensor (Burn's rank-one result, API.md rule 2).
+
+    >>> import ember
+    >>> ember.tensor([[1.0, -2.0, 3.0], [float("nan"), 9.0, 6.0]]).contains_nan().tolist()
+    True
+    >>> ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).contains_nan().tolist()
+    False
+    """
+    check_tensor(self, "contains_nan", "self")
+    return wrap(be.compare_contains_nan(self._data), _BOOL)
+
+
+isnan = is_nan
+isinf = is_inf
+isfinite = is_finite
+Tensor.isnan = is_nan
+Tensor.isinf = is_inf
+Tensor.isfinite = is_finite

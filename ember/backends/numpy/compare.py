@@ -1,3 +1,95 @@
-"""NumPy kernels of the compare family. Public names here are kernels (`be.NAME`); helpers start with _."""
+"""NumPy kernels of the compare family.
 
-import numpy as np  # noqa: F401
+Public names here are kernels (`be.NAME`); helpers start with _.
+
+Every kernel returns a bool ndarray (never a NumPy scalar, also for 0-d inputs). Operands are
+arrays or Python numbers; NumPy compares Python ints exactly against any int dtype (NEP 50), so
+``int8 < 1000`` is true everywhere.
+"""
+
+import ml_dtypes as _ml_dtypes
+import numpy as np
+
+
+def _kernel(ufunc):
+    def kernel(a, b):
+        if getattr(a, "dtype", _NATIVE).kind == "V":
+            # ml_dtypes' bfloat16 loops raise the "invalid" flag on NaN, which NumPy's don't
+            with np.errstate(invalid="ignore"):
+                return np.asarray(ufunc(a, b))
+        return np.asarray(ufunc(a, b))
+    kernel.__name__ = kernel.__qualname__ = "compare_" + ufunc.__name__
+    kernel.__doc__ = f"Elementwise ``numpy.{ufunc.__name__}`` as a bool ndarray."
+    return kernel
+
+
+_NATIVE = np.dtype(np.float64)
+compare_eq = _kernel(np.equal)
+compare_ne = _kernel(np.not_equal)
+compare_gt = _kernel(np.greater)
+compare_ge = _kernel(np.greater_equal)
+compare_lt = _kernel(np.less)
+compare_le = _kernel(np.less_equal)
+
+
+_FINITE_MAX = {}
+
+
+def compare_scalar(value, dtype):
+    """A 0-d array of NumPy dtype ``dtype`` holding the Python float ``value`` (rounded to the
+    dtype; beyond its range it becomes +-inf, silently)."""
+    big = _FINITE_MAX.get(dtype)
+    if big is None:
+        finfo = _ml_dtypes.finfo if dtype.kind == "V" else np.finfo      # bfloat16: ml_dtypes
+        big = _FINITE_MAX[dtype] = float(finfo(dtype).max)
+    if -big <= value <= big:
+        return np.asarray(value, dtype=dtype)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.asarray(value, dtype=dtype)
+
+
+def compare_isnan(a):
+    if a.dtype.kind not in "biu":
+        return np.asarray(np.isnan(a))
+    return np.zeros(a.shape, np.bool_)
+
+
+def compare_isinf(a):
+    if a.dtype.kind not in "biu":
+        return np.asarray(np.isinf(a))
+    return np.zeros(a.shape, np.bool_)
+
+
+def compare_isfinite(a):
+    if a.dtype.kind not in "biu":
+        return np.asarray(np.isfinite(a))
+    return np.ones(a.shape, np.bool_)
+
+
+def compare_contains_nan(a):
+    """A 0-d bool array: whether any element is NaN."""
+    if a.dtype.kind not in "biu":
+        return np.asarray(bool(np.isnan(a).any()))
+    return np.asarray(False)
+
+
+def compare_isclose(a, b, rtol, atol, equal_nan):
+    """``a == b`` or ``|a - b| <= atol + rtol * |b|`` with a finite difference (PyTorch's rule).
+
+    ``a`` and ``b`` are float arrays of one dtype; equal infinities are close, a finite value is
+    never close to an infinite one; NaN is close to NaN only when ``equal_nan``.
+    """
+    with np.errstate(all="ignore"):
+        close = np.equal(a, b)
+        if equal_nan:
+            close = close | (np.isnan(a) & np.isnan(b))
+        if rtol != 0 or atol != 0:
+            diff = np.abs(a - b)
+            allowed = atol + np.abs(rtol * b)
+            close = close | (np.isfinite(diff) & (diff <= allowed))
+    return np.asarray(close)
+
+
+def compare_all(a):
+    """Whether every element of the bool array ``a`` is true (a Python bool; True when empty)."""
+    return bool(a.all())
