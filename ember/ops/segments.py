@@ -1,3 +1,440 @@
-"""The segments op family."""
+"""Segments: ``cat`` and ``stack`` join a family of tensors along an axis; ``split``,
+``split_with_sizes``, ``chunk``, ``unbind`` and ``iter_dim`` cut one tensor into such a family.
 
-__all__ = []
+The two directions are inverse (TorchLean's segment laws), empty families and zero-length
+segments included, and so are their gradients: the backward of ``cat`` splits, and the backward
+of a split is one ``cat`` of the parts' gradients. The parts of a split are views of its input.
+
+>>> import ember
+>>> x = ember.tensor([[1, 2, 3], [4, 5, 6]])
+>>> a, b = x.split([1, 2], dim=1)
+>>> ember.cat([a, b], dim=1).tolist() == x.tolist()
+True
+"""
+
+from types import MethodType
+from weakref import ref as _weakref
+
+from .. import dtypes as _dt
+from ..autodiff.graph import Node, _mode
+from ..backends import default as be
+from ..errors import DimensionError, InvalidParameterError, ShapeMismatchError
+from ..shapes import as_int, normalize_dim
+from ..tensor import Tensor, record, tensor_method, wrap
+
+__all__ = ["cat", "stack", "split", "split_with_sizes", "chunk", "unbind"]
+
+_FULL = slice(None)
+
+
+# -- argument checks --------------------------------------------------------------------------
+
+def _family(tensors, op):
+    """``tensors`` checked to be a list or tuple of Tensors."""
+    if not isinstance(tensors, (list, tuple)):
+        hint = f"; use t0.{op}(t1, ...) or ember.{op}([t0, t1])" if isinstance(tensors, Tensor) else ""
+        raise InvalidParameterError(f"{op}: tensors must be a list or tuple of Tensors, got "
+                                    f"{type(tensors).__name__}{hint}", "tensors", tensors)
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise InvalidParameterError(f"{op}: tensor {i} is a {type(t).__name__}, expected a "
+                                        "Tensor", "tensors", t)
+    return tensors
+
+
+def _shape_param(shape, op):
+    if shape is None:
+        return None
+    if not isinstance(shape, (list, tuple)):
+        raise InvalidParameterError(f"{op}: shape must be a tuple of sizes, got "
+                                    f"{type(shape).__name__} {shape!r}", "shape", shape)
+    out = tuple(as_int(s, op, "shape") for s in shape)
+    for s in out:
+        if s < 0:
+            raise InvalidParameterError(f"{op}: shape {out} has negative size {s}; expected sizes "
+                                        ">= 0", "shape", shape)
+        if s >= 1 << 63:
+            raise InvalidParameterError(f"{op}: shape {out} has size {s}, too large for an array; "
+                                        "expected sizes < 2**63", "shape", shape)
+    return out
+
+
+def _dtype_param(dtype):
+    return None if dtype is None else _dt.as_dtype(dtype)
+
+
+def _new_dim(dim, rank, op):
+    """A dim for a new axis of a result of rank ``rank + 1``: in [-(rank + 1), rank]."""
+    d = as_int(dim, op, "dim")
+    nd = d + rank + 1 if d < 0 else d
+    if not 0 <= nd <= rank:
+        raise DimensionError(f"{op}: dim {d} is out of range for stacking tensors of rank {rank}; "
+                             f"expected a dim in [{-rank - 1}, {rank}]")
+    return nd
+
+
+def _sizes_list(sizes, n, d, op):
+    out = [as_int(s, op, "sizes") for s in sizes]
+    for s in out:
+        if s < 0:
+            raise InvalidParameterError(f"{op}: sizes {out} hold negative size {s}; expected sizes "
+                                        ">= 0", "sizes", sizes)
+    total = sum(out)
+    if total != n:
+        raise InvalidParameterError(f"{op}: sizes {out} sum to {total}, expected {n} (the size of "
+                                    f"dim {d})", "sizes", sizes)
+    return out
+
+
+# -- joining ----------------------------------------------------------------------------------
+
+def cat(tensors, dim=0, *, shape=None, dtype=None):
+    """Join ``tensors`` along the existing dim ``dim`` (negative counts from the end).
+
+    Shapes must agree except at ``dim``; zero-length tensors take part. Mixed dtypes promote as
+    in PyTorch (``ember.promote_types``). An empty family raises InvalidParameterError unless
+    ``shape`` (the shape the tensors would have) is given: the result then has that shape with
+    size 0 at ``dim``. ``dtype`` sets the result's dtype (default: the promoted one; float32 for
+    an empty family). Also ``Tensor.cat([t0, t1], dim)`` and ``t0.cat(t1, t2, dim=0)``.
+
+    >>> import ember
+    >>> t0, t1 = ember.tensor([[1, 2]]), ember.tensor([[3, 4]])
+    >>> ember.cat([t0, t1]).tolist()
+    [[1, 2], [3, 4]]
+    >>> t0.cat(t1, dim=1).tolist()
+    [[1, 2, 3, 4]]
+    >>> ember.cat([], dim=1, shape=(2, 5)).shape
+    (2, 0)
+    """
+    tensors = _family(tensors, "cat")
+    shape = _shape_param(shape, "cat")
+    dtype = _dtype_param(dtype)
+    if not tensors:
+        if shape is None:
+            raise InvalidParameterError("cat: tensors is empty, so the result's shape is unknown; "
+                                        "expected at least one tensor, or shape=", "tensors",
+                                        tensors)
+        d = normalize_dim(dim, len(shape), "cat")
+        dt = dtype or _dt.default_float
+        return wrap(be.segments_zeros(shape[:d] + (0,) + shape[d + 1:], dt.np), dt)
+    ref_shape = tensors[0]._data.shape if shape is None else shape
+    rank = len(ref_shape)
+    d = normalize_dim(dim, rank, "cat")
+    sizes = []
+    promoted = tensors[0]._dtype
+    for i, t in enumerate(tensors):
+        ts = t._data.shape
+        if len(ts) != rank:
+            raise ShapeMismatchError(f"cat: tensor {i} has rank {len(ts)}, expected {rank}",
+                                     expected=ref_shape, actual=ts)
+        if ts[:d] != ref_shape[:d] or ts[d + 1:] != ref_shape[d + 1:]:
+            expected = ref_shape[:d] + (ts[d],) + ref_shape[d + 1:]
+            raise ShapeMismatchError(f"cat: tensor {i} has shape {ts}, expected {expected} "
+                                     f"(shapes must agree except at dim {d})",
+                                     expected=expected, actual=ts)
+        sizes.append(ts[d])
+        promoted = _dt.promote_types(promoted, t._dtype)
+    out_dtype = dtype or promoted
+    data = be.segments_cat([t._data for t in tensors], d, out_dtype.np)
+    sources = [t._dtype for t in tensors]
+
+    def backward(g, needs):
+        grads = []
+        start = 0
+        for need, size, src in zip(needs, sizes, sources):
+            if need and src.kind == "float":
+                part = be.slicing_view(g, (_FULL,) * d + (slice(start, start + size),))
+                grads.append(be.cast(part, src.np))
+            else:
+                grads.append(None)
+            start += size
+        return tuple(grads)
+
+    return record(data, out_dtype, tuple(tensors), backward, "cat")
+
+
+def _unsqueeze(x, d, op):
+    shape = x._data.shape
+
+    def backward(g, needs):
+        return (be.slicing_reshape(g, shape),)
+
+    return record(be.segments_expand_dims(x._data, d), x._dtype, (x,), backward, op)
+
+
+def stack(tensors, dim=0, *, shape=None, dtype=None):
+    """Join same-shaped ``tensors`` along a new dim ``dim`` (in ``[-(rank + 1), rank]``).
+
+    Checked in the Dart ``stack``'s order: an empty family raises InvalidParameterError (unless
+    ``shape``, the tensors' shape, is given: the result has a new dim of size 0 at ``dim``); one
+    tensor is unsqueezed; then ``dim``; then each tensor's dtype, rank and shape in turn, naming
+    the tensor's index. Dtypes must match exactly (no promotion). ``dtype`` sets the result's
+    dtype. Also ``Tensor.stack([t0, t1], dim)`` and ``t0.stack(t1, dim=0)``.
+
+    >>> import ember
+    >>> t0, t1 = ember.tensor([1, 2]), ember.tensor([3, 4])
+    >>> ember.stack([t0, t1], dim=-1).tolist()
+    [[1, 3], [2, 4]]
+    >>> ember.stack([ember.tensor([1, 2])]).shape
+    (1, 2)
+    >>> ember.stack([t0, ember.tensor([1, 2, 3])])
+    Traceback (most recent call last):
+        ...
+    ember.errors.ShapeMismatchError: stack: tensor 1 has shape (3,), expected (2,)
+    """
+    tensors = _family(tensors, "stack")
+    shape = _shape_param(shape, "stack")
+    dtype = _dtype_param(dtype)
+    if not tensors:
+        if shape is None:
+            raise InvalidParameterError("stack: tensors is empty, so the result's shape is "
+                                        "unknown; expected at least one tensor, or shape=",
+                                        "tensors", tensors)
+        d = _new_dim(dim, len(shape), "stack")
+        dt = dtype or _dt.default_float
+        return wrap(be.segments_zeros(shape[:d] + (0,) + shape[d:], dt.np), dt)
+    first = tensors[0]
+    first_shape = first._data.shape
+    if shape is not None and first_shape != shape:
+        raise ShapeMismatchError(f"stack: tensor 0 has shape {first_shape}, expected {shape} "
+                                 "(the shape= given)", expected=shape, actual=first_shape)
+    rank = len(first_shape)
+    d = _new_dim(dim, rank, "stack")
+    if len(tensors) == 1:
+        out = _unsqueeze(first, d, "stack")
+        return out if dtype is None else out.cast(dtype)
+    first_dtype = first._dtype
+    for i in range(1, len(tensors)):
+        t = tensors[i]
+        ts = t._data.shape
+        if t._dtype is not first_dtype:
+            raise InvalidParameterError(f"stack: tensor {i} has dtype {t._dtype.name}, expected "
+                                        f"{first_dtype.name}; all tensors must have the same dtype",
+                                        "dtype", t._dtype)
+        if len(ts) != rank:
+            raise ShapeMismatchError(f"stack: tensor {i} has rank {len(ts)}, expected {rank}",
+                                     expected=first_shape, actual=ts)
+        if ts != first_shape:
+            raise ShapeMismatchError(f"stack: tensor {i} has shape {ts}, expected {first_shape}",
+                                     expected=first_shape, actual=ts)
+    out_dtype = dtype or first_dtype
+    data = be.segments_stack([t._data for t in tensors], d, out_dtype.np)
+    src = first_dtype.np
+    head = (_FULL,) * d
+
+    def backward(g, needs):
+        return tuple([be.cast(be.slicing_view(g, head + (i,)), src) if need else None
+                      for i, need in enumerate(needs)])
+
+    return record(data, out_dtype, tuple(tensors), backward, "stack")
+
+
+class _JoinMethod:
+    """One attribute, both spellings: on the class it is the static function
+    (``Tensor.cat([t0, t1], dim)``, Burn's), on a tensor a method taking the other tensors as
+    arguments (``t0.cat(t1, t2, dim=0)``, tinygrad's)."""
+
+    def __init__(self, fn):
+        name = fn.__name__
+
+        def method(self, *others, dim=0, **options):
+            for i, t in enumerate(others):
+                if not isinstance(t, Tensor):
+                    raise InvalidParameterError(
+                        f"{name}: argument {i + 1} is a {type(t).__name__}, expected a Tensor; "
+                        f"t.{name}(*tensors, dim=...) takes the other tensors as arguments and "
+                        "dim as a keyword", "tensors", t)
+            return fn([self, *others], dim, **options)
+
+        method.__name__ = name
+        method.__qualname__ = f"Tensor.{name}"
+        method.__doc__ = fn.__doc__
+        self._fn = fn
+        self._method = method
+        self.__doc__ = fn.__doc__
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self._fn
+        return MethodType(self._method, instance)
+
+
+Tensor.cat = _JoinMethod(cat)
+Tensor.stack = _JoinMethod(stack)
+
+
+# -- cutting ----------------------------------------------------------------------------------
+
+class _SplitHub:
+    """The one backward step shared by the parts of a split.
+
+    Each part adds its gradient into one buffer (and passes a placeholder on); the hub then hands
+    the whole buffer, the ``cat`` of the parts' gradients, to the input: linear in the input's
+    size whatever the number of parts. Parts that a backward pass did not reach are moved to a
+    fresh hub step, so a later pass through them still works.
+    """
+
+    __slots__ = ("x_node", "shape", "np_dtype", "name", "buf", "node", "parts")
+
+    def __init__(self, x_node, shape, np_dtype, name):
+        self.x_node = x_node
+        self.shape = shape
+        self.np_dtype = np_dtype
+        self.name = name
+        self.buf = None
+        self.parts = ()
+        self.node = Node(self._backward, (x_node,), name)
+
+    def part_backward(self, key):
+        def backward(g, needs):
+            buf = self.buf
+            if buf is None:
+                buf = self.buf = be.segments_zeros(self.shape, self.np_dtype)
+            be.slicing_add_at(buf, key, g)
+            return (be.segments_token(),)
+        return backward
+
+    def _backward(self, g, needs):
+        buf = self.buf
+        self.buf = None
+        if buf is None:
+            buf = be.segments_zeros(self.shape, self.np_dtype)
+        fresh = Node(self._backward, (self.x_node,), self.name)
+        for r in self.parts:
+            p = r()
+            if p is not None and not p.consumed:
+                p.parents = (fresh,)
+        self.node = fresh
+        return (buf,)
+
+
+def _parts(x, keys, name):
+    """The views ``x[key]`` for each key, sharing one backward step when ``x`` is tracked."""
+    data = x._data
+    dtype = x._dtype
+    views = [be.slicing_view(data, k) for k in keys]
+    node = x._node
+    if node is None or not views or not _mode.enabled or dtype.kind != "float":
+        ad = x._ad
+        return [wrap(v, dtype, ad) for v in views]
+    hub = _SplitHub(node, data.shape, dtype.np, name)
+    holder = wrap(data, dtype, x._ad)
+    holder._node = hub.node
+    parts = [record(v, dtype, (holder,), hub.part_backward(k), name) for v, k in zip(views, keys)]
+    hub.parts = tuple([_weakref(p._node) for p in parts])
+    return parts
+
+
+def _segment_keys(d, sizes):
+    head = (_FULL,) * d
+    keys = []
+    start = 0
+    for size in sizes:
+        keys.append(head + (slice(start, start + size),))
+        start += size
+    return keys
+
+
+def _even_sizes(k, n):
+    return [min(k, n - i) for i in range(0, n, k)] if n else [0]
+
+
+@tensor_method
+def split(self, sizes, dim=0):
+    """Cut ``dim`` into parts (views), returned as a list.
+
+    ``sizes`` an int: parts of that size, the last one smaller if it does not divide (a
+    zero-length dim gives one zero-length part). ``sizes`` a list: one part per entry, zero sizes
+    kept; they must sum to the dim's size (``[]`` for a zero-length dim gives ``[]``).
+
+    >>> import ember
+    >>> t = ember.tensor([0, 1, 2, 3, 4])
+    >>> [p.tolist() for p in t.split(2)]
+    [[0, 1], [2, 3], [4]]
+    >>> [p.tolist() for p in t.split([1, 0, 4])]
+    [[0], [], [1, 2, 3, 4]]
+    """
+    shape = self._data.shape
+    d = normalize_dim(dim, len(shape), "split")
+    n = shape[d]
+    if isinstance(sizes, (list, tuple)):
+        sizes = _sizes_list(sizes, n, d, "split")
+    else:
+        k = as_int(sizes, "split", "sizes")
+        if k < 0 or (k == 0 and n > 0):
+            raise InvalidParameterError(f"split: sizes {k} is not a valid part size for dim {d} of "
+                                        f"size {n}; expected a size >= 1, or a list of sizes",
+                                        "sizes", sizes)
+        sizes = _even_sizes(k, n)
+    return _parts(self, _segment_keys(d, sizes), "split")
+
+
+@tensor_method
+def split_with_sizes(self, sizes, dim=0):
+    """Burn's ``split_with_sizes``: one part (a view) per entry of ``sizes``, which must sum to the
+    size of ``dim``; zero sizes give zero-length parts.
+
+    >>> import ember
+    >>> [p.tolist() for p in ember.tensor([0.0, 1.0, 2.0, 3.0, 4.0]).split_with_sizes([2, 3])]
+    [[0.0, 1.0], [2.0, 3.0, 4.0]]
+    """
+    if not isinstance(sizes, (list, tuple)):
+        raise InvalidParameterError(f"split_with_sizes: sizes must be a list of sizes, got "
+                                    f"{type(sizes).__name__} {sizes!r}; use split(size) for "
+                                    "parts of one size", "sizes", sizes)
+    shape = self._data.shape
+    d = normalize_dim(dim, len(shape), "split_with_sizes")
+    sizes = _sizes_list(sizes, shape[d], d, "split_with_sizes")
+    return _parts(self, _segment_keys(d, sizes), "split_with_sizes")
+
+
+@tensor_method
+def chunk(self, chunks, dim=0):
+    """At most ``chunks`` parts (views) of ``dim``, each of size ``ceil(n / chunks)`` but the
+    last, as PyTorch and tinygrad (so possibly fewer parts); a zero-length dim gives ``chunks``
+    zero-length parts.
+
+    >>> import ember
+    >>> [p.tolist() for p in ember.tensor(list(range(11))).chunk(6)]
+    [[0, 1], [2, 3], [4, 5], [6, 7], [8, 9], [10]]
+    >>> len(ember.tensor([1, 2, 3, 4, 5]).chunk(4))
+    3
+    """
+    c = as_int(chunks, "chunk", "chunks")
+    if c < 1:
+        raise InvalidParameterError(f"chunk: chunks {c} is not positive; expected chunks >= 1",
+                                    "chunks", chunks)
+    shape = self._data.shape
+    d = normalize_dim(dim, len(shape), "chunk")
+    n = shape[d]
+    sizes = _even_sizes(-(-n // c), n) if n else [0] * c
+    return _parts(self, _segment_keys(d, sizes), "chunk")
+
+
+@tensor_method
+def unbind(self, dim=0):
+    """The slices along ``dim``, that dim removed, as a list of views (PyTorch's ``unbind``).
+
+    >>> import ember
+    >>> [r.tolist() for r in ember.tensor([[1, 2, 3], [4, 5, 6]]).unbind(1)]
+    [[1, 4], [2, 5], [3, 6]]
+    """
+    shape = self._data.shape
+    d = normalize_dim(dim, len(shape), "unbind")
+    head = (_FULL,) * d
+    return _parts(self, [head + (i,) for i in range(shape[d])], "unbind")
+
+
+@tensor_method
+def iter_dim(self, dim):
+    """Burn's ``iter_dim``: an iterator over the slices along ``dim``, each keeping that dim with
+    size 1 (views).
+
+    >>> import ember
+    >>> [r.tolist() for r in ember.tensor([[3.0, 4.5, 2.0], [2.0, 1.5, 3.0]]).iter_dim(0)]
+    [[[3.0, 4.5, 2.0]], [[2.0, 1.5, 3.0]]]
+    """
+    shape = self._data.shape
+    d = normalize_dim(dim, len(shape), "iter_dim")
+    return iter(_parts(self, _segment_keys(d, [1] * shape[d]), "iter_dim"))
+

@@ -1,3 +1,539 @@
-"""The slicing op family."""
+"""Slicing: basic indexing (views that carry gradients), Burn's slice family, ``narrow``, and the
+three ways a tensor object is rebound to a new value (``__setitem__``, ``inplace``, ``extract``).
 
-__all__ = []
+Basic keys are ints, slices (any step), ``None``, ``Ellipsis`` and tuples of those; their results
+are views of the input's buffer. A key holding a Tensor, a list, a NumPy array or a bool anywhere is
+an advanced index and goes to ``ember.ops.indexing``. Nothing here writes into a tensor's buffer:
+``slice_assign``, ``slice_fill`` and ``__setitem__`` compute a new buffer.
+
+>>> import ember
+>>> t = ember.tensor([[1, 2, 3], [4, 5, 6]])
+>>> t[1, ::-1].tolist()
+[6, 5, 4]
+>>> t.slice(ember.s[0:1, 1:]).tolist()
+[[2, 3]]
+"""
+
+import math
+from weakref import ref as _weakref
+
+from .. import dtypes as _dt
+from ..autodiff.graph import _mode
+from ..backends import default as be
+from ..errors import DimensionError, GraphError, InvalidParameterError, KindError, ShapeMismatchError
+from ..shapes import as_int, normalize_dim
+from ..tensor import Tensor, as_tensor, record, tensor_method, wrap
+
+__all__ = ["s"]
+
+_FULL = slice(None)
+_INDEX_KINDS = "an int, a slice, None, Ellipsis, or an index Tensor, list or array"
+
+
+class _SliceMaker:
+    """``ember.s[...]`` returns its key unchanged, like ``numpy.s_``: a slice, an int or a tuple.
+
+    >>> import ember
+    >>> ember.s[1:3, ::2]
+    (slice(1, 3, None), slice(None, None, 2))
+    >>> ember.s[-2:]
+    slice(-2, None, None)
+    """
+
+    __slots__ = ()
+
+    def __getitem__(self, key):
+        return key
+
+    def __repr__(self):
+        return "ember.s"
+
+
+s = _SliceMaker()
+
+
+# -- key parsing ------------------------------------------------------------------------------
+
+def _is_advanced(item):
+    """Whether one element of a key makes the whole key an advanced index."""
+    t = type(item)
+    if t is int or t is slice or item is None or item is Ellipsis:
+        return False
+    return t is bool or isinstance(item, (Tensor, list, tuple)) or be.slicing_is_index_object(item)
+
+
+def _int_of(value, op, what):
+    """``value`` as a Python int (ints, NumPy ints, anything with ``__index__``; not bools)."""
+    if type(value) is int:
+        return value
+    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
+        raise InvalidParameterError(
+            f"{op}: {what} {value!r} ({type(value).__name__}) is not an integer; expected "
+            f"{_INDEX_KINDS if what == 'key element' else 'an int'}", "key", value)
+    return as_int(value, op, what)
+
+
+def _checked_slice(sl, op):
+    """``sl`` with int-or-None parts and a non-zero step (InvalidParameterError otherwise)."""
+    start, stop, step = sl.start, sl.stop, sl.step
+    if not (start is None or type(start) is int):
+        start = _int_of(start, op, "slice start")
+    if not (stop is None or type(stop) is int):
+        stop = _int_of(stop, op, "slice stop")
+    if not (step is None or type(step) is int):
+        step = _int_of(step, op, "slice step")
+    if step == 0:
+        raise InvalidParameterError(f"{op}: slice {sl} has step 0; expected a non-zero step",
+                                    "step", 0)
+    if start is sl.start and stop is sl.stop and step is sl.step:
+        return sl
+    return slice(start, stop, step)
+
+
+def _checked_index(i, size, dim, op):
+    if -size <= i < size:
+        return i + size if i < 0 else i
+    expected = "a dim of size 0 has no indices" if size == 0 else \
+        f"expected an index in [{-size}, {size - 1}]"
+    raise DimensionError(f"{op}: index {i} is out of range for dim {dim} of size {size}; {expected}")
+
+
+def _basic_key(items, shape, op):
+    """NumPy's basic indexing, checked: (normalized key, shape of the selection)."""
+    ndim = len(shape)
+    consumed = ellipses = 0
+    for it in items:
+        if it is None:
+            continue
+        if it is Ellipsis:
+            ellipses += 1
+        else:
+            consumed += 1
+    if ellipses > 1:
+        raise InvalidParameterError(f"{op}: the key holds {ellipses} Ellipsis (...); expected at "
+                                    "most one", "key", items)
+    if consumed > ndim:
+        raise DimensionError(f"{op}: {consumed} indices for a tensor of rank {ndim}; expected at "
+                             f"most {ndim}")
+    key = []
+    out_shape = []
+    d = 0
+    for it in items:
+        if it is None:
+            key.append(None)
+            out_shape.append(1)
+        elif it is Ellipsis:
+            k = ndim - consumed
+            key.extend([_FULL] * k)
+            out_shape.extend(shape[d:d + k])
+            d += k
+        elif type(it) is slice:
+            sl = _checked_slice(it, op)
+            out_shape.append(len(range(*sl.indices(shape[d]))))
+            key.append(sl)
+            d += 1
+        else:
+            key.append(_checked_index(_int_of(it, op, "key element"), shape[d], d, op))
+            d += 1
+    out_shape.extend(shape[d:])
+    return tuple(key), tuple(out_shape)
+
+
+def _range_slice(spec, size, dim, op):
+    """One of Burn's per-dim ranges as a slice: a slice, a ``range`` or an int (one index, kept)."""
+    if type(spec) is slice:
+        return _checked_slice(spec, op)
+    if type(spec) is range:
+        return slice(spec.start, spec.stop, spec.step)
+    if spec is None or isinstance(spec, (bool, tuple, list, Tensor)) or \
+            not hasattr(type(spec), "__index__"):
+        raise InvalidParameterError(
+            f"{op}: range {spec!r} for dim {dim} is not a range; expected a slice (ember.s[1:3], "
+            "slice(1, 3)), a range() or an int", "ranges", spec)
+    i = _checked_index(as_int(spec, op, "ranges"), size, dim, op)
+    return slice(i, i + 1)
+
+
+def _ranges_key(ranges, shape, op):
+    """Burn's slice argument (a range, or a tuple/list of them, Ellipsis allowed): a key of slices
+    (every dim kept) and the shape it selects."""
+    specs = ranges if type(ranges) in (tuple, list) else (ranges,)
+    ndim = len(shape)
+    ellipses = sum(1 for sp in specs if sp is Ellipsis)
+    if ellipses > 1:
+        raise InvalidParameterError(f"{op}: ranges hold {ellipses} Ellipsis (...); expected at most "
+                                    "one", "ranges", ranges)
+    n = len(specs) - ellipses
+    if n > ndim:
+        raise DimensionError(f"{op}: {n} ranges for a tensor of rank {ndim}; expected at most {ndim}")
+    key = []
+    out_shape = []
+    d = 0
+    for spec in specs:
+        if spec is Ellipsis:
+            k = ndim - n
+            key.extend([_FULL] * k)
+            out_shape.extend(shape[d:d + k])
+            d += k
+            continue
+        sl = _range_slice(spec, shape[d], d, op)
+        key.append(sl)
+        out_shape.append(len(range(*sl.indices(shape[d]))))
+        d += 1
+    out_shape.extend(shape[d:])
+    return tuple(key), tuple(out_shape)
+
+
+# -- views ------------------------------------------------------------------------------------
+
+def _view(x, key, name):
+    """``x[key]`` (a normalized basic key) as a view that carries the gradient."""
+    data = x._data
+    shape = data.shape
+
+    def backward(g, needs):
+        return (be.slicing_grad(g, shape, key),)
+
+    return record(be.slicing_view(data, key), x._dtype, (x,), backward, name)
+
+
+def __getitem__(self, key):
+    """NumPy/PyTorch indexing. Basic keys (ints, slices with any step, None, ``...``) give views.
+
+    Out-of-range ints raise DimensionError; slices clamp as in Python. Keys with a Tensor, list,
+    array or bool are advanced indices (``ember.ops.indexing``).
+
+    >>> import ember
+    >>> t = ember.tensor([[1, 2, 3], [4, 5, 6]])
+    >>> t[-1].tolist(), t[:, ::2].tolist(), t[None, ..., 1].shape
+    ([4, 5, 6], [[1, 3], [4, 6]], (1, 2))
+    """
+    items = key if type(key) is tuple else (key,)
+    for it in items:
+        if _is_advanced(it):
+            from .indexing import advanced_getitem
+            return advanced_getitem(self, key)
+    return _view(self, _basic_key(items, self._data.shape, "__getitem__")[0], "__getitem__")
+
+
+Tensor.__getitem__ = __getitem__
+
+
+@tensor_method(name="slice")
+def slice_(self, ranges):
+    """Burn's ``slice``: the elements in ``ranges``, every dim kept (a view).
+
+    ``ranges`` is one range or a tuple/list with one per leading dim: a Python slice (any step;
+    out-of-range bounds clamp; an empty or descending range gives an empty result), a ``range``,
+    or an int (that one index, the dim kept with size 1). ``ember.s[...]`` builds them.
+
+    >>> import ember
+    >>> t = ember.tensor(list(range(10)))
+    >>> t.slice(slice(2, 8)).tolist()
+    [2, 3, 4, 5, 6, 7]
+    >>> t.slice(ember.s[::-3]).tolist()
+    [9, 6, 3, 0]
+    >>> ember.tensor([[1, 2], [3, 4]]).slice((1, ember.s[:])).tolist()
+    [[3, 4]]
+    """
+    return _view(self, _ranges_key(ranges, self._data.shape, "slice")[0], "slice")
+
+
+def _dim_range_key(self, dim, spec, op):
+    shape = self._data.shape
+    d = normalize_dim(dim, len(shape), op)
+    return (_FULL,) * d + (_range_slice(spec, shape[d], d, op),)
+
+
+@tensor_method
+def slice_dim(self, dim, range):  # noqa: A002  (Burn's parameter name)
+    """Burn's ``slice_dim``: ``range`` (a slice, a ``range`` or an int kept as size 1) on one dim.
+
+    >>> import ember
+    >>> t = ember.tensor([[1, 2, 3], [4, 5, 6]])
+    >>> t.slice_dim(1, ember.s[::2]).tolist()
+    [[1, 3], [4, 6]]
+    >>> t.slice_dim(0, 1).tolist()
+    [[4, 5, 6]]
+    """
+    return _view(self, _dim_range_key(self, dim, range, "slice_dim"), "slice_dim")
+
+
+@tensor_method
+def select_dim(self, dim, index):
+    """Burn's ``select_dim``: the entries at ``index`` of ``dim``, that dim removed (a view).
+
+    >>> import ember
+    >>> ember.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]).select_dim(1, -2).tolist()
+    [2.0, 5.0]
+    """
+    shape = self._data.shape
+    d = normalize_dim(dim, len(shape), "select_dim")
+    i = _checked_index(as_int(index, "select_dim", "index"), shape[d], d, "select_dim")
+    return _view(self, (_FULL,) * d + (i,), "select_dim")
+
+
+@tensor_method
+def narrow(self, dim, start, length):
+    """``length`` entries of ``dim`` from ``start`` (negative counts from the end), as a view.
+
+    >>> import ember
+    >>> t = ember.tensor([[1, 2, 3], [4, 5, 6], [7, 8, 9]])
+    >>> t.narrow(0, 1, 2).tolist()
+    [[4, 5, 6], [7, 8, 9]]
+    >>> t.narrow(-1, -1, 1).tolist()
+    [[3], [6], [9]]
+    >>> t.narrow(1, 3, 0).shape
+    (3, 0)
+    """
+    shape = self._data.shape
+    d = normalize_dim(dim, len(shape), "narrow")
+    n = shape[d]
+    start = as_int(start, "narrow", "start")
+    length = as_int(length, "narrow", "length")
+    if not -n <= start <= n:
+        raise DimensionError(f"narrow: start {start} is out of range for dim {d} of size {n}; "
+                             f"expected a start in [{-n}, {n}]")
+    if length < 0:
+        raise InvalidParameterError(f"narrow: length {length} is negative; expected a length >= 0",
+                                    "length", length)
+    if start < 0:
+        start += n
+    if start + length > n:
+        raise DimensionError(f"narrow: start {start} + length {length} exceeds the size {n} of "
+                             f"dim {d}; expected start + length <= {n}")
+    return _view(self, (_FULL,) * d + (slice(start, start + length),), "narrow")
+
+
+# -- writes (new buffers) ---------------------------------------------------------------------
+
+def _scalar_value(value, dtype, op, param):
+    """A 0-d untracked tensor of ``dtype`` holding the number ``value``; None if not a number."""
+    kind = _dt._scalar_kind(value)
+    if kind is None:
+        return None
+    if dtype.kind == "int" and kind == "float" and not math.isfinite(value):
+        raise InvalidParameterError(f"{op}: {param} {value!r} cannot be stored in a {dtype.name} "
+                                    "tensor; expected a finite number", param, value)
+    try:
+        return wrap(be.slicing_scalar(value, dtype.np), dtype)
+    except OverflowError:
+        raise InvalidParameterError(f"{op}: {param} {value!r} does not fit the tensor's dtype "
+                                    f"{dtype.name}", param, value) from None
+
+
+def _broadcasts_into(vshape, target):
+    extra = len(vshape) - len(target)
+    if extra > 0:
+        if any(size != 1 for size in vshape[:extra]):
+            return False
+        vshape = vshape[extra:]
+    offset = len(target) - len(vshape)
+    return all(size == 1 or size == target[offset + i] for i, size in enumerate(vshape))
+
+
+def _reduce_to(region, vshape):
+    """Sum a gradient region over the dims broadcasting added, back to ``vshape``."""
+    if region.shape == vshape:
+        return region
+    extra = len(vshape) - region.ndim
+    if extra > 0:
+        return be.slicing_reshape(be.sum_to_shape(region, vshape[extra:]), vshape)
+    return be.sum_to_shape(region, vshape)
+
+
+def _assign(x, key, v, name):
+    """A new tensor: ``x`` with ``v`` (same dtype, broadcastable to ``x[key]``) written at ``key``."""
+    vshape = v._data.shape
+
+    def backward(g, needs):
+        gx = be.slicing_zero_region(g, key) if needs[0] else None
+        gv = _reduce_to(be.slicing_view(g, key), vshape) if needs[1] else None
+        return gx, gv
+
+    return record(be.slicing_assign(x._data, key, v._data), x._dtype, (x, v), backward, name)
+
+
+def _fill(x, key, value, name):
+    def backward(g, needs):
+        return (be.slicing_zero_region(g, key),)
+
+    return record(be.slicing_fill(x._data, key, value._data), x._dtype, (x,), backward, name)
+
+
+@tensor_method
+def slice_assign(self, ranges, values):
+    """Burn's ``slice_assign``: a new tensor with ``values`` written at ``ranges`` (as ``slice``).
+
+    ``values`` must have the selection's shape (ShapeMismatchError) and self's kind (KindError);
+    a different dtype of that kind is cast. Gradients reach both self and ``values``.
+
+    >>> import ember
+    >>> t = ember.tensor([0.0, 1.0, 2.0, 3.0, 4.0])
+    >>> t.slice_assign(ember.s[::-1], ember.tensor([10.0, 11.0, 12.0, 13.0, 14.0])).tolist()
+    [14.0, 13.0, 12.0, 11.0, 10.0]
+    >>> t.slice_assign(ember.s[1:3], ember.tensor([-1.0, -2.0])).tolist()
+    [0.0, -1.0, -2.0, 3.0, 4.0]
+    """
+    key, region = _ranges_key(ranges, self._data.shape, "slice_assign")
+    if not isinstance(values, Tensor):
+        raise InvalidParameterError(
+            f"slice_assign: values must be a Tensor, got {type(values).__name__}; use slice_fill "
+            "for a number", "values", values)
+    if values._dtype.kind != self._dtype.kind:
+        raise KindError(f"slice_assign: values are a {values._dtype.kind} tensor (dtype "
+                        f"{values._dtype.name}); expected a {self._dtype.kind} tensor like self "
+                        f"({self._dtype.name})")
+    if values._data.shape != region:
+        raise ShapeMismatchError(f"slice_assign: values have shape {values._data.shape}, expected "
+                                 f"{region} (the shape of the slice)", expected=region,
+                                 actual=values._data.shape)
+    if values._dtype is not self._dtype:
+        values = values.cast(self._dtype)
+    return _assign(self, key, values, "slice_assign")
+
+
+@tensor_method
+def slice_fill(self, ranges, value):
+    """Burn's ``slice_fill``: a new tensor with the number ``value`` at ``ranges`` (steps allowed).
+
+    >>> import ember
+    >>> ember.tensor([0, 0, 0, 0, 0, 0]).slice_fill(ember.s[::2], 7).tolist()
+    [7, 0, 7, 0, 7, 0]
+    """
+    key, _ = _ranges_key(ranges, self._data.shape, "slice_fill")
+    v = _scalar_value(value, self._dtype, "slice_fill", "value")
+    if v is None:
+        raise InvalidParameterError(
+            f"slice_fill: value must be a number, got {type(value).__name__}; use slice_assign "
+            "for a tensor", "value", value)
+    return _fill(self, key, v, "slice_fill")
+
+
+def _leaf_requiring_grad(t):
+    node = t._node
+    return node is not None and node.requires_grad and node.backward is None and not node.parents
+
+
+def _leaf_error(op):
+    return GraphError(f"{op}: the tensor is a leaf that requires grad, and its new value would be "
+                      "recorded from it; update it inside `with ember.no_grad():`, or call "
+                      "detach() first")
+
+
+def _rebind(self, result, op):
+    """Make ``self`` hold ``result``'s value and graph (Burn's ``inplace``); a leaf that requires
+    grad stays that leaf when ``result`` is untracked (an update under ``no_grad``)."""
+    if result is self:
+        return
+    node = self._node
+    keep_leaf = _leaf_requiring_grad(self)
+    if keep_leaf:
+        if result._node is not None and result._node is not node:
+            raise _leaf_error(op)
+        keep_leaf = result._dtype.kind == "float"
+    same = result._data.shape == self._data.shape and result._dtype is self._dtype
+    self._data = result._data
+    self._dtype = result._dtype
+    self._ad = result._ad
+    if keep_leaf:
+        if not same:
+            self.grad = None
+    else:
+        self._node = result._node
+        self.grad = None
+
+
+def __setitem__(self, key, value):
+    """``t[key] = value``: rebinds ``t`` to a new tensor with ``value`` written at ``key``.
+
+    The value (a tensor, a number or nested lists) broadcasts to the selection and is cast to
+    ``t``'s dtype, as in PyTorch. Only this Python object changes: other tensors, views of ``t``
+    included, keep their values. Gradients reach the old value of ``t`` and ``value``.
+
+    >>> import ember
+    >>> t = ember.tensor([[1, 2, 3], [4, 5, 6]])
+    >>> row = t[0]
+    >>> t[:, 1] = 0
+    >>> t.tolist(), row.tolist()
+    ([[1, 0, 3], [4, 0, 6]], [1, 2, 3])
+    """
+    items = key if type(key) is tuple else (key,)
+    advanced = False
+    for it in items:
+        if _is_advanced(it):
+            advanced = True
+            break
+    if _mode.enabled and _leaf_requiring_grad(self):
+        raise _leaf_error("__setitem__")
+    if advanced:
+        from .indexing import advanced_setitem
+        result = advanced_setitem(self, key, value)
+    else:
+        op = "__setitem__"
+        dtype = self._dtype
+        nkey, region = _basic_key(items, self._data.shape, op)
+        if isinstance(value, Tensor):
+            v = value
+        else:
+            v = _scalar_value(value, dtype, op, "value")
+            if v is None:
+                v = as_tensor(value, op=op)
+        if not _broadcasts_into(v._data.shape, region):
+            raise ShapeMismatchError(f"__setitem__: value of shape {v._data.shape} does not "
+                                     f"broadcast to the selection's shape {region}",
+                                     expected=region, actual=v._data.shape)
+        if v._dtype is not dtype:
+            v = v.cast(dtype)
+        result = _assign(self, nkey, v, op)
+    _rebind(self, result, "__setitem__")
+
+
+Tensor.__setitem__ = __setitem__
+
+
+@tensor_method
+def inplace(self, fn):
+    """Burn's ``inplace``: rebind this tensor to ``fn(self)``; returns None.
+
+    Other tensors (views of this one included) keep their values. A leaf that requires grad can
+    only be updated inside ``ember.no_grad()`` (it then stays that leaf).
+
+    >>> import ember
+    >>> t = ember.tensor([1, 2, 3])
+    >>> t.inplace(lambda x: x[::-1])
+    >>> t.tolist()
+    [3, 2, 1]
+    """
+    if not callable(fn):
+        raise InvalidParameterError(f"inplace: fn must be callable, got {type(fn).__name__}",
+                                    "fn", fn)
+    result = fn(self)
+    if not isinstance(result, Tensor):
+        raise InvalidParameterError(f"inplace: fn returned {type(result).__name__}; expected a "
+                                    "Tensor", "fn", fn)
+    _rebind(self, result, "inplace")
+
+
+@tensor_method
+def extract(self):
+    """Burn's ``extract``: a tensor with this one's value and graph; this one becomes an empty
+    placeholder (every dim of size 0, same rank and dtype; shape ``(0,)`` for a 0-d tensor).
+
+    >>> import ember
+    >>> t = ember.tensor([[1, 2], [3, 4]])
+    >>> v = t.extract()
+    >>> v.tolist(), t.shape
+    ([[1, 2], [3, 4]], (0, 0))
+    """
+    out = wrap(self._data, self._dtype, self._ad)
+    node = self._node
+    out._node = node
+    out.grad = self.grad
+    if _leaf_requiring_grad(self):
+        node.tensor_ref = _weakref(out)
+    shape = (0,) * self._data.ndim or (0,)
+    self._data = be.slicing_empty(shape, self._dtype.np)
+    self._node = None
+    self.grad = None
+    return out

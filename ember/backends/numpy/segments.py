@@ -1,3 +1,40 @@
 """NumPy kernels of the segments family. Public names here are kernels (`be.NAME`); helpers start with _."""
 
-import numpy as np  # noqa: F401
+import numpy as np
+
+__all__ = ["segments_cat", "segments_stack", "segments_zeros", "segments_expand_dims",
+           "segments_token"]
+
+
+def segments_cat(arrays, axis, dtype):
+    """The arrays joined along ``axis`` into a new array of NumPy ``dtype`` (each cast to it)."""
+    if all(a.dtype == dtype for a in arrays):
+        return np.concatenate(arrays, axis=axis)
+    with np.errstate(all="ignore"):
+        return np.concatenate(arrays, axis=axis, dtype=dtype, casting="unsafe")
+
+
+def segments_stack(arrays, axis, dtype):
+    """The arrays (all of one shape) stacked along a new ``axis``, as NumPy ``dtype``."""
+    if all(a.dtype == dtype for a in arrays):
+        return np.stack(arrays, axis=axis)
+    with np.errstate(all="ignore"):
+        return np.stack(arrays, axis=axis, dtype=dtype, casting="unsafe")
+
+
+def segments_zeros(shape, dtype):
+    return np.zeros(shape, dtype=dtype)
+
+
+def segments_expand_dims(a, axis):
+    """A view of ``a`` with a new dim of size 1 at ``axis``."""
+    return np.expand_dims(a, axis)
+
+
+_TOKEN = np.zeros((), dtype=np.float64)
+_TOKEN.flags.writeable = False
+
+
+def segments_token():
+    """A read-only 0-d array: the placeholder gradient a part of a split passes to its hub."""
+    return _TOKEN

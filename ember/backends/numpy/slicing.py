@@ -1,3 +1,86 @@
-"""NumPy kernels of the slicing family. Public names here are kernels (`be.NAME`); helpers start with _."""
+"""NumPy kernels of the slicing family. Public names here are kernels (`be.NAME`); helpers start with _.
 
-import numpy as np  # noqa: F401
+A ``key`` here is a normalized basic index: a tuple of Python ints (already in range), slices
+(with int or None parts, step not 0) and None (a new axis), never Ellipsis and never an array.
+"""
+
+import numpy as np
+
+__all__ = ["slicing_view", "slicing_grad", "slicing_assign", "slicing_fill", "slicing_zero_region",
+           "slicing_region_copy", "slicing_empty", "slicing_zeros", "slicing_add_at",
+           "slicing_scalar", "slicing_is_index_object", "slicing_reshape"]
+
+_ELLIPSIS = (Ellipsis,)
+
+
+def slicing_view(a, key):
+    """``a[key]`` as a view (a 0-d array, never a NumPy scalar, when every dim is indexed)."""
+    return a[key + _ELLIPSIS]
+
+
+def slicing_grad(g, shape, key):
+    """The gradient of ``a[key]`` for ``a`` of ``shape``: zeros with ``g`` written at ``key``."""
+    out = np.zeros(shape, dtype=g.dtype)
+    out[key] = g
+    return out
+
+
+def slicing_assign(a, key, v):
+    """A copy of ``a`` with ``v`` (broadcastable to ``a[key]``'s shape) written at ``key``."""
+    out = np.array(a, copy=True)
+    out[key] = v
+    return out
+
+
+slicing_fill = slicing_assign
+
+
+def slicing_zero_region(g, key):
+    """A copy of ``g`` with zeros at ``key``."""
+    out = np.array(g, copy=True)
+    out[key] = 0
+    return out
+
+
+def slicing_region_copy(g, key):
+    """``g[key]`` as a fresh array."""
+    return np.array(g[key + _ELLIPSIS], copy=True)
+
+
+def slicing_empty(shape, dtype):
+    return np.empty(shape, dtype=dtype)
+
+
+def slicing_zeros(shape, dtype):
+    return np.zeros(shape, dtype=dtype)
+
+
+def slicing_add_at(buf, key, g):
+    """``buf[key] += g`` in place; only for a private buffer nothing else can see."""
+    buf[key] += g
+
+
+def slicing_scalar(value, dtype):
+    """A 0-d array of NumPy ``dtype`` holding the number ``value``.
+
+    Raises OverflowError when an integer dtype cannot hold it. Float dtypes round (to inf
+    where the value is beyond their range), as NumPy and PyTorch do.
+    """
+    if dtype.kind in "iu":
+        try:
+            with np.errstate(all="raise"):
+                return np.asarray(value, dtype=dtype)
+        except (OverflowError, FloatingPointError, ValueError):
+            raise OverflowError(f"{value!r} does not fit {dtype}") from None
+    with np.errstate(all="ignore"):
+        return np.asarray(value, dtype=dtype)
+
+
+def slicing_is_index_object(x):
+    """Whether ``x`` is a NumPy array or NumPy bool: an advanced index, never a basic one."""
+    return isinstance(x, (np.ndarray, np.bool_))
+
+
+def slicing_reshape(a, shape):
+    """``a`` with ``shape`` (a view where the layout allows)."""
+    return a.reshape(shape)
