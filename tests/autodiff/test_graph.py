@@ -1,0 +1,215 @@
+"""The graph contract of the spec's autodiff paragraphs, one test per sentence or rule."""
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from ember import GraphError, KindError
+
+
+def leaf(values):
+    return ember.tensor(values, dtype="float64").require_grad()
+
+
+def test_backward_returns_gradients_and_sets_grad():
+    x = leaf([1.0, 2.0, 3.0])
+    grads = (x * x).sum().backward()
+    assert grads.get(x).tolist() == [2.0, 4.0, 6.0]
+    assert x.grad.tolist() == [2.0, 4.0, 6.0]
+
+
+def test_gradient_has_no_autodiff_association():
+    x = leaf([1.0, 2.0])
+    g = (x * 3.0).sum().backward().get(x)
+    assert not g.is_tracked()
+
+
+def test_backward_of_untracked_tensor_raises():
+    with pytest.raises(GraphError, match="does not participate"):
+        ember.tensor([1.0, 2.0]).sum().backward()
+
+
+def test_backward_without_autodiff_raises():
+    with pytest.raises(GraphError, match="autodiff is disabled"):
+        ember.tensor([1.0]).without_autodiff().backward()
+
+
+def test_backward_of_int_tensor_raises():
+    with pytest.raises(KindError, match="only float"):
+        ember.tensor([1, 2]).backward()
+
+
+def test_second_backward_through_consumed_step_raises():
+    x = leaf([1.0, 2.0])
+    y = (x * 2.0).sum()
+    y.backward()
+    with pytest.raises(GraphError, match="consumed"):
+        y.backward()
+
+
+def test_consumed_ancestry_rejected_before_consuming_fresh_branches():
+    x = leaf([1.0, 2.0])
+    shared = x * 2.0
+    shared.sum().backward()
+    fresh = x * 5.0
+    mixed = (fresh + shared).sum()
+    with pytest.raises(GraphError, match="consumed"):
+        mixed.backward()
+    # the fresh branch was not consumed by the failed call
+    grads = fresh.sum().backward()
+    assert grads.get(x).tolist() == [5.0, 5.0]
+
+
+def test_leaves_are_reusable_in_fresh_forwards():
+    x = leaf([1.0, 2.0])
+    (x * x).sum().backward()
+    grads = (x * 3.0).sum().backward()
+    assert grads.get(x).tolist() == [3.0, 3.0]
+
+
+def test_grad_accumulates_across_backwards_like_pytorch():
+    x = leaf([1.0, 2.0])
+    (x * 2.0).sum().backward()
+    (x * 3.0).sum().backward()
+    assert x.grad.tolist() == [5.0, 5.0]
+
+
+def test_grad_remove_and_replace():
+    x = leaf([1.0, 2.0])
+    grads = (x * x).sum().backward()
+    removed = x.grad_remove(grads)
+    assert removed.tolist() == [2.0, 4.0]
+    assert grads.get(x) is None
+    assert x.grad_remove(grads) is None
+    x.grad_replace(grads, ember.tensor([7.0, 8.0], dtype="float64"))
+    assert grads.get(x).tolist() == [7.0, 8.0]
+
+
+def test_grad_replace_rejects_tracked_gradient():
+    x = leaf([1.0, 2.0])
+    grads = (x * x).sum().backward()
+    with pytest.raises(GraphError, match="autodiff association"):
+        x.grad_replace(grads, leaf([1.0, 1.0]))
+
+
+def test_grad_absent_for_tensor_outside_autodiff():
+    x = leaf([1.0, 2.0])
+    grads = (x * x).sum().backward()
+    assert grads.get(ember.tensor([1.0, 2.0])) is None
+
+
+def test_is_tracked_is_autodiff_is_require_grad():
+    c = ember.tensor([1.0])
+    assert c.is_autodiff() and not c.is_tracked() and not c.is_require_grad()
+    x = leaf([1.0])
+    assert x.is_tracked() and x.is_require_grad()
+    y = x * 2.0
+    assert y.is_tracked() and not y.is_require_grad()
+    assert not (c * 2.0).is_tracked()
+
+
+def test_require_grad_on_non_leaf_raises():
+    y = leaf([1.0]) * 2.0
+    with pytest.raises(GraphError, match="not a leaf"):
+        y.require_grad()
+
+
+def test_require_grad_on_int_raises():
+    with pytest.raises(KindError, match="only float"):
+        ember.tensor([1, 2]).require_grad()
+
+
+def test_require_grad_without_autodiff_raises():
+    with pytest.raises(GraphError, match="autodiff is disabled"):
+        ember.tensor([1.0]).without_autodiff().require_grad()
+
+
+def test_set_require_grad_false_on_non_leaf_starts_new_lineage():
+    x = leaf([1.0, 2.0])
+    y = (x * 2.0).set_require_grad(False)
+    assert not y.is_tracked() and not y.is_require_grad()
+    assert y.tolist() == [2.0, 4.0]
+
+
+def test_set_require_grad_false_without_autodiff_is_harmless():
+    t = ember.tensor([1.0]).without_autodiff().set_require_grad(False)
+    assert not t.is_autodiff()
+
+
+def test_detach_starts_new_lineage_and_keeps_leaf_require_grad():
+    x = leaf([1.0, 2.0])
+    d = x.detach()
+    assert d.is_require_grad() and d.is_autodiff()
+    y = (x * 2.0).detach()
+    assert not y.is_tracked() and y.is_autodiff()
+    z = (y * x).sum()
+    assert z.backward().get(x).tolist() == [2.0, 4.0]
+
+
+def test_without_autodiff_is_a_constant_when_mixed():
+    x = leaf([1.0, 2.0])
+    c = ember.tensor([3.0, 4.0], dtype="float64").without_autodiff()
+    assert c.inner() is c  # idempotent
+    out = x * c
+    assert out.is_tracked() and out.is_autodiff()
+    assert out.sum().backward().get(x).tolist() == [3.0, 4.0]
+    assert not (c * c).is_autodiff()
+
+
+def test_autodiff_and_from_inner():
+    c = ember.tensor([1.0]).without_autodiff()
+    a = c.autodiff()
+    assert a.is_autodiff() and not a.is_require_grad()
+    assert a.autodiff() is a
+    assert ember.Tensor.from_inner(c).is_autodiff()
+
+
+def test_no_grad_records_nothing():
+    x = leaf([1.0])
+    with ember.no_grad():
+        y = x * 2.0
+    assert not y.is_tracked()
+    assert (x * 2.0).is_tracked()
+
+
+def test_checkpointing_strategy_carried_and_mixing_raises():
+    x = ember.tensor([1.0, 2.0]).with_gradient_checkpointing_strategy("balanced")
+    assert x.gradient_checkpointing_strategy() == "balanced"
+    assert (x * 2.0).gradient_checkpointing_strategy() == "balanced"
+    with pytest.raises(GraphError, match="strategies"):
+        x * ember.tensor([1.0, 2.0])
+    with pytest.raises(GraphError, match="autodiff is disabled"):
+        ember.tensor([1.0]).without_autodiff().with_gradient_checkpointing_strategy("none")
+
+
+def test_non_scalar_backward_seeds_ones_or_explicit_seed():
+    x = leaf([1.0, 2.0])
+    assert (x * 3.0).backward().get(x).tolist() == [3.0, 3.0]
+    x2 = leaf([1.0, 2.0])
+    seed = ember.tensor([1.0, 10.0], dtype="float64")
+    assert (x2 * 3.0).backward(seed).get(x2).tolist() == [3.0, 30.0]
+
+
+def test_gradient_tinygrad_style():
+    x, y = leaf([1.0, 2.0]), leaf([3.0, 4.0])
+    gx, gy = (x * y).sum().gradient(x, y)
+    assert gx.tolist() == [3.0, 4.0] and gy.tolist() == [1.0, 2.0]
+
+
+def test_mlp_gradients_match_pytorch():
+    rng = np.random.default_rng(0)
+    xs = rng.standard_normal((8, 5))
+    w1, b1 = rng.standard_normal((5, 7)), rng.standard_normal(7)
+    w2, b2 = rng.standard_normal((7, 3)), rng.standard_normal(3)
+    params = [ember.tensor(a).require_grad() for a in (w1, b1, w2, b2)]
+    tparams = [torch.tensor(a, requires_grad=True) for a in (w1, b1, w2, b2)]
+    h = (ember.tensor(xs) @ params[0] + params[1]).clamp_min(0.0)
+    loss = ((h @ params[2] + params[3]) ** 2).mean()
+    th = (torch.tensor(xs) @ tparams[0] + tparams[1]).clamp_min(0.0)
+    tloss = ((th @ tparams[2] + tparams[3]) ** 2).mean()
+    grads = loss.backward()
+    tloss.backward()
+    np.testing.assert_allclose(loss.item(), tloss.item(), rtol=1e-12)
+    for p, tp in zip(params, tparams):
+        np.testing.assert_allclose(grads.get(p).numpy(), tp.grad.numpy(), rtol=1e-10, atol=1e-12)
