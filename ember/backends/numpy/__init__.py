@@ -14,5 +14,6 @@ from .sort import *  # noqa: F401,F403
 from .indexing import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
+from .nn import *  # noqa: F401,F403
 
 name = "numpy"

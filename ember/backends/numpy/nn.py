@@ -1,0 +1,713 @@
+"""NumPy kernels of ember.nn: activations, linear, conv2d (im2col), pooling, norms, losses.
+
+Public names here are kernels (``be.NAME``), all prefixed ``nn_``; helpers start with ``_``.
+Half-precision inputs (float16, bfloat16) are computed in float32 and cast back, as PyTorch's
+CPU kernels accumulate. Every kernel leaves its inputs untouched and returns fresh arrays.
+"""
+
+import math as _math
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided as _as_strided
+
+__all__ = [
+    "nn_gelu", "nn_gelu_grad", "nn_silu", "nn_silu_grad", "nn_softmax", "nn_softmax_grad",
+    "nn_log_softmax", "nn_log_softmax_grad", "nn_linear", "nn_linear_grads",
+    "nn_conv2d", "nn_conv2d_grads", "nn_max_pool2d", "nn_max_pool2d_grad", "nn_avg_pool2d",
+    "nn_avg_pool2d_grad", "nn_batch_norm", "nn_batch_norm_grads", "nn_running_update",
+    "nn_layer_norm", "nn_layer_norm_grads", "nn_target_bad", "nn_class_loss",
+    "nn_class_loss_grad", "nn_prob_loss", "nn_prob_loss_grads", "nn_pair_loss",
+    "nn_pair_loss_grads", "nn_bce_logits", "nn_bce_logits_grads", "nn_dropout_apply",
+    "nn_embedding", "nn_embedding_grad", "nn_scale", "nn_full_like_shape", "nn_reshape",
+    "nn_int_max", "nn_zero_row",
+]
+
+_F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
+
+
+def _work(a):
+    """``a`` in a dtype NumPy computes well: float32/float64 as they are, others as float32."""
+    dt = a.dtype
+    if dt == _F32 or dt == _F64:
+        return a
+    return a.astype(_F32)
+
+
+def _out(a, dtype):
+    """``a`` as NumPy dtype ``dtype``, an ndarray (never a NumPy scalar)."""
+    return np.asarray(a.astype(dtype, copy=False) if a.dtype != dtype else a)
+
+
+def nn_scale(a, factor, dtype):
+    """``a * factor`` as NumPy dtype ``dtype``."""
+    return _out(_work(a) * factor, dtype)
+
+
+def nn_reshape(a, shape):
+    """``a`` reshaped (a view where the layout allows)."""
+    return np.reshape(a, shape)
+
+
+def nn_zero_row(a, row):
+    """A copy of the 2-d ``a`` with row ``row`` set to zero."""
+    out = np.array(a, copy=True)
+    out[row] = 0
+    return out
+
+
+def nn_int_max(a):
+    """The largest element of a non-empty int array, a Python int."""
+    return int(a.max())
+
+
+def nn_full_like_shape(shape, value, dtype):
+    """A new array of ``shape`` filled with ``value``."""
+    return np.full(shape, value, dtype=dtype)
+
+
+# -- erf (Cephes' rational approximations, float64 accurate) ------------------------------------
+
+_ERF_T = (9.60497373987051638749E0, 9.00260197203842689217E1, 2.23200534594684319226E3,
+          7.00332514112805075473E3, 5.55923013010394962768E4)
+_ERF_U = (3.35617141647503099647E1, 5.21357949780152679795E2, 4.59432382970980127987E3,
+          2.26290000613890934246E4, 4.92673942608635921086E4)
+_ERFC_P = (2.46196981473530512524E-10, 5.64189564831068821977E-1, 7.46321056442269912687E0,
+           4.86371970985681366614E1, 1.96520832956077098242E2, 5.26445194995477358631E2,
+           9.34528527171957607540E2, 1.02755188689515710272E3, 5.57535335369399327526E2)
+_ERFC_Q = (1.32281951154744992508E1, 8.67072140885989742329E1, 3.54937778887819891062E2,
+           9.75708501743205489753E2, 1.82390916687909736289E3, 2.24633760818710981792E3,
+           1.65666309194161350182E3, 5.57535340817727675546E2)
+
+
+def _polevl(x, coefs, leading_one=False):
+    r = np.ones_like(x) if leading_one else np.full_like(x, coefs[0])
+    for c in (coefs if leading_one else coefs[1:]):
+        r = r * x + c
+    return r
+
+
+def _erf(x):
+    """erf of a float64 array."""
+    ax = np.minimum(np.abs(x), 6.0)
+    z = x * x
+    small = x * _polevl(z, _ERF_T) / _polevl(z, _ERF_U, True)
+    erfc = np.exp(-ax * ax) * _polevl(ax, _ERFC_P) / _polevl(ax, _ERFC_Q, True)
+    return np.where(np.abs(x) <= 1.0, small, np.copysign(1.0 - erfc, x))
+
+
+# -- activations --------------------------------------------------------------------------------
+
+_SQRT_HALF = _math.sqrt(0.5)
+_INV_SQRT_2PI = 1.0 / _math.sqrt(2.0 * _math.pi)
+_SQRT_2_OVER_PI = _math.sqrt(2.0 / _math.pi)
+_GELU_C = 0.044715
+
+
+def nn_gelu(x, approximate):
+    """GELU: ``x * Phi(x)`` (exact, through erf) or its tanh approximation."""
+    with np.errstate(all="ignore"):
+        if approximate == "tanh":
+            w = _work(x)
+            out = 0.5 * w * (1.0 + np.tanh(_SQRT_2_OVER_PI * (w + _GELU_C * w * w * w)))
+        else:
+            w = x.astype(_F64)
+            out = 0.5 * w * (1.0 + _erf(w * _SQRT_HALF))
+    return _out(out, x.dtype)
+
+
+def nn_gelu_grad(g, x, approximate):
+    """The gradient of ``nn_gelu`` for the output gradient ``g``."""
+    with np.errstate(all="ignore"):
+        if approximate == "tanh":
+            w = _work(x)
+            inner = _SQRT_2_OVER_PI * (w + _GELU_C * w * w * w)
+            t = np.tanh(inner)
+            d = 0.5 * (1.0 + t) + 0.5 * w * (1.0 - t * t) * _SQRT_2_OVER_PI * (
+                1.0 + 3.0 * _GELU_C * w * w)
+        else:
+            w = x.astype(_F64)
+            d = 0.5 * (1.0 + _erf(w * _SQRT_HALF)) + w * _INV_SQRT_2PI * np.exp(-0.5 * w * w)
+        return _out(_work(g) * d, g.dtype)
+
+
+def _sigmoid(w):
+    """A stable logistic function of a float array."""
+    e = np.exp(-np.abs(w))
+    return np.where(w >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+
+def nn_silu(x):
+    """SiLU (swish): ``x * sigmoid(x)``."""
+    with np.errstate(all="ignore"):
+        w = _work(x)
+        return _out(w * _sigmoid(w), x.dtype)
+
+
+def nn_silu_grad(g, x):
+    """The gradient of ``nn_silu``: ``g * s * (1 + x * (1 - s))`` with ``s = sigmoid(x)``."""
+    with np.errstate(all="ignore"):
+        w = _work(x)
+        s = _sigmoid(w)
+        return _out(_work(g) * (s * (1.0 + w * (1.0 - s))), g.dtype)
+
+
+def _log_softmax_work(w, axis):
+    if w.size == 0:
+        return np.array(w, copy=True)
+    m = np.max(w, axis=axis, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0.0)
+    z = w - m
+    return z - np.log(np.sum(np.exp(z), axis=axis, keepdims=True))
+
+
+def nn_softmax(x, axis):
+    """Softmax along ``axis``: the max is subtracted before ``exp``."""
+    with np.errstate(all="ignore"):
+        w = _work(x)
+        if w.size == 0:
+            return np.array(x, copy=True)
+        m = np.max(w, axis=axis, keepdims=True)
+        m = np.where(np.isfinite(m), m, 0.0)
+        e = np.exp(w - m)
+        return _out(e / np.sum(e, axis=axis, keepdims=True), x.dtype)
+
+
+def nn_softmax_grad(g, y, axis):
+    """The gradient of softmax from its output ``y``: ``y * (g - sum(g * y))``."""
+    gw, yw = _work(g), _work(y)
+    if gw.size == 0:
+        return np.array(g, copy=True)
+    return _out(yw * (gw - np.sum(gw * yw, axis=axis, keepdims=True)), g.dtype)
+
+
+def nn_log_softmax(x, axis):
+    """Log-softmax along ``axis``: ``x - max - log(sum(exp(x - max)))``."""
+    with np.errstate(all="ignore"):
+        return _out(_log_softmax_work(_work(x), axis), x.dtype)
+
+
+def nn_log_softmax_grad(g, y, axis):
+    """The gradient of log-softmax from its output ``y``: ``g - exp(y) * sum(g)``."""
+    gw, yw = _work(g), _work(y)
+    if gw.size == 0:
+        return np.array(g, copy=True)
+    with np.errstate(all="ignore"):
+        return _out(gw - np.exp(yw) * np.sum(gw, axis=axis, keepdims=True), g.dtype)
+
+
+# -- linear -------------------------------------------------------------------------------------
+
+def nn_linear(x, w, b, dtype):
+    """``x @ w.T + b`` (``b`` may be None), as NumPy dtype ``dtype``."""
+    xw = _work(x).astype(_F64 if dtype == _F64 else _F32, copy=False)
+    ww = _work(w).astype(xw.dtype, copy=False)
+    out = np.matmul(xw, ww.T)
+    if b is not None:
+        out = out + _work(b)
+    return _out(out, dtype)
+
+
+def nn_linear_grads(g, x, w, need_x, need_w, need_b, b_dtype):
+    """Gradients of ``nn_linear`` (in each input's dtype): (gx, gw, gb), None where not needed."""
+    gw_ = _work(g)
+    O, I = w.shape
+    g2 = gw_.reshape(-1, O)
+    gx = gw = gb = None
+    if need_x:
+        gx = _out(np.matmul(gw_, _work(w).astype(gw_.dtype, copy=False)), x.dtype)
+    if need_w:
+        gw = _out(np.matmul(g2.T, _work(x).reshape(-1, I)), w.dtype)
+    if need_b:
+        gb = _out(g2.sum(axis=0), b_dtype)
+    return gx, gw, gb
+
+
+# -- conv2d through im2col ----------------------------------------------------------------------
+
+def _pad_hw(x, pads, value=0.0):
+    """``x`` (N, C, H, W) padded by (top, bottom, left, right) with ``value`` (a new array)."""
+    pt, pb, pl, pr = pads
+    if not (pt or pb or pl or pr):
+        return x
+    N, C, H, W = x.shape
+    out = np.full((N, C, H + pt + pb, W + pl + pr), value, dtype=x.dtype)
+    out[:, :, pt:pt + H, pl:pl + W] = x
+    return out
+
+
+def _windows(xp, kernel, stride, dilation, out_hw):
+    """A read-only view (N, C, OH, OW, kh, kw) of the sliding windows of ``xp`` (no copy)."""
+    N, C = xp.shape[:2]
+    kh, kw = kernel
+    sN, sC, sH, sW = xp.strides
+    return _as_strided(xp, (N, C, out_hw[0], out_hw[1], kh, kw),
+                       (sN, sC, sH * stride[0], sW * stride[1], sH * dilation[0],
+                        sW * dilation[1]), writeable=False)
+
+
+def _col2im(d, shape, kernel, stride, dilation, out_hw):
+    """Sum window gradients ``d`` (kh, kw, N, C, OH, OW) back into a zero array of ``shape``.
+
+    Loops over the kh*kw kernel positions only; each step adds a whole strided slab.
+    """
+    out = np.zeros(shape, dtype=d.dtype)
+    kh, kw = kernel
+    sh, sw = stride
+    dh, dw = dilation
+    OH, OW = out_hw
+    for i in range(kh):
+        r0 = i * dh
+        rs = slice(r0, r0 + sh * (OH - 1) + 1, sh)
+        for j in range(kw):
+            c0 = j * dw
+            out[:, :, rs, c0:c0 + sw * (OW - 1) + 1:sw] += d[i, j]
+    return out
+
+
+def nn_conv2d(x, w, b, stride, pads, dilation, groups, out_hw, dtype):
+    """2-D cross-correlation of ``x`` (N, C, H, W) with ``w`` (O, C/groups, kh, kw), plus ``b``.
+
+    im2col: the padded input's windows are a zero-copy strided view; one batched matmul (one
+    batch entry per group) contracts them with the weights. Returns (out, saved) where ``saved``
+    is what ``nn_conv2d_grads`` needs.
+    """
+    unbatched = x.ndim == 3
+    if unbatched:
+        x = x[None]
+    work = _F64 if dtype == _F64 else _F32
+    xw = x.astype(work, copy=False)
+    ww = w.astype(work, copy=False)
+    N, C, H, W = x.shape
+    O, Cg, kh, kw = w.shape
+    G = groups
+    Og = O // G
+    OH, OW = out_hw
+    xp = _pad_hw(xw, pads)
+    Hp, Wp = xp.shape[2:]
+    win = _windows(xp, (kh, kw), stride, dilation, out_hw)           # (N, C, OH, OW, kh, kw)
+    win = win.reshape(N, G, Cg, OH, OW, kh, kw) if G > 1 else win[:, None]
+    cols = win.transpose(1, 0, 3, 4, 2, 5, 6).reshape(G, N * OH * OW, Cg * kh * kw)  # one copy
+    wm = ww.reshape(G, Og, Cg * kh * kw)
+    out = np.matmul(cols, wm.transpose(0, 2, 1))                      # (G, N*OH*OW, Og)
+    out = out.reshape(G, N, OH, OW, Og).transpose(1, 0, 4, 2, 3).reshape(N, O, OH, OW)
+    if b is not None:
+        out = out + b.astype(work, copy=False).reshape(1, O, 1, 1)
+    saved = (cols, wm, x.shape, (Hp, Wp), (kh, kw), stride, pads, dilation, G, out_hw,
+             unbatched)
+    return _out(out[0] if unbatched else out, dtype), saved
+
+
+def nn_conv2d_grads(g, saved, need_x, need_w, need_b, x_dtype, w_dtype, b_dtype):
+    """Gradients of ``nn_conv2d``: (gx, gw, gb), each in its input's dtype or None.
+
+    gw is one batched matmul of the output gradient with the saved columns; gx is one matmul
+    back to columns and a col2im that loops over the kernel positions only.
+    """
+    cols, wm, xshape, (Hp, Wp), (kh, kw), stride, pads, dilation, G, (OH, OW), unb = saved
+    if unb:
+        g = g[None]
+    N, C, H, W = xshape
+    Og = wm.shape[1]
+    O = G * Og
+    Cg = C // G
+    gw_ = g.astype(cols.dtype, copy=False)
+    gx = gw = gb = None
+    if need_b:
+        gb = _out(gw_.sum(axis=(0, 2, 3)), b_dtype)
+    if not (need_x or need_w):
+        return gx, gw, gb
+    gm = gw_.reshape(N, G, Og, OH, OW).transpose(1, 0, 3, 4, 2).reshape(G, N * OH * OW, Og)
+    if need_w:
+        gw = _out(np.matmul(gm.transpose(0, 2, 1), cols).reshape(O, Cg, kh, kw), w_dtype)
+    if need_x:
+        dcols = np.matmul(gm, wm)                                     # (G, N*OH*OW, Cg*kh*kw)
+        d = np.ascontiguousarray(
+            dcols.reshape(G, N, OH, OW, Cg, kh, kw).transpose(5, 6, 1, 0, 4, 2, 3)
+        ).reshape(kh, kw, N, C, OH, OW)
+        dxp = _col2im(d, (N, C, Hp, Wp), (kh, kw), stride, dilation, (OH, OW))
+        pt, _, pl, _ = pads
+        gx = dxp[:, :, pt:pt + H, pl:pl + W]
+        gx = _out(gx[0] if unb else gx, x_dtype)
+    return gx, gw, gb
+
+
+# -- pooling ------------------------------------------------------------------------------------
+
+def nn_max_pool2d(x, kernel, stride, pads, dilation, out_hw):
+    """Max pooling of ``x`` (N, C, H, W) or (C, H, W); padding counts as -inf.
+    Returns (out, saved)."""
+    unb = x.ndim == 3
+    dtype = x.dtype
+    if unb:
+        x = x[None]
+    work = _work(x)
+    xp = _pad_hw(work, pads, -np.inf)
+    N, C = x.shape[:2]
+    kh, kw = kernel
+    OH, OW = out_hw
+    win = _windows(xp, kernel, stride, dilation, out_hw).reshape(N, C, OH, OW, kh * kw)
+    if win.size:
+        arg = np.argmax(win, axis=-1)
+        out = np.take_along_axis(win, arg[..., None], axis=-1)[..., 0]
+    else:
+        arg = np.zeros((N, C, OH, OW), dtype=np.intp)
+        out = np.zeros((N, C, OH, OW), dtype=work.dtype)
+    return _out(out[0] if unb else out, dtype), (arg, x.shape, xp.shape, kernel, stride, pads,
+                                                  dilation, out_hw, unb)
+
+
+def nn_max_pool2d_grad(g, saved):
+    """The gradient of ``nn_max_pool2d``: each window's gradient goes to its (first) max."""
+    arg, xshape, pshape, kernel, stride, pads, dilation, out_hw, unb = saved
+    gdt = g.dtype
+    gw = _work(g[None] if unb else g)
+    kh, kw = kernel
+    d = np.zeros((kh, kw) + gw.shape, dtype=gw.dtype)
+    for k in range(kh * kw):
+        i, j = divmod(k, kw)
+        d[i, j] = np.where(arg == k, gw, 0.0)
+    dxp = _col2im(d, pshape, kernel, stride, dilation, out_hw)
+    pt, _, pl, _ = pads
+    gx = dxp[:, :, pt:pt + xshape[2], pl:pl + xshape[3]]
+    return _out(gx[0] if unb else gx, gdt)
+
+
+def _avg_divisor(size, kernel, stride, pad, out, include_pad):
+    """PyTorch's per-output-position divisor along one axis (a 1-D float64 array)."""
+    start = np.arange(out) * stride - pad
+    end = np.minimum(start + kernel, size + pad)
+    if include_pad:
+        return (end - start).astype(_F64)
+    return (np.minimum(end, size) - np.maximum(start, 0)).astype(_F64)
+
+
+def nn_avg_pool2d(x, kernel, stride, pads, padding, out_hw, count_include_pad, divisor_override):
+    """Average pooling of ``x`` (N, C, H, W) or (C, H, W) with PyTorch's divisors.
+    Returns (out, saved)."""
+    unb = x.ndim == 3
+    dtype = x.dtype
+    if unb:
+        x = x[None]
+    work = _work(x)
+    H, W = x.shape[2:]
+    xp = _pad_hw(work, pads, 0.0)
+    win = _windows(xp, kernel, stride, (1, 1), out_hw)
+    sums = win.sum(axis=(-2, -1))
+    if divisor_override is not None:
+        div = np.full(out_hw, float(divisor_override))
+    else:
+        dh = _avg_divisor(H, kernel[0], stride[0], padding[0], out_hw[0], count_include_pad)
+        dw = _avg_divisor(W, kernel[1], stride[1], padding[1], out_hw[1], count_include_pad)
+        div = np.multiply.outer(dh, dw)
+    with np.errstate(all="ignore"):
+        out = sums / div
+    return _out(out[0] if unb else out, dtype), (div, x.shape, xp.shape, kernel, stride, pads,
+                                                  out_hw, unb)
+
+
+def nn_avg_pool2d_grad(g, saved):
+    """The gradient of ``nn_avg_pool2d``: each window's gradient, divided, spread over it."""
+    div, xshape, pshape, kernel, stride, pads, out_hw, unb = saved
+    gdt = g.dtype
+    with np.errstate(all="ignore"):
+        gd = _work(g[None] if unb else g) / div
+    kh, kw = kernel
+    d = np.broadcast_to(gd, (kh, kw) + gd.shape)
+    dxp = _col2im(d, pshape, kernel, stride, (1, 1), out_hw)
+    pt, _, pl, _ = pads
+    gx = dxp[:, :, pt:pt + xshape[2], pl:pl + xshape[3]]
+    return _out(gx[0] if unb else gx, gdt)
+
+
+# -- normalization ------------------------------------------------------------------------------
+
+def nn_batch_norm(x, w, b, running_mean, running_var, use_batch, eps, dtype):
+    """Batch norm over every dim but dim 1. Returns (out, saved, batch_mean, batch_var_unbiased);
+    the batch statistics are None when the running ones are used."""
+    work = _F64 if dtype == _F64 else _F32
+    xw = x.astype(work, copy=False)
+    C = x.shape[1]
+    axes = (0,) + tuple(range(2, x.ndim))
+    shape = (1, C) + (1,) * (x.ndim - 2)
+    count = x.size // C if C else 0
+    with np.errstate(all="ignore"):
+        if use_batch:
+            mean = xw.mean(axis=axes)
+            var = xw.var(axis=axes)
+        else:
+            mean = running_mean.astype(work)
+            var = running_var.astype(work)
+        invstd = 1.0 / np.sqrt(var + eps)
+        xhat = (xw - mean.reshape(shape)) * invstd.reshape(shape)
+        out = xhat
+        ww = None
+        if w is not None:
+            ww = w.astype(work, copy=False).reshape(shape)
+            out = out * ww
+        if b is not None:
+            out = out + b.astype(work, copy=False).reshape(shape)
+        unbiased = var * (count / (count - 1)) if use_batch and count > 1 else var
+    saved = (xhat, invstd.reshape(shape), ww, axes, use_batch)
+    return _out(out, dtype), saved, (mean if use_batch else None), (
+        unbiased if use_batch else None)
+
+
+def nn_batch_norm_grads(g, saved, need_x, need_w, need_b, x_dtype, w_dtype, b_dtype):
+    """Gradients of ``nn_batch_norm``: (gx, gw, gb)."""
+    xhat, invstd, ww, axes, use_batch = saved
+    gw_ = g.astype(xhat.dtype, copy=False)
+    gx = gw = gb = None
+    if need_b:
+        gb = _out(gw_.sum(axis=axes), b_dtype)
+    if need_w:
+        gw = _out((gw_ * xhat).sum(axis=axes), w_dtype)
+    if need_x:
+        dxhat = gw_ * ww if ww is not None else gw_
+        if use_batch:
+            gx = invstd * (dxhat - dxhat.mean(axis=axes, keepdims=True)
+                           - xhat * (dxhat * xhat).mean(axis=axes, keepdims=True))
+        else:
+            gx = dxhat * invstd
+        gx = _out(gx, x_dtype)
+    return gx, gw, gb
+
+
+def nn_running_update(running, batch, momentum, dtype):
+    """``(1 - momentum) * running + momentum * batch`` as NumPy dtype ``dtype`` (a new array)."""
+    return _out((1.0 - momentum) * running.astype(_F64) + momentum * batch.astype(_F64), dtype)
+
+
+def nn_layer_norm(x, w, b, ndims, eps, dtype):
+    """Layer norm over the last ``ndims`` dims, then ``* w + b`` (either may be None)."""
+    work = _F64 if dtype == _F64 else _F32
+    xw = x.astype(work, copy=False)
+    axes = tuple(range(x.ndim - ndims, x.ndim))
+    with np.errstate(all="ignore"):
+        mean = xw.mean(axis=axes, keepdims=True)
+        var = xw.var(axis=axes, keepdims=True)
+        invstd = 1.0 / np.sqrt(var + eps)
+        xhat = (xw - mean) * invstd
+        out = xhat
+        ww = None
+        if w is not None:
+            ww = w.astype(work, copy=False)
+            out = out * ww
+        if b is not None:
+            out = out + b.astype(work, copy=False)
+    return _out(out, dtype), (xhat, invstd, ww, axes)
+
+
+def nn_layer_norm_grads(g, saved, need_x, need_w, need_b, x_dtype, w_dtype, b_dtype):
+    """Gradients of ``nn_layer_norm``: (gx, gw, gb)."""
+    xhat, invstd, ww, axes = saved
+    gw_ = g.astype(xhat.dtype, copy=False)
+    lead = tuple(range(g.ndim - len(axes)))
+    gx = gw = gb = None
+    if need_b:
+        gb = _out(gw_.sum(axis=lead), b_dtype)
+    if need_w:
+        gw = _out((gw_ * xhat).sum(axis=lead), w_dtype)
+    if need_x:
+        dxhat = gw_ * ww if ww is not None else gw_
+        with np.errstate(all="ignore"):
+            gx = invstd * (dxhat - dxhat.mean(axis=axes, keepdims=True)
+                           - xhat * (dxhat * xhat).mean(axis=axes, keepdims=True))
+        gx = _out(gx, x_dtype)
+    return gx, gw, gb
+
+
+# -- losses -------------------------------------------------------------------------------------
+
+def nn_target_bad(target, num_classes, ignore_index):
+    """The first class index of ``target`` outside ``[0, num_classes)`` (other than
+    ``ignore_index``) as a Python int, or None when all are in range."""
+    if target.size == 0:
+        return None
+    bad = (target < 0) | (target >= num_classes)
+    if ignore_index is not None:
+        bad &= target != ignore_index
+    if not bad.any():
+        return None
+    return int(target[bad].ravel()[0])
+
+
+def _reduce(per, reduction, denom):
+    if reduction == "none":
+        return per
+    total = per.sum()
+    if reduction == "sum":
+        return np.asarray(total)
+    with np.errstate(all="ignore"):
+        return np.asarray(total / denom)
+
+
+def _grad_scale(g, reduction, denom, shape):
+    """The output gradient spread over the per-element losses (an array of ``shape``)."""
+    if reduction == "none":
+        return g
+    if reduction == "sum":
+        return np.broadcast_to(g, shape)
+    with np.errstate(all="ignore"):
+        return np.broadcast_to(g / denom, shape)
+
+
+def nn_class_loss(x, target, weight, ignore_index, smoothing, reduction, from_logits, dtype):
+    """Cross entropy (``from_logits``) or NLL (``x`` already log-probabilities) with class-index
+    targets. ``x`` is (N, C, *rest), ``target`` (N, *rest). Returns (loss, saved)."""
+    work = _F64 if dtype == _F64 else _F32
+    xl = np.moveaxis(x.astype(work, copy=False), 1, -1)               # (N, *rest, C)
+    C = xl.shape[-1]
+    with np.errstate(all="ignore"):
+        logp = _log_softmax_work(xl, -1) if from_logits else xl
+        valid = target != ignore_index
+        tt = np.where(valid, target, 0).astype(np.intp)
+        if C:
+            picked = np.take_along_axis(logp, tt[..., None], axis=-1)[..., 0]
+        else:
+            picked = np.zeros(tt.shape, dtype=work)
+        wv = weight.astype(work, copy=False) if weight is not None else None
+        w_t = np.where(valid, wv[tt] if wv is not None else 1.0, 0.0).astype(work)
+        per = -w_t * picked
+        if smoothing:
+            smooth = -(logp * wv).sum(axis=-1) if wv is not None else -logp.sum(axis=-1)
+            smooth = np.where(valid, smooth, 0.0)
+            per = (1.0 - smoothing) * per + (smoothing / C) * smooth
+        denom = w_t.sum()
+        loss = _reduce(per, reduction, denom)
+    saved = (logp, tt, w_t, valid, wv, smoothing, reduction, denom, from_logits, per.shape)
+    return _out(loss, dtype), saved
+
+
+def nn_class_loss_grad(g, saved, x_dtype):
+    """The gradient of ``nn_class_loss`` with respect to ``x``: ``(softmax * sum(q) - q)``
+    scaled (or ``-q`` for NLL), where ``q`` are the per-class loss coefficients."""
+    logp, tt, w_t, valid, wv, smoothing, reduction, denom, from_logits, pshape = saved
+    C = logp.shape[-1]
+    scale = _grad_scale(g.astype(logp.dtype, copy=False), reduction, denom, pshape)
+    q = np.zeros(logp.shape, dtype=logp.dtype)
+    if C:
+        np.put_along_axis(q, tt[..., None], ((1.0 - smoothing) * w_t)[..., None], axis=-1)
+    if smoothing:
+        base = wv if wv is not None else 1.0
+        q = q + (smoothing / C) * np.where(valid[..., None], base, 0.0)
+    with np.errstate(all="ignore"):
+        if from_logits:
+            gx = np.exp(logp) * q.sum(axis=-1, keepdims=True) - q
+        else:
+            gx = -q
+        # ignored targets get no gradient (not 0 * nan when every target is ignored)
+        gx = np.where(valid[..., None], gx * scale[..., None], 0.0)
+    return _out(np.moveaxis(gx, -1, 1), x_dtype)
+
+
+def nn_prob_loss(x, target, weight, smoothing, reduction, dtype):
+    """Cross entropy with class-probability targets (same shape as ``x``, classes in dim 1)."""
+    work = _F64 if dtype == _F64 else _F32
+    xl = np.moveaxis(x.astype(work, copy=False), 1, -1)
+    tl = np.moveaxis(target.astype(work, copy=False), 1, -1)
+    C = xl.shape[-1]
+    with np.errstate(all="ignore"):
+        logp = _log_softmax_work(xl, -1)
+        tt = tl * (1.0 - smoothing) + smoothing / C if smoothing else tl
+        wv = weight.astype(work, copy=False) if weight is not None else None
+        q = tt * wv if wv is not None else tt
+        per = -(logp * q).sum(axis=-1)
+        denom = float(x.size // C) if C else 0.0
+        loss = _reduce(per, reduction, denom)
+    return _out(loss, dtype), (logp, q, wv, smoothing, reduction, denom, per.shape)
+
+
+def nn_prob_loss_grads(g, saved, need_x, need_t, x_dtype, t_dtype):
+    """Gradients of ``nn_prob_loss`` with respect to the logits and the target probabilities."""
+    logp, q, wv, smoothing, reduction, denom, pshape = saved
+    scale = _grad_scale(g.astype(logp.dtype, copy=False), reduction, denom, pshape)[..., None]
+    gx = gt = None
+    with np.errstate(all="ignore"):
+        if need_x:
+            gx = _out(np.moveaxis((np.exp(logp) * q.sum(axis=-1, keepdims=True) - q) * scale,
+                                  -1, 1), x_dtype)
+        if need_t:
+            d = -(1.0 - smoothing) * logp
+            if wv is not None:
+                d = d * wv
+            gt = _out(np.moveaxis(d * scale, -1, 1), t_dtype)
+    return gx, gt
+
+
+def nn_pair_loss(a, b, kind, reduction, dtype):
+    """Elementwise regression losses of broadcast ``a`` and ``b``: ``"mse"`` or ``"l1"``."""
+    work = _F64 if dtype == _F64 else _F32
+    with np.errstate(all="ignore"):
+        diff = a.astype(work, copy=False) - b.astype(work, copy=False)
+        per = diff * diff if kind == "mse" else np.abs(diff)
+        loss = _reduce(per, reduction, float(per.size))
+    return _out(loss, dtype), (diff, kind, reduction)
+
+
+def nn_pair_loss_grads(g, saved):
+    """The gradient of ``nn_pair_loss`` with respect to ``a`` at the broadcast shape (that of
+    ``b`` is its negation)."""
+    diff, kind, reduction = saved
+    scale = _grad_scale(g.astype(diff.dtype, copy=False), reduction, float(diff.size), diff.shape)
+    d = 2.0 * diff if kind == "mse" else np.sign(diff)
+    with np.errstate(all="ignore"):
+        return d * scale
+
+
+def nn_bce_logits(x, t, weight, pos_weight, reduction, dtype):
+    """Binary cross entropy on logits, stable: ``(1 - t) x - lw * logsigmoid(x)`` with
+    ``lw = 1 + (pos_weight - 1) t``, times ``weight``. Returns (loss, saved)."""
+    work = _F64 if dtype == _F64 else _F32
+    xw = x.astype(work, copy=False)
+    tw = t.astype(work, copy=False)
+    with np.errstate(all="ignore"):
+        logsig = np.minimum(xw, 0.0) - np.log1p(np.exp(-np.abs(xw)))
+        pw = pos_weight.astype(work, copy=False) if pos_weight is not None else None
+        lw = 1.0 + (pw - 1.0) * tw if pw is not None else 1.0
+        raw = (1.0 - tw) * xw - lw * logsig
+        ww = weight.astype(work, copy=False) if weight is not None else None
+        per = raw * ww if ww is not None else raw
+        per = np.broadcast_to(per, np.broadcast_shapes(per.shape, xw.shape))
+        loss = _reduce(per, reduction, float(per.size))
+    return _out(loss, dtype), (xw, tw, logsig, pw, lw, raw, ww, reduction, per.shape)
+
+
+def nn_bce_logits_grads(g, saved):
+    """Gradients of ``nn_bce_logits`` at the broadcast shape: (gx, gt, gweight, gpos_weight)."""
+    xw, tw, logsig, pw, lw, raw, ww, reduction, pshape = saved
+    scale = _grad_scale(g.astype(xw.dtype, copy=False), reduction, float(np.prod(pshape)), pshape)
+    with np.errstate(all="ignore"):
+        sig_neg = np.exp(logsig - xw)                                  # sigmoid(-x)
+        wscale = scale * ww if ww is not None else scale
+        gx = ((1.0 - tw) - lw * sig_neg) * wscale
+        dt = -xw - ((pw - 1.0) * logsig if pw is not None else 0.0)
+        gt = dt * wscale
+        gw = raw * scale
+        gpw = -tw * logsig * wscale
+    return gx, gt, gw, gpw
+
+
+# -- dropout, embedding -------------------------------------------------------------------------
+
+def nn_dropout_apply(x, mask, scale):
+    """``x * mask * scale`` in ``x``'s dtype."""
+    return _out(_work(x) * _work(mask) * scale, x.dtype)
+
+
+def nn_embedding(weight, idx):
+    """Rows ``weight[idx]``: shape ``idx.shape + (D,)`` (a new array)."""
+    return np.take(weight, idx, axis=0)
+
+
+def nn_embedding_grad(g, idx, num, padding_idx):
+    """The gradient of ``nn_embedding``: the output gradient summed into rows (none to
+    ``padding_idx``)."""
+    D = g.shape[-1]
+    gw = _work(g).reshape(-1, D)
+    flat = idx.reshape(-1).astype(np.intp)
+    out = np.zeros((num, D), dtype=gw.dtype)
+    np.add.at(out, flat, gw)
+    if padding_idx is not None:
+        out[padding_idx] = 0.0
+    return _out(out, g.dtype)

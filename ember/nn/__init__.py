@@ -1,0 +1,23 @@
+"""ember.nn: modules, layers, losses and initializers for training real models, in PyTorch's
+shape (``ember.nn.Linear``, ``ember.nn.functional as F``, ``ember.nn.init``) with Burn's Module
+contract (``freeze``, ``no_grad``, ``num_params``, ``set_require_grad`` ...).
+
+>>> import ember
+>>> from ember import nn
+>>> import ember.nn.functional as F
+>>> ember.manual_seed(0)
+>>> model = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 3))
+>>> x, y = ember.randn(8, 4), ember.tensor([0, 1, 2, 0, 1, 2, 0, 1])
+>>> loss = F.cross_entropy(model(x), y)
+>>> grads = loss.backward()
+>>> [tuple(p.grad.shape) for p in model.parameters()]
+[(16, 4), (16,), (3, 16), (3,)]
+"""
+
+from . import functional, init
+from .layers import *  # noqa: F401,F403
+from .layers import __all__ as _layers_all
+from .module import *  # noqa: F401,F403
+from .module import __all__ as _module_all
+
+__all__ = ["functional", "init"] + list(_module_all) + list(_layers_all)

@@ -1,0 +1,828 @@
+"""The layers of ember.nn: PyTorch's modules, arguments, defaults and initialization.
+
+Weights are initialized as PyTorch's (Kaiming-uniform with ``a=sqrt(5)`` for Linear and Conv2d,
+biases uniform in ``±1/sqrt(fan_in)``, N(0, 1) for Embedding, ones and zeros for the norms) from
+ember's generator, so ``ember.manual_seed`` reproduces a model. Hyper-parameters are checked
+when the layer is built (InvalidParameterError); an input of the wrong rank or size raises
+ShapeMismatchError naming the layer and the shape it expects.
+
+>>> import ember
+>>> from ember import nn
+>>> model = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(),
+...                       nn.MaxPool2d(2), nn.Flatten(), nn.Linear(4 * 4 * 4, 10))
+>>> model(ember.ones(2, 1, 8, 8)).shape
+(2, 10)
+>>> model[0]
+Conv2d(1, 4, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1))
+"""
+
+import math
+
+from .. import dtypes as _dt
+from ..backends import default as be
+from ..errors import InvalidParameterError, KindError, ShapeMismatchError
+from ..tensor import Tensor, wrap
+from . import functional as F
+from . import init
+from .module import Module
+
+__all__ = [
+    "Identity", "Linear", "Conv2d", "MaxPool2d", "AvgPool2d", "BatchNorm1d", "BatchNorm2d",
+    "LayerNorm", "Dropout", "Embedding", "Flatten", "ReLU", "GELU", "SiLU", "Sigmoid", "Tanh",
+    "Softmax", "LogSoftmax", "CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss",
+    "BCEWithLogitsLoss",
+]
+
+
+def _int(value, layer, param, low):
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise InvalidParameterError(
+            f"{layer}: {param} must be an int, got {type(value).__name__} {value!r}", param, value)
+    value = value.__index__()
+    if value < low:
+        raise InvalidParameterError(f"{layer}: {param} is {value}; expected an int >= {low}",
+                                    param, value)
+    return value
+
+
+def _pair(value, layer, param, low):
+    if isinstance(value, (tuple, list)):
+        if len(value) != 2:
+            raise InvalidParameterError(
+                f"{layer}: {param} {tuple(value)!r} must be an int or a pair of ints", param, value)
+        return tuple(_int(v, layer, param, low) for v in value)
+    v = _int(value, layer, param, low)
+    return (v, v)
+
+
+def _prob(p, layer, param="p"):
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
+        raise InvalidParameterError(f"{layer}: {param} is {p!r}; expected a probability in "
+                                    "[0, 1]", param, p)
+    return float(p)
+
+
+def _positive_real(v, layer, param):
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0 or math.isinf(v):
+        raise InvalidParameterError(f"{layer}: {param} is {v!r}; expected a finite number >= 0",
+                                    param, v)
+    return float(v)
+
+
+def _bool(v, layer, param):
+    if not isinstance(v, bool):
+        raise InvalidParameterError(f"{layer}: {param} must be a bool, got {v!r}", param, v)
+    return v
+
+
+def _float_dtype(dtype, layer):
+    dt = _dt.default_float if dtype is None else _dt.as_dtype(dtype)
+    if dt.kind != "float":
+        raise KindError(f"{layer}: dtype {dt.name} is not a float dtype; expected a float dtype")
+    return dt
+
+
+def _check_input(x, layer):
+    if not isinstance(x, Tensor):
+        raise InvalidParameterError(f"{layer}: input must be a Tensor, got {type(x).__name__}",
+                                    "input", x)
+    return x
+
+
+class Identity(Module):
+    """Returns its input (any arguments to the constructor are ignored, as PyTorch).
+
+    >>> import ember
+    >>> from ember import nn
+    >>> nn.Identity()(ember.tensor([1.0])).tolist()
+    [1.0]
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, input):
+        """Apply the layer to ``input`` (see the class docstring for an example)."""
+        return input
+
+
+class Linear(Module):
+    """``y = x @ weight.T + bias``: ``weight`` (out_features, in_features), ``bias``
+    (out_features,); the input is (*, in_features).
+
+    >>> import ember
+    >>> from ember import nn
+    >>> fc = nn.Linear(4, 2)
+    >>> fc
+    Linear(in_features=4, out_features=2, bias=True)
+    >>> fc(ember.ones(3, 4)).shape
+    (3, 2)
+    """
+
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        name = "Linear"
+        self.in_features = _int(in_features, name, "in_features", 0)
+        self.out_features = _int(out_features, name, "out_features", 0)
+        _bool(bias, name, "bias")
+        dt = _float_dtype(dtype, name)
+        shape = (self.out_features, self.in_features)
+        self.weight = init.kaiming_uniform(shape, a=math.sqrt(5), dtype=dt)
+        if bias:
+            bound = 1 / math.sqrt(self.in_features) if self.in_features > 0 else 0.0
+            self.bias = init.uniform((self.out_features,), -bound, bound, dtype=dt)
+        else:
+            self.bias = None
+
+    def forward(self, input):
+        """Apply the layer to ``input`` (see the class docstring for an example)."""
+        return F._linear(_check_input(input, "Linear"), self.weight, self.bias, "Linear")
+
+    def extra_repr(self):
+        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"bias={self.bias is not None}")
+
+
+class Conv2d(Module):
+    """2-D convolution (cross-correlation) over (N, C, H, W) or (C, H, W) inputs, PyTorch's
+    ``nn.Conv2d``: ``kernel_size``, ``stride``, ``padding`` (int, pair, ``"same"`` or
+    ``"valid"``), ``dilation``, ``groups``, ``bias``, ``padding_mode`` ("zeros", "reflect",
+    "replicate", "circular"). ``weight`` is (out, in/groups, kh, kw).
+
+    >>> import ember
+    >>> from ember import nn
+    >>> conv = nn.Conv2d(3, 8, (3, 5), stride=2, padding="valid", bias=False)
+    >>> conv
+    Conv2d(3, 8, kernel_size=(3, 5), stride=(2, 2), padding=valid, bias=False)
+    >>> conv(ember.ones(1, 3, 9, 9)).shape
+    (1, 8, 4, 3)
+    """
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__()
+        name = "Conv2d"
+        self.in_channels = _int(in_channels, name, "in_channels", 1)
+        self.out_channels = _int(out_channels, name, "out_channels", 1)
+        self.kernel_size = _pair(kernel_size, name, "kernel_size", 1)
+        self.stride = _pair(stride, name, "stride", 1)
+        self.dilation = _pair(dilation, name, "dilation", 1)
+        self.groups = _int(groups, name, "groups", 1)
+        if isinstance(padding, str):
+            if padding not in ("same", "valid"):
+                raise InvalidParameterError(
+                    f"{name}: padding {padding!r} is unknown; expected an int, a pair, 'same' or "
+                    "'valid'", "padding", padding)
+            if padding == "same" and self.stride != (1, 1):
+                raise InvalidParameterError(
+                    f"{name}: padding='same' needs stride 1, got stride={self.stride}",
+                    "padding", padding)
+            self.padding = padding
+        else:
+            self.padding = _pair(padding, name, "padding", 0)
+        if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
+            raise InvalidParameterError(
+                f"{name}: padding_mode {padding_mode!r} is unknown; expected 'zeros', 'reflect', "
+                "'replicate' or 'circular'", "padding_mode", padding_mode)
+        self.padding_mode = padding_mode
+        for param, n in (("in_channels", self.in_channels), ("out_channels", self.out_channels)):
+            if n % self.groups:
+                raise InvalidParameterError(
+                    f"{name}: {param}={n} is not divisible by groups={self.groups}", "groups",
+                    self.groups)
+        _bool(bias, name, "bias")
+        dt = _float_dtype(dtype, name)
+        kh, kw = self.kernel_size
+        shape = (self.out_channels, self.in_channels // self.groups, kh, kw)
+        self.weight = init.kaiming_uniform(shape, a=math.sqrt(5), dtype=dt)
+        if bias:
+            fan_in = shape[1] * kh * kw
+            bound = 1 / math.sqrt(fan_in)
+            self.bias = init.uniform((self.out_channels,), -bound, bound, dtype=dt)
+        else:
+            self.bias = None
+
+    def forward(self, input):
+        """Apply the layer to ``input`` (see the class docstring for an example)."""
+        return F._conv2d("Conv2d", _check_input(input, "Conv2d"), self.weight, self.bias,
+                         self.stride, self.padding, self.dilation, self.groups,
+                         self.padding_mode)
+
+    def extra_repr(self):
+        s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+             f"stride={self.stride}")
+        if self.padding != (0, 0):
+            s += f", padding={self.padding}"
+        if self.dilation != (1, 1):
+            s += f", dilation={self.dilation}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
+        return s
+
+
+class MaxPool2d(Module):
+    """Max over ``kernel_size`` windows (stride defaults to the kernel size), PyTorch's
+    ``nn.MaxPool2d``: ``padding`` (at most half the kernel, counts as -inf), ``dilation``,
+    ``ceil_mode``.
+
+    >>> import ember
+    >>> from ember import nn
+    >>> nn.MaxPool2d(2)
+    MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)
+    >>> nn.MaxPool2d(2)(ember.arange(16.0).reshape(1, 1, 4, 4)).tolist()
+    [[[[5.0, 7.0], [13.0, 15.0]]]]
+    """
+
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
+                 ceil_mode=False):
+        super().__init__()
+        name = "MaxPool2d"
+        k = _pair(kernel_size, name, "kernel_size", 1)
+        if stride is not None:
+            _pair(stride, name, "stride", 1)
+        p = _pair(padding, name, "padding", 0)
+        _pair(dilation, name, "dilation", 1)
+        if return_indices:
+            raise InvalidParameterError(f"{name}: return_indices=True is not supported",
+                                        "return_indices", return_indices)
+        _bool(ceil_mode, name, "ceil_mode")
+        if p[0] > k[0] // 2 or p[1] > k[1] // 2:
+            raise InvalidParameterError(
+                f"{name}: padding {padding!r} is more than half of kernel_size {kernel_size!r}; "
+                "expected padding <= kernel_size // 2", "padding", padding)
+        self.kernel_size = kernel_size
+        self.stride = kernel_size if stride is None else stride
+        self.padding = padding
+        self.dilation = dilation
+        self.ceil_mode = ceil_mode
+
+    def forward(self, input):
+        """Apply the layer to ``input`` (see the class docstring for an example)."""
+        return F._max_pool2d("MaxPool2d", _check_input(input, "MaxPool2d"), self.kernel_size,
+                             self.stride, self.padding, self.dilation, self.ceil_mode)
+
+    def extra_repr(self):
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class AvgPool2d(Module):
+    """Mean over ``kernel_size`` windows (stride defaults to the kernel size), PyTorch's
+    ``nn.AvgPool2d``: ``padding``, ``ceil_mode``, ``count_include_pad``, ``divisor_override``.
+
+    >>> from ember import nn
+    >>> nn.AvgPool2d(2, stride=1)
+    AvgPool2d(kernel_size=2, stride=1, padding=0)
+    """
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
+                 count_include_pad=True, divisor_override=None):
+        super().__init__()
+        name = "AvgPool2d"
+        k = _pair(kernel_size, name, "kernel_size", 1)
+        if stride is not None:
+            _pair(stride, name, "stride", 1)
+        p = _pair(padding, name, "padding", 0)
+        _bool(ceil_mode, name, "ceil_mode")
+        _bool(count_include_pad, name, "count_include_pad")
+        if divisor_override is not None:
+            _int(divisor_override, name, "divisor_override", 1)
+        if p[0] > k[0] // 2 or p[1] > k[1] // 2:
+            raise InvalidParameterError(
+                f"{name}: padding {padding!r} is more than half of kernel_size {kernel_size!r}; "
+                "expected padding <= kernel_size // 2", "padding", padding)
+        self.kernel_size = kernel_size
+        self.stride = kernel_size if stride is None else stride
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+        self.divisor_override = divisor_override
+
+    def forward(self, input):
+        """Apply the layer to ``input`` (see the class docstring for an example)."""
+        return F._avg_pool2d("AvgPool2d", _check_input(input, "AvgPool2d"), self.kernel_size,
+                             self.stride, self.padding, self.ceil_mode, self.count_include_pad,
+                             self.divisor_override)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class _BatchNorm(Module):
+    _ranks = ()
+    _shape_text = ""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
+                 track_running_stats=True, device=None, dtype=None, *, bias=True):
+        super().__init__()
+        name = type(self).__name__
+        self.num_features = _int(num_features, name, "num_features", 1)
+        self.eps = _positive_real(eps, name, "eps")
+        if momentum is not None:
+            momentum = _prob(momentum, name, "momentum")
+        self.momentum = momentum
+        self.affine = _bool(affine, name, "affine")
+        self.track_running_stats = _bool(track_running_stats, name, "track_running_stats")
+        _bool(bias, name, "bias")
+        dt = _float_dtype(dtype, name)
+        C = self.num_features
+        if affine:
+            self.weight = init.ones((C,), dtype=dt)
+            self.bias = init.zeros((C,), dtype=dt) if bias else None
+        else:
+            self.weight = None
+            self.bias = None
+        if track_running_stats:
+            self.register_buffer("running_mean", init.zeros((C,), dtype=dt, requires_grad=False))
+            self.register_buffer("running_var", init.ones((C,), dtype=dt, requires_grad=False))
+            self.register_buffer("num_batches_tracked", Tensor(0, dtype=_dt.int64))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+
+    def reset_running_stats(self):
+        """Running mean 0, running variance 1, no batches tracked.
+
+        >>> import ember
+        >>> from ember import nn
+        >>> bn = nn.BatchNorm1d(1)
+        >>> _ = bn(ember.tensor([[1.0], [3.0]]))
+        >>> bn.reset_running_stats(); bn.running_mean.tolist(), bn.num_batches_tracked.item()
+        ([0.0], 0)
+        """
+        if self.track_running_stats:
+            dt = self.running_mean.dtype
+            C = self.num_features
+            self.running_mean = init.zeros((C,), dtype=dt, requires_grad=False)
+            self.running_var = init.ones((C,), dtype=dt, requires_grad=False)
+            self.num_batches_tracked = Tensor(0, dtype=_dt.int64)
+
+    def forward(self, input):
+        """Apply the layer to ``input`` (see the class docstring for an example)."""
+        name = type(self).__name__
+        x = _check_input(input, name)
+        C = self.num_features
+        if x.ndim not in self._ranks or x.shape[1] != C:
+            raise ShapeMismatchError(
+                f"{name}: input has shape {F._shape_str(x.shape)}; expected "
+                f"{self._shape_text.format(C=C)}", expected=self._shape_text.format(C=C),
+                actual=tuple(x.shape))
+        rm, rv = self.running_mean, self.running_var
+        use_batch = self.training or rm is None
+        x, eps = F._check_bn(name, x, rm, rv, self.weight, self.bias, use_batch, self.eps)
+        out, mean, var = F._batch_norm(x, rm, rv, self.weight, self.bias, use_batch, eps, name)
+        if self.training and self.track_running_stats:
+            steps = int(self.num_batches_tracked.item()) + 1
+            self.num_batches_tracked = Tensor(steps, dtype=_dt.int64)
+            m = 1.0 / steps if self.momentum is None else self.momentum
+            self.running_mean = wrap(be.nn_running_update(rm._data, mean, m, rm.dtype.np),
+                                     rm.dtype)
+            self.running_var = wrap(be.nn_running_update(rv._data, var, m, rv.dtype.np), rv.dtype)
+        return out
+
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+                f"affine={self.affine}, bias={self.bias is not None}, "
+                f"track_running_stats={self.track_running_stats}")
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch normalization of (N, C) or (N, C, L) inputs over N (and L), PyTorch's
+    ``nn.BatchNorm1d``: ``eps=1e-5``, ``momentum=0.1`` (None: a cumulative average),
+    ``affine``, ``track_running_stats`` and (keyword-only, as PyTorch 2.13) ``bias``. In
+    training it normalizes with the batch statistics and
+    updates ``running_mean`` and ``running_var`` (the unbiased variance) by rebinding them; in
+    eval it uses them.
+
+    >>> import ember
+    >>> from ember import nn
+    >>> bn = nn.BatchNorm1d(2)
+    >>> bn
+    BatchNorm1d(2, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
+    >>> _ = bn(ember.tensor([[1.0, 2.0], [3.0, 6.0]]))
+    >>> [round(v, 4) for v in bn.running_mean.tolist() + bn.running_var.tolist()]
+    [0.2, 0.4, 1.1, 1.7]
+    >>> bn.num_batches_tracked.item()
+    1
+    """
+
+    _ranks = (2, 3)
+    _shape_text = "(N, {C}) or (N, {C}, L)"
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalization of (N, C, H, W) inputs over N, H and W, PyTorch's
+    ``nn.BatchNorm2d`` (see ``BatchNorm1d``).
+
+    >>> import ember
+    >>> from ember import nn
+    >>> nn.BatchNorm2d(3)(ember.ones(2, 3, 4, 4)).shape
+    (2, 3, 4, 4)
+    """
+
+    _ranks = (4,)
+    _shape_text = "(N, {C}, H, W)"
+
+
+class LayerNorm(Module):
+    """Normalization over the last dims ``normalized_shape``, then ``* weight + bias``,
+    PyTorch's ``nn.LayerNorm``.
+
+    >>> from ember import nn
+    >>> nn.LayerNorm(4)
+    LayerNorm((4,), eps=1e-05, elementwise_affine=True, bias=True)
+    """
+
+    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True,
+                 device=None, dtype=None):
+        super().__init__()
+        name = "LayerNorm"
+        if isinstance(normalized_shape, (tuple, list)):
+            shape = tuple(_int(s, name, "normalized_shape", 1) for s in normalized_shape)
+        else:
+            shape = (_int(normalized_shape, name, "normalized_shape", 1),)
+        if not shape:
+            raise InvalidParameterError(f"{name}: normalized_shape is empty; expected at least "
+                                        "one dim", "normalized_shape", normalized_shape)
+        self.normalized_shape = shape
+        self.eps = _positive_real(eps, name, "eps")
+        self.elementwise_affine = _bool(elementwise_affine, name, "elementwise_affine")
+        _bool(bias, name, "bias")
+        dt = _float_dtype(dtype, name)
+        if elementwise_affine:
+            self.weight = init.ones(shape, dtype=dt)
+            self.bias = init.zeros(shape, dtype=dt) if bias else None
+        else:
+            self.weight = None
+            self.bias = None
+
+    def forward(self, input):
+        """Apply the layer to ``input`` (see the class docstring for an example)."""
+        x = _check_input(input, "LayerNorm")
+        shape = self.normalized_shape
+        if x.ndim < len(shape) or tuple(x.shape[x.ndim - len(shape):]) != shape:
+            raise ShapeMismatchError(
+                f"LayerNorm: input has shape {F._shape_str(x.shape)}; expected (*, "
+                f"{', '.join(str(s) for s in shape)})", expected=shape, actual=tuple(x.shape))
+        return F.layer_norm(x, shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
+
+
+class Dropout(Module):
+    """Zeroes each element with probability ``p`` and scales the rest by ``1/(1-p)`` in
+    training; passes the input through in eval. Uses ember's generator (``manual_seed``).
+    ``inplace`` is accepted for PyTorch's signature and has no effect (values are immutable).
+
+    >>> import ember
+    >>> from ember import nn
+    >>> drop = nn.Dropout(0.25)
+    >>> drop
+    Dropout(p=0.25, inplace=False)
+    >>> x = ember.ones(3)
+    >>> drop.eval()(x) is x
+    True
+    """
+
+    def __init__(self, p=0.5, inplace=False):
+        super().__init__()
+        self.p = _prob(p, "Dropout")
+        self.inplace = _bool(inplace, "Dropout", "inplace")
+
+    def forward(self, input):
+        """Apply the layer to ``input`` (see the class docstring for an example)."""
+        return F.dropout(_check_input(input, "Dropout"), self.p, self.training)
+
+    def extra_repr(self):
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+class Embedding(Module):
+    """A lookup table: ``weight`` (num_embeddings, embedding_dim) initialized N(0, 1), rows
+    picked by an int tensor; the ``padding_idx`` row starts at zero and gets no gradient.
+
+    >>> import ember
+    >>> from ember import nn
+    >>> emb = nn.Embedding(10, 3, padding_idx=0)
+    >>> emb
+    Embedding(10, 3, padding_idx=0)
+    >>> emb(ember.tensor([[0, 5]])).shape, emb.weight[0].tolist()
+    ((1, 2, 3), [0.0, 0.0, 0.0])
+    """
+
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, device=None,
+                 dtype=None):
+        super().__init__()
+        name = "Embedding"
+        self.num_embeddings = _int(num_embeddings, name, "num_embeddings", 1)
+        self.embedding_dim = _int(embedding_dim, name, "embedding_dim", 0)
+        if padding_idx is not None:
+            n = self.num_embeddings
+            padding_idx = _int(padding_idx, name, "padding_idx", -n)
+            if padding_idx >= n:
+                raise InvalidParameterError(
+                    f"{name}: padding_idx {padding_idx} is out of range for {n} embeddings; "
+                    f"expected an int in [{-n}, {n - 1}]", "padding_idx", padding_idx)
+            padding_idx %= n
+        self.padding_idx = padding_idx
+        dt = _float_dtype(dtype, name)
+        w = init.normal((self.num_embeddings, self.embedding_dim), dtype=dt, requires_grad=False)
+        if padding_idx is not None:
+            w = wrap(be.nn_zero_row(w._data, padding_idx), dt)
+        self.weight = w.require_grad()
+
+    def forward(self, input):
+        """Apply the layer to ``input`` (see the class docstring for an example)."""
+        return F.embedding(_check_input(input, "Embedding"), self.weight, self.padding_idx)
+
+    def extra_repr(self):
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx}"
+        return s
+
+
+class Flatten(Module):
+    """Merges dims ``start_dim`` to ``end_dim`` (default: all but the batch dim).
+
+    >>> import ember
+    >>> from ember import nn
+    >>> nn.Flatten()(ember.ones(2, 3, 4)).shape
+    (2, 12)
+    """
+
+    def __init__(self, start_dim=1, end_dim=-1):
+        super().__init__()
+        self.start_dim = _int(start_dim, "Flatten", "start_dim", -(1 << 62))
+        self.end_dim = _int(end_dim, "Flatten", "end_dim", -(1 << 62))
+
+    def forward(self, input):
+        """Apply the layer to ``input`` (see the class docstring for an example)."""
+        return _check_input(input, "Flatten").flatten(self.start_dim, self.end_dim)
+
+    def extra_repr(self):
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class ReLU(Module):
+    """``max(x, 0)``; ``inplace`` is accepted and has no effect (values are immutable).
+
+    >>> import ember
+    >>> from ember import nn
+    >>> nn.ReLU()(ember.tensor([-1.0, 1.0])).tolist()
+    [0.0, 1.0]
+    """
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = _bool(inplace, "ReLU", "inplace")
+
+    def forward(self, input):
+        """Apply the layer to ``input`` (see the class docstring for an example)."""
+        return F.relu(input)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class GELU(Module):
+    """GELU, exact (``approximate="none"``) or with the tanh approximation.
+
+    >>> from ember import nn
+    >>> nn.GELU(approximate="tanh")
+    GELU(approximate='tanh')
+    """
+
+    def __init__(self, approximate="none"):
+        super().__init__()
+        if approximate not in ("none", "tanh"):
+            raise InvalidParameterError(
+                f"GELU: approximate {approximate!r} is unknown; expected 'none' or 'tanh'",
+                "approximate", approximate)
+        self.approximate = approximate
+
+    def forward(self, input):
+        """Apply the layer to ``input`` (see the class docstring for an example)."""
+        return F.gelu(input, self.approximate)
+
+    def extra_repr(self):
+        return f"approximate={self.approximate!r}"
+
+
+class SiLU(Module):
+    """SiLU (swish) ``x * sigmoid(x)``.
+
+    >>> from ember import nn
+    >>> nn.SiLU()
+    SiLU()
+    """
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = _bool(inplace, "SiLU", "inplace")
+
+    def forward(self, input):
+        """Apply the layer to ``input`` (see the class docstring for an example)."""
+        return F.silu(input)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class Sigmoid(Module):
+    """The logistic function.
+
+    >>> import ember
+    >>> from ember import nn
+    >>> nn.Sigmoid()(ember.tensor([0.0])).tolist()
+    [0.5]
+    """
+
+    def forward(self, input):
+        """Apply the layer to ``input`` (see the class docstring for an example)."""
+        return F.sigmoid(input)
+
+
+class Tanh(Module):
+    """The hyperbolic tangent.
+
+    >>> import ember
+    >>> from ember import nn
+    >>> nn.Tanh()(ember.tensor([0.0])).tolist()
+    [0.0]
+    """
+
+    def forward(self, input):
+        """Apply the layer to ``input`` (see the class docstring for an example)."""
+        return F.tanh(input)
+
+
+class Softmax(Module):
+    """Softmax along ``dim`` (None: PyTorch's implicit choice).
+
+    >>> import ember
+    >>> from ember import nn
+    >>> nn.Softmax(dim=-1)(ember.tensor([[0.0, 0.0]])).tolist()
+    [[0.5, 0.5]]
+    """
+
+    def __init__(self, dim=None):
+        super().__init__()
+        if dim is not None:
+            dim = _int(dim, "Softmax", "dim", -(1 << 62))
+        self.dim = dim
+
+    def forward(self, input):
+        """Apply the layer to ``input`` (see the class docstring for an example)."""
+        return F.softmax(input, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class LogSoftmax(Module):
+    """Log-softmax along ``dim`` (None: PyTorch's implicit choice).
+
+    >>> from ember import nn
+    >>> nn.LogSoftmax(dim=1)
+    LogSoftmax(dim=1)
+    """
+
+    def __init__(self, dim=None):
+        super().__init__()
+        if dim is not None:
+            dim = _int(dim, "LogSoftmax", "dim", -(1 << 62))
+        self.dim = dim
+
+    def forward(self, input):
+        """Apply the layer to ``input`` (see the class docstring for an example)."""
+        return F.log_softmax(input, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+def _reduction(reduction, layer):
+    if reduction not in F.REDUCTIONS:
+        raise InvalidParameterError(
+            f"{layer}: reduction {reduction!r} is unknown; expected 'none', 'mean' or 'sum'",
+            "reduction", reduction)
+    return reduction
+
+
+def _opt_weight(weight, layer, param="weight"):
+    if weight is not None and not isinstance(weight, Tensor):
+        raise InvalidParameterError(f"{layer}: {param} must be a Tensor or None, got "
+                                    f"{type(weight).__name__}", param, weight)
+    return weight
+
+
+class CrossEntropyLoss(Module):
+    """``F.cross_entropy`` as a module; ``weight`` is a buffer.
+
+    >>> import ember
+    >>> from ember import nn
+    >>> loss = nn.CrossEntropyLoss(label_smoothing=0.1)
+    >>> round(loss(ember.zeros(2, 3), ember.tensor([0, 2])).item(), 4)
+    1.0986
+    """
+
+    def __init__(self, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
+        super().__init__()
+        name = "CrossEntropyLoss"
+        self.register_buffer("weight", _opt_weight(weight, name))
+        self.ignore_index = _int(ignore_index, name, "ignore_index", -(1 << 62))
+        self.reduction = _reduction(reduction, name)
+        self.label_smoothing = _prob(label_smoothing, name, "label_smoothing")
+
+    def forward(self, input, target):
+        """Apply the layer to ``input`` (see the class docstring for an example)."""
+        return F.cross_entropy(input, target, self.weight, self.reduction, self.label_smoothing,
+                               self.ignore_index)
+
+
+class NLLLoss(Module):
+    """``F.nll_loss`` as a module; ``weight`` is a buffer.
+
+    >>> import ember
+    >>> from ember import nn
+    >>> nn.NLLLoss(reduction="sum")(ember.tensor([[-1.0, -2.0]]), ember.tensor([1])).item()
+    2.0
+    """
+
+    def __init__(self, weight=None, ignore_index=-100, reduction="mean"):
+        super().__init__()
+        name = "NLLLoss"
+        self.register_buffer("weight", _opt_weight(weight, name))
+        self.ignore_index = _int(ignore_index, name, "ignore_index", -(1 << 62))
+        self.reduction = _reduction(reduction, name)
+
+    def forward(self, input, target):
+        """Apply the layer to ``input`` (see the class docstring for an example)."""
+        return F.nll_loss(input, target, self.weight, self.ignore_index, self.reduction)
+
+
+class MSELoss(Module):
+    """``F.mse_loss`` as a module.
+
+    >>> import ember
+    >>> from ember import nn
+    >>> nn.MSELoss()(ember.tensor([1.0, 3.0]), ember.tensor([1.0, 1.0])).item()
+    2.0
+    """
+
+    def __init__(self, reduction="mean"):
+        super().__init__()
+        self.reduction = _reduction(reduction, "MSELoss")
+
+    def forward(self, input, target):
+        """Apply the layer to ``input`` (see the class docstring for an example)."""
+        return F.mse_loss(input, target, self.reduction)
+
+
+class L1Loss(Module):
+    """``F.l1_loss`` as a module.
+
+    >>> import ember
+    >>> from ember import nn
+    >>> nn.L1Loss()(ember.tensor([1.0, 3.0]), ember.tensor([2.0, 2.0])).item()
+    1.0
+    """
+
+    def __init__(self, reduction="mean"):
+        super().__init__()
+        self.reduction = _reduction(reduction, "L1Loss")
+
+    def forward(self, input, target):
+        """Apply the layer to ``input`` (see the class docstring for an example)."""
+        return F.l1_loss(input, target, self.reduction)
+
+
+class BCEWithLogitsLoss(Module):
+    """``F.binary_cross_entropy_with_logits`` as a module; ``weight`` and ``pos_weight`` are
+    buffers.
+
+    >>> import ember
+    >>> from ember import nn
+    >>> round(nn.BCEWithLogitsLoss()(ember.tensor([0.0]), ember.tensor([1.0])).item(), 4)
+    0.6931
+    """
+
+    def __init__(self, weight=None, reduction="mean", pos_weight=None):
+        super().__init__()
+        name = "BCEWithLogitsLoss"
+        self.register_buffer("weight", _opt_weight(weight, name))
+        self.register_buffer("pos_weight", _opt_weight(pos_weight, name, "pos_weight"))
+        self.reduction = _reduction(reduction, name)
+
+    def forward(self, input, target):
+        """Apply the layer to ``input`` (see the class docstring for an example)."""
+        return F.binary_cross_entropy_with_logits(input, target, self.weight, self.reduction,
+                                                  self.pos_weight)

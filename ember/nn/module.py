@@ -1,0 +1,1000 @@
+"""Module: the base class of layers and models, with PyTorch's API and Burn's Module contract.
+
+A Module finds its state by looking at its attributes, in the order they were set:
+
+- **parameters**: float Tensor attributes (also inside lists, tuples and dicts), except the
+  ones registered as buffers;
+- **buffers**: tensors registered with ``register_buffer(name, tensor)`` (BatchNorm's running
+  statistics), saved in ``state_dict`` but never parameters;
+- **sub-modules**: Module attributes, also inside lists, tuples and dicts (``self.blocks =
+  [Block(), Block()]`` names them ``blocks.0``, ``blocks.1``). Containers (``Sequential``,
+  ``ModuleList``, ``ModuleDict``) name theirs ``0``, ``1`` ... as PyTorch.
+
+Names follow PyTorch (``conv1.weight``, ``0.bias``, ``bn.running_mean``), so a state dict maps
+key for key onto the equivalent torch model's. Tensors are immutable: loading a state dict,
+casting with ``to(dtype)`` or updating running statistics rebinds the attribute to a new tensor.
+
+>>> import ember
+>>> from ember import nn
+>>> class Net(nn.Module):
+...     def __init__(self):
+...         super().__init__()
+...         self.fc1 = nn.Linear(4, 3)
+...         self.act = nn.ReLU()
+...         self.fc2 = nn.Linear(3, 2, bias=False)
+...     def forward(self, x):
+...         return self.fc2(self.act(self.fc1(x)))
+>>> net = Net()
+>>> [name for name, _ in net.named_parameters()]
+['fc1.weight', 'fc1.bias', 'fc2.weight']
+>>> net.num_params()
+21
+>>> net(ember.ones(5, 4)).shape
+(5, 2)
+>>> net
+Net(
+  (fc1): Linear(in_features=4, out_features=3, bias=True)
+  (act): ReLU()
+  (fc2): Linear(in_features=3, out_features=2, bias=False)
+)
+"""
+
+from collections import OrderedDict, namedtuple
+
+from .. import dtypes as _dt
+from ..errors import InvalidParameterError, KindError, ShapeMismatchError
+from ..tensor import Device, Tensor, as_tensor, wrap
+
+__all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "Parameter", "IncompatibleKeys"]
+
+IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+
+_INTERNAL = frozenset(("training", "_buffer_names", "_nonpersistent"))
+
+
+def Parameter(data, requires_grad=True):
+    """A parameter: a float leaf tensor that requires grad (``requires_grad=False``: a frozen
+    one). ``data`` is a Tensor (its buffer is shared; the result is a new leaf) or anything
+    ``ember.tensor`` takes. Any float tensor attribute of a Module is a parameter; this helper
+    only makes one that is ready for training.
+
+    >>> import ember
+    >>> from ember import nn
+    >>> w = nn.Parameter(ember.zeros(2, 3))
+    >>> w.is_require_grad(), w.is_leaf
+    (True, True)
+    """
+    if isinstance(data, Tensor):
+        t = wrap(data._data, data._dtype)
+    else:
+        t = as_tensor(data, None, "Parameter")
+        if t.kind != "float" and requires_grad:
+            t = t.cast(_dt.default_float)
+    if not isinstance(requires_grad, bool):
+        raise InvalidParameterError(
+            f"Parameter: requires_grad must be a bool, got {requires_grad!r}", "requires_grad",
+            requires_grad)
+    if requires_grad:
+        if t.kind != "float":
+            raise KindError(f"Parameter: only float tensors can require grad, got dtype "
+                            f"{t.dtype.name}")
+        t.require_grad()
+    return t
+
+
+def _entries(name, path, value):
+    """(name, path, value) for the tensors and modules in ``value`` (a container or not)."""
+    if isinstance(value, (Tensor, Module)):
+        yield name, path, value
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            if isinstance(v, (Tensor, Module, list, tuple, dict)):
+                yield from _entries(f"{name}.{i}", path + (i,), v)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(v, (Tensor, Module, list, tuple, dict)):
+                yield from _entries(f"{name}.{k}", path + (k,), v)
+
+
+def _replace(container, path, new):
+    """``container`` with the entry at ``path`` replaced by ``new`` (lists and dicts in place,
+    tuples rebuilt)."""
+    key = path[0]
+    inner = new if len(path) == 1 else _replace(container[key], path[1:], new)
+    if isinstance(container, (list, dict)):
+        container[key] = inner
+        return container
+    items = list(container)
+    items[key] = inner
+    if hasattr(container, "_fields"):
+        return type(container)(*items)
+    return type(container)(items)
+
+
+def _add_indent(text, spaces):
+    lines = text.split("\n")
+    if len(lines) == 1:
+        return text
+    pad = " " * spaces
+    return lines[0] + "\n" + "\n".join(pad + line for line in lines[1:])
+
+
+def _shape_str(shape):
+    return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+class Module:
+    """Base class of layers and models: subclass it, set layers and tensors as attributes in
+    ``__init__`` (after ``super().__init__()``) and define ``forward``; calling the module calls
+    ``forward``.
+
+    >>> import ember
+    >>> from ember import nn
+    >>> m = nn.Linear(2, 1)
+    >>> m.training, m.eval().training
+    (True, False)
+    >>> sorted(m.state_dict())
+    ['bias', 'weight']
+    """
+
+    training = True
+    _buffer_names = ()
+    _nonpersistent = frozenset()
+    _flat = ()  # container attributes whose entries are named without the attribute's name
+
+    def __init__(self):
+        self.training = True
+        self._buffer_names = []
+        self._nonpersistent = set()
+
+    # -- calling --------------------------------------------------------------------------------
+    def forward(self, *args, **kwargs):
+        """The computation of the module; subclasses define it (calling the module calls it).
+
+        >>> from ember import nn
+        >>> nn.Module().forward()
+        Traceback (most recent call last):
+        ...
+        NotImplementedError: Module: forward() is not defined; define forward in the subclass
+        """
+        raise NotImplementedError(f"{type(self).__name__}: forward() is not defined; define "
+                                  "forward in the subclass")
+
+    def __call__(self, *args, **kwargs):
+        return self.forward(*args, **kwargs)
+
+    # -- discovery ------------------------------------------------------------------------------
+    def _local(self):
+        """(name, path, value) for the tensors and modules this module holds directly."""
+        flat = self._flat
+        for attr, value in self.__dict__.items():
+            if attr in _INTERNAL:
+                continue
+            if attr in flat:
+                items = value.items() if isinstance(value, dict) else enumerate(value)
+                for k, v in items:
+                    if isinstance(v, (Tensor, Module, list, tuple, dict)):
+                        yield from _entries(str(k), (attr, k), v)
+            else:
+                yield from _entries(attr, (attr,), value)
+
+    def _local_split(self):
+        """(params, buffers, children): lists of (name, path, value) in definition order."""
+        params, buffers, children = [], [], []
+        bufs = self._buffer_names
+        for name, path, value in self._local():
+            if isinstance(value, Module):
+                children.append((name, path, value))
+            elif len(path) == 1 and path[0] in bufs:
+                buffers.append((name, path, value))
+            elif value._dtype.kind == "float":
+                params.append((name, path, value))
+        if bufs:
+            order = {n: i for i, n in enumerate(bufs)}
+            buffers.sort(key=lambda e: order[e[1][0]])
+        return params, buffers, children
+
+    def named_children(self):
+        """(name, module) for the direct sub-modules, each once, in definition order.
+
+        >>> from ember import nn
+        >>> [n for n, _ in nn.Sequential(nn.Linear(2, 2), nn.ReLU()).named_children()]
+        ['0', '1']
+        """
+        seen = set()
+        out = []
+        for name, _, m in self._local_split()[2]:
+            if id(m) not in seen:
+                seen.add(id(m))
+                out.append((name, m))
+        return out
+
+    def children(self):
+        """The direct sub-modules, each once, in definition order.
+
+        >>> from ember import nn
+        >>> nn.Sequential(nn.ReLU(), nn.Tanh()).children()
+        [ReLU(), Tanh()]
+        """
+        return [m for _, m in self.named_children()]
+
+    def named_modules(self, prefix=""):
+        """(name, module) for this module ("") and every sub-module, depth first, each once.
+
+        >>> from ember import nn
+        >>> [n for n, _ in nn.Sequential(nn.Sequential(nn.ReLU())).named_modules()]
+        ['', '0', '0.0']
+        """
+        out, seen = [], set()
+
+        def walk(mod, pre):
+            if id(mod) in seen:
+                return
+            seen.add(id(mod))
+            out.append((pre, mod))
+            for name, child in mod.named_children():
+                walk(child, f"{pre}.{name}" if pre else name)
+
+        walk(self, prefix)
+        return out
+
+    def modules(self):
+        """This module and every sub-module, depth first, each once.
+
+        >>> from ember import nn
+        >>> len(nn.Sequential(nn.Linear(1, 1), nn.ReLU()).modules())
+        3
+        """
+        return [m for _, m in self.named_modules()]
+
+    def _slots(self, kind, dedupe=True):
+        """(full name, owner, path, tensor) of the parameters (``kind="param"``), the buffers
+        (``"buffer"``) or the saved state (``"state"``: parameters and persistent buffers).
+
+        ``dedupe``: each module and each tensor once (``named_parameters``); otherwise every
+        path, as ``state_dict`` lists a shared module under each of its names.
+        """
+        out = []
+        if dedupe:
+            seen = set()
+            for pre, mod in self.named_modules():
+                params, buffers, _ = mod._local_split()
+                for name, path, t in (params if kind == "param" else buffers):
+                    if id(t) not in seen:
+                        seen.add(id(t))
+                        out.append(((pre + "." if pre else "") + name, mod, path, t))
+            return out
+        on_path = set()
+
+        def walk(mod, pre):
+            if id(mod) in on_path:  # a module holding one of its ancestors: no endless loop
+                return
+            on_path.add(id(mod))
+            params, buffers, children = mod._local_split()
+            if kind in ("param", "state"):
+                out.extend((pre + name, mod, path, t) for name, path, t in params)
+            if kind == "buffer":
+                out.extend((pre + name, mod, path, t) for name, path, t in buffers)
+            elif kind == "state":
+                out.extend((pre + name, mod, path, t) for name, path, t in buffers
+                           if path[0] not in mod._nonpersistent)
+            for name, _, child in children:
+                walk(child, f"{pre}{name}.")
+            on_path.discard(id(mod))
+
+        walk(self, "")
+        return out
+
+    def named_parameters(self, prefix="", recurse=True):
+        """(name, tensor) for every parameter, PyTorch's names (``"0.weight"``), each once;
+        ``recurse=False``: this module's own only.
+
+        >>> from ember import nn
+        >>> [n for n, _ in nn.Sequential(nn.Linear(2, 1)).named_parameters()]
+        ['0.weight', '0.bias']
+        """
+        if not recurse:
+            return [(prefix + n, t) for n, _, t in self._local_split()[0]]
+        pre = prefix + "." if prefix else ""
+        return [(pre + n, t) for n, _, _, t in self._slots("param")]
+
+    def parameters(self, recurse=True):
+        """Every parameter (float tensor attribute that is not a buffer), each once, a list.
+
+        >>> from ember import nn
+        >>> [tuple(p.shape) for p in nn.Linear(3, 2).parameters()]
+        [(2, 3), (2,)]
+        """
+        return [t for _, t in self.named_parameters(recurse=recurse)]
+
+    def named_buffers(self, prefix="", recurse=True):
+        """(name, tensor) for every registered buffer (persistent or not), each once.
+
+        >>> from ember import nn
+        >>> [n for n, _ in nn.BatchNorm1d(2).named_buffers()]
+        ['running_mean', 'running_var', 'num_batches_tracked']
+        """
+        if not recurse:
+            return [(prefix + n, t) for n, _, t in self._local_split()[1]]
+        pre = prefix + "." if prefix else ""
+        return [(pre + n, t) for n, _, _, t in self._slots("buffer")]
+
+    def buffers(self, recurse=True):
+        """Every registered buffer, each once, a list.
+
+        >>> from ember import nn
+        >>> [b.tolist() for b in nn.BatchNorm1d(1).buffers()]
+        [[0.0], [1.0], 0]
+        """
+        return [t for _, t in self.named_buffers(recurse=recurse)]
+
+    def num_params(self):
+        """The number of scalar parameters (the sizes of all parameters added up), as Burn.
+
+        >>> from ember import nn
+        >>> nn.Linear(3, 2).num_params()
+        8
+        """
+        return sum(t.numel() for t in self.parameters())
+
+    def register_buffer(self, name, tensor, persistent=True):
+        """Keep ``tensor`` as attribute ``name``: saved in ``state_dict`` (unless
+        ``persistent=False``) but not a parameter (BatchNorm's running statistics).
+
+        >>> import ember
+        >>> from ember import nn
+        >>> m = nn.Module()
+        >>> m.register_buffer("steps", ember.tensor(0))
+        >>> list(m.state_dict()), m.parameters()
+        (['steps'], [])
+        """
+        if not isinstance(name, str) or not name.isidentifier() or name in _INTERNAL:
+            raise InvalidParameterError(
+                f"register_buffer: name {name!r} must be an attribute name", "name", name)
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise InvalidParameterError(
+                f"register_buffer: tensor must be a Tensor or None, got "
+                f"{type(tensor).__name__}", "tensor", tensor)
+        if "_buffer_names" not in self.__dict__:
+            self._buffer_names = []
+            self._nonpersistent = set()
+        if name not in self._buffer_names:
+            self._buffer_names.append(name)
+        if persistent:
+            self._nonpersistent.discard(name)
+        else:
+            self._nonpersistent.add(name)
+        setattr(self, name, tensor)
+
+    # -- modes and gradients --------------------------------------------------------------------
+    def train(self, mode=True):
+        """Set training mode (``mode=True``) or evaluation mode on every module; returns self.
+
+        >>> from ember import nn
+        >>> nn.Sequential(nn.Dropout()).train(False)[0].training
+        False
+        """
+        if not isinstance(mode, bool):
+            raise InvalidParameterError(f"train: mode must be a bool, got {mode!r}", "mode", mode)
+        for m in self.modules():
+            m.training = mode
+        return self
+
+    def eval(self):
+        """Evaluation mode (``train(False)``): Dropout passes through, BatchNorm uses its
+        running statistics; returns self.
+
+        >>> from ember import nn
+        >>> nn.BatchNorm1d(2).eval().training
+        False
+        """
+        return self.train(False)
+
+    def set_require_grad(self, require_grad):
+        """Set whether every float parameter requires grad (Burn's ``set_require_grad``);
+        returns self.
+
+        >>> from ember import nn
+        >>> nn.Linear(1, 1).set_require_grad(False).weight.is_require_grad()
+        False
+        """
+        if not isinstance(require_grad, bool):
+            raise InvalidParameterError(
+                f"set_require_grad: require_grad must be a bool, got {require_grad!r}",
+                "require_grad", require_grad)
+        for _, mod, path, t in self._slots("param"):
+            if require_grad:
+                if not t.is_leaf or not t.is_autodiff():
+                    new = wrap(t._data, t._dtype).require_grad()
+                    mod._rebind(path, new)
+                elif not t.is_require_grad():
+                    t.require_grad()
+            else:
+                t.set_require_grad(False)
+        return self
+
+    def requires_grad_(self, requires_grad=True):
+        """PyTorch's spelling of ``set_require_grad``; returns self.
+
+        >>> from ember import nn
+        >>> nn.Linear(1, 1).requires_grad_(False).bias.is_require_grad()
+        False
+        """
+        return self.set_require_grad(requires_grad)
+
+    def freeze(self):
+        """No parameter requires grad any more (Burn's ``freeze``); returns self.
+
+        >>> from ember import nn
+        >>> m = nn.Linear(2, 2).freeze()
+        >>> [p.is_require_grad() for p in m.parameters()]
+        [False, False]
+        >>> [p.is_require_grad() for p in m.unfreeze().parameters()]
+        [True, True]
+        """
+        return self.set_require_grad(False)
+
+    def unfreeze(self):
+        """Every parameter requires grad again (Burn's ``unfreeze``); returns self.
+
+        >>> from ember import nn
+        >>> nn.Linear(1, 1).freeze().unfreeze().weight.is_require_grad()
+        True
+        """
+        return self.set_require_grad(True)
+
+    def no_grad(self):
+        """Disable gradients for every float parameter (Burn's ``no_grad``); returns self.
+
+        >>> from ember import nn
+        >>> any(p.is_require_grad() for p in nn.Linear(2, 2).no_grad().parameters())
+        False
+        """
+        return self.set_require_grad(False)
+
+    def zero_grad(self, set_to_none=True):
+        """Forget the gradients of every parameter (``.grad`` becomes None).
+
+        >>> import ember
+        >>> from ember import nn
+        >>> m = nn.Linear(2, 1)
+        >>> _ = m(ember.ones(1, 2)).backward()
+        >>> m.zero_grad(); m.weight.grad is None
+        True
+        """
+        for p in self.parameters():
+            p.grad = None
+
+    def _rebind(self, path, new):
+        attr = path[0]
+        if len(path) == 1:
+            setattr(self, attr, new)
+        else:
+            self.__dict__[attr] = _replace(self.__dict__[attr], path[1:], new)
+
+    # -- state ----------------------------------------------------------------------------------
+    def state_dict(self):
+        """An ordered dict, name -> tensor, of every parameter and persistent buffer (the
+        module's own tensors: values are immutable, so nothing is copied). Each module lists its
+        parameters, then its buffers, then its sub-modules', as PyTorch.
+
+        >>> from ember import nn
+        >>> list(nn.BatchNorm1d(3).state_dict())
+        ['weight', 'bias', 'running_mean', 'running_var', 'num_batches_tracked']
+        """
+        return OrderedDict((name, t) for name, _, _, t in self._slots("state", dedupe=False))
+
+    def load_state_dict(self, state_dict, strict=True):
+        """Load the tensors of ``state_dict`` (name -> tensor or array-like) into this module.
+
+        Every key is checked before anything changes. With ``strict=True`` (the default) missing
+        and unexpected keys raise InvalidParameterError naming them; a value whose shape differs
+        from the module's tensor raises ShapeMismatchError naming the key (with any strictness).
+        Loading rebinds each attribute to a new leaf tensor in the module's dtype that keeps the
+        old one's require-grad setting. Returns ``IncompatibleKeys(missing_keys,
+        unexpected_keys)``.
+
+        >>> import ember
+        >>> from ember import nn
+        >>> m = nn.Linear(2, 1)
+        >>> _ = m.load_state_dict({"weight": ember.tensor([[1.0, 2.0]]), "bias": [0.5]})
+        >>> m(ember.tensor([[1.0, 1.0]])).tolist()
+        [[3.5]]
+        >>> m.load_state_dict({"weight": ember.zeros(1, 2)})
+        Traceback (most recent call last):
+        ...
+        ember.errors.InvalidParameterError: load_state_dict: Linear: missing keys ['bias']
+        """
+        op = "load_state_dict"
+        if not hasattr(state_dict, "keys") or not hasattr(state_dict, "__getitem__"):
+            raise InvalidParameterError(
+                f"{op}: state_dict must be a mapping of names to tensors, got "
+                f"{type(state_dict).__name__}", "state_dict", state_dict)
+        if not isinstance(strict, bool):
+            raise InvalidParameterError(f"{op}: strict must be a bool, got {strict!r}", "strict",
+                                        strict)
+        slots = self._slots("state", dedupe=False)
+        expected = OrderedDict()
+        for name, mod, path, t in slots:
+            expected.setdefault(name, []).append((mod, path, t))
+        keys = list(state_dict.keys())
+        missing = [n for n in expected if n not in state_dict]
+        unexpected = [k for k in keys if k not in expected]
+        values, mismatched = {}, []
+        for name in expected:
+            if name not in state_dict:
+                continue
+            raw = state_dict[name]
+            old = expected[name][0][2]
+            if isinstance(raw, Tensor):
+                value = raw
+            else:
+                try:
+                    value = as_tensor(raw, None, op)
+                except Exception as exc:  # a value that is no tensor at all
+                    raise InvalidParameterError(
+                        f"{op}: {type(self).__name__}: the value of key {name!r} is not a tensor "
+                        f"({exc})", "state_dict", name) from None
+            if tuple(value.shape) != tuple(old.shape):
+                mismatched.append((name, tuple(value.shape), tuple(old.shape)))
+            values[name] = value
+        problems = []
+        if strict and missing:
+            problems.append(f"missing keys {missing}")
+        if strict and unexpected:
+            problems.append(f"unexpected keys {unexpected}")
+        if mismatched:
+            problems.append("mis-shaped keys " + ", ".join(
+                f"{n!r} (shape {_shape_str(a)} in the state dict, expected {_shape_str(e)})"
+                for n, a, e in mismatched))
+        if problems:
+            msg = f"{op}: {type(self).__name__}: " + "; ".join(problems)
+            if strict and (missing or unexpected):
+                raise InvalidParameterError(msg, "state_dict",
+                                            {"missing": missing, "unexpected": unexpected,
+                                             "mismatched": [m[0] for m in mismatched]})
+            raise ShapeMismatchError(msg, expected=[m[2] for m in mismatched],
+                                     actual=[m[1] for m in mismatched])
+        done = {}
+        for name, value in values.items():
+            for mod, path, old in expected[name]:
+                new = done.get(id(old))
+                if new is None:
+                    v = value if value._dtype is old._dtype else value.cast(old._dtype)
+                    new = wrap(v._data, v._dtype)
+                    if old.is_require_grad():
+                        new.require_grad()
+                    done[id(old)] = new
+                mod._rebind(path, new)
+        return IncompatibleKeys(missing, unexpected)
+
+    def save_file(self, path):
+        """Save ``state_dict()`` to a safetensors file through ``ember.io.save_file``
+        (``model.save_file("model.safetensors")``; Burn's ``save_file``)."""
+        from .. import io as _io
+        _io.save_file(self.state_dict(), path)
+
+    def load_file(self, path, strict=True):
+        """Load a state dict saved by ``save_file`` (``ember.io.load_file``) with
+        ``load_state_dict(..., strict)``; returns self (``model.load_file("model.safetensors")``).
+        """
+        from .. import io as _io
+        self.load_state_dict(_io.load_file(path), strict=strict)
+        return self
+
+    # -- devices and dtypes ---------------------------------------------------------------------
+    def to(self, *args, device=None, dtype=None):
+        """Move to ``device`` (only ``"cpu"`` exists) and/or cast the float parameters and
+        buffers to the float ``dtype`` (rebinding them; require-grad kept); returns self.
+
+        >>> import ember
+        >>> from ember import nn
+        >>> nn.Linear(2, 2).to("cpu").to(ember.float64).weight.dtype
+        ember.float64
+        """
+        for a in args:
+            if isinstance(a, Device) or (isinstance(a, str) and a.split(":")[0] in ("cpu",
+                                                                                   "cuda", "mps")):
+                device = a
+            else:
+                dtype = a
+        if device is not None:
+            try:
+                Device(device.split(":")[0] if isinstance(device, str) else device)
+            except InvalidParameterError:
+                raise InvalidParameterError(
+                    f"to: device {device!r} is not available; expected 'cpu'", "device",
+                    device) from None
+        if dtype is not None:
+            dt = _dt.as_dtype(dtype)
+            if dt.kind != "float":
+                raise KindError(f"to: dtype {dt.name} is not a float dtype; modules cast their "
+                                "float tensors only")
+            self._cast_floats(dt)
+        return self
+
+    def _cast_floats(self, dt):
+        done = {}
+        for _, mod, path, t in (self._slots("param", dedupe=False)
+                                + self._slots("buffer", dedupe=False)):
+            if t._dtype.kind != "float" or t._dtype is dt:
+                continue
+            new = done.get(id(t))
+            if new is None:
+                c = t.cast(dt)
+                new = wrap(c._data, dt)
+                if t.is_require_grad():
+                    new.require_grad()
+                done[id(t)] = new
+            mod._rebind(path, new)
+
+    def cpu(self):
+        """The module itself: ember runs on the CPU.
+
+        >>> from ember import nn
+        >>> m = nn.ReLU(); m.cpu() is m
+        True
+        """
+        return self
+
+    def float(self):
+        """Cast float parameters and buffers to float32; returns self.
+
+        >>> from ember import nn
+        >>> nn.Linear(1, 1, dtype="float64").float().weight.dtype
+        ember.float32
+        """
+        return self.to(dtype=_dt.float32)
+
+    def double(self):
+        """Cast float parameters and buffers to float64; returns self.
+
+        >>> from ember import nn
+        >>> nn.Linear(1, 1).double().bias.dtype
+        ember.float64
+        """
+        return self.to(dtype=_dt.float64)
+
+    def half(self):
+        """Cast float parameters and buffers to float16; returns self.
+
+        >>> from ember import nn
+        >>> nn.Linear(1, 1).half().weight.dtype
+        ember.float16
+        """
+        return self.to(dtype=_dt.float16)
+
+    def devices(self):
+        """The devices of the module's tensors (Burn's ``devices``).
+
+        >>> from ember import nn
+        >>> nn.Linear(1, 1).devices()
+        [Device('cpu')]
+        """
+        return [Device("cpu")]
+
+    def to_device(self, device):
+        """Burn's ``to_device``: ``to(device)``; only ``"cpu"`` exists. Returns self.
+
+        >>> from ember import nn
+        >>> m = nn.ReLU(); m.to_device("cpu") is m
+        True
+        """
+        return self.to(device=device)
+
+    def fork(self, device):
+        """Burn's ``fork``: the module on ``device`` (only ``"cpu"``), which is itself.
+
+        >>> from ember import nn
+        >>> m = nn.ReLU(); m.fork("cpu") is m
+        True
+        """
+        return self.to(device=device)
+
+    def collect_devices(self, devices):
+        """Burn's ``collect_devices``: ``devices`` plus the module's, without duplicates.
+
+        >>> from ember import nn
+        >>> nn.Linear(1, 1).collect_devices([])
+        [Device('cpu')]
+        """
+        out = list(devices)
+        for d in self.devices():
+            if d not in out:
+                out.append(d)
+        return out
+
+    def valid(self):
+        """Burn's ``valid``: a copy of the module in eval mode whose parameters do not require
+        grad (a validation snapshot); this module is unchanged.
+
+        >>> from ember import nn
+        >>> m = nn.Sequential(nn.Linear(2, 2), nn.Dropout())
+        >>> v = m.valid()
+        >>> v.training, v[0].weight.is_require_grad(), m.training
+        (False, False, True)
+        """
+        import copy
+        return copy.deepcopy(self).eval().no_grad()
+
+    def apply(self, fn):
+        """Call ``fn`` on every sub-module (children first) and then on this module; returns
+        self (PyTorch's ``apply``, used for custom initialization).
+
+        >>> from ember import nn
+        >>> names = []
+        >>> _ = nn.Sequential(nn.ReLU()).apply(lambda m: names.append(type(m).__name__))
+        >>> names
+        ['ReLU', 'Sequential']
+        """
+        if not callable(fn):
+            raise InvalidParameterError(f"apply: fn must be callable, got {fn!r}", "fn", fn)
+        for child in self.children():
+            child.apply(fn)
+        fn(self)
+        return self
+
+    # -- display --------------------------------------------------------------------------------
+    def extra_repr(self):
+        """The hyper-parameters shown inside this module's repr (subclasses override).
+
+        >>> from ember import nn
+        >>> nn.Linear(2, 3).extra_repr()
+        'in_features=2, out_features=3, bias=True'
+        """
+        return ""
+
+    def __repr__(self):
+        extra = self.extra_repr()
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = [f"({name}): " + _add_indent(repr(m), 2)
+                       for name, m in self.named_children()]
+        lines = extra_lines + child_lines
+        out = type(self).__name__ + "("
+        if lines:
+            if len(extra_lines) == 1 and not child_lines:
+                out += extra_lines[0]
+            else:
+                out += "\n  " + "\n  ".join(lines) + "\n"
+        return out + ")"
+
+
+def _check_module(m, op, i):
+    if not isinstance(m, Module):
+        raise InvalidParameterError(f"{op}: entry {i!r} is a {type(m).__name__}, expected a "
+                                    "Module", "modules", m)
+    return m
+
+
+class ModuleList(Module):
+    """A list of modules, named ``0``, ``1`` ... (PyTorch's ``ModuleList``): indexable,
+    iterable, ``append``/``extend``; it has no forward.
+
+    >>> from ember import nn
+    >>> blocks = nn.ModuleList([nn.Linear(2, 2), nn.ReLU()])
+    >>> len(blocks), [n for n, _ in blocks.named_parameters()]
+    (2, ['0.weight', '0.bias'])
+    """
+
+    _flat = ("_modules",)
+
+    def __init__(self, modules=()):
+        super().__init__()
+        self._modules = []
+        for m in modules:
+            self.append(m)
+
+    def append(self, module):
+        """Add ``module`` at the end; returns self.
+
+        >>> from ember import nn
+        >>> len(nn.ModuleList().append(nn.ReLU()))
+        1
+        """
+        self._modules.append(_check_module(module, type(self).__name__, len(self._modules)))
+        return self
+
+    def extend(self, modules):
+        """Add each of ``modules`` at the end; returns self.
+
+        >>> from ember import nn
+        >>> len(nn.ModuleList([nn.ReLU()]).extend([nn.Tanh(), nn.SiLU()]))
+        3
+        """
+        for m in modules:
+            self.append(m)
+        return self
+
+    def _index(self, idx):
+        n = len(self._modules)
+        if isinstance(idx, bool) or not hasattr(idx, "__index__"):
+            raise InvalidParameterError(f"{type(self).__name__}: index must be an int or a "
+                                        f"slice, got {idx!r}", "index", idx)
+        i = idx.__index__()
+        if not -n <= i < n:
+            from ..errors import DimensionError
+            raise DimensionError(f"{type(self).__name__}: index {i} is out of range for {n} "
+                                 f"modules; expected an int in [{-n}, {n - 1}]")
+        return i % n
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return type(self)(self._modules[idx])
+        return self._modules[self._index(idx)]
+
+    def __setitem__(self, idx, module):
+        self._modules[self._index(idx)] = _check_module(module, type(self).__name__, idx)
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(list(self._modules))
+
+    def __repr__(self):
+        if type(self) is not ModuleList:
+            return Module.__repr__(self)
+        reprs = [repr(m) for m in self._modules]
+        if not reprs:
+            return "ModuleList()"
+        blocks = [[0, 0, reprs[0]]]  # runs of equal reprs print once, as PyTorch
+        for i, r in enumerate(reprs[1:], 1):
+            if r == blocks[-1][2]:
+                blocks[-1][1] = i
+            else:
+                blocks.append([i, i, r])
+        lines = []
+        for start, end, r in blocks:
+            head = f"({start}): " if start == end else f"({start}-{end}): {end - start + 1} x "
+            lines.append(_add_indent(head + r, 2))
+        return "ModuleList(\n  " + "\n  ".join(lines) + "\n)"
+
+
+class Sequential(ModuleList):
+    """Modules applied one after the other: ``Sequential(a, b, c)(x) == c(b(a(x)))``; also from
+    an ordered dict of names to modules. Indexable (a slice gives a Sequential), ``len``,
+    iteration, ``append``.
+
+    >>> import ember
+    >>> from ember import nn
+    >>> model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+    >>> model(ember.ones(3, 4)).shape
+    (3, 2)
+    >>> [n for n, _ in model.named_parameters()]
+    ['0.weight', '0.bias', '2.weight', '2.bias']
+    >>> model[1], len(model)
+    (ReLU(), 3)
+    """
+
+    def __init__(self, *modules):
+        Module.__init__(self)
+        if len(modules) == 1 and isinstance(modules[0], dict):
+            self._modules = OrderedDict()
+            for name, m in modules[0].items():
+                if not isinstance(name, str) or not name:
+                    raise InvalidParameterError(
+                        f"Sequential: module name {name!r} must be a non-empty string", "name",
+                        name)
+                self._modules[name] = _check_module(m, "Sequential", name)
+        else:
+            self._modules = []
+            for m in modules:
+                self.append(m)
+
+    def _values(self):
+        mods = self._modules
+        return list(mods.values()) if isinstance(mods, dict) else list(mods)
+
+    def append(self, module):
+        """Add ``module`` at the end; returns self.
+
+        >>> from ember import nn
+        >>> nn.Sequential(nn.Linear(2, 2)).append(nn.ReLU())[-1]
+        ReLU()
+        """
+        mods = self._modules
+        if isinstance(mods, dict):
+            mods[str(len(mods))] = _check_module(module, "Sequential", len(mods))
+        else:
+            mods.append(_check_module(module, "Sequential", len(mods)))
+        return self
+
+    def __getitem__(self, idx):
+        values = self._values()
+        if isinstance(idx, slice):
+            if isinstance(self._modules, dict):
+                keys = list(self._modules)[idx]
+                return Sequential(OrderedDict((k, self._modules[k]) for k in keys))
+            return Sequential(*values[idx])
+        return values[self._index(idx)]
+
+    def __setitem__(self, idx, module):
+        i = self._index(idx)
+        module = _check_module(module, "Sequential", idx)
+        if isinstance(self._modules, dict):
+            self._modules[list(self._modules)[i]] = module
+        else:
+            self._modules[i] = module
+
+    def __iter__(self):
+        return iter(self._values())
+
+    def forward(self, input):
+        """Apply each module in turn.
+
+        >>> import ember
+        >>> from ember import nn
+        >>> nn.Sequential(nn.ReLU(), nn.Tanh()).forward(ember.tensor([-1.0, 0.0])).tolist()
+        [0.0, 0.0]
+        """
+        for m in self._values():
+            input = m(input)
+        return input
+
+
+class ModuleDict(Module):
+    """A dict of named modules (PyTorch's ``ModuleDict``); it has no forward.
+
+    >>> from ember import nn
+    >>> heads = nn.ModuleDict({"a": nn.Linear(2, 1)})
+    >>> [n for n, _ in heads.named_parameters()]
+    ['a.weight', 'a.bias']
+    """
+
+    _flat = ("_modules",)
+
+    def __init__(self, modules=None):
+        super().__init__()
+        self._modules = OrderedDict()
+        if modules is not None:
+            for name, m in dict(modules).items():
+                self[name] = m
+
+    def __getitem__(self, name):
+        try:
+            return self._modules[name]
+        except KeyError:
+            raise InvalidParameterError(f"ModuleDict: no module named {name!r}; the names are "
+                                        f"{list(self._modules)}", "name", name) from None
+
+    def __setitem__(self, name, module):
+        if not isinstance(name, str) or not name:
+            raise InvalidParameterError(f"ModuleDict: name {name!r} must be a non-empty string",
+                                        "name", name)
+        self._modules[name] = _check_module(module, "ModuleDict", name)
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(list(self._modules))
+
+    def __contains__(self, name):
+        return name in self._modules
+
+    def keys(self):
+        """The names, in insertion order.
+
+        >>> from ember import nn
+        >>> nn.ModuleDict({"b": nn.ReLU(), "a": nn.Tanh()}).keys()
+        ['b', 'a']
+        """
+        return list(self._modules.keys())
+
+    def values(self):
+        """The modules, in insertion order.
+
+        >>> from ember import nn
+        >>> nn.ModuleDict({"act": nn.ReLU()}).values()
+        [ReLU()]
+        """
+        return list(self._modules.values())
+
+    def items(self):
+        """(name, module) pairs, in insertion order.
+
+        >>> from ember import nn
+        >>> nn.ModuleDict({"act": nn.ReLU()}).items()
+        [('act', ReLU())]
+        """
+        return list(self._modules.items())
