@@ -1,3 +1,1299 @@
-"""The elementwise op family."""
+"""The elementwise op family: arithmetic, float math, clamps and pairwise extrema.
 
-__all__ = []
+Operands broadcast like NumPy; dtypes promote like PyTorch (``ember.result_type``: Python
+scalars are weak). Operators keep Python's meaning (``/`` is true division, ``//`` floor
+division, ``%`` floor modulo); the Burn-named methods keep Burn's (``div`` keeps the kind, so it
+is floor division on ints). Float math on int tensors computes in the default float dtype.
+Bool tensors have no arithmetic: they raise ``KindError`` (cast them with ``.int()`` or
+``.float()`` first). See docs/math.md for the user guide.
+"""
+
+import math as _math
+
+from .. import dtypes as _dt
+from ..backends import default as be
+from ..errors import InvalidParameterError, KindError
+from ..shapes import broadcast_shapes
+from ..tensor import Tensor, record, tensor_method, wrap
+
+__all__ = [
+    "add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod", "pow",
+    "powf", "powi", "neg", "positive", "abs", "sign", "square", "exp", "log", "log1p", "expm1",
+    "sqrt", "rsqrt", "recip", "reciprocal", "erf", "sin", "cos", "tan", "sinh", "cosh", "tanh",
+    "asin", "acos", "atan", "asinh", "acosh", "atanh", "atan2", "hypot", "deg2rad", "rad2deg",
+    "round", "floor", "ceil", "trunc", "sigmoid", "relu", "clamp", "clamp_min", "clamp_max",
+    "max_pair", "min_pair", "maximum", "minimum", "lerp",
+]
+
+_result_type = _dt.result_type
+_BOOL = _dt.bool_
+_F32 = _dt.float32
+_F64 = _dt.float64
+_EXACT = 1 << 53  # Python ints below this are exact as floats
+
+
+# -- operand checks ---------------------------------------------------------------------------
+
+def _bool_error(op, param, t):
+    return KindError(f"{op}: not defined for bool tensors ({param} has dtype bool); expected an "
+                     f"int or float tensor (cast it first: {param}.int() or {param}.float())")
+
+
+def _operand_error(op, param, value, want="a Tensor or a number"):
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return KindError(f"{op}: {param} is the bool {value!r}; expected an int or float number")
+    return KindError(f"{op}: {param} must be {want}, got {type(value).__name__} {value!r}")
+
+
+def _check_tensor(x, op, param="input"):
+    """``x`` itself if it is an int or float Tensor; typed errors otherwise."""
+    if not isinstance(x, Tensor):
+        raise InvalidParameterError(
+            f"{op}: {param} must be a Tensor, got {type(x).__name__} {x!r}", param, x)
+    if x._dtype.kind == "bool":
+        raise _bool_error(op, param, x)
+    return x
+
+
+def _check_operand(x, op, param):
+    """Tensor operands must not be bool; other operands must be real numbers."""
+    if isinstance(x, Tensor):
+        if x._dtype.kind == "bool":
+            raise _bool_error(op, param, x)
+    elif not be.ew_is_scalar(x):
+        raise _operand_error(op, param, x)
+
+
+def _check_number(value, op, param):
+    """``value`` must be a real number (not a Tensor, not a bool)."""
+    if isinstance(value, Tensor):
+        raise KindError(f"{op}: {param} must be a number, got a Tensor; use the tensor form "
+                        f"{op.replace('_scalar', '')}() for tensors")
+    if not be.ew_is_scalar(value):
+        raise _operand_error(op, param, value, "a number")
+
+
+def _scalar(value, np_dtype, op, param):
+    try:
+        return be.ew_scalar(value, np_dtype)
+    except OverflowError:
+        raise InvalidParameterError(
+            f"{op}: {param} {value!r} is out of range; expected a value that fits a 64-bit "
+            "integer or a float", param, value) from None
+
+
+def _scalar_dtype(t, s, op, param):
+    """The result dtype of tensor ``t`` with the scalar ``s`` (PyTorch: the scalar is weak)."""
+    d = t._dtype
+    if d.kind == "bool":
+        raise _bool_error(op, "self" if param == "other" else "other", t)
+    ts = type(s)
+    if ts is float:
+        return d if d.kind == "float" else _dt.default_float
+    if ts is int:
+        return d
+    if not be.ew_is_scalar(s):
+        raise _operand_error(op, param, s)
+    return _result_type(t, s)
+
+
+def _prep2(a, b, op, to_float=False):
+    """Checked operands of a binary op as backend arrays of the result dtype.
+
+    Returns ``(xa, xb, dt, ta, tb)``: ``xa``/``xb`` the operands (0-d arrays or Python floats for
+    scalars), ``dt`` the result dtype, ``ta``/``tb`` the operands that are tensors (None for
+    scalars).
+    """
+    ta = a if isinstance(a, Tensor) else None
+    tb = b if isinstance(b, Tensor) else None
+    if ta is not None:
+        if tb is not None:
+            dt = ta._dtype
+            if dt.kind == "bool":
+                raise _bool_error(op, "self", ta)
+            if tb._dtype is not dt:
+                if tb._dtype.kind == "bool":
+                    raise _bool_error(op, "other", tb)
+                dt = _result_type(ta, tb)
+            sa, sb = ta._data.shape, tb._data.shape
+            if sa != sb:
+                broadcast_shapes(sa, sb, op=op)
+        else:
+            dt = _scalar_dtype(ta, b, op, "other")
+    elif tb is not None:
+        dt = _scalar_dtype(tb, a, op, "self")
+    else:
+        _check_operand(a, op, "self")
+        _check_operand(b, op, "other")
+        raise KindError(f"{op}: expected at least one Tensor operand, got {type(a).__name__} and "
+                        f"{type(b).__name__}")
+    if to_float and dt.kind != "float":
+        dt = _dt.default_float
+    np_dt = dt.np
+    if ta is None:
+        xa = _scalar(a, np_dt, op, "self")
+    else:
+        xa = ta._data if ta._dtype is dt else be.ew_cast(ta._data, np_dt)
+    if tb is None:
+        xb = _scalar(b, np_dt, op, "other")
+    else:
+        xb = tb._data if tb._dtype is dt else be.ew_cast(tb._data, np_dt)
+    return xa, xb, dt, ta, tb
+
+
+def _fit(g, t):
+    """A gradient reduced to tensor ``t``'s shape and cast to its dtype."""
+    return be.ew_cast(be.sum_to_shape(g, t._data.shape), t._dtype.np)
+
+
+def _record2(out, dt, ta, tb, rule, name):
+    """Record a binary op; ``rule(g, need_a, need_b)`` gives the full-shape gradients."""
+    if ta is not None and tb is not None:
+        def backward(g, needs):
+            ga, gb = rule(g, needs[0], needs[1])
+            return (None if ga is None else _fit(ga, ta), None if gb is None else _fit(gb, tb))
+        return record(out, dt, (ta, tb), backward, name)
+    if ta is not None:
+        def backward(g, needs):
+            return (_fit(rule(g, True, False)[0], ta),)
+        return record(out, dt, (ta,), backward, name)
+
+    def backward(g, needs):
+        return (_fit(rule(g, False, True)[1], tb),)
+    return record(out, dt, (tb,), backward, name)
+
+
+def _check_int_divisor(xb, b, dt, op):
+    """Integer division by zero raises (PyTorch raises; NumPy would warn and give 0)."""
+    if dt.kind == "int" and be.ew_any_zero(xb):
+        raise InvalidParameterError(
+            f"{op}: integer division by zero (other contains 0); expected nonzero divisors for "
+            f"{dt.name} operands", "other", b)
+
+
+def _zeros_rule(g, need_a, need_b):
+    z = be.zeros_like(g)
+    return (z if need_a else None, z if need_b else None)
+
+
+def _pass2(g, needs):
+    return (g, g)
+
+
+# -- add, sub, mul ----------------------------------------------------------------------------
+
+def _add(a, b, op):
+    xa, xb, dt, ta, tb = _prep2(a, b, op)
+    out = be.ew_cast(be.ew_add(xa, xb), dt.np)
+
+    def rule(g, need_a, need_b):
+        return (g if need_a else None, g if need_b else None)
+    return _record2(out, dt, ta, tb, rule, op)
+
+
+def _sub(a, b, op):
+    xa, xb, dt, ta, tb = _prep2(a, b, op)
+    out = be.ew_cast(be.ew_sub(xa, xb), dt.np)
+
+    def rule(g, need_a, need_b):
+        return (g if need_a else None, be.ew_neg(g) if need_b else None)
+    return _record2(out, dt, ta, tb, rule, op)
+
+
+def _mul(a, b, op):
+    xa, xb, dt, ta, tb = _prep2(a, b, op)
+    out = be.ew_cast(be.ew_mul(xa, xb), dt.np)
+
+    def rule(g, need_a, need_b):
+        return (be.ew_mul(g, xb) if need_a else None, be.ew_mul(g, xa) if need_b else None)
+    return _record2(out, dt, ta, tb, rule, op)
+
+
+@tensor_method
+def add(self, other):
+    """``self + other``, broadcast, with PyTorch's type promotion (``other`` a Tensor or number).
+
+    >>> import ember
+    >>> a = ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]])
+    >>> a.add(ember.tensor([2.0, 3.0, 4.0])).tolist()
+    [[3.0, 1.0, 7.0], [7.0, 12.0, 10.0]]
+    """
+    return _add(self, other, "add")
+
+
+@tensor_method
+def add_scalar(self, other):
+    """``self + other`` for a number ``other`` (Burn's ``add_scalar``).
+
+    >>> import ember
+    >>> ember.tensor([1, 2]).add_scalar(3).tolist()
+    [4, 5]
+    """
+    _check_number(other, "add_scalar", "other")
+    return _add(self, other, "add_scalar")
+
+
+@tensor_method
+def sub(self, other):
+    """``self - other``, broadcast.
+
+    >>> import ember
+    >>> ember.tensor([5.0, 1.0]).sub(ember.tensor([2.0, 3.0])).tolist()
+    [3.0, -2.0]
+    """
+    return _sub(self, other, "sub")
+
+
+@tensor_method
+def sub_scalar(self, other):
+    """``self - other`` for a number ``other``.
+
+    >>> import ember
+    >>> ember.tensor([1.0, 2.0]).sub_scalar(2.0).tolist()
+    [-1.0, 0.0]
+    """
+    _check_number(other, "sub_scalar", "other")
+    return _sub(self, other, "sub_scalar")
+
+
+@tensor_method
+def mul(self, other):
+    """``self * other``, broadcast.
+
+    >>> import ember
+    >>> ember.tensor([1.0, -2.0]).mul(ember.tensor([2.0, 3.0])).tolist()
+    [2.0, -6.0]
+    """
+    return _mul(self, other, "mul")
+
+
+@tensor_method
+def mul_scalar(self, other):
+    """``self * other`` for a number ``other``.
+
+    >>> import ember
+    >>> ember.tensor([1.0, -2.0]).mul_scalar(2.0).tolist()
+    [2.0, -4.0]
+    """
+    _check_number(other, "mul_scalar", "other")
+    return _mul(self, other, "mul_scalar")
+
+
+# -- division and remainders ------------------------------------------------------------------
+
+def _truediv(a, b, op):
+    xa, xb, dt, ta, tb = _prep2(a, b, op, to_float=True)
+    out = be.ew_cast(be.ew_truediv(xa, xb), dt.np)
+
+    def rule(g, need_a, need_b):
+        ga = be.ew_truediv(g, xb) if need_a else None
+        gb = None
+        if need_b:  # -g * a / (b * b), as PyTorch
+            gb = be.ew_truediv(be.ew_mul(be.ew_neg(g), xa), be.ew_mul(xb, xb))
+        return ga, gb
+    return _record2(out, dt, ta, tb, rule, op)
+
+
+def _floordiv(a, b, op):
+    xa, xb, dt, ta, tb = _prep2(a, b, op)
+    _check_int_divisor(xb, b, dt, op)
+    out = be.ew_cast(be.ew_floordiv(xa, xb), dt.np)
+    return _record2(out, dt, ta, tb, _zeros_rule, op)
+
+
+def _remainder(a, b, op):
+    xa, xb, dt, ta, tb = _prep2(a, b, op)
+    _check_int_divisor(xb, b, dt, op)
+    out = be.ew_cast(be.ew_remainder(xa, xb), dt.np)
+
+    def rule(g, need_a, need_b):  # a - b * floor(a / b)
+        gb = be.ew_mul(be.ew_neg(g), be.ew_floordiv(xa, xb)) if need_b else None
+        return (g if need_a else None), gb
+    return _record2(out, dt, ta, tb, rule, op)
+
+
+def _fmod(a, b, op):
+    xa, xb, dt, ta, tb = _prep2(a, b, op)
+    _check_int_divisor(xb, b, dt, op)
+    out = be.ew_cast(be.ew_fmod(xa, xb), dt.np)
+
+    def rule(g, need_a, need_b):  # a - b * trunc(a / b)
+        gb = be.ew_mul(be.ew_neg(g), be.ew_trunc_div(xa, xb)) if need_b else None
+        return (g if need_a else None), gb
+    return _record2(out, dt, ta, tb, rule, op)
+
+
+def _burn_div(a, b, op):
+    """Burn's ``div``: keeps the kind (floor division on ints, true division on floats)."""
+    _check_operand(a, op, "self")
+    _check_operand(b, op, "other")
+    if _result_type(a, b).kind == "int":
+        return _floordiv(a, b, op)
+    return _truediv(a, b, op)
+
+
+@tensor_method
+def div(self, other):
+    """Division that keeps the kind (Burn's ``div``): true division on floats, floor on ints.
+
+    So ``a == a.div(b) * b + a.remainder(b)`` holds for ints; use ``/`` or ``true_divide`` for a
+    float quotient of ints. Integer division by zero raises ``InvalidParameterError``.
+
+    >>> import ember
+    >>> ember.tensor([1.0, -2.0]).div(ember.tensor([2.0, 3.0])).tolist()
+    [0.5, -0.6666666865348816]
+    >>> ember.tensor([7, -7]).div(ember.tensor([2, 2])).tolist()
+    [3, -4]
+    """
+    return _burn_div(self, other, "div")
+
+
+@tensor_method
+def div_scalar(self, other):
+    """``self.div(other)`` for a number ``other`` (keeps the kind, as ``div``).
+
+    >>> import ember
+    >>> ember.tensor([1.0, -2.0]).div_scalar(2.0).tolist()
+    [0.5, -1.0]
+    >>> ember.tensor([7, -7]).div_scalar(2).tolist()
+    [3, -4]
+    """
+    _check_number(other, "div_scalar", "other")
+    return _burn_div(self, other, "div_scalar")
+
+
+@tensor_method
+def true_divide(self, other):
+    """``self / other``: true division, a float result even for ints (PyTorch's ``true_divide``).
+
+    >>> import ember
+    >>> ember.tensor([7, -7]).true_divide(2).tolist()
+    [3.5, -3.5]
+    """
+    return _truediv(self, other, "true_divide")
+
+
+@tensor_method
+def floor_divide(self, other):
+    """``self // other``: the floor of the quotient, in the promoted dtype (zero gradient).
+
+    >>> import ember
+    >>> ember.tensor([7, -7]).floor_divide(2).tolist()
+    [3, -4]
+    >>> ember.tensor([7.5, -7.5]).floor_divide(2.0).tolist()
+    [3.0, -4.0]
+    """
+    return _floordiv(self, other, "floor_divide")
+
+
+@tensor_method
+def remainder(self, other):
+    """``self % other``: floor modulo, a nonzero result has the sign of the divisor.
+
+    >>> import ember
+    >>> ember.tensor([5, -5, 5, -5]).remainder(ember.tensor([3, 3, -3, -3])).tolist()
+    [2, 1, -1, -2]
+    """
+    return _remainder(self, other, "remainder")
+
+
+@tensor_method
+def remainder_scalar(self, other):
+    """``self % other`` for a number ``other`` (floor modulo).
+
+    >>> import ember
+    >>> ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).remainder_scalar(2.0).tolist()
+    [[1.0, 0.0, 1.0], [1.0, 1.0, 0.0]]
+    """
+    _check_number(other, "remainder_scalar", "other")
+    return _remainder(self, other, "remainder_scalar")
+
+
+@tensor_method
+def fmod(self, other):
+    """C's ``fmod``: the remainder of the quotient truncated toward zero (sign of ``self``).
+
+    Special cases (IEEE): ``fmod(±inf, y)`` and ``fmod(x, ±0)`` are NaN; ``fmod(x, ±inf)`` is
+    ``x`` for finite ``x``; NaN in, NaN out. On int tensors the result stays int and a zero
+    divisor raises ``InvalidParameterError``.
+
+    >>> import ember
+    >>> ember.tensor([5.0, -5.0, 5.0, -5.0]).fmod(ember.tensor([3.0, 3.0, -3.0, -3.0])).tolist()
+    [2.0, -2.0, 2.0, -2.0]
+    """
+    return _fmod(self, other, "fmod")
+
+
+@tensor_method
+def fmod_scalar(self, scalar):
+    """``self.fmod(scalar)`` for a number ``scalar``.
+
+    >>> import ember
+    >>> ember.tensor([7.5, -7.5]).fmod_scalar(2.0).tolist()
+    [1.5, -1.5]
+    """
+    _check_number(scalar, "fmod_scalar", "scalar")
+    return _fmod(self, scalar, "fmod_scalar")
+
+
+# -- powers -----------------------------------------------------------------------------------
+
+def _pow(a, b, op, mode):
+    """Power. ``mode``: "auto" (``**``: int ** int stays int), "float" (always a float result),
+    "int" (the exponent must be an int tensor or an int)."""
+    if mode == "int":
+        if isinstance(b, Tensor):
+            if b._dtype.kind != "int":
+                raise KindError(f"{op}: other must be an int tensor, got dtype {b._dtype.name}; "
+                                "use powf for float exponents")
+        elif not be.ew_is_int_scalar(b):
+            if be.ew_is_scalar(b):
+                raise InvalidParameterError(
+                    f"{op}: other must be an int, got {type(b).__name__} {b!r}; use powf_scalar "
+                    "for float exponents", "other", b)
+            raise _operand_error(op, "other", b)
+    xa, xb, dt, ta, tb = _prep2(a, b, op, to_float=(mode == "float"))
+    if dt.kind == "int":
+        negative = be.ew_any_negative(xb) if tb is not None else b < 0
+        if negative:
+            raise InvalidParameterError(
+                f"{op}: integers to negative integer powers are not allowed (other has a "
+                f"negative value for {dt.name} operands); use powf or cast to float first",
+                "other", b)
+        return record(be.ew_ipow(xa, xb), dt, tuple([t for t in (ta, tb) if t is not None]),
+                      None, op)
+    out = be.ew_cast(be.ew_pow(xa, xb), dt.np)
+
+    def rule(g, need_a, need_b):
+        ga = gb = None
+        if need_a:  # b * a ** (b - 1), 0 where b == 0 (PyTorch)
+            d = be.ew_mul(xb, be.ew_pow(xa, be.ew_sub(xb, 1)))
+            ga = be.ew_where(be.ew_eq(xb, 0), 0, be.ew_mul(g, d))
+        if need_b:  # a ** b * log(a), 0 where a == 0 and b >= 0 (PyTorch)
+            d = be.ew_mul(out, be.ew_log(xa))
+            mask = be.ew_logical_and(be.ew_eq(xa, 0), be.ew_ge(xb, 0))
+            gb = be.ew_mul(g, be.ew_where(mask, 0, d))
+        return ga, gb
+    return _record2(out, dt, ta, tb, rule, op)
+
+
+@tensor_method
+def pow(self, exponent):
+    """``self ** exponent``, PyTorch's promotion: int ** int stays int, with a float it is float.
+
+    Integers to negative integer powers raise ``InvalidParameterError`` (as PyTorch and NumPy).
+
+    >>> import ember
+    >>> ember.tensor([1, -2, 3]).pow(2).tolist()
+    [1, 4, 9]
+    >>> ember.tensor([4.0, 9.0]).pow(0.5).tolist()
+    [2.0, 3.0]
+    """
+    return _pow(self, exponent, "pow", "auto")
+
+
+@tensor_method
+def powf(self, other):
+    """Float power with a tensor or number exponent (a float result; ints compute in float32).
+
+    A negative base with an integral exponent keeps its sign: ``(-2.0) ** 3 == -8.0``; with a
+    non-integral exponent the result is NaN.
+
+    >>> import ember
+    >>> a = ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]])
+    >>> a.powf(ember.tensor([[2.0, 3.0, 4.0], [1.0, 2.0, 3.0]])).tolist()
+    [[1.0, -8.0, 81.0], [5.0, 81.0, 216.0]]
+    """
+    return _pow(self, other, "powf", "float")
+
+
+@tensor_method
+def powf_scalar(self, other):
+    """``self.powf(other)`` for a number ``other``.
+
+    >>> import ember
+    >>> ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).powf_scalar(2.0).tolist()
+    [[1.0, 4.0, 9.0], [25.0, 81.0, 36.0]]
+    """
+    _check_number(other, "powf_scalar", "other")
+    return _pow(self, other, "powf_scalar", "float")
+
+
+@tensor_method
+def powi(self, other):
+    """Power with an int tensor (or int) exponent; int tensors stay int, float tensors stay float.
+
+    >>> import ember
+    >>> a = ember.tensor([[1, -2, 3], [5, 9, 6]])
+    >>> a.powi(ember.tensor([[2, 3, 4], [1, 2, 3]])).tolist()
+    [[1, -8, 81], [5, 81, 216]]
+    """
+    return _pow(self, other, "powi", "int")
+
+
+@tensor_method
+def powi_scalar(self, other):
+    """``self.powi(other)`` for an int ``other``.
+
+    >>> import ember
+    >>> ember.tensor([[1.5, -2.0, 3.0], [5.0, 9.0, 6.0]]).powi_scalar(2).tolist()
+    [[2.25, 4.0, 9.0], [25.0, 81.0, 36.0]]
+    """
+    _check_number(other, "powi_scalar", "other")
+    return _pow(self, other, "powi_scalar", "int")
+
+
+# -- operators --------------------------------------------------------------------------------
+
+def _dunder(binary, name, symbol, reverse=False):
+    """An operator that always takes the general path of ``binary``."""
+    if reverse:
+        def method(self, other):
+            return binary(other, self, name)
+        method.__doc__ = f"``other {symbol} self`` for a number ``other`` (see ``{name}``)."
+    else:
+        def method(self, other):
+            return binary(self, other, name)
+        method.__doc__ = f"``self {symbol} other`` (see ``{name}``)."
+    return method
+
+
+def _short(kernel, slow, name, symbol, grad_tt, grad_ts, float_only=False):
+    """An operator with the short path of DESIGN.md: two tensors of one dtype and one shape, or a
+    float32/float64 tensor with a Python float (or small int), go straight to the kernel (no
+    promotion, no broadcasting checks); everything else takes ``slow``. ``grad_tt(a, b)`` and
+    ``grad_ts(a, s)`` build the backward rule of each case."""
+    def method(self, other):
+        dt = self._dtype
+        if type(other) is Tensor:
+            a, b = self._data, other._data
+            if (other._dtype is dt and dt is not _BOOL and a.shape == b.shape
+                    and (dt.kind == "float" or not float_only)):
+                return record(kernel(a, b), dt, (self, other), grad_tt(a, b), name)
+        elif dt is _F32 or dt is _F64:
+            t = type(other)
+            if t is float or (t is int and -_EXACT < other < _EXACT):
+                a, other = self._data, float(other)
+                return record(kernel(a, other), dt, (self,), grad_ts(a, other), name)
+        return slow(self, other, name)
+    method.__name__ = name
+    method.__doc__ = f"``self {symbol} other`` (see ``{name}``)."
+    return method
+
+
+def _short_reverse(kernel, slow, name, symbol, grad_st):
+    """The reflected operator (``other OP self`` for a number ``other``), with the short path for
+    a Python float and a float32/float64 tensor. ``grad_st(s, a)`` builds the backward rule."""
+    def method(self, other):
+        dt = self._dtype
+        if dt is _F32 or dt is _F64:
+            t = type(other)
+            if t is float or (t is int and -_EXACT < other < _EXACT):
+                a, other = self._data, float(other)
+                return record(kernel(other, a), dt, (self,), grad_st(other, a), name)
+        return slow(other, self, name)
+    method.__name__ = "r" + name
+    method.__doc__ = f"``other {symbol} self`` for a number ``other`` (see ``{name}``)."
+    return method
+
+
+def _add_tt(a, b):
+    return _pass2
+
+
+def _add_ts(a, s):
+    return _pass1
+
+
+def _pass1(g, needs):
+    return (g,)
+
+
+def _sub_tt(a, b):
+    return _sub_backward
+
+
+def _sub_backward(g, needs):
+    return (g, be.ew_neg(g) if needs[1] else None)
+
+
+def _mul_tt(a, b):
+    def backward(g, needs):
+        return (be.ew_mul(g, b) if needs[0] else None, be.ew_mul(g, a) if needs[1] else None)
+    return backward
+
+
+def _mul_ts(a, s):
+    return lambda g, needs: (be.ew_mul(g, s),)
+
+
+def _div_tt(a, b):
+    def backward(g, needs):
+        gb = None
+        if needs[1]:
+            gb = be.ew_truediv(be.ew_mul(be.ew_neg(g), a), be.ew_mul(b, b))
+        return (be.ew_truediv(g, b) if needs[0] else None, gb)
+    return backward
+
+
+def _div_ts(a, s):
+    return lambda g, needs: (be.ew_truediv(g, s),)
+
+
+def _rsub_st(s, a):
+    return lambda g, needs: (be.ew_neg(g),)
+
+
+def _rdiv_st(s, a):  # d(s / a)/da = -s / a**2
+    return lambda g, needs: (be.ew_truediv(be.ew_mul(be.ew_neg(g), s), be.ew_mul(a, a)),)
+
+
+Tensor.__add__ = _short(be.ew_add, _add, "add", "+", _add_tt, _add_ts)
+Tensor.__radd__ = _short_reverse(be.ew_add, _add, "add", "+", _add_ts)
+Tensor.__sub__ = _short(be.ew_sub, _sub, "sub", "-", _sub_tt, _add_ts)
+Tensor.__rsub__ = _short_reverse(be.ew_sub, _sub, "sub", "-", _rsub_st)
+Tensor.__mul__ = _short(be.ew_mul, _mul, "mul", "*", _mul_tt, _mul_ts)
+Tensor.__rmul__ = _short_reverse(be.ew_mul, _mul, "mul", "*", lambda s, a: _mul_ts(a, s))
+Tensor.__truediv__ = _short(be.ew_truediv, _truediv, "true_divide", "/", _div_tt, _div_ts,
+                            float_only=True)
+Tensor.__rtruediv__ = _short_reverse(be.ew_truediv, _truediv, "true_divide", "/", _rdiv_st)
+Tensor.__floordiv__ = _dunder(_floordiv, "floor_divide", "//")
+Tensor.__rfloordiv__ = _dunder(_floordiv, "floor_divide", "//", reverse=True)
+Tensor.__mod__ = _dunder(_remainder, "remainder", "%")
+Tensor.__rmod__ = _dunder(_remainder, "remainder", "%", reverse=True)
+
+
+def _pow_dunder(self, other, modulo=None):
+    """``self ** other`` (see ``pow``)."""
+    if modulo is not None:
+        raise InvalidParameterError(f"pow: the three-argument pow is not supported, got modulo "
+                                    f"{modulo!r}", "modulo", modulo)
+    return _pow(self, other, "pow", "auto")
+
+
+def _rpow_dunder(self, other):
+    """``other ** self`` for a number ``other`` (see ``pow``)."""
+    return _pow(other, self, "pow", "auto")
+
+
+Tensor.__pow__ = _pow_dunder
+Tensor.__rpow__ = _rpow_dunder
+
+
+# -- unary ops that keep the kind -------------------------------------------------------------
+
+@tensor_method
+def neg(self):
+    """``-self`` (unsigned ints wrap, as PyTorch).
+
+    >>> import ember
+    >>> ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).neg().tolist()
+    [[-1.0, 2.0, -3.0], [-5.0, -9.0, -6.0]]
+    """
+    _check_tensor(self, "neg")
+    return record(be.ew_neg(self._data), self._dtype, (self,),
+                  lambda g, needs: (be.ew_neg(g),), "neg")
+
+
+Tensor.__neg__ = neg
+
+
+@tensor_method
+def positive(self):
+    """``+self``: the tensor itself (int and float tensors only).
+
+    >>> import ember
+    >>> (+ember.tensor([1, -2])).tolist()
+    [1, -2]
+    """
+    _check_tensor(self, "positive")
+    return self
+
+
+Tensor.__pos__ = positive
+
+
+@tensor_method
+def abs(self):
+    """The absolute value; for signed ints the minimum wraps (``abs(-128) == -128`` in int8).
+
+    The gradient at 0 is 0, as PyTorch.
+
+    >>> import ember
+    >>> ember.tensor([[1, -2, 3], [4, -5, 6], [7, -8, 9]]).abs().tolist()
+    [[1, 2, 3], [4, 5, 6], [7, 8, 9]]
+    """
+    _check_tensor(self, "abs")
+    x = self._data
+    return record(be.ew_abs(x), self._dtype, (self,),
+                  lambda g, needs: (be.ew_mul(g, be.ew_sign(x)),), "abs")
+
+
+Tensor.__abs__ = abs
+
+
+@tensor_method
+def sign(self):
+    """-1, 0 or 1 in the tensor's dtype; NaN and ±0 give 0 (as PyTorch and Burn). Zero gradient.
+
+    >>> import ember
+    >>> ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).sign().tolist()
+    [[1.0, -1.0, 1.0], [1.0, 1.0, 1.0]]
+    """
+    _check_tensor(self, "sign")
+    return record(be.ew_sign(self._data), self._dtype, (self,),
+                  lambda g, needs: (be.zeros_like(g),), "sign")
+
+
+@tensor_method
+def square(self):
+    """``self * self``; int tensors stay int.
+
+    >>> import ember
+    >>> ember.tensor([-3, 4]).square().tolist()
+    [9, 16]
+    """
+    _check_tensor(self, "square")
+    x = self._data
+    return record(be.ew_square(x), self._dtype, (self,),
+                  lambda g, needs: (be.ew_mul(g, be.ew_mul(x, 2)),), "square")
+
+
+@tensor_method
+def relu(self):
+    """``max(self, 0)``; NaN stays NaN; the gradient is 1 where ``self > 0``, else 0.
+
+    >>> import ember
+    >>> ember.tensor([-1.0, 0.0, 2.0]).relu().tolist()
+    [0.0, 0.0, 2.0]
+    """
+    _check_tensor(self, "relu")
+    x = self._data
+    return record(be.ew_relu(x), self._dtype, (self,),
+                  lambda g, needs: (be.ew_cast(be.ew_where(be.ew_gt(x, 0), g, 0), g.dtype),),
+                  "relu")
+
+
+def _rounding(kernel, name, doc):
+    """round/floor/ceil/trunc: zero gradient; int tensors are returned unchanged (as PyTorch)."""
+    def op(self):
+        _check_tensor(self, name)
+        if self._dtype.kind == "int":
+            return wrap(self._data, self._dtype, self._ad)
+        return record(kernel(self._data), self._dtype, (self,),
+                      lambda g, needs: (be.zeros_like(g),), name)
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = doc
+    return tensor_method(op)
+
+
+floor = _rounding(be.ew_floor, "floor", """Round down to an integral value (floats); ints unchanged.
+
+    >>> import ember
+    >>> ember.tensor([1.5, -1.5]).floor().tolist()
+    [1.0, -2.0]
+    """)
+ceil = _rounding(be.ew_ceil, "ceil", """Round up to an integral value (floats); ints unchanged.
+
+    >>> import ember
+    >>> ember.tensor([1.5, -1.5]).ceil().tolist()
+    [2.0, -1.0]
+    """)
+trunc = _rounding(be.ew_trunc, "trunc", """Round toward zero, keeping the sign of zero.
+
+    ``trunc(-0.5) == -0.0``; ``trunc(±inf) == ±inf``; NaN stays NaN.
+
+    >>> import ember
+    >>> ember.tensor([2.3, -1.7, 0.5, -0.5, 3.9]).trunc().tolist()
+    [2.0, -1.0, 0.0, -0.0, 3.0]
+    """)
+_round0 = _rounding(be.ew_round, "round", "")
+
+
+@tensor_method
+def round(self, decimals=0):
+    """Round half to even (``2.5 -> 2.0``, ``-0.5 -> -0.0``), optionally at ``decimals`` digits.
+
+    Int tensors are returned unchanged (``decimals`` must then be 0). Zero gradient.
+
+    >>> import ember
+    >>> ember.tensor([0.5, 1.5, 2.5, -2.5, 2.7]).round().tolist()
+    [0.0, 2.0, 2.0, -2.0, 3.0]
+    >>> ember.tensor([1.2345], dtype="float64").round(2).tolist()
+    [1.23]
+    """
+    _check_tensor(self, "round")
+    if isinstance(decimals, bool) or not isinstance(decimals, int):
+        raise InvalidParameterError(
+            f"round: decimals must be an int, got {type(decimals).__name__} {decimals!r}",
+            "decimals", decimals)
+    if decimals == 0:
+        return _round0(self)
+    if self._dtype.kind == "int":
+        raise KindError(f"round: decimals={decimals} is only defined for float tensors, this one "
+                        f"is {self._dtype.name}")
+    return record(be.ew_round_decimals(self._data, decimals), self._dtype, (self,),
+                  lambda g, needs: (be.zeros_like(g),), "round")
+
+
+# -- float math -------------------------------------------------------------------------------
+
+def _float_input(x, op):
+    """The tensor's buffer as a float array and the result dtype (ints compute in default float)."""
+    _check_tensor(x, op)
+    dt = x._dtype
+    if dt.kind != "float":
+        dt = _dt.default_float
+        return be.ew_cast(x._data, dt.np), dt
+    return x._data, dt
+
+
+def _float_unary(kernel, name, grad, doc):
+    """A float-math op: ``grad(g, x, out)`` is its gradient rule."""
+    def op(self):
+        x, dt = _float_input(self, name)
+        out = kernel(x)
+        return record(out, dt, (self,), lambda g, needs: (grad(g, x, out),), name)
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = doc
+    return tensor_method(op)
+
+
+def _one_minus_sq(x):
+    return be.ew_sub(1, be.ew_mul(x, x))
+
+
+exp = _float_unary(be.ew_exp, "exp", lambda g, x, y: be.ew_mul(g, y),
+                   """``e ** self``. Int tensors compute in float32; bool tensors raise KindError.
+
+    >>> import ember
+    >>> ember.tensor([0.0, 1.0], dtype="float64").exp().tolist()
+    [1.0, 2.718281828459045]
+    """)
+log = _float_unary(be.ew_log, "log", lambda g, x, y: be.ew_truediv(g, x),
+                   """The natural logarithm (``log(0) == -inf``, negative inputs give NaN).
+
+    >>> import ember
+    >>> ember.tensor([1.0, 0.0, -1.0]).log().tolist()
+    [0.0, -inf, nan]
+    """)
+log1p = _float_unary(be.ew_log1p, "log1p", lambda g, x, y: be.ew_truediv(g, be.ew_add(x, 1)),
+                     """``log(1 + self)``, accurate near 0.
+
+    >>> import ember
+    >>> ember.tensor([0.0, 1e-10], dtype="float64").log1p().tolist()
+    [0.0, 9.999999999500001e-11]
+    """)
+expm1 = _float_unary(be.ew_expm1, "expm1", lambda g, x, y: be.ew_mul(g, be.ew_add(y, 1)),
+                     """``exp(self) - 1``, accurate near 0.
+
+    >>> import ember
+    >>> ember.tensor([0.0, 1e-10], dtype="float64").expm1().tolist()
+    [0.0, 1.00000000005e-10]
+    """)
+sqrt = _float_unary(be.ew_sqrt, "sqrt", lambda g, x, y: be.ew_truediv(g, be.ew_mul(y, 2)),
+                    """The square root (NaN below 0; the gradient at 0 is inf, as PyTorch).
+
+    >>> import ember
+    >>> ember.tensor([4.0, 0.0, 2.25]).sqrt().tolist()
+    [2.0, 0.0, 1.5]
+    """)
+rsqrt = _float_unary(be.ew_rsqrt, "rsqrt",
+                     lambda g, x, y: be.ew_mul(be.ew_mul(g, -0.5), be.ew_mul(y, be.ew_mul(y, y))),
+                     """``1 / sqrt(self)``.
+
+    >>> import ember
+    >>> ember.tensor([4.0, 0.25]).rsqrt().tolist()
+    [0.5, 2.0]
+    """)
+recip = _float_unary(be.ew_recip, "recip",
+                     lambda g, x, y: be.ew_mul(be.ew_neg(g), be.ew_mul(y, y)),
+                     """``1 / self`` (Burn's ``recip``; ``reciprocal`` is the same op).
+
+    >>> import ember
+    >>> ember.tensor([2.0, -4.0, 0.0]).recip().tolist()
+    [0.5, -0.25, inf]
+    """)
+reciprocal = recip
+Tensor.reciprocal = recip
+erf = _float_unary(be.ew_erf, "erf", lambda g, x, y: be.ew_erf_grad(g, x),
+                   """The error function ``2/sqrt(pi) * integral of exp(-t**2) from 0 to self``.
+
+    >>> import ember
+    >>> ember.tensor([0.0, 1.0, -2.0], dtype="float64").erf().round(6).tolist()
+    [0.0, 0.842701, -0.995322]
+    """)
+sin = _float_unary(be.ew_sin, "sin", lambda g, x, y: be.ew_mul(g, be.ew_cos(x)),
+                   """The sine (radians).
+
+    >>> import ember
+    >>> ember.tensor([0.0]).sin().tolist()
+    [0.0]
+    """)
+cos = _float_unary(be.ew_cos, "cos", lambda g, x, y: be.ew_mul(g, be.ew_neg(be.ew_sin(x))),
+                   """The cosine (radians).
+
+    >>> import ember
+    >>> ember.tensor([0.0]).cos().tolist()
+    [1.0]
+    """)
+tan = _float_unary(be.ew_tan, "tan", lambda g, x, y: be.ew_mul(g, be.ew_add(be.ew_mul(y, y), 1)),
+                   """The tangent (radians).
+
+    >>> import ember
+    >>> ember.tensor([0.0, 1.0], dtype="float64").tan().tolist()
+    [0.0, 1.5574077246549023]
+    """)
+sinh = _float_unary(be.ew_sinh, "sinh", lambda g, x, y: be.ew_mul(g, be.ew_cosh(x)),
+                    """The hyperbolic sine.
+
+    >>> import ember
+    >>> ember.tensor([0.0, -1.0, 2.0], dtype="float64").sinh().round(4).tolist()
+    [0.0, -1.1752, 3.6269]
+    """)
+cosh = _float_unary(be.ew_cosh, "cosh", lambda g, x, y: be.ew_mul(g, be.ew_sinh(x)),
+                    """The hyperbolic cosine.
+
+    >>> import ember
+    >>> ember.tensor([0.0, -1.0, 2.0], dtype="float64").cosh().round(4).tolist()
+    [1.0, 1.5431, 3.7622]
+    """)
+tanh = _float_unary(be.ew_tanh, "tanh", lambda g, x, y: be.ew_mul(g, _one_minus_sq(y)),
+                    """The hyperbolic tangent.
+
+    >>> import ember
+    >>> ember.tensor([0.0, -1.0, 2.0], dtype="float64").tanh().round(4).tolist()
+    [0.0, -0.7616, 0.964]
+    """)
+asin = _float_unary(be.ew_asin, "asin",
+                    lambda g, x, y: be.ew_mul(g, be.ew_rsqrt(_one_minus_sq(x))),
+                    """The inverse sine (NaN outside [-1, 1]).
+
+    >>> import ember
+    >>> ember.tensor([0.0, -1.0, 1.0], dtype="float64").asin().round(4).tolist()
+    [0.0, -1.5708, 1.5708]
+    """)
+acos = _float_unary(be.ew_acos, "acos",
+                    lambda g, x, y: be.ew_mul(be.ew_neg(g), be.ew_rsqrt(_one_minus_sq(x))),
+                    """The inverse cosine (NaN outside [-1, 1]).
+
+    >>> import ember
+    >>> ember.tensor([0.0, -1.0, 1.0], dtype="float64").acos().round(4).tolist()
+    [1.5708, 3.1416, 0.0]
+    """)
+atan = _float_unary(be.ew_atan, "atan",
+                    lambda g, x, y: be.ew_truediv(g, be.ew_add(be.ew_mul(x, x), 1)),
+                    """The inverse tangent.
+
+    >>> import ember
+    >>> ember.tensor([0.0, -1.0, 2.0], dtype="float64").atan().round(4).tolist()
+    [0.0, -0.7854, 1.1071]
+    """)
+asinh = _float_unary(be.ew_asinh, "asinh",
+                     lambda g, x, y: be.ew_mul(g, be.ew_rsqrt(be.ew_add(be.ew_mul(x, x), 1))),
+                     """The inverse hyperbolic sine.
+
+    >>> import ember
+    >>> ember.tensor([0.0, -1.0, 1.0], dtype="float64").asinh().round(4).tolist()
+    [0.0, -0.8814, 0.8814]
+    """)
+acosh = _float_unary(be.ew_acosh, "acosh",
+                     lambda g, x, y: be.ew_mul(g, be.ew_rsqrt(be.ew_sub(be.ew_mul(x, x), 1))),
+                     """The inverse hyperbolic cosine (NaN below 1).
+
+    >>> import ember
+    >>> ember.tensor([1.0, 2.0, 3.0], dtype="float64").acosh().round(4).tolist()
+    [0.0, 1.317, 1.7627]
+    """)
+atanh = _float_unary(be.ew_atanh, "atanh",
+                     lambda g, x, y: be.ew_truediv(g, _one_minus_sq(x)),
+                     """The inverse hyperbolic tangent (±inf at ±1, NaN outside).
+
+    >>> import ember
+    >>> ember.tensor([0.0, -0.5, 0.5], dtype="float64").atanh().round(4).tolist()
+    [0.0, -0.5493, 0.5493]
+    """)
+deg2rad = _float_unary(be.ew_deg2rad, "deg2rad",
+                       lambda g, x, y: be.ew_mul(g, _math.pi / 180.0),
+                       """Degrees to radians.
+
+    >>> import ember
+    >>> ember.tensor([180.0, -90.0], dtype="float64").deg2rad().tolist()
+    [3.141592653589793, -1.5707963267948966]
+    """)
+rad2deg = _float_unary(be.ew_rad2deg, "rad2deg",
+                       lambda g, x, y: be.ew_mul(g, 180.0 / _math.pi),
+                       """Radians to degrees.
+
+    >>> import ember
+    >>> ember.tensor([3.141592653589793], dtype="float64").rad2deg().tolist()
+    [180.0]
+    """)
+sigmoid = _float_unary(be.ew_sigmoid, "sigmoid",
+                       lambda g, x, y: be.ew_mul(be.ew_mul(g, be.ew_sub(1, y)), y),
+                       """The logistic ``1 / (1 + exp(-self))``, stable for large ``|self|``.
+
+    >>> import ember
+    >>> ember.tensor([0.0, -1000.0, 1000.0]).sigmoid().tolist()
+    [0.5, 0.0, 1.0]
+    """)
+
+
+def _float_binary(a, b, op, kernel, rule_of):
+    xa, xb, dt, ta, tb = _prep2(a, b, op, to_float=True)
+    out = be.ew_cast(kernel(xa, xb), dt.np)
+    return _record2(out, dt, ta, tb, rule_of(xa, xb, out), op)
+
+
+def _atan2_rule(y, x, out):
+    def rule(g, need_a, need_b):
+        r = be.ew_truediv(g, be.ew_add(be.ew_mul(x, x), be.ew_mul(y, y)))
+        return (be.ew_mul(r, x) if need_a else None,
+                be.ew_mul(r, be.ew_neg(y)) if need_b else None)
+    return rule
+
+
+def _hypot_rule(a, b, out):
+    def rule(g, need_a, need_b):
+        r = be.ew_truediv(g, out)
+        return (be.ew_mul(r, a) if need_a else None, be.ew_mul(r, b) if need_b else None)
+    return rule
+
+
+@tensor_method
+def atan2(self, other):
+    """The angle of the point (``other``, ``self``): ``atan(self / other)`` in the right quadrant.
+
+    >>> import ember
+    >>> y, x = ember.tensor([-2.0, 2.0, -2.0]), ember.tensor([1.0, -1.0, -1.0])
+    >>> y.atan2(x).cast("float64").round(4).tolist()
+    [-1.1071, 2.0344, -2.0344]
+    """
+    return _float_binary(self, other, "atan2", be.ew_atan2, _atan2_rule)
+
+
+@tensor_method
+def hypot(self, other):
+    """``sqrt(self ** 2 + other ** 2)`` without overflow.
+
+    >>> import ember
+    >>> ember.tensor([3.0, 5.0]).hypot(ember.tensor([4.0, 12.0])).tolist()
+    [5.0, 13.0]
+    """
+    return _float_binary(self, other, "hypot", be.ew_hypot, _hypot_rule)
+
+
+# -- clamps and pairwise extrema --------------------------------------------------------------
+
+def _extremum(a, b, op, kernel, loses):
+    """max_pair/min_pair: NaN propagates; on ties each side gets half the gradient (PyTorch)."""
+    xa, xb, dt, ta, tb = _prep2(a, b, op)
+    out = be.ew_cast(kernel(xa, xb), dt.np)
+
+    def rule(g, need_a, need_b):
+        half = be.ew_where(be.ew_eq(xa, xb), be.ew_mul(g, 0.5), g)
+        ga = be.ew_where(loses(xa, xb), 0, half) if need_a else None
+        gb = be.ew_where(loses(xb, xa), 0, half) if need_b else None
+        return (None if ga is None else be.ew_cast(ga, g.dtype),
+                None if gb is None else be.ew_cast(gb, g.dtype))
+    return _record2(out, dt, ta, tb, rule, op)
+
+
+@tensor_method
+def max_pair(self, other):
+    """The elementwise maximum of two tensors (NaN wins, as PyTorch's ``maximum``).
+
+    >>> import ember
+    >>> a = ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]])
+    >>> a.max_pair(ember.tensor([[2.0, 3.0, 4.0], [1.0, 2.0, 3.0]])).tolist()
+    [[2.0, 3.0, 4.0], [5.0, 9.0, 6.0]]
+    """
+    return _extremum(self, other, "max_pair", be.ew_maximum, be.ew_lt)
+
+
+@tensor_method
+def min_pair(self, other):
+    """The elementwise minimum of two tensors (NaN wins, as PyTorch's ``minimum``).
+
+    >>> import ember
+    >>> a = ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]])
+    >>> a.min_pair(ember.tensor([[2.0, 3.0, 4.0], [1.0, 2.0, 3.0]])).tolist()
+    [[1.0, -2.0, 3.0], [1.0, 2.0, 3.0]]
+    """
+    return _extremum(self, other, "min_pair", be.ew_minimum, be.ew_gt)
+
+
+@tensor_method
+def maximum(self, other):
+    """PyTorch's name for ``max_pair``.
+
+    >>> import ember
+    >>> ember.maximum(ember.tensor([1, 5]), ember.tensor([3, 2])).tolist()
+    [3, 5]
+    """
+    return _extremum(self, other, "maximum", be.ew_maximum, be.ew_lt)
+
+
+@tensor_method
+def minimum(self, other):
+    """PyTorch's name for ``min_pair``.
+
+    >>> import ember
+    >>> ember.minimum(ember.tensor([1, 5]), ember.tensor([3, 2])).tolist()
+    [1, 2]
+    """
+    return _extremum(self, other, "minimum", be.ew_minimum, be.ew_gt)
+
+
+def _clamp(self, lo, hi, op):
+    _check_tensor(self, op, "self")
+    if lo is None and hi is None:
+        raise InvalidParameterError(f"{op}: at least one of min and max must be given, got both "
+                                    "None", "min", None)
+    bounds = [(b, p) for b, p in ((lo, "min"), (hi, "max")) if b is not None]
+    for b, p in bounds:
+        _check_operand(b, op, p)
+    tensors = [b for b, _ in bounds if isinstance(b, Tensor)]
+    if tensors:
+        shapes = [self._data.shape] + [t._data.shape for t in tensors]
+        if any(s != shapes[0] for s in shapes):
+            broadcast_shapes(*shapes, op=op)
+    if tensors:
+        dt = _result_type(self, *[b for b, _ in bounds])
+    else:  # numbers only: the weak-scalar rule, without the general promotion
+        dt = self._dtype
+        for b, p in bounds:
+            if dt.kind != "float":
+                dt = _scalar_dtype(self, b, op, p)
+    np_dt = dt.np
+    x = be.ew_cast(self._data, np_dt)
+
+    def operand(b, p):
+        if b is None:
+            return None
+        return be.ew_cast(b._data, np_dt) if isinstance(b, Tensor) else _scalar(b, np_dt, op, p)
+    xlo, xhi = operand(lo, "min"), operand(hi, "max")
+    out = x
+    if xlo is not None:
+        out = be.ew_maximum(out, xlo)
+    if xhi is not None:
+        out = be.ew_minimum(out, xhi)
+    out = be.ew_cast(out, np_dt)
+    inputs = (self,) + tuple(tensors)
+    t_lo = lo if isinstance(lo, Tensor) else None
+    t_hi = hi if isinstance(hi, Tensor) else None
+
+    def backward(g, needs):  # PyTorch's clamp_backward_min_max
+        res = []
+        if needs[0]:
+            mask = None
+            if xlo is not None:
+                mask = be.ew_ge(x, xlo)
+            if xhi is not None:
+                m = be.ew_le(x, xhi)
+                mask = m if mask is None else be.ew_logical_and(mask, m)
+            res.append(_fit(be.ew_mul(g, mask), self))
+        else:
+            res.append(None)
+        i = 1
+        if t_lo is not None:
+            if needs[i]:
+                mask = be.ew_lt(x, xlo)
+                if xhi is not None:
+                    mask = be.ew_logical_and(mask, be.ew_lt(xlo, xhi))
+                res.append(_fit(be.ew_mul(g, mask), t_lo))
+            else:
+                res.append(None)
+            i += 1
+        if t_hi is not None:
+            if needs[i]:
+                mask = be.ew_gt(x, xhi)
+                if xlo is not None:
+                    mask = be.ew_logical_or(mask, be.ew_lt(xhi, xlo))
+                res.append(_fit(be.ew_mul(g, mask), t_hi))
+            else:
+                res.append(None)
+        return tuple(res)
+    return record(out, dt, inputs, backward, op)
+
+
+@tensor_method
+def clamp(self, min=None, max=None):
+    """Limit each element to ``[min, max]`` (numbers or tensors; either may be None, not both).
+
+    As ``min_pair(max_pair(self, min), max)``: when ``min > max`` the result is ``max``; NaN
+    propagates. The dtype promotes with the bounds (an int tensor clamped to 2.5 gives floats).
+    The gradient flows to ``self`` where ``min <= self <= max`` (bounds included), as PyTorch.
+
+    >>> import ember
+    >>> ember.tensor([[1, 2, 3], [4, 5, 6], [7, 8, 9]]).clamp(2, 6).tolist()
+    [[2, 2, 3], [4, 5, 6], [6, 6, 6]]
+    """
+    return _clamp(self, min, max, "clamp")
+
+
+@tensor_method
+def clamp_min(self, min):
+    """Limit each element from below: ``max_pair(self, min)`` with clamp's gradient.
+
+    >>> import ember
+    >>> ember.tensor([[1, 2, 3], [4, 5, 6], [7, 8, 9]]).clamp_min(4).tolist()
+    [[4, 4, 4], [4, 5, 6], [7, 8, 9]]
+    """
+    if min is None:
+        raise InvalidParameterError("clamp_min: min must be a number or a Tensor, got None",
+                                    "min", None)
+    return _clamp(self, min, None, "clamp_min")
+
+
+@tensor_method
+def clamp_max(self, max):
+    """Limit each element from above: ``min_pair(self, max)`` with clamp's gradient.
+
+    >>> import ember
+    >>> ember.tensor([[1, 2, 3], [4, 5, 6], [7, 8, 9]]).clamp_max(5).tolist()
+    [[1, 2, 3], [4, 5, 5], [5, 5, 5]]
+    """
+    if max is None:
+        raise InvalidParameterError("clamp_max: max must be a number or a Tensor, got None",
+                                    "max", None)
+    return _clamp(self, None, max, "clamp_max")
+
+
+@tensor_method
+def lerp(self, end, weight):
+    """Linear interpolation ``self + weight * (end - self)`` (float result; tensors or numbers).
+
+    >>> import ember
+    >>> ember.tensor([0.0, 10.0]).lerp(ember.tensor([10.0, 20.0]), 0.25).tolist()
+    [2.5, 12.5]
+    """
+    op = "lerp"
+    _check_tensor(self, op, "self")
+    _check_operand(end, op, "end")
+    _check_operand(weight, op, "weight")
+    tensors = [t for t in (self, end, weight) if isinstance(t, Tensor)]
+    shapes = [t._data.shape for t in tensors]
+    if any(s != shapes[0] for s in shapes):
+        broadcast_shapes(*shapes, op=op)
+    dt = _result_type(self, end, weight)
+    if dt.kind != "float":
+        dt = _dt.default_float
+    np_dt = dt.np
+    x = be.ew_cast(self._data, np_dt)
+    e = be.ew_cast(end._data, np_dt) if isinstance(end, Tensor) else _scalar(end, np_dt, op, "end")
+    w = (be.ew_cast(weight._data, np_dt) if isinstance(weight, Tensor)
+         else _scalar(weight, np_dt, op, "weight"))
+    out = be.ew_cast(be.ew_lerp(x, e, w), np_dt)
+    owners = [self] + [t for t in (end, weight) if isinstance(t, Tensor)]
+
+    rules = [lambda g: be.ew_mul(g, be.ew_sub(1, w))]  # one per owner, in order
+    if isinstance(end, Tensor):
+        rules.append(lambda g: be.ew_mul(g, w))
+    if isinstance(weight, Tensor):
+        rules.append(lambda g: be.ew_mul(g, be.ew_sub(e, x)))
+
+    def backward(g, needs):
+        return tuple([_fit(be.ew_cast(rule(g), g.dtype), t) if need else None
+                      for t, rule, need in zip(owners, rules, needs)])
+    return record(out, dt, tuple(owners), backward, op)

@@ -1,3 +1,273 @@
-"""NumPy kernels of the elementwise family. Public names here are kernels (`be.NAME`); helpers start with _."""
+"""NumPy kernels of the elementwise family: public names are kernels (`be.NAME`), helpers _private.
 
-import numpy as np  # noqa: F401
+Every kernel runs with NumPy's floating-point warnings off: inf and nan results are the IEEE
+answer, not something to warn about. The switch is one context-variable set and reset (NumPy's
+own ``errstate`` state), much cheaper than entering ``np.errstate`` on each call.
+"""
+
+import math as _math
+
+import numpy as np
+
+try:  # NumPy >= 2: the error state lives in a context variable that ufuncs read on each call
+    from numpy._core._ufunc_config import _extobj_contextvar as _ERRVAR
+    from numpy._core.umath import _make_extobj
+
+    _IGNORE = _make_extobj(all="ignore")
+    _set = _ERRVAR.set
+    _reset = _ERRVAR.reset
+except (ImportError, AttributeError, TypeError):  # pragma: no cover - older or changed NumPy
+    _ERRVAR = None
+
+
+_ndarray = np.ndarray
+_asarray = np.asarray
+
+
+def _quiet(fn):
+    """Wrap ``fn`` so that it runs with NumPy's floating-point warnings ignored and always
+    returns an ndarray (a ufunc on 0-d operands returns a NumPy scalar)."""
+    if _ERRVAR is None:  # pragma: no cover
+        def wrapper(*args):
+            with np.errstate(all="ignore"):
+                r = fn(*args)
+            return r if type(r) is _ndarray else _asarray(r)
+    else:
+        def wrapper(*args):
+            token = _set(_IGNORE)
+            try:
+                r = fn(*args)
+            finally:
+                _reset(token)
+            return r if type(r) is _ndarray else _asarray(r)
+    name = getattr(fn, "__name__", "kernel")
+    wrapper.__name__ = name
+    if isinstance(fn, np.ufunc):  # not NumPy's docstring: its examples are not ember doctests
+        wrapper.__doc__ = f"``numpy.{name}`` with floating-point warnings off."
+    else:
+        wrapper.__doc__ = fn.__doc__
+    return wrapper
+
+
+# -- operands ---------------------------------------------------------------------------------
+
+_INT_RANGE = (-(1 << 63), 1 << 64)
+
+
+def ew_scalar(value, dtype):
+    """A Python or NumPy number as an operand for arrays of NumPy dtype ``dtype``.
+
+    Integers wrap into the dtype (two's complement, as PyTorch); values outside the 64-bit range
+    raise OverflowError. Floats are rounded to the dtype first (the Array API's rule for weak
+    scalars; a float too large for float16 becomes inf). A Python float meeting float32 or
+    float64 stays a Python float, which NumPy treats as weak: the same result, without a copy.
+    """
+    kind = dtype.kind
+    if kind == "f" and type(value) is float and dtype.itemsize > 2:
+        return value
+    if kind in "iu":
+        v = int(value)
+        if not _INT_RANGE[0] <= v < _INT_RANGE[1]:
+            raise OverflowError(f"{value!r} is outside the 64-bit integer range")
+        bits = dtype.itemsize * 8
+        v %= 1 << bits
+        if kind == "i" and v >= 1 << (bits - 1):
+            v -= 1 << bits
+        return np.asarray(v, dtype)
+    if isinstance(value, (int, np.integer)):
+        value = int(value)
+        try:
+            value = float(value)
+        except OverflowError:
+            raise OverflowError(f"{value!r} is too large for a float") from None
+    return _asarray_quiet(value, dtype)
+
+
+_asarray_quiet = _quiet(np.asarray)
+
+
+def ew_cast(a, dtype):
+    """``a`` as NumPy dtype ``dtype`` (``a`` itself when it has it); overflow gives inf, quietly."""
+    return a if a.dtype == dtype else _astype_quiet(a, dtype)
+
+
+@_quiet
+def _astype_quiet(a, dtype):
+    return a.astype(dtype)
+
+
+def ew_is_scalar(value):
+    """Whether ``value`` is a real number a tensor op takes as a scalar operand (bools excluded)."""
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+        value, (bool, np.bool_))
+
+
+def ew_is_int_scalar(value):
+    """Whether ``value`` is a Python or NumPy integer (bools excluded)."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def ew_any_zero(a):
+    """Whether any element of ``a`` is zero."""
+    return bool(a.size) and not bool(np.all(a))
+
+
+def ew_any_negative(a):
+    """Whether any element of a signed integer array is negative."""
+    return a.dtype.kind == "i" and bool(a.size) and bool(np.any(a < 0))
+
+
+# -- arithmetic -------------------------------------------------------------------------------
+
+ew_add = _quiet(np.add)
+ew_sub = _quiet(np.subtract)
+ew_mul = _quiet(np.multiply)
+ew_truediv = _quiet(np.true_divide)
+ew_floordiv = _quiet(np.floor_divide)
+ew_remainder = _quiet(np.remainder)
+ew_fmod = _quiet(np.fmod)
+ew_neg = _quiet(np.negative)
+ew_abs = _quiet(np.absolute)
+ew_square = _quiet(np.square)
+ew_maximum = _quiet(np.maximum)
+ew_minimum = _quiet(np.minimum)
+ew_where = np.where
+ew_eq = _quiet(np.equal)
+ew_lt = _quiet(np.less)
+ew_le = _quiet(np.less_equal)
+ew_gt = _quiet(np.greater)
+ew_ge = _quiet(np.greater_equal)
+ew_logical_and = np.logical_and
+ew_logical_or = np.logical_or
+ew_ipow = _quiet(np.power)
+
+
+@_quiet
+def ew_pow(a, b):
+    """Float power; a negative base with an integral exponent keeps its sign ((-2) ** 3 == -8)."""
+    return np.power(a, b)
+
+
+@_quiet
+def ew_sign(a):
+    """-1, 0 or 1 in ``a``'s dtype; NaN and both zeros give +0 (as PyTorch and Burn)."""
+    if a.dtype.kind == "u":
+        return (a > 0).astype(a.dtype)
+    return ((a > 0).astype(a.dtype) - (a < 0).astype(a.dtype)).astype(a.dtype, copy=False)
+
+
+@_quiet
+def ew_trunc_div(a, b):
+    """Division rounded toward zero (``fmod``'s quotient), in ``a``'s dtype."""
+    if a.dtype.kind in "iu":
+        q = np.floor_divide(a, b)
+        r = np.remainder(a, b)
+        return np.where((r != 0) & ((a < 0) != (b < 0)), q + 1, q).astype(q.dtype, copy=False)
+    return np.trunc(np.true_divide(a, b))
+
+
+# -- float math -------------------------------------------------------------------------------
+
+ew_exp = _quiet(np.exp)
+ew_log = _quiet(np.log)
+ew_log1p = _quiet(np.log1p)
+ew_expm1 = _quiet(np.expm1)
+ew_sqrt = _quiet(np.sqrt)
+ew_recip = _quiet(np.reciprocal)
+ew_sin = _quiet(np.sin)
+ew_cos = _quiet(np.cos)
+ew_tan = _quiet(np.tan)
+ew_sinh = _quiet(np.sinh)
+ew_cosh = _quiet(np.cosh)
+ew_tanh = _quiet(np.tanh)
+ew_asin = _quiet(np.arcsin)
+ew_acos = _quiet(np.arccos)
+ew_atan = _quiet(np.arctan)
+ew_asinh = _quiet(np.arcsinh)
+ew_acosh = _quiet(np.arccosh)
+ew_atanh = _quiet(np.arctanh)
+ew_atan2 = _quiet(np.arctan2)
+ew_hypot = _quiet(np.hypot)
+ew_deg2rad = _quiet(np.deg2rad)
+ew_rad2deg = _quiet(np.rad2deg)
+ew_round = _quiet(np.rint)
+ew_floor = _quiet(np.floor)
+ew_ceil = _quiet(np.ceil)
+ew_trunc = _quiet(np.trunc)
+
+
+@_quiet
+def ew_round_decimals(a, decimals):
+    """Round half to even at ``decimals`` digits (negative: left of the point)."""
+    return np.round(a, decimals)
+
+
+@_quiet
+def ew_rsqrt(a):
+    """1 / sqrt(a)."""
+    return np.reciprocal(np.sqrt(a))
+
+
+@_quiet
+def ew_sigmoid(a):
+    """1 / (1 + exp(-a)), stable for large |a| (no overflow, no 0/0)."""
+    x = a.astype(np.float32) if a.dtype.itemsize == 2 else a
+    e = np.exp(-np.abs(x))
+    one = np.ones((), x.dtype)
+    return np.where(x >= 0, one / (one + e), e / (one + e)).astype(a.dtype, copy=False)
+
+
+@_quiet
+def ew_relu(a):
+    """max(a, 0), keeping NaN."""
+    return np.maximum(a, np.zeros((), a.dtype))
+
+
+@_quiet
+def ew_lerp(start, end, weight):
+    """start + weight * (end - start), computed from the nearer end (as PyTorch)."""
+    diff = end - start
+    return np.where(np.abs(weight) < 0.5, start + weight * diff, end - diff * (1 - weight))
+
+
+# erf: W. J. Cody's rational approximations as used by Cephes (ndtr.c), in float64.
+_ERF_T = (9.60497373987051638749E0, 9.00260197203842689217E1, 2.23200534594684319226E3,
+          7.00332514112805075473E3, 5.55923013010394962768E4)
+_ERF_U = (3.35617141647503099647E1, 5.21357949780152679795E2, 4.59432382970980127987E3,
+          2.26290000613890934246E4, 4.92673942608635921086E4)
+_ERFC_P = (2.46196981473530512524E-10, 5.64189564831068821977E-1, 7.46321056442269912687E0,
+           4.86371970985681366614E1, 1.96520832956077098242E2, 5.26445194995477358631E2,
+           9.34528527171957607540E2, 1.02755188689515710272E3, 5.57535335369399327526E2)
+_ERFC_Q = (1.32281951154744992508E1, 8.67072140885989742329E1, 3.54937778887819891062E2,
+           9.75708501743205489753E2, 1.82390916687909736289E3, 2.24633760818710981792E3,
+           1.65666309194161350182E3, 5.57535340817727675546E2)
+
+
+def _polevl(x, coefs, leading_one=False):
+    y = np.ones_like(x) if leading_one else np.full_like(x, coefs[0])
+    for c in (coefs if leading_one else coefs[1:]):
+        y = y * x + c
+    return y
+
+
+@_quiet
+def ew_erf(a):
+    """The error function, accurate to float64 rounding; computed in float64, cast back."""
+    x = a.astype(np.float64)
+    ax = np.minimum(np.abs(x), 6.0)  # erf(6) == 1 in float64; keeps inf out of the polynomials
+    z = x * x
+    small = x * _polevl(z, _ERF_T) / _polevl(z, _ERF_U, True)
+    erfc = np.exp(-ax * ax) * _polevl(ax, _ERFC_P) / _polevl(ax, _ERFC_Q, True)
+    big = np.copysign(1.0 - erfc, x)
+    out = np.where(np.abs(x) <= 1.0, small, big)
+    return out.astype(a.dtype, copy=False)
+
+
+_TWO_OVER_SQRT_PI = 2.0 / _math.sqrt(_math.pi)
+
+
+@_quiet
+def ew_erf_grad(g, a):
+    """g * 2/sqrt(pi) * exp(-a**2), in ``g``'s dtype."""
+    x = a.astype(np.float64)
+    return (g * (_TWO_OVER_SQRT_PI * np.exp(-x * x))).astype(g.dtype, copy=False)
