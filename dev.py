@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """ember's developer entry point: creates or reuses .venv, installs what a job needs, runs it.
 
-    python3 dev.py run [ARGS]   the main job (python -m ember ARGS; default: the tour)
+    python3 dev.py run [ARGS]   the main job (python -m ember ARGS; default: train, the digits CNN)
     python3 dev.py test [ARGS]  the whole test suite (pytest ARGS)
     python3 dev.py bench        the benchmarks
 """
@@ -17,8 +17,9 @@ VENV = os.path.join(ROOT, ".venv")
 PY = os.path.join(VENV, "bin", "python")
 
 RUNTIME = ["numpy>=2", "ml_dtypes>=0.4"]
+TRAIN = ["scikit-learn>=1.3", "tqdm>=4.60", "matplotlib>=3.7", "safetensors>=0.8"]
 TEST = ["pytest>=8", "hypothesis>=6", "pytest-xdist>=3", "torch==2.13.0"]
-JOBS = {"run": RUNTIME, "test": RUNTIME + TEST, "bench": RUNTIME + TEST}
+JOBS = {"run": RUNTIME + TRAIN, "test": RUNTIME + TRAIN + TEST, "bench": RUNTIME + TEST}
 
 
 def ensure(requirements):
@@ -41,7 +42,7 @@ def main(argv):
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     rest = argv[1:]
     if job == "run":
-        cmd = [PY, "-m", "ember", *(rest or ["tour"])]
+        cmd = [PY, "-m", "ember", *(rest or ["train"])]
     elif job == "test":
         cmd = [PY, "-m", "pytest", "-q", "-n", "2", *rest]
     else:

@@ -30,6 +30,8 @@ from .ops.segments import *  # noqa: F401,F403
 from .ops.slicing import *  # noqa: F401,F403
 from .ops.sort import *  # noqa: F401,F403
 
+from . import io, nn, optim  # noqa: E402  (they build on the op families above)
+
 bool = bool_  # noqa: A001  (ember.bool, as torch.bool)
 
 __version__ = "0.1.0"

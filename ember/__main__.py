@@ -79,6 +79,15 @@ def _parser():
 
 
 def main(argv=None):
+    """Run the command line with ``argv`` (default ``sys.argv[1:]``); returns the exit code.
+    Usage errors print one line on stderr and exit with code 2.
+
+    >>> from ember.__main__ import main
+    >>> main(["train", "--epochs", "0"])
+    Traceback (most recent call last):
+    ...
+    SystemExit: 2
+    """
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command == "tour":

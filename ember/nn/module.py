@@ -490,8 +490,8 @@ class Module:
         Every key is checked before anything changes. With ``strict=True`` (the default) missing
         and unexpected keys raise InvalidParameterError naming them; a value whose shape differs
         from the module's tensor raises ShapeMismatchError naming the key (with any strictness).
-        Loading rebinds each attribute to a new leaf tensor in the module's dtype that keeps the
-        old one's require-grad setting. Returns ``IncompatibleKeys(missing_keys,
+        Loading rebinds the value of each of the module's tensors (cast to its dtype): the tensor
+        objects stay, so an optimizer built before loading keeps updating them. Returns ``IncompatibleKeys(missing_keys,
         unexpected_keys)``.
 
         >>> import ember
@@ -555,17 +555,13 @@ class Module:
                                              "mismatched": [m[0] for m in mismatched]})
             raise ShapeMismatchError(msg, expected=[m[2] for m in mismatched],
                                      actual=[m[1] for m in mismatched])
-        done = {}
+        done = set()
         for name, value in values.items():
-            for mod, path, old in expected[name]:
-                new = done.get(id(old))
-                if new is None:
+            for _, _, old in expected[name]:
+                if id(old) not in done:
                     v = value if value._dtype is old._dtype else value.cast(old._dtype)
-                    new = wrap(v._data, v._dtype)
-                    if old.is_require_grad():
-                        new.require_grad()
-                    done[id(old)] = new
-                mod._rebind(path, new)
+                    old._data = v._data  # rebind the value; the tensor object stays
+                    done.add(id(old))
         return IncompatibleKeys(missing, unexpected)
 
     def save_file(self, path):

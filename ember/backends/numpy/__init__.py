@@ -15,5 +15,7 @@ from .indexing import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
 from .nn import *  # noqa: F401,F403
+from .optim import *  # noqa: F401,F403
+from .io import *  # noqa: F401,F403
 
 name = "numpy"

@@ -1,0 +1,28 @@
+"""NumPy kernels of ember.io: the raw little-endian buffers of safetensors files."""
+
+import numpy as np
+
+__all__ = ["io_buffer", "io_from_buffer"]
+
+def io_buffer(a):
+    """``(array, address, nbytes)``: ``a`` as a C-contiguous little-endian array (``a`` itself
+    when it already is one) with the address and size of its bytes. Keep the array alive while
+    the address is used."""
+    if not a.flags.c_contiguous or a.dtype.byteorder == ">":
+        a = np.ascontiguousarray(a, dtype=a.dtype.newbyteorder("<"))
+    return a, a.ctypes.data, a.nbytes
+
+
+def io_from_buffer(data, dtype, shape):
+    """An array of NumPy ``dtype`` and ``shape`` over the bytes ``data`` (a bytearray the caller
+    hands over), or None when the number of bytes does not fit the shape."""
+    dtype = np.dtype(dtype).newbyteorder("<")
+    n = 1
+    for s in shape:
+        n *= s
+    if len(data) != n * dtype.itemsize:
+        return None
+    arr = np.frombuffer(data, dtype=dtype, count=n)
+    if not arr.dtype.isnative:
+        arr = arr.astype(arr.dtype.newbyteorder("="))
+    return arr.reshape(shape)

@@ -1,0 +1,26 @@
+"""ember.optim: optimizers (SGD, Adam, AdamW) and learning-rate schedulers, as torch.optim.
+
+An optimizer updates leaf float tensors that require grad from their ``.grad``: each step
+computes the new values on backend arrays (nothing is recorded for autodiff) and rebinds the
+parameter tensors to them, so tensors stay immutable values.
+
+>>> import ember
+>>> from ember import optim
+>>> w = ember.tensor([3.0]).require_grad()
+>>> opt = optim.SGD([w], lr=0.25)
+>>> for _ in range(3):
+...     opt.zero_grad()
+...     _ = (w * w).sum().backward()
+...     _ = opt.step()
+>>> w.tolist()
+[0.375]
+"""
+
+from . import lr_scheduler
+from .adam import Adam, AdamW
+from .lr_scheduler import CosineAnnealingLR, LRScheduler, StepLR
+from .optimizer import Optimizer
+from .sgd import SGD
+
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "LRScheduler", "StepLR", "CosineAnnealingLR",
+           "lr_scheduler"]

@@ -1,0 +1,95 @@
+"""Adam and AdamW: adaptive moment estimation, with L2 or decoupled weight decay and AMSGrad."""
+
+from ..backends import default as be
+from ..errors import InvalidParameterError
+from .optimizer import Optimizer, _check_flag, _check_number
+
+__all__ = ["Adam", "AdamW"]
+
+
+class Adam(Optimizer):
+    """Adam, as ``torch.optim.Adam``.
+
+    Each step: ``g += weight_decay * p`` (L2 penalty), ``m = beta1 * m + (1 - beta1) * g``,
+    ``v = beta2 * v + (1 - beta2) * g * g`` (with ``amsgrad``, the running maximum of ``v`` is
+    used below), then ``p -= lr / (1 - beta1**t) * m / (sqrt(v) / sqrt(1 - beta2**t) + eps)``.
+    The parameter tensor is rebound to its new value (see ``Optimizer``).
+
+    >>> import ember
+    >>> from ember.optim import Adam
+    >>> w = ember.tensor([1.0, -1.0]).require_grad()
+    >>> opt = Adam([w], lr=0.1)
+    >>> _ = (w * w).sum().backward()
+    >>> _ = opt.step()                        # the first step moves each weight by about lr
+    >>> [round(x, 4) for x in w.tolist()]
+    [0.9, -0.9]
+    """
+
+    _name = "Adam"
+    _decoupled = False
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
+                 amsgrad=False, *, maximize=False):
+        defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
+                    "amsgrad": amsgrad, "maximize": maximize}
+        self._check_group(dict(defaults))
+        super().__init__(params, defaults)
+
+    def _check_group(self, group):
+        op = self._name
+        group["lr"] = _check_number(op, "lr", group["lr"], low=0.0)
+        betas = group["betas"]
+        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+            raise InvalidParameterError(f"{op}: betas is {betas!r}; expected a pair (beta1, "
+                                        "beta2) of numbers in [0, 1)", "betas", betas)
+        group["betas"] = tuple(
+            _check_number(op, "betas", b, low=0.0, high=1.0, high_open=True,
+                         text=f"numbers in [0, 1) (betas[{i}] is {b!r})")
+            for i, b in enumerate(betas))
+        group["eps"] = _check_number(op, "eps", group["eps"], low=0.0)
+        group["weight_decay"] = _check_number(op, "weight_decay", group["weight_decay"], low=0.0)
+        _check_flag(op, "amsgrad", group["amsgrad"])
+        _check_flag(op, "maximize", group["maximize"])
+
+    def _update(self, group, params, grads):
+        lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+        weight_decay, amsgrad, maximize = group["weight_decay"], group["amsgrad"], group["maximize"]
+        decoupled = self._decoupled
+        state = self._state
+        kernel, zeros = be.optim_adam, be.optim_zeros
+        for p, g in zip(params, grads):
+            if g is None:
+                continue
+            data = p._data
+            st = state.get(id(p))
+            if st is None:
+                st = state[id(p)] = {"step": 0, "exp_avg": zeros(data), "exp_avg_sq": zeros(data)}
+            if amsgrad and st.get("max_exp_avg_sq") is None:
+                st["max_exp_avg_sq"] = zeros(data)
+            step = st["step"] + 1
+            st["step"] = step
+            p._data = kernel(data, g, st["exp_avg"], st["exp_avg_sq"],
+                             st.get("max_exp_avg_sq") if amsgrad else None, step, lr, beta1,
+                             beta2, eps, weight_decay, decoupled, amsgrad, maximize)
+
+
+class AdamW(Adam):
+    """AdamW, as ``torch.optim.AdamW``: Adam with decoupled weight decay, ``p *= 1 - lr *
+    weight_decay`` before the Adam update (default ``weight_decay=1e-2``).
+
+    >>> import ember
+    >>> from ember.optim import AdamW
+    >>> w = ember.tensor([2.0]).require_grad()
+    >>> opt = AdamW([w], lr=0.1, weight_decay=0.5)
+    >>> _ = (w * w).sum().backward()
+    >>> _ = opt.step()                        # 2 * (1 - 0.05) - 0.1
+    >>> round(w.item(), 4)
+    1.8
+    """
+
+    _name = "AdamW"
+    _decoupled = True
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
+                 amsgrad=False, *, maximize=False):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
