@@ -204,11 +204,14 @@ def wrap(data, dtype, ad="none"):
     return t
 
 
-def record(data, dtype, inputs, backward, name=""):
+def record(data, dtype, inputs, backward, name="", recompute=None):
     """Wrap a kernel's result and record the autodiff step ``backward`` when one is needed.
 
     ``inputs`` are the tensors the result depends on; the step is recorded when grad mode is on,
-    the result is a float and at least one input is tracked.
+    the result is a float and at least one input is tracked. A memory-bound op passes
+    ``recompute = (forward, make_backward)``: ``forward(*arrays)`` gives the result from the
+    inputs' arrays and ``make_backward(arrays, out)`` its backward; under the "balanced"
+    gradient-checkpointing strategy the step then keeps no arrays and recomputes in backward.
     """
     if data.__class__ is not _Array:
         data = be.as_array(data)
@@ -231,9 +234,20 @@ def record(data, dtype, inputs, backward, name=""):
         parents = tuple([x._node for x in inputs])
         for p in parents:
             if p is not None:
-                t._node = Node(backward, parents, name)
+                if recompute is not None and ad == "balanced":
+                    t._node = _recomputed_node(recompute, inputs, parents, name)
+                else:
+                    t._node = Node(backward, parents, name)
                 break
     return t
+
+
+def _recomputed_node(recompute, inputs, parents, name):
+    node = Node(None, parents, name)
+    node.recompute = recompute
+    node.sources = tuple([None if p is not None and p.recompute is not None else x._data
+                          for x, p in zip(inputs, parents)])
+    return node
 
 
 def tensor_method(fn=None, *, name=None, prop=False, static=False):

@@ -1,6 +1,7 @@
 """The backward engine: walk the recorded steps once, in reverse topological order."""
 
 from ..backends import default as be
+from ..dtypes import from_backend
 from ..errors import GraphError, InvalidParameterError, ShapeMismatchError
 
 __all__ = ["Gradients", "run_backward"]
@@ -103,20 +104,26 @@ def run_backward(tensor, seed=None, wrap=None):
         g = be.cast(g, tensor._data.dtype)
     pending = {id(root): g}
     grads = Gradients()
+    recomputer = None
     for node in reversed(order):
         g = pending.pop(id(node), None)
-        if node.backward is None:
+        if not node.parents:
             if node.requires_grad and g is not None:
                 t = node.tensor_ref()
-                grad = wrap(g, t._dtype if t is not None else None)
+                grad = wrap(g, t._dtype if t is not None else from_backend(g.dtype))
                 grads._grads[id(node)] = (node, grad)
                 if t is not None:
                     t.grad = grad if t.grad is None else wrap(be.add(t.grad._data, g), t._dtype)
             continue
         parents = node.parents
         if g is not None:
+            backward = node.backward
+            if node.recompute is not None:
+                if recomputer is None:
+                    recomputer = _Recomputer(order)
+                backward = recomputer.backward_of(node)
             needs = tuple([p is not None for p in parents])
-            results = node.backward(g, needs)
+            results = backward(g, needs)
             for p, gp in zip(parents, results):
                 if p is None or gp is None:
                     continue
@@ -124,7 +131,79 @@ def run_backward(tensor, seed=None, wrap=None):
                 pending[id(p)] = gp if prev is None else be.add(prev, gp)
         node.consumed = True
         node.backward = None
+        if node.recompute is not None:
+            node.recompute = node.sources = None
+            if recomputer is not None:
+                recomputer.done(node)
     return grads
+
+
+class _Recomputer:
+    """Values of the steps recorded under the "balanced" strategy, rebuilt during one backward.
+
+    A run of steps whose values are gone is recomputed from the nearest kept values; of a long
+    run only every k-th value is kept (k about the square root of the number of recomputed
+    steps), so that memory stays near O(sqrt(n)) for a chain of n steps while each value is
+    computed at most twice. A kept value is dropped once its own step's backward has run.
+    """
+
+    def __init__(self, order):
+        n = sum(1 for node in order if node.recompute is not None)
+        self.keep_every = max(1, int(n ** 0.5))
+        self.cache = {}
+
+    def inputs_of(self, node):
+        return [src if src is not None else self.value(p)
+                for src, p in zip(node.sources, node.parents)]
+
+    def value(self, target):
+        cached = self.cache.get(id(target))
+        if cached is not None:
+            return cached
+        run, seen, stack = [], set(), [(target, False)]
+        while stack:  # the missing values target depends on, parents first
+            node, expanded = stack.pop()
+            if expanded:
+                run.append(node)
+                continue
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            stack.append((node, True))
+            for src, p in zip(node.sources, node.parents):
+                if src is None and id(p) not in self.cache and id(p) not in seen:
+                    stack.append((p, False))
+        uses = {}
+        for node in run:
+            for src, p in zip(node.sources, node.parents):
+                if src is None:
+                    uses[id(p)] = uses.get(id(p), 0) + 1
+        keep_all = len(run) <= self.keep_every
+        local = {}
+        for i, node in enumerate(run):
+            args = []
+            for src, p in zip(node.sources, node.parents):
+                if src is not None:
+                    args.append(src)
+                    continue
+                key = id(p)
+                args.append(local[key] if key in local else self.cache[key])
+                uses[key] -= 1
+                if uses[key] == 0:
+                    local.pop(key, None)
+            out = node.recompute[0](*args)
+            if keep_all or node is target or i % self.keep_every == 0:
+                self.cache[id(node)] = out
+            if uses.get(id(node)):
+                local[id(node)] = out
+        return self.cache[id(target)]
+
+    def backward_of(self, node):
+        arrays = self.inputs_of(node)
+        return node.recompute[1](arrays, self.value(node))
+
+    def done(self, node):
+        self.cache.pop(id(node), None)
 
 
 def check_seed_param(seed):

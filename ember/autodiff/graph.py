@@ -16,11 +16,11 @@ class Node:
 
     ``backward(g, needs)`` maps the output's gradient (a backend array) to one gradient per parent
     (a backend array or None); ``needs[i]`` says whether parent ``i`` wants one. A leaf Node has
-    no backward and keeps a weak reference to its tensor so that ``tensor.grad`` can be set.
+    no parents and keeps a weak reference to its tensor so that ``tensor.grad`` can be set.
     """
 
     __slots__ = ("backward", "parents", "requires_grad", "consumed", "tensor_ref", "name",
-                 "__weakref__")
+                 "recompute", "sources", "__weakref__")
 
     def __init__(self, backward, parents, name=""):
         self.backward = backward
@@ -29,6 +29,12 @@ class Node:
         self.consumed = False
         self.tensor_ref = None
         self.name = name
+        # Under the "balanced" checkpointing strategy a memory-bound step keeps no arrays of its
+        # own: ``recompute = (forward, make_backward)`` rebuilds its output and its backward
+        # from its inputs during backward; ``sources[i]`` is input i's array when that input
+        # is kept (a constant, a leaf, a checkpointed output) and None when it is recomputed.
+        self.recompute = None
+        self.sources = None
 
     @classmethod
     def leaf(cls, tensor):
@@ -39,7 +45,7 @@ class Node:
 
     @property
     def is_leaf(self):
-        return not self.parents and self.backward is None
+        return not self.parents
 
     def __repr__(self):
         state = "consumed" if self.consumed else "live"

@@ -563,18 +563,22 @@ def _short(kernel, slow, name, symbol, grad_tt, grad_ts, float_only=False):
     float32/float64 tensor with a Python float (or small int), go straight to the kernel (no
     promotion, no broadcasting checks); everything else takes ``slow``. ``grad_tt(a, b)`` and
     ``grad_ts(a, s)`` build the backward rule of each case."""
+    recompute = (kernel, lambda arrays, out: grad_tt(*arrays))
+
     def method(self, other):
         dt = self._dtype
         if type(other) is Tensor:
             a, b = self._data, other._data
             if (other._dtype is dt and dt is not _BOOL and a.shape == b.shape
                     and (dt.kind == "float" or not float_only)):
-                return record(kernel(a, b), dt, (self, other), grad_tt(a, b), name)
+                return record(kernel(a, b), dt, (self, other), grad_tt(a, b), name, recompute)
         elif dt is _F32 or dt is _F64:
             t = type(other)
             if t is float or (t is int and -_EXACT < other < _EXACT):
                 a, other = self._data, float(other)
-                return record(kernel(a, other), dt, (self,), grad_ts(a, other), name)
+                return record(kernel(a, other), dt, (self,), grad_ts(a, other), name,
+                              _scalar_recompute(kernel, grad_ts, other, False)
+                              if self._ad == "balanced" else None)
         return slow(self, other, name)
     method.__name__ = name
     method.__doc__ = f"``self {symbol} other`` (see ``{name}``)."
@@ -590,11 +594,20 @@ def _short_reverse(kernel, slow, name, symbol, grad_st):
             t = type(other)
             if t is float or (t is int and -_EXACT < other < _EXACT):
                 a, other = self._data, float(other)
-                return record(kernel(other, a), dt, (self,), grad_st(other, a), name)
+                return record(kernel(other, a), dt, (self,), grad_st(other, a), name,
+                              _scalar_recompute(kernel, grad_st, other, True)
+                              if self._ad == "balanced" else None)
         return slow(other, self, name)
     method.__name__ = "r" + name
     method.__doc__ = f"``other {symbol} self`` for a number ``other`` (see ``{name}``)."
     return method
+
+
+def _scalar_recompute(kernel, grad, s, reverse):
+    """The "balanced" recompute recipe of a tensor-with-number op (see ``record``)."""
+    if reverse:
+        return (lambda a: kernel(s, a), lambda arrays, out: grad(s, arrays[0]))
+    return (lambda a: kernel(a, s), lambda arrays, out: grad(arrays[0], s))
 
 
 def _add_tt(a, b):
@@ -769,9 +782,16 @@ def relu(self):
     """
     _check_tensor(self, "relu")
     x = self._data
-    return record(be.ew_relu(x), self._dtype, (self,),
-                  lambda g, needs: (be.ew_cast(be.ew_where(be.ew_gt(x, 0), g, 0), g.dtype),),
-                  "relu")
+    return record(be.ew_relu(x), self._dtype, (self,), _relu_backward((x,), None), "relu",
+                  _RELU_RECOMPUTE)
+
+
+def _relu_backward(arrays, out):
+    x = arrays[0]
+    return lambda g, needs: (be.ew_cast(be.ew_where(be.ew_gt(x, 0), g, 0), g.dtype),)
+
+
+_RELU_RECOMPUTE = (be.ew_relu, _relu_backward)
 
 
 def _rounding(kernel, name, doc):
@@ -850,10 +870,15 @@ def _float_input(x, op):
 
 def _float_unary(kernel, name, grad, doc):
     """A float-math op: ``grad(g, x, out)`` is its gradient rule."""
+    def make_backward(arrays, out):
+        x = arrays[0]
+        return lambda g, needs: (grad(g, x, out),)
+    recompute = (kernel, make_backward)
+
     def op(self):
         x, dt = _float_input(self, name)
         out = kernel(x)
-        return record(out, dt, (self,), lambda g, needs: (grad(g, x, out),), name)
+        return record(out, dt, (self,), make_backward((x,), out), name, recompute)
     op.__name__ = op.__qualname__ = name
     op.__doc__ = doc
     return tensor_method(op)
