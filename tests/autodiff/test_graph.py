@@ -213,3 +213,12 @@ def test_mlp_gradients_match_pytorch():
     np.testing.assert_allclose(loss.item(), tloss.item(), rtol=1e-12)
     for p, tp in zip(params, tparams):
         np.testing.assert_allclose(grads.get(p).numpy(), tp.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_docs_autodiff_examples_run():
+    import doctest
+    import os
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "autodiff.md")
+    result = doctest.testfile(path, module_relative=False,
+                              optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 20 and result.failed == 0
