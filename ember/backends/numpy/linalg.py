@@ -3,19 +3,10 @@
 import numpy as np
 from numpy.lib.stride_tricks import as_strided as _as_strided
 
+from .core import sum_to_shape
+
 __all__ = ["linalg_matmul", "linalg_matmul_grads", "linalg_dot", "linalg_outer", "linalg_cross",
            "linalg_reshape", "linalg_mul", "einsum_contract", "einsum_grads"]
-
-
-def _sum_to(g, shape):
-    """Sum ``g`` over broadcast dims to get back ``shape`` (leading dims and expanded size-1 dims)."""
-    if g.shape == shape:
-        return g
-    lead = g.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(
-        i + lead for i, s in enumerate(shape) if s == 1 and g.shape[i + lead] != 1)
-    out = g.sum(axis=axes, keepdims=True) if axes else g
-    return out.reshape(shape)
 
 
 def linalg_matmul(a, b):
@@ -47,14 +38,14 @@ def linalg_matmul_grads(g, a, b, need_a, need_b):
             Bm = np.moveaxis(B, -2, 0).reshape(k, rest)
             ga = Gm @ Bm.T
         else:
-            ga = _sum_to(np.matmul(G, np.swapaxes(B, -1, -2)), A.shape)
+            ga = sum_to_shape(np.matmul(G, np.swapaxes(B, -1, -2)), A.shape)
         ga = ga.reshape(a.shape)
     if need_b:
         if B.ndim == 2 and A.ndim > 2 and A.shape[:-2] == batch:
             rows = int(np.prod(batch, dtype=np.int64)) * A.shape[-2]
             gb = A.reshape(rows, A.shape[-1]).T @ G.reshape(rows, G.shape[-1])
         else:
-            gb = _sum_to(np.matmul(np.swapaxes(A, -1, -2), G), B.shape)
+            gb = sum_to_shape(np.matmul(np.swapaxes(A, -1, -2), G), B.shape)
         gb = gb.reshape(b.shape)
     return ga, gb
 

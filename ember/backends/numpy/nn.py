@@ -8,7 +8,10 @@ CPU kernels accumulate. Every kernel leaves its inputs untouched and returns fre
 import math as _math
 
 import numpy as np
+
 from numpy.lib.stride_tricks import as_strided as _as_strided
+
+from .elementwise import ew_erf
 
 __all__ = [
     "nn_gelu", "nn_gelu_grad", "nn_silu", "nn_silu_grad", "nn_softmax", "nn_softmax_grad",
@@ -66,36 +69,6 @@ def nn_full_like_shape(shape, value, dtype):
     return np.full(shape, value, dtype=dtype)
 
 
-# -- erf (Cephes' rational approximations, float64 accurate) ------------------------------------
-
-_ERF_T = (9.60497373987051638749E0, 9.00260197203842689217E1, 2.23200534594684319226E3,
-          7.00332514112805075473E3, 5.55923013010394962768E4)
-_ERF_U = (3.35617141647503099647E1, 5.21357949780152679795E2, 4.59432382970980127987E3,
-          2.26290000613890934246E4, 4.92673942608635921086E4)
-_ERFC_P = (2.46196981473530512524E-10, 5.64189564831068821977E-1, 7.46321056442269912687E0,
-           4.86371970985681366614E1, 1.96520832956077098242E2, 5.26445194995477358631E2,
-           9.34528527171957607540E2, 1.02755188689515710272E3, 5.57535335369399327526E2)
-_ERFC_Q = (1.32281951154744992508E1, 8.67072140885989742329E1, 3.54937778887819891062E2,
-           9.75708501743205489753E2, 1.82390916687909736289E3, 2.24633760818710981792E3,
-           1.65666309194161350182E3, 5.57535340817727675546E2)
-
-
-def _polevl(x, coefs, leading_one=False):
-    r = np.ones_like(x) if leading_one else np.full_like(x, coefs[0])
-    for c in (coefs if leading_one else coefs[1:]):
-        r = r * x + c
-    return r
-
-
-def _erf(x):
-    """erf of a float64 array."""
-    ax = np.minimum(np.abs(x), 6.0)
-    z = x * x
-    small = x * _polevl(z, _ERF_T) / _polevl(z, _ERF_U, True)
-    erfc = np.exp(-ax * ax) * _polevl(ax, _ERFC_P) / _polevl(ax, _ERFC_Q, True)
-    return np.where(np.abs(x) <= 1.0, small, np.copysign(1.0 - erfc, x))
-
-
 # -- activations --------------------------------------------------------------------------------
 
 _SQRT_HALF = _math.sqrt(0.5)
@@ -112,7 +85,7 @@ def nn_gelu(x, approximate):
             out = 0.5 * w * (1.0 + np.tanh(_SQRT_2_OVER_PI * (w + _GELU_C * w * w * w)))
         else:
             w = x.astype(_F64)
-            out = 0.5 * w * (1.0 + _erf(w * _SQRT_HALF))
+            out = 0.5 * w * (1.0 + ew_erf(w * _SQRT_HALF))
     return _out(out, x.dtype)
 
 
@@ -127,7 +100,7 @@ def nn_gelu_grad(g, x, approximate):
                 1.0 + 3.0 * _GELU_C * w * w)
         else:
             w = x.astype(_F64)
-            d = 0.5 * (1.0 + _erf(w * _SQRT_HALF)) + w * _INV_SQRT_2PI * np.exp(-0.5 * w * w)
+            d = 0.5 * (1.0 + ew_erf(w * _SQRT_HALF)) + w * _INV_SQRT_2PI * np.exp(-0.5 * w * w)
         return _out(_work(g) * d, g.dtype)
 
 
