@@ -79,8 +79,10 @@ default_float = float32
 default_int = int64
 
 
-def as_dtype(value, param="dtype"):
+def as_dtype(value, param="dtype", op=None):
     """The ember dtype named by ``value``: a DType, a name (``"float32"``), a NumPy dtype or a type.
+
+    InvalidParameterError otherwise, its message prefixed with ``op`` when given.
 
     >>> as_dtype("f64")
     ember.float64
@@ -105,8 +107,9 @@ def as_dtype(value, param="dtype"):
         if found is not None:
             return found
     names = ", ".join(d.name for d in ALL)
+    where = f"{op}: {param}" if op else f"{param}:"
     raise InvalidParameterError(
-        f"{param}: {value!r} is not an ember dtype; expected one of {names}", param, value)
+        f"{where} {value!r} is not an ember dtype; expected one of {names}", param, value)
 
 
 def from_backend(np_dtype):

@@ -108,15 +108,7 @@ def _shape_arg(args, op, param="shape"):
 
 
 def _dtype_arg(dtype, op, default=None):
-    if dtype is None:
-        return default
-    try:
-        return _dt.as_dtype(dtype)
-    except InvalidParameterError:
-        names = ", ".join(d.name for d in _dt.ALL)
-        raise InvalidParameterError(
-            f"{op}: dtype {dtype!r} is not an ember dtype; expected one of {names}",
-            "dtype", dtype) from None
+    return default if dtype is None else _dt.as_dtype(dtype, op=op)
 
 
 def _device_arg(device, op):

@@ -73,13 +73,7 @@ Tensor.to = cast
 # -- TensorData ---------------------------------------------------------------------------------
 
 def _dtype_arg(dtype, op):
-    try:
-        return _dt.as_dtype(dtype)
-    except InvalidParameterError:
-        names = ", ".join(d.name for d in _dt.ALL)
-        raise InvalidParameterError(
-            f"{op}: dtype {dtype!r} is not an ember dtype; expected one of {names}",
-            "dtype", dtype) from None
+    return _dt.as_dtype(dtype, op=op)
 
 
 def _read(data, dtype, op):
