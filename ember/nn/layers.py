@@ -23,6 +23,7 @@ from ..backends import default as be
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..tensor import Tensor, wrap
 from . import functional as F
+from .functional import _int, _pair
 from . import init
 from .module import Module
 
@@ -32,27 +33,6 @@ __all__ = [
     "Softmax", "LogSoftmax", "CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss",
     "BCEWithLogitsLoss",
 ]
-
-
-def _int(value, layer, param, low):
-    if isinstance(value, bool) or not hasattr(value, "__index__"):
-        raise InvalidParameterError(
-            f"{layer}: {param} must be an int, got {type(value).__name__} {value!r}", param, value)
-    value = value.__index__()
-    if value < low:
-        raise InvalidParameterError(f"{layer}: {param} is {value}; expected an int >= {low}",
-                                    param, value)
-    return value
-
-
-def _pair(value, layer, param, low):
-    if isinstance(value, (tuple, list)):
-        if len(value) != 2:
-            raise InvalidParameterError(
-                f"{layer}: {param} {tuple(value)!r} must be an int or a pair of ints", param, value)
-        return tuple(_int(v, layer, param, low) for v in value)
-    v = _int(value, layer, param, low)
-    return (v, v)
 
 
 def _prob(p, layer, param="p"):
