@@ -61,8 +61,10 @@ class LRScheduler:
         finally:
             self._is_initial = False
 
-    def get_lr(self):  # pragma: no cover - subclasses override
-        raise NotImplementedError
+    def get_lr(self):
+        """The learning rates of the current epoch, one per group; each schedule defines it."""
+        raise NotImplementedError(f"{type(self).__name__}: a scheduler subclass must define "
+                                  "get_lr()")
 
     def step(self):
         """Advance one epoch and set each group's learning rate.

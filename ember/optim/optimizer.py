@@ -270,8 +270,10 @@ class Optimizer:
             self._update(group, params, grads)
         return loss
 
-    def _update(self, group, params, grads):  # pragma: no cover - subclasses override
-        raise NotImplementedError
+    def _update(self, group, params, grads):
+        """Apply one step to ``params`` (backend arrays of ``grads``); each optimizer defines it."""
+        raise NotImplementedError(f"{type(self).__name__}: an Optimizer subclass must define "
+                                  "_update(group, params, grads)")
 
     # -- state_dict -------------------------------------------------------------------------
     def state_dict(self):
