@@ -9,6 +9,11 @@ Shapes are varargs or one sequence (``zeros(2, 3)`` or ``zeros((2, 3))``); sizes
 dtype. Filled tensors default to float32, as PyTorch; ``full`` takes its dtype from the fill
 value (int64 for an int, float32 for a float, bool for a bool), and ``arange`` gives int64 unless
 an argument is a float (then float32).
+
+Burn's ``options`` argument (a device or a dtype) works in Burn's place too: after a shape
+sequence (``Tensor.zeros([2, 3], device)``, ``Tensor.ones((2, 3), "int32")``), after the data
+(``Tensor.from_data(data, device)``), the fill value, the range (``Tensor.arange(range(5),
+device)``) or the size (``Tensor.eye(3, device)``). Only ``"cpu"`` exists; ``"cpu:0"`` is it too.
 """
 
 import math
@@ -18,7 +23,7 @@ from ..backends import default as be
 from ..errors import InvalidParameterError, KindError
 from ..shapes import argfix
 from ..tensor import Device, Tensor, check_tensor, record, tensor_method, wrap
-from .data import _read
+from .data import _is_device, _read
 
 __all__ = ["tensor", "from_numpy", "from_data", "from_floats", "from_ints", "from_bool",
            "empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like",
@@ -53,6 +58,31 @@ def from_numpy(array):
     except KindError:
         raise KindError(f"from_numpy: dtype {array.dtype} has no ember kind") from None
     return wrap(array, dtype)
+
+
+def _new_from_primitive(primitive):
+    """Burn's ``Tensor::new(primitive)``: a tensor around a backend primitive, the backend's own
+    array (a NumPy ndarray here), taken as it is: no copy, its dtype and layout kept (as
+    ``from_numpy``). Also a static method only: ``ember.Tensor.new(array)``.
+
+    >>> import numpy as np
+    >>> import ember
+    >>> ember.Tensor.new(np.array([1, 2], dtype=np.int32)).dtype
+    ember.int32
+    """
+    if not be.is_array(primitive):
+        raise InvalidParameterError(
+            f"new: primitive must be the backend's array (a numpy.ndarray), got "
+            f"{type(primitive).__name__}; use ember.tensor or Tensor.from_data for other data",
+            "primitive", primitive)
+    try:
+        dtype = _dt.from_backend(primitive.dtype)
+    except KindError:
+        raise KindError(f"new: primitive of dtype {primitive.dtype} has no ember kind") from None
+    return wrap(primitive, dtype)
+
+
+Tensor.new = staticmethod(_new_from_primitive)
 
 
 # -- argument checks ----------------------------------------------------------------------------
@@ -115,11 +145,44 @@ def _device_arg(device, op):
     if device is None:
         return
     try:
-        Device(device)
+        Device(device.split(":")[0] if isinstance(device, str) else device)  # "cpu:0" too
     except InvalidParameterError:
         raise InvalidParameterError(
             f"{op}: device {device!r} is not available; expected 'cpu' (the NumPy backend)",
             "device", device) from None
+
+
+def _options(dtype, device, op):
+    """Burn's ``options`` argument, a device or a dtype, given where ember takes ``dtype``
+    (``Tensor.from_data(data, "cpu")``): a device there is the device."""
+    if dtype is not None and _is_device(dtype):
+        if device is not None:
+            raise InvalidParameterError(
+                f"{op}: two devices given ({dtype!r} and {device!r}); expected at most one",
+                "device", dtype)
+        return None, dtype
+    return dtype, device
+
+
+def _shape_options(args, dtype, device, op):
+    """Varargs shape, or Burn's ``(shape, options)``: a shape sequence followed by one device or
+    dtype (``Tensor.zeros([2, 3], "cpu")``, ``Tensor.ones((2, 3), "int32")``)."""
+    if len(args) == 2 and isinstance(args[0], (tuple, list)):
+        option = args[1]
+        args = args[:1]
+        if _is_device(option):
+            if device is not None:
+                raise InvalidParameterError(
+                    f"{op}: two devices given ({option!r} and {device!r}); expected at most one",
+                    "device", option)
+            device = option
+        else:
+            if dtype is not None:
+                raise InvalidParameterError(
+                    f"{op}: two dtypes given ({option!r} and {dtype!r}); expected at most one",
+                    "dtype", option)
+            dtype = option
+    return args, dtype, device
 
 
 def _grad_arg(requires_grad, dtype, op):
@@ -214,6 +277,7 @@ def from_data(data, dtype=None, device=None, requires_grad=False):
     >>> ember.Tensor.from_data(ember.tensor([1, 2]).to_data(), dtype="float64").tolist()
     [1.0, 2.0]
     """
+    dtype, device = _options(dtype, device, "from_data")
     dtype = _dtype_arg(dtype, "from_data")
     _device_arg(device, "from_data")
     t = _read(data, dtype, "from_data")
@@ -280,6 +344,7 @@ def empty(*shape, dtype=None, device=None, requires_grad=False):
     >>> ember.Tensor.empty((2, 3, 4)).shape
     (2, 3, 4)
     """
+    shape, dtype, device = _shape_options(shape, dtype, device, "empty")
     shape = _shape_arg(shape, "empty")
     dtype = _dtype_arg(dtype, "empty", _dt.default_float)
     return _filled("empty", shape, None, dtype, device, requires_grad)
@@ -294,6 +359,7 @@ def zeros(*shape, dtype=None, device=None, requires_grad=False):
     >>> ember.zeros(2, dtype="int32").tolist()
     [0, 0]
     """
+    shape, dtype, device = _shape_options(shape, dtype, device, "zeros")
     shape = _shape_arg(shape, "zeros")
     dtype = _dtype_arg(dtype, "zeros", _dt.default_float)
     return _filled("zeros", shape, None, dtype, device, requires_grad)
@@ -306,6 +372,7 @@ def ones(*shape, dtype=None, device=None, requires_grad=False):
     >>> print(ember.Tensor.ones((2, 3)))
     [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]
     """
+    shape, dtype, device = _shape_options(shape, dtype, device, "ones")
     shape = _shape_arg(shape, "ones")
     dtype = _dtype_arg(dtype, "ones", _dt.default_float)
     return _filled("ones", shape, True if dtype.kind == "bool" else 1, dtype, device,
@@ -326,6 +393,7 @@ def full(shape, fill_value, dtype=None, device=None, requires_grad=False):
     >>> ember.full(2, 5).dtype
     ember.int64
     """
+    dtype, device = _options(dtype, device, "full")
     shape = _shape_arg((shape,), "full")
     dtype = _dtype_arg(dtype, "full")
     value, dtype = _fill_arg(fill_value, dtype, "full")
@@ -436,6 +504,8 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     [0.0, 0.25, 0.5, 0.75]
     """
     if isinstance(start, range):
+        if end is not None and step == 1 and not be.data_is_number(end):
+            end, (dtype, device) = None, _options(end, device, "arange")  # Burn's options
         if end is not None or step != 1:
             raise InvalidParameterError(
                 "arange: a range as start carries its own end and step; expected end=None "
@@ -475,6 +545,7 @@ def arange_step(range_, step, dtype=None, device=None, requires_grad=False):
         raise InvalidParameterError(
             f"{op}: range must be a range, a slice or a (start, end) pair, got "
             f"{type(range_).__name__} {range_!r}", "range", range_)
+    dtype, device = _options(dtype, device, op)
     step = _int_arg(step, op, "step")
     if step < 1:
         raise InvalidParameterError(f"{op}: step is {step}; expected an int >= 1", "step", step)
@@ -515,6 +586,13 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     >>> print(ember.Tensor.eye(2))
     [[1.0, 0.0], [0.0, 1.0]]
     """
+    if m is not None and _is_device(m):  # Burn's eye(size, device)
+        if device is not None:
+            raise InvalidParameterError(
+                f"eye: two devices given ({m!r} and {device!r}); expected at most one",
+                "device", m)
+        m, device = None, m
+    dtype, device = _options(dtype, device, "eye")
     n = _size_arg(n, "eye", "n")
     m = n if m is None else _size_arg(m, "eye", "m")
     dtype = _dtype_arg(dtype, "eye", _dt.default_float)
@@ -532,6 +610,11 @@ def cartesian_grid(*shape, device=None):
     >>> ember.Tensor.cartesian_grid((2, 3)).tolist()
     [[[0, 0], [0, 1], [0, 2]], [[1, 0], [1, 1], [1, 2]]]
     """
+    shape, dtype, device = _shape_options(shape, None, device, "cartesian_grid")
+    if dtype is not None:
+        raise InvalidParameterError(
+            f"cartesian_grid: options {dtype!r} is not a device; expected a device such as "
+            "'cpu' (the grid is int64)", "device", dtype)
     shape = _shape_arg(shape, "cartesian_grid")
     _device_arg(device, "cartesian_grid")
     _check_nbytes(shape + (len(shape),), _dt.int64, "cartesian_grid")

@@ -14,7 +14,7 @@ from .. import dtypes as _dt
 from ..backends import default as be
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import argfix
-from ..tensor import Tensor, as_tensor, record, tensor_method, wrap
+from ..tensor import Device, Tensor, as_tensor, record, tensor_method, wrap
 
 __all__ = ["TensorData"]
 
@@ -67,7 +67,143 @@ def cast(self, dtype):
     return record(out, dtype, (self,), backward, "cast")
 
 
-Tensor.to = cast
+# -- devices, clones, buffer ownership ----------------------------------------------------------
+
+_DEVICE_NAMES = ("cpu", "cuda", "mps", "xpu", "meta", "wgpu", "vulkan", "metal", "rocm")
+
+
+def _is_device(value):
+    """Whether ``value`` names a device (a Device, or a string such as ``"cpu"`` or ``"cuda:0"``)."""
+    return isinstance(value, Device) or (
+        isinstance(value, str) and value.split(":")[0] in _DEVICE_NAMES)
+
+
+def _check_device(device, op):
+    """``device`` as a Device; InvalidParameterError unless it is the CPU (the only one)."""
+    if not _is_device(device):
+        raise InvalidParameterError(
+            f"{op}: device must be a Device or a device name such as 'cpu', got "
+            f"{type(device).__name__} {device!r}", "device", device)
+    try:
+        return Device(device.split(":")[0] if isinstance(device, str) else device)
+    except InvalidParameterError:
+        raise InvalidParameterError(
+            f"{op}: device {device!r} is not available; expected 'cpu' (the NumPy backend)",
+            "device", device) from None
+
+
+def _identity_backward(g, needs):
+    return (g,)
+
+
+@tensor_method
+def to_device(self, device):
+    """Burn's ``to_device``: this tensor on ``device``. Only ``"cpu"`` exists, so the values
+    stay where they are; any other device raises InvalidParameterError.
+
+    An untracked tensor comes back as itself. For a tracked float tensor the move is a recorded
+    identity step, as in Burn: the result is a non-leaf whose gradient flows back to this one.
+
+    >>> import ember
+    >>> t = ember.tensor([1.0, 2.0])
+    >>> t.to_device("cpu") is t
+    True
+    >>> t.to_device(ember.Device("cpu")).device
+    Device('cpu')
+    """
+    _check_device(device, "to_device")
+    if self._node is None:
+        return self
+    return record(self._data, self._dtype, (self,), _identity_backward, "to_device")
+
+
+@tensor_method
+def to(self, *args, dtype=None, device=None):
+    """PyTorch's ``to``: ``t.to(dtype)`` casts (as ``cast``), ``t.to("cpu")`` moves (as
+    ``to_device``), ``t.to(other)`` takes ``other``'s dtype; a device and a dtype may both be
+    given, positionally or by keyword.
+
+    >>> import ember
+    >>> t = ember.tensor([1.5, 2.5])
+    >>> t.to("int64").tolist()
+    [1, 2]
+    >>> t.to("cpu", ember.float64).dtype
+    ember.float64
+    """
+    for a in args:
+        if isinstance(a, Tensor):
+            a = a._dtype
+        if _is_device(a):
+            if device is not None:
+                raise InvalidParameterError(f"to: two devices given ({device!r} and {a!r}); "
+                                            "expected at most one", "device", a)
+            device = a
+        else:
+            if dtype is not None:
+                raise InvalidParameterError(f"to: two dtypes given ({dtype!r} and {a!r}); "
+                                            "expected at most one", "dtype", a)
+            dtype = a
+    if device is not None:
+        _check_device(device, "to")
+    if dtype is not None:
+        dtype = _dtype_arg(dtype, "to")
+    out = self if dtype is None else self.cast(dtype)
+    return out if device is None else out.to_device(device)
+
+
+@tensor_method
+def clone(self):
+    """A tensor equal to this one (the same dtype and values), sharing its buffer: tensors are
+    immutable, so nothing needs copying. Gradients flow through it as through an identity op
+    (Burn's ``Clone``, PyTorch's ``clone``); use ``numpy(copy=True)`` for a private copy.
+
+    >>> import ember
+    >>> t = ember.tensor([1.0, 2.0])
+    >>> c = t.clone()
+    >>> c is t, c.tolist()
+    (False, [1.0, 2.0])
+    """
+    return record(self._data, self._dtype, (self,), _identity_backward, "clone")
+
+
+@tensor_method
+def clone_from(self, source):
+    """Rust's ``Clone::clone_from``: rebind this tensor to a clone of ``source`` (any shape and
+    dtype); returns None. Only this Python object changes, as with ``inplace``.
+
+    >>> import ember
+    >>> t = ember.tensor([1, 2])
+    >>> t.clone_from(ember.tensor([[3.0]]))
+    >>> t.tolist()
+    [[3.0]]
+    """
+    if not isinstance(source, Tensor):
+        raise InvalidParameterError(
+            f"clone_from: source must be a Tensor, got {type(source).__name__}", "source", source)
+    from .slicing import _rebind  # the rebinding that inplace and __setitem__ use
+    _rebind(self, source.clone(), "clone_from")
+
+
+@tensor_method
+def can_mut(self):
+    """Burn's ``can_mut``: whether this tensor provably has its buffer to itself, so that an
+    in-place write could not be seen by anything else.
+
+    The NumPy backend answers from NumPy's ownership flag and Python's reference count: True
+    only when the tensor owns a writable buffer that no view, other tensor, NumPy array the
+    user holds, or saved autodiff step refers to; False (conservatively) otherwise, and always
+    False where reference counts are unavailable. ember never writes into a buffer in place,
+    so this is a query only.
+
+    >>> import ember
+    >>> t = ember.zeros(3)
+    >>> t.can_mut()
+    True
+    >>> view = t[1:]
+    >>> t.can_mut()
+    False
+    """
+    return be.data_can_mut(self._data)
 
 
 # -- TensorData ---------------------------------------------------------------------------------

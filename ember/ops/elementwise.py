@@ -352,6 +352,10 @@ def div(self, other):
 def div_scalar(self, other):
     """``self.div(other)`` for a number ``other`` (keeps the kind, as ``div``).
 
+    The kind kept is that of the promoted operands: an int tensor with an int gives floor
+    division; with a float (weak scalars promote ints to float32, as everywhere in ember) it is
+    true division. Burn would first truncate the float to the tensor's int type.
+
     >>> import ember
     >>> ember.tensor([1.0, -2.0]).div_scalar(2.0).tolist()
     [0.5, -1.0]

@@ -16,6 +16,7 @@ from ..backends import default as be
 from ..errors import DimensionError, InvalidParameterError, KindError
 from ..shapes import as_int
 from ..tensor import Device, Tensor, tensor_method, wrap
+from .data import _is_device
 
 __all__ = ["Distribution", "random", "random_like", "rand", "randn", "randint", "manual_seed",
            "categorical", "multinomial"]
@@ -258,13 +259,13 @@ def random(shape, distribution=None, dtype=None, device=None, requires_grad=Fals
     ember.int32
     """
     op = "random"
-    if isinstance(dtype, Device) or (isinstance(dtype, str) and dtype == "cpu"):
+    if dtype is not None and _is_device(dtype):
         device, dtype = dtype, None  # Burn's third argument: the device
     shape = _shape(shape, op)
     dist = _distribution(distribution, op)
     dtype = _dt.default_float if dtype is None else _dt.as_dtype(dtype)
     if device is not None:
-        Device(device)
+        Device(device.split(":")[0] if isinstance(device, str) else device)
     if requires_grad and dtype.kind != "float":
         raise KindError(f"{op}: only float tensors can require grad; dtype is {dtype.name}")
     return _finish(_sample(shape, dist, dtype, op), dtype, requires_grad)
@@ -310,7 +311,7 @@ def rand(*shape, dtype=None, device=None, requires_grad=False):
     shape = _varargs_shape(shape, op)
     dtype = _float_dtype(dtype, op)
     if device is not None:
-        Device(device)
+        Device(device.split(":")[0] if isinstance(device, str) else device)
     return _finish(be.random_uniform(shape, 0.0, 1.0, dtype.np), dtype, requires_grad)
 
 
@@ -325,7 +326,7 @@ def randn(*shape, dtype=None, device=None, requires_grad=False):
     shape = _varargs_shape(shape, op)
     dtype = _float_dtype(dtype, op)
     if device is not None:
-        Device(device)
+        Device(device.split(":")[0] if isinstance(device, str) else device)
     return _finish(be.random_normal(shape, 0.0, 1.0, dtype.np), dtype, requires_grad)
 
 
@@ -355,7 +356,7 @@ def randint(low, high=None, size=None, dtype=None, device=None):
         raise KindError(f"{op}: dtype bool is not an int or float dtype; expected an int or "
                         "float dtype")
     if device is not None:
-        Device(device)
+        Device(device.split(":")[0] if isinstance(device, str) else device)
     _int_bounds(low, high, dtype, op, f"the range [{low}, {high})")
     return wrap(be.random_integers(shape, low, high, dtype.np), dtype)
 

@@ -648,3 +648,72 @@ def test_from_bad_inputs():
         ember.from_numpy([1, 2])
     with pytest.raises(KindError, match="from_numpy: dtype complex128 has no ember kind"):
         ember.from_numpy(np.zeros(2, dtype=complex))
+
+
+# -- Burn's Tensor::new, and Burn's options (a device or a dtype) in positional place ----------
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_new_takes_the_backend_array_as_is(rng, dtype):
+    base = random_array(rng, (3, 4), dtype)
+    if dtype == "bfloat16":
+        base = ember.tensor(base).cast("bfloat16").numpy(copy=True)
+    for _, arr in layouts(base):
+        t = Tensor.new(arr)
+        assert t._data is arr  # no copy: the primitive becomes the tensor
+        assert_close(t, to_torch(ember.from_numpy(arr)))
+        assert t.dtype.name == dtype and t.is_leaf and not t.is_tracked()
+
+
+def test_new_bad_input():
+    for bad, err, match in [([1, 2], InvalidParameterError,
+                              r"new: primitive must be the backend's array \(a numpy.ndarray\), got list"),
+                            (ember.tensor([1]), InvalidParameterError, r"new: primitive must be .* got Tensor"),
+                            (np.array(["a"]), KindError, r"new: primitive of dtype <U1 has no ember kind")]:
+        with pytest.raises(err, match=match):
+            Tensor.new(bad)
+
+
+def test_burn_options_in_positional_place():
+    cpu = ember.Device("cpu")
+    for dev in ("cpu", "cpu:0", cpu):
+        assert_close(Tensor.zeros([2, 3], dev), torch.zeros(2, 3))
+        assert_close(Tensor.ones((2, 3), dev), torch.ones(2, 3))
+        assert Tensor.empty([2, 3, 4], dev).shape == (2, 3, 4)
+        assert_close(Tensor.full([2, 3], 5.0, dev), torch.full((2, 3), 5.0))
+        assert_close(Tensor.from_data([[1.0, -2.0]], dev), torch.tensor([[1.0, -2.0]]))
+        assert_close(Tensor.arange(range(0, 5), dev), torch.arange(0, 5))
+        assert_close(Tensor.arange_step(range(0, 10), 3, dev), torch.arange(0, 10, 3))
+        assert_close(Tensor.eye(3, dev), torch.eye(3))
+        assert Tensor.cartesian_grid([2, 3], dev).tolist() == [[[0, 0], [0, 1], [0, 2]],
+                                                               [[1, 0], [1, 1], [1, 2]]]
+        assert Tensor.triu_mask([3, 3], 0, dev).shape == (3, 3)
+        assert Tensor.from_floats([1, 2], dev).dtype is ember.float32
+        assert Tensor.random([2, 3], ember.Distribution.default(), dev).shape == (2, 3)
+    # a dtype as the options
+    assert_close(Tensor.zeros([2], "int32"), torch.zeros(2, dtype=torch.int32))
+    assert_close(Tensor.ones((2,), ember.float64), torch.ones(2, dtype=torch.float64))
+    assert_close(Tensor.from_data([1, 2], "float64"), torch.tensor([1.0, 2.0], dtype=torch.float64))
+    assert_close(Tensor.arange(range(0, 3), "int16"), torch.arange(0, 3, dtype=torch.int16))
+    assert_close(Tensor.full([2], 5, "int8"), torch.full((2,), 5, dtype=torch.int8))
+    assert Tensor.zeros([2], "cpu:0").shape == (2,) and ember.ones(2, device="cpu:0").shape == (2,)
+    # the varargs spellings are unchanged
+    assert Tensor.zeros(2, 3).shape == (2, 3) and ember.eye(2, 3).shape == (2, 3)
+
+
+@pytest.mark.parametrize("call, match, param", [
+    (lambda: Tensor.zeros([2, 3], "cuda"), r"zeros: device 'cuda' is not available", "device"),
+    (lambda: Tensor.ones([2, 3], "cpu", device="cpu"), r"ones: two devices given", "device"),
+    (lambda: Tensor.empty([2], "int32", dtype="int64"), r"empty: two dtypes given", "dtype"),
+    (lambda: Tensor.zeros([2], "int99"), r"zeros: dtype 'int99' is not an ember dtype", "dtype"),
+    (lambda: Tensor.from_data([1.0], "mps"), r"from_data: device 'mps' is not available", "device"),
+    (lambda: Tensor.full([2], 1.0, "cpu", "cpu"), r"full: two devices given", "device"),
+    (lambda: Tensor.arange(range(3), "cuda:0"), r"arange: device 'cuda:0' is not available",
+     "device"),
+    (lambda: Tensor.eye(2, "cpu", device="cpu"), r"eye: two devices given", "device"),
+    (lambda: Tensor.cartesian_grid([2], "int32"), r"cartesian_grid: options 'int32' is not a device",
+     "device"),
+])
+def test_burn_options_bad_input(call, match, param):
+    with pytest.raises(InvalidParameterError, match=match) as info:
+        call()
+    assert info.value.param == param

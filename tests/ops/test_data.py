@@ -415,3 +415,162 @@ def test_pickle_and_to_data_property(values):
     r = pickle.loads(pickle.dumps(t))
     np.testing.assert_array_equal(r.numpy(), t.numpy())
     TensorData(values, dtype="float32").assert_eq(t.to_data())
+
+
+# -- clone, clone_from, to_device, to, can_mut --------------------------------------------------
+
+def _snap(*tensors):
+    return [np.array(t.numpy(), copy=True) for t in tensors]
+
+
+def _unchanged(tensors, before):
+    for t, b in zip(tensors, before):
+        np.testing.assert_array_equal(np.asarray(t.numpy()), b)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+@pytest.mark.parametrize("shape", SHAPES)
+def test_clone_vs_torch(rng, dtype, shape):
+    base = arr_of(rng, shape, dtype)
+    for _, arr in layouts(base):
+        t = tensor_of(arr, dtype)
+        c = t.clone()
+        assert c is not t
+        assert_close(c, to_torch(t).clone())
+        assert c._data is t._data  # immutable: the buffer is shared, not copied
+        assert c.device == t.device
+
+
+def test_clone_gradient_vs_torch(rng):
+    base = rng.standard_normal((3, 4))
+    seed = rng.standard_normal((3, 4))
+    x = ember.from_numpy(base).require_grad()
+    out = x.clone()
+    assert not out.is_leaf
+    out.backward(ember.from_numpy(seed))
+    xt = torch.tensor(base, requires_grad=True)
+    xt.clone().backward(torch.tensor(seed))
+    assert_close(x.grad, xt.grad)
+
+
+def test_clone_gradient_finite_differences(rng):
+    base = rng.standard_normal((2, 3))
+    w = rng.standard_normal((2, 3))
+    x = ember.from_numpy(base).require_grad()
+    (x.clone() * ember.from_numpy(w)).sum().backward()
+    eps = 1e-6
+    num = np.zeros_like(base)
+    for i in np.ndindex(base.shape):
+        up, down = base.copy(), base.copy()
+        up[i] += eps
+        down[i] -= eps
+        f = lambda a: (ember.from_numpy(a).clone() * ember.from_numpy(w)).sum().item()  # noqa: E731
+        num[i] = (f(up) - f(down)) / (2 * eps)
+    np.testing.assert_allclose(x.grad.numpy(), num, rtol=1e-6, atol=1e-8)
+
+
+def test_clone_of_untracked_and_int_carries_no_graph():
+    t = ember.tensor([1, 2])
+    c = t.clone()
+    assert c.tolist() == [1, 2] and c.dtype is ember.int64 and not c.is_tracked()
+    with ember.no_grad():
+        x = ember.tensor([1.0]).require_grad()
+        assert x.clone().is_leaf
+
+
+def test_clone_from():
+    t = ember.tensor([1, 2])
+    source = ember.tensor([[3.0, 4.0]])
+    before = _snap(source)
+    assert t.clone_from(source) is None
+    assert t.tolist() == [[3.0, 4.0]] and t.dtype is ember.float32 and t is not source
+    _unchanged([source], before)
+    x = ember.tensor([0.0, 0.0]).require_grad()
+    y = ember.tensor([5.0, 6.0]).require_grad()
+    z = ember.tensor([0.0, 0.0])
+    z.clone_from(y * 2)
+    z.sum().backward()
+    assert y.grad.tolist() == [2.0, 2.0]
+    with pytest.raises(ember.GraphError, match=r"clone_from: the tensor is a leaf that requires grad"):
+        x.clone_from(y * 1)
+    with pytest.raises(InvalidParameterError, match=r"clone_from: source must be a Tensor, got list") as info:
+        t.clone_from([1, 2])
+    assert info.value.param == "source"
+    assert t.tolist() == [[3.0, 4.0]]
+
+
+@pytest.mark.parametrize("device", ["cpu", "cpu:0", ember.Device("cpu")])
+def test_to_device_cpu(device):
+    t = ember.tensor([[1.0, 2.0]])
+    assert t.to_device(device) is t
+    assert t.to(device) is t
+    assert t.to_device(device).device == ember.Device("cpu")
+
+
+def test_to_device_of_tracked_tensor_is_a_recorded_step(rng):
+    base = rng.standard_normal((2, 3))
+    seed = rng.standard_normal((2, 3))
+    x = ember.from_numpy(base).require_grad()
+    y = x.to_device("cpu")
+    assert y is not x and not y.is_leaf and y.tolist() == x.tolist()
+    with pytest.raises(ember.GraphError, match=r"require_grad"):
+        y.require_grad()  # the spec: the output is a non-leaf and cannot retain its own gradient
+    y.backward(ember.from_numpy(seed))
+    np.testing.assert_array_equal(x.grad.numpy(), seed)
+
+
+def test_to_dtype_and_device_vs_torch(rng):
+    base = rng.standard_normal((3, 2))
+    t, tt = ember.from_numpy(base), torch.tensor(base)
+    assert_close(t.to("float32"), tt.to(torch.float32))
+    assert_close(t.to("cpu", ember.int32), tt.to("cpu", torch.int32))
+    assert_close(t.to(ember.float16, "cpu"), tt.to("cpu", torch.float16))  # either order
+    assert_close(t.to(dtype="bfloat16", device="cpu"), tt.to(dtype=torch.bfloat16, device="cpu"))
+    other = ember.tensor([1], dtype="int16")
+    assert_close(t.to(other), tt.to(torch.tensor([1], dtype=torch.int16)))
+    assert t.to("float64") is t
+
+
+@pytest.mark.parametrize("call, error, match, param", [
+    (lambda t: t.to_device("cuda"), InvalidParameterError,
+     r"to_device: device 'cuda' is not available; expected 'cpu'", "device"),
+    (lambda t: t.to_device("gpu"), InvalidParameterError,
+     r"to_device: device must be a Device or a device name such as 'cpu', got str 'gpu'", "device"),
+    (lambda t: t.to_device(0), InvalidParameterError,
+     r"to_device: device must be a Device or a device name such as 'cpu', got int 0", "device"),
+    (lambda t: t.to("cuda:1"), InvalidParameterError,
+     r"to: device 'cuda:1' is not available", "device"),
+    (lambda t: t.to("cpu", "cpu"), InvalidParameterError, r"to: two devices given", "device"),
+    (lambda t: t.to("int32", "float32"), InvalidParameterError, r"to: two dtypes given", "dtype"),
+    (lambda t: t.to("int99"), InvalidParameterError, r"to: dtype 'int99' is not an ember dtype",
+     "dtype"),
+])
+def test_to_device_and_to_bad_input(call, error, match, param):
+    t = ember.tensor([[1.0, 2.0]]).require_grad()
+    before = _snap(t)
+    with pytest.raises(error, match=match) as info:
+        call(t)
+    assert info.value.param == param
+    _unchanged([t], before)
+    assert t.is_leaf and t.grad is None
+
+
+def test_can_mut():
+    t = ember.zeros(3)
+    assert t.can_mut() is True
+    view = t[1:]
+    assert t.can_mut() is False and view.can_mut() is False  # shared buffer
+    del view
+    assert t.can_mut() is True
+    c = t.clone()
+    assert t.can_mut() is False and c.can_mut() is False
+    del c
+    assert t.can_mut() is True
+    arr = np.zeros(3)
+    assert ember.from_numpy(arr).can_mut() is False  # the caller still holds the array
+    assert ember.ones(2, 3).expand(4, 2, 3).can_mut() is False  # a broadcast view
+    held = np.asarray(t)
+    assert t.can_mut() is False
+    del held
+    assert (ember.tensor([1.0, 2.0]) + 1).can_mut() is True
+    assert ember.tensor([True]).can_mut() is True

@@ -5,6 +5,7 @@ prefix (``creation_``, ``data_``, ``display_``) so that they cannot clash with o
 """
 
 import math
+import sys
 
 import ml_dtypes
 import numpy as np
@@ -201,6 +202,41 @@ def data_array(a, dtype=None, copy=None):
     if copy is False:
         return None
     return a.astype(dtype)
+
+
+def _refcount(a):
+    return _getrefcount(a)
+
+
+def _probe(a):
+    # the same call shape as ``data_can_mut``: one frame holding ``a``, then ``_refcount``
+    return _refcount(a)
+
+
+class _Holder:
+    __slots__ = ("a",)
+
+
+def _unique_refcount():
+    """The reference count ``data_can_mut`` sees for an array that only a slot holds."""
+    if _getrefcount is None:
+        return None
+    holder = _Holder()
+    holder.a = np.empty(1)
+    return _probe(holder.a)
+
+
+_getrefcount = getattr(sys, "getrefcount", None)
+_UNIQUE = _unique_refcount()
+
+
+def data_can_mut(a):
+    """Whether ``a`` provably has its buffer to itself: it owns its memory, is writable, and
+    nothing but the caller's one holder refers to it (no view, no buffer export, no other
+    tensor, no saved autodiff step). False when that cannot be shown (no reference counts)."""
+    if _UNIQUE is None or not (a.flags.owndata and a.flags.writeable):
+        return False
+    return _refcount(a) <= _UNIQUE
 
 
 def data_as_dtype(value):
