@@ -1,0 +1,567 @@
+"""The benchmark cases: the same computation written for ember, NumPy and PyTorch.
+
+Each case has a name, a group, its sizes (full and ``--quick``) and one setup function per
+library. A setup takes the case's parameters, builds its inputs from a fixed seed (NumPy's
+``default_rng``, so every process gets the same data) and returns a function of no arguments
+that runs the timed work once and returns its result (used for the fingerprint that checks the
+three libraries agree).
+
+Nothing here imports a library at module level: each worker process imports only its own.
+"""
+
+SEED = 0
+
+
+class Case:
+    """One benchmark case; ``setups`` maps a library name to its setup function."""
+
+    def __init__(self, name, group, title, full, quick, setups, note="", check=None):
+        self.name = name
+        self.group = group
+        self.title = title
+        self.full = full
+        self.quick = quick
+        self.setups = setups
+        self.note = note
+        self.check = tuple(check or setups)  # the libraries whose results must agree
+
+    def params(self, quick):
+        return dict(self.quick if quick else self.full)
+
+
+def _rng(offset=0):
+    import numpy as np
+
+    return np.random.default_rng(SEED + offset)
+
+
+def _floats(shape, offset=0):
+    import numpy as np
+
+    return _rng(offset).standard_normal(shape, dtype=np.float32)
+
+
+def _ember(arr):
+    import ember
+
+    return ember.from_numpy(arr)
+
+
+def _torch(arr):
+    import torch
+
+    return torch.from_numpy(arr)
+
+
+# -- per-op overhead: 8-element add -------------------------------------------------------------
+
+def _add_inputs(p):
+    return _floats(p["n"], 1), _floats(p["n"], 2)
+
+
+def add_numpy(p):
+    a, b = _add_inputs(p)
+    return lambda: a + b
+
+
+def add_torch(p):
+    a, b = map(_torch, _add_inputs(p))
+    return lambda: a + b
+
+
+def add_ember(p):
+    a, b = map(_ember, _add_inputs(p))
+    return lambda: a + b
+
+
+def add_tracked_torch(p):
+    a, b = map(_torch, _add_inputs(p))
+    a.requires_grad_(True)
+    return lambda: a + b
+
+
+def add_tracked_ember(p):
+    a, b = map(_ember, _add_inputs(p))
+    a = a.require_grad()
+    return lambda: a + b
+
+
+# -- large elementwise, reduction, matmul, softmax ------------------------------------------------
+
+def _chain_inputs(p):
+    return _floats(p["n"], 1), _floats(p["n"], 2), _floats(p["n"], 3)
+
+
+def chain_numpy(p):
+    x, y, z = _chain_inputs(p)
+    return lambda: x * y + z
+
+
+def chain_torch(p):
+    x, y, z = map(_torch, _chain_inputs(p))
+    return lambda: x * y + z
+
+
+def chain_ember(p):
+    x, y, z = map(_ember, _chain_inputs(p))
+    return lambda: x * y + z
+
+
+def sum_numpy(p):
+    x = _floats(p["n"], 1)
+    return lambda: x.sum()
+
+
+def sum_torch(p):
+    x = _torch(_floats(p["n"], 1))
+    return lambda: x.sum()
+
+
+def sum_ember(p):
+    x = _ember(_floats(p["n"], 1))
+    return lambda: x.sum()
+
+
+def _mm_inputs(p):
+    n = p["n"]
+    return _floats((n, n), 1), _floats((n, n), 2)
+
+
+def matmul_numpy(p):
+    a, b = _mm_inputs(p)
+    return lambda: a @ b
+
+
+def matmul_torch(p):
+    a, b = map(_torch, _mm_inputs(p))
+    return lambda: a @ b
+
+
+def matmul_ember(p):
+    a, b = map(_ember, _mm_inputs(p))
+    return lambda: a @ b
+
+
+def softmax_numpy(p):
+    import numpy as np
+
+    x = _floats(p["shape"], 1)
+
+    def run():
+        e = np.exp(x - x.max(axis=-1, keepdims=True))
+        e /= e.sum(axis=-1, keepdims=True)
+        return e
+    return run
+
+
+def softmax_torch(p):
+    import torch
+
+    x = _torch(_floats(p["shape"], 1))
+    return lambda: torch.softmax(x, dim=-1)
+
+
+def softmax_ember(p):
+    from ember.nn import functional as F
+
+    x = _ember(_floats(p["shape"], 1))
+    return lambda: F.softmax(x, dim=-1)
+
+
+# -- copies: permute + contiguous, cat ------------------------------------------------------------
+
+def permute_numpy(p):
+    import numpy as np
+
+    x = _floats(p["shape"], 1)
+    return lambda: np.ascontiguousarray(x.transpose(2, 0, 1))
+
+
+def permute_torch(p):
+    x = _torch(_floats(p["shape"], 1))
+    return lambda: x.permute(2, 0, 1).contiguous()
+
+
+def permute_ember(p):
+    x = _ember(_floats(p["shape"], 1))
+    return lambda: x.permute(2, 0, 1).contiguous()
+
+
+def _cat_inputs(p):
+    rng = _rng(1)
+    import numpy as np
+
+    return [rng.standard_normal(p["shape"], dtype=np.float32) for _ in range(p["count"])]
+
+
+def cat_numpy(p):
+    import numpy as np
+
+    xs = _cat_inputs(p)
+    return lambda: np.concatenate(xs, axis=0)
+
+
+def cat_torch(p):
+    import torch
+
+    xs = [_torch(a) for a in _cat_inputs(p)]
+    return lambda: torch.cat(xs, dim=0)
+
+
+def cat_ember(p):
+    import ember
+
+    xs = [_ember(a) for a in _cat_inputs(p)]
+    return lambda: ember.cat(xs, dim=0)
+
+
+# -- indexing: gather, scatter-add, sort ----------------------------------------------------------
+
+def _gather_inputs(p):
+    import numpy as np
+
+    n = p["n"]
+    return _floats(n, 1), _rng(2).integers(0, n, n, dtype=np.int64), _floats(n, 3)
+
+
+def gather_numpy(p):
+    import numpy as np
+
+    x, idx, _ = _gather_inputs(p)
+    return lambda: np.take_along_axis(x, idx, axis=0)
+
+
+def gather_torch(p):
+    import torch
+
+    x, idx, _ = map(_torch, _gather_inputs(p))
+    return lambda: torch.gather(x, 0, idx)
+
+
+def gather_ember(p):
+    x, idx, _ = map(_ember, _gather_inputs(p))
+    return lambda: x.gather(0, idx)
+
+
+def scatter_numpy(p):
+    import numpy as np
+
+    x, idx, v = _gather_inputs(p)
+
+    def run():
+        out = x.copy()
+        np.add.at(out, idx, v)
+        return out
+    return run
+
+
+def scatter_torch(p):
+    x, idx, v = map(_torch, _gather_inputs(p))
+    return lambda: x.scatter_add(0, idx, v)
+
+
+def scatter_ember(p):
+    x, idx, v = map(_ember, _gather_inputs(p))
+    return lambda: x.scatter(0, idx, v, "add")
+
+
+def sort_numpy(p):
+    import numpy as np
+
+    x = _floats(p["n"], 1)
+    return lambda: np.sort(x)
+
+
+def sort_torch(p):
+    import torch
+
+    x = _torch(_floats(p["n"], 1))
+    return lambda: torch.sort(x).values
+
+
+def sort_ember(p):
+    x = _ember(_floats(p["n"], 1))
+    return lambda: x.sort()
+
+
+# -- movement: a chain of views -------------------------------------------------------------------
+
+def _view_shape(n):
+    """A 3-d shape of ``n`` elements (``n`` a multiple of 100) for the view chain."""
+    return (10, 10, n // 100)
+
+
+def views_numpy(p):
+    x = _floats(p["n"], 1)
+    s = _view_shape(p["n"])
+    return lambda: x.reshape(s).transpose(2, 0, 1)[1:, ::2, ::-1][None].swapaxes(-1, -2)
+
+
+def views_torch(p):
+    x = _torch(_floats(p["n"], 1))
+    s = _view_shape(p["n"])
+    # torch has no negative-step slicing: flip() copies, so the chain uses a positive step.
+    return lambda: x.reshape(s).permute(2, 0, 1)[1:, ::2, 1:].unsqueeze(0).transpose(-1, -2)
+
+
+def views_ember(p):
+    x = _ember(_floats(p["n"], 1))
+    s = _view_shape(p["n"])
+    return lambda: x.reshape(s).permute(2, 0, 1)[1:, ::2, ::-1].unsqueeze(0).transpose(-1, -2)
+
+
+# -- training steps -----------------------------------------------------------------------------
+
+MLP_LR = 0.01
+CNN_LR = 0.01
+
+
+def _mlp_data(p):
+    import numpy as np
+
+    rng = _rng(10)
+    x = rng.standard_normal((p["batch"], p["inp"]), dtype=np.float32)
+    y = rng.integers(0, p["out"], p["batch"], dtype=np.int64)
+    params = {}
+    for name, shape, fan_in in (("0.weight", (p["hidden"], p["inp"]), p["inp"]),
+                                ("0.bias", (p["hidden"],), p["inp"]),
+                                ("2.weight", (p["out"], p["hidden"]), p["hidden"]),
+                                ("2.bias", (p["out"],), p["hidden"])):
+        bound = 1.0 / fan_in ** 0.5
+        params[name] = rng.uniform(-bound, bound, shape).astype(np.float32)
+    return x, y, params
+
+
+def mlp_numpy(p):
+    import numpy as np
+
+    x, y, params = _mlp_data(p)
+    w1, b1, w2, b2 = (params[k].copy() for k in ("0.weight", "0.bias", "2.weight", "2.bias"))
+    rows = np.arange(x.shape[0])
+    n = x.shape[0]
+    lr = np.float32(MLP_LR)
+
+    def step():
+        nonlocal w1, b1, w2, b2  # updated in place below
+        h = x @ w1.T + b1
+        r = np.maximum(h, 0)
+        logits = r @ w2.T + b2
+        shifted = logits - logits.max(axis=1, keepdims=True)
+        e = np.exp(shifted)
+        s = e.sum(axis=1, keepdims=True)
+        loss = (np.log(s[:, 0]) - shifted[rows, y]).mean()
+        g = e / s                       # d loss / d logits = (softmax - onehot) / n
+        g[rows, y] -= 1
+        g /= n
+        gw2 = g.T @ r
+        gb2 = g.sum(axis=0)
+        gh = g @ w2
+        gh *= h > 0
+        gw1 = gh.T @ x
+        gb1 = gh.sum(axis=0)
+        w1 -= lr * gw1
+        b1 -= lr * gb1
+        w2 -= lr * gw2
+        b2 -= lr * gb2
+        return loss
+    return step
+
+
+def mlp_torch(p):
+    import torch
+    from torch import nn
+
+    x, y, params = _mlp_data(p)
+    model = nn.Sequential(nn.Linear(p["inp"], p["hidden"]), nn.ReLU(),
+                          nn.Linear(p["hidden"], p["out"]))
+    model.load_state_dict({k: torch.from_numpy(v) for k, v in params.items()})
+    opt = torch.optim.SGD(model.parameters(), lr=MLP_LR)
+    xt, yt = torch.from_numpy(x), torch.from_numpy(y)
+    loss_fn = nn.functional.cross_entropy
+
+    def step():
+        opt.zero_grad()
+        loss = loss_fn(model(xt), yt)
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
+def mlp_ember(p):
+    import ember
+    from ember import nn, optim
+    from ember.nn import functional as F
+
+    x, y, params = _mlp_data(p)
+    model = nn.Sequential(nn.Linear(p["inp"], p["hidden"]), nn.ReLU(),
+                          nn.Linear(p["hidden"], p["out"]))
+    model.load_state_dict({k: ember.from_numpy(v) for k, v in params.items()})
+    opt = optim.SGD(model.parameters(), lr=MLP_LR)
+    xe, ye = ember.from_numpy(x), ember.from_numpy(y)
+
+    def step():
+        opt.zero_grad()
+        loss = F.cross_entropy(model(xe), ye)
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
+# The digits CNN of ember/train.py (build_model), parameter names as in its state_dict.
+CNN_PARAMS = (
+    ("0.weight", (16, 1, 3, 3), 9), ("0.bias", (16,), 9),
+    ("1.weight", (16,), None), ("1.bias", (16,), None),
+    ("4.weight", (32, 16, 3, 3), 144), ("4.bias", (32,), 144),
+    ("5.weight", (32,), None), ("5.bias", (32,), None),
+    ("9.weight", (10, 128), 128), ("9.bias", (10,), 128),
+)
+
+
+def _cnn_data(p):
+    import numpy as np
+
+    rng = _rng(20)
+    x = rng.uniform(0, 1, (p["batch"], 1, 8, 8)).astype(np.float32)
+    y = rng.integers(0, 10, p["batch"], dtype=np.int64)
+    params = {}
+    for name, shape, fan_in in CNN_PARAMS:
+        if fan_in is None:  # batch-norm affine: weight near 1, bias near 0
+            base = 1.0 if name.endswith("weight") else 0.0
+            params[name] = (base + 0.1 * rng.standard_normal(shape)).astype(np.float32)
+        else:
+            bound = 1.0 / fan_in ** 0.5
+            params[name] = rng.uniform(-bound, bound, shape).astype(np.float32)
+    return x, y, params
+
+
+def cnn_torch(p):
+    import torch
+    from torch import nn
+
+    x, y, params = _cnn_data(p)
+    # a copy of ember.train.build_model's architecture
+    model = nn.Sequential(
+        nn.Conv2d(1, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(16, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Flatten(), nn.Linear(32 * 2 * 2, 10),
+    )
+    model.load_state_dict({k: torch.from_numpy(v) for k, v in params.items()}, strict=False)
+    model.train()
+    opt = torch.optim.Adam(model.parameters(), lr=CNN_LR)
+    xt, yt = torch.from_numpy(x), torch.from_numpy(y)
+    loss_fn = nn.functional.cross_entropy
+
+    def step():
+        opt.zero_grad()
+        loss = loss_fn(model(xt), yt)
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
+def cnn_ember(p):
+    import ember
+    from ember import optim
+    from ember.nn import functional as F
+    from ember.train import build_model
+
+    x, y, params = _cnn_data(p)
+    model = build_model()
+    model.load_state_dict({k: ember.from_numpy(v) for k, v in params.items()}, strict=False)
+    model.train()
+    opt = optim.Adam(model.parameters(), lr=CNN_LR)
+    xe, ye = ember.from_numpy(x), ember.from_numpy(y)
+
+    def step():
+        opt.zero_grad()
+        loss = F.cross_entropy(model(xe), ye)
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
+# -- the table ------------------------------------------------------------------------------------
+
+def _libs(prefix, names=("ember", "numpy", "torch")):
+    g = globals()
+    return {lib: g[f"{prefix}_{lib}"] for lib in names}
+
+
+CASES = [
+    Case("add_8", "overhead", "a + b, 8 float32 elements (per-op overhead)",
+         {"n": 8}, {"n": 8}, _libs("add")),
+    Case("add_8_tracked", "overhead",
+         "a + b, 8 elements, `a` requires grad (the op is recorded; no backward)",
+         {"n": 8}, {"n": 8}, _libs("add_tracked", ("ember", "torch")),
+         note="NumPy has no autodiff: compared with PyTorch only"),
+    Case("add_4M", "large", "a + b, 4M float32", {"n": 4 * 2**20}, {"n": 1000}, _libs("add")),
+    Case("chain_4M", "large", "x * y + z, 4M float32", {"n": 4 * 2**20}, {"n": 1000},
+         _libs("chain")),
+    Case("sum_4M", "large", "sum of 4M float32", {"n": 4 * 2**20}, {"n": 1000}, _libs("sum")),
+    Case("matmul_1024", "large", "1024 × 1024 @ 1024 × 1024, float32", {"n": 1024}, {"n": 16},
+         _libs("matmul")),
+    Case("softmax_4096x1024", "large", "softmax over the last dim of (4096, 1024) float32",
+         {"shape": (4096, 1024)}, {"shape": (8, 16)}, _libs("softmax"),
+         note="NumPy: hand-written stable softmax (max, exp, sum, divide)"),
+    Case("permute_copy", "large", "(256, 256, 64).permute(2, 0, 1).contiguous(), float32",
+         {"shape": (256, 256, 64)}, {"shape": (4, 4, 2)}, _libs("permute")),
+    Case("cat_100", "large", "cat of 100 × (64, 64) float32 along dim 0",
+         {"count": 100, "shape": (64, 64)}, {"count": 5, "shape": (4, 4)}, _libs("cat")),
+    Case("gather_1M", "large", "gather along dim 0, 1M float32 at 1M random int64 indices",
+         {"n": 2**20}, {"n": 1000}, _libs("gather"),
+         note="NumPy: take_along_axis"),
+    Case("scatter_add_1M", "large", "scatter-add of 1M values into 1M float32 at random indices",
+         {"n": 2**20}, {"n": 1000}, _libs("scatter"),
+         note="NumPy: copy + np.add.at; ember: scatter(0, idx, v, 'add')"),
+    Case("sort_1M", "large", "sort of 1M float32", {"n": 2**20}, {"n": 1000}, _libs("sort"),
+         note="PyTorch's sort also returns the indices"),
+    Case("views_4M", "movement",
+         "reshape → permute → slice with steps → unsqueeze → transpose of 4M float32 (views)",
+         {"n": 4_000_000}, {"n": 1000}, _libs("views"), check=("ember", "numpy"),
+         note="PyTorch has no negative slice steps: its chain uses `1:` where the others use "
+              "`::-1`"),
+    Case("mlp_step", "training",
+         "784-256-10 MLP, batch 128: forward, cross-entropy, backward, SGD update",
+         {"batch": 128, "inp": 784, "hidden": 256, "out": 10},
+         {"batch": 4, "inp": 16, "hidden": 8, "out": 10}, _libs("mlp"),
+         note="NumPy: a hand-written forward, backward and in-place update"),
+    Case("cnn_step", "training",
+         "digits CNN of ember/train.py, batch 32 of 1×8×8: forward, backward, Adam update",
+         {"batch": 32}, {"batch": 2}, _libs("cnn", ("ember", "torch")),
+         note="NumPy: no hand-written CNN; PyTorch: the same architecture"),
+]
+
+
+# -- scaling: time against size ------------------------------------------------------------------
+
+SCALING_SIZES = (10**3, 10**4, 10**5, 10**6, 10**7)
+QUICK_SCALING_SIZES = (10**3, 10**4)
+SCALING_OPS = {
+    "add": ("elementwise a + b", "add"),
+    "sum": ("reduction sum()", "sum"),
+    "views": ("movement chain (reshape, permute, slice, unsqueeze, transpose)", "views"),
+}
+SCALING_LIBS = ("ember", "numpy")
+
+
+def scaling_cases(quick):
+    """One Case per (op, size) of the scaling table, for ember and NumPy."""
+    out = []
+    for op, (title, prefix) in SCALING_OPS.items():
+        for n in (QUICK_SCALING_SIZES if quick else SCALING_SIZES):
+            out.append(Case(f"scale_{op}_{n:.0e}".replace("+0", "").replace("+", ""), "scaling",
+                            f"{title}, {n:,} elements", {"n": n}, {"n": n},
+                            _libs(prefix, SCALING_LIBS)))
+    return out
+
+
+def all_cases(quick=False):
+    return CASES + scaling_cases(quick)
+
+
+def by_name(quick=False):
+    return {c.name: c for c in all_cases(quick)}

@@ -1,0 +1,524 @@
+"""ember against NumPy and PyTorch: the same cases, one process per library, median times.
+
+    python3 dev.py bench                       # the full run: docs/performance.md and .png
+    python benchmarks/run.py --quick --out /tmp/perf.md    # tiny sizes, 1 repetition
+    python benchmarks/run.py --cases add_8,mlp_step        # some cases (names, groups, globs)
+    python benchmarks/run.py --cases mlp_step --profile 200   # cProfile ember's side instead
+    python benchmarks/run.py --cases cnn_step --kernels 200   # time each backend kernel
+
+Each library runs in its own worker process (benchmarks/worker.py) with the BLAS/OpenMP thread
+pools pinned to the same count (``--threads``, default 1) and the OpenBLAS tuning variables
+(OPENBLAS_CORETYPE, OPENBLAS_L2_SIZE) unset; every process builds the same inputs from a fixed
+seed. The report is a Markdown file with the table of median times, the ratios ember/NumPy and
+ember/PyTorch, the targets of the "Performance" issue, the scaling table, the machine and the
+library versions, and a PNG chart beside it.
+"""
+
+import argparse
+import datetime
+import fnmatch
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
+
+import cases as cases_mod  # noqa: E402
+import helpers  # noqa: E402
+from helpers import fmt_ratio, fmt_time  # noqa: E402
+
+MARKER = "<!-- Everything below this line is written by benchmarks/run.py; edit above it. -->"
+DEFAULT_INTRO = """# Performance
+
+ember against NumPy and PyTorch on the same data, written by `python3 dev.py bench`
+(`benchmarks/run.py`). Times are medians per call; a ratio above 1 means ember is slower.
+"""
+
+LIB_TITLES = {"ember": "ember", "numpy": "NumPy", "torch": "PyTorch"}
+LARGE_FACTOR = 1.1      # large ops: ember <= 1.1 x NumPy
+TRACKED_FACTOR = 1.5    # 8-element add with a tracked input: ember <= 1.5 x PyTorch
+MLP_NUMPY_FACTOR = 1.5  # MLP step: ember <= 1.5 x the hand-written NumPy step
+FLAT_FACTOR = 2.0       # movement chain: time at 1e7 elements <= 2 x time at 1e3
+
+
+def select_cases(spec, quick):
+    """The cases named by ``spec`` (comma-separated names, group names or glob patterns)."""
+    cases = cases_mod.all_cases(quick)
+    if not spec:
+        return cases
+    chosen, unknown = [], []
+    for pat in (p.strip() for p in spec.split(",")):
+        if not pat:
+            continue
+        hit = [c for c in cases if fnmatch.fnmatch(c.name, pat) or c.group == pat]
+        if not hit:
+            unknown.append(pat)
+        chosen.extend(c for c in hit if c not in chosen)
+    if unknown:
+        names = ", ".join(c.name for c in cases_mod.CASES)
+        groups = ", ".join(sorted({c.group for c in cases}))
+        raise SystemExit(f"run.py: no case matches {', '.join(unknown)}; cases: {names}; "
+                         f"groups: {groups}")
+    return chosen
+
+
+def run_worker(lib, names, args, env, timeout):
+    """Run one library's worker; returns its JSON payload (with an ``error`` on failure)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, f"{lib}.json")
+        cmd = [sys.executable, os.path.join(HERE, "worker.py"), "--lib", lib,
+               "--cases", ",".join(names), "--reps", str(args.reps),
+               "--min-time", str(args.min_time), "--threads", str(args.threads), "--out", out]
+        if args.quick:
+            cmd.append("--quick")
+        try:
+            proc = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True,
+                                  timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return {"lib": lib, "error": f"timed out after {timeout} s", "results": {}}
+        if proc.returncode != 0 or not os.path.exists(out):
+            tail = (proc.stderr or proc.stdout).strip()[-2000:]
+            return {"lib": lib, "error": f"worker exited {proc.returncode}: {tail}",
+                    "results": {}}
+        with open(out) as fh:
+            return json.load(fh)
+
+
+def merge_rounds(best, new):
+    """Keep, per case, the round with the lower median: a burst of load from other work on the
+    machine slows one round, not both (the medians of one round are not mixed)."""
+    if best is None:
+        return new
+    if new.get("error") and not best.get("error"):
+        return best
+    merged = dict(best)
+    results = dict(best.get("results", {}))
+    for name, entry in new.get("results", {}).items():
+        old = results.get(name)
+        rounds = (old or {}).get("rounds", 1) + 1
+        if old is None or "median" not in old or (
+                "median" in entry and entry["median"] < old["median"]):
+            entry = dict(entry)
+            results[name] = entry
+        results[name]["rounds"] = rounds
+    merged["results"] = results
+    return merged
+
+
+def profile(selected, args, env):
+    """cProfile (or time the backend kernels of) ember's side of the selected cases; prints
+    the reports."""
+    names = [c.name for c in selected if "ember" in c.setups]
+    mode = ["--kernels", str(args.kernels)] if args.kernels else ["--profile", str(args.profile)]
+    cmd = [sys.executable, os.path.join(HERE, "worker.py"), "--lib", args.profile_lib,
+           "--cases", ",".join(names), "--threads", str(args.threads), *mode,
+           "--top", str(args.top)]
+    if args.quick:
+        cmd.append("--quick")
+    return subprocess.call(cmd, env=env, cwd=ROOT)
+
+
+# -- the report ---------------------------------------------------------------------------------
+
+def _median(payloads, lib, name):
+    entry = payloads.get(lib, {}).get("results", {}).get(name)
+    return None if not entry or "median" not in entry else entry["median"]
+
+
+def _ratio(a, b):
+    return None if a is None or b is None or b <= 0 else a / b
+
+
+def _cell(payloads, lib, case):
+    if lib not in case.setups:
+        return "—"
+    entry = payloads.get(lib, {}).get("results", {}).get(case.name)
+    if entry is None:
+        return "not run"
+    if "error" in entry:
+        return "error"
+    text = fmt_time(entry["median"])
+    if entry["max"] > 1.5 * entry["min"] and entry["reps"] > 1:
+        text += " ~"
+    return text
+
+
+def _agree(payloads, case):
+    prints = {lib: payloads.get(lib, {}).get("results", {}).get(case.name, {}).get("fingerprint")
+              for lib in case.check}
+    prints = {k: v for k, v in prints.items() if v is not None}
+    if len(prints) < 2:
+        return "—"
+    ref = next(iter(prints.values()))
+    ok = all(helpers.fingerprints_agree(ref, fp) for fp in prints.values())
+    return "yes" if ok else "**NO**"
+
+
+def targets(payloads, scaling_ran):
+    """``[(target, measured, met)]`` for the targets of the Performance issue that were run."""
+    rows = []
+    e = lambda n: _median(payloads, "ember", n)  # noqa: E731
+    n_ = lambda n: _median(payloads, "numpy", n)  # noqa: E731
+    t = lambda n: _median(payloads, "torch", n)  # noqa: E731
+
+    def add(text, ratio, limit, detail=""):
+        if ratio is None:
+            return
+        rows.append((text, f"{fmt_ratio(ratio)}{detail}", ratio <= limit))
+
+    add("8-element add, untracked: ember ≤ PyTorch", _ratio(e("add_8"), t("add_8")), 1.0,
+        f" ({fmt_time(e('add_8'))} vs {fmt_time(t('add_8'))})" if e("add_8") else "")
+    add(f"8-element add, tracked input: ember ≤ {TRACKED_FACTOR}× PyTorch",
+        _ratio(e("add_8_tracked"), t("add_8_tracked")), TRACKED_FACTOR,
+        f" ({fmt_time(e('add_8_tracked'))} vs {fmt_time(t('add_8_tracked'))})"
+        if e("add_8_tracked") else "")
+    for case in cases_mod.CASES:
+        if case.group == "large":
+            add(f"{case.name}: ember ≤ {LARGE_FACTOR}× NumPy", _ratio(e(case.name), n_(case.name)),
+                LARGE_FACTOR)
+    add("mlp_step: ember ≤ PyTorch", _ratio(e("mlp_step"), t("mlp_step")), 1.0)
+    add(f"mlp_step: ember ≤ {MLP_NUMPY_FACTOR}× hand-written NumPy",
+        _ratio(e("mlp_step"), n_("mlp_step")), MLP_NUMPY_FACTOR)
+    if scaling_ran:
+        sizes = scaling_ran
+        lo, hi = sizes[0], sizes[-1]
+        for lib in ("ember", "numpy"):
+            a = _median(payloads, lib, _scale_name("views", lo))
+            b = _median(payloads, lib, _scale_name("views", hi))
+            add(f"movement chain O(1) ({LIB_TITLES[lib]}): time at {hi:,} ≤ {FLAT_FACTOR}× "
+                f"time at {lo:,} elements", _ratio(b, a), FLAT_FACTOR,
+                f" ({fmt_time(a)} → {fmt_time(b)})" if a and b else "")
+    return rows
+
+
+def _scale_name(op, n):
+    return f"scale_{op}_{n:.0e}".replace("+0", "").replace("+", "")
+
+
+def _threads_text(payloads):
+    lines = []
+    for lib in helpers.LIBS:
+        info = payloads.get(lib, {}).get("info")
+        if not info:
+            continue
+        pools = info.get("threadpools")
+        if pools is None:
+            desc = "threadpoolctl not installed: pinned by the environment variables alone"
+        else:
+            desc = "; ".join(
+                " ".join(str(x) for x in (p.get("internal_api"), p.get("version")) if x)
+                + f" ({p.get('prefix')}"
+                + (f", kernel {p['architecture']}" if p.get("architecture") else "")
+                + f"): {p.get('num_threads')} thread(s)" for p in pools)
+        if lib == "torch":
+            desc += (f"; torch.get_num_threads() = {info.get('torch_threads')}, "
+                     f"interop {info.get('torch_interop_threads')}")
+        lines.append(f"- {LIB_TITLES[lib]} process: {desc}")
+    return lines
+
+
+def write_report(path, chart_path, selected, payloads, meta, scaling_sizes):
+    intro = DEFAULT_INTRO
+    if os.path.exists(path):
+        with open(path) as fh:
+            old = fh.read()
+        if MARKER in old:
+            intro = old.split(MARKER, 1)[0].rstrip() + "\n"
+    main_cases = [c for c in selected if c.group != "scaling"]
+    out = [intro, MARKER, ""]
+    out.append("## Results")
+    out.append("")
+    out.append(f"Run {meta['date']} with `{meta['command']}` in {meta['seconds']:.0f} s"
+               f"{' (--quick: tiny sizes, not a measurement)' if meta['quick'] else ''}. "
+               f"Each time is the median of {meta['reps']} repetitions after a warm-up call; "
+               f"each repetition batches calls to last at least {meta['min_time'] * 1000:.0f} ms "
+               "(garbage collector off while timing, as `timeit`). Every library's process ran "
+               f"{meta['rounds']} time(s), interleaved with the others, and each case keeps the "
+               "round with the lower median (a burst of other work on the machine slows one "
+               "round, not both). `~` marks a row whose "
+               "slowest repetition was more than 1.5× its fastest (noisy). *agree*: the "
+               "libraries' results have the same shape, sum and sum of squares (to float32 "
+               "rounding).")
+    out.append("")
+    if main_cases:
+        out.append("| case | what | ember | NumPy | PyTorch | ember / NumPy | ember / PyTorch "
+                   "| agree |")
+        out.append("| --- | --- | ---: | ---: | ---: | ---: | ---: | :---: |")
+        for c in main_cases:
+            e, n, t = (_median(payloads, lib, c.name) for lib in helpers.LIBS)
+            out.append(f"| `{c.name}` | {c.title} | {_cell(payloads, 'ember', c)} | "
+                       f"{_cell(payloads, 'numpy', c)} | {_cell(payloads, 'torch', c)} | "
+                       f"{fmt_ratio(_ratio(e, n))} | {fmt_ratio(_ratio(e, t))} | "
+                       f"{_agree(payloads, c)} |")
+        out.append("")
+        notes = [f"- `{c.name}`: {c.note}" for c in main_cases if c.note]
+        if notes:
+            out.append("Notes:")
+            out.append("")
+            out.extend(notes)
+            out.append("")
+    rows = targets(payloads, scaling_sizes)
+    if rows:
+        met = sum(1 for r in rows if r[2])
+        out.append("## Targets")
+        out.append("")
+        out.append(f"The targets of the Performance issue, measured above: {met} of "
+                   f"{len(rows)} met.")
+        out.append("")
+        out.append("| target | measured | met |")
+        out.append("| --- | ---: | :---: |")
+        for text, measured, ok in rows:
+            out.append(f"| {text} | {measured} | {'yes' if ok else '**no**'} |")
+        out.append("")
+    if scaling_sizes:
+        out.append("## Scaling")
+        out.append("")
+        out.append("Median time per call against the number of elements (float32). An "
+                   "elementwise op and a reduction grow with the size; a chain of views "
+                   "should not.")
+        out.append("")
+        head = ["elements"]
+        for op in cases_mod.SCALING_OPS:
+            for lib in cases_mod.SCALING_LIBS:
+                head.append(f"{op}: {LIB_TITLES[lib]}")
+        out.append("| " + " | ".join(head) + " |")
+        out.append("| ---: " + "| ---: " * (len(head) - 1) + "|")
+        for n in scaling_sizes:
+            cells = [f"{n:,}"]
+            for op in cases_mod.SCALING_OPS:
+                for lib in cases_mod.SCALING_LIBS:
+                    cells.append(fmt_time(_median(payloads, lib, _scale_name(op, n))))
+            out.append("| " + " | ".join(cells) + " |")
+        out.append("")
+        for op, (title, _) in cases_mod.SCALING_OPS.items():
+            growth = []
+            for lib in cases_mod.SCALING_LIBS:
+                r = _ratio(_median(payloads, lib, _scale_name(op, scaling_sizes[-1])),
+                           _median(payloads, lib, _scale_name(op, scaling_sizes[0])))
+                growth.append(f"{LIB_TITLES[lib]} {fmt_ratio(r)}")
+            out.append(f"- {title}: time at {scaling_sizes[-1]:,} / time at "
+                       f"{scaling_sizes[0]:,} elements: {', '.join(growth)}")
+        out.append("")
+    if chart_path:
+        rel = os.path.relpath(chart_path, os.path.dirname(os.path.abspath(path)))
+        out.append(f"![ratios and scaling]({rel})")
+        out.append("")
+    out.append("## Machine and settings")
+    out.append("")
+    m = meta["machine"]
+    out.append(f"- CPU: {m['cpu']}; {m['cores']} logical cores (`os.cpu_count()`), `nproc` "
+               f"{m['nproc']}; {m['memory_gib']} GiB memory; {m['platform']}; Python "
+               f"{m['python']}")
+    out.append(f"- Load: before the run `{meta['load_before']}`; after `{meta['load_after']}`. "
+               "The machine has 2 cores and may be shared: a load well above 1 while the run "
+               "was going can inflate times; rerun when a number looks disturbed.")
+    versions = []
+    for lib in helpers.LIBS:
+        info = payloads.get(lib, {}).get("info") or {}
+        if info.get("version"):
+            versions.append(f"{LIB_TITLES[lib]} {info['version']}")
+    numpy_v = (payloads.get("numpy", {}).get("info") or {}).get("numpy")
+    if numpy_v:
+        versions.append(f"NumPy {numpy_v} (in every process)")
+    out.append(f"- Versions: {', '.join(versions)}")
+    out.append(f"- Threads: {meta['threads']} per library. Each worker starts with "
+               f"{', '.join(v + '=' + str(meta['threads']) for v in helpers.THREAD_VARS[:3])} "
+               "in its environment; the ember and NumPy processes also call threadpoolctl's "
+               "`threadpool_limits`, the PyTorch process `torch.set_num_threads` and "
+               "`torch.set_num_interop_threads`. One thread each keeps the three comparable "
+               "on a 2-core machine that other work may share.")
+    removed = meta["removed_vars"]
+    if removed:
+        out.append("- OpenBLAS tuning: "
+                   + ", ".join(f"{k}={v}" for k, v in removed.items())
+                   + " were set in this environment and were unset together in the worker "
+                   "processes only (they slow a current NumPy); the kernel NumPy then used is "
+                   "below.")
+    else:
+        out.append("- OpenBLAS tuning: OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE were not set in "
+                   "this environment (the workers would unset both together); OpenBLAS picked "
+                   "its kernel itself, as below.")
+    out.extend(_threads_text(payloads))
+    errors = []
+    for lib in helpers.LIBS:
+        p = payloads.get(lib, {})
+        if p.get("error"):
+            errors.append(f"- {LIB_TITLES[lib]} worker: {p['error']}")
+        for name, entry in p.get("results", {}).items():
+            if "error" in entry:
+                errors.append(f"- {LIB_TITLES[lib]} `{name}`: {entry['error']}")
+    if errors:
+        out.append("")
+        out.append("## Errors")
+        out.append("")
+        out.extend(errors)
+    out.append("")
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w") as fh:
+        fh.write("\n".join(out))
+
+
+def write_chart(path, selected, payloads, scaling_sizes):
+    """Bars of the ratios per case and lines of the scaling table; False without matplotlib."""
+    try:
+        import matplotlib
+    except ImportError:
+        return False
+    matplotlib.use("Agg", force=True)
+    from matplotlib.figure import Figure
+
+    main_cases = [c for c in selected if c.group != "scaling"]
+    fig = Figure(figsize=(13, max(4.0, 0.38 * len(main_cases) + 1.5)), layout="constrained")
+    ax_ratio, ax_scale = fig.subplots(1, 2, width_ratios=(1.3, 1))
+    names = [c.name for c in main_cases][::-1]
+    ys = range(len(names))
+    for k, (lib, color) in enumerate((("numpy", "tab:blue"), ("torch", "tab:orange"))):
+        vals = [_ratio(_median(payloads, "ember", n), _median(payloads, lib, n)) for n in names]
+        pos = [y + (0.2 if k == 0 else -0.2) for y in ys]
+        # bars grow from 1 (equal time): right of it ember is slower, left of it faster
+        ax_ratio.barh(pos, [v - 1 if v is not None else 0 for v in vals], left=1, height=0.38,
+                      color=color, label=f"ember / {LIB_TITLES[lib]}")
+        for y, v in zip(pos, vals):
+            if v is not None:
+                ax_ratio.text(v * (1.04 if v >= 1 else 0.96), y, f"{v:.2f}", va="center",
+                              ha="left" if v >= 1 else "right", fontsize=7)
+    ax_ratio.axvline(1.0, color="black", lw=1)
+    ax_ratio.axvline(LARGE_FACTOR, color="gray", lw=1, ls="--")
+    ax_ratio.set_xscale("log")
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+
+    ticks = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100]
+    ax_ratio.xaxis.set_major_locator(FixedLocator(ticks))
+    ax_ratio.xaxis.set_minor_locator(NullLocator())
+    ax_ratio.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax_ratio.set_yticks(list(ys), names)
+    known = [v for n in names for lib in ("numpy", "torch")
+             for v in (_ratio(_median(payloads, "ember", n), _median(payloads, lib, n)),)
+             if v is not None]
+    if known:
+        ax_ratio.set_xlim(min(0.5, min(known) / 1.6), max(2.0, max(known) * 1.6))
+    ax_ratio.set(title="ember's median time / the other's (left of 1: ember faster)",
+                 xlabel="ratio (log scale); dashed: 1.1")
+    ax_ratio.legend(loc="best", fontsize=8)
+    ax_ratio.grid(axis="x", alpha=0.3, which="both")
+    if scaling_sizes:
+        styles = {"ember": "-o", "numpy": "--s"}
+        colors = {"add": "tab:green", "sum": "tab:purple", "views": "tab:red"}
+        for op in cases_mod.SCALING_OPS:
+            for lib in cases_mod.SCALING_LIBS:
+                ts = [_median(payloads, lib, _scale_name(op, n)) for n in scaling_sizes]
+                pts = [(n, t) for n, t in zip(scaling_sizes, ts) if t is not None]
+                if pts:
+                    ax_scale.plot([p[0] for p in pts], [p[1] * 1e6 for p in pts], styles[lib],
+                                  color=colors.get(op), label=f"{op} ({LIB_TITLES[lib]})")
+        ax_scale.set_xscale("log")
+        ax_scale.set_yscale("log")
+        ax_scale.set(title="time against size", xlabel="elements", ylabel="µs per call")
+        ax_scale.legend(fontsize=8)
+        ax_scale.grid(alpha=0.3, which="both")
+    else:
+        ax_scale.set_axis_off()
+    fig.suptitle("ember vs NumPy and PyTorch (CPU, "
+                 f"{'quick run' if not scaling_sizes or len(scaling_sizes) < 3 else 'full run'})")
+    fig.savefig(path, format="png", dpi=90)
+    return True
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true",
+                    help="tiny sizes and one repetition: checks the harness, measures nothing")
+    ap.add_argument("--cases", default="",
+                    help="comma-separated case names, groups or glob patterns (default: all)")
+    ap.add_argument("--reps", type=int, default=None, help="repetitions (default 7; quick 1)")
+    ap.add_argument("--min-time", type=float, default=None,
+                    help="seconds per repetition at least (default 0.05; quick 0)")
+    ap.add_argument("--rounds", type=int, default=None,
+                    help="run every worker this many times, interleaved, and keep the round "
+                         "with the lower median per case (default 3; quick 1)")
+    ap.add_argument("--threads", type=int, default=1, help="BLAS/OpenMP threads per library")
+    ap.add_argument("--out", default=os.path.join(ROOT, "docs", "performance.md"))
+    ap.add_argument("--chart", default=None,
+                    help="PNG path (default: the --out path with .png); 'none' for no chart")
+    ap.add_argument("--json", default=None, help="also write the raw results to this file")
+    ap.add_argument("--profile", type=int, default=0, metavar="CALLS",
+                    help="cProfile CALLS calls of each selected case instead of timing")
+    ap.add_argument("--kernels", type=int, default=0, metavar="CALLS",
+                    help="time each ember backend kernel over CALLS calls of each selected case "
+                         "instead of timing (where ember's time goes, without cProfile's "
+                         "per-call distortion)")
+    ap.add_argument("--profile-lib", default="ember", choices=helpers.LIBS)
+    ap.add_argument("--top", type=int, default=25, help="functions per profile listing")
+    args = ap.parse_args(argv)
+    if args.reps is None:
+        args.reps = 1 if args.quick else 7
+    if args.rounds is None:
+        args.rounds = 1 if args.quick else 3
+    if args.min_time is None:
+        args.min_time = 0.0 if args.quick else 0.05
+    if args.reps < 1 or args.threads < 1 or args.rounds < 1:
+        ap.error("--reps, --rounds and --threads must be at least 1")
+
+    selected = select_cases(args.cases, args.quick)
+    env, removed = helpers.worker_env(args.threads, ROOT)
+    if args.kernels:
+        args.profile_lib = "ember"
+    if args.profile or args.kernels:
+        return profile(selected, args, env)
+
+    chart = args.chart
+    if chart is None:
+        chart = os.path.splitext(args.out)[0] + ".png"
+    elif chart.lower() == "none":
+        chart = None
+
+    load_before = helpers.uptime()
+    start = time.perf_counter()
+    timeout = 300 if args.quick else 1800
+    payloads = {}
+    for rnd in range(1, args.rounds + 1):
+        for lib in ("numpy", "torch", "ember"):
+            names = [c.name for c in selected if lib in c.setups]
+            if not names:
+                continue
+            print(f"run.py: round {rnd}/{args.rounds}: {lib}: {len(names)} cases ...",
+                  file=sys.stderr, flush=True)
+            payload = run_worker(lib, names, args, env, timeout)
+            if payload.get("error"):
+                print(f"run.py: {lib} worker failed: {payload['error']}", file=sys.stderr)
+            payloads[lib] = merge_rounds(payloads.get(lib), payload)
+    seconds = time.perf_counter() - start
+    scaling_sizes = sorted({c.full["n"] for c in selected if c.group == "scaling"})
+    meta = {
+        "date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
+        "command": "python benchmarks/run.py " + " ".join(argv if argv is not None
+                                                         else sys.argv[1:]),
+        "seconds": seconds, "quick": args.quick, "reps": args.reps, "min_time": args.min_time,
+        "rounds": args.rounds,
+        "threads": args.threads, "machine": helpers.machine_info(), "removed_vars": removed,
+        "load_before": load_before, "load_after": helpers.uptime(),
+    }
+    for p in (args.out, chart, args.json):
+        if p:
+            os.makedirs(os.path.dirname(os.path.abspath(p)), exist_ok=True)
+    if chart and not write_chart(chart, selected, payloads, scaling_sizes):
+        print("run.py: matplotlib is not installed; no chart", file=sys.stderr)
+        chart = None
+    write_report(args.out, chart, selected, payloads, meta, scaling_sizes)
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"meta": meta, "payloads": payloads}, fh, indent=1)
+    print(f"run.py: wrote {args.out}" + (f" and {chart}" if chart else "")
+          + f" ({seconds:.0f} s)", file=sys.stderr)
+    failed = [lib for lib, p in payloads.items() if p.get("error")]
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
