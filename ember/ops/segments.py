@@ -272,9 +272,12 @@ class _SplitHub:
     the whole buffer, the ``cat`` of the parts' gradients, to the input: linear in the input's
     size whatever the number of parts. Parts that a backward pass did not reach are moved to a
     fresh hub step, so a later pass through them still works.
+
+    The hub keeps no reference to its own Node (the Node's backward refers to the hub), so a
+    split makes no reference cycle: its graph goes as soon as the parts are dropped.
     """
 
-    __slots__ = ("x_node", "shape", "np_dtype", "name", "buf", "node", "parts")
+    __slots__ = ("x_node", "shape", "np_dtype", "name", "buf", "parts")
 
     def __init__(self, x_node, shape, np_dtype, name):
         self.x_node = x_node
@@ -283,7 +286,6 @@ class _SplitHub:
         self.name = name
         self.buf = None
         self.parts = ()
-        self.node = Node(self._backward, (x_node,), name)
 
     def part_backward(self, key):
         def backward(g, needs):
@@ -304,7 +306,6 @@ class _SplitHub:
             p = r()
             if p is not None and not p.consumed:
                 p.parents = (fresh,)
-        self.node = fresh
         return (buf,)
 
 
@@ -319,7 +320,7 @@ def _parts(x, keys, name):
         return [wrap(v, dtype, ad) for v in views]
     hub = _SplitHub(node, data.shape, dtype.np, name)
     holder = wrap(data, dtype, x._ad)
-    holder._node = hub.node
+    holder._node = Node(hub._backward, (node,), name)
     parts = [record(v, dtype, (holder,), hub.part_backward(k), name) for v, k in zip(views, keys)]
     hub.parts = tuple([_weakref(p._node) for p in parts])
     return parts
