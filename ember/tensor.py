@@ -8,8 +8,8 @@ kernel's result and records the autodiff step.
 from . import dtypes as _dt
 from .autodiff.graph import Node, _mode
 from .backends import default as be
-from .errors import DimensionError, GraphError, InvalidParameterError, KindError
-from .shapes import normalize_dim, prod
+from .errors import GraphError, InvalidParameterError, KindError
+from .shapes import normalize_dim
 
 __all__ = ["Tensor", "Device", "tensor_method", "record", "wrap", "as_tensor", "check_kind",
            "check_tensor"]
@@ -289,7 +289,3 @@ def check_kind(t, kinds, op):
         raise KindError(f"{op}: not defined for {kind} tensors (dtype {t._dtype.name}); "
                         f"expected a {want} tensor")
     return t
-
-
-def numel_of(shape):
-    return prod(shape)

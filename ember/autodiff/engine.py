@@ -2,7 +2,7 @@
 
 from ..backends import default as be
 from ..dtypes import from_backend
-from ..errors import GraphError, InvalidParameterError, ShapeMismatchError
+from ..errors import GraphError, ShapeMismatchError
 
 __all__ = ["Gradients", "run_backward"]
 
@@ -205,7 +205,3 @@ class _Recomputer:
     def done(self, node):
         self.cache.pop(id(node), None)
 
-
-def check_seed_param(seed):
-    if seed is not None and not hasattr(seed, "shape"):
-        raise InvalidParameterError("backward: seed must be a Tensor", "seed", seed)
