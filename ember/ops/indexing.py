@@ -13,7 +13,8 @@ import operator
 
 from .. import dtypes as _dt
 from ..backends import default as be
-from ..errors import DimensionError, InvalidParameterError, KindError, ShapeMismatchError
+from ..errors import (DimensionError, EmberError, InvalidParameterError, KindError,
+                      ShapeMismatchError)
 from ..shapes import as_int, broadcast_shapes, normalize_dim
 from ..tensor import Tensor, as_tensor, check_kind, check_tensor, record, tensor_method, wrap
 
@@ -248,7 +249,8 @@ def select_assign(self, dim, indices, values, update="assign"):
 
 # -- gather / scatter ------------------------------------------------------------------------------
 def _along(self, dim, index, op):
-    """Checks of gather/scatter; returns (dim, index tensor, lifted) where lifted means 0-d."""
+    """Checks of gather/scatter but the index values' range, which the kernel's own bounds check
+    covers (see _along_range); returns (dim, index tensor, lifted) where lifted means 0-d."""
     check_tensor(self, op, "self")
     nd = self._data.ndim
     d = normalize_dim(dim, max(nd, 1), op)
@@ -264,9 +266,18 @@ def _along(self, dim, index, op):
                 f"{op}: index has shape {tuple(ishape)}, larger than self's {tuple(self.shape)} "
                 f"at dim {k} ({i} > {s}); expected index.shape[k] <= self.shape[k] off dim {d}",
                 expected=tuple(self.shape), actual=tuple(ishape))
-    n = self._data.shape[d] if nd else 1
-    _check_range(idx._data, n, op, "index", f"dim {d}")
     return d, idx, nd == 0
+
+
+def _along_range(self, d, idx, op):
+    """After NumPy's IndexError in the gather/scatter kernel: the DimensionError naming the
+    index out of range. Checking here, on failure only, spares every call a min/max pass over
+    the index; the kernel's result is a new array, so nothing is left half-done."""
+    n = self._data.shape[d] if self._data.ndim else 1
+    try:
+        _check_range(idx._data, n, op, "index", f"dim {d}")
+    except DimensionError as err:
+        raise err from None  # ours alone: not shown as raised while handling NumPy's error
 
 
 @tensor_method
@@ -289,7 +300,11 @@ def gather(self, dim, index):
     if lifted:
         x, ia = be.idx_reshape(x, (1,)), be.idx_reshape(ia, (1,))
     key = be.idx_along_key(ia, d)
-    out = be.idx_get(x, key)
+    try:
+        out = be.idx_gather(x, key)
+    except IndexError:
+        _along_range(self, d, idx, op)
+        raise
     if lifted:
         out = be.idx_reshape(out, ())
 
@@ -317,8 +332,12 @@ def scatter(self, dim, index, values, update="assign"):
     """
     op = "scatter"
     d, idx, lifted = _along(self, dim, index, op)
-    update = _update_op(update, op)
-    vt, vdata = _values(values, self, op, idx._data.shape)
+    try:
+        update = _update_op(update, op)
+        vt, vdata = _values(values, self, op, idx._data.shape)
+    except EmberError:
+        _along_range(self, d, idx, op)  # an index out of range is reported first, as ever
+        raise
     ia = be.idx_as_intp(idx._data)
     work = self._data
     to_work = from_work = None
@@ -333,8 +352,12 @@ def scatter(self, dim, index, values, update="assign"):
         def from_work(a):
             return be.idx_reshape(a, shape)
 
-    return _updated(self, work, be.idx_along_key(ia, d), vt, vdata, update, op, to_work,
-                    from_work)
+    try:
+        return _updated(self, work, be.idx_along_key(ia, d), vt, vdata, update, op, to_work,
+                        from_work)
+    except IndexError:
+        _along_range(self, d, idx, op)
+        raise
 
 
 # -- gather_nd / scatter_nd ------------------------------------------------------------------------

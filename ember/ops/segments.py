@@ -35,10 +35,13 @@ def _family(tensors, op):
         hint = f"; use t0.{op}(t1, ...) or ember.{op}([t0, t1])" if isinstance(tensors, Tensor) else ""
         raise InvalidParameterError(f"{op}: tensors must be a list or tuple of Tensors, got "
                                     f"{type(tensors).__name__}{hint}", "tensors", tensors)
-    for i, t in enumerate(tensors):
-        if not isinstance(t, Tensor):
-            raise InvalidParameterError(f"{op}: tensor {i} is a {type(t).__name__}, expected a "
-                                        "Tensor", "tensors", t)
+    # One set of classes (usually just Tensor) instead of an isinstance per tensor; the loop
+    # runs only to name the first tensor that is not one.
+    if not all(issubclass(c, Tensor) for c in {t.__class__ for t in tensors}):
+        for i, t in enumerate(tensors):
+            if not isinstance(t, Tensor):
+                raise InvalidParameterError(f"{op}: tensor {i} is a {type(t).__name__}, expected "
+                                            "a Tensor", "tensors", t)
     return tensors
 
 
@@ -106,6 +109,26 @@ def cat(tensors, dim=0, *, shape=None, dtype=None):
     >>> ember.cat([], dim=1, shape=(2, 5)).shape
     (2, 0)
     """
+    # Fast path, the common family: untracked Tensors of one dtype and one checkpointing
+    # strategy, all checked in the one pass that reads their arrays (the result is what record()
+    # gives such inputs). Only Tensors hold an ember DType in ``_dtype``, so the dtype's identity
+    # is the type check too; anything else (AttributeError, or a check failing), a shape error
+    # included, takes the general path below, which words the errors.
+    if shape is None and dtype is None and tensors.__class__ in (list, tuple) and tensors:
+        t0 = tensors[0]
+        if t0.__class__ is Tensor and t0._node is None:
+            dt, ad = t0._dtype, t0._ad
+            try:
+                arrays = [t._data for t in tensors
+                          if t._dtype is dt and t._node is None and t._ad is ad]
+            except AttributeError:
+                arrays = ()
+            if len(arrays) == len(tensors):
+                d = normalize_dim(dim, t0._data.ndim, "cat")
+                try:
+                    return wrap(be.segments_cat(arrays, d), dt, ad)
+                except ValueError:
+                    pass
     tensors = _family(tensors, "cat")
     shape = _shape_param(shape, "cat")
     dtype = _dtype_param(dtype)
@@ -118,24 +141,26 @@ def cat(tensors, dim=0, *, shape=None, dtype=None):
         dt = dtype or _dt.default_float
         return wrap(be.segments_zeros(shape[:d] + (0,) + shape[d + 1:], dt.np), dt)
     ref_shape = tensors[0]._data.shape if shape is None else shape
-    rank = len(ref_shape)
-    d = normalize_dim(dim, rank, "cat")
-    sizes = []
+    d = normalize_dim(dim, len(ref_shape), "cat")
+    if shape is not None:
+        _check_cat_shapes(tensors, ref_shape, d)
+    # The family's checks as sets (one dtype, shapes left to NumPy's own check) rather than a
+    # Python loop per tensor: the loop runs only to word the error once a check failed.
+    dtypes = {t._dtype for t in tensors}
+    single = len(dtypes) == 1
     promoted = tensors[0]._dtype
-    for i, t in enumerate(tensors):
-        ts = t._data.shape
-        if len(ts) != rank:
-            raise ShapeMismatchError(f"cat: tensor {i} has rank {len(ts)}, expected {rank}",
-                                     expected=ref_shape, actual=ts)
-        if ts[:d] != ref_shape[:d] or ts[d + 1:] != ref_shape[d + 1:]:
-            expected = ref_shape[:d] + (ts[d],) + ref_shape[d + 1:]
-            raise ShapeMismatchError(f"cat: tensor {i} has shape {ts}, expected {expected} "
-                                     f"(shapes must agree except at dim {d})",
-                                     expected=expected, actual=ts)
-        sizes.append(ts[d])
-        promoted = _dt.promote_types(promoted, t._dtype)
+    if not single:
+        for t in tensors:
+            promoted = _dt.promote_types(promoted, t._dtype)
     out_dtype = dtype or promoted
-    data = be.segments_cat([t._data for t in tensors], d, out_dtype.np)
+    arrays = [t._data for t in tensors]
+    try:
+        data = be.segments_cat(arrays, d, None if single and out_dtype is promoted else
+                               out_dtype.np)
+    except ValueError:
+        _check_cat_shapes(tensors, ref_shape, d)  # raises ShapeMismatchError naming the tensor
+        raise
+    sizes = [a.shape[d] for a in arrays]
     sources = [t._dtype for t in tensors]
 
     def backward(g, needs):
@@ -151,6 +176,22 @@ def cat(tensors, dim=0, *, shape=None, dtype=None):
         return tuple(grads)
 
     return record(data, out_dtype, tuple(tensors), backward, "cat")
+
+
+def _check_cat_shapes(tensors, ref_shape, d):
+    """ShapeMismatchError naming the first tensor whose shape differs from ``ref_shape`` off
+    ``d`` (or whose rank differs); raised ``from None``, as it may word NumPy's own error."""
+    rank = len(ref_shape)
+    for i, t in enumerate(tensors):
+        ts = t._data.shape
+        if len(ts) != rank:
+            raise ShapeMismatchError(f"cat: tensor {i} has rank {len(ts)}, expected {rank}",
+                                     expected=ref_shape, actual=ts) from None
+        if ts[:d] != ref_shape[:d] or ts[d + 1:] != ref_shape[d + 1:]:
+            expected = ref_shape[:d] + (ts[d],) + ref_shape[d + 1:]
+            raise ShapeMismatchError(f"cat: tensor {i} has shape {ts}, expected {expected} "
+                                     f"(shapes must agree except at dim {d})",
+                                     expected=expected, actual=ts) from None
 
 
 def _unsqueeze(x, d, op):

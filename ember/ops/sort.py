@@ -7,6 +7,7 @@ back to the positions the indices select; the indices carry none. Bool tensors h
 """
 
 from .. import dtypes as _dt
+from ..autodiff.graph import _mode
 from ..backends import default as be
 from ..errors import InvalidParameterError
 from ..shapes import as_int, normalize_dim
@@ -31,10 +32,17 @@ def _check_bool(value, op, param):
         raise InvalidParameterError(f"{op}: {param} must be a bool, got {value!r}", param, value)
 
 
-def _sorted(self, dim, descending, k, op):
-    """(values tensor, indices tensor) of a full sort (k None) or of the first k."""
+def _sorted(self, dim, descending, k, op, values_only=False):
+    """(values tensor, indices tensor) of a full sort (k None) or of the first k; with
+    ``values_only``, just the values tensor of a full sort."""
     _check_bool(descending, op, "descending" if k is None else "largest")
     x, axis, scalar = _prepare(self, dim, op)
+    if values_only and (self._node is None or not _mode.enabled):
+        # No indices wanted and no gradient to route through them: sort the values directly.
+        vals = be.sort_values(x, axis, descending)
+        if scalar:
+            vals = be.sort_reshape(vals, ())
+        return record(vals, self._dtype, (self,), None, op)
     if k is not None:
         k = as_int(k, op, "k")
         n = x.shape[axis]
@@ -61,6 +69,8 @@ def _sorted(self, dim, descending, k, op):
         return (be.sort_scatter_grad(g, idx, axis, full_shape),)
 
     values = record(vals, self._dtype, (self,), backward, op)
+    if values_only:
+        return values
     return values, wrap(idx_out, _dt.int64)
 
 
@@ -72,7 +82,7 @@ def sort(self, dim=-1, descending=False):
     >>> ember.tensor([[12.0, -2.0, 3.0], [5.0, 3.0, 6.0]]).sort(0).tolist()
     [[5.0, -2.0, 3.0], [12.0, 3.0, 6.0]]
     """
-    return _sorted(self, dim, descending, None, "sort")[0]
+    return _sorted(self, dim, descending, None, "sort", values_only=True)
 
 
 @tensor_method
@@ -83,7 +93,7 @@ def sort_descending(self, dim=-1):
     >>> ember.tensor([[12.0, -2.0, 3.0], [5.0, 3.0, 6.0]]).sort_descending(1).tolist()
     [[12.0, 3.0, -2.0], [6.0, 5.0, 3.0]]
     """
-    return _sorted(self, dim, True, None, "sort_descending")[0]
+    return _sorted(self, dim, True, None, "sort_descending", values_only=True)
 
 
 @tensor_method

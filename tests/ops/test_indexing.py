@@ -4,6 +4,7 @@ examples, gradients, laws and bad input; and the doctests of docs/indexing.md.""
 import doctest
 import itertools
 import os
+import traceback
 
 import numpy as np
 import pytest
@@ -1044,3 +1045,72 @@ def test_itertools_cover_all_update_ops_on_ints():
     for update, dim in itertools.product(["add", "mul", "min", "max"], [0, 1]):
         got = ember.tensor(x).scatter(dim, ember.tensor(idx), ember.tensor(vals), update)
         assert_close(got, _scatter_expected(x, dim, idx, vals, update))
+
+
+# -- gather/scatter: the kernel's own bounds check ---------------------------------------------------
+# gather and scatter no longer scan the index for its min/max before the kernel: NumPy's bounds
+# check raises, and only then is the index scanned to word the same DimensionError as before. A
+# 1-D gather goes through np.take, the others through advanced indexing.
+@pytest.mark.parametrize("idtype", ["int64", "int32", "int16", "int8", "uint8"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool", "bfloat16"])
+def test_one_d_gather_equals_the_n_d_path_and_numpy(rng, dtype, idtype):
+    arr = random_array(rng, (7,), "float32" if dtype == "bfloat16" else dtype)
+    low = 0 if idtype == "uint8" else -7
+    idx = rng.integers(low, 7, size=11).astype(idtype)
+    for _, a in layouts(arr):
+        t = ember_tensor(a, dtype="bfloat16" if dtype == "bfloat16" else None)
+        i = ember.from_numpy(idx)
+        before = snapshot(t, i)
+        got = t.gather(0, i)
+        column = ember_tensor(np.asarray(t.numpy())[:, None]).gather(0, ember.from_numpy(idx[:, None]))
+        expected = np.take(np.asarray(t.numpy()), idx.astype(np.int64))
+        assert got.dtype is t.dtype and got.shape == (11,)
+        np.testing.assert_array_equal(np.asarray(got.numpy()), expected)
+        np.testing.assert_array_equal(np.asarray(column.numpy())[:, 0], expected)
+        assert not np.shares_memory(np.asarray(got.numpy()), a)
+        assert_unchanged([t, i], before)
+
+
+OUT_OF_RANGE = [  # (self shape, dim, index, the value the message names)
+    ((5,), 0, [0, 5, 1], 5), ((5,), 0, [-6, 2], -6), ((5,), 0, [9, -8], -8), ((5,), -1, [7], 7),
+    ((2, 3), 1, [[0, 3], [1, 2]], 3), ((2, 3), 0, [[0, 1, -3]], -3), ((2, 3), -2, [[2, 0, 0]], 2),
+    ((), 0, 1, 1), ((), -1, -2, -2), ((0,), 0, [0], 0), ((2, 0), 1, [[0]], 0),
+]
+
+
+@pytest.mark.parametrize("op", ["gather", "scatter"] + [f"scatter-{u}" for u in UPDATES])
+@pytest.mark.parametrize("shape, dim, index, bad", OUT_OF_RANGE)
+def test_out_of_range_index_is_reported_as_before(shape, dim, index, bad, op):
+    t = ember.tensor(np.arange(float(np.prod(shape))).reshape(shape)).require_grad()
+    i = ember.tensor(index) if np.ndim(index) else ember.tensor(index, dtype="int64")
+    v = ember.tensor(np.full(np.shape(index), 9.0))
+    before = snapshot(t, i, v)
+    n = shape[dim] if shape else 1
+    d = dim % max(len(shape), 1)
+    expected = (rf"expected indices in \[{-n}, {n - 1}\]" if n else
+                r"expected no indices, the dim is empty")
+    name = op.split("-")[0]
+    with pytest.raises(ember.DimensionError, match=rf"^{name}: index contains {bad}, out of range "
+                                                   rf"for dim {d} of size {n}; {expected}$") as err:
+        if op == "gather":
+            t.gather(dim, i)
+        elif op == "scatter":
+            t.scatter(dim, i, 9.0)
+        else:
+            t.scatter(dim, i, v, op.split("-")[1])
+    # NumPy's IndexError is no part of what the user sees
+    assert "out of bounds" not in "".join(traceback.format_exception(err.value))
+    assert_unchanged([t, i, v], before)
+    assert t.grad is None
+
+
+def test_out_of_range_index_is_reported_before_other_scatter_errors():
+    # as before the bounds check moved into the kernel: the index's range is checked first
+    t = ember.tensor([[1.0, 2.0, 3.0]])
+    i = ember.tensor([[0, 4]])
+    for values, update in [(ember.tensor([[1.0, 2.0]]), "xor"), (ember.tensor([[1.0]]), "add"),
+                           (ember.tensor([[1, 2]]), "add"), ("a", "add")]:
+        with pytest.raises(ember.DimensionError, match=r"scatter: index contains 4, out of range"):
+            t.scatter(1, i, values, update)
+    with pytest.raises(ember.InvalidParameterError, match=r"scatter: update 'xor'"):
+        t.scatter(1, ember.tensor([[0, 2]]), ember.tensor([[1.0, 2.0]]), "xor")

@@ -2,6 +2,7 @@
 
 import doctest
 import os
+import traceback
 
 import numpy as np
 import pytest
@@ -624,3 +625,98 @@ def test_segments_guide_examples_run():
                               optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 20
     assert result.failed == 0
+
+
+# -- cat's fast path ----------------------------------------------------------------------------
+# A family of exact, untracked Tensors of one dtype and one checkpointing strategy is checked in
+# one pass and joined by NumPy directly; its result must equal the general path's (forced here
+# with dtype=, which takes the general path), NumPy's, and leave every input unchanged.
+
+class _SubTensor(ember.Tensor):
+    """A Tensor subclass: first in a family, it sends the family down the general path."""
+
+
+class _Impostor:
+    """Not a Tensor, though it has some of a Tensor's attributes."""
+
+    def __init__(self, t, dtype):
+        self._data, self._dtype, self._node, self._ad = t._data, dtype, None, t._ad
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "uint8", "bool", "bfloat16"])
+@pytest.mark.parametrize("shape", [(0,), (5,), (3, 4), (2, 0, 3), (2, 3, 4)])
+def test_cat_fast_path_equals_general_path(shape, dtype, rng):
+    arr = arr_of(rng, shape, dtype)
+    for name, a in layouts(arr):
+        for d in range(-len(shape), len(shape)):
+            for family in ([a], [a, arr, a], (arr, a)):
+                ts = [ember_tensor(x, dtype="bfloat16" if dtype == "bfloat16" else None)
+                      for x in family]
+                before = snap(*ts)
+                fast = ember.cat(ts, d)
+                general = ember.cat(ts, d, dtype=ts[0].dtype)
+                expected = np.concatenate([np.asarray(t.numpy()) for t in ts], axis=d)
+                for out in (fast, general):
+                    assert out.dtype is ts[0].dtype and out.shape == expected.shape
+                    np.testing.assert_array_equal(np.asarray(out.numpy()), expected)
+                    assert not out.is_tracked()
+                    assert out.gradient_checkpointing_strategy() == "none"
+                    assert not any(shares(out, np.asarray(t.numpy())) for t in ts)
+                assert_unchanged(ts, before)
+
+
+def test_cat_fast_path_of_many_tensors_and_its_shape_errors(rng):
+    xs = [arr_of(rng, (2, 3), "float32") for _ in range(100)]
+    ts = [ember.from_numpy(x) for x in xs]
+    assert_close(ember.cat(ts, 1), torch.cat([torch.from_numpy(x) for x in xs], 1))
+    assert_close(ember.cat(tuple(ts), -2), np.concatenate(xs, axis=0))
+    before = snap(*ts)
+    bad = ts[:57] + [ember.from_numpy(arr_of(rng, (2, 4), "float32"))] + ts[57:]
+    with pytest.raises(ShapeMismatchError, match=r"cat: tensor 57 has shape \(2, 4\), expected "
+                                                 r"\(2, 3\) \(shapes must agree except at dim 0\)"
+                       ) as err:
+        ember.cat(bad, 0)
+    # NumPy's own ValueError is no part of what the user sees
+    assert "concatenation axis" not in "".join(traceback.format_exception(err.value))
+    with pytest.raises(ShapeMismatchError, match=r"cat: tensor 100 has rank 1, expected 2"):
+        ember.cat(ts + [ember.tensor([1.0, 2.0, 3.0], dtype="float32")], 0)
+    with pytest.raises(DimensionError, match=r"cat: dim 2 is out of range for a tensor of rank 2"):
+        ember.cat(ts, 2)
+    with pytest.raises(InvalidParameterError, match=r"cat: tensor 99 is a ndarray, expected a "
+                                                    r"Tensor"):
+        ember.cat(ts[:99] + [xs[99]], 0)
+    for impostor in (_Impostor(ts[3], "float32"), _Impostor(ts[3], ember.float64)):
+        with pytest.raises(InvalidParameterError, match=r"cat: tensor 3 is a _Impostor, expected "
+                                                        r"a Tensor"):
+            ember.cat(ts[:3] + [impostor] + ts[4:], 0)
+    assert_unchanged(ts, before)
+
+
+def test_cat_families_off_the_fast_path_match_torch(rng):
+    a, b = arr_of(rng, (2, 3)), arr_of(rng, (4, 3))
+    plain, sub = ember.from_numpy(a), _SubTensor(b)
+    assert_close(ember.cat([plain, sub]), np.concatenate([a, b]))
+    assert_close(ember.cat([sub, plain]), np.concatenate([b, a]))
+    # one tracked tensor among untracked ones: the general path records the step
+    x = ember.from_numpy(a).require_grad()
+    out = ember.cat([ember.from_numpy(b), x, plain], 0)
+    assert out.is_tracked()
+    seed = rng.standard_normal((8, 3))
+    out.backward(ember.tensor(seed))
+    np.testing.assert_array_equal(np.asarray(x.grad.numpy()), seed[4:6])
+    # mixed dtypes promote as torch
+    i = ember.tensor([[1, 2, 3]], dtype="int16")
+    h = ember.from_numpy(a.astype(np.float16))
+    assert_close(ember.cat([i, h, i]), torch.cat([to_torch(i), to_torch(h), to_torch(i)]))
+
+
+def test_cat_fast_path_keeps_checkpointing_strategies():
+    a = ember.tensor([1.0, 2.0])
+    b = ember.tensor([3.0]).with_gradient_checkpointing_strategy("balanced")
+    c = ember.tensor([4.0]).with_gradient_checkpointing_strategy("balanced")
+    joined = ember.cat([b, c])
+    assert joined.tolist() == [3.0, 4.0]
+    assert joined.gradient_checkpointing_strategy() == "balanced"
+    with pytest.raises(ember.GraphError, match=r"cat: operands carry different "
+                                               r"gradient-checkpointing strategies"):
+        ember.cat([a, b])

@@ -321,3 +321,106 @@ def test_bad_input(call, err, match):
     with pytest.raises(err, match=match):
         call(t)
     assert_unchanged([t], before)
+
+
+# -- the values-only fast path ---------------------------------------------------------------------
+# An untracked sort() / sort_descending() sorts the values with NumPy's (unstable) sort when that
+# gives the stable sort's bits, else the stable argsort: the result must equal, bit for bit, the
+# stable sort's values (NumPy's stable argsort here) and the general path (sort_with_indices).
+def _bits(a):
+    a = np.ascontiguousarray(a)
+    return a.view(f"u{a.dtype.itemsize}")
+
+
+def _stable_values(arr, axis, descending):
+    keys = arr.astype(np.float32) if arr.dtype.name == "bfloat16" else arr
+    if not descending:
+        return np.take_along_axis(arr, np.argsort(keys, axis=axis, kind="stable"), axis=axis)
+    n = arr.shape[axis]
+    idx = np.argsort(np.flip(keys, axis), axis=axis, kind="stable")
+    return np.take_along_axis(arr, (n - 1) - np.flip(idx, axis), axis=axis)
+
+
+def _fast_path_data(rng, shape, dtype, special):
+    """Ties everywhere; ``special``: signed zeros and NaNs of several signs and payloads."""
+    if dtype.startswith(("int", "uint")):
+        return random_array(rng, shape, dtype, low=-3, high=4)
+    arr = np.asarray(np.round(rng.standard_normal(shape) * 2) / 2).astype(
+        "float32" if dtype == "bfloat16" else dtype)
+    if dtype == "bfloat16":
+        arr = arr.astype(ember.bfloat16.np)
+    if special and arr.size:
+        bits = arr.reshape(-1).view(f"u{arr.dtype.itemsize}")
+        width = 8 * arr.dtype.itemsize
+        sign = 1 << (width - 1)
+        nan = np.asarray(np.nan, np.float32 if dtype == "bfloat16" else dtype)
+        nan = int(_bits(nan.astype(arr.dtype).reshape(1))[0])
+        picks = rng.integers(0, arr.size, size=max(1, arr.size // 2))
+        choices = np.array([0, sign, nan, nan | sign, nan | 1, nan | sign | 2], dtype=bits.dtype)
+        bits[picks] = choices[rng.integers(0, len(choices), size=len(picks))]
+    return arr
+
+
+FLOATS = ["float64", "float32", "float16", "bfloat16"]
+
+
+@pytest.mark.parametrize("dtype, special", [(d, False) for d in FLOATS + ["int64", "int8", "uint8",
+                                                                          "uint64"]]
+                         + [(d, True) for d in FLOATS])
+@pytest.mark.parametrize("shape", [(), (0,), (9,), (4, 6), (2, 0, 3), (3, 2, 5)])
+def test_values_only_sort_is_bitwise_the_stable_sort(rng, shape, dtype, special):
+    arr = _fast_path_data(rng, shape, dtype, special)
+    for name, a in layouts(arr):
+        t = ember.from_numpy(a)
+        before = np.array(a, copy=True)
+        for dim in range(-max(len(shape), 1), max(len(shape), 1)):
+            axis = dim % max(len(shape), 1)
+            for descending in (False, True):
+                expected = _stable_values(a.reshape(a.shape or (1,)), axis, descending)
+                expected = expected.reshape(a.shape)
+                for out in (t.sort(dim, descending), ember.sort(t, dim, descending=descending)):
+                    assert out.dtype == t.dtype and out.shape == a.shape
+                    np.testing.assert_array_equal(_bits(out.numpy()), _bits(expected))
+                    general = t.sort_with_indices(dim, descending)[0]
+                    np.testing.assert_array_equal(_bits(out.numpy()), _bits(general.numpy()))
+                    assert not np.shares_memory(np.asarray(out.numpy()), a)
+            np.testing.assert_array_equal(_bits(t.sort_descending(dim).numpy()),
+                                          _bits(t.sort(dim, descending=True).numpy()))
+        np.testing.assert_array_equal(_bits(a), _bits(before))
+
+
+def test_values_only_sort_of_a_tracked_tensor():
+    # Tracked and grad on: the general path, whose gradient goes back through the indices;
+    # inside no_grad: the fast path, an untracked result with the same bits.
+    arr = np.array([[3.0, -0.0, 1.0, 0.0, 1.0], [2.0, 2.0, -1.0, 0.5, 7.0]])
+    x = ember.from_numpy(arr).require_grad()
+    out = x.sort(1)
+    assert out.is_tracked()
+    out.backward(ember.tensor([[1.0, 2.0, 3.0, 4.0, 5.0], [6.0, 7.0, 8.0, 9.0, 10.0]]))
+    assert x.grad.tolist() == [[5.0, 1.0, 3.0, 2.0, 4.0], [8.0, 9.0, 6.0, 7.0, 10.0]]
+    with ember.no_grad():
+        quiet = x.sort(1)
+    assert not quiet.is_tracked()
+    np.testing.assert_array_equal(_bits(quiet.numpy()), _bits(out.numpy()))
+    np.testing.assert_array_equal(arr, [[3.0, -0.0, 1.0, 0.0, 1.0], [2.0, 2.0, -1.0, 0.5, 7.0]])
+
+
+def test_values_only_sort_keeps_the_checkpointing_strategy():
+    t = ember.tensor([2.0, 1.0]).with_gradient_checkpointing_strategy("balanced")
+    assert t.sort().gradient_checkpointing_strategy() == "balanced"
+    assert t.sort_descending().tolist() == [2.0, 1.0]
+
+
+@pytest.mark.parametrize("call, err, match", [
+    (lambda t: t.sort(2), ember.DimensionError, r"sort: dim 2 is out of range .* rank 2"),
+    (lambda t: t.sort(0, descending="yes"), ember.InvalidParameterError,
+     r"sort: descending must be a bool, got 'yes'"),
+    (lambda t: t.sort_descending(-3), ember.DimensionError, r"sort_descending: dim -3"),
+    (lambda t: t.cast("bool").sort(), ember.KindError, r"sort: not defined for bool tensors"),
+])
+def test_bad_input_untracked(call, err, match):
+    t = ember.tensor(SPEC)
+    before = snapshot(t)
+    with pytest.raises(err, match=match):
+        call(t)
+    assert_unchanged([t], before)

@@ -6,9 +6,10 @@ __all__ = ["segments_cat", "segments_stack", "segments_zeros", "segments_expand_
            "segments_token"]
 
 
-def segments_cat(arrays, axis, dtype):
-    """The arrays joined along ``axis`` into a new array of NumPy ``dtype`` (each cast to it)."""
-    if all(a.dtype == dtype for a in arrays):
+def segments_cat(arrays, axis, dtype=None):
+    """The arrays joined along ``axis`` into a new array of NumPy ``dtype`` (each cast to it);
+    ``dtype`` None: the arrays all have the result's dtype already (no per-array scan)."""
+    if dtype is None or all(a.dtype == dtype for a in arrays):
         return np.concatenate(arrays, axis=axis)
     with np.errstate(all="ignore"):
         return np.concatenate(arrays, axis=axis, dtype=dtype, casting="unsafe")

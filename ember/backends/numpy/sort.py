@@ -26,6 +26,26 @@ def sort_argsort(x, axis, descending=False):
     return ((n - 1) - np.flip(idx, axis)).astype(np.int64, copy=False)
 
 
+def sort_values(x, axis, descending=False):
+    """The values of the stable sort of ``x`` along ``axis`` (no indices).
+
+    NumPy's default sort (a SIMD quicksort, ~4x faster than the stable argsort) gives the same
+    bits whenever equal elements are indistinguishable: always for ints; for floats unless ``x``
+    holds -0.0 (it equals 0.0, so the unstable sort may reorder the two) or NaN (NumPy's sort
+    writes NaNs back as the default quiet NaN, losing sign and payload). Those take the
+    stable argsort, as the sort with indices does.
+    """
+    keys = _keys(x)
+    if keys.dtype.kind == "f":
+        bits = np.dtype(f"u{x.dtype.itemsize}")  # -0.0 is the sign bit alone
+        if (x.view(bits) == 1 << (8 * bits.itemsize - 1)).any() or np.isnan(keys).any():
+            return sort_take(x, sort_argsort(x, axis, descending), axis)
+    out = np.sort(keys, axis=axis)
+    if keys is not x:
+        out = out.astype(x.dtype)  # bfloat16 sorted through float32: exact both ways
+    return np.flip(out, axis) if descending else out
+
+
 def sort_topk(x, k, axis, largest=True):
     """Indices of the ``k`` largest (smallest) elements along ``axis``, best first, ties to the
     lower index: the first ``k`` of the stable sort, found by partition when ``k`` is small."""
