@@ -5,7 +5,7 @@ import operator
 from .errors import DimensionError, InvalidParameterError, ShapeMismatchError
 
 __all__ = ["argfix", "as_int", "normalize_dim", "normalize_dims", "broadcast_shapes", "infer_shape",
-           "prod"]
+           "prod", "is_plain_shape", "is_permutation"]
 
 
 def prod(values):
@@ -18,6 +18,8 @@ def prod(values):
 
 def as_int(value, op, param):
     """``value`` as a Python int; InvalidParameterError naming ``param`` if it is not an integer."""
+    if type(value) is int:  # the common case (a bool's type is bool)
+        return value
     if isinstance(value, bool):
         raise InvalidParameterError(f"{op}: {param} must be an int, got bool {value!r}", param, value)
     try:
@@ -44,7 +46,8 @@ def argfix(args, op, param="shape"):
 
 def normalize_dim(dim, ndim, op, param="dim"):
     """A dim in ``[-ndim, ndim)`` turned non-negative; DimensionError otherwise."""
-    dim = as_int(dim, op, param)
+    if type(dim) is not int:
+        dim = as_int(dim, op, param)
     if -ndim <= dim < ndim:
         return dim + ndim if dim < 0 else dim
     if ndim == 0:
@@ -123,3 +126,40 @@ def infer_shape(new_shape, old_shape, op="reshape"):
             f"{op}: shape {tuple(new_shape)} has {known} elements, expected {numel} "
             f"(input shape {tuple(old_shape)})", expected=numel, actual=tuple(new_shape))
     return tuple(out)
+
+
+# -- fast-path tests: cheap checks that an argument is already in its normalized form ------------
+
+def is_plain_shape(sizes, numel):
+    """Whether ``sizes`` is a tuple of ints >= 1 whose product is ``numel``: a reshape target with
+    nothing to infer or check (no -1, 0, None or non-int), which ``infer_shape`` would return as is.
+
+    >>> is_plain_shape((2, 3), 6), is_plain_shape((2, -1), 6), is_plain_shape((2, 3), 5)
+    (True, False, False)
+    """
+    if type(sizes) is not tuple:
+        return False
+    n = 1
+    for size in sizes:
+        if type(size) is not int or size < 1:
+            return False
+        n *= size
+    return n == numel
+
+
+_RANGES = [list(range(n)) for n in range(65)]  # NumPy arrays have at most 64 dims
+
+
+def is_permutation(order, ndim):
+    """Whether ``order`` holds plain non-negative ints that permute ``range(ndim)``: an order
+    ``normalize_dims`` would return unchanged.
+
+    >>> is_permutation((2, 0, 1), 3), is_permutation((0, 0, 1), 3), is_permutation((-1, 0), 2)
+    (True, False, False)
+    """
+    if len(order) != ndim or ndim > 64:
+        return False
+    for d in order:
+        if type(d) is not int:
+            return False
+    return sorted(order) == _RANGES[ndim]

@@ -220,25 +220,33 @@ def record(data, dtype, inputs, backward, name="", recompute=None):
     t._dtype = dtype
     t._node = None
     t.grad = None
-    ad = None
-    for x in inputs:
-        xad = x._ad
-        if xad is not None:
-            if ad is None:
-                ad = xad
-            elif xad != ad:
-                raise GraphError(f"{name}: operands carry different gradient-checkpointing "
-                                 f"strategies {ad!r} and {xad!r}; give them the same one")
-    t._ad = ad if inputs else "none"
+    if len(inputs) == 1:  # the common one-input op: no strategies to reconcile
+        x = inputs[0]
+        ad = t._ad = x._ad
+        if x._node is None:  # untracked: nothing to record
+            return t
+    else:
+        ad = None
+        tracked = False
+        for x in inputs:
+            if x._node is not None:
+                tracked = True
+            xad = x._ad
+            if xad is not None:
+                if ad is None:
+                    ad = xad
+                elif xad != ad:
+                    raise GraphError(f"{name}: operands carry different gradient-checkpointing "
+                                     f"strategies {ad!r} and {xad!r}; give them the same one")
+        t._ad = ad if inputs else "none"
+        if not tracked:
+            return t
     if backward is not None and _mode.enabled and dtype.kind == "float":
         parents = tuple([x._node for x in inputs])
-        for p in parents:
-            if p is not None:
-                if recompute is not None and ad == "balanced":
-                    t._node = _recomputed_node(recompute, inputs, parents, name)
-                else:
-                    t._node = Node(backward, parents, name)
-                break
+        if recompute is not None and ad == "balanced":
+            t._node = _recomputed_node(recompute, inputs, parents, name)
+        else:
+            t._node = Node(backward, parents, name)
     return t
 
 

@@ -141,3 +141,39 @@ def test_infer_shape_errors():
         shapes.infer_shape((2, None, None), (2, 3))
     with pytest.raises(InvalidParameterError, match="reshape: shape must be an int, got float 2.0"):
         shapes.infer_shape((2.0, 3), (2, 3))
+
+
+# -- the fast-path tests and fast returns ------------------------------------------------------
+
+def test_is_plain_shape():
+    assert shapes.is_plain_shape((2, 3), 6) and shapes.is_plain_shape((), 1)
+    assert shapes.is_plain_shape((1, 1, 4), 4)
+    for sizes, numel in [((2, 3), 5), ((2, -1), 6), ((0, 3), 0), ((2, None), 6), ([2, 3], 6),
+                         ((True, 6), 6), ((np.int64(2), 3), 6), ((2.0, 3), 6), ((), 0)]:
+        assert not shapes.is_plain_shape(sizes, numel), sizes
+
+
+def test_is_plain_shape_agrees_with_infer_shape():
+    # a plain shape is exactly what infer_shape returns unchanged
+    for sizes, old in [((2, 3), (6,)), ((4,), (2, 2)), ((1, 6, 1), (3, 2)), ((), (1, 1))]:
+        assert shapes.is_plain_shape(sizes, shapes.prod(old))
+        assert shapes.infer_shape(sizes, old) == sizes
+
+
+def test_is_permutation():
+    assert shapes.is_permutation((2, 0, 1), 3) and shapes.is_permutation((), 0)
+    assert shapes.is_permutation([1, 0], 2)
+    for order, n in [((0, 0, 1), 3), ((0, 1), 3), ((-1, 0), 2), ((True, 0), 2), ((0, 2), 2),
+                     ((np.int64(1), 0), 2), ((1.0, 0), 2)]:
+        assert not shapes.is_permutation(order, n), order
+
+
+def test_as_int_and_normalize_dim_fast_returns_keep_the_checks():
+    assert shapes.as_int(7, "op", "p") == 7 and shapes.normalize_dim(-1, 3, "op") == 2
+    with pytest.raises(InvalidParameterError, match="op: p must be an int, got bool True"):
+        shapes.as_int(True, "op", "p")
+    with pytest.raises(InvalidParameterError, match="op: dim must be an int, got bool False"):
+        shapes.normalize_dim(False, 3, "op")
+    with pytest.raises(DimensionError, match="op: dim 3 is out of range for a tensor of rank 3"):
+        shapes.normalize_dim(3, 3, "op")
+    assert shapes.normalize_dim(np.int64(-3), 3, "op") == 0

@@ -13,7 +13,7 @@ import pytest
 import torch
 
 import ember
-from ember import DimensionError, InvalidParameterError, KindError, Tensor
+from ember import DimensionError, GraphError, InvalidParameterError, KindError, Tensor
 from oracle import SHAPES, TORCH_DTYPES, assert_close, ember_tensor, layouts, random_array, to_torch
 
 NAMES = list(TORCH_DTYPES)
@@ -278,3 +278,83 @@ def test_cast_errors():
     with pytest.raises(InvalidParameterError, match="is not an ember dtype"):
         t.cast(np.complex64)
     assert t.tolist() == [1.0]
+
+
+# -- record: the one-input and untracked fast paths --------------------------------------------
+
+def _pass(g, needs):
+    return (g,) * len(needs)
+
+
+def _strategies():
+    """Untracked float tensors carrying each autodiff state: "none", "balanced", disabled."""
+    base = ember.tensor([1.0, -2.0, 3.0])
+    return {"none": base, "balanced": base.with_gradient_checkpointing_strategy("balanced"),
+            None: base.without_autodiff()}
+
+
+@pytest.mark.parametrize("ad", ["none", "balanced", None])
+def test_record_one_untracked_input_keeps_its_strategy(ad):
+    from ember.tensor import record
+    x = _strategies()[ad]
+    data = np.array([4.0, 5.0, 6.0], dtype=np.float32)
+    out = record(data, ember.float32, (x,), _pass, "probe")
+    assert out._data is data and out.dtype is ember.float32
+    assert out.gradient_checkpointing_strategy() == ad
+    assert not out.is_tracked() and out.grad is None
+    assert x.tolist() == [1.0, -2.0, 3.0]
+
+
+@pytest.mark.parametrize("a_ad, b_ad, want", [
+    ("none", "none", "none"), ("balanced", "balanced", "balanced"), (None, None, None),
+    (None, "balanced", "balanced"), ("none", None, "none"),
+])
+def test_record_two_untracked_inputs_reconcile_strategies(a_ad, b_ad, want):
+    from ember.tensor import record
+    s = _strategies()
+    out = record(np.zeros(3, np.float32), ember.float32, (s[a_ad], s[b_ad]), _pass, "probe")
+    assert out.gradient_checkpointing_strategy() == want and not out.is_tracked()
+
+
+def test_record_mixed_strategies_raise_graph_error():
+    from ember.tensor import record
+    s = _strategies()
+    for inputs in ((s["none"], s["balanced"]), (s["balanced"], s[None], s["none"])):
+        with pytest.raises(GraphError, match="probe: operands carry different gradient-"
+                                             "checkpointing strategies"):
+            record(np.zeros(3), ember.float64, inputs, _pass, "probe")
+
+
+def test_record_no_inputs_and_numpy_scalars():
+    from ember.tensor import record
+    out = record(np.float64(2.5), ember.float64, (), _pass, "probe")
+    assert type(out._data) is np.ndarray and out.shape == () and out.tolist() == 2.5
+    assert out.gradient_checkpointing_strategy() == "none" and not out.is_tracked()
+
+
+def test_record_tracked_inputs_build_a_node():
+    from ember.tensor import record
+    w = ember.tensor([1.0, 2.0]).require_grad()
+    c = ember.tensor([3.0, 4.0])
+    one = record(np.ones(2), ember.float64, (w,), _pass, "one")
+    assert one.is_tracked() and one._node.parents == (w._node,) and one._node.name == "one"
+    two = record(np.ones(2), ember.float64, [c, w], _pass, "two")  # a list works as well
+    assert two._node.parents == (None, w._node)
+    seed = ember.tensor([0.5, -1.5], dtype="float64")
+    two.backward(seed)
+    assert w.grad.tolist() == [0.5, -1.5]
+    # no step: no backward rule, an int result, grad mode off
+    assert not record(np.ones(2), ember.float64, (w,), None, "x").is_tracked()
+    assert not record(np.ones(2, np.int64), ember.int64, (w,), _pass, "x").is_tracked()
+    with ember.no_grad():
+        assert not record(np.ones(2), ember.float64, (w,), _pass, "x").is_tracked()
+
+
+def test_record_balanced_strategy_takes_the_recompute_recipe():
+    from ember.tensor import record
+    w = ember.tensor([1.0, 2.0]).require_grad().with_gradient_checkpointing_strategy("balanced")
+    recipe = (lambda a: a * 2, lambda arrays, out: _pass)
+    out = record(np.array([2.0, 4.0]), ember.float64, (w,), _pass, "twice", recipe)
+    assert out._node.recompute is recipe and out._node.backward is None
+    plain = record(np.array([2.0, 4.0]), ember.float64, (w,), _pass, "twice")
+    assert plain._node.recompute is None and plain._node.backward is _pass

@@ -566,20 +566,26 @@ def _short(kernel, slow, name, symbol, grad_tt, grad_ts, float_only=False):
     """An operator with the short path of DESIGN.md: two tensors of one dtype and one shape, or a
     float32/float64 tensor with a Python float (or small int), go straight to the kernel (no
     promotion, no broadcasting checks); everything else takes ``slow``. ``grad_tt(a, b)`` and
-    ``grad_ts(a, s)`` build the backward rule of each case."""
+    ``grad_ts(a, s)`` build the backward rule of each case. When no operand is tracked (and
+    both carry the same checkpointing strategy) the result is wrapped directly: what ``record``
+    would return, without building a rule it would drop."""
     recompute = (kernel, lambda arrays, out: grad_tt(*arrays))
+    kinds = ("float",) if float_only else ("float", "int")
 
     def method(self, other):
         dt = self._dtype
         if type(other) is Tensor:
             a, b = self._data, other._data
-            if (other._dtype is dt and dt is not _BOOL and a.shape == b.shape
-                    and (dt.kind == "float" or not float_only)):
+            if other._dtype is dt and a.shape == b.shape and dt.kind in kinds:
+                if self._node is None and other._node is None and self._ad is other._ad:
+                    return wrap(kernel(a, b), dt, self._ad)  # nothing to record
                 return record(kernel(a, b), dt, (self, other), grad_tt(a, b), name, recompute)
         elif dt is _F32 or dt is _F64:
             t = type(other)
             if t is float or (t is int and -_EXACT < other < _EXACT):
                 a, other = self._data, float(other)
+                if self._node is None:
+                    return wrap(kernel(a, other), dt, self._ad)  # nothing to record
                 return record(kernel(a, other), dt, (self,), grad_ts(a, other), name,
                               _scalar_recompute(kernel, grad_ts, other, False)
                               if self._ad == "balanced" else None)
@@ -598,6 +604,8 @@ def _short_reverse(kernel, slow, name, symbol, grad_st):
             t = type(other)
             if t is float or (t is int and -_EXACT < other < _EXACT):
                 a, other = self._data, float(other)
+                if self._node is None:
+                    return wrap(kernel(other, a), dt, self._ad)  # nothing to record
                 return record(kernel(other, a), dt, (self,), grad_st(other, a), name,
                               _scalar_recompute(kernel, grad_st, other, True)
                               if self._ad == "balanced" else None)
@@ -786,6 +794,8 @@ def relu(self):
     """
     _check_tensor(self, "relu")
     x = self._data
+    if self._node is None:
+        return wrap(be.ew_relu(x), self._dtype, self._ad)  # nothing to record
     return record(be.ew_relu(x), self._dtype, (self,), _relu_backward((x,), None), "relu",
                   _RELU_RECOMPUTE)
 
@@ -882,6 +892,8 @@ def _float_unary(kernel, name, grad, doc):
     def op(self):
         x, dt = _float_input(self, name)
         out = kernel(x)
+        if self._node is None:
+            return wrap(out, dt, self._ad)  # nothing to record
         return record(out, dt, (self,), make_backward((x,), out), name, recompute)
     op.__name__ = op.__qualname__ = name
     op.__doc__ = doc

@@ -13,8 +13,9 @@ import numbers
 from .. import dtypes as _dt
 from ..backends import default as be
 from ..errors import DimensionError, InvalidParameterError, KindError, ShapeMismatchError
-from ..shapes import argfix, as_int, infer_shape, normalize_dim, normalize_dims, prod
-from ..tensor import Tensor, as_tensor, check_tensor, record, tensor_method
+from ..shapes import (argfix, as_int, infer_shape, is_permutation, is_plain_shape, normalize_dim,
+                      normalize_dims, prod)
+from ..tensor import Tensor, as_tensor, check_tensor, record, tensor_method, wrap
 
 __all__ = ["PadMode", "reshape", "permute", "flip", "transpose", "t", "movedim", "flatten",
            "unflatten", "squeeze", "unsqueeze", "roll", "repeat_interleave"]
@@ -39,6 +40,8 @@ def _reshape_to(x, shape, op):
     """``x`` with ``shape`` (already resolved and checked): a view when the layout allows."""
     in_shape = x._data.shape
     out = be.mv_reshape(x._data, shape)
+    if x._node is None:  # untracked: no gradient rule to build (what record would give)
+        return wrap(out, x._dtype, x._ad)
 
     def backward(g, needs):
         return (be.mv_reshape(g, in_shape),)
@@ -48,10 +51,12 @@ def _reshape_to(x, shape, op):
 
 def _permute_to(x, order, op):
     """``x`` with its dims in ``order`` (already normalized and checked), a view."""
+    out = be.mv_permute(x._data, order)
+    if x._node is None:  # untracked: no gradient rule to build (what record would give)
+        return wrap(out, x._dtype, x._ad)
     inverse = [0] * len(order)
     for i, d in enumerate(order):
         inverse[d] = i
-    out = be.mv_permute(x._data, order)
 
     def backward(g, needs):
         return (be.mv_permute(g, inverse),)
@@ -72,6 +77,9 @@ def _reshape(self, shape, *args):
     >>> ember.tensor([[0, 1, 2], [3, 4, 5]]).reshape((0, -1, 1)).shape
     (2, 3, 1)
     """
+    sizes = (shape,) + args if args or type(shape) is not tuple else shape
+    if is_plain_shape(sizes, self._data.size):  # fast path: nothing to infer or check
+        return _reshape_to(self, sizes, "reshape")
     new = infer_shape(argfix((shape,) + args, "reshape"), self._data.shape, "reshape")
     return _reshape_to(self, new, "reshape")
 
@@ -193,6 +201,9 @@ def _permute(self, order, *args):
     >>> t.permute(1, 0).tolist()
     [[0, 3], [1, 4], [2, 5]]
     """
+    dims = (order,) + args if args or type(order) is not tuple else order
+    if is_permutation(dims, self._data.ndim):  # fast path: already a normalized order
+        return _permute_to(self, dims, "permute")
     order = argfix((order,) + args, "permute", "order")
     nd = self._data.ndim
     if len(order) != nd:

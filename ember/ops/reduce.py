@@ -25,6 +25,7 @@ __all__ = ["sum", "mean", "prod", "max", "min", "argmax", "argmin", "any", "all"
 _int64 = _dt.int64
 _bool = _dt.bool_
 _NUMERIC = ("float", "int")
+_ALL_AXES = tuple(tuple(range(n)) for n in range(65))  # every dim of a rank-n tensor (n <= 64)
 
 
 # -- argument helpers ---------------------------------------------------------------------------
@@ -47,7 +48,7 @@ def _axes(x, dim, op, param="dim"):
     """The reduced axes: all for None, one for an int, several for a tuple or list."""
     nd = x._data.ndim
     if dim is None:
-        return tuple(range(nd))
+        return _ALL_AXES[nd]
     if isinstance(dim, (tuple, list)):
         if nd:
             return normalize_dims(dim, nd, op, param)
@@ -112,16 +113,17 @@ def _squeezed(shape, axes):
 
 def _sum(x, axes, keepdims, op):
     dt = x._dtype
-    out_dt = dt if dt.kind == "float" else _int64
-    data = be.reduce_sum(x._data, axes, keepdims, out_dt.np)
-    if out_dt.kind != "float":
-        return wrap(data, out_dt)
+    if dt.kind != "float":
+        return wrap(be.reduce_sum(x._data, axes, keepdims, _int64.np), _int64)
+    data = be.reduce_sum(x._data, axes, keepdims, dt.np)
+    if x._node is None:  # untracked: no gradient rule to build (what record would give)
+        return wrap(data, dt, x._ad)
     shape = x._data.shape
 
     def backward(g, needs):
         return (be.reduce_expand(g, shape, axes, keepdims),)
 
-    return record(data, out_dt, (x,), backward, op)
+    return record(data, dt, (x,), backward, op)
 
 
 def _mean(x, axes, keepdims, op):
@@ -135,6 +137,8 @@ def _mean(x, axes, keepdims, op):
                 f"shape {shape}); expected a non-empty reduction", "dim", axes)
         return wrap(be.reduce_mean_int(x._data, axes, keepdims), x._dtype)
     data = be.reduce_mean(x._data, axes, keepdims)
+    if x._node is None:  # untracked: no gradient rule to build (what record would give)
+        return wrap(data, x._dtype, x._ad)
 
     def backward(g, needs):
         return (be.reduce_expand(be.reduce_div_count(g, n), shape, axes, keepdims),)

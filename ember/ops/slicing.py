@@ -139,6 +139,30 @@ def _basic_key(items, shape, op):
     return tuple(key), tuple(out_shape)
 
 
+def _plain_key(items, shape):
+    """Whether ``items`` hold, for leading dims of ``shape``, only slices with int or None parts
+    and a non-zero step and in-range ints: a key ``_basic_key`` accepts unchanged (up to the sign
+    of an in-range negative int, which NumPy reads the same way)."""
+    if len(items) > len(shape):
+        return False
+    ints = False
+    for it in items:
+        if type(it) is slice:
+            start, stop, step = it.start, it.stop, it.step
+            if not ((start is None or type(start) is int) and (stop is None or type(stop) is int)
+                    and (step is None or (type(step) is int and step != 0))):
+                return False
+        elif type(it) is int:
+            ints = True
+        else:
+            return False
+    if ints:
+        for it, size in zip(items, shape):
+            if type(it) is int and not -size <= it < size:
+                return False
+    return True
+
+
 def _range_slice(spec, size, dim, op):
     """One of Burn's per-dim ranges as a slice: a slice, a ``range`` or an int (one index, kept)."""
     if type(spec) is slice:
@@ -189,6 +213,8 @@ def _ranges_key(ranges, shape, op):
 def _view(x, key, name):
     """``x[key]`` (a normalized basic key) as a view that carries the gradient."""
     data = x._data
+    if x._node is None:  # untracked: no gradient rule to build (what record would give)
+        return wrap(be.slicing_view(data, key), x._dtype, x._ad)
     shape = data.shape
 
     def backward(g, needs):
@@ -209,6 +235,8 @@ def __getitem__(self, key):
     ([4, 5, 6], [[1, 3], [4, 6]], (1, 2))
     """
     items = key if type(key) is tuple else (key,)
+    if _plain_key(items, self._data.shape):  # fast path: ``t[1:, ::2]``, ``t[0]``: nothing to parse
+        return _view(self, items, "__getitem__")
     for it in items:
         if _is_advanced(it):
             from .indexing import advanced_getitem

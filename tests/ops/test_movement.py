@@ -950,3 +950,71 @@ def test_docs_movement_md_examples_run():
     result = doctest.testfile(path, module_relative=False, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 20
     assert result.failed == 0
+
+
+# -- the fast paths: plain reshape sizes and already-normalized permute orders ---------------------
+
+RESHAPES = [((2, 3, 4), ((6, 4), (6, -1), (-1, 4))), ((2, 3, 4), ((2, 12), (0, 12), (None, -1))),
+            ((6,), ((1, 6, 1), (-1, 6, 1), (1, -1, 1))), ((), ((1, 1), (1, -1))),
+            ((2, 0, 3), ((2, 0, 3), (None, 0, 3), (0, 0, 0)))]
+
+
+@pytest.mark.parametrize("shape, targets", RESHAPES, ids=str)
+def test_plain_reshape_equals_the_general_path(shape, targets, rng):
+    plain, *general = targets
+    for name, arr in layouts(random_array(rng, shape, "float32")):
+        x = ember_tensor(arr)
+        before = np.array(x.numpy(), copy=True)
+        outs = [x.reshape(plain), x.reshape(*plain), x.view(plain), ember.reshape(x, plain)]
+        outs += [x.reshape(g) for g in general]
+        outs.append(x.reshape(tuple(np.int64(s) for s in plain)))  # NumPy ints: general path
+        for out in outs:
+            assert out.shape == plain and out.dtype is x.dtype
+            np.testing.assert_array_equal(out.numpy(), arr.reshape(plain))
+        if name == "contiguous" and arr.size:
+            assert np.shares_memory(outs[0].numpy(), arr)
+        np.testing.assert_array_equal(x.numpy(), before)
+
+
+def test_plain_permute_equals_the_general_path(rng):
+    for name, arr in layouts(random_array(rng, (2, 3, 4), "int32")):
+        x = ember_tensor(arr)
+        want = arr.transpose(2, 0, 1)
+        for out in (x.permute(2, 0, 1), x.permute((2, 0, 1)), x.permute([2, 0, 1]),
+                    x.permute(-1, 0, 1), x.permute(np.int64(2), 0, 1), ember.permute(x, (2, 0, 1))):
+            assert out.shape == (4, 2, 3) and out.dtype is x.dtype
+            np.testing.assert_array_equal(out.numpy(), want)
+            assert np.shares_memory(out.numpy(), arr)
+    assert E(5.0).permute(()).tolist() == 5.0 and E(5.0).permute([]).shape == ()
+
+
+def test_fast_paths_keep_the_autodiff_state_and_gradients(rng):
+    x = rng.standard_normal((2, 3, 4))
+    for ad in ("none", "balanced"):
+        t = ember.tensor(x).with_gradient_checkpointing_strategy(ad)
+        for out in (t.reshape(6, 4), t.permute(2, 0, 1), t.transpose(0, 1), t.unsqueeze(0)):
+            assert out.gradient_checkpointing_strategy() == ad and not out.is_tracked()
+    off = ember.tensor(x).without_autodiff()
+    assert not off.reshape(24).is_autodiff() and not off.permute(1, 0, 2).is_autodiff()
+    w = ember.tensor(x, dtype="float64").require_grad()
+    seed = rng.standard_normal((4, 3, 2))
+    w.reshape(6, 4).permute(1, 0).reshape(4, 3, 2).backward(ember.tensor(seed, dtype="float64"))
+    wt = torch.from_numpy(x).requires_grad_(True)
+    wt.reshape(6, 4).permute(1, 0).reshape(4, 3, 2).backward(torch.from_numpy(seed))
+    assert_close(w.grad, wt.grad)
+
+
+@pytest.mark.parametrize("fn, error, match", [
+    (lambda t: t.reshape(True, 6), InvalidParameterError, r"reshape: shape must be an int, got bool"),
+    (lambda t: t.reshape(4, 4), ShapeMismatchError, r"reshape: shape \(4, 4\) has 16 elements, expected 6"),
+    (lambda t: t.reshape((2, 3), 1), InvalidParameterError, r"reshape: shape must be an int"),
+    (lambda t: t.permute(1, 1), InvalidParameterError, r"permute: order \(1, 1\) repeats a dim"),
+    (lambda t: t.permute(True, 0), InvalidParameterError, r"permute: order must be an int, got bool"),
+    (lambda t: t.permute(0, 2), DimensionError, r"permute: order 2 is out of range for a tensor of rank 2"),
+    (lambda t: t.permute(0), InvalidParameterError, r"permute: order \(0,\) has 1 entries, expected 2"),
+])
+def test_fast_path_lookalikes_still_raise(fn, error, match):
+    t = arange(6, (2, 3))
+    with pytest.raises(error, match=match):
+        fn(t)
+    assert t.tolist() == [[0, 1, 2], [3, 4, 5]]

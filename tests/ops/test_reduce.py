@@ -962,3 +962,60 @@ def test_docs_reductions_md():
     result = doctest.testfile(path, module_relative=False, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 10
     assert result.failed == 0
+
+
+# -- the untracked fast paths and the cheap warning switch ---------------------------------------
+
+def _with_ad(t, ad):
+    return t.without_autodiff() if ad is None else t.with_gradient_checkpointing_strategy(ad)
+
+
+@pytest.mark.parametrize("ad", ["none", "balanced", None])
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_untracked_sum_and_mean_keep_the_autodiff_state(ad, dtype):
+    rng = np.random.default_rng(7)
+    arr = random_array(rng, (3, 4), dtype)
+    t = _with_ad(ember_tensor(arr, "bfloat16" if dtype == "bfloat16" else None), ad)
+    tracked = ember_tensor(arr, "bfloat16" if dtype == "bfloat16" else None).require_grad()
+    for fn in (lambda x: x.sum(), lambda x: x.sum(1), lambda x: x.sum((0, 1), keepdim=True),
+               lambda x: x.sum_dim(0), lambda x: x.mean(), lambda x: x.mean(0),
+               lambda x: x.mean_dims([0, 1]), lambda x: x.max(), lambda x: x.min(1)):
+        out, ref = fn(t), fn(tracked)  # the untracked result equals the recorded one's value
+        assert not out.is_tracked() and ref.is_tracked()
+        assert out.gradient_checkpointing_strategy() == ad
+        assert out.dtype is ref.dtype and out.shape == ref.shape
+        assert type(out._data) is np.ndarray
+        np.testing.assert_array_equal(np.asarray(out.numpy()), np.asarray(ref.numpy()))
+    tt = to_torch(tracked)
+    assert_close(t.sum(), tt.sum(), **({"rtol": 2e-2, "atol": 2e-2} if "16" in dtype else {}))
+    assert_close(t.mean(1), tt.mean(1), **({"rtol": 2e-2, "atol": 2e-2} if "16" in dtype else {}))
+
+
+def test_reductions_never_warn_nor_change_numpy_error_state():
+    from ember.backends import default as be
+    big = ember.tensor([3e38, 3e38, -1.0])
+    empty = ember.tensor(np.zeros((0, 3)), dtype="float32")
+    state = np.geterr()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert big.sum().tolist() == INF and big.mean().tolist() == INF
+        assert big.prod().tolist() == -INF
+        assert np.isnan(empty.mean(0).numpy()).all() and empty.sum(0).tolist() == [0.0] * 3
+        assert ember.tensor([INF, -INF]).sum().tolist() != ember.tensor([INF, -INF]).sum().tolist()
+        assert np.isnan(ember.tensor([2.0]).var(0).tolist()).all()  # 0 / 0
+    assert np.geterr() == state
+    with pytest.raises(np.exceptions.AxisError):  # a failing kernel restores the error state
+        be.reduce_sum(np.ones(3), (5,), False, np.dtype(np.float64))
+    assert np.geterr() == state
+
+
+def test_sum_kernel_returns_arrays_of_the_requested_dtype():
+    from ember.backends import default as be
+    for arr, dtype in [(np.ones(3, np.float32), np.float32), (np.ones((2, 2)), np.float64),
+                       (np.ones(3, np.float16), np.float16), (np.ones(3, np.int8), np.int64),
+                       (np.ones(3, bool), np.int64)]:
+        out = be.reduce_sum(arr, tuple(range(arr.ndim)), False, np.dtype(dtype))
+        assert type(out) is np.ndarray and out.shape == () and out.dtype == dtype
+        assert out == arr.size
+        mean = be.reduce_mean(arr.astype(dtype), (0,), True)
+        assert type(mean) is np.ndarray and mean.dtype == dtype and mean.shape[0] == 1

@@ -712,3 +712,83 @@ def test_extract_leaves_an_empty_placeholder():
     assert moved.is_require_grad() and not w.is_tracked()
     moved[::-1].backward(f64([1.0, 5.0]))
     assert moved.grad.tolist() == [5.0, 1.0] and w.grad is None
+
+
+# -- the fast path of plain slices -----------------------------------------------------------------
+
+PLAIN_KEYS = [slice(1, None), (slice(None), slice(None, None, 2)), (slice(1, 3), slice(None, None, -1)),
+              (slice(-2, None, -1), slice(0, 1), slice(None, None, 3)), (), slice(5, 9),
+              (slice(None, None, -2),), (slice(2, 0), slice(None, -1)), 0, -1, (3, 2, -5),
+              (-4, slice(None, None, -1)), (slice(1, None), -3, 4)]
+
+
+def _numpy_ints(item):
+    """The same key element spelled with NumPy ints (which the general parser handles)."""
+    if isinstance(item, int):
+        return np.int64(item)
+    return slice(*(None if v is None else np.int64(v) for v in (item.start, item.stop, item.step)))
+
+
+@pytest.mark.parametrize("key", PLAIN_KEYS, ids=str)
+@pytest.mark.parametrize("dtype", ["float64", "int32", "bool"])
+def test_plain_slices_equal_the_general_path(key, dtype):
+    arr = np.asarray(random_array(np.random.default_rng(3), (4, 3, 5), dtype))
+    items = key if isinstance(key, tuple) else (key,)
+    for _, base in layouts(arr):
+        t = ember_tensor(base)
+        before = snap(t)
+        fast = t[key]
+        slow = t[items + (Ellipsis,)]  # an Ellipsis takes the general parser
+        via_numpy_ints = t[tuple(_numpy_ints(it) for it in items)]
+        for other in (slow, via_numpy_ints):
+            assert fast.shape == other.shape and fast.dtype is other.dtype
+            np.testing.assert_array_equal(fast.numpy(), other.numpy())
+        np.testing.assert_array_equal(fast.numpy(), base[key])
+        if fast.numel():
+            assert shares(fast, base)
+        assert_unchanged([t], before)
+
+
+def test_plain_slices_keep_the_autodiff_state_and_gradient(rng):
+    x = rng.standard_normal((4, 5))
+    for ad in ("none", "balanced"):
+        t = f64(x).with_gradient_checkpointing_strategy(ad)
+        assert t[1:, ::-2].gradient_checkpointing_strategy() == ad and not t[1:].is_tracked()
+    assert not f64(x).without_autodiff()[::2].is_autodiff()
+    w = f64(x, requires_grad=True)
+    seed = rng.standard_normal((3, 3))
+    w[1:, ::-2].backward(f64(seed))
+    wt = torch.from_numpy(x).requires_grad_(True)
+    wt.flip(1)[1:, ::2].backward(torch.from_numpy(seed))
+    assert_close(w.grad, wt.grad)
+    w = f64(x, requires_grad=True)
+    seed = rng.standard_normal(2)
+    w[-1, 1::2].backward(f64(seed))
+    wt = torch.from_numpy(x).requires_grad_(True)
+    wt[-1, 1::2].backward(torch.from_numpy(seed))
+    assert_close(w.grad, wt.grad)
+
+
+@pytest.mark.parametrize("key, error, match", [
+    ((slice(None), slice(None)), DimensionError, r"__getitem__: 2 indices for a tensor of rank 1"),
+    ((slice(0, 2, 0),), InvalidParameterError, r"slice slice\(0, 2, 0\) has step 0"),
+    ((slice(None, True),), InvalidParameterError, r"slice stop True"),
+    ((slice(None, None, 2.0),), InvalidParameterError, r"slice step 2.0"),
+    ((slice(None), 3), DimensionError, r"__getitem__: 2 indices for a tensor of rank 1"),
+])
+def test_plain_looking_bad_slices_raise(key, error, match):
+    t = ember.tensor([1.0, 2.0, 3.0])
+    before = snap(t)
+    with pytest.raises(error, match=match):
+        t[key]
+    assert_unchanged([t], before)
+
+
+def test_plain_int_keys_out_of_range_raise():
+    t = ember.tensor(np.zeros((2, 3)))
+    for key, match in [((slice(None), 3), r"index 3 is out of range for dim 1 of size 3"),
+                       ((-3, 0), r"index -3 is out of range for dim 0 of size 2"),
+                       ((0, slice(None, None, -1), 0), r"3 indices for a tensor of rank 2")]:
+        with pytest.raises(DimensionError, match=match):
+            t[key]
+    assert t.tolist() == [[0.0] * 3] * 2

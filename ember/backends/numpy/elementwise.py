@@ -24,6 +24,26 @@ _ndarray = np.ndarray
 _asarray = np.asarray
 
 
+def _warnings_off(fn):
+    """Wrap ``fn`` (called with positional arguments) so that it runs with NumPy's floating-point
+    warnings ignored, returning what ``fn`` returns (the reduce family's kernels use it too)."""
+    if _ERRVAR is None:  # pragma: no cover
+        def wrapper(*args):
+            with np.errstate(all="ignore"):
+                return fn(*args)
+    else:
+        def wrapper(*args):
+            token = _set(_IGNORE)
+            try:
+                return fn(*args)
+            finally:
+                _reset(token)
+    wrapper.__name__ = fn.__name__
+    wrapper.__qualname__ = fn.__qualname__
+    wrapper.__doc__ = fn.__doc__
+    return wrapper
+
+
 def _quiet(fn):
     """Wrap ``fn`` so that it runs with NumPy's floating-point warnings ignored and always
     returns an ndarray (a ufunc on 0-d operands returns a NumPy scalar)."""
@@ -31,6 +51,22 @@ def _quiet(fn):
         def wrapper(*args):
             with np.errstate(all="ignore"):
                 r = fn(*args)
+            return r if type(r) is _ndarray else _asarray(r)
+    elif getattr(fn, "nin", 0) == 1 and fn.nout == 1:  # a unary ufunc: no *args packing
+        def wrapper(a):
+            token = _set(_IGNORE)
+            try:
+                r = fn(a)
+            finally:
+                _reset(token)
+            return r if type(r) is _ndarray else _asarray(r)
+    elif getattr(fn, "nin", 0) == 2 and fn.nout == 1:  # a binary ufunc
+        def wrapper(a, b):
+            token = _set(_IGNORE)
+            try:
+                r = fn(a, b)
+            finally:
+                _reset(token)
             return r if type(r) is _ndarray else _asarray(r)
     else:
         def wrapper(*args):
