@@ -86,6 +86,12 @@ def _int(value, op, param, low=None):
 
 def _pair(value, op, param, low):
     """An int or a pair of ints, each >= ``low``, as a tuple of two ints."""
+    cls = type(value)
+    if cls is int and value >= low:  # the common spellings, checked in a few operations
+        return value, value
+    if cls is tuple and len(value) == 2 and type(value[0]) is int is type(value[1]) and \
+            value[0] >= low and value[1] >= low:
+        return value
     if isinstance(value, (tuple, list)):
         if len(value) != 2:
             raise InvalidParameterError(
@@ -159,7 +165,20 @@ def relu(input):
     [0.0, 2.0]
     """
     check_tensor(input, "relu", "input")
-    return input.relu()
+    if input._dtype.kind != "float":
+        return input.relu()  # ints keep their dtype; bools raise Tensor.relu's KindError
+    xd = input._data
+    return record(be.nn_relu(xd), input._dtype, (input,), _relu_backward((xd,), None), "relu",
+                  _RELU_RECOMPUTE)
+
+
+def _relu_backward(arrays, out):
+    x = arrays[0]
+    return lambda g, needs: (be.nn_relu_grad(g, x),)
+
+
+# under the "balanced" checkpointing strategy relu keeps no arrays and recomputes in backward
+_RELU_RECOMPUTE = (be.nn_relu, _relu_backward)
 
 
 def sigmoid(input):

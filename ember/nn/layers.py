@@ -358,7 +358,7 @@ class _BatchNorm(Module):
         out, mean, var = F._batch_norm(x, rm, rv, self.weight, self.bias, use_batch, eps, name)
         if self.training and self.track_running_stats:
             steps = int(self.num_batches_tracked.item()) + 1
-            self.num_batches_tracked = Tensor(steps, dtype=_dt.int64)
+            self.num_batches_tracked = wrap(be.scalar_array(steps, _dt.int64.np), _dt.int64)
             m = 1.0 / steps if self.momentum is None else self.momentum
             self.running_mean = wrap(be.nn_running_update(rm._data, mean, m, rm.dtype.np),
                                      rm.dtype)

@@ -5,6 +5,7 @@ Half-precision inputs (float16, bfloat16) are computed in float32 and cast back,
 CPU kernels accumulate. Every kernel leaves its inputs untouched and returns fresh arrays.
 """
 
+import functools as _functools
 import math as _math
 
 import numpy as np
@@ -13,8 +14,37 @@ from numpy.lib.stride_tricks import as_strided as _as_strided
 
 from .elementwise import ew_erf
 
+try:  # NumPy >= 2: the error state lives in a context variable that ufuncs read on each call
+    from numpy._core._ufunc_config import _extobj_contextvar as _ERRVAR
+    from numpy._core.umath import _make_extobj
+
+    _IGNORE = _make_extobj(all="ignore")
+except (ImportError, AttributeError, TypeError):  # pragma: no cover - older or changed NumPy
+    _ERRVAR = None
+
+
+def _quietly(fn):
+    """Run the kernel ``fn`` with NumPy's floating-point warnings off (inf and nan are the IEEE
+    answers here). One context-variable set and reset, as the elementwise kernels do: several
+    times cheaper than entering ``np.errstate`` on every call."""
+    if _ERRVAR is None:  # pragma: no cover
+        @_functools.wraps(fn)
+        def wrapper(*args):
+            with np.errstate(all="ignore"):
+                return fn(*args)
+    else:
+        @_functools.wraps(fn)
+        def wrapper(*args):
+            token = _ERRVAR.set(_IGNORE)
+            try:
+                return fn(*args)
+            finally:
+                _ERRVAR.reset(token)
+    return wrapper
+
 __all__ = [
-    "nn_gelu", "nn_gelu_grad", "nn_silu", "nn_silu_grad", "nn_softmax", "nn_softmax_grad",
+    "nn_gelu", "nn_gelu_grad", "nn_silu", "nn_silu_grad", "nn_relu", "nn_relu_grad",
+    "nn_softmax", "nn_softmax_grad",
     "nn_log_softmax", "nn_log_softmax_grad", "nn_linear", "nn_linear_grads",
     "nn_conv2d", "nn_conv2d_grads", "nn_max_pool2d", "nn_max_pool2d_grad", "nn_avg_pool2d",
     "nn_avg_pool2d_grad", "nn_batch_norm", "nn_batch_norm_grads", "nn_running_update",
@@ -77,31 +107,31 @@ _SQRT_2_OVER_PI = _math.sqrt(2.0 / _math.pi)
 _GELU_C = 0.044715
 
 
+@_quietly
 def nn_gelu(x, approximate):
     """GELU: ``x * Phi(x)`` (exact, through erf) or its tanh approximation."""
-    with np.errstate(all="ignore"):
-        if approximate == "tanh":
-            w = _work(x)
-            out = 0.5 * w * (1.0 + np.tanh(_SQRT_2_OVER_PI * (w + _GELU_C * w * w * w)))
-        else:
-            w = x.astype(_F64)
-            out = 0.5 * w * (1.0 + ew_erf(w * _SQRT_HALF))
+    if approximate == "tanh":
+        w = _work(x)
+        out = 0.5 * w * (1.0 + np.tanh(_SQRT_2_OVER_PI * (w + _GELU_C * w * w * w)))
+    else:
+        w = x.astype(_F64)
+        out = 0.5 * w * (1.0 + ew_erf(w * _SQRT_HALF))
     return _out(out, x.dtype)
 
 
+@_quietly
 def nn_gelu_grad(g, x, approximate):
     """The gradient of ``nn_gelu`` for the output gradient ``g``."""
-    with np.errstate(all="ignore"):
-        if approximate == "tanh":
-            w = _work(x)
-            inner = _SQRT_2_OVER_PI * (w + _GELU_C * w * w * w)
-            t = np.tanh(inner)
-            d = 0.5 * (1.0 + t) + 0.5 * w * (1.0 - t * t) * _SQRT_2_OVER_PI * (
-                1.0 + 3.0 * _GELU_C * w * w)
-        else:
-            w = x.astype(_F64)
-            d = 0.5 * (1.0 + ew_erf(w * _SQRT_HALF)) + w * _INV_SQRT_2PI * np.exp(-0.5 * w * w)
-        return _out(_work(g) * d, g.dtype)
+    if approximate == "tanh":
+        w = _work(x)
+        inner = _SQRT_2_OVER_PI * (w + _GELU_C * w * w * w)
+        t = np.tanh(inner)
+        d = 0.5 * (1.0 + t) + 0.5 * w * (1.0 - t * t) * _SQRT_2_OVER_PI * (
+            1.0 + 3.0 * _GELU_C * w * w)
+    else:
+        w = x.astype(_F64)
+        d = 0.5 * (1.0 + ew_erf(w * _SQRT_HALF)) + w * _INV_SQRT_2PI * np.exp(-0.5 * w * w)
+    return _out(_work(g) * d, g.dtype)
 
 
 def _sigmoid(w):
@@ -110,40 +140,47 @@ def _sigmoid(w):
     return np.where(w >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 
 
+@_quietly
 def nn_silu(x):
     """SiLU (swish): ``x * sigmoid(x)``."""
-    with np.errstate(all="ignore"):
-        w = _work(x)
-        return _out(w * _sigmoid(w), x.dtype)
+    w = _work(x)
+    return _out(w * _sigmoid(w), x.dtype)
 
 
+@_quietly
 def nn_silu_grad(g, x):
     """The gradient of ``nn_silu``: ``g * s * (1 + x * (1 - s))`` with ``s = sigmoid(x)``."""
-    with np.errstate(all="ignore"):
-        w = _work(x)
-        s = _sigmoid(w)
-        return _out(_work(g) * (s * (1.0 + w * (1.0 - s))), g.dtype)
+    w = _work(x)
+    s = _sigmoid(w)
+    return _out(_work(g) * (s * (1.0 + w * (1.0 - s))), g.dtype)
+
+
+def _finite_max(w, axis):
+    """The max along ``axis`` (kept as a size-1 dim), with non-finite maxima replaced by 0 so
+    that subtracting it never makes a nan of a row of infinities."""
+    m = w.max(axis=axis, keepdims=True)
+    return np.where(np.isfinite(m), m, 0.0)
 
 
 def _log_softmax_work(w, axis):
     if w.size == 0:
         return np.array(w, copy=True)
-    m = np.max(w, axis=axis, keepdims=True)
-    m = np.where(np.isfinite(m), m, 0.0)
-    z = w - m
-    return z - np.log(np.sum(np.exp(z), axis=axis, keepdims=True))
+    z = np.subtract(w, _finite_max(w, axis))
+    z -= np.log(np.sum(np.exp(z), axis=axis, keepdims=True))    # in place: one buffer less
+    return z
 
 
+@_quietly
 def nn_softmax(x, axis):
-    """Softmax along ``axis``: the max is subtracted before ``exp``."""
-    with np.errstate(all="ignore"):
-        w = _work(x)
-        if w.size == 0:
-            return np.array(x, copy=True)
-        m = np.max(w, axis=axis, keepdims=True)
-        m = np.where(np.isfinite(m), m, 0.0)
-        e = np.exp(w - m)
-        return _out(e / np.sum(e, axis=axis, keepdims=True), x.dtype)
+    """Softmax along ``axis``: the max is subtracted before ``exp``. One output buffer: the
+    shifted values are exponentiated and divided in place."""
+    w = _work(x)
+    if w.size == 0:
+        return np.array(x, copy=True)
+    e = np.subtract(w, _finite_max(w, axis))
+    np.exp(e, out=e)
+    e /= np.sum(e, axis=axis, keepdims=True)
+    return _out(e, x.dtype)
 
 
 def nn_softmax_grad(g, y, axis):
@@ -151,22 +188,61 @@ def nn_softmax_grad(g, y, axis):
     gw, yw = _work(g), _work(y)
     if gw.size == 0:
         return np.array(g, copy=True)
-    return _out(yw * (gw - np.sum(gw * yw, axis=axis, keepdims=True)), g.dtype)
+    t = np.multiply(gw, yw)
+    s = np.sum(t, axis=axis, keepdims=True)
+    np.subtract(gw, s, out=t)                                       # t's buffer reused
+    t *= yw
+    return _out(t, g.dtype)
 
 
+@_quietly
 def nn_log_softmax(x, axis):
     """Log-softmax along ``axis``: ``x - max - log(sum(exp(x - max)))``."""
-    with np.errstate(all="ignore"):
-        return _out(_log_softmax_work(_work(x), axis), x.dtype)
+    return _out(_log_softmax_work(_work(x), axis), x.dtype)
 
 
+@_quietly
 def nn_log_softmax_grad(g, y, axis):
     """The gradient of log-softmax from its output ``y``: ``g - exp(y) * sum(g)``."""
     gw, yw = _work(g), _work(y)
     if gw.size == 0:
         return np.array(g, copy=True)
-    with np.errstate(all="ignore"):
-        return _out(gw - np.exp(yw) * np.sum(gw, axis=axis, keepdims=True), g.dtype)
+    t = np.exp(yw)
+    t *= np.sum(gw, axis=axis, keepdims=True)
+    np.subtract(gw, t, out=t)
+    return _out(t, g.dtype)
+
+
+# -- relu ---------------------------------------------------------------------------------------
+
+_UINT_OF_SIZE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def _select(g, mask, out=None):
+    """``where(mask, g, 0)`` for a float ``g``, about four times faster than ``np.where``: the
+    bits of ``g`` times the 0/1 mask as unsigned ints. An integer multiply, so an inf or nan in
+    ``g`` where the mask is False still gives +0.0 (a float ``g * mask`` would give nan).
+    ``out`` (optional) is a float array of the result's shape and ``g``'s dtype."""
+    u = _UINT_OF_SIZE[g.dtype.itemsize]
+    if out is not None:
+        np.multiply(g.view(u), mask, out=out.view(u))
+        return out
+    r = np.multiply(g.view(u), mask)
+    return (r if type(r) is np.ndarray else np.asarray(r)).view(g.dtype)
+
+
+@_quietly
+def nn_relu(x):
+    """``max(x, 0)`` of a float array, keeping nan (a new array)."""
+    r = np.maximum(x, np.zeros((), x.dtype))
+    return r if type(r) is np.ndarray else np.asarray(r)
+
+
+@_quietly
+def nn_relu_grad(g, x):
+    """The gradient of ``nn_relu``: ``g`` where ``x > 0``, else 0 (as ``where(x > 0, g, 0)``,
+    in ``g``'s dtype)."""
+    return _select(g, np.greater(x, 0))
 
 
 # -- linear -------------------------------------------------------------------------------------
@@ -177,7 +253,7 @@ def nn_linear(x, w, b, dtype):
     ww = _work(w).astype(xw.dtype, copy=False)
     out = np.matmul(xw, ww.T)
     if b is not None:
-        out = out + _work(b)
+        np.add(out, _work(b), out=out)       # in place: ``out`` is the matmul's fresh result
     return _out(out, dtype)
 
 
@@ -238,35 +314,67 @@ def _col2im(d, shape, kernel, stride, dilation, out_hw):
     return out
 
 
+def _kernel_slices(kernel, stride, dilation, out_hw):
+    """(i, j, row slice, column slice) of the padded input that kernel position (i, j) reads."""
+    (kh, kw), (sh, sw), (dh, dw), (OH, OW) = kernel, stride, dilation, out_hw
+    return [(i, j, slice(i * dh, i * dh + sh * (OH - 1) + 1, sh),
+             slice(j * dw, j * dw + sw * (OW - 1) + 1, sw)) for i in range(kh) for j in range(kw)]
+
+
 def nn_conv2d(x, w, b, stride, pads, dilation, groups, out_hw, dtype):
     """2-D cross-correlation of ``x`` (N, C, H, W) with ``w`` (O, C/groups, kh, kw), plus ``b``.
 
-    im2col: the padded input's windows are a zero-copy strided view; one batched matmul (one
-    batch entry per group) contracts them with the weights. Returns (out, saved) where ``saved``
-    is what ``nn_conv2d_grads`` needs.
+    im2col: the windows of a padded copy of the input are gathered into columns (one copy)
+    that one matmul per group contracts with the weights. The padded copy is laid out so that
+    the gather reads long contiguous runs: channels last (a window row is kw * C contiguous
+    values) when kw * C/groups exceeds the output width, else channels first (a window row
+    is an output row, OW values). Either way the result is (O, N * OH * OW), bias added in
+    place, and the output a (N, O, OH, OW) view of it: every (OH, OW) plane contiguous,
+    which the per-channel reductions of batch norm read fastest. Returns (out, saved) where
+    ``saved`` is what ``nn_conv2d_grads`` needs.
     """
     unbatched = x.ndim == 3
     if unbatched:
         x = x[None]
     work = _F64 if dtype == _F64 else _F32
-    xw = x.astype(work, copy=False)
-    ww = w.astype(work, copy=False)
     N, C, H, W = x.shape
     O, Cg, kh, kw = w.shape
     G = groups
     Og = O // G
     OH, OW = out_hw
-    xp = _pad_hw(xw, pads)
-    Hp, Wp = xp.shape[2:]
-    win = _windows(xp, (kh, kw), stride, dilation, out_hw)           # (N, C, OH, OW, kh, kw)
-    win = win.reshape(N, G, Cg, OH, OW, kh, kw) if G > 1 else win[:, None]
-    cols = win.transpose(1, 0, 3, 4, 2, 5, 6).reshape(G, N * OH * OW, Cg * kh * kw)  # one copy
-    wm = ww.reshape(G, Og, Cg * kh * kw)
-    out = np.matmul(cols, wm.transpose(0, 2, 1))                      # (G, N*OH*OW, Og)
-    out = out.reshape(G, N, OH, OW, Og).transpose(1, 0, 4, 2, 3).reshape(N, O, OH, OW)
-    if b is not None:
-        out = out + b.astype(work, copy=False).reshape(1, O, 1, 1)
-    saved = (cols, wm, x.shape, (Hp, Wp), (kh, kw), stride, pads, dilation, G, out_hw,
+    M, K = N * OH * OW, Cg * kh * kw
+    (sh, sw), (dh, dw) = stride, dilation
+    pt, pb, pl, pr = pads
+    Hp, Wp = H + pt + pb, W + pl + pr
+    ww = w.astype(work, copy=False)
+    last = Cg * kw > OW
+    if last:
+        xp = np.zeros((N, Hp, Wp, C), dtype=work)                      # padded, channels last
+        xp[:, pt:pt + H, pl:pl + W, :] = x.transpose(0, 2, 3, 1)
+        sN, sH, sW, sC = xp.strides
+        win = _as_strided(xp, (G, N, OH, OW, kh, kw, Cg),
+                          (Cg * sC, sN, sH * sh, sW * sw, sH * dh, sW * dw, sC), writeable=False)
+        cols = win.reshape(G, M, K)                                    # the one copy
+        wm = ww.reshape(G, Og, Cg, kh, kw).transpose(0, 1, 3, 4, 2).reshape(G, Og, K)
+        mm = np.matmul(cols, wm.transpose(0, 2, 1)).transpose(0, 2, 1)   # (G, Og, M)
+        out = np.empty((G, Og, M), dtype=work)
+        if b is not None:   # one pass adds the bias and transposes
+            np.add(mm, b.astype(work, copy=False).reshape(G, Og, 1), out=out)
+        else:
+            np.copyto(out, mm)
+    else:
+        xp = np.zeros((C, N, Hp, Wp), dtype=work)                      # channels, batch first
+        xp[:, :, pt:pt + H, pl:pl + W] = x.transpose(1, 0, 2, 3)
+        sC, sN, sH, sW = xp.strides
+        win = _as_strided(xp, (G, Cg, kh, kw, N, OH, OW),
+                          (Cg * sC, sC, sH * dh, sW * dw, sN, sH * sh, sW * sw), writeable=False)
+        cols = win.reshape(G, K, M)                                    # the one copy
+        wm = ww.reshape(G, Og, K)
+        out = np.matmul(wm, cols)                                      # (G, Og, M)
+        if b is not None:
+            out += b.astype(work, copy=False).reshape(G, Og, 1)
+    out = out.reshape(O, N, OH, OW).transpose(1, 0, 2, 3)
+    saved = (last, cols, wm, x.shape, xp.shape, (kh, kw), stride, pads, dilation, G, out_hw,
              unbatched)
     return _out(out[0] if unbatched else out, dtype), saved
 
@@ -274,73 +382,121 @@ def nn_conv2d(x, w, b, stride, pads, dilation, groups, out_hw, dtype):
 def nn_conv2d_grads(g, saved, need_x, need_w, need_b, x_dtype, w_dtype, b_dtype):
     """Gradients of ``nn_conv2d``: (gx, gw, gb), each in its input's dtype or None.
 
-    gw is one batched matmul of the output gradient with the saved columns; gx is one matmul
-    back to columns and a col2im that loops over the kernel positions only.
+    gw is one matmul per group of the output gradient with the saved columns; gx is a matmul
+    back to columns, laid out kernel position first, and a col2im: one add of a contiguous
+    slab into the padded layout of the forward per kernel position.
     """
-    cols, wm, xshape, (Hp, Wp), (kh, kw), stride, pads, dilation, G, (OH, OW), unb = saved
+    last, cols, wm, xshape, pshape, kernel, stride, pads, dilation, G, out_hw, unb = saved
     if unb:
         g = g[None]
     N, C, H, W = xshape
-    Og = wm.shape[1]
-    O = G * Og
-    Cg = C // G
-    gw_ = g.astype(cols.dtype, copy=False)
+    (kh, kw), (OH, OW) = kernel, out_hw
+    Og, K = wm.shape[1:]
+    O, M, Cg = G * Og, N * OH * OW, C // G
+    gm = g.astype(cols.dtype, copy=False).transpose(1, 0, 2, 3).reshape(O, M)
     gx = gw = gb = None
     if need_b:
-        gb = _out(gw_.sum(axis=(0, 2, 3)), b_dtype)
-    if not (need_x or need_w):
-        return gx, gw, gb
-    gm = gw_.reshape(N, G, Og, OH, OW).transpose(1, 0, 3, 4, 2).reshape(G, N * OH * OW, Og)
+        gb = _out(gm.sum(axis=1), b_dtype)
+    gm = gm.reshape(G, Og, M)
     if need_w:
-        gw = _out(np.matmul(gm.transpose(0, 2, 1), cols).reshape(O, Cg, kh, kw), w_dtype)
+        if last:
+            gw = np.matmul(gm, cols).reshape(G, Og, kh, kw, Cg).transpose(0, 1, 4, 2, 3)
+        else:
+            gw = np.matmul(gm, cols.transpose(0, 2, 1))
+        gw = _out(gw.reshape(O, Cg, kh, kw), w_dtype)
     if need_x:
-        dcols = np.matmul(gm, wm)                                     # (G, N*OH*OW, Cg*kh*kw)
-        d = np.ascontiguousarray(
-            dcols.reshape(G, N, OH, OW, Cg, kh, kw).transpose(5, 6, 1, 0, 4, 2, 3)
-        ).reshape(kh, kw, N, C, OH, OW)
-        dxp = _col2im(d, (N, C, Hp, Wp), (kh, kw), stride, dilation, (OH, OW))
+        dxp = np.zeros(pshape, dtype=cols.dtype)
         pt, _, pl, _ = pads
-        gx = dxp[:, :, pt:pt + H, pl:pl + W]
+        if last:                                                      # dxp: (N, Hp, Wp, C)
+            wk = wm.reshape(G, Og, kh * kw, Cg).transpose(0, 2, 1, 3)     # (G, kh*kw, Og, Cg)
+            dcols = np.matmul(gm.transpose(0, 2, 1)[:, None], wk)      # (G, kh*kw, M, Cg)
+            d = dcols.reshape(G, kh, kw, N, OH, OW, Cg).transpose(1, 2, 3, 4, 5, 0, 6)
+            d5 = dxp.reshape(pshape[:3] + (G, Cg))
+            for i, j, rs, cs in _kernel_slices(kernel, stride, dilation, out_hw):
+                d5[:, rs, cs] += d[i, j]
+            gx = dxp[:, pt:pt + H, pl:pl + W, :].transpose(0, 3, 1, 2)
+        else:                                                         # dxp: (C, N, Hp, Wp)
+            dcols = np.matmul(wm.transpose(0, 2, 1), gm)              # (G, K, M)
+            d = dcols.reshape(C, kh, kw, N, OH, OW)
+            for i, j, rs, cs in _kernel_slices(kernel, stride, dilation, out_hw):
+                dxp[:, :, rs, cs] += d[:, i, j]
+            gx = dxp[:, :, pt:pt + H, pl:pl + W].transpose(1, 0, 2, 3)
         gx = _out(gx[0] if unb else gx, x_dtype)
     return gx, gw, gb
 
 
 # -- pooling ------------------------------------------------------------------------------------
 
+def _slabs(xp, kernel, stride, dilation, out_hw):
+    """The kh*kw strided views (N, C, OH, OW) of ``xp``, one per kernel position (row-major):
+    slab k holds element k of every window."""
+    sh, sw = stride
+    dh, dw = dilation
+    OH, OW = out_hw
+    return [xp[:, :, i * dh:i * dh + sh * (OH - 1) + 1:sh, j * dw:j * dw + sw * (OW - 1) + 1:sw]
+            for i in range(kernel[0]) for j in range(kernel[1])]
+
+
+@_quietly
 def nn_max_pool2d(x, kernel, stride, pads, dilation, out_hw):
     """Max pooling of ``x`` (N, C, H, W) or (C, H, W); padding counts as -inf.
-    Returns (out, saved)."""
+    Returns (out, saved).
+
+    A pairwise ``np.maximum`` over the kernel-position slabs (nan propagates): a few
+    whole-array passes instead of an argmax over a tiny last axis per window."""
     unb = x.ndim == 3
     dtype = x.dtype
     if unb:
         x = x[None]
-    work = _work(x)
-    xp = _pad_hw(work, pads, -np.inf)
-    N, C = x.shape[:2]
-    kh, kw = kernel
-    OH, OW = out_hw
-    win = _windows(xp, kernel, stride, dilation, out_hw).reshape(N, C, OH, OW, kh * kw)
-    if win.size:
-        arg = np.argmax(win, axis=-1)
-        out = np.take_along_axis(win, arg[..., None], axis=-1)[..., 0]
-    else:
-        arg = np.zeros((N, C, OH, OW), dtype=np.intp)
-        out = np.zeros((N, C, OH, OW), dtype=work.dtype)
-    return _out(out[0] if unb else out, dtype), (arg, x.shape, xp.shape, kernel, stride, pads,
+    xp = _pad_hw(_work(x), pads, -np.inf)
+    slabs = _slabs(xp, kernel, stride, dilation, out_hw)
+    out = slabs[0].copy(order="K")         # keeps the input's memory order (as the ufuncs)
+    for s in slabs[1:]:
+        np.maximum(out, s, out=out)
+    return _out(out[0] if unb else out, dtype), (xp, out, x.shape, kernel, stride, pads,
                                                   dilation, out_hw, unb)
 
 
+@_quietly
 def nn_max_pool2d_grad(g, saved):
-    """The gradient of ``nn_max_pool2d``: each window's gradient goes to its (first) max."""
-    arg, xshape, pshape, kernel, stride, pads, dilation, out_hw, unb = saved
+    """The gradient of ``nn_max_pool2d``: each window's gradient goes to its first max (the
+    first nan when the window has one), found by comparing the slabs with the output in
+    kernel order."""
+    xp, out, xshape, kernel, stride, pads, dilation, out_hw, unb = saved
     gdt = g.dtype
-    gw = _work(g[None] if unb else g)
-    kh, kw = kernel
-    d = np.zeros((kh, kw) + gw.shape, dtype=gw.dtype)
-    for k in range(kh * kw):
-        i, j = divmod(k, kw)
-        d[i, j] = np.where(arg == k, gw, 0.0)
-    dxp = _col2im(d, pshape, kernel, stride, dilation, out_hw)
+    gw = g[None] if unb else g
+    if gw.dtype != xp.dtype or gw.strides != out.strides:
+        # one copy into the output's memory order: ufuncs over operands laid out differently
+        # cost several times more than this copy
+        gw, g_ = np.empty_like(out), gw
+        np.copyto(gw, g_, casting="unsafe")
+    slabs = _slabs(xp, kernel, stride, dilation, out_hw)
+    N, C, Hp, Wp = xp.shape
+    # windows that tile the padded input exactly write every element once: no zeros, no sums
+    tiled = (tuple(stride) == tuple(kernel) and tuple(dilation) == (1, 1)
+             and Hp == kernel[0] * out_hw[0] and Wp == kernel[1] * out_hw[1])
+    dxp = (np.empty_like if tiled else np.zeros_like)(xp, gw.dtype)
+    dslabs = _slabs(dxp, kernel, stride, dilation, out_hw)
+    nan = bool(np.isnan(out).any())
+    free = None                     # windows whose max is not found yet (None: all of them)
+    last = len(slabs) - 1
+    for k, (s, d) in enumerate(zip(slabs, dslabs)):
+        if k == last:
+            hit = free              # the max is here when no earlier position had it
+        else:
+            hit = np.equal(s, out)
+            if nan:
+                hit |= np.isnan(s)
+            if free is not None:
+                hit &= free
+        if hit is None:             # a 1x1 kernel
+            hit = np.ones(out.shape, bool)
+        if tiled:
+            _select(gw, hit, out=d)
+        else:
+            d += _select(gw, hit)
+        if k < last:
+            free = ~hit if free is None else np.greater(free, hit, out=free)  # free & ~hit
     pt, _, pl, _ = pads
     gx = dxp[:, :, pt:pt + xshape[2], pl:pl + xshape[3]]
     return _out(gx[0] if unb else gx, gdt)
@@ -355,6 +511,7 @@ def _avg_divisor(size, kernel, stride, pad, out, include_pad):
     return (np.minimum(end, size) - np.maximum(start, 0)).astype(_F64)
 
 
+@_quietly
 def nn_avg_pool2d(x, kernel, stride, pads, padding, out_hw, count_include_pad, divisor_override):
     """Average pooling of ``x`` (N, C, H, W) or (C, H, W) with PyTorch's divisors.
     Returns (out, saved)."""
@@ -373,18 +530,17 @@ def nn_avg_pool2d(x, kernel, stride, pads, padding, out_hw, count_include_pad, d
         dh = _avg_divisor(H, kernel[0], stride[0], padding[0], out_hw[0], count_include_pad)
         dw = _avg_divisor(W, kernel[1], stride[1], padding[1], out_hw[1], count_include_pad)
         div = np.multiply.outer(dh, dw)
-    with np.errstate(all="ignore"):
-        out = sums / div
+    out = sums / div
     return _out(out[0] if unb else out, dtype), (div, x.shape, xp.shape, kernel, stride, pads,
                                                   out_hw, unb)
 
 
+@_quietly
 def nn_avg_pool2d_grad(g, saved):
     """The gradient of ``nn_avg_pool2d``: each window's gradient, divided, spread over it."""
     div, xshape, pshape, kernel, stride, pads, out_hw, unb = saved
     gdt = g.dtype
-    with np.errstate(all="ignore"):
-        gd = _work(g[None] if unb else g) / div
+    gd = _work(g[None] if unb else g) / div
     kh, kw = kernel
     d = np.broadcast_to(gd, (kh, kw) + gd.shape)
     dxp = _col2im(d, pshape, kernel, stride, (1, 1), out_hw)
@@ -395,54 +551,71 @@ def nn_avg_pool2d_grad(g, saved):
 
 # -- normalization ------------------------------------------------------------------------------
 
+def _per_channel(a):
+    """``a`` (N, C, *rest) as a (N, C, L) view where the layout allows (a copy otherwise)."""
+    return a.reshape(a.shape[:2] + (_math.prod(a.shape[2:]),))
+
+
+@_quietly
 def nn_batch_norm(x, w, b, running_mean, running_var, use_batch, eps, dtype):
     """Batch norm over every dim but dim 1. Returns (out, saved, batch_mean, batch_var_unbiased);
-    the batch statistics are None when the running ones are used."""
+    the batch statistics are None when the running ones are used.
+
+    Works on (N, C, L) views: the per-channel sums are ``einsum`` contractions (several times
+    faster than ``mean``/``var`` over the axes (0, 2, ...)), and the centred values become the
+    normalized ones in place."""
     work = _F64 if dtype == _F64 else _F32
-    xw = x.astype(work, copy=False)
+    x3 = _per_channel(x.astype(work, copy=False))
     C = x.shape[1]
-    axes = (0,) + tuple(range(2, x.ndim))
-    shape = (1, C) + (1,) * (x.ndim - 2)
-    count = x.size // C if C else 0
-    with np.errstate(all="ignore"):
-        if use_batch:
-            mean = xw.mean(axis=axes)
-            var = xw.var(axis=axes)
-        else:
-            mean = running_mean.astype(work)
-            var = running_var.astype(work)
-        invstd = 1.0 / np.sqrt(var + eps)
-        xhat = (xw - mean.reshape(shape)) * invstd.reshape(shape)
-        out = xhat
-        ww = None
-        if w is not None:
-            ww = w.astype(work, copy=False).reshape(shape)
-            out = out * ww
-        if b is not None:
-            out = out + b.astype(work, copy=False).reshape(shape)
-        unbiased = var * (count / (count - 1)) if use_batch and count > 1 else var
-    saved = (xhat, invstd.reshape(shape), ww, axes, use_batch)
-    return _out(out, dtype), saved, (mean if use_batch else None), (
+    count = x3.shape[0] * x3.shape[2]
+    if use_batch:
+        mean = np.einsum("ncl->c", x3) / count
+        xhat = x3 - mean[:, None]
+        var = np.einsum("ncl,ncl->c", xhat, xhat) / count
+    else:
+        mean = running_mean.astype(work)
+        var = running_var.astype(work)
+        xhat = x3 - mean[:, None]
+    invstd = 1.0 / np.sqrt(var + eps)
+    xhat *= invstd[:, None]
+    ww = None
+    if w is not None:
+        ww = w.astype(work, copy=False)
+        out = xhat * ww[:, None]
+    else:
+        out = xhat.copy()
+    if b is not None:
+        out += b.astype(work, copy=False)[:, None]
+    unbiased = var * (count / (count - 1)) if use_batch and count > 1 else var
+    saved = (xhat, invstd, ww, x.shape, use_batch)
+    return _out(out.reshape(x.shape), dtype), saved, (mean if use_batch else None), (
         unbiased if use_batch else None)
 
 
+@_quietly
 def nn_batch_norm_grads(g, saved, need_x, need_w, need_b, x_dtype, w_dtype, b_dtype):
-    """Gradients of ``nn_batch_norm``: (gx, gw, gb)."""
-    xhat, invstd, ww, axes, use_batch = saved
-    gw_ = g.astype(xhat.dtype, copy=False)
+    """Gradients of ``nn_batch_norm``: (gx, gw, gb). With batch statistics,
+    ``gx = invstd * w * (g - mean(g) - xhat * mean(g * xhat))``, the means per channel."""
+    xhat, invstd, ww, shape, use_batch = saved
+    g3 = _per_channel(g.astype(xhat.dtype, copy=False))
+    count = g3.shape[0] * g3.shape[2]
     gx = gw = gb = None
+    gsum = np.einsum("ncl->c", g3) if need_b or (need_x and use_batch) else None
+    gxsum = np.einsum("ncl,ncl->c", g3, xhat) if need_w or (need_x and use_batch) else None
     if need_b:
-        gb = _out(gw_.sum(axis=axes), b_dtype)
+        gb = _out(gsum, b_dtype)
     if need_w:
-        gw = _out((gw_ * xhat).sum(axis=axes), w_dtype)
+        gw = _out(gxsum, w_dtype)
     if need_x:
-        dxhat = gw_ * ww if ww is not None else gw_
+        k = invstd * ww if ww is not None else invstd                 # (C,)
         if use_batch:
-            gx = invstd * (dxhat - dxhat.mean(axis=axes, keepdims=True)
-                           - xhat * (dxhat * xhat).mean(axis=axes, keepdims=True))
+            t = xhat * (gxsum / count)[:, None]
+            t += (gsum / count)[:, None]
+            np.subtract(g3, t, out=t)
+            t *= k[:, None]
         else:
-            gx = dxhat * invstd
-        gx = _out(gx, x_dtype)
+            t = g3 * k[:, None]
+        gx = _out(t.reshape(shape), x_dtype)
     return gx, gw, gb
 
 
@@ -451,26 +624,27 @@ def nn_running_update(running, batch, momentum, dtype):
     return _out((1.0 - momentum) * running.astype(_F64) + momentum * batch.astype(_F64), dtype)
 
 
+@_quietly
 def nn_layer_norm(x, w, b, ndims, eps, dtype):
     """Layer norm over the last ``ndims`` dims, then ``* w + b`` (either may be None)."""
     work = _F64 if dtype == _F64 else _F32
     xw = x.astype(work, copy=False)
     axes = tuple(range(x.ndim - ndims, x.ndim))
-    with np.errstate(all="ignore"):
-        mean = xw.mean(axis=axes, keepdims=True)
-        var = xw.var(axis=axes, keepdims=True)
-        invstd = 1.0 / np.sqrt(var + eps)
-        xhat = (xw - mean) * invstd
-        out = xhat
-        ww = None
-        if w is not None:
-            ww = w.astype(work, copy=False)
-            out = out * ww
-        if b is not None:
-            out = out + b.astype(work, copy=False)
+    mean = xw.mean(axis=axes, keepdims=True)
+    var = xw.var(axis=axes, keepdims=True)
+    invstd = 1.0 / np.sqrt(var + eps)
+    xhat = (xw - mean) * invstd
+    out = xhat
+    ww = None
+    if w is not None:
+        ww = w.astype(work, copy=False)
+        out = out * ww
+    if b is not None:
+        out = out + b.astype(work, copy=False)
     return _out(out, dtype), (xhat, invstd, ww, axes)
 
 
+@_quietly
 def nn_layer_norm_grads(g, saved, need_x, need_w, need_b, x_dtype, w_dtype, b_dtype):
     """Gradients of ``nn_layer_norm``: (gx, gw, gb)."""
     xhat, invstd, ww, axes = saved
@@ -483,9 +657,8 @@ def nn_layer_norm_grads(g, saved, need_x, need_w, need_b, x_dtype, w_dtype, b_dt
         gw = _out((gw_ * xhat).sum(axis=lead), w_dtype)
     if need_x:
         dxhat = gw_ * ww if ww is not None else gw_
-        with np.errstate(all="ignore"):
-            gx = invstd * (dxhat - dxhat.mean(axis=axes, keepdims=True)
-                           - xhat * (dxhat * xhat).mean(axis=axes, keepdims=True))
+        gx = invstd * (dxhat - dxhat.mean(axis=axes, keepdims=True)
+                       - xhat * (dxhat * xhat).mean(axis=axes, keepdims=True))
         gx = _out(gx, x_dtype)
     return gx, gw, gb
 
@@ -496,6 +669,8 @@ def nn_target_bad(target, num_classes, ignore_index):
     """The first class index of ``target`` outside ``[0, num_classes)`` (other than
     ``ignore_index``) as a Python int, or None when all are in range."""
     if target.size == 0:
+        return None
+    if target.min() >= 0 and target.max() < num_classes:    # the usual case: two reductions
         return None
     bad = (target < 0) | (target >= num_classes)
     if ignore_index is not None:
@@ -511,8 +686,7 @@ def _reduce(per, reduction, denom):
     total = per.sum()
     if reduction == "sum":
         return np.asarray(total)
-    with np.errstate(all="ignore"):
-        return np.asarray(total / denom)
+    return np.asarray(total / denom)
 
 
 def _grad_scale(g, reduction, denom, shape):
@@ -521,40 +695,66 @@ def _grad_scale(g, reduction, denom, shape):
         return g
     if reduction == "sum":
         return np.broadcast_to(g, shape)
-    with np.errstate(all="ignore"):
-        return np.broadcast_to(g / denom, shape)
+    return np.broadcast_to(g / denom, shape)
 
 
+@_quietly
 def nn_class_loss(x, target, weight, ignore_index, smoothing, reduction, from_logits, dtype):
     """Cross entropy (``from_logits``) or NLL (``x`` already log-probabilities) with class-index
     targets. ``x`` is (N, C, *rest), ``target`` (N, *rest). Returns (loss, saved)."""
     work = _F64 if dtype == _F64 else _F32
+    if (x.ndim == 2 and x.size and from_logits and weight is None and not smoothing
+            and not (target == ignore_index).any()):
+        return _cross_entropy_2d(x.astype(work, copy=False), target, reduction, dtype)
     xl = np.moveaxis(x.astype(work, copy=False), 1, -1)               # (N, *rest, C)
     C = xl.shape[-1]
-    with np.errstate(all="ignore"):
-        logp = _log_softmax_work(xl, -1) if from_logits else xl
-        valid = target != ignore_index
-        tt = np.where(valid, target, 0).astype(np.intp)
-        if C:
-            picked = np.take_along_axis(logp, tt[..., None], axis=-1)[..., 0]
-        else:
-            picked = np.zeros(tt.shape, dtype=work)
-        wv = weight.astype(work, copy=False) if weight is not None else None
-        w_t = np.where(valid, wv[tt] if wv is not None else 1.0, 0.0).astype(work)
-        per = -w_t * picked
-        if smoothing:
-            smooth = -(logp * wv).sum(axis=-1) if wv is not None else -logp.sum(axis=-1)
-            smooth = np.where(valid, smooth, 0.0)
-            per = (1.0 - smoothing) * per + (smoothing / C) * smooth
-        denom = w_t.sum()
-        loss = _reduce(per, reduction, denom)
+    logp = _log_softmax_work(xl, -1) if from_logits else xl
+    valid = target != ignore_index
+    tt = np.where(valid, target, 0).astype(np.intp)
+    if C:
+        picked = np.take_along_axis(logp, tt[..., None], axis=-1)[..., 0]
+    else:
+        picked = np.zeros(tt.shape, dtype=work)
+    wv = weight.astype(work, copy=False) if weight is not None else None
+    w_t = np.where(valid, wv[tt] if wv is not None else 1.0, 0.0).astype(work)
+    per = -w_t * picked
+    if smoothing:
+        smooth = -(logp * wv).sum(axis=-1) if wv is not None else -logp.sum(axis=-1)
+        smooth = np.where(valid, smooth, 0.0)
+        per = (1.0 - smoothing) * per + (smoothing / C) * smooth
+    denom = w_t.sum()
+    loss = _reduce(per, reduction, denom)
     saved = (logp, tt, w_t, valid, wv, smoothing, reduction, denom, from_logits, per.shape)
     return _out(loss, dtype), saved
 
 
+def _cross_entropy_2d(x, target, reduction, dtype):
+    """The fast path of ``nn_class_loss``: cross entropy of logits ``x`` (N, C) in the work
+    dtype, N, C > 0, no class weights, no smoothing, no ignored target. The same arithmetic as
+    the general path (same values, bit for bit) without its moveaxis, take_along_axis and
+    masks; ``nn_class_loss_grad`` recognizes the saved tuple by its length."""
+    rows = np.arange(x.shape[0])
+    tt = target.astype(np.intp, copy=False)
+    z = x - _finite_max(x, 1)
+    lse = np.log(np.exp(z).sum(axis=1))                          # (N,)
+    per = lse - z[rows, tt]                                      # -log_softmax at the targets
+    denom = x.dtype.type(x.shape[0])
+    loss = _reduce(per, reduction, denom)
+    return _out(loss, dtype), (z, lse, rows, tt, reduction, denom)
+
+
+@_quietly
 def nn_class_loss_grad(g, saved, x_dtype):
     """The gradient of ``nn_class_loss`` with respect to ``x``: ``(softmax * sum(q) - q)``
     scaled (or ``-q`` for NLL), where ``q`` are the per-class loss coefficients."""
+    if len(saved) == 6:  # the fast path's: softmax minus the one-hot targets, scaled
+        z, lse, rows, tt, reduction, denom = saved
+        g = g.astype(z.dtype, copy=False)
+        gx = np.subtract(z, lse[:, None])
+        np.exp(gx, out=gx)
+        gx[rows, tt] -= 1.0
+        gx *= g[:, None] if reduction == "none" else g / denom if reduction == "mean" else g
+        return _out(gx, x_dtype)
     logp, tt, w_t, valid, wv, smoothing, reduction, denom, from_logits, pshape = saved
     C = logp.shape[-1]
     scale = _grad_scale(g.astype(logp.dtype, copy=False), reduction, denom, pshape)
@@ -564,100 +764,99 @@ def nn_class_loss_grad(g, saved, x_dtype):
     if smoothing:
         base = wv if wv is not None else 1.0
         q = q + (smoothing / C) * np.where(valid[..., None], base, 0.0)
-    with np.errstate(all="ignore"):
-        if from_logits:
-            gx = np.exp(logp) * q.sum(axis=-1, keepdims=True) - q
-        else:
-            gx = -q
-        # ignored targets get no gradient (not 0 * nan when every target is ignored)
-        gx = np.where(valid[..., None], gx * scale[..., None], 0.0)
+    if from_logits:
+        gx = np.exp(logp) * q.sum(axis=-1, keepdims=True) - q
+    else:
+        gx = -q
+    # ignored targets get no gradient (not 0 * nan when every target is ignored)
+    gx = np.where(valid[..., None], gx * scale[..., None], 0.0)
     return _out(np.moveaxis(gx, -1, 1), x_dtype)
 
 
+@_quietly
 def nn_prob_loss(x, target, weight, smoothing, reduction, dtype):
     """Cross entropy with class-probability targets (same shape as ``x``, classes in dim 1)."""
     work = _F64 if dtype == _F64 else _F32
     xl = np.moveaxis(x.astype(work, copy=False), 1, -1)
     tl = np.moveaxis(target.astype(work, copy=False), 1, -1)
     C = xl.shape[-1]
-    with np.errstate(all="ignore"):
-        logp = _log_softmax_work(xl, -1)
-        tt = tl * (1.0 - smoothing) + smoothing / C if smoothing else tl
-        wv = weight.astype(work, copy=False) if weight is not None else None
-        q = tt * wv if wv is not None else tt
-        per = -(logp * q).sum(axis=-1)
-        denom = float(x.size // C) if C else 0.0
-        loss = _reduce(per, reduction, denom)
+    logp = _log_softmax_work(xl, -1)
+    tt = tl * (1.0 - smoothing) + smoothing / C if smoothing else tl
+    wv = weight.astype(work, copy=False) if weight is not None else None
+    q = tt * wv if wv is not None else tt
+    per = -(logp * q).sum(axis=-1)
+    denom = float(x.size // C) if C else 0.0
+    loss = _reduce(per, reduction, denom)
     return _out(loss, dtype), (logp, q, wv, smoothing, reduction, denom, per.shape)
 
 
+@_quietly
 def nn_prob_loss_grads(g, saved, need_x, need_t, x_dtype, t_dtype):
     """Gradients of ``nn_prob_loss`` with respect to the logits and the target probabilities."""
     logp, q, wv, smoothing, reduction, denom, pshape = saved
     scale = _grad_scale(g.astype(logp.dtype, copy=False), reduction, denom, pshape)[..., None]
     gx = gt = None
-    with np.errstate(all="ignore"):
-        if need_x:
-            gx = _out(np.moveaxis((np.exp(logp) * q.sum(axis=-1, keepdims=True) - q) * scale,
-                                  -1, 1), x_dtype)
-        if need_t:
-            d = -(1.0 - smoothing) * logp
-            if wv is not None:
-                d = d * wv
-            gt = _out(np.moveaxis(d * scale, -1, 1), t_dtype)
+    if need_x:
+        gx = _out(np.moveaxis((np.exp(logp) * q.sum(axis=-1, keepdims=True) - q) * scale,
+                              -1, 1), x_dtype)
+    if need_t:
+        d = -(1.0 - smoothing) * logp
+        if wv is not None:
+            d = d * wv
+        gt = _out(np.moveaxis(d * scale, -1, 1), t_dtype)
     return gx, gt
 
 
+@_quietly
 def nn_pair_loss(a, b, kind, reduction, dtype):
     """Elementwise regression losses of broadcast ``a`` and ``b``: ``"mse"`` or ``"l1"``."""
     work = _F64 if dtype == _F64 else _F32
-    with np.errstate(all="ignore"):
-        diff = a.astype(work, copy=False) - b.astype(work, copy=False)
-        per = diff * diff if kind == "mse" else np.abs(diff)
-        loss = _reduce(per, reduction, float(per.size))
+    diff = a.astype(work, copy=False) - b.astype(work, copy=False)
+    per = diff * diff if kind == "mse" else np.abs(diff)
+    loss = _reduce(per, reduction, float(per.size))
     return _out(loss, dtype), (diff, kind, reduction)
 
 
+@_quietly
 def nn_pair_loss_grads(g, saved):
     """The gradient of ``nn_pair_loss`` with respect to ``a`` at the broadcast shape (that of
     ``b`` is its negation)."""
     diff, kind, reduction = saved
     scale = _grad_scale(g.astype(diff.dtype, copy=False), reduction, float(diff.size), diff.shape)
     d = 2.0 * diff if kind == "mse" else np.sign(diff)
-    with np.errstate(all="ignore"):
-        return d * scale
+    return d * scale
 
 
+@_quietly
 def nn_bce_logits(x, t, weight, pos_weight, reduction, dtype):
     """Binary cross entropy on logits, stable: ``(1 - t) x - lw * logsigmoid(x)`` with
     ``lw = 1 + (pos_weight - 1) t``, times ``weight``. Returns (loss, saved)."""
     work = _F64 if dtype == _F64 else _F32
     xw = x.astype(work, copy=False)
     tw = t.astype(work, copy=False)
-    with np.errstate(all="ignore"):
-        logsig = np.minimum(xw, 0.0) - np.log1p(np.exp(-np.abs(xw)))
-        pw = pos_weight.astype(work, copy=False) if pos_weight is not None else None
-        lw = 1.0 + (pw - 1.0) * tw if pw is not None else 1.0
-        raw = (1.0 - tw) * xw - lw * logsig
-        ww = weight.astype(work, copy=False) if weight is not None else None
-        per = raw * ww if ww is not None else raw
-        per = np.broadcast_to(per, np.broadcast_shapes(per.shape, xw.shape))
-        loss = _reduce(per, reduction, float(per.size))
+    logsig = np.minimum(xw, 0.0) - np.log1p(np.exp(-np.abs(xw)))
+    pw = pos_weight.astype(work, copy=False) if pos_weight is not None else None
+    lw = 1.0 + (pw - 1.0) * tw if pw is not None else 1.0
+    raw = (1.0 - tw) * xw - lw * logsig
+    ww = weight.astype(work, copy=False) if weight is not None else None
+    per = raw * ww if ww is not None else raw
+    per = np.broadcast_to(per, np.broadcast_shapes(per.shape, xw.shape))
+    loss = _reduce(per, reduction, float(per.size))
     return _out(loss, dtype), (xw, tw, logsig, pw, lw, raw, ww, reduction, per.shape)
 
 
+@_quietly
 def nn_bce_logits_grads(g, saved):
     """Gradients of ``nn_bce_logits`` at the broadcast shape: (gx, gt, gweight, gpos_weight)."""
     xw, tw, logsig, pw, lw, raw, ww, reduction, pshape = saved
     scale = _grad_scale(g.astype(xw.dtype, copy=False), reduction, float(np.prod(pshape)), pshape)
-    with np.errstate(all="ignore"):
-        sig_neg = np.exp(logsig - xw)                                  # sigmoid(-x)
-        wscale = scale * ww if ww is not None else scale
-        gx = ((1.0 - tw) - lw * sig_neg) * wscale
-        dt = -xw - ((pw - 1.0) * logsig if pw is not None else 0.0)
-        gt = dt * wscale
-        gw = raw * scale
-        gpw = -tw * logsig * wscale
+    sig_neg = np.exp(logsig - xw)                                  # sigmoid(-x)
+    wscale = scale * ww if ww is not None else scale
+    gx = ((1.0 - tw) - lw * sig_neg) * wscale
+    dt = -xw - ((pw - 1.0) * logsig if pw is not None else 0.0)
+    gt = dt * wscale
+    gw = raw * scale
+    gpw = -tw * logsig * wscale
     return gx, gt, gw, gpw
 
 
