@@ -9,39 +9,15 @@ import math as _math
 
 import numpy as np
 
-try:  # NumPy >= 2: the error state lives in a context variable that ufuncs read on each call
-    from numpy._core._ufunc_config import _extobj_contextvar as _ERRVAR
-    from numpy._core.umath import _make_extobj
+from .core import _ERRVAR, _IGNORE
 
-    _IGNORE = _make_extobj(all="ignore")
+if _ERRVAR is not None:
     _set = _ERRVAR.set
     _reset = _ERRVAR.reset
-except (ImportError, AttributeError, TypeError):  # pragma: no cover - older or changed NumPy
-    _ERRVAR = None
 
 
 _ndarray = np.ndarray
 _asarray = np.asarray
-
-
-def _warnings_off(fn):
-    """Wrap ``fn`` (called with positional arguments) so that it runs with NumPy's floating-point
-    warnings ignored, returning what ``fn`` returns (the reduce family's kernels use it too)."""
-    if _ERRVAR is None:  # pragma: no cover
-        def wrapper(*args):
-            with np.errstate(all="ignore"):
-                return fn(*args)
-    else:
-        def wrapper(*args):
-            token = _set(_IGNORE)
-            try:
-                return fn(*args)
-            finally:
-                _reset(token)
-    wrapper.__name__ = fn.__name__
-    wrapper.__qualname__ = fn.__qualname__
-    wrapper.__doc__ = fn.__doc__
-    return wrapper
 
 
 def _quiet(fn):

@@ -5,7 +5,6 @@ Half-precision inputs (float16, bfloat16) are computed in float32 and cast back,
 CPU kernels accumulate. Every kernel leaves its inputs untouched and returns fresh arrays.
 """
 
-import functools as _functools
 import math as _math
 
 import numpy as np
@@ -14,33 +13,7 @@ from numpy.lib.stride_tricks import as_strided as _as_strided
 
 from .elementwise import ew_erf
 
-try:  # NumPy >= 2: the error state lives in a context variable that ufuncs read on each call
-    from numpy._core._ufunc_config import _extobj_contextvar as _ERRVAR
-    from numpy._core.umath import _make_extobj
-
-    _IGNORE = _make_extobj(all="ignore")
-except (ImportError, AttributeError, TypeError):  # pragma: no cover - older or changed NumPy
-    _ERRVAR = None
-
-
-def _quietly(fn):
-    """Run the kernel ``fn`` with NumPy's floating-point warnings off (inf and nan are the IEEE
-    answers here). One context-variable set and reset, as the elementwise kernels do: several
-    times cheaper than entering ``np.errstate`` on every call."""
-    if _ERRVAR is None:  # pragma: no cover
-        @_functools.wraps(fn)
-        def wrapper(*args):
-            with np.errstate(all="ignore"):
-                return fn(*args)
-    else:
-        @_functools.wraps(fn)
-        def wrapper(*args):
-            token = _ERRVAR.set(_IGNORE)
-            try:
-                return fn(*args)
-            finally:
-                _ERRVAR.reset(token)
-    return wrapper
+from .core import _warnings_off
 
 __all__ = [
     "nn_gelu", "nn_gelu_grad", "nn_silu", "nn_silu_grad", "nn_relu", "nn_relu_grad",
@@ -107,7 +80,7 @@ _SQRT_2_OVER_PI = _math.sqrt(2.0 / _math.pi)
 _GELU_C = 0.044715
 
 
-@_quietly
+@_warnings_off
 def nn_gelu(x, approximate):
     """GELU: ``x * Phi(x)`` (exact, through erf) or its tanh approximation."""
     if approximate == "tanh":
@@ -119,7 +92,7 @@ def nn_gelu(x, approximate):
     return _out(out, x.dtype)
 
 
-@_quietly
+@_warnings_off
 def nn_gelu_grad(g, x, approximate):
     """The gradient of ``nn_gelu`` for the output gradient ``g``."""
     if approximate == "tanh":
@@ -140,14 +113,14 @@ def _sigmoid(w):
     return np.where(w >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 
 
-@_quietly
+@_warnings_off
 def nn_silu(x):
     """SiLU (swish): ``x * sigmoid(x)``."""
     w = _work(x)
     return _out(w * _sigmoid(w), x.dtype)
 
 
-@_quietly
+@_warnings_off
 def nn_silu_grad(g, x):
     """The gradient of ``nn_silu``: ``g * s * (1 + x * (1 - s))`` with ``s = sigmoid(x)``."""
     w = _work(x)
@@ -170,7 +143,7 @@ def _log_softmax_work(w, axis):
     return z
 
 
-@_quietly
+@_warnings_off
 def nn_softmax(x, axis):
     """Softmax along ``axis``: the max is subtracted before ``exp``. One output buffer: the
     shifted values are exponentiated and divided in place."""
@@ -195,13 +168,13 @@ def nn_softmax_grad(g, y, axis):
     return _out(t, g.dtype)
 
 
-@_quietly
+@_warnings_off
 def nn_log_softmax(x, axis):
     """Log-softmax along ``axis``: ``x - max - log(sum(exp(x - max)))``."""
     return _out(_log_softmax_work(_work(x), axis), x.dtype)
 
 
-@_quietly
+@_warnings_off
 def nn_log_softmax_grad(g, y, axis):
     """The gradient of log-softmax from its output ``y``: ``g - exp(y) * sum(g)``."""
     gw, yw = _work(g), _work(y)
@@ -231,14 +204,14 @@ def _select(g, mask, out=None):
     return (r if type(r) is np.ndarray else np.asarray(r)).view(g.dtype)
 
 
-@_quietly
+@_warnings_off
 def nn_relu(x):
     """``max(x, 0)`` of a float array, keeping nan (a new array)."""
     r = np.maximum(x, np.zeros((), x.dtype))
     return r if type(r) is np.ndarray else np.asarray(r)
 
 
-@_quietly
+@_warnings_off
 def nn_relu_grad(g, x):
     """The gradient of ``nn_relu``: ``g`` where ``x > 0``, else 0 (as ``where(x > 0, g, 0)``,
     in ``g``'s dtype)."""
@@ -437,7 +410,7 @@ def _slabs(xp, kernel, stride, dilation, out_hw):
             for i in range(kernel[0]) for j in range(kernel[1])]
 
 
-@_quietly
+@_warnings_off
 def nn_max_pool2d(x, kernel, stride, pads, dilation, out_hw):
     """Max pooling of ``x`` (N, C, H, W) or (C, H, W); padding counts as -inf.
     Returns (out, saved).
@@ -457,7 +430,7 @@ def nn_max_pool2d(x, kernel, stride, pads, dilation, out_hw):
                                                   dilation, out_hw, unb)
 
 
-@_quietly
+@_warnings_off
 def nn_max_pool2d_grad(g, saved):
     """The gradient of ``nn_max_pool2d``: each window's gradient goes to its first max (the
     first nan when the window has one), found by comparing the slabs with the output in
@@ -511,7 +484,7 @@ def _avg_divisor(size, kernel, stride, pad, out, include_pad):
     return (np.minimum(end, size) - np.maximum(start, 0)).astype(_F64)
 
 
-@_quietly
+@_warnings_off
 def nn_avg_pool2d(x, kernel, stride, pads, padding, out_hw, count_include_pad, divisor_override):
     """Average pooling of ``x`` (N, C, H, W) or (C, H, W) with PyTorch's divisors.
     Returns (out, saved)."""
@@ -535,7 +508,7 @@ def nn_avg_pool2d(x, kernel, stride, pads, padding, out_hw, count_include_pad, d
                                                   out_hw, unb)
 
 
-@_quietly
+@_warnings_off
 def nn_avg_pool2d_grad(g, saved):
     """The gradient of ``nn_avg_pool2d``: each window's gradient, divided, spread over it."""
     div, xshape, pshape, kernel, stride, pads, out_hw, unb = saved
@@ -556,7 +529,7 @@ def _per_channel(a):
     return a.reshape(a.shape[:2] + (_math.prod(a.shape[2:]),))
 
 
-@_quietly
+@_warnings_off
 def nn_batch_norm(x, w, b, running_mean, running_var, use_batch, eps, dtype):
     """Batch norm over every dim but dim 1. Returns (out, saved, batch_mean, batch_var_unbiased);
     the batch statistics are None when the running ones are used.
@@ -592,7 +565,7 @@ def nn_batch_norm(x, w, b, running_mean, running_var, use_batch, eps, dtype):
         unbiased if use_batch else None)
 
 
-@_quietly
+@_warnings_off
 def nn_batch_norm_grads(g, saved, need_x, need_w, need_b, x_dtype, w_dtype, b_dtype):
     """Gradients of ``nn_batch_norm``: (gx, gw, gb). With batch statistics,
     ``gx = invstd * w * (g - mean(g) - xhat * mean(g * xhat))``, the means per channel."""
@@ -624,7 +597,7 @@ def nn_running_update(running, batch, momentum, dtype):
     return _out((1.0 - momentum) * running.astype(_F64) + momentum * batch.astype(_F64), dtype)
 
 
-@_quietly
+@_warnings_off
 def nn_layer_norm(x, w, b, ndims, eps, dtype):
     """Layer norm over the last ``ndims`` dims, then ``* w + b`` (either may be None)."""
     work = _F64 if dtype == _F64 else _F32
@@ -644,7 +617,7 @@ def nn_layer_norm(x, w, b, ndims, eps, dtype):
     return _out(out, dtype), (xhat, invstd, ww, axes)
 
 
-@_quietly
+@_warnings_off
 def nn_layer_norm_grads(g, saved, need_x, need_w, need_b, x_dtype, w_dtype, b_dtype):
     """Gradients of ``nn_layer_norm``: (gx, gw, gb)."""
     xhat, invstd, ww, axes = saved
@@ -698,7 +671,7 @@ def _grad_scale(g, reduction, denom, shape):
     return np.broadcast_to(g / denom, shape)
 
 
-@_quietly
+@_warnings_off
 def nn_class_loss(x, target, weight, ignore_index, smoothing, reduction, from_logits, dtype):
     """Cross entropy (``from_logits``) or NLL (``x`` already log-probabilities) with class-index
     targets. ``x`` is (N, C, *rest), ``target`` (N, *rest). Returns (loss, saved)."""
@@ -743,7 +716,7 @@ def _cross_entropy_2d(x, target, reduction, dtype):
     return _out(loss, dtype), (z, lse, rows, tt, reduction, denom)
 
 
-@_quietly
+@_warnings_off
 def nn_class_loss_grad(g, saved, x_dtype):
     """The gradient of ``nn_class_loss`` with respect to ``x``: ``(softmax * sum(q) - q)``
     scaled (or ``-q`` for NLL), where ``q`` are the per-class loss coefficients."""
@@ -773,7 +746,7 @@ def nn_class_loss_grad(g, saved, x_dtype):
     return _out(np.moveaxis(gx, -1, 1), x_dtype)
 
 
-@_quietly
+@_warnings_off
 def nn_prob_loss(x, target, weight, smoothing, reduction, dtype):
     """Cross entropy with class-probability targets (same shape as ``x``, classes in dim 1)."""
     work = _F64 if dtype == _F64 else _F32
@@ -790,7 +763,7 @@ def nn_prob_loss(x, target, weight, smoothing, reduction, dtype):
     return _out(loss, dtype), (logp, q, wv, smoothing, reduction, denom, per.shape)
 
 
-@_quietly
+@_warnings_off
 def nn_prob_loss_grads(g, saved, need_x, need_t, x_dtype, t_dtype):
     """Gradients of ``nn_prob_loss`` with respect to the logits and the target probabilities."""
     logp, q, wv, smoothing, reduction, denom, pshape = saved
@@ -807,7 +780,7 @@ def nn_prob_loss_grads(g, saved, need_x, need_t, x_dtype, t_dtype):
     return gx, gt
 
 
-@_quietly
+@_warnings_off
 def nn_pair_loss(a, b, kind, reduction, dtype):
     """Elementwise regression losses of broadcast ``a`` and ``b``: ``"mse"`` or ``"l1"``."""
     work = _F64 if dtype == _F64 else _F32
@@ -817,7 +790,7 @@ def nn_pair_loss(a, b, kind, reduction, dtype):
     return _out(loss, dtype), (diff, kind, reduction)
 
 
-@_quietly
+@_warnings_off
 def nn_pair_loss_grads(g, saved):
     """The gradient of ``nn_pair_loss`` with respect to ``a`` at the broadcast shape (that of
     ``b`` is its negation)."""
@@ -827,7 +800,7 @@ def nn_pair_loss_grads(g, saved):
     return d * scale
 
 
-@_quietly
+@_warnings_off
 def nn_bce_logits(x, t, weight, pos_weight, reduction, dtype):
     """Binary cross entropy on logits, stable: ``(1 - t) x - lw * logsigmoid(x)`` with
     ``lw = 1 + (pos_weight - 1) t``, times ``weight``. Returns (loss, saved)."""
@@ -845,7 +818,7 @@ def nn_bce_logits(x, t, weight, pos_weight, reduction, dtype):
     return _out(loss, dtype), (xw, tw, logsig, pw, lw, raw, ww, reduction, per.shape)
 
 
-@_quietly
+@_warnings_off
 def nn_bce_logits_grads(g, saved):
     """Gradients of ``nn_bce_logits`` at the broadcast shape: (gx, gt, gweight, gpos_weight)."""
     xw, tw, logsig, pw, lw, raw, ww, reduction, pshape = saved

@@ -8,7 +8,7 @@ Kernels that may meet inf or NaN run with NumPy's floating-point warnings off th
 
 import numpy as np
 
-from .elementwise import _warnings_off  # NumPy's warnings off for a kernel: cheaper than errstate
+from .core import _warnings_off  # NumPy's warnings off for a kernel: cheaper than errstate
 
 _ndarray = np.ndarray
 try:  # ``out=...`` makes a ufunc return a 0-d array, not a NumPy scalar (np.asarray costs 0.3 µs)
