@@ -541,6 +541,23 @@ def _avg_pool2d(op, input, kernel_size, stride, padding, ceil_mode, count_includ
 
 # -- normalization ------------------------------------------------------------------------------
 
+def _record_norm(out, dt, x, w, b, grads_kernel, saved, op):
+    """Record a normalization step with optional affine ``w`` and ``b``; ``grads_kernel(g, saved,
+    need_x, need_w, need_b, x_dtype, w_dtype, b_dtype)`` gives the three gradients."""
+    inputs = tuple(t for t in (x, w, b) if t is not None)
+    xdt = x._dtype.np
+    wdt = None if w is None else w._dtype.np
+    bdt = None if b is None else b._dtype.np
+
+    def backward(g, needs):
+        nw = w is not None and needs[1]
+        nb = b is not None and needs[len(needs) - 1]
+        gx, gw, gb = grads_kernel(g, saved, needs[0], nw, nb, xdt, wdt, bdt)
+        return (gx,) + ((gw,) if w is not None else ()) + ((gb,) if b is not None else ())
+
+    return record(out, dt, inputs, backward, op)
+
+
 def _batch_norm(x, running_mean, running_var, weight, bias, use_batch, eps, op):
     """The recorded batch-norm step; returns (out, batch_mean, batch_var_unbiased) with the batch
     statistics as backend arrays (None when the running ones are used)."""
@@ -550,23 +567,7 @@ def _batch_norm(x, running_mean, running_var, weight, bias, use_batch, eps, op):
         x._data, None if w is None else w._data, None if b is None else b._data,
         None if running_mean is None else running_mean._data,
         None if running_var is None else running_var._data, use_batch, eps, dt.np)
-    inputs = tuple(t for t in (x, w, b) if t is not None)
-    xdt = x._dtype.np
-    wdt = None if w is None else w._dtype.np
-    bdt = None if b is None else b._dtype.np
-
-    def backward(g, needs):
-        nw = w is not None and needs[1]
-        nb = b is not None and needs[len(needs) - 1]
-        gx, gw, gb = be.nn_batch_norm_grads(g, saved, needs[0], nw, nb, xdt, wdt, bdt)
-        res = [gx]
-        if w is not None:
-            res.append(gw)
-        if b is not None:
-            res.append(gb)
-        return tuple(res)
-
-    return record(out, dt, inputs, backward, op), mean, var
+    return _record_norm(out, dt, x, w, b, be.nn_batch_norm_grads, saved, op), mean, var
 
 
 def _check_bn(op, input, running_mean, running_var, weight, bias, training, eps):
@@ -650,23 +651,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     dt = _common((x, w, b))
     out, saved = be.nn_layer_norm(x._data, None if w is None else w._data,
                                   None if b is None else b._data, k, eps, dt.np)
-    inputs = tuple(t for t in (x, w, b) if t is not None)
-    xdt = x._dtype.np
-    wdt = None if w is None else w._dtype.np
-    bdt = None if b is None else b._dtype.np
-
-    def backward(g, needs):
-        nw = w is not None and needs[1]
-        nb = b is not None and needs[len(needs) - 1]
-        gx, gw, gb = be.nn_layer_norm_grads(g, saved, needs[0], nw, nb, xdt, wdt, bdt)
-        res = [gx]
-        if w is not None:
-            res.append(gw)
-        if b is not None:
-            res.append(gb)
-        return tuple(res)
-
-    return record(out, dt, inputs, backward, op)
+    return _record_norm(out, dt, x, w, b, be.nn_layer_norm_grads, saved, op)
 
 
 def _norm_shape(normalized_shape, op):
