@@ -1088,7 +1088,9 @@ def _float_binary(a, b, op, kernel, rule_of):
 
 def _atan2_rule(y, x, out):
     def rule(g, need_a, need_b):
-        r = be.ew_truediv(g, be.ew_add(be.ew_mul(x, x), be.ew_mul(y, y)))
+        denom = be.ew_add(be.ew_mul(x, x), be.ew_mul(y, y))
+        # at (0, 0) the gradient is 0, as PyTorch's, rather than 0/0
+        r = be.ew_where(be.ew_eq(denom, 0), 0, be.ew_truediv(g, denom))
         return (be.ew_mul(r, x) if need_a else None,
                 be.ew_mul(r, be.ew_neg(y)) if need_b else None)
     return rule

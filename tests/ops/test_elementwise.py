@@ -1130,3 +1130,14 @@ def test_unary_untracked_fast_path_equals_the_recorded_path(name, dtype):
             np.testing.assert_array_equal(out.numpy(), ref.numpy())
         assert_close(out, want, **tol(dtype), equal_nan=True)
     assert_unchanged([plain], before)
+
+
+def test_atan2_gradient_at_the_origin_is_zero_like_pytorch():
+    y = ember.tensor([0.0, 0.0], dtype="float64").require_grad()
+    x = ember.tensor([0.0, 1.0], dtype="float64").require_grad()
+    y.atan2(x).sum().backward()
+    ty = torch.tensor([0.0, 0.0], dtype=torch.float64, requires_grad=True)
+    tx = torch.tensor([0.0, 1.0], dtype=torch.float64, requires_grad=True)
+    torch.atan2(ty, tx).sum().backward()
+    np.testing.assert_array_equal(y.grad.numpy(), ty.grad.numpy())
+    np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
