@@ -225,17 +225,16 @@ class Module:
         >>> [n for n, _ in nn.Sequential(nn.Sequential(nn.ReLU())).named_modules()]
         ['', '0', '0.0']
         """
-        out, seen = [], set()
-
-        def walk(mod, pre):
+        out, seen, stack = [], set(), [(prefix, self)]
+        while stack:  # iterative depth-first walk: no recursive closure, no reference cycle
+            pre, mod = stack.pop()
             if id(mod) in seen:
-                return
+                continue
             seen.add(id(mod))
             out.append((pre, mod))
-            for name, child in mod.named_children():
-                walk(child, f"{pre}.{name}" if pre else name)
-
-        walk(self, prefix)
+            children = [(f"{pre}.{name}" if pre else name, child)
+                        for name, child in mod.named_children()]
+            stack.extend(reversed(children))
         return out
 
     def modules(self):
