@@ -222,3 +222,61 @@ def test_docs_autodiff_examples_run():
     result = doctest.testfile(path, module_relative=False,
                               optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 20 and result.failed == 0
+
+
+# -- more sentences of the spec's paragraphs ---------------------------------------------------
+
+def test_clones_share_the_recorded_steps():
+    x = leaf([1.0, 2.0])
+    y = x * 2.0
+    c = y.clone()
+    c.sum().backward()
+    with pytest.raises(GraphError, match="consumed"):
+        y.sum().backward()
+
+
+def test_detach_after_backward_gives_a_usable_constant():
+    x = leaf([1.0, 2.0])
+    y = x * 2.0
+    y.sum().backward()
+    d = y.detach()  # a new lineage: the consumed graph is not restored
+    assert not d.is_tracked()
+    assert (d * x).sum().backward().get(x).tolist() == [2.0, 4.0]
+
+
+def test_repeated_get_returns_the_same_gradient_and_none_for_non_retained():
+    x = leaf([1.0, 2.0])
+    y = x * 3.0
+    grads = (y * y).sum().backward()
+    assert grads.get(x) is grads.get(x)
+    assert grads.get(y) is None  # an intermediate does not retain its gradient
+
+
+def test_grad_replace_on_a_tensor_without_autodiff_raises():
+    x = leaf([1.0, 2.0])
+    grads = (x * x).sum().backward()
+    outside = ember.tensor([1.0, 2.0]).without_autodiff()
+    with pytest.raises(GraphError, match="not associated with autodiff"):
+        outside.grad_replace(grads, ember.tensor([0.0, 0.0]))
+
+
+def test_is_tracked_does_not_report_consumption():
+    x = leaf([1.0])
+    y = x * 2.0
+    y.sum().backward()
+    assert y.is_tracked()
+
+
+def test_set_require_grad_true_on_non_leaf_or_without_autodiff_raises():
+    y = leaf([1.0]) * 2.0
+    with pytest.raises(GraphError, match="not a leaf"):
+        y.set_require_grad(True)
+    with pytest.raises(GraphError, match="autodiff is disabled"):
+        ember.tensor([1.0]).without_autodiff().set_require_grad(True)
+
+
+def test_without_autodiff_drops_the_graph_reference():
+    y = leaf([1.0, 2.0]) * 2.0
+    inner = y.without_autodiff()
+    assert not inner.is_tracked() and not inner.is_autodiff()
+    assert inner.tolist() == [2.0, 4.0]
