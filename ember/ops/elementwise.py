@@ -786,7 +786,8 @@ def square(self):
 
 @tensor_method
 def relu(self):
-    """``max(self, 0)``; NaN stays NaN; the gradient is 1 where ``self > 0``, else 0.
+    """``max(self, 0)``; NaN stays NaN; the gradient is 0 where ``self <= 0``, else 1 (at NaN
+    the incoming gradient passes, as PyTorch's).
 
     >>> import ember
     >>> ember.tensor([-1.0, 0.0, 2.0]).relu().tolist()
@@ -802,7 +803,7 @@ def relu(self):
 
 def _relu_backward(arrays, out):
     x = arrays[0]
-    return lambda g, needs: (be.ew_cast(be.ew_where(be.ew_gt(x, 0), g, 0), g.dtype),)
+    return lambda g, needs: (be.ew_cast(be.ew_where(be.ew_le(x, 0), 0, g), g.dtype),)
 
 
 _RELU_RECOMPUTE = (be.ew_relu, _relu_backward)

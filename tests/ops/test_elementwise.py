@@ -1141,3 +1141,14 @@ def test_atan2_gradient_at_the_origin_is_zero_like_pytorch():
     torch.atan2(ty, tx).sum().backward()
     np.testing.assert_array_equal(y.grad.numpy(), ty.grad.numpy())
     np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
+
+
+def test_relu_gradient_at_nan_passes_like_pytorch():
+    import ember.nn.functional as F
+    values = [np.nan, -1.0, 0.0, 2.0]
+    tx = torch.tensor(values, dtype=torch.float64, requires_grad=True)
+    torch.relu(tx).backward(torch.full((4,), 3.0, dtype=torch.float64))
+    for relu in (lambda t: t.relu(), F.relu):
+        x = ember.tensor(values, dtype="float64").require_grad()
+        relu(x).backward(ember.full((4,), 3.0, dtype="float64"))
+        np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())

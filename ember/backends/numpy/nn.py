@@ -213,9 +213,9 @@ def nn_relu(x):
 
 @_warnings_off
 def nn_relu_grad(g, x):
-    """The gradient of ``nn_relu``: ``g`` where ``x > 0``, else 0 (as ``where(x > 0, g, 0)``,
-    in ``g``'s dtype)."""
-    return _select(g, np.greater(x, 0))
+    """The gradient of ``nn_relu``: 0 where ``x <= 0``, else ``g`` (NaN inputs pass ``g`` on, as
+    PyTorch's), in ``g``'s dtype."""
+    return _select(g, np.logical_not(np.less_equal(x, 0)))
 
 
 # -- linear -------------------------------------------------------------------------------------
