@@ -94,3 +94,16 @@ def ember_tensor(arr, dtype=None, requires_grad=False):
 
 
 SHAPES = [(), (0,), (5,), (3, 4), (2, 0, 3), (2, 3, 4)]
+
+
+def snapshot(*tensors):
+    """Copies of the tensors' values, to check later that an op left its inputs unchanged."""
+    return [np.array(t.numpy(), copy=True) for t in tensors]
+
+
+def assert_unchanged(tensors, before):
+    """Each tensor still holds exactly (bit for bit, shape and dtype too) its snapshot."""
+    for t, b in zip(tensors, before):
+        a = np.asarray(t.numpy())
+        assert a.shape == b.shape and a.dtype == b.dtype, f"{a.shape}/{a.dtype} != {b.shape}/{b.dtype}"
+        assert a.tobytes() == b.tobytes(), "the tensor's values changed"

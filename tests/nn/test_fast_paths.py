@@ -15,17 +15,7 @@ import ember
 import ember.nn.functional as F
 from ember.backends import default as be
 from oracle import assert_close, ember_tensor, layouts
-
-
-def _snapshot(*tensors):
-    return [np.array(t.numpy(), copy=True) for t in tensors]
-
-
-def _assert_unchanged(tensors, snapshots):
-    """Every tensor holds exactly (bit for bit) the values of its snapshot."""
-    for t, s in zip(tensors, snapshots):
-        a = t.numpy()
-        assert a.shape == s.shape and a.dtype == s.dtype and a.tobytes() == s.tobytes()
+from oracle import assert_unchanged, snapshot
 
 
 def _same(a, b):
@@ -128,11 +118,11 @@ def test_cross_entropy_2d_ignored_and_extreme_logits_match_torch(rng):
 def test_cross_entropy_fast_path_leaves_inputs_unchanged(rng):
     x = ember.tensor(rng.standard_normal((8, 5)).astype(np.float32)).require_grad()
     t = ember.tensor(rng.integers(0, 5, 8))
-    snaps = _snapshot(x, t)
+    snaps = snapshot(x, t)
     loss = F.cross_entropy(x, t)
     before = loss.item()
     loss.backward()
-    _assert_unchanged((x, t), snaps)
+    assert_unchanged((x, t), snaps)
     assert loss.item() == before
 
 
@@ -161,7 +151,7 @@ def test_relu_equals_tensor_relu(rng, dtype):
     for xv, gv in cases:
         a = ember_tensor(np.asarray(xv), dtype, requires_grad=True)
         b = ember_tensor(np.asarray(xv), dtype, requires_grad=True)
-        snaps = _snapshot(a)
+        snaps = snapshot(a)
         ya, yb = F.relu(a), b.relu()
         assert ya.dtype == yb.dtype
         _same(ya, yb)
@@ -171,7 +161,7 @@ def test_relu_equals_tensor_relu(rng, dtype):
             F.relu(a).backward(ember.from_numpy(lg))
             b.relu().backward(ember.from_numpy(lg))
             _same(a.grad, b.grad)
-        _assert_unchanged((a,), snaps)
+        assert_unchanged((a,), snaps)
 
 
 def test_relu_matches_torch_gradient_with_infinite_seed():
@@ -212,13 +202,13 @@ def test_softmax_buffers_leave_inputs_and_outputs_unchanged(rng, log, dtype):
     for dim in (0, 1, -1):
         for _, la in layouts(a):
             x = ember_tensor(la, dtype, requires_grad=True)
-            snaps = _snapshot(x)
+            snaps = snapshot(x)
             y = fe(x, dim=dim)
-            y_snap = _snapshot(y)
+            y_snap = snapshot(y)
             g = _seed(rng, y.shape, dtype)
-            g_snap = _snapshot(g)
+            g_snap = snapshot(g)
             y.backward(g)
-            _assert_unchanged((x, y, g), snaps + y_snap + g_snap)
+            assert_unchanged((x, y, g), snaps + y_snap + g_snap)
             tx = torch.tensor(np.array(x.numpy()), requires_grad=True)
             ty = ft(tx, dim=dim)
             ty.backward(torch.tensor(np.array(g.numpy())))
@@ -243,14 +233,14 @@ def test_linear_bias_in_place_leaves_inputs_unchanged(rng):
         x = ember.tensor(rng.standard_normal(xs).astype(np.float32)).require_grad()
         w = ember.tensor(rng.standard_normal((2, 3)).astype(np.float32)).require_grad()
         b = ember.tensor(rng.standard_normal(2).astype(np.float32)).require_grad()
-        snaps = _snapshot(x, w, b)
+        snaps = snapshot(x, w, b)
         out = F.linear(x, w, b)
         for t in (x, w, b):
             assert not np.shares_memory(out.numpy(), t.numpy())
         expect = np.asarray(x.numpy()) @ np.asarray(w.numpy()).T + np.asarray(b.numpy())
         np.testing.assert_allclose(out.numpy(), expect, rtol=1e-5, atol=1e-6)
         out.backward(_seed(rng, out.shape, "float32"))
-        _assert_unchanged((x, w, b), snaps)
+        assert_unchanged((x, w, b), snaps)
 
 
 # -- batch_norm: einsum statistics ---------------------------------------------------------------
@@ -274,7 +264,7 @@ def test_batch_norm_layouts_match_torch(rng, training, dtype):
             w = ember.tensor(rng.standard_normal(C), dtype=dtype).require_grad()
             b = ember.tensor(rng.standard_normal(C), dtype=dtype).require_grad()
             erm, erv = ember.tensor(rm, dtype=dtype), ember.tensor(rv, dtype=dtype)
-            snaps = _snapshot(x, w, b, erm, erv)
+            snaps = snapshot(x, w, b, erm, erv)
             out = F.batch_norm(x, erm, erv, w, b, training=training, eps=1e-3)
             seed = rng.standard_normal(shape).astype(dtype)
             out.backward(ember.tensor(seed))
@@ -287,7 +277,7 @@ def test_batch_norm_layouts_match_torch(rng, training, dtype):
             assert_close(out, tout, rtol=tol[0], atol=tol[1])
             for e, t in ((x, tx), (w, tw), (b, tb)):
                 assert_close(e.grad, t.grad, rtol=tol[0], atol=tol[1])
-            _assert_unchanged((x, w, b, erm, erv), snaps)
+            assert_unchanged((x, w, b, erm, erv), snaps)
 
 
 def test_batch_norm_layer_tracks_like_torch(rng):
@@ -347,7 +337,7 @@ def test_max_pool2d_slabs_match_reference(rng, config):
             x[rng.random(x.shape) < 0.3] = -np.inf
         for _, lx in list(layouts(x)) + [("conv", _conv_layout(x))]:
             e = ember_tensor(lx, requires_grad=True)
-            snaps = _snapshot(e)
+            snaps = snapshot(e)
             out = F.max_pool2d(e, k, s, p, d, ceil)
             g = rng.standard_normal(out.shape)
             ref_out, ref_gx = _max_pool_reference(x, g, k, s, p, d, out.shape[2:])
@@ -357,7 +347,7 @@ def test_max_pool2d_slabs_match_reference(rng, config):
                 F.max_pool2d(e, k, s, p, d, ceil).backward(ember.from_numpy(lg))
                 # overlapping windows sum in another order than the loop: to rounding
                 np.testing.assert_allclose(e.grad.numpy(), ref_gx, rtol=1e-12, atol=1e-15)
-            _assert_unchanged((e,), snaps)
+            assert_unchanged((e,), snaps)
             if trial == 0:
                 tx = torch.tensor(x, requires_grad=True)
                 tout = TF.max_pool2d(tx, k, s, p, d, ceil)
@@ -408,7 +398,7 @@ def test_conv2d_im2col_layouts_match_torch(rng, case):
         x = ember_tensor(la, requires_grad=True)
         w = ember_tensor(lw, requires_grad=True)
         b = ember.tensor(bv).require_grad()
-        snaps = _snapshot(x, w, b)
+        snaps = snapshot(x, w, b)
         out = F.conv2d(x, w, b, stride, padding, dilation, groups)
         assert_close(out, tout)
         for _, lg in list(layouts(g)) + [("conv", _conv_layout(g))]:
@@ -417,7 +407,7 @@ def test_conv2d_im2col_layouts_match_torch(rng, case):
             assert_close(x.grad, tx.grad)
             assert_close(w.grad, tw.grad)
             assert_close(b.grad, tb.grad)
-        _assert_unchanged((x, w, b), snaps)
+        assert_unchanged((x, w, b), snaps)
 
 
 def test_conv2d_takes_both_im2col_layouts(rng):

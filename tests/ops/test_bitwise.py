@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import ember
 from oracle import SHAPES, TORCH_DTYPES, assert_close, layouts
+from oracle import assert_unchanged, snapshot
 
 INT_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
 TORCH_FULL = ["int8", "int16", "int32", "int64", "uint8"]      # every bitwise kernel in PyTorch
@@ -42,15 +43,6 @@ def via_int64(fn, *arrays, dtype):
     """``fn`` computed by PyTorch on int64 copies, cast back to ``dtype`` (two's complement wrap)."""
     out = fn(*[torch.from_numpy(np.asarray(a).astype(np.int64)) for a in arrays])
     return out.numpy().astype(dtype)
-
-
-def snapshot(*tensors):
-    return [np.array(t.numpy(), copy=True) for t in tensors]
-
-
-def unchanged(tensors, before):
-    for t, b in zip(tensors, before):
-        np.testing.assert_array_equal(t.numpy(), b)
 
 
 def layout_pairs(a, b):
@@ -405,7 +397,7 @@ def test_float_tensors_raise_kind_error(dtype, op, call):
     before = snapshot(t)
     with pytest.raises(ember.KindError, match=rf"^{op}: not defined for float tensors \(dtype {dtype}\)"):
         call(t)
-    unchanged([t], before)
+    assert_unchanged([t], before)
 
 
 def test_kind_error_is_type_error():
@@ -428,7 +420,7 @@ def test_bad_operands_raise_kind_error(call, match):
     before = snapshot(t)
     with pytest.raises(ember.KindError, match=match):
         call(t)
-    unchanged([t], before)
+    assert_unchanged([t], before)
 
 
 def test_bool_shifted_by_int_promotes_like_torch():
@@ -448,7 +440,7 @@ def test_bool_with_bool_shift_raises():
         b.bitwise_right_shift_scalar(False)
     with pytest.raises(ember.KindError, match=r"bitwise_left_shift \(<<\): not defined for bool tensors"):
         True << b
-    unchanged([b], before)
+    assert_unchanged([b], before)
 
 
 @pytest.mark.parametrize("call", [
@@ -460,7 +452,7 @@ def test_shape_mismatch(call):
     before = snapshot(a, b)
     with pytest.raises(ember.ShapeMismatchError, match=r"bitwise_\w+.*shapes \(1, 3\) and \(2,\) do not broadcast"):
         call(a, b)
-    unchanged([a, b], before)
+    assert_unchanged([a, b], before)
 
 
 @pytest.mark.parametrize("name", ["bool_and", "bool_or", "bool_xor"])
@@ -477,7 +469,7 @@ def test_bool_ops_bad_input(name):
         getattr(b, name)(1)
     with pytest.raises(ember.ShapeMismatchError, match=rf"{name}: shapes \(2,\) and \(3,\)"):
         getattr(b, name)(ember.tensor([True, True, False]))
-    unchanged([b, i, f], before)
+    assert_unchanged([b, i, f], before)
 
 
 @pytest.mark.parametrize("dtype", ["int64", "float32", "uint8"])
@@ -487,7 +479,7 @@ def test_bool_not_bad_kind(dtype):
     kind = "float" if dtype == "float32" else "int"
     with pytest.raises(ember.KindError, match=rf"bool_not: not defined for {kind} tensors \(dtype {dtype}\)"):
         t.bool_not()
-    unchanged([t], before)
+    assert_unchanged([t], before)
 
 
 def test_required_tensor_parameters():
@@ -512,7 +504,7 @@ def test_operators_defer_to_python_for_other_types(pyop):
             pyop(t, other)
         with pytest.raises(TypeError, match="unsupported operand"):
             pyop(other, t)
-    unchanged([t], before)
+    assert_unchanged([t], before)
 
 
 def test_results_are_untracked_and_inputs_unchanged(rng):

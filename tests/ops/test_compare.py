@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 import ember
 from oracle import SHAPES, TORCH_DTYPES, assert_close, layouts
+from oracle import assert_unchanged, snapshot
 
 FLOATS = ["float64", "float32", "float16", "bfloat16"]
 TORCH_INTS = ["int8", "int16", "int32", "int64", "uint8"]
@@ -45,15 +46,6 @@ def et(arr, dtype=None):
 def tt(arr, dtype=None):
     out = torch.from_numpy(np.array(arr, copy=True))
     return out.to(TORCH_DTYPES[dtype]) if dtype is not None else out
-
-
-def snapshot(*tensors):
-    return [np.array(t.numpy(), copy=True) for t in tensors]
-
-
-def unchanged(tensors, before):
-    for t, b in zip(tensors, before):
-        np.testing.assert_array_equal(t.numpy(), b)
 
 
 CMP = [("equal", operator.eq, torch.eq, "eq"), ("not_equal", operator.ne, torch.ne, "ne"),
@@ -412,7 +404,7 @@ def test_is_close_bad_input(name):
             call()
         if err is ember.InvalidParameterError and "must be" in match and "Tensor" not in match:
             assert info.value.param in ("rtol", "atol", "equal_nan")
-    unchanged([a, b, bools], before)
+    assert_unchanged([a, b, bools], before)
 
 
 # -- predicates --------------------------------------------------------------------------------
@@ -515,7 +507,7 @@ def test_compare_bad_input(name, pyop, top, alias):
         getattr(a, name + "_elem")(None)
     with pytest.raises(ember.KindError, match=rf"^{name}: expected at least one Tensor, got int 1 and float 2.0"):
         getattr(ember, name)(1, 2.0)
-    unchanged([a, b], before)
+    assert_unchanged([a, b], before)
     with pytest.raises(TypeError):
         getattr(a, name)("x")      # a KindError is a TypeError
 

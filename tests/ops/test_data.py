@@ -14,6 +14,7 @@ from hypothesis import given, settings, strategies as st
 import ember
 from ember import InvalidParameterError, KindError, ShapeMismatchError, Tensor, TensorData
 from oracle import SHAPES, TORCH_DTYPES, assert_close, ember_tensor, layouts, random_array, to_torch
+from oracle import assert_unchanged, snapshot
 
 ALL_DTYPES = list(TORCH_DTYPES)
 
@@ -419,14 +420,6 @@ def test_pickle_and_to_data_property(values):
 
 # -- clone, clone_from, to_device, to, can_mut --------------------------------------------------
 
-def _snap(*tensors):
-    return [np.array(t.numpy(), copy=True) for t in tensors]
-
-
-def _unchanged(tensors, before):
-    for t, b in zip(tensors, before):
-        np.testing.assert_array_equal(np.asarray(t.numpy()), b)
-
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
 @pytest.mark.parametrize("shape", SHAPES)
@@ -481,10 +474,10 @@ def test_clone_of_untracked_and_int_carries_no_graph():
 def test_clone_from():
     t = ember.tensor([1, 2])
     source = ember.tensor([[3.0, 4.0]])
-    before = _snap(source)
+    before = snapshot(source)
     assert t.clone_from(source) is None
     assert t.tolist() == [[3.0, 4.0]] and t.dtype is ember.float32 and t is not source
-    _unchanged([source], before)
+    assert_unchanged([source], before)
     x = ember.tensor([0.0, 0.0]).require_grad()
     y = ember.tensor([5.0, 6.0]).require_grad()
     z = ember.tensor([0.0, 0.0])
@@ -547,11 +540,11 @@ def test_to_dtype_and_device_vs_torch(rng):
 ])
 def test_to_device_and_to_bad_input(call, error, match, param):
     t = ember.tensor([[1.0, 2.0]]).require_grad()
-    before = _snap(t)
+    before = snapshot(t)
     with pytest.raises(error, match=match) as info:
         call(t)
     assert info.value.param == param
-    _unchanged([t], before)
+    assert_unchanged([t], before)
     assert t.is_leaf and t.grad is None
 
 

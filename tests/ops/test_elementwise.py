@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 import ember
 from oracle import SHAPES, assert_close, ember_tensor, layouts, random_array, to_torch
+from oracle import assert_unchanged, snapshot
 
 RNG = np.random.default_rng(20240601)
 NAN, INF = float("nan"), float("inf")
@@ -40,15 +41,6 @@ def data(shape, dtype, low=-3, high=3, special=False):
         with np.errstate(over="ignore"):
             arr = flat.reshape(arr.shape).astype(arr.dtype)
     return arr
-
-
-def snapshot(*tensors):
-    return [np.array(t.numpy(), copy=True) for t in tensors]
-
-
-def assert_unchanged(tensors, before):
-    for t, b in zip(tensors, before):
-        np.testing.assert_array_equal(np.asarray(t.numpy()), b)
 
 
 def tol(*dtypes):

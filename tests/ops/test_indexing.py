@@ -17,6 +17,7 @@ import ember
 from ember.ops.indexing import advanced_getitem, advanced_setitem
 from oracle import SHAPES, assert_close, ember_tensor, layouts, to_torch
 from oracle import random_array as _random_array
+from oracle import assert_unchanged, snapshot
 
 pytestmark = pytest.mark.filterwarnings("ignore:index_reduce:UserWarning")
 
@@ -28,15 +29,6 @@ TORCH_REDUCE = {"mul": "prod", "min": "amin", "max": "amax"}
 def random_array(rng, shape, dtype="float32", low=-3, high=3):
     """oracle.random_array, always an ndarray (0-d too)."""
     return np.asarray(_random_array(rng, shape, dtype, low, high))
-
-
-def snapshot(*tensors):
-    return [np.array(t.numpy(), copy=True) for t in tensors]
-
-
-def assert_unchanged(tensors, before):
-    for t, b in zip(tensors, before):
-        np.testing.assert_array_equal(np.asarray(t.numpy()), b)
 
 
 def tt(arr):

@@ -13,18 +13,9 @@ from hypothesis import strategies as st
 import ember
 from ember import DimensionError, InvalidParameterError, KindError, ShapeMismatchError
 from oracle import SHAPES, assert_close, ember_tensor, layouts, random_array, to_torch
+from oracle import assert_unchanged, snapshot
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def snap(*ts):
-    return [(t.shape, t.dtype, np.array(t.numpy(), copy=True)) for t in ts]
-
-
-def assert_unchanged(ts, before):
-    for t, (shape, dtype, values) in zip(ts, before):
-        assert t.shape == shape and t.dtype is dtype
-        np.testing.assert_array_equal(np.asarray(t.numpy()), values)
 
 
 def f64(values, requires_grad=False):
@@ -310,7 +301,7 @@ def test_stack_validation_order():
     wrong_rank = ember.tensor(np.zeros(6), dtype="float32")
     wrong_shape = ember.tensor(np.zeros((2, 4)), dtype="float32")
     wrong_both = ember.tensor(np.zeros(6), dtype="int64")
-    before = snap(a, wrong_dtype, wrong_rank, wrong_shape)
+    before = snapshot(a, wrong_dtype, wrong_rank, wrong_shape)
     # the dim is checked before any tensor
     with pytest.raises(DimensionError, match=r"stack: dim -4 is out of range for stacking tensors of rank 2"):
         ember.stack([a, wrong_dtype], -4)
@@ -342,7 +333,7 @@ def test_cat_bad_inputs():
     a = ember.tensor(np.zeros((2, 3)))
     b = ember.tensor(np.zeros((3, 4)))
     v = ember.tensor(np.zeros(3))
-    before = snap(a, b, v)
+    before = snapshot(a, b, v)
     with pytest.raises(InvalidParameterError, match=r"cat: tensors must be a list or tuple of Tensors, got Tensor; use t0.cat\(t1, ...\) or ember.cat\(\[t0, t1\]\)"):
         ember.cat(a)
     with pytest.raises(InvalidParameterError, match=r"cat: tensors must be a list or tuple of Tensors, got generator"):
@@ -378,7 +369,7 @@ def test_cat_bad_inputs():
 ])
 def test_cutting_bad_inputs(call, error, match):
     t = ember.tensor(np.arange(12.0).reshape(4, 3))
-    before = snap(t)
+    before = snapshot(t)
     with pytest.raises(error, match=match):
         call(t)
     assert_unchanged([t], before)
@@ -652,7 +643,7 @@ def test_cat_fast_path_equals_general_path(shape, dtype, rng):
             for family in ([a], [a, arr, a], (arr, a)):
                 ts = [ember_tensor(x, dtype="bfloat16" if dtype == "bfloat16" else None)
                       for x in family]
-                before = snap(*ts)
+                before = snapshot(*ts)
                 fast = ember.cat(ts, d)
                 general = ember.cat(ts, d, dtype=ts[0].dtype)
                 expected = np.concatenate([np.asarray(t.numpy()) for t in ts], axis=d)
@@ -670,7 +661,7 @@ def test_cat_fast_path_of_many_tensors_and_its_shape_errors(rng):
     ts = [ember.from_numpy(x) for x in xs]
     assert_close(ember.cat(ts, 1), torch.cat([torch.from_numpy(x) for x in xs], 1))
     assert_close(ember.cat(tuple(ts), -2), np.concatenate(xs, axis=0))
-    before = snap(*ts)
+    before = snapshot(*ts)
     bad = ts[:57] + [ember.from_numpy(arr_of(rng, (2, 4), "float32"))] + ts[57:]
     with pytest.raises(ShapeMismatchError, match=r"cat: tensor 57 has shape \(2, 4\), expected "
                                                  r"\(2, 3\) \(shapes must agree except at dim 0\)"

@@ -9,18 +9,9 @@ from hypothesis import strategies as st
 import ember
 from ember import DimensionError, GraphError, InvalidParameterError, KindError, ShapeMismatchError
 from oracle import SHAPES, assert_close, ember_tensor, layouts, random_array, to_torch
+from oracle import assert_unchanged, snapshot
 
 DTYPES = ["float64", "float32", "bfloat16", "int64", "int8", "uint8", "bool"]
-
-
-def snap(*ts):
-    return [(t.shape, t.dtype, np.array(t.numpy(), copy=True)) for t in ts]
-
-
-def assert_unchanged(ts, before):
-    for t, (shape, dtype, values) in zip(ts, before):
-        assert t.shape == shape and t.dtype is dtype
-        np.testing.assert_array_equal(np.asarray(t.numpy()), values)
 
 
 def f64(values, requires_grad=False):
@@ -75,7 +66,7 @@ def test_getitem_matches_numpy_and_is_a_view(sk, dtype, layout_index):
     arr = np.asarray(random_array(np.random.default_rng(1), shape, dtype))
     name, base = list(layouts(arr))[min(layout_index, len(list(layouts(arr))) - 1)]
     t = ember_tensor(base)
-    before = snap(t)
+    before = snapshot(t)
     out = t[key]
     expected = np.asarray(base[key])
     assert_close(out, expected)
@@ -182,7 +173,7 @@ def test_getitem_numpy_integer_and_index_objects():
 ])
 def test_getitem_bad_keys(key, error, match):
     t = ember.tensor([1.0, 2.0, 3.0])
-    before = snap(t)
+    before = snapshot(t)
     with pytest.raises(error, match=match):
         t[key]
     assert_unchanged([t], before)
@@ -298,7 +289,7 @@ def test_slice_gradient_against_torch(rng):
 ])
 def test_slice_bad_ranges(ranges, error, match):
     t = ember.tensor(np.ones((3, 4)))
-    before = snap(t)
+    before = snapshot(t)
     with pytest.raises(error, match=match):
         t.slice(ranges)
     assert_unchanged([t], before)
@@ -318,7 +309,7 @@ def test_slice_dim_values_and_errors(rng):
     t = ember.from_numpy(base)
     assert_close(t.slice_dim(-1, ember.s[::-2]), base[:, ::-2])
     assert shares(t.slice_dim(0, 2), base)
-    before = snap(t)
+    before = snapshot(t)
     with pytest.raises(DimensionError, match=r"slice_dim: dim 2 is out of range"):
         t.slice_dim(2, slice(None))
     with pytest.raises(InvalidParameterError, match=r"slice_dim: range \[0, 1\] for dim 1"):
@@ -340,7 +331,7 @@ def test_select_dim_spec_example_and_torch(rng):
     out.backward(f64(seed))
     outt.backward(torch.tensor(seed))
     assert_close(x.grad, xt.grad)
-    before = snap(tensor)
+    before = snapshot(tensor)
     with pytest.raises(DimensionError, match=r"select_dim: index 3 is out of range for dim 1 of size 3"):
         tensor.select_dim(1, 3)
     with pytest.raises(DimensionError, match=r"select_dim: dim -3 is out of range"):
@@ -395,7 +386,7 @@ def test_narrow_gradient_against_torch(rng):
 ])
 def test_narrow_bad_arguments(args, error, match):
     t = ember.tensor(np.ones((4, 3)))
-    before = snap(t)
+    before = snapshot(t)
     with pytest.raises(error, match=match):
         t.narrow(*args)
     assert_unchanged([t], before)
@@ -499,7 +490,7 @@ def test_slice_assign_casts_within_the_kind_and_keeps_gradient():
 def test_slice_assign_bad_inputs():
     t = ember.tensor(np.zeros((4, 6)))
     v = ember.tensor(np.ones((2, 4)))
-    before = snap(t, v)
+    before = snapshot(t, v)
     with pytest.raises(ShapeMismatchError, match=r"slice_assign: values have shape \(2, 4\), expected \(2, 3\)"):
         t.slice_assign([slice(1, 3), slice(2, 5)], v)
     with pytest.raises(KindError, match=r"slice_assign: values are a int tensor \(dtype int64\); expected a float"):
@@ -538,7 +529,7 @@ def test_slice_fill_dtypes_gradient_and_errors(rng):
     x.slice_fill(ember.s[1:], 5.0).backward(f64(np.ones((3, 2))))
     assert x.grad.tolist() == [[1, 1], [0, 0], [0, 0]]
     u = ember.tensor([1, 2], dtype="uint8")
-    before = snap(u)
+    before = snapshot(u)
     with pytest.raises(InvalidParameterError, match=r"slice_fill: value 300 does not fit the tensor's dtype uint8"):
         u.slice_fill(0, 300)
     with pytest.raises(InvalidParameterError, match=r"slice_fill: value nan cannot be stored in a uint8"):
@@ -625,7 +616,7 @@ def test_setitem_gradient_of_broadcast_value_with_leading_ones(rng):
 
 def test_setitem_on_leaf_requiring_grad():
     w = f64([1.0, 2.0, 3.0], True)
-    before = snap(w)
+    before = snapshot(w)
     with pytest.raises(GraphError, match=r"__setitem__: the tensor is a leaf that requires grad"):
         w[0] = 5.0
     assert_unchanged([w], before)
@@ -638,7 +629,7 @@ def test_setitem_on_leaf_requiring_grad():
 
 def test_setitem_bad_values():
     t = ember.tensor(np.zeros((2, 3)))
-    before = snap(t)
+    before = snapshot(t)
     with pytest.raises(ShapeMismatchError, match=r"__setitem__: value of shape \(2,\) does not broadcast to the selection's shape \(2, 3\)"):
         t[:] = ember.tensor([1.0, 2.0])
     with pytest.raises(ShapeMismatchError, match=r"value of shape \(2, 3\) does not broadcast"):
@@ -736,7 +727,7 @@ def test_plain_slices_equal_the_general_path(key, dtype):
     items = key if isinstance(key, tuple) else (key,)
     for _, base in layouts(arr):
         t = ember_tensor(base)
-        before = snap(t)
+        before = snapshot(t)
         fast = t[key]
         slow = t[items + (Ellipsis,)]  # an Ellipsis takes the general parser
         via_numpy_ints = t[tuple(_numpy_ints(it) for it in items)]
@@ -778,7 +769,7 @@ def test_plain_slices_keep_the_autodiff_state_and_gradient(rng):
 ])
 def test_plain_looking_bad_slices_raise(key, error, match):
     t = ember.tensor([1.0, 2.0, 3.0])
-    before = snap(t)
+    before = snapshot(t)
     with pytest.raises(error, match=match):
         t[key]
     assert_unchanged([t], before)

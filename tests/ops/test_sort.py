@@ -9,18 +9,10 @@ from hypothesis.extra import numpy as hnp
 
 import ember
 from oracle import SHAPES, assert_close, ember_tensor, layouts, random_array, to_torch
+from oracle import assert_unchanged, snapshot
 
 SPEC = [[12.0, -2.0, 3.0], [5.0, 3.0, 6.0]]
 DTYPES = ["float64", "float32", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8"]
-
-
-def snapshot(*tensors):
-    return [np.array(t.numpy(), copy=True) for t in tensors]
-
-
-def assert_unchanged(tensors, before):
-    for t, b in zip(tensors, before):
-        np.testing.assert_array_equal(np.asarray(t.numpy()), b)
 
 
 # -- the spec's examples ---------------------------------------------------------------------------
