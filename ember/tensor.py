@@ -11,8 +11,8 @@ from .backends import default as be
 from .errors import GraphError, InvalidParameterError, KindError
 from .shapes import normalize_dim
 
-__all__ = ["Tensor", "Device", "tensor_method", "record", "wrap", "as_tensor", "check_kind",
-           "check_tensor"]
+__all__ = ["Tensor", "Pending", "Device", "tensor_method", "record", "wrap", "pending",
+           "as_tensor", "check_kind", "check_tensor"]
 
 
 class Device:
@@ -181,6 +181,49 @@ class Tensor:
         """Whether no recorded op produced this tensor (PyTorch's ``is_leaf``)."""
         node = self._node
         return node is None or node.backward is None and not node.parents
+
+
+_slot_get = Tensor._data.__get__
+_slot_set = Tensor._data.__set__
+
+
+class Pending(Tensor):
+    """A Tensor whose buffer is an elementwise expression not computed yet (a backend Chain in
+    the ``_data`` slot): the middle of a fused ``x * y + z``, see ``ember/ops/fusion.py``.
+
+    Reading its buffer computes the expression once and turns the object into a plain Tensor,
+    so every op sees an ordinary tensor; only the fused operators look at the Chain.
+    """
+
+    __slots__ = ()
+
+    def _compute(self):
+        data = be.ew_evaluate(_slot_get(self))
+        _slot_set(self, data)
+        self.__class__ = Tensor
+        return data
+
+    def _rebind(self, data):
+        _slot_set(self, data)
+        self.__class__ = Tensor
+
+    _data = property(_compute, _rebind)
+
+    @property
+    def shape(self):
+        """The sizes of the dims, known without computing the values."""
+        return _slot_get(self).shape
+
+
+def pending(chain, dtype, ad):
+    """A new untracked Pending tensor of the backend Chain ``chain``."""
+    t = _new(Pending)
+    _slot_set(t, chain)
+    t._dtype = dtype
+    t._node = None
+    t._ad = ad
+    t.grad = None
+    return t
 
 
 def _identity_backward(g, needs):

@@ -9,12 +9,14 @@ Bool tensors have no arithmetic: they raise ``KindError`` (cast them with ``.int
 """
 
 import math as _math
+from sys import _getframe
 
 from .. import dtypes as _dt
 from ..backends import default as be
 from ..errors import InvalidParameterError, KindError
 from ..shapes import broadcast_shapes
 from ..tensor import Tensor, record, tensor_method, wrap
+from . import fusion as _fusion
 
 __all__ = [
     "add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod", "pow",
@@ -568,7 +570,8 @@ def _short(kernel, slow, name, symbol, grad_tt, grad_ts, float_only=False):
     promotion, no broadcasting checks); everything else takes ``slow``. ``grad_tt(a, b)`` and
     ``grad_ts(a, s)`` build the backward rule of each case. When no operand is tracked (and
     both carry the same checkpointing strategy) the result is wrapped directly: what ``record``
-    would return, without building a rule it would drop."""
+    would return, without building a rule it would drop; from 256 KiB on, ``fusion.start``
+    may leave it Pending, the middle of a fused ``x * y + z``."""
     recompute = (kernel, lambda arrays, out: grad_tt(*arrays))
     kinds = ("float",) if float_only else ("float", "int")
 
@@ -578,14 +581,18 @@ def _short(kernel, slow, name, symbol, grad_tt, grad_ts, float_only=False):
             a, b = self._data, other._data
             if other._dtype is dt and a.shape == b.shape and dt.kind in kinds:
                 if self._node is None and other._node is None and self._ad is other._ad:
-                    return wrap(kernel(a, b), dt, self._ad)  # nothing to record
+                    if a.nbytes < _fusion.MIN_BYTES:
+                        return wrap(kernel(a, b), dt, self._ad)  # nothing to record
+                    return _fusion.start(kernel, a, b, dt, self._ad, _getframe(1))
                 return record(kernel(a, b), dt, (self, other), grad_tt(a, b), name, recompute)
         elif dt is _F32 or dt is _F64:
             t = type(other)
             if t is float or (t is int and -_EXACT < other < _EXACT):
                 a, other = self._data, float(other)
                 if self._node is None:
-                    return wrap(kernel(a, other), dt, self._ad)  # nothing to record
+                    if a.nbytes < _fusion.MIN_BYTES:
+                        return wrap(kernel(a, other), dt, self._ad)  # nothing to record
+                    return _fusion.start(kernel, a, other, dt, self._ad, _getframe(1))
                 return record(kernel(a, other), dt, (self,), grad_ts(a, other), name,
                               _scalar_recompute(kernel, grad_ts, other, False)
                               if self._ad == "balanced" else None)
@@ -605,7 +612,9 @@ def _short_reverse(kernel, slow, name, symbol, grad_st):
             if t is float or (t is int and -_EXACT < other < _EXACT):
                 a, other = self._data, float(other)
                 if self._node is None:
-                    return wrap(kernel(other, a), dt, self._ad)  # nothing to record
+                    if a.nbytes < _fusion.MIN_BYTES:
+                        return wrap(kernel(other, a), dt, self._ad)  # nothing to record
+                    return _fusion.start(kernel, other, a, dt, self._ad, _getframe(1))
                 return record(kernel(other, a), dt, (self,), grad_st(other, a), name,
                               _scalar_recompute(kernel, grad_st, other, True)
                               if self._ad == "balanced" else None)
@@ -686,6 +695,7 @@ Tensor.__floordiv__ = _dunder(_floordiv, "floor_divide", "//")
 Tensor.__rfloordiv__ = _dunder(_floordiv, "floor_divide", "//", reverse=True)
 Tensor.__mod__ = _dunder(_remainder, "remainder", "%")
 Tensor.__rmod__ = _dunder(_remainder, "remainder", "%", reverse=True)
+_fusion.attach_operators()
 
 
 def _pow_dunder(self, other, modulo=None):

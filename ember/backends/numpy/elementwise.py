@@ -54,6 +54,7 @@ def _quiet(fn):
             return r if type(r) is _ndarray else _asarray(r)
     name = getattr(fn, "__name__", "kernel")
     wrapper.__name__ = name
+    wrapper.ufunc = fn if isinstance(fn, np.ufunc) else None
     if isinstance(fn, np.ufunc):  # not NumPy's docstring: its examples are not ember doctests
         wrapper.__doc__ = f"``numpy.{name}`` with floating-point warnings off."
     else:
@@ -117,6 +118,59 @@ def ew_is_scalar(value):
 def ew_is_int_scalar(value):
     """Whether ``value`` is a Python or NumPy integer (bools excluded)."""
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+class Chain:
+    """An elementwise expression not computed yet: ``kernel(left, right)``, where each operand
+    is an array, a Python number or another Chain, every node of one shape and dtype."""
+
+    __slots__ = ("ufunc", "left", "right", "shape", "depth")
+
+    def __init__(self, kernel, left, right, shape, depth):
+        self.ufunc = kernel.ufunc
+        self.left = left
+        self.right = right
+        self.shape = shape
+        self.depth = depth
+
+
+def ew_chain(kernel, left, right):
+    """A Chain of ``kernel`` (an ``ew_*`` binary kernel) over ``left`` and ``right``: arrays of
+    one shape and dtype, Chains of that shape and dtype, or one Python number."""
+    depth = 1
+    shape = None
+    for x in (left, right):
+        if x.__class__ is Chain:
+            depth = max(depth, x.depth + 1)
+            shape = x.shape
+        elif x.__class__ is _ndarray:
+            shape = x.shape
+    return Chain(kernel, left, right, shape, depth)
+
+
+def ew_evaluate(chain):
+    """The array a Chain computes: its innermost step allocates the one buffer, every later step
+    writes into it (NumPy's ``out=``), so ``x * y + z`` makes one array, not two."""
+    if _ERRVAR is None:  # pragma: no cover
+        with np.errstate(all="ignore"):
+            return _evaluate(chain)
+    token = _set(_IGNORE)
+    try:
+        return _evaluate(chain)
+    finally:
+        _reset(token)
+
+
+def _evaluate(chain):
+    a, b = chain.left, chain.right
+    if a.__class__ is Chain:
+        out = _evaluate(a)
+        return chain.ufunc(out, _evaluate(b) if b.__class__ is Chain else b, out=out)
+    if b.__class__ is Chain:
+        out = _evaluate(b)
+        return chain.ufunc(a, out, out=out)
+    out = chain.ufunc(a, b)
+    return out if type(out) is _ndarray else _asarray(out)  # 0-d operands give a NumPy scalar
 
 
 def ew_any_zero(a):
