@@ -1,4 +1,4 @@
 """The op families; importing this package attaches every method to Tensor."""
 
 from . import (bitwise, compare, creation, data, display, elementwise, indexing, linalg,  # noqa: F401
-               movement, random, reduce, scan, segments, slicing, sort)
+               movement, random, reduce, sampling, scan, segments, slicing, sort)

@@ -1,0 +1,204 @@
+"""ember.ops.sampling: grid_sample_2d, Burn's ``Tensor::grid_sample_2d``.
+
+Samples an (N, C, H, W) float tensor at the (x, y) locations of a grid (N, H_out, W_out, 2)
+given in [-1, 1], with PyTorch's ``torch.nn.functional.grid_sample`` semantics for 4-D inputs:
+modes ``"bilinear"``, ``"nearest"`` (round half to even), ``"bicubic"`` (a = -0.75); padding
+modes ``"zeros"``, ``"border"``, ``"reflection"``; ``align_corners`` (default False).
+
+>>> import ember
+>>> x = ember.tensor([[[[0.0, 1.0], [2.0, 3.0]]]])
+>>> x.grid_sample_2d(ember.tensor([[[[0.0, 0.0]]]])).tolist()
+[[[[1.5]]]]
+"""
+
+from .. import dtypes as _dt
+from ..backends import default as be
+from ..errors import InvalidParameterError, KindError, ShapeMismatchError
+from ..tensor import Tensor, record, tensor_method
+
+__all__ = ["grid_sample_2d", "GridSampleOptions"]
+
+_OP = "grid_sample_2d"
+MODES = ("bilinear", "nearest", "bicubic")
+PADDING_MODES = ("zeros", "border", "reflection")
+
+
+def _choice(value, choices, param, op=_OP):
+    """``value`` as one of the strings ``choices`` (case-insensitive, so Burn's ``"Bilinear"``
+    works too); InvalidParameterError otherwise."""
+    if isinstance(value, str) and value.lower() in choices:
+        return value.lower()
+    raise InvalidParameterError(
+        f"{op}: {param} must be one of {', '.join(repr(c) for c in choices)}, got {value!r}",
+        param, value)
+
+
+def _flag(value, param, op=_OP):
+    if value is True or value is False:
+        return value
+    raise InvalidParameterError(f"{op}: {param} must be True or False, got {value!r}",
+                                param, value)
+
+
+class GridSampleOptions:
+    """Burn's ``GridSampleOptions``: the sampling mode, the padding mode and ``align_corners``.
+
+    ``GridSampleOptions(mode="bilinear", padding_mode="zeros", align_corners=False)``; Burn's
+    builder spelling works too: ``GridSampleOptions.new("bilinear").with_padding_mode("border")
+    .with_align_corners(True)``, and ``GridSampleOptions.default()``. Modes and padding modes
+    are strings (case-insensitive); each ``with_`` method returns a new options object.
+
+    >>> import ember
+    >>> o = ember.GridSampleOptions.new("nearest").with_padding_mode("border")
+    >>> o
+    GridSampleOptions(mode='nearest', padding_mode='border', align_corners=False)
+    >>> o.with_align_corners(True).align_corners
+    True
+    """
+
+    __slots__ = ("mode", "padding_mode", "align_corners")
+
+    def __init__(self, mode="bilinear", padding_mode="zeros", align_corners=False):
+        op = "GridSampleOptions"
+        self.mode = _choice(mode, MODES, "mode", op)
+        self.padding_mode = _choice(padding_mode, PADDING_MODES, "padding_mode", op)
+        self.align_corners = _flag(align_corners, "align_corners", op)
+
+    @classmethod
+    def new(cls, mode):
+        """Options with sampling ``mode`` and the default padding (zeros, align_corners=False).
+
+        >>> import ember
+        >>> ember.GridSampleOptions.new("bicubic").mode
+        'bicubic'
+        """
+        return cls(mode)
+
+    @classmethod
+    def default(cls):
+        """The default options: bilinear, zeros padding, align_corners=False.
+
+        >>> import ember
+        >>> ember.GridSampleOptions.default() == ember.GridSampleOptions()
+        True
+        """
+        return cls()
+
+    def with_padding_mode(self, padding_mode):
+        """A copy with ``padding_mode`` ("zeros", "border" or "reflection").
+
+        >>> import ember
+        >>> ember.GridSampleOptions().with_padding_mode("reflection").padding_mode
+        'reflection'
+        """
+        return GridSampleOptions(self.mode, padding_mode, self.align_corners)
+
+    def with_align_corners(self, align_corners):
+        """A copy with ``align_corners`` (True or False).
+
+        >>> import ember
+        >>> ember.GridSampleOptions().with_align_corners(True).align_corners
+        True
+        """
+        return GridSampleOptions(self.mode, self.padding_mode, align_corners)
+
+    def __eq__(self, other):
+        if not isinstance(other, GridSampleOptions):
+            return NotImplemented
+        return (self.mode, self.padding_mode, self.align_corners) == (
+            other.mode, other.padding_mode, other.align_corners)
+
+    def __hash__(self):
+        return hash((self.mode, self.padding_mode, self.align_corners))
+
+    def __repr__(self):
+        return (f"GridSampleOptions(mode={self.mode!r}, padding_mode={self.padding_mode!r}, "
+                f"align_corners={self.align_corners!r})")
+
+
+def _options(options, mode, padding_mode, align_corners):
+    """The (mode, padding_mode, align_corners) of the call, from ``options`` or the keywords."""
+    given = [k for k, v in (("mode", mode), ("padding_mode", padding_mode),
+                            ("align_corners", align_corners)) if v is not None]
+    if options is None:
+        return (_choice("bilinear" if mode is None else mode, MODES, "mode"),
+                _choice("zeros" if padding_mode is None else padding_mode, PADDING_MODES,
+                        "padding_mode"),
+                _flag(False if align_corners is None else align_corners, "align_corners"))
+    if isinstance(options, str):  # Burn's From<InterpolateMode>: a mode alone
+        options = GridSampleOptions(_choice(options, MODES, "options"))
+    if not isinstance(options, GridSampleOptions):
+        raise InvalidParameterError(
+            f"{_OP}: options must be a GridSampleOptions, a mode string or None, got "
+            f"{type(options).__name__}", "options", options)
+    if given:
+        raise InvalidParameterError(
+            f"{_OP}: got options and the keyword(s) {', '.join(given)}; expected one or the other",
+            "options", options)
+    return options.mode, options.padding_mode, options.align_corners
+
+
+def _float4d(t, param, layout):
+    if not isinstance(t, Tensor):
+        raise InvalidParameterError(f"{_OP}: {param} must be a Tensor, got {type(t).__name__}",
+                                    param, t)
+    if t._dtype.kind != "float":
+        raise KindError(f"{_OP}: {param} has dtype {t._dtype.name}; expected a float tensor "
+                        "(cast it with .float())")
+    if t._data.ndim != 4:
+        raise ShapeMismatchError(
+            f"{_OP}: {param} has shape {tuple(t.shape)} ({t._data.ndim}-d); expected a 4-d "
+            f"{layout} tensor", expected=layout, actual=tuple(t.shape))
+    return t
+
+
+@tensor_method
+def grid_sample_2d(self, grid, options=None, *, mode=None, padding_mode=None,
+                   align_corners=None):
+    """Sample ``self`` (N, C, H, W) at the locations ``grid`` (N, H_out, W_out, 2); the result
+    has shape (N, C, H_out, W_out).
+
+    ``grid[n, h, w] = (x, y)`` in [-1, 1]: (-1, -1) is the top-left of the input, (1, 1) the
+    bottom-right (pixel centres with ``align_corners=True``, pixel corners with False).
+    Semantics are PyTorch's ``F.grid_sample`` for 4-D inputs. Give the options as keywords
+    (``mode="bilinear" | "nearest" | "bicubic"``, ``padding_mode="zeros" | "border" |
+    "reflection"``, ``align_corners=False``), or as Burn's ``GridSampleOptions`` (or a mode
+    string) in ``options``, not both. A float input and grid of different dtypes compute in
+    their promoted dtype. Gradients flow to ``self`` and ``grid`` (the grid's is zero for
+    "nearest", as PyTorch). A grid point with a NaN or infinite coordinate reads 0 and passes
+    no gradient.
+
+    >>> import ember
+    >>> x = ember.tensor([[[[0.0, 1.0], [2.0, 3.0]]]])
+    >>> grid = ember.tensor([[[[-1.0, -1.0], [1.0, 1.0], [0.5, -0.5]]]])
+    >>> ember.grid_sample_2d(x, grid, align_corners=True).tolist()
+    [[[[0.0, 3.0, 1.25]]]]
+    >>> x.grid_sample_2d(grid, ember.GridSampleOptions.new("nearest")).tolist()
+    [[[[0.0, 0.0, 1.0]]]]
+    """
+    m, p, a = _options(options, mode, padding_mode, align_corners)
+    x = _float4d(self, "input", "(N, C, H, W)")
+    g = _float4d(grid, "grid", "(N, H_out, W_out, 2)")
+    xs, gs = tuple(x.shape), tuple(g.shape)
+    if gs[3] != 2:
+        raise ShapeMismatchError(
+            f"{_OP}: grid has shape {gs}; expected (N, H_out, W_out, 2) (its last dim holds x "
+            f"and y, size 2, got {gs[3]})", expected=2, actual=gs[3])
+    if gs[0] != xs[0]:
+        raise ShapeMismatchError(
+            f"{_OP}: grid has batch size {gs[0]} (shape {gs}), input has {xs[0]} (shape {xs}); "
+            "expected the same batch size N", expected=xs[0], actual=gs[0])
+    if xs[2] == 0 or xs[3] == 0:
+        raise ShapeMismatchError(
+            f"{_OP}: input has shape {xs} with an empty spatial dim; expected H > 0 and W > 0",
+            expected="H > 0 and W > 0", actual=xs)
+    dtype = _dt.promote_types(x._dtype, g._dtype)
+    xd, gd = x._data, g._data
+    out = be.grid_sample_2d_forward(xd, gd, m, p, a, dtype.np)
+    xdt, gdt = x._dtype.np, g._dtype.np
+
+    def backward(gout, needs):
+        return be.grid_sample_2d_grads(gout, xd, gd, m, p, a, dtype.np, needs[0], needs[1],
+                                       xdt, gdt)
+
+    return record(out, dtype, (x, g), backward, _OP)
