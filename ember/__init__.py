@@ -25,12 +25,13 @@ from .ops.linalg import *  # noqa: F401,F403
 from .ops.movement import *  # noqa: F401,F403
 from .ops.random import *  # noqa: F401,F403
 from .ops.reduce import *  # noqa: F401,F403
+from .ops.sampling import *  # noqa: F401,F403
 from .ops.scan import *  # noqa: F401,F403
 from .ops.segments import *  # noqa: F401,F403
 from .ops.slicing import *  # noqa: F401,F403
 from .ops.sort import *  # noqa: F401,F403
 
-from . import io, nn, optim  # noqa: E402  (they build on the op families above)
+from . import io, nn, optim, vision  # noqa: E402  (they build on the op families above)
 
 bool = bool_  # noqa: A001  (ember.bool, as torch.bool)
 
