@@ -24,11 +24,11 @@ from .. import dtypes as _dt
 from ..backends import default as be
 from ..errors import DimensionError, InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import broadcast_shapes, normalize_dim
-from ..tensor import check_tensor, record
+from ..tensor import check_tensor, record, wrap
 
 __all__ = [
     "relu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax",
-    "linear", "conv2d", "max_pool2d", "avg_pool2d", "batch_norm", "layer_norm",
+    "linear", "conv2d", "max_pool2d", "max_unpool2d", "avg_pool2d", "batch_norm", "layer_norm",
     "dropout", "embedding",
     "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy_with_logits",
     "pad", "one_hot",
@@ -118,7 +118,8 @@ def _real(value, op, param, low=None, high=None):
     value = float(value)
     if math.isnan(value) or (low is not None and value < low) or (
             high is not None and value > high):
-        rng = f"in [{low}, {high}]" if high is not None else f">= {low}"
+        rng = f"in [{low}, {high}]" if high is not None else f">= {low}" if low is not None \
+            else "that is not NaN"
         raise InvalidParameterError(f"{op}: {param} is {value}; expected a number {rng}",
                                     param, value)
     return value
@@ -480,27 +481,115 @@ def _pool_args(op, x, kernel_size, stride, padding, dilation, ceil_mode):
     return x, kernel, stride, pad, dil, tuple(pads), tuple(out_hw)
 
 
-def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
     """Max over each ``kernel_size`` window (PyTorch's ``F.max_pool2d``); ``stride`` defaults to
-    ``kernel_size``; padding counts as -inf and is at most half the kernel. The gradient goes to
-    the first maximum of each window.
+    ``kernel_size``; padding counts as -inf and is at most half the kernel.
+
+    Each window selects one element, as PyTorch's CPU kernel does: its first maximum in
+    row-major kernel order, or its last NaN when it has NaNs (the output is then NaN); taps in
+    the padding are never selected. The gradient of the window goes to that element, and
+    ``return_indices=True`` returns ``(output, indices)``: its flat index into the input's
+    H*W plane, int64, as PyTorch. (A window with no tap inside the input, possible with
+    dilation, outputs -inf and its gradient is dropped; PyTorch writes it into a neighbouring
+    plane.)
 
     >>> import ember
     >>> import ember.nn.functional as F
     >>> x = ember.arange(16.0).reshape(1, 1, 4, 4)
     >>> F.max_pool2d(x, 2).tolist()
     [[[[5.0, 7.0], [13.0, 15.0]]]]
+    >>> out, idx = F.max_pool2d(ember.tensor([[[3.0, 1.0, 3.0, 2.0]]]), (1, 2),
+    ...                         return_indices=True)
+    >>> out.tolist(), idx.tolist(), idx.dtype
+    ([[[3.0, 3.0]]], [[[0, 2]]], ember.int64)
     """
-    return _max_pool2d("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode)
+    return _max_pool2d("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode,
+                       return_indices)
 
 
-def _max_pool2d(op, input, kernel_size, stride, padding, dilation, ceil_mode):
+def _max_pool2d(op, input, kernel_size, stride, padding, dilation, ceil_mode,
+                return_indices=False):
+    if not isinstance(return_indices, bool):
+        raise InvalidParameterError(f"{op}: return_indices must be a bool, got "
+                                    f"{return_indices!r}", "return_indices", return_indices)
     x, kernel, stride, pad, dil, pads, out_hw = _pool_args(
         op, input, kernel_size, stride, padding, dilation, ceil_mode)
     out, saved = be.nn_max_pool2d(x._data, kernel, stride, pads, dil, out_hw)
 
     def backward(g, needs):
         return (be.nn_max_pool2d_grad(g, saved),)
+
+    res = record(out, x._dtype, (x,), backward, op)
+    if not return_indices:
+        return res
+    return res, wrap(be.nn_max_pool2d_indices(saved), _dt.int64)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The partial inverse of ``max_pool2d(..., return_indices=True)`` (PyTorch's
+    ``F.max_unpool2d``): zeros with each value of ``input`` put at its flat plane index in
+    ``indices`` (int, the input's shape). The output's spatial size is
+    ``(H - 1) * stride - 2 * padding + kernel_size`` per dim, or ``output_size`` ((H, W) or
+    (N, C, H, W), of which the last two count; each strictly within ``stride`` of that size).
+    Where indices repeat (overlapping windows), the last value in row-major order is kept
+    (PyTorch leaves that unspecified); the gradient reads the output gradient at every index,
+    as PyTorch's.
+
+    >>> import ember
+    >>> import ember.nn.functional as F
+    >>> x = ember.tensor([[[[1.0, 5.0], [3.0, 2.0]]]])
+    >>> out, idx = F.max_pool2d(x, 2, return_indices=True)
+    >>> F.max_unpool2d(out, idx, 2).tolist()
+    [[[[0.0, 5.0], [0.0, 0.0]]]]
+    """
+    op = "max_unpool2d"
+    x = _float_tensor(input, op, "input")
+    check_tensor(indices, op, "indices")
+    if indices._dtype.kind != "int":
+        raise KindError(f"{op}: indices has dtype {indices._dtype.name}; expected an int tensor "
+                        "(the indices of max_pool2d(..., return_indices=True))")
+    kernel = _pair(kernel_size, op, "kernel_size", 1)
+    stride = kernel if stride is None or (isinstance(stride, (tuple, list)) and not stride) \
+        else _pair(stride, op, "stride", 1)
+    pad = _pair(padding, op, "padding", 0)
+    _rank(x, (3, 4), op, "(N, C, H, W) or (C, H, W)")
+    if tuple(indices.shape) != tuple(x.shape):
+        raise ShapeMismatchError(
+            f"{op}: indices has shape {_shape_str(indices.shape)}; expected the input's shape "
+            f"{_shape_str(x.shape)}", expected=tuple(x.shape), actual=tuple(indices.shape))
+    H, W = x.shape[-2:]
+    default = tuple((n - 1) * s - 2 * p + k for n, s, p, k in zip((H, W), stride, pad, kernel))
+    if output_size is None:
+        out_hw = default
+    else:
+        if not isinstance(output_size, (tuple, list)) or len(output_size) not in (2, 4):
+            raise InvalidParameterError(
+                f"{op}: output_size {output_size!r} must be a sequence of 2 ints (H, W) or 4 "
+                "ints (N, C, H, W), as PyTorch", "output_size", output_size)
+        out_hw = tuple(_int(v, op, "output_size") for v in output_size[-2:])
+        for d, s, o in zip(default, stride, out_hw):
+            if not d - s < o < d + s:
+                raise InvalidParameterError(
+                    f"{op}: output_size {tuple(output_size)!r} is not a possible size; expected "
+                    f"each of the last two entries strictly between {default[0] - stride[0]} "
+                    f"and {default[0] + stride[0]} (H), {default[1] - stride[1]} and "
+                    f"{default[1] + stride[1]} (W)", "output_size", output_size)
+    if min(out_hw) < 0 or (x.numel() and min(out_hw) == 0):
+        raise ShapeMismatchError(
+            f"{op}: the output's spatial size would be {out_hw}; expected a positive size "
+            "(check kernel_size, stride and padding)", expected="a positive size",
+            actual=out_hw)
+    bad = be.nn_index_bad(indices._data, out_hw[0] * out_hw[1])
+    if bad is not None:
+        raise DimensionError(f"{op}: index {bad} is out of range for an output plane of "
+                             f"{out_hw[0]}x{out_hw[1]}; expected indices in "
+                             f"[0, {out_hw[0] * out_hw[1] - 1}]")
+    idx = indices._data
+    out = be.nn_max_unpool2d(x._data, idx, out_hw)
+
+    def backward(g, needs):
+        return (be.nn_max_unpool2d_grad(g, idx),)
 
     return record(out, x._dtype, (x,), backward, op)
 
@@ -706,15 +795,29 @@ def dropout(input, p=0.5, training=True):
     return record(out, x._dtype, (x,), backward, op)
 
 
-def embedding(input, weight, padding_idx=None):
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
     """Rows of ``weight`` (num, dim) picked by the int tensor ``input``: shape ``(*, dim)``;
-    the row ``padding_idx`` gets no gradient.
+    the row ``padding_idx`` gets no gradient (PyTorch's ``F.embedding``).
+
+    ``max_norm`` (a number >= 0): first, each row that ``input`` picks and whose
+    ``norm_type``-norm (a real number; ``inf`` for the largest absolute value) exceeds it is
+    scaled by ``max_norm / (norm + 1e-7)``, as PyTorch. PyTorch writes that into the weight in
+    place; ember's values are immutable, so ``weight`` (the same Tensor object) is *rebound* to
+    the renormalized value, untracked, as an optimizer step rebinds a parameter: a leaf stays
+    that leaf, tensors taken from it before keep the old values. ``scale_grad_by_freq`` divides
+    each row's gradient by how often its index occurs in ``input``. ``sparse=True`` raises
+    InvalidParameterError: ember has no sparse gradients.
 
     >>> import ember
     >>> import ember.nn.functional as F
     >>> w = ember.tensor([[0.0, 0.0], [1.0, 2.0], [3.0, 4.0]])
     >>> F.embedding(ember.tensor([2, 1]), w).tolist()
     [[3.0, 4.0], [1.0, 2.0]]
+    >>> [round(v, 4) for v in F.embedding(ember.tensor([2]), w, max_norm=1.0)[0].tolist()]
+    [0.6, 0.8]
+    >>> [round(v, 4) for v in w[2].tolist()]          # w was rebound: row 2 renormalized
+    [0.6, 0.8]
     """
     op = "embedding"
     check_tensor(input, op, "input")
@@ -734,15 +837,29 @@ def embedding(input, weight, padding_idx=None):
                 f"{op}: padding_idx {padding_idx} is out of range for {num} embeddings; expected "
                 f"an int in [{-num}, {num - 1}]", "padding_idx", padding_idx)
         padding_idx %= num
+    if max_norm is not None:
+        max_norm = _real(max_norm, op, "max_norm", 0.0)
+    norm_type = _real(norm_type, op, "norm_type")
+    for name, flag in (("scale_grad_by_freq", scale_grad_by_freq), ("sparse", sparse)):
+        if not isinstance(flag, bool):
+            raise InvalidParameterError(f"{op}: {name} must be a bool, got {flag!r}", name, flag)
+    if sparse:
+        raise InvalidParameterError(
+            f"{op}: sparse=True is not supported: ember has no sparse gradients; expected "
+            "sparse=False (the gradient of the weight is a dense tensor)", "sparse", sparse)
     idx = input._data
     bad = be.nn_target_bad(idx, num, None)
     if bad is not None:
         raise DimensionError(f"{op}: index {bad} is out of range for {num} embeddings; expected "
                              f"indices in [0, {num - 1}]")
+    if max_norm is not None:
+        renormed = be.nn_embedding_renorm(w._data, idx, max_norm, norm_type)
+        if renormed is not None:
+            w._data = renormed      # PyTorch's in-place renorm: rebinds, records nothing
     out = be.nn_embedding(w._data, idx)
 
     def backward(g, needs):
-        return (be.nn_embedding_grad(g, idx, num, padding_idx),)
+        return (be.nn_embedding_grad(g, idx, num, padding_idx, scale_grad_by_freq),)
 
     return record(out, w._dtype, (w,), backward, op)
 

@@ -28,7 +28,8 @@ from . import init
 from .module import Module
 
 __all__ = [
-    "Identity", "Linear", "Conv2d", "MaxPool2d", "AvgPool2d", "BatchNorm1d", "BatchNorm2d",
+    "Identity", "Linear", "Conv2d", "MaxPool2d", "MaxUnpool2d", "AvgPool2d", "BatchNorm1d",
+    "BatchNorm2d",
     "LayerNorm", "Dropout", "Embedding", "Flatten", "ReLU", "GELU", "SiLU", "Sigmoid", "Tanh",
     "Softmax", "LogSoftmax", "CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss",
     "BCEWithLogitsLoss",
@@ -207,7 +208,8 @@ class Conv2d(Module):
 class MaxPool2d(Module):
     """Max over ``kernel_size`` windows (stride defaults to the kernel size), PyTorch's
     ``nn.MaxPool2d``: ``padding`` (at most half the kernel, counts as -inf), ``dilation``,
-    ``ceil_mode``.
+    ``ceil_mode``; ``return_indices=True`` returns ``(output, indices)``, the flat int64 index
+    of each window's element in its input plane, as PyTorch (see ``F.max_pool2d``).
 
     >>> import ember
     >>> from ember import nn
@@ -215,6 +217,9 @@ class MaxPool2d(Module):
     MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)
     >>> nn.MaxPool2d(2)(ember.arange(16.0).reshape(1, 1, 4, 4)).tolist()
     [[[[5.0, 7.0], [13.0, 15.0]]]]
+    >>> out, idx = nn.MaxPool2d(2, return_indices=True)(ember.arange(16.0).reshape(1, 1, 4, 4))
+    >>> idx.tolist()
+    [[[[5, 7], [13, 15]]]]
     """
 
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
@@ -226,9 +231,7 @@ class MaxPool2d(Module):
             _pair(stride, name, "stride", 1)
         p = _pair(padding, name, "padding", 0)
         _pair(dilation, name, "dilation", 1)
-        if return_indices:
-            raise InvalidParameterError(f"{name}: return_indices=True is not supported",
-                                        "return_indices", return_indices)
+        _bool(return_indices, name, "return_indices")
         _bool(ceil_mode, name, "ceil_mode")
         if p[0] > k[0] // 2 or p[1] > k[1] // 2:
             raise InvalidParameterError(
@@ -238,16 +241,49 @@ class MaxPool2d(Module):
         self.stride = kernel_size if stride is None else stride
         self.padding = padding
         self.dilation = dilation
+        self.return_indices = return_indices
         self.ceil_mode = ceil_mode
 
     def forward(self, input):
         """Apply the layer to ``input`` (see the class docstring for an example)."""
         return F._max_pool2d("MaxPool2d", _check_input(input, "MaxPool2d"), self.kernel_size,
-                             self.stride, self.padding, self.dilation, self.ceil_mode)
+                             self.stride, self.padding, self.dilation, self.ceil_mode,
+                             self.return_indices)
 
     def extra_repr(self):
         return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
                 f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class MaxUnpool2d(Module):
+    """PyTorch's ``nn.MaxUnpool2d``: the partial inverse of ``MaxPool2d(return_indices=True)``;
+    call it with the values and the indices (and optionally ``output_size``), see
+    ``F.max_unpool2d``.
+
+    >>> import ember
+    >>> from ember import nn
+    >>> unpool = nn.MaxUnpool2d(2)
+    >>> unpool
+    MaxUnpool2d(kernel_size=(2, 2), stride=(2, 2), padding=(0, 0))
+    >>> out, idx = nn.MaxPool2d(2, return_indices=True)(ember.tensor([[[[1.0, 5.0], [3.0, 2.0]]]]))
+    >>> unpool(out, idx).tolist()
+    [[[[0.0, 5.0], [0.0, 0.0]]]]
+    """
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        name = "MaxUnpool2d"
+        self.kernel_size = _pair(kernel_size, name, "kernel_size", 1)
+        self.stride = self.kernel_size if stride is None else _pair(stride, name, "stride", 1)
+        self.padding = _pair(padding, name, "padding", 0)
+
+    def forward(self, input, indices, output_size=None):
+        """Apply the layer to ``input`` and ``indices`` (see the class docstring)."""
+        return F.max_unpool2d(_check_input(input, "MaxUnpool2d"), indices, self.kernel_size,
+                              self.stride, self.padding, output_size)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
 class AvgPool2d(Module):
@@ -488,6 +524,11 @@ class Embedding(Module):
     """A lookup table: ``weight`` (num_embeddings, embedding_dim) initialized N(0, 1), rows
     picked by an int tensor; the ``padding_idx`` row starts at zero and gets no gradient.
 
+    ``max_norm``, ``norm_type`` and ``scale_grad_by_freq`` are PyTorch's (see ``F.embedding``):
+    with ``max_norm`` each call renormalizes the rows it looks up and rebinds ``self.weight``
+    (the same Parameter object, still a leaf) to the new value, as PyTorch changes it in place.
+    ``sparse=True`` raises InvalidParameterError (no sparse gradients in ember).
+
     >>> import ember
     >>> from ember import nn
     >>> emb = nn.Embedding(10, 3, padding_idx=0)
@@ -495,9 +536,15 @@ class Embedding(Module):
     Embedding(10, 3, padding_idx=0)
     >>> emb(ember.tensor([[0, 5]])).shape, emb.weight[0].tolist()
     ((1, 2, 3), [0.0, 0.0, 0.0])
+    >>> emb = nn.Embedding(10, 3, max_norm=1.0)
+    >>> w = emb.weight
+    >>> out = emb(ember.tensor([4]))
+    >>> emb.weight is w, (emb.weight[4] ** 2).sum().sqrt().item() <= 1.0
+    (True, True)
     """
 
-    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, device=None,
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None,
+                 norm_type=2.0, scale_grad_by_freq=False, sparse=False, device=None,
                  dtype=None):
         super().__init__()
         name = "Embedding"
@@ -512,6 +559,16 @@ class Embedding(Module):
                     f"expected an int in [{-n}, {n - 1}]", "padding_idx", padding_idx)
             padding_idx %= n
         self.padding_idx = padding_idx
+        self.max_norm = None if max_norm is None else F._real(max_norm, name, "max_norm", 0.0)
+        self.norm_type = F._real(norm_type, name, "norm_type")
+        _bool(scale_grad_by_freq, name, "scale_grad_by_freq")
+        _bool(sparse, name, "sparse")
+        if sparse:
+            raise InvalidParameterError(
+                f"{name}: sparse=True is not supported: ember has no sparse gradients; expected "
+                "sparse=False (the gradient of the weight is a dense tensor)", "sparse", sparse)
+        self.scale_grad_by_freq = scale_grad_by_freq
+        self.sparse = sparse
         dt = _float_dtype(dtype, name)
         w = init.normal((self.num_embeddings, self.embedding_dim), dtype=dt, requires_grad=False)
         if padding_idx is not None:
@@ -520,12 +577,19 @@ class Embedding(Module):
 
     def forward(self, input):
         """Apply the layer to ``input`` (see the class docstring for an example)."""
-        return F.embedding(_check_input(input, "Embedding"), self.weight, self.padding_idx)
+        return F.embedding(_check_input(input, "Embedding"), self.weight, self.padding_idx,
+                           self.max_norm, self.norm_type, self.scale_grad_by_freq, self.sparse)
 
     def extra_repr(self):
         s = f"{self.num_embeddings}, {self.embedding_dim}"
         if self.padding_idx is not None:
             s += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        if self.norm_type != 2.0:
+            s += f", norm_type={self.norm_type}"
+        if self.scale_grad_by_freq:
+            s += ", scale_grad_by_freq=True"
         return s
 
 

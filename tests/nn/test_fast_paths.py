@@ -295,8 +295,9 @@ def test_batch_norm_layer_tracks_like_torch(rng):
 # -- max_pool2d: slabs ---------------------------------------------------------------------------
 
 def _max_pool_reference(x, g, k, s, p, d, out_hw):
-    """Output and input gradient of max pooling by looping over the windows: the gradient of
-    each window goes to its first maximum (its first nan when it has one), as documented."""
+    """Output and input gradient of max pooling by looping over the windows as PyTorch's CPU
+    kernel does: taps in the padding are skipped, and the scan ``if v > best or isnan(v)``
+    selects the first maximum, or the last nan when the window has one."""
     N, C, H, W = x.shape
     OH, OW = out_hw
     out = np.empty((N, C, OH, OW))
@@ -305,18 +306,18 @@ def _max_pool_reference(x, g, k, s, p, d, out_hw):
         for c in range(C):
             for oh in range(OH):
                 for ow in range(OW):
-                    cells = []
+                    best, where = -np.inf, None
                     for i in range(k[0]):
                         for j in range(k[1]):
                             r, q = oh * s[0] - p[0] + i * d[0], ow * s[1] - p[1] + j * d[1]
-                            inside = 0 <= r < H and 0 <= q < W
-                            cells.append((x[n, c, r, q] if inside else -np.inf, r, q, inside))
-                    vals = np.array([v for v, *_ in cells])
-                    best = int(np.argmax(vals))          # the first max; nan counts as the max
-                    out[n, c, oh, ow] = vals[best]
-                    _, r, q, inside = cells[best]
-                    if inside:
-                        gx[n, c, r, q] += g[n, c, oh, ow]
+                            if not (0 <= r < H and 0 <= q < W):
+                                continue
+                            v = x[n, c, r, q]
+                            if where is None or v > best or np.isnan(v):
+                                best, where = v, (r, q)
+                    out[n, c, oh, ow] = best
+                    if where is not None:
+                        gx[n, c, where[0], where[1]] += g[n, c, oh, ow]
     return out, gx
 
 

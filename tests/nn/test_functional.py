@@ -8,7 +8,8 @@ from hypothesis import given, settings, strategies as st
 
 import ember
 import ember.nn.functional as F
-from oracle import SHAPES, assert_close, ember_tensor, layouts, random_array, to_torch
+from oracle import (SHAPES, assert_close, assert_unchanged, ember_tensor, layouts,
+                    random_array, snapshot, to_torch)
 
 GRAD_TOL = {"float64": (1e-7, 1e-9), "float32": (1e-4, 1e-5)}
 
@@ -415,6 +416,183 @@ def test_max_pool2d_ties_go_to_the_first_max(rng):
            rng)
 
 
+def _tricky(rng, shape):
+    """Small ints (many ties), with NaNs and -infs sprinkled in."""
+    a = rng.integers(-2, 3, size=shape).astype("float64")
+    a[rng.random(shape) < 0.15] = np.nan
+    a[rng.random(shape) < 0.2] = -np.inf
+    return a
+
+
+TRICKY_POOLS = [  # kernel, stride, padding, dilation, ceil_mode
+    (2, None, 0, 1, False), (3, 1, 1, 1, False), ((3, 2), (2, 1), (1, 1), 1, True),
+    (2, 3, 1, 1, True), (3, 2, 1, 2, False), ((1, 3), 1, (0, 1), (1, 2), True), (1, 1, 0, 1, False),
+    (4, 2, 2, 1, True),
+]
+
+
+@pytest.mark.parametrize("cfg", TRICKY_POOLS)
+def test_max_pool2d_nans_ties_and_indices_match_torch(rng, cfg):
+    """PyTorch's CPU rule: the first max of a window, its last NaN when it has NaNs, taps in
+    the padding skipped; values, indices and float64/float32 gradients equal torch's."""
+    k, s, p, d, ceil = cfg
+    for shape in ((2, 3, 7, 6), (3, 5, 8), (0, 2, 5, 5)):
+        a = _tricky(rng, shape)
+        for dtype in ("float64", "float32"):
+            ad = a.astype(dtype)
+            tx = torch.tensor(ad, requires_grad=True)
+            tout, tidx = TF.max_pool2d(tx, k, s, p, d, ceil, return_indices=True)
+            seed = rng.standard_normal(tuple(tout.shape)).astype(dtype)
+            tout.backward(torch.tensor(seed))
+            for _, la in layouts(ad):
+                x = ember_tensor(la, requires_grad=True)
+                before = snapshot(x)
+                out, idx = F.max_pool2d(x, k, s, p, d, ceil, return_indices=True)
+                assert idx.dtype == ember.int64 and idx.shape == tuple(tidx.shape)
+                np.testing.assert_array_equal(idx.numpy(), tidx.numpy())
+                assert_close(out, tout)
+                out.backward(ember.tensor(seed))
+                # overlapping windows sum in another order than torch: to rounding
+                assert_close(x.grad, tx.grad, *GRAD_TOL[dtype])
+                assert_unchanged((x,), before)
+
+
+def test_max_pool2d_several_nans_send_the_gradient_to_the_last():
+    nan = float("nan")
+    for row, want in (([nan, 1.0, nan, 2.0], 2), ([nan, nan, nan, nan], 3),
+                      ([float("inf"), nan, float("inf"), 2.0], 1), ([1.0, 3.0, 3.0, 2.0], 1),
+                      ([-float("inf")] * 4, 0)):
+        x = ember.tensor([[row]]).require_grad()
+        out, idx = F.max_pool2d(x, (1, 4), return_indices=True)
+        out.backward()
+        tx = torch.tensor([[row]], requires_grad=True)
+        tout, tidx = TF.max_pool2d(tx, (1, 4), return_indices=True)
+        tout.backward(torch.ones_like(tout))
+        assert idx.tolist() == tidx.tolist() == [[[want]]]
+        assert x.grad.tolist() == tx.grad.tolist()
+        assert x.grad.tolist()[0][0][want] == 1.0
+
+
+def test_max_pool2d_padding_is_never_selected():
+    # every tap inside is -inf: the first one inside gets the gradient, as in PyTorch
+    a = np.full((1, 1, 3, 3), -np.inf)
+    x = ember.tensor(a).require_grad()
+    out, idx = F.max_pool2d(x, 3, 1, 1, return_indices=True)
+    out.backward()
+    tx = torch.tensor(a, requires_grad=True)
+    tout, tidx = TF.max_pool2d(tx, 3, 1, 1, return_indices=True)
+    tout.backward(torch.ones_like(tout))
+    assert idx.tolist() == tidx.tolist()
+    assert_close(x.grad, tx.grad, rtol=0, atol=0)
+    assert x.grad.tolist()[0][0][0] == [4.0, 2.0, 0.0]
+
+
+def test_max_pool2d_window_with_no_tap_inside():
+    # dilation 2 over one padded column: the window's taps (-1, 1) are both outside. ember's
+    # output and index are PyTorch's; its gradient is dropped (PyTorch's lands in the next plane)
+    a = np.array([[[[5.0]], [[7.0]]]])
+    x = ember.tensor(a).require_grad()
+    out, idx = F.max_pool2d(x, 2, 2, 1, (1, 2), True, return_indices=True)
+    tout, tidx = TF.max_pool2d(torch.tensor(a), 2, 2, 1, (1, 2), True, return_indices=True)
+    assert_close(out, tout)
+    assert idx.tolist() == tidx.tolist() == [[[[1]], [[1]]]]
+    out.backward()
+    assert x.grad.tolist() == [[[[0.0]], [[0.0]]]]
+
+
+@pytest.mark.parametrize("case", POOL_CASES)
+def test_max_pool2d_return_indices_half(rng, case):
+    shape, k, s, p, d, ceil = case
+    a = rng.integers(-3, 4, size=shape).astype("float32")
+    for dtype, tdt in (("float16", torch.float16), ("bfloat16", torch.bfloat16)):
+        out, idx = F.max_pool2d(ember_tensor(a, dtype), k, s, p, d, ceil, True)
+        tout, tidx = TF.max_pool2d(torch.tensor(a).to(tdt), k, s, p, d, ceil, return_indices=True)
+        assert out.dtype.name == dtype
+        assert_close(out, tout)
+        np.testing.assert_array_equal(idx.numpy(), tidx.numpy())
+
+
+def test_max_pool2d_return_indices_bad():
+    x = ember.ones(1, 1, 4, 4)
+    _raises(ember.InvalidParameterError, "max_pool2d: return_indices must be a bool, got 1",
+            lambda: F.max_pool2d(x, 2, return_indices=1), x)
+
+
+# -- max_unpool2d -------------------------------------------------------------------------------
+
+UNPOOL_CASES = [  # input shape, kernel, stride, padding, output_size
+    ((2, 3, 6, 6), 2, None, 0, None), ((2, 2, 7, 5), 3, 2, 1, None),
+    ((1, 2, 7, 7), 3, 1, 1, None),      # overlapping windows: repeated indices
+    ((2, 2, 7, 7), 2, 2, 0, (7, 7)), ((3, 5, 5), 2, 1, 0, None), ((0, 2, 4, 4), 2, None, 0, None),
+    ((1, 1, 5, 5), (2, 3), (2, 1), (1, 0), (1, 1, 5, 5)),
+]
+
+
+def _unpool_reference(vals, idx, out_hw):
+    """max_unpool2d by a loop: zeros, then each value written at its index in row-major order
+    (the last one wins where indices repeat)."""
+    lead = vals.shape[:-2]
+    out = np.zeros(lead + (out_hw[0] * out_hw[1],))
+    for pos in np.ndindex(vals.shape):
+        out[pos[:-2] + (idx[pos],)] = vals[pos]
+    return out.reshape(lead + tuple(out_hw))
+
+
+@pytest.mark.parametrize("case", UNPOOL_CASES)
+def test_max_unpool2d_matches_torch(rng, case):
+    """Values against a reference loop (and torch where no index repeats: PyTorch leaves the
+    winner of a repeated index unspecified); gradients against torch.autograd."""
+    shape, k, s, p, size = case
+    a = rng.integers(-3, 4, size=shape).astype("float64")
+    tv, tidx = TF.max_pool2d(torch.tensor(a), k, s, p, return_indices=True)
+    vals = rng.standard_normal(tuple(tv.shape))
+    tx = torch.tensor(vals, requires_grad=True)
+    tout = TF.max_unpool2d(tx, tidx, k, s, p, size)
+    seed = rng.standard_normal(tuple(tout.shape))
+    tout.backward(torch.tensor(seed))
+    _, idx = F.max_pool2d(ember.tensor(a), k, s, p, return_indices=True)
+    flat = tidx.numpy().reshape(-1, tidx.shape[-2] * tidx.shape[-1]) if vals.size else None
+    repeats = flat is not None and any(len(set(r)) < len(r) for r in flat)
+    ref = _unpool_reference(vals, idx.numpy(), tuple(tout.shape[-2:]))
+    for _, lv in layouts(vals):
+        x = ember_tensor(lv, requires_grad=True)
+        before = snapshot(x, idx)
+        out = F.max_unpool2d(x, idx, k, s, p, size)
+        assert out.shape == tuple(tout.shape)
+        np.testing.assert_array_equal(out.numpy(), ref)
+        if not repeats:
+            assert_close(out, tout, rtol=0, atol=0)
+        out.backward(ember.tensor(seed))
+        assert_close(x.grad, tx.grad, rtol=0, atol=0)
+        assert_unchanged((x, idx), before)
+
+
+def test_max_unpool2d_bad_inputs():
+    x = ember.ones(1, 1, 2, 2)
+    idx = ember.tensor([[[[0, 3], [8, 15]]]])
+    _raises(ember.KindError, "max_unpool2d: indices has dtype float32",
+            lambda: F.max_unpool2d(x, x, 2), x)
+    _raises(ember.KindError, "max_unpool2d: input has dtype int64",
+            lambda: F.max_unpool2d(idx, idx, 2), idx)
+    _raises(ember.ShapeMismatchError, r"max_unpool2d: indices has shape \(1, 1, 1, 2\); "
+            r"expected the input's shape \(1, 1, 2, 2\)",
+            lambda: F.max_unpool2d(x, idx[..., :1, :], 2), x, idx)
+    _raises(ember.DimensionError, r"max_unpool2d: index 16 is out of range for an output plane "
+            r"of 4x4; expected indices in \[0, 15\]",
+            lambda: F.max_unpool2d(x, idx + 1, 2), x, idx)
+    _raises(ember.InvalidParameterError, r"max_unpool2d: output_size \(6, 4\) is not a possible",
+            lambda: F.max_unpool2d(x, idx, 2, output_size=(6, 4)), x, idx)
+    _raises(ember.InvalidParameterError, "max_unpool2d: output_size 4 must be a sequence",
+            lambda: F.max_unpool2d(x, idx, 2, output_size=4), x, idx)
+    _raises(ember.InvalidParameterError, r"max_unpool2d: output_size \(1, 4, 4\) must be a "
+            r"sequence of 2 ints \(H, W\) or 4",
+            lambda: F.max_unpool2d(x, idx, 2, output_size=(1, 4, 4)), x, idx)
+    _raises(ember.InvalidParameterError, "max_unpool2d: kernel_size is 0",
+            lambda: F.max_unpool2d(x, idx, 0), x, idx)
+    _raises(ember.ShapeMismatchError, r"max_unpool2d: input has shape \(2, 2\) \(2-d\)",
+            lambda: F.max_unpool2d(ember.ones(2, 2), idx[0, 0], 2), idx)
+
+
 @pytest.mark.parametrize("case", POOL_CASES)
 def test_avg_pool2d_matches_torch(rng, case):
     shape, k, s, p, _, ceil = case
@@ -626,6 +804,78 @@ def test_embedding_bad_inputs():
             lambda: F.embedding(ember.tensor([1]), w, 4), w)
     _raises(ember.ShapeMismatchError, r"embedding: weight has shape \(4,\)",
             lambda: F.embedding(ember.tensor([1]), ember.ones(4)))
+
+
+@pytest.mark.parametrize("norm_type", [2.0, 1.0, 3.0, float("inf"), 0.5])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_embedding_max_norm_matches_torch(rng, norm_type, dtype):
+    """The output, the weight afterwards (renormalized rows) and the gradient equal torch's;
+    the weight is rebound (same object, still a leaf), views taken before keep old values."""
+    for idx_shape, padding_idx, freq in (((2, 3), None, False), ((4,), 1, True),
+                                         ((0,), None, False), ((), 2, True)):
+        w = (rng.standard_normal((5, 4)) * 2).astype(dtype)
+        w[3] = 0.0                                  # a zero row: norm 0, never scaled
+        idx = rng.integers(0, 5, size=idx_shape)
+        idx.flat[:1] = 3
+        for _, lw in layouts(w):
+            e = ember_tensor(lw, requires_grad=True)
+            old_view = e[1:3]
+            old = snapshot(old_view)
+            t = torch.tensor(w, requires_grad=True)
+            ei = ember.tensor(idx)
+            out = F.embedding(ei, e, padding_idx, 1.5, norm_type, freq)
+            tout = TF.embedding(torch.tensor(idx), t, padding_idx, 1.5, norm_type, freq)
+            assert_close(out, tout, *GRAD_TOL[dtype])
+            assert_close(e, t.detach(), *GRAD_TOL[dtype])        # the renormalized weight
+            assert e.is_leaf and e.requires_grad
+            assert_unchanged((old_view,), old)
+            seed = rng.standard_normal(tuple(tout.shape)).astype(dtype)
+            out.backward(ember.tensor(seed))
+            tout.backward(torch.tensor(seed))
+            assert_close(e.grad, t.grad, *GRAD_TOL[dtype])
+
+
+def test_embedding_max_norm_rows_and_rebinding():
+    w = ember.tensor([[3.0, 4.0], [0.3, 0.4], [6.0, 8.0]]).require_grad()
+    before = w
+    out = F.embedding(ember.tensor([0, 1, 0]), w, max_norm=1.0)
+    assert w is before
+    # rows 0 (norm 5 > 1) is scaled by 1 / (5 + 1e-7); row 1 (norm 0.5) and row 2 (not looked
+    # up) keep their values
+    np.testing.assert_allclose(w.numpy(), [[0.6, 0.8], [0.3, 0.4], [6.0, 8.0]], rtol=1e-6)
+    np.testing.assert_allclose(out.numpy(), [[0.6, 0.8], [0.3, 0.4], [0.6, 0.8]], rtol=1e-6)
+    # no row above max_norm: the weight keeps its buffer
+    data = w._data
+    F.embedding(ember.tensor([1]), w, max_norm=10.0)
+    assert w._data is data
+
+
+def test_embedding_scale_grad_by_freq_matches_torch(rng):
+    idx = np.array([[0, 2, 2], [2, 1, 0]])
+    w = rng.standard_normal((4, 3))
+    e, t = ember_tensor(w, requires_grad=True), torch.tensor(w, requires_grad=True)
+    seed = rng.standard_normal((2, 3, 3))
+    F.embedding(ember.tensor(idx), e, scale_grad_by_freq=True).backward(ember.tensor(seed))
+    TF.embedding(torch.tensor(idx), t, scale_grad_by_freq=True).backward(torch.tensor(seed))
+    assert_close(e.grad, t.grad)
+
+
+def test_embedding_max_norm_bad_inputs():
+    w = ember.tensor([[3.0, 4.0], [1.0, 0.0]])
+    i = ember.tensor([0])
+    _raises(ember.InvalidParameterError, "embedding: sparse=True is not supported: ember has no "
+            "sparse gradients", lambda: F.embedding(i, w, sparse=True), w, i)
+    _raises(ember.InvalidParameterError, "embedding: max_norm is -1.0; expected a number >= 0.0",
+            lambda: F.embedding(i, w, max_norm=-1.0), w, i)
+    _raises(ember.InvalidParameterError, "embedding: max_norm must be a real number, got str",
+            lambda: F.embedding(i, w, max_norm="1"), w, i)
+    _raises(ember.InvalidParameterError, "embedding: norm_type is nan; expected a number that "
+            "is not NaN", lambda: F.embedding(i, w, max_norm=1.0, norm_type=float("nan")), w, i)
+    _raises(ember.InvalidParameterError, "embedding: scale_grad_by_freq must be a bool, got 1",
+            lambda: F.embedding(i, w, scale_grad_by_freq=1), w, i)
+    # an out-of-range index is refused before any row is renormalized
+    _raises(ember.DimensionError, "embedding: index 2 is out of range",
+            lambda: F.embedding(ember.tensor([0, 2]), w, max_norm=1.0), w)
 
 
 # -- cross_entropy, nll_loss --------------------------------------------------------------------

@@ -191,6 +191,46 @@ def test_pools_match_torch(rng, ecls, tcls, kwargs):
     assert repr(ecls(**kwargs)) == repr(tcls(**kwargs))
 
 
+@pytest.mark.parametrize("kwargs", [dict(kernel_size=2), dict(kernel_size=3, stride=1, padding=1),
+                                    dict(kernel_size=3, stride=2, padding=1, ceil_mode=True),
+                                    dict(kernel_size=(3, 2), stride=(1, 2), dilation=(2, 1))])
+def test_max_pool_return_indices_and_unpool_match_torch(rng, kwargs):
+    """MaxPool2d(return_indices=True) on ties and NaNs, then MaxUnpool2d: values, indices and the
+    gradients of both steps equal torch's."""
+    pool = nn.MaxPool2d(**kwargs, return_indices=True)
+    tpool = tnn.MaxPool2d(**kwargs, return_indices=True)
+    assert repr(pool) == repr(tpool)
+    for xshape in [(2, 3, 7, 8), (3, 6, 6)]:
+        a = rng.integers(-2, 3, size=xshape).astype("float64")
+        a[rng.random(xshape) < 0.1] = np.nan
+        x, tx = ember_tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+        out, idx = pool(x)
+        tout, tidx = tpool(tx)
+        assert_close(out, tout)
+        assert idx.dtype == ember.int64
+        np.testing.assert_array_equal(idx.numpy(), tidx.numpy())
+        seed = rng.standard_normal(tuple(tout.shape))
+        out.backward(ember.tensor(seed))
+        tout.backward(torch.tensor(seed))
+        assert_close(x.grad, tx.grad, rtol=1e-12, atol=1e-14)
+        if kwargs.get("dilation") or kwargs.get("ceil_mode"):
+            continue                                # torch's MaxUnpool2d has no such options
+        k, st, pd = kwargs["kernel_size"], kwargs.get("stride"), kwargs.get("padding", 0)
+        unpool, tunpool = nn.MaxUnpool2d(k, st, pd), tnn.MaxUnpool2d(k, st, pd)
+        assert repr(unpool) == repr(tunpool)
+        v = rng.standard_normal(tuple(tout.shape))
+        ve, vt = ember_tensor(v, requires_grad=True), torch.tensor(v, requires_grad=True)
+        ue = unpool(ve, idx, output_size=tuple(xshape[-2:]))
+        ut = tunpool(vt, tidx, output_size=tuple(xshape[-2:]))
+        assert ue.shape == tuple(ut.shape) == tuple(xshape)
+        if st != 1:                                 # no repeated index: torch's values are set
+            assert_close(ue, ut, rtol=0, atol=0)
+        g = rng.standard_normal(xshape)
+        ue.backward(ember.tensor(g))
+        ut.backward(torch.tensor(g))
+        assert_close(ve.grad, vt.grad, rtol=0, atol=0)
+
+
 def test_pool_bad_hyper_parameters():
     with pytest.raises(ember.InvalidParameterError, match="MaxPool2d: kernel_size is 0"):
         nn.MaxPool2d(0)
@@ -200,8 +240,11 @@ def test_pool_bad_hyper_parameters():
         nn.AvgPool2d(2, stride=-1)
     with pytest.raises(ember.InvalidParameterError, match="AvgPool2d: count_include_pad must be"):
         nn.AvgPool2d(2, count_include_pad=None)
-    with pytest.raises(ember.InvalidParameterError, match="return_indices=True is not supported"):
-        nn.MaxPool2d(2, return_indices=True)
+    with pytest.raises(ember.InvalidParameterError, match="MaxPool2d: return_indices must be a "
+                       "bool, got 1"):
+        nn.MaxPool2d(2, return_indices=1)
+    with pytest.raises(ember.InvalidParameterError, match="MaxUnpool2d: stride is 0"):
+        nn.MaxUnpool2d(2, stride=0)
     pool = nn.MaxPool2d(2)
     _raises(ember.ShapeMismatchError, r"MaxPool2d: input has shape \(4, 4\) \(2-d\)",
             lambda: pool(ember.ones(4, 4)))
@@ -307,6 +350,39 @@ def test_embedding_matches_torch(rng):
     with pytest.raises(ember.InvalidParameterError, match="Embedding: padding_idx 10 is out"):
         nn.Embedding(10, 3, padding_idx=10)
     assert nn.Embedding(10, 3, padding_idx=-1).padding_idx == 9
+
+
+@pytest.mark.parametrize("kwargs", [dict(max_norm=1.0), dict(max_norm=0.5, norm_type=1.0),
+                                    dict(max_norm=2.0, norm_type=float("inf"), padding_idx=0,
+                                         scale_grad_by_freq=True)])
+def test_embedding_max_norm_matches_torch(rng, kwargs):
+    """Two calls in a row: outputs, the weight after each (rebound, the same Parameter object),
+    and the accumulated gradients equal torch's (which renormalizes in place)."""
+    ember.manual_seed(5)
+    em, tm = nn.Embedding(8, 3, **kwargs), tnn.Embedding(8, 3, **kwargs)
+    assert repr(em) == repr(tm)
+    _copy_weights(em, tm)
+    w = em.weight
+    for _ in range(2):
+        idx = rng.integers(0, 8, size=(2, 4))
+        out, tout = em(ember.tensor(idx)), tm(torch.tensor(idx))
+        assert_close(out, tout, rtol=1e-6, atol=1e-7)
+        assert em.weight is w and w.is_leaf
+        assert_close(em.weight, tm.weight.detach(), rtol=1e-6, atol=1e-7)
+        seed = rng.standard_normal(tuple(tout.shape)).astype("float32")
+        out.backward(ember.tensor(seed))
+        tout.backward(torch.tensor(seed))
+        assert_close(em.weight.grad, tm.weight.grad, rtol=1e-5, atol=1e-6)
+
+
+def test_embedding_bad_max_norm_and_sparse():
+    with pytest.raises(ember.InvalidParameterError, match="Embedding: sparse=True is not "
+                       "supported: ember has no sparse gradients"):
+        nn.Embedding(4, 2, sparse=True)
+    with pytest.raises(ember.InvalidParameterError, match="Embedding: max_norm is -2.0"):
+        nn.Embedding(4, 2, max_norm=-2.0)
+    with pytest.raises(ember.InvalidParameterError, match="Embedding: scale_grad_by_freq must be"):
+        nn.Embedding(4, 2, scale_grad_by_freq="yes")
 
 
 def test_dropout_module():
@@ -435,3 +511,21 @@ def test_init_functions():
         init.zeros((2,), dtype="int64")
     with pytest.raises(ember.InvalidParameterError, match="ones: shape"):
         init.ones((2, -1))
+
+
+def test_docs_training_md_layer_details():
+    """The 'Layer details' section of docs/training.md runs as doctests (the whole page runs in
+    tests/test_train.py; this section alone is fast)."""
+    import doctest
+    import os
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "training.md")
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    section = text[text.index("## Layer details: pooling indices and embedding norms"):]
+    test = doctest.DocTestParser().get_doctest(
+        section, {"ember": ember, "nn": nn}, "training.md#layer-details", path, 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    runner.run(test)
+    result = runner.summarize(verbose=False)
+    assert result.attempted >= 6
+    assert result.failed == 0

@@ -19,13 +19,14 @@ __all__ = [
     "nn_gelu", "nn_gelu_grad", "nn_silu", "nn_silu_grad", "nn_relu", "nn_relu_grad",
     "nn_softmax", "nn_softmax_grad",
     "nn_log_softmax", "nn_log_softmax_grad", "nn_linear", "nn_linear_grads",
-    "nn_conv2d", "nn_conv2d_grads", "nn_max_pool2d", "nn_max_pool2d_grad", "nn_avg_pool2d",
+    "nn_conv2d", "nn_conv2d_grads", "nn_max_pool2d", "nn_max_pool2d_grad",
+    "nn_max_pool2d_indices", "nn_max_unpool2d", "nn_max_unpool2d_grad", "nn_avg_pool2d",
     "nn_avg_pool2d_grad", "nn_batch_norm", "nn_batch_norm_grads", "nn_running_update",
     "nn_layer_norm", "nn_layer_norm_grads", "nn_target_bad", "nn_class_loss",
     "nn_class_loss_grad", "nn_prob_loss", "nn_prob_loss_grads", "nn_pair_loss",
     "nn_pair_loss_grads", "nn_bce_logits", "nn_bce_logits_grads", "nn_dropout_apply",
-    "nn_embedding", "nn_embedding_grad", "nn_scale", "nn_full_like_shape", "nn_reshape",
-    "nn_int_max", "nn_zero_row",
+    "nn_embedding", "nn_embedding_grad", "nn_embedding_renorm", "nn_scale", "nn_full_like_shape",
+    "nn_reshape", "nn_int_max", "nn_zero_row", "nn_index_bad",
 ]
 
 _F32 = np.dtype(np.float32)
@@ -430,11 +431,72 @@ def nn_max_pool2d(x, kernel, stride, pads, dilation, out_hw):
                                                   dilation, out_hw, unb)
 
 
+def _tap_inside(size, before, offset, stride, n):
+    """Whether the tap at padded offset ``offset`` of each of the ``n`` windows along one axis
+    lies inside the input (a bool (n,) array), or None when it does for every window."""
+    pos = np.arange(n) * stride + offset
+    ok = (pos >= before) & (pos < before + size)
+    return None if ok.all() else ok
+
+
+def _max_pool_hits(xp, out, xshape, kernel, stride, pads, dilation, out_hw):
+    """Yield ``(k, hit, first)`` per kernel position ``k`` (row-major): ``hit`` (a bool array of
+    the output's shape, or broadcastable to it) marks the windows whose selected element is tap
+    ``k``; ``first`` is False in the second pass over NaN windows.
+
+    PyTorch's CPU rule, found by experiment (torch 2.13): taps in the padding are skipped; a
+    window's element is its first maximum in kernel order, or its last NaN when it has one (its
+    scan is ``if val > maxval or isnan(val)``). A window with no tap inside the input (possible
+    with dilation) selects nothing. Loops over the kernel positions only (twice with NaNs)."""
+    slabs = _slabs(xp, kernel, stride, dilation, out_hw)
+    H, W = xshape[2:]
+    kh, kw = kernel
+    (sh, sw), (dh, dw), (OH, OW) = stride, dilation, out_hw
+    rows = [_tap_inside(H, pads[0], i * dh, sh, OH) for i in range(kh)]
+    cols = [_tap_inside(W, pads[2], j * dw, sw, OW) for j in range(kw)]
+
+    def inside(k):
+        r, c = rows[k // kw], cols[k % kw]
+        if r is None and c is None:
+            return None
+        r = np.ones(OH, bool) if r is None else r
+        c = np.ones(OW, bool) if c is None else c
+        return np.logical_and.outer(r, c)
+
+    nanwin = np.isnan(out)
+    if not nanwin.any():
+        nanwin = None
+    free = None if nanwin is None else ~nanwin  # windows whose element is not found yet
+    last = len(slabs) - 1
+    for k, s in enumerate(slabs):
+        v = inside(k)
+        if k == last:           # the element is here when no earlier tap had it
+            hit = np.ones(out.shape, bool) if free is None else free
+            if v is not None:
+                hit = hit & v
+        else:
+            hit = np.equal(s, out)
+            if v is not None:
+                hit &= v
+            if free is not None:
+                hit &= free
+        yield k, hit, True
+        if k < last:
+            free = ~hit if free is None else np.greater(free, hit, out=free)  # free & ~hit
+    if nanwin is not None:      # NaN windows: their last NaN, scanning the taps backwards
+        free = nanwin
+        for k in range(last, -1, -1):
+            hit = np.isnan(slabs[k]) & free
+            yield k, hit, False
+            if k:
+                free = np.greater(free, hit, out=free if free is not nanwin else None)
+
+
 @_warnings_off
 def nn_max_pool2d_grad(g, saved):
-    """The gradient of ``nn_max_pool2d``: each window's gradient goes to its first max (the
-    first nan when the window has one), found by comparing the slabs with the output in
-    kernel order."""
+    """The gradient of ``nn_max_pool2d``: each window's gradient goes to the element PyTorch's
+    CPU kernel selects (see ``_max_pool_hits``: the first max among the taps inside the input,
+    the last NaN when the window has one), found by comparing the slabs with the output."""
     xp, out, xshape, kernel, stride, pads, dilation, out_hw, unb = saved
     gdt = g.dtype
     gw = g[None] if unb else g
@@ -443,36 +505,44 @@ def nn_max_pool2d_grad(g, saved):
         # cost several times more than this copy
         gw, g_ = np.empty_like(out), gw
         np.copyto(gw, g_, casting="unsafe")
-    slabs = _slabs(xp, kernel, stride, dilation, out_hw)
     N, C, Hp, Wp = xp.shape
     # windows that tile the padded input exactly write every element once: no zeros, no sums
     tiled = (tuple(stride) == tuple(kernel) and tuple(dilation) == (1, 1)
              and Hp == kernel[0] * out_hw[0] and Wp == kernel[1] * out_hw[1])
     dxp = (np.empty_like if tiled else np.zeros_like)(xp, gw.dtype)
     dslabs = _slabs(dxp, kernel, stride, dilation, out_hw)
-    nan = bool(np.isnan(out).any())
-    free = None                     # windows whose max is not found yet (None: all of them)
-    last = len(slabs) - 1
-    for k, (s, d) in enumerate(zip(slabs, dslabs)):
-        if k == last:
-            hit = free              # the max is here when no earlier position had it
+    for k, hit, first in _max_pool_hits(xp, out, xshape, kernel, stride, pads, dilation,
+                                        out_hw):
+        if tiled and first:
+            _select(gw, np.broadcast_to(hit, out.shape), out=dslabs[k])
         else:
-            hit = np.equal(s, out)
-            if nan:
-                hit |= np.isnan(s)
-            if free is not None:
-                hit &= free
-        if hit is None:             # a 1x1 kernel
-            hit = np.ones(out.shape, bool)
-        if tiled:
-            _select(gw, hit, out=d)
-        else:
-            d += _select(gw, hit)
-        if k < last:
-            free = ~hit if free is None else np.greater(free, hit, out=free)  # free & ~hit
+            dslabs[k] += _select(gw, hit)
     pt, _, pl, _ = pads
     gx = dxp[:, :, pt:pt + xshape[2], pl:pl + xshape[3]]
     return _out(gx[0] if unb else gx, gdt)
+
+
+def nn_max_pool2d_indices(saved):
+    """PyTorch's ``return_indices`` of ``nn_max_pool2d``: the flat index (into each H*W input
+    plane, int64) of the element each window selects (``_max_pool_hits``). A window with no tap
+    inside the input gets PyTorch's start index (its first row and column at or past 0, which
+    lies outside the plane)."""
+    xp, out, xshape, kernel, stride, pads, dilation, out_hw, unb = saved
+    kpos = np.full(out.shape, -1, np.int64)
+    for k, hit, _ in _max_pool_hits(xp, out, xshape, kernel, stride, pads, dilation, out_hw):
+        np.copyto(kpos, k, where=hit)
+    H, W = xshape[2:]
+    kw = kernel[1]
+    (sh, sw), (dh, dw), (OH, OW) = stride, dilation, out_hw
+    r0 = np.arange(OH, dtype=np.int64)[:, None] * sh - pads[0]
+    c0 = np.arange(OW, dtype=np.int64)[None, :] * sw - pads[2]
+    idx = (r0 + kpos // kw * dh) * W + c0 + kpos % kw * dw
+    empty = kpos < 0
+    if empty.any():
+        rs = np.where(r0 < 0, r0 + (-r0 + dh - 1) // dh * dh, r0)
+        cs = np.where(c0 < 0, c0 + (-c0 + dw - 1) // dw * dw, c0)
+        np.copyto(idx, np.broadcast_to(rs * W + cs, idx.shape), where=empty)
+    return idx[0] if unb else idx
 
 
 def _avg_divisor(size, kernel, stride, pad, out, include_pad):
@@ -845,14 +915,79 @@ def nn_embedding(weight, idx):
     return np.take(weight, idx, axis=0)
 
 
-def nn_embedding_grad(g, idx, num, padding_idx):
+def nn_embedding_grad(g, idx, num, padding_idx, scale_grad_by_freq=False):
     """The gradient of ``nn_embedding``: the output gradient summed into rows (none to
-    ``padding_idx``)."""
+    ``padding_idx``); with ``scale_grad_by_freq`` each row's sum is divided by how often its
+    index occurs in ``idx``."""
     D = g.shape[-1]
     gw = _work(g).reshape(-1, D)
     flat = idx.reshape(-1).astype(np.intp)
     out = np.zeros((num, D), dtype=gw.dtype)
     np.add.at(out, flat, gw)
+    if scale_grad_by_freq:
+        counts = np.bincount(flat, minlength=num)
+        out /= np.maximum(counts, 1).astype(out.dtype)[:, None]
     if padding_idx is not None:
         out[padding_idx] = 0.0
     return _out(out, g.dtype)
+
+
+@_warnings_off
+def nn_embedding_renorm(weight, idx, max_norm, norm_type):
+    """PyTorch's ``embedding_renorm_`` without the in-place write: a new array equal to
+    ``weight`` (num, dim) except that each row indexed by ``idx`` whose ``norm_type``-norm
+    exceeds ``max_norm`` is scaled by ``max_norm / (norm + 1e-7)``; None when no row changes.
+    The norms are computed in float64 (PyTorch: in the weight's dtype, then as a double)."""
+    rows = np.unique(idx.reshape(-1).astype(np.intp))
+    if rows.size == 0 or weight.shape[1] == 0:
+        return None
+    sel = np.abs(weight[rows].astype(_F64))
+    p = norm_type
+    if p == np.inf:
+        norms = sel.max(axis=1)
+    elif p == -np.inf:
+        norms = sel.min(axis=1)
+    elif p == 0:
+        norms = np.count_nonzero(sel, axis=1).astype(_F64)
+    else:
+        norms = np.sum(sel ** p, axis=1) ** (1.0 / p)
+    big = norms > max_norm
+    if not big.any():
+        return None
+    rows = rows[big]
+    scale = max_norm / (norms[big] + 1e-7)
+    out = np.array(weight, copy=True)
+    out[rows] = _out(_work(weight[rows]) * scale.astype(_work(weight[:0]).dtype)[:, None],
+                     weight.dtype)
+    return out
+
+
+def nn_index_bad(idx, size):
+    """The first element of the int array ``idx`` outside ``[0, size)`` as a Python int, or
+    None when all are in range (also when ``idx`` is empty)."""
+    return nn_target_bad(idx, size, None)
+
+
+# -- max_unpool2d -------------------------------------------------------------------------------
+
+def nn_max_unpool2d(x, idx, out_hw):
+    """PyTorch's ``max_unpool2d``: zeros of (N, C) + ``out_hw`` (or (C,) + ``out_hw``) with each
+    value of ``x`` written at its flat plane index in ``idx`` (same shape as ``x``); where
+    indices repeat, the last value in row-major order wins (PyTorch leaves it unspecified)."""
+    lead = x.shape[:-2]
+    L = out_hw[0] * out_hw[1]
+    n = x.shape[-2] * x.shape[-1]
+    out = np.zeros(lead + (L,), dtype=x.dtype)
+    np.put_along_axis(out, idx.reshape(lead + (n,)).astype(np.intp), x.reshape(lead + (n,)),
+                      axis=-1)
+    return out.reshape(lead + tuple(out_hw))
+
+
+def nn_max_unpool2d_grad(g, idx):
+    """The gradient of ``nn_max_unpool2d``: ``g`` read at each index (a gather per plane, as
+    PyTorch's, also where indices repeat)."""
+    lead = idx.shape[:-2]
+    n = idx.shape[-2] * idx.shape[-1]
+    gf = g.reshape(lead + (g.shape[-2] * g.shape[-1],))
+    return np.take_along_axis(gf, idx.reshape(lead + (n,)).astype(np.intp),
+                              axis=-1).reshape(idx.shape)
