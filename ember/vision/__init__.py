@@ -5,4 +5,4 @@ components and non-maximum suppression. Importing it attaches the methods to Ten
 from .color import *  # noqa: F401,F403
 from .components import *  # noqa: F401,F403
 from .morphology import *  # noqa: F401,F403
-from .nms import *  # noqa: F401,F403
+from .suppression import *  # noqa: F401,F403

@@ -21,6 +21,6 @@ from .sampling import *  # noqa: F401,F403
 from .color import *  # noqa: F401,F403
 from .morphology import *  # noqa: F401,F403
 from .components import *  # noqa: F401,F403
-from .nms import *  # noqa: F401,F403
+from .suppression import *  # noqa: F401,F403
 
 name = "numpy"

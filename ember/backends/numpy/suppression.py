@@ -1,4 +1,4 @@
-"""NumPy kernels of the vision nms ops: non-maximum suppression of boxes.
+"""NumPy kernels of the vision suppression ops: non-maximum suppression of boxes (nms).
 
 Public names here are kernels (``be.NAME``); helpers start with ``_``.
 """

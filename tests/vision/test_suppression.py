@@ -1,4 +1,4 @@
-"""Tests of ember/vision/nms.py: nms against a brute-force reference, and docs/detection.md."""
+"""Tests of ember/vision/suppression.py: nms against a brute-force reference, and docs/detection.md."""
 
 import doctest
 import math
