@@ -23,6 +23,7 @@ from .ops.elementwise import *  # noqa: F401,F403
 from .ops.indexing import *  # noqa: F401,F403
 from .ops.linalg import *  # noqa: F401,F403
 from .ops.movement import *  # noqa: F401,F403
+from .ops.quantization import *  # noqa: F401,F403
 from .ops.random import *  # noqa: F401,F403
 from .ops.reduce import *  # noqa: F401,F403
 from .ops.sampling import *  # noqa: F401,F403

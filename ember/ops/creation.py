@@ -402,6 +402,9 @@ def full(shape, fill_value, dtype=None, device=None, requires_grad=False):
 
 def _like(op, self, dtype, device, requires_grad):
     check_tensor(self, op, "self")
+    if getattr(self, "is_quantized", False):  # Burn: quantized tensor creation is unsupported
+        raise KindError(f"{op}: the tensor is quantized; quantized tensor creation is not "
+                        "supported (call dequantize() first)")
     dtype = _dtype_arg(dtype, op, self._dtype)
     return tuple(self._data.shape), dtype
 

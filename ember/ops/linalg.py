@@ -443,6 +443,9 @@ def einsum(equation, *operands):
         if t._dtype.kind == "bool":
             raise KindError(f"einsum: not defined for bool tensors (operand {k} is bool); "
                             "expected float or int tensors")
+        if t.is_quantized:  # Burn's einsum panics on quantized operands
+            raise KindError(f"einsum: the tensor is quantized (operand {k}); einsum takes no "
+                            "quantized operands (call dequantize() first)")
     subs, squeezed, out_sub, _ = _plan(equation, [t._data.shape for t in operands])
     dtype = operands[0]._dtype
     for t in operands[1:]:

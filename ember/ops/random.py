@@ -288,6 +288,9 @@ def random_like(self, distribution=None, dtype=None):
     if not isinstance(self, Tensor):
         raise InvalidParameterError(f"{op}: expected a Tensor, got {type(self).__name__}",
                                     "self", self)
+    if self.is_quantized:  # Burn: quantized tensor creation is unsupported
+        raise KindError(f"{op}: the tensor is quantized; quantized tensor creation is not "
+                        "supported (call dequantize() first)")
     dist = _distribution(distribution, op)
     dtype = self._dtype if dtype is None else _dt.as_dtype(dtype)
     return wrap(_sample(self._data.shape, dist, dtype, op), dtype)

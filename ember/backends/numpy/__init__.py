@@ -18,6 +18,7 @@ from .nn import *  # noqa: F401,F403
 from .optim import *  # noqa: F401,F403
 from .io import *  # noqa: F401,F403
 from .sampling import *  # noqa: F401,F403
+from .quantization import *  # noqa: F401,F403
 from .color import *  # noqa: F401,F403
 from .morphology import *  # noqa: F401,F403
 from .components import *  # noqa: F401,F403
