@@ -441,7 +441,7 @@ def main(argv=None):
                     help="seconds per repetition at least (default 0.05; quick 0)")
     ap.add_argument("--rounds", type=int, default=None,
                     help="run every worker this many times, interleaved, and keep the round "
-                         "with the lower median per case (default 3; quick 1)")
+                         "with the lower median per case (default 5; quick 1)")
     ap.add_argument("--threads", type=int, default=1, help="BLAS/OpenMP threads per library")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "performance.md"))
     ap.add_argument("--chart", default=None,
@@ -459,7 +459,7 @@ def main(argv=None):
     if args.reps is None:
         args.reps = 1 if args.quick else 7
     if args.rounds is None:
-        args.rounds = 1 if args.quick else 3
+        args.rounds = 1 if args.quick else 5
     if args.min_time is None:
         args.min_time = 0.0 if args.quick else 0.05
     if args.reps < 1 or args.threads < 1 or args.rounds < 1:
