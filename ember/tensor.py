@@ -187,6 +187,13 @@ _slot_get = Tensor._data.__get__
 _slot_set = Tensor._data.__set__
 
 
+def rebind_plain(t, data):
+    """The ``_data`` setter of a Tensor subclass whose ``_data`` is a property (Pending, a
+    quantized tensor): ``t`` holds the array ``data`` and is a plain Tensor from then on."""
+    _slot_set(t, data)
+    t.__class__ = Tensor
+
+
 class Pending(Tensor):
     """A Tensor whose buffer is an elementwise expression not computed yet (a backend Chain in
     the ``_data`` slot): the middle of a fused ``x * y + z``, see ``ember/ops/fusion.py``.
@@ -199,15 +206,10 @@ class Pending(Tensor):
 
     def _compute(self):
         data = be.ew_evaluate(_slot_get(self))
-        _slot_set(self, data)
-        self.__class__ = Tensor
+        rebind_plain(self, data)
         return data
 
-    def _rebind(self, data):
-        _slot_set(self, data)
-        self.__class__ = Tensor
-
-    _data = property(_compute, _rebind)
+    _data = property(_compute, rebind_plain)
 
     @property
     def shape(self):
@@ -215,15 +217,20 @@ class Pending(Tensor):
         return _slot_get(self).shape
 
 
-def pending(chain, dtype, ad):
-    """A new untracked Pending tensor of the backend Chain ``chain``."""
-    t = _new(Pending)
-    _slot_set(t, chain)
+def new_holding(cls, raw, dtype, ad):
+    """A new untracked ``cls`` (such a subclass) with ``raw`` in its ``_data`` slot."""
+    t = _new(cls)
+    _slot_set(t, raw)
     t._dtype = dtype
     t._node = None
     t._ad = ad
     t.grad = None
     return t
+
+
+def pending(chain, dtype, ad):
+    """A new untracked Pending tensor of the backend Chain ``chain``."""
+    return new_holding(Pending, chain, dtype, ad)
 
 
 def _identity_backward(g, needs):

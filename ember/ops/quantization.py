@@ -28,8 +28,8 @@ tensor and, as in Burn, computes on the dequantized values and gives an ordinary
 from .. import dtypes as _dt
 from ..backends import default as be
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
-from ..tensor import (Tensor, _new, _slot_get, _slot_set, as_tensor, check_tensor, tensor_method,
-                      wrap)
+from ..tensor import (Tensor, _slot_get, as_tensor, check_tensor, new_holding, rebind_plain,
+                      tensor_method, wrap)
 from .display import format_values
 
 __all__ = ["QuantScheme", "QParams", "QuantizedTensor", "quantize", "quantize_dynamic",
@@ -225,11 +225,6 @@ def _dequantized(self):
     return be.quant_dequantize(st.values, st.scales, st.scheme.block_size, self._dtype.np)
 
 
-def _rebind(self, data):
-    _slot_set(self, data)
-    self.__class__ = Tensor
-
-
 def _not_for_quantized(op):
     def method(self, *args, **kwargs):
         raise KindError(f"{op}: the tensor is quantized, and lossy quantized values can't be "
@@ -255,7 +250,7 @@ class QuantizedTensor(Tensor):
 
     __slots__ = ()
 
-    _data = property(_dequantized, _rebind)
+    _data = property(_dequantized, rebind_plain)
     is_quantized = True
 
     @property
@@ -355,13 +350,7 @@ class QuantizedTensor(Tensor):
 
 
 def _make(store, dtype, ad):
-    t = _new(QuantizedTensor)
-    _slot_set(t, store)
-    t._dtype = dtype
-    t._node = None
-    t._ad = ad
-    t.grad = None
-    return t
+    return new_holding(QuantizedTensor, store, dtype, ad)
 
 
 def _rebuild_quantized(values, scales, scheme, dtype_name, ad):
