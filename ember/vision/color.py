@@ -112,15 +112,7 @@ def rgb2hsv(self):
     >>> img.rgb2hsv().tolist()
     [[[[30.0, 0.0]], [[1.0, 0.0]], [[1.0, 0.5]]]]
     """
-    _image(self, "rgb2hsv", 3)
-    dt = self._dtype
-    x = _compute(self)
-    out = be.cast(be.color_rgb2hsv(x), dt.np)
-
-    def backward(g, needs):
-        return (be.cast(be.color_rgb2hsv_grad(be.cast(g, x.dtype), x), dt.np),)
-
-    return record(out, dt, (self,), backward, "rgb2hsv")
+    return _hsv_conversion(self, "rgb2hsv", be.color_rgb2hsv, be.color_rgb2hsv_grad)
 
 
 @tensor_method
@@ -136,12 +128,18 @@ def hsv2rgb(self):
     >>> hsv.hsv2rgb().tolist()
     [[[[0.0, 0.25]], [[1.0, 0.25]], [[0.0, 0.25]]]]
     """
-    _image(self, "hsv2rgb", 3)
+    return _hsv_conversion(self, "hsv2rgb", be.color_hsv2rgb, be.color_hsv2rgb_grad)
+
+
+def _hsv_conversion(self, op, forward, grad):
+    """``forward`` of a 3-channel image with ``grad`` as its gradient (``grad(g, x)``), computed
+    in float32 or float64 and given back in the image's dtype."""
+    _image(self, op, 3)
     dt = self._dtype
     x = _compute(self)
-    out = be.cast(be.color_hsv2rgb(x), dt.np)
+    out = be.cast(forward(x), dt.np)
 
     def backward(g, needs):
-        return (be.cast(be.color_hsv2rgb_grad(be.cast(g, x.dtype), x), dt.np),)
+        return (be.cast(grad(be.cast(g, x.dtype), x), dt.np),)
 
-    return record(out, dt, (self,), backward, "hsv2rgb")
+    return record(out, dt, (self,), backward, op)
