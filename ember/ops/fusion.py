@@ -12,9 +12,9 @@ fuses without reusing anything a user could see:
 - The operator that consumes a Pending extends its expression; when its own result is not
   about to feed another operator, it computes the whole expression into one new buffer.
 
-"About to feed" is read from the caller's bytecode: the instruction after the operator is the
-next ``BINARY_OP`` (the result is its right operand) or one load and then the next
-``BINARY_OP`` (its left operand). That guess only decides speed, never values: a Pending that
+"About to feed" is read from the caller's bytecode: after the operator, only loads and other
+operators come until a ``+ - * /`` takes the result as its left or right operand (as in
+``x * y + z``, ``z - x * y`` and ``x * y + z * w``). That guess only decides speed, never values: a Pending that
 escapes the expression (a C caller, an object array) still holds its operands' buffers, which
 ember never writes while they are shared, and computes its values the first time anything
 reads it. Operands never change, so a Pending computes what the eager op would have.
@@ -31,6 +31,7 @@ __all__ = ["MIN_BYTES", "feeds_next_operator", "start", "attach_operators"]
 
 MIN_BYTES = 1 << 18  # as NumPy's temporary elision: below 256 KiB a second buffer costs little
 _MAX_DEPTH = 32  # operators in one Chain; a longer expression is computed in parts
+_LOOKAHEAD = 16  # instructions read after an operator to find the one consuming its result
 _FUSED = frozenset(("+", "-", "*", "/"))
 _LOADS = frozenset(("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_BORROW", "LOAD_CONST",
                     "LOAD_SMALL_INT", "LOAD_DEREF", "LOAD_NAME", "LOAD_GLOBAL"))
@@ -60,15 +61,22 @@ def _scan(code, offset):
             break
     else:
         return False
-    following = instructions[k + 1:k + 3]
-    if ins.opname != "BINARY_OP" or not following:
+    if ins.opname != "BINARY_OP":
         return False
-    nxt = following[0]
-    if nxt.opname in _LOADS and len(following) == 2:
-        if nxt.opname == "LOAD_GLOBAL" and nxt.arg & 1:  # it also pushes NULL for a call
+    above = 0  # values pushed above the result while the expression goes on
+    for ins in instructions[k + 1:k + 1 + _LOOKAHEAD]:
+        name = ins.opname
+        if name in _LOADS:
+            if name == "LOAD_GLOBAL" and ins.arg & 1:  # it also pushes NULL for a call
+                return False
+            above += 1
+        elif name == "BINARY_OP" and above >= 2:
+            above -= 1  # an operator between two later operands, e.g. z * w in x * y + z * w
+        elif name == "BINARY_OP":
+            return ins.argrepr in _FUSED  # the result is its left (above == 1) or right operand
+        else:
             return False
-        nxt = following[1]
-    return nxt.opname == "BINARY_OP" and nxt.argrepr in _FUSED
+    return False
 
 
 def start(kernel, a, b, dtype, ad, frame):
