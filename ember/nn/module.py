@@ -729,6 +729,337 @@ class Module:
         fn(self)
         return self
 
+    # -- Burn's Module API: groups, visit/map, records, reparameterizations, quantization -------
+    # (the logic lives in ember/nn/reparam.py; see docs/training.md, "Burn's Module API")
+    def set_require_grad_group(self, group, require_grad):
+        """Set whether the parameters in ``group`` (a ``ParamGroup``) require grad, with
+        ``set_require_grad``'s semantics; the others are untouched (Burn's
+        ``set_require_grad_group``). Returns self.
+
+        >>> from ember import nn
+        >>> m = nn.Linear(2, 2).set_require_grad_group(nn.ParamGroup("bias"), False)
+        >>> m.weight.is_require_grad(), m.bias.is_require_grad()
+        (True, False)
+        """
+        return self._require_grad_group(group, require_grad, "set_require_grad_group")
+
+    def _require_grad_group(self, group, require_grad, op):
+        from .reparam import check_group
+        check_group(group, op)
+        if not isinstance(require_grad, bool):
+            raise InvalidParameterError(
+                f"{op}: require_grad must be a bool, got {require_grad!r}", "require_grad",
+                require_grad)
+        for _, mod, path, t in group._select(self._slots("param"), "parameter", op):
+            if require_grad:
+                if not t.is_leaf or not t.is_autodiff():
+                    mod._rebind(path, wrap(t._data, t._dtype).require_grad())
+                elif not t.is_require_grad():
+                    t.require_grad()
+            else:
+                t.set_require_grad(False)
+        return self
+
+    def freeze_group(self, group):
+        """Freeze the parameters in ``group`` (Burn's ``freeze_group``); returns self.
+
+        >>> from ember import nn
+        >>> m = nn.Sequential(nn.Linear(2, 2), nn.Linear(2, 1)).freeze_group(nn.ParamGroup("0.*"))
+        >>> [n for n, p in m.named_parameters() if p.is_require_grad()]
+        ['1.weight', '1.bias']
+        """
+        return self._require_grad_group(group, False, "freeze_group")
+
+    def unfreeze_group(self, group):
+        """Make the parameters in ``group`` require grad again (Burn's ``unfreeze_group``);
+        returns self.
+
+        >>> from ember import nn
+        >>> m = nn.Linear(2, 2).freeze().unfreeze_group(nn.ParamGroup("weight"))
+        >>> m.weight.is_require_grad(), m.bias.is_require_grad()
+        (True, False)
+        """
+        return self._require_grad_group(group, True, "unfreeze_group")
+
+    def _visit_slots(self, buffers, op):
+        if not isinstance(buffers, bool):
+            raise InvalidParameterError(f"{op}: buffers must be a bool, got {buffers!r}",
+                                        "buffers", buffers)
+        slots = self._slots("param")
+        if buffers:
+            slots = slots + self._slots("buffer")
+        return slots
+
+    def visit(self, fn, buffers=False):
+        """Call ``fn(name, tensor)`` for every parameter, each once, in ``named_parameters``
+        order (Burn's ``visit``); ``buffers=True``: then for every buffer too (Burn's
+        "module-owned control values", such as BatchNorm's running statistics). Returns None.
+
+        >>> from ember import nn
+        >>> seen = []
+        >>> nn.BatchNorm1d(2).visit(lambda name, t: seen.append((name, t.shape)), buffers=True)
+        >>> seen[:3]
+        [('weight', (2,)), ('bias', (2,)), ('running_mean', (2,))]
+        """
+        if not callable(fn):
+            raise InvalidParameterError(f"visit: fn must be callable (name, tensor), got {fn!r}",
+                                        "fn", fn)
+        for name, _, _, t in self._visit_slots(buffers, "visit"):
+            fn(name, t)
+
+    def map(self, fn, buffers=False):
+        """Rebind every parameter (and, with ``buffers=True``, every buffer) to
+        ``fn(name, tensor)`` (Burn's ``map``): each tensor stays the same object (its
+        require-grad kept, as an optimizer step) and gets the new value, cast to its dtype.
+
+        ``fn`` is called for every tensor first and each result is checked (a Tensor of the same
+        shape and kind) before any value changes. A quantized result of the same dtype makes the
+        tensor quantized (and so frozen). Returns self.
+
+        >>> import ember
+        >>> from ember import nn
+        >>> m = nn.Linear(2, 1)
+        >>> w = m.weight
+        >>> _ = m.map(lambda name, t: ember.zeros_like(t) if name == "bias" else t * 0 + 1)
+        >>> m.weight is w, m.weight.tolist(), m.bias.tolist(), w.is_require_grad()
+        (True, [[1.0, 1.0]], [0.0], True)
+        """
+        from .reparam import assign
+        op = "map"
+        if not callable(fn):
+            raise InvalidParameterError(f"{op}: fn must be callable (name, tensor) -> tensor, "
+                                        f"got {fn!r}", "fn", fn)
+        new = []
+        for name, _, _, t in self._visit_slots(buffers, op):
+            v = fn(name, t)
+            if not isinstance(v, Tensor):
+                raise InvalidParameterError(
+                    f"{op}: fn returned a {type(v).__name__} for {name!r}; expected a Tensor",
+                    "fn", v)
+            if tuple(v.shape) != tuple(t.shape):
+                raise ShapeMismatchError(
+                    f"{op}: fn returned shape {_shape_str(tuple(v.shape))} for {name!r}; "
+                    f"expected its shape {_shape_str(tuple(t.shape))}", expected=tuple(t.shape),
+                    actual=tuple(v.shape))
+            if v._dtype.kind != t._dtype.kind:
+                raise KindError(f"{op}: fn returned a {v._dtype.kind} tensor ({v._dtype.name}) "
+                                f"for {name!r}; expected a {t._dtype.kind} tensor like it "
+                                f"({t._dtype.name})")
+            new.append((t, v))
+        for t, v in new:
+            assign(t, v)
+        return self
+
+    def into_record(self):
+        """A ``ModuleRecord`` of every parameter and persistent buffer under its ``state_dict``
+        name (Burn's ``into_record``): copies, so later training does not change it. The module
+        is not consumed (Python has no ownership).
+
+        >>> import ember
+        >>> from ember import nn
+        >>> m = nn.Linear(2, 1)
+        >>> rec = m.into_record()
+        >>> _ = m.map(lambda n, t: ember.zeros_like(t))
+        >>> rec == m.into_record(), m.load_record(rec).into_record() == rec
+        (False, True)
+        """
+        from .reparam import ModuleRecord
+        return ModuleRecord(self.state_dict())
+
+    def into_record_group(self, group):
+        """A partial ``ModuleRecord`` of the parameters and persistent buffers in ``group`` (a
+        ``ParamGroup`` over the ``state_dict`` names); loading it sets only those names.
+
+        >>> from ember import nn
+        >>> m = nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2))
+        >>> rec = m.into_record_group(nn.ParamGroup("1.*"))
+        >>> list(rec), rec.partial
+        (['1.weight', '1.bias', '1.running_mean', '1.running_var', '1.num_batches_tracked'], True)
+        """
+        from .reparam import ModuleRecord, check_group
+        op = "into_record_group"
+        check_group(group, op)
+        state = list(self.state_dict().items())
+        return ModuleRecord(group._select(state, "tensor of the state dict", op), partial=True)
+
+    def load_record(self, record):
+        """Load a ``ModuleRecord`` (Burn's ``load_record``); returns self.
+
+        Everything is checked before any value changes, and a failure leaves the module as it
+        was: a name the module lacks (InvalidParameterError), for a full record also a name the
+        record lacks (a partial record, from ``into_record_group``, loads only its names), a
+        shape (ShapeMismatchError) or a kind (KindError: float into int ...) that differs.
+        Values are cast to the module's dtypes; the module's tensors stay the same objects, so
+        an optimizer built before keeps updating them. A quantized record value stays quantized.
+
+        >>> import ember
+        >>> from ember import nn
+        >>> rec = nn.ModuleRecord({"weight": ember.ones(1, 2)})
+        >>> nn.Linear(2, 1).load_record(rec)
+        Traceback (most recent call last):
+        ...
+        ember.errors.InvalidParameterError: load_record: Linear: missing names ['bias'] (a record must name exactly the module's tensors; a partial record, from into_record_group, a subset of them)
+        """
+        from .reparam import load_record
+        return load_record(self, record, "load_record")
+
+    def try_load_record(self, record):
+        """Burn's fallible ``try_load_record``: Rust's ``Result`` becomes an exception, so this
+        is ``load_record`` (the same checks and errors, nothing changed on failure).
+
+        >>> import ember
+        >>> from ember import nn
+        >>> rec = nn.ModuleRecord({"weight": ember.ones(2, 2)}, partial=True)
+        >>> nn.Linear(2, 1).try_load_record(rec)
+        Traceback (most recent call last):
+        ...
+        ember.errors.ShapeMismatchError: try_load_record: Linear: mis-shaped names 'weight' (shape (2, 2) in the record, expected (1, 2))
+        """
+        from .reparam import load_record
+        return load_record(self, record, "try_load_record")
+
+    def try_load_file(self, path, strict=True):
+        """Burn's fallible ``try_load_file``: load a file written by ``save_file`` with
+        ``load_record``'s checks (names, shapes and kinds; ``strict=False``: the file may name
+        a subset of the tensors). Errors are exceptions (a missing file: FileNotFoundError; a
+        bad one: InvalidParameterError), and the module is unchanged on failure. Returns self.
+
+        >>> import os, tempfile
+        >>> from ember import nn
+        >>> path = os.path.join(tempfile.mkdtemp(), "m.safetensors")
+        >>> a, b = nn.Linear(2, 1), nn.Linear(2, 1)
+        >>> a.save_file(path)
+        >>> b.try_load_file(path).into_record() == a.into_record()
+        True
+        """
+        from .. import io as _io
+        from .reparam import ModuleRecord, load_record
+        if not isinstance(strict, bool):
+            raise InvalidParameterError(f"try_load_file: strict must be a bool, got {strict!r}",
+                                        "strict", strict)
+        return load_record(self, ModuleRecord(_io.load_file(path), partial=not strict),
+                           "try_load_file")
+
+    def apply_reparameterization(self, reparameterizer):
+        """Attach reparameterizations (Burn's ``apply_reparameterization``, PyTorch's
+        ``parametrize.register_parametrization``); returns self.
+
+        ``reparameterizer(module_name, module, param_name, tensor)`` is called for every float
+        parameter held directly as a module attribute (not inside a list or dict), and returns a
+        ``Reparameterization`` or None. For each result the module's class becomes a generated
+        subclass (``ParametrizedLinear``) whose ``param_name`` is a property giving
+        ``reparameterization(original)``, recorded in the graph; the stored tensor is
+        ``parametrizations.<name>.original``, the reparameterization
+        ``parametrizations.<name>.0`` (PyTorch's names). A parameter already reparameterized
+        gets the new one stacked after (``.1``). Every result is computed once and checked
+        (same shape and dtype) before any module changes. ``materialize()`` undoes it.
+
+        >>> import ember
+        >>> from ember import nn
+        >>> class Double(nn.Reparameterization):
+        ...     def forward(self, base):
+        ...         return base * 2
+        >>> m = nn.Linear(1, 1).apply_reparameterization(
+        ...     lambda mod_name, mod, name, t: Double() if name == "weight" else None)
+        >>> bool((m.weight == m.parametrizations.weight.original * 2).all()), type(m).__name__
+        (True, 'ParametrizedLinear')
+        """
+        from .reparam import install, plan_reparameterization
+        install(plan_reparameterization(self, reparameterizer, "apply_reparameterization"))
+        return self
+
+    def reparameterized(self):
+        """An ordered dict: the full name of every reparameterized parameter -> the tuple of
+        its reparameterizations (empty when there are none).
+
+        >>> from ember import nn
+        >>> list(nn.Sequential(nn.Linear(2, 2)).apply_lora(nn.Lora(1)).reparameterized())
+        ['0.weight']
+        """
+        from .reparam import reparameterized
+        return reparameterized(self)
+
+    def materialize(self):
+        """Fold every reparameterization into its effective value and remove it (Burn's
+        ``materialize``, PyTorch's ``remove_parametrizations(leave_parametrized=True)``); returns
+        self. The stored tensor (``parametrizations.<name>.original``) becomes the attribute
+        again, the same object with the effective value (a quantized one becomes a plain float
+        tensor) and its require-grad kept (frozen after ``apply_lora``); the module gets its
+        class and its attribute order back. A module without reparameterizations is unchanged.
+
+        >>> import ember
+        >>> from ember import nn
+        >>> m = nn.Linear(2, 2).apply_lora(nn.Lora(1))
+        >>> x = ember.ones(1, 2)
+        >>> y = m(x)
+        >>> plain = m.materialize()
+        >>> type(plain).__name__, list(plain.state_dict()), bool((plain(x) == y).all())
+        ('Linear', ['weight', 'bias'], True)
+        """
+        from .reparam import materialize
+        return materialize(self)
+
+    def apply_lora(self, lora):
+        """Attach LoRA adapters (``Lora``) to the module's 2-D float weights, freezing all of
+        its parameters first (Burn's ``apply_lora``); returns self. Each adapted weight becomes
+        ``W + (alpha / rank) * lora_B @ lora_A`` (``parametrizations.weight.0.lora_A`` ...),
+        only ``lora_A`` and ``lora_B`` require grad. A module with no 2-D float weight (or none
+        in ``lora.targets``) is left unchanged, nothing frozen, with a UserWarning.
+
+        >>> import ember
+        >>> from ember import nn
+        >>> m = nn.Linear(3, 2).apply_lora(nn.Lora(rank=2, alpha=4))
+        >>> [n for n, p in m.named_parameters() if p.is_require_grad()]
+        ['parametrizations.weight.0.lora_A', 'parametrizations.weight.0.lora_B']
+        """
+        from .reparam import apply_lora
+        return apply_lora(self, lora, "apply_lora")
+
+    def apply_qlora(self, qlora):
+        """QLoRA (``QLora``): ``apply_lora`` whose adapted base weights are also quantized
+        (``quantize_dynamic`` with ``qlora.scheme``; frozen QuantizedTensors, the same objects);
+        returns self.
+
+        >>> import ember
+        >>> from ember import nn
+        >>> m = nn.Linear(4, 2).apply_qlora(nn.QLora(rank=1))
+        >>> m.parametrizations.weight.original.is_quantized, m.bias.is_quantized
+        (True, False)
+        """
+        from .reparam import apply_lora
+        return apply_lora(self, qlora, "apply_qlora")
+
+    def quantize_weights(self, quantizer):
+        """Quantize the module's weights (Burn's ``quantize_weights``): every float parameter
+        with 2 or more dims (Linear, Conv, Embedding weights; biases and norm scales stay float,
+        as PyTorch's dynamic quantization) becomes a QuantizedTensor by ``quantizer`` (the same
+        object; frozen: no gradient through rounding). Every tensor is quantized before any is
+        replaced, so an error (a block size that does not divide a weight) changes nothing.
+        Returns self.
+
+        >>> import ember
+        >>> from ember import nn
+        >>> m = nn.Linear(4, 2).quantize_weights(nn.Quantizer())
+        >>> m.weight.is_quantized, m.weight.is_require_grad(), m.bias.is_quantized
+        (True, False, False)
+        """
+        from .reparam import quantize_weights
+        return quantize_weights(self, quantizer, None, "quantize_weights")
+
+    def quantize_weights_group(self, quantizer, group):
+        """``quantize_weights`` for the float parameters in ``group`` (a ``ParamGroup``), every
+        one it names, 1-D ones included; returns self.
+
+        >>> import ember
+        >>> from ember import nn
+        >>> m = nn.Linear(4, 2).quantize_weights_group(nn.Quantizer(), nn.ParamGroup("bias"))
+        >>> m.weight.is_quantized, m.bias.is_quantized
+        (False, True)
+        """
+        from .reparam import check_group, quantize_weights
+        return quantize_weights(self, quantizer, check_group(group, "quantize_weights_group"),
+                                "quantize_weights_group")
+
     # -- display --------------------------------------------------------------------------------
     def extra_repr(self):
         """The hyper-parameters shown inside this module's repr (subclasses override).

@@ -436,3 +436,44 @@ def test_mlp_learns_with_plain_sgd(rng):
     assert losses[-1] < 0.3 * losses[0]
     acc = (model(xt).numpy().argmax(1) == y).mean()
     assert acc > 0.9
+
+
+# -- Burn's Module API on nested modules (details in tests/nn/test_reparam.py) -------------------
+
+def test_burn_api_on_nested_lists_and_dicts():
+    em = Net()
+    names = [n for n, _ in em.named_parameters()]
+    assert nn.ParamGroup("blocks.*").names(em) == [n for n in names if n.startswith("blocks.")]
+    em.freeze_group(nn.ParamGroup("heads.*", "scale"))
+    assert [n for n, p in em.named_parameters() if not p.is_require_grad()] == [
+        "scale", "heads.a.weight", "heads.a.bias", "heads.b.weight"]
+    seen = []
+    em.visit(lambda n, t: seen.append(n), buffers=True)
+    assert seen == names + [n for n, _ in em.named_buffers()]
+    rec = em.into_record()
+    assert list(rec) == list(TNet().state_dict())
+    assert Net().load_record(rec).into_record() == rec
+
+
+def test_lora_on_nested_modules_keeps_torch_names_and_outputs(rng):
+    em = Net().eval()
+    x = ember.tensor(rng.standard_normal((2, 2, 5, 5)), dtype="float32")
+    before = em(x).numpy().copy()
+    em.apply_lora(nn.Lora(rank=1))
+    # the 2-D weights of the blocks and heads; the conv kernel and 1-D tensors are not adapted
+    assert list(em.reparameterized()) == ["blocks.0.fc.weight", "blocks.1.fc.weight",
+                                          "heads.a.weight", "heads.b.weight"]
+    assert "heads.a.parametrizations.weight.0.lora_B" in em.state_dict()
+    assert_close(em(x), before)  # lora_B starts at zero
+    em.materialize()
+    assert list(em.state_dict()) == list(TNet().state_dict())
+    assert_close(em(x), before)
+
+
+def test_quantize_weights_skips_int_tensors_and_buffers():
+    em = Net()
+    em.quantize_weights(nn.Quantizer())
+    assert [n for n, p in em.named_parameters() if p.is_quantized] == [
+        "conv1.weight", "blocks.0.fc.weight", "blocks.1.fc.weight", "heads.a.weight",
+        "heads.b.weight"]
+    assert not any(b.is_quantized for b in em.buffers()) and not em.not_a_param.is_quantized
