@@ -1,6 +1,8 @@
 """The base class of ember's optimizers: parameter groups, state, zero_grad, state_dict.
 
-An optimizer holds leaf float tensors that require grad. ``step()`` computes each parameter's
+An optimizer holds leaf float tensors; as in PyTorch, a frozen one (no require-grad, so never a
+``.grad``) may be among them and is left as it is, so ``SGD(model.parameters())`` works on a
+partly frozen model. ``step()`` computes each parameter's
 new value on backend arrays (no autodiff recording) and *rebinds* the tensor object to it: the
 tensor keeps its identity, leaf node, dtype and require-grad flag, while every other tensor,
 such as a view taken before the step, keeps the values it had (tensors are immutable values).
@@ -416,7 +418,7 @@ def _can_update_in_place(p):
 def _check_param(op, p, what):
     if not isinstance(p, Tensor):
         raise InvalidParameterError(f"{op}: {what} is a {type(p).__name__}; expected a Tensor "
-                                    "(a float leaf that requires grad)", "params", p)
+                                    "(a float leaf tensor)", "params", p)
     if p.kind != "float":
         raise KindError(f"{op}: {what} has dtype {p.dtype.name}; only float tensors can be "
                         "optimized")
@@ -424,10 +426,6 @@ def _check_param(op, p, what):
         raise InvalidParameterError(f"{op}: {what} (shape {p.shape}) is not a leaf (an op "
                                     "produced it); optimize the leaf tensors, or detach() it and "
                                     "require_grad()", "params", p)
-    if not p.is_require_grad():
-        raise InvalidParameterError(f"{op}: {what} (shape {p.shape}) does not require grad; "
-                                    "call require_grad() on it first, or leave frozen tensors "
-                                    "out: [p for p in params if p.requires_grad]", "params", p)
 
 
 def _copy_value(v):

@@ -534,6 +534,18 @@ def test_bad_hyper_parameter_in_a_group():
     assert len(opt.param_groups) == 1 and opt.lr == 0.1
 
 
+def test_frozen_parameters_are_accepted_and_left_unchanged():
+    w, frozen = ember.ones(2).require_grad(), ember.tensor([3.0, 4.0])
+    tw, tfrozen = torch.ones(2, requires_grad=True), torch.tensor([3.0, 4.0])
+    opt, topt = optim.Adam([w, frozen], lr=0.1), torch.optim.Adam([tw, tfrozen], lr=0.1)
+    (w * frozen).sum().backward()
+    (tw * tfrozen).sum().backward()
+    opt.step()
+    topt.step()
+    assert frozen.grad is None and frozen.tolist() == tfrozen.tolist() == [3.0, 4.0]
+    np.testing.assert_allclose(w.numpy(), tw.detach().numpy(), rtol=1e-6)
+
+
 def test_bad_params():
     w = ember.ones(2).require_grad()
     with pytest.raises(InvalidParameterError, match="params is empty"):
@@ -548,8 +560,6 @@ def test_bad_params():
         optim.SGD([ember.tensor([1, 2])], lr=0.1)
     with pytest.raises(InvalidParameterError, match=r"is not a leaf"):
         optim.Adam([w * 2])
-    with pytest.raises(InvalidParameterError, match=r"does not require grad; call require_grad"):
-        optim.Adam([ember.ones(2)])
     with pytest.raises(InvalidParameterError, match="appears more than once"):
         optim.SGD([w, w], lr=0.1)
     with pytest.raises(InvalidParameterError, match="appears more than once"):
