@@ -23,7 +23,7 @@ from ..backends import default as be
 from ..errors import InvalidParameterError, KindError
 from ..shapes import argfix
 from ..tensor import Device, Tensor, check_tensor, record, tensor_method, wrap
-from .data import _is_device, _read
+from .data import _is_device, _read, check_backend
 
 __all__ = ["tensor", "from_numpy", "from_data", "from_floats", "from_ints", "from_bool",
            "empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like",
@@ -60,7 +60,7 @@ def from_numpy(array):
     return wrap(array, dtype)
 
 
-def _new_from_primitive(primitive):
+def _new_from_primitive(primitive, op="new"):
     """Burn's ``Tensor::new(primitive)``: a tensor around a backend primitive, the backend's own
     array (a NumPy ndarray here), taken as it is: no copy, its dtype and layout kept (as
     ``from_numpy``). Also a static method only: ``ember.Tensor.new(array)``.
@@ -72,17 +72,31 @@ def _new_from_primitive(primitive):
     """
     if not be.is_array(primitive):
         raise InvalidParameterError(
-            f"new: primitive must be the backend's array (a numpy.ndarray), got "
+            f"{op}: primitive must be the backend's array (a numpy.ndarray), got "
             f"{type(primitive).__name__}; use ember.tensor or Tensor.from_data for other data",
             "primitive", primitive)
     try:
         dtype = _dt.from_backend(primitive.dtype)
     except KindError:
-        raise KindError(f"new: primitive of dtype {primitive.dtype} has no ember kind") from None
+        raise KindError(f"{op}: primitive of dtype {primitive.dtype} has no ember kind") from None
     return wrap(primitive, dtype)
 
 
+def _from_primitive(primitive, backend="numpy"):
+    """Burn's ``from_primitive``, the inverse of ``try_into_primitive``: ``Tensor.new`` for the
+    backend named ``backend`` (another name raises InvalidParameterError). A static method.
+
+    >>> import numpy as np
+    >>> import ember
+    >>> ember.Tensor.from_primitive(np.arange(3)).tolist()
+    [0, 1, 2]
+    """
+    check_backend(backend, "from_primitive")
+    return _new_from_primitive(primitive, "from_primitive")
+
+
 Tensor.new = staticmethod(_new_from_primitive)
+Tensor.from_primitive = staticmethod(_from_primitive)
 
 
 # -- argument checks ----------------------------------------------------------------------------

@@ -118,6 +118,27 @@ def to_device(self, device):
 
 
 @tensor_method
+def load_to_device(self, device):
+    """Burn's Parameter ``load_to_device``: this tensor on ``device``, prepared as a parameter
+    being loaded: a tracked tensor comes back detached, a new leaf with the same require-grad
+    flag (no graph behind it); an untracked one as itself.
+
+    >>> import ember
+    >>> w = ember.tensor([1.0, 2.0]).require_grad()
+    >>> p = w.load_to_device("cpu")
+    >>> p.is_leaf, p.is_require_grad(), p is w
+    (True, True, False)
+    >>> (w * 2).load_to_device("cpu").is_require_grad()  # a non-leaf does not require grad
+    False
+    """
+    _check_device(device, "load_to_device")
+    if self._node is None:
+        return self
+    out = self.detach()
+    return out.require_grad() if self.is_require_grad() else out
+
+
+@tensor_method
 def to(self, *args, dtype=None, device=None):
     """PyTorch's ``to``: ``t.to(dtype)`` casts (as ``cast``), ``t.to("cpu")`` moves (as
     ``to_device``), ``t.to(other)`` takes ``other``'s dtype; a device and a dtype may both be
@@ -521,6 +542,50 @@ Tensor.into_vec_as = to_vec_as
 Tensor.to_data_dtype = to_data_as
 Tensor.into_data_as = to_data_as
 Tensor.into_data_dtype = to_data_as
+# Burn's fallible readers return a Result; in Python they are the same methods, which raise
+# ember's typed errors (a bad dtype, a tensor of more than one element for into_scalar).
+Tensor.try_to_data = Tensor.try_into_data = to_data
+Tensor.try_to_data_as = Tensor.try_into_data_as = to_data_as
+Tensor.try_to_data_dtype = Tensor.try_into_data_dtype = to_data_as
+Tensor.try_to_vec_as = Tensor.try_into_vec_as = to_vec_as
+
+
+@tensor_method
+async def to_data_async(self):
+    """Burn's ``to_data_async`` (and ``into_data_async``): an awaitable of ``to_data()``. The
+    NumPy backend reads synchronously, so the data is ready when awaited.
+
+    >>> import asyncio, ember
+    >>> asyncio.run(ember.tensor([1, 2]).to_data_async()).to_list()
+    [1, 2]
+    """
+    return to_data(self)
+
+
+Tensor.into_data_async = to_data_async
+
+
+def check_backend(backend, op):
+    """Raise InvalidParameterError unless ``backend`` names the backend tensors live on."""
+    if backend != be.name:
+        raise InvalidParameterError(
+            f"{op}: tensors live on the {be.name!r} backend, not {backend!r}; expected "
+            f"backend={be.name!r}", "backend", backend)
+
+
+@tensor_method
+def try_into_primitive(self, backend="numpy"):
+    """Burn's ``try_into_primitive``: the backend's own array under this tensor, for backend
+    extensions: a read-only NumPy view (values are immutable), no copy. ``backend`` names the
+    backend expected; another name raises InvalidParameterError (Burn's
+    PrimitiveConversionError).
+
+    >>> import ember
+    >>> ember.tensor([1.0, 2.0]).try_into_primitive()
+    array([1., 2.], dtype=float32)
+    """
+    check_backend(backend, "try_into_primitive")
+    return be.readonly(self._data)
 
 
 def _one(self, op):
@@ -559,6 +624,9 @@ def into_scalar(self, dtype=None):
         return be.item(self._data)
     dtype = _dtype_arg(dtype, "into_scalar")
     return be.item(be.cast(self._data, dtype.np))
+
+
+Tensor.try_into_scalar = into_scalar  # Burn's Result: the same method, raising typed errors
 
 
 @tensor_method(name="int")

@@ -567,3 +567,81 @@ def test_can_mut():
     del held
     assert (ember.tensor([1.0, 2.0]) + 1).can_mut() is True
     assert ember.tensor([True]).can_mut() is True
+
+
+# -- Burn's fallible, async and primitive spellings ----------------------------------------------
+
+@pytest.mark.parametrize("name, plain", [
+    ("try_to_data", "to_data"), ("try_into_data", "to_data"),
+    ("try_to_data_as", "to_data_as"), ("try_into_data_as", "to_data_as"),
+    ("try_to_data_dtype", "to_data_as"), ("try_into_data_dtype", "to_data_as"),
+    ("try_to_vec_as", "to_vec_as"), ("try_into_vec_as", "to_vec_as"),
+    ("try_into_scalar", "into_scalar"),
+])
+def test_try_readers_are_the_readers(name, plain):
+    assert getattr(Tensor, name) is getattr(Tensor, plain)
+    t = ember.tensor([[1.5, -2.5]])
+    if plain == "into_scalar":
+        assert t[0, 1:].try_into_scalar() == -2.5
+        with pytest.raises(InvalidParameterError, match="try_into_scalar|into_scalar: the tensor "
+                                                        "has 2 elements"):
+            t.try_into_scalar()
+    elif plain == "to_data":
+        assert getattr(t, name)().to_list() == [[1.5, -2.5]]
+    elif plain == "to_data_as":
+        assert getattr(t, name)("int64").to_list() == [[1, -2]]
+        with pytest.raises((InvalidParameterError, KindError)):
+            getattr(t, name)("int7")
+    else:
+        assert getattr(t, name)("int32") == [1, -2]
+
+
+def test_data_async():
+    import asyncio
+    t = ember.tensor([[1, 2], [3, 4]], dtype="int16")
+    for name in ("to_data_async", "into_data_async"):
+        data = asyncio.run(getattr(t, name)())
+        assert data.to_list() == [[1, 2], [3, 4]] and data.dtype is ember.int16
+
+
+def test_primitive_round_trip(rng):
+    a = rng.standard_normal((3, 4)).astype(np.float32)[:, ::2]  # non-contiguous
+    t = ember.from_numpy(a)
+    prim = t.try_into_primitive()
+    assert np.shares_memory(prim, a) and not prim.flags.writeable
+    np.testing.assert_array_equal(prim, a)
+    back = Tensor.from_primitive(prim)
+    assert back.dtype is ember.float32 and back.shape == (3, 2)
+    np.testing.assert_array_equal(back.numpy(), a)
+    assert Tensor.try_into_primitive(t, backend="numpy") is not None
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda t: t.try_into_primitive("torch"), InvalidParameterError,
+     "try_into_primitive: tensors live on the 'numpy' backend, not 'torch'"),
+    (lambda t: Tensor.from_primitive(t.numpy(), backend="cuda"), InvalidParameterError,
+     "from_primitive: tensors live on the 'numpy' backend, not 'cuda'"),
+    (lambda t: Tensor.from_primitive([1.0]), InvalidParameterError,
+     "from_primitive: primitive must be the backend's array"),
+    (lambda t: Tensor.from_primitive(np.array(["a"])), KindError,
+     "from_primitive: primitive of dtype <U1 has no ember kind"),
+    (lambda t: t.load_to_device("cuda"), InvalidParameterError, "load_to_device"),
+])
+def test_primitive_and_load_bad_input(call, error, match):
+    t = ember.tensor([1.0, 2.0])
+    before = snapshot(t)
+    with pytest.raises(error, match=match):
+        call(t)
+    assert_unchanged([t], before)
+
+
+def test_load_to_device_detaches_and_keeps_the_flag():
+    w = ember.tensor([1.0, 2.0]).require_grad()
+    p = w.load_to_device("cpu")
+    assert p is not w and p.is_leaf and p.is_require_grad()
+    (p * 3).sum().backward()
+    assert p.grad.tolist() == [3.0, 3.0] and w.grad is None
+    frozen = ember.tensor([1, 2])
+    assert frozen.load_to_device("cpu") is frozen
+    hidden = (w * 2).load_to_device("cpu")
+    assert hidden.is_leaf and not hidden.is_require_grad() and hidden.tolist() == [2.0, 4.0]
