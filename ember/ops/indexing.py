@@ -18,7 +18,8 @@ from ..errors import (DimensionError, EmberError, InvalidParameterError, KindErr
 from ..shapes import as_int, broadcast_shapes, normalize_dim
 from ..tensor import Tensor, as_tensor, check_kind, check_tensor, record, tensor_method, wrap
 
-__all__ = ["IndexingUpdateOp", "where", "nonzero", "argwhere", "gather", "scatter", "one_hot"]
+__all__ = ["IndexingUpdateOp", "where", "nonzero", "argwhere", "gather", "scatter", "one_hot",
+           "masked_fill"]
 
 
 class IndexingUpdateOp:
@@ -456,12 +457,33 @@ def _mask_same(self, mask, op):
     return m
 
 
+def _broadcast_with(shape, t, param, op, against="self's shape"):
+    """``shape`` broadcast with tensor ``t``'s shape; the error names ``param``."""
+    tshape = tuple(t.shape)
+    try:
+        return broadcast_shapes(shape, tshape, op=op)
+    except ShapeMismatchError:
+        raise ShapeMismatchError(f"{op}: {param} has shape {tshape}, which does not broadcast "
+                                 f"with {against} {shape}", expected=shape,
+                                 actual=tshape) from None
+
+
+def _mask_broadcast(self, mask, op):
+    """The bool mask and the result's shape: self's shape broadcast with the mask's."""
+    check_tensor(self, op, "self")
+    m = _mask(mask, op)
+    shape = tuple(self.shape)
+    if tuple(m.shape) != shape:
+        shape = _broadcast_with(shape, m, "mask", op)
+    return m, shape
+
+
 @tensor_method
 def mask_where(self, mask, value):
-    """Elements of ``value`` where ``mask`` is true, of self elsewhere (self's shape and dtype).
+    """Elements of ``value`` where ``mask`` is true, of self elsewhere (self's dtype).
 
-    ``mask`` is a bool tensor of self's shape; ``value`` a tensor of self's kind that
-    broadcasts to self's shape.
+    ``mask`` is a bool tensor and ``value`` a tensor of self's kind; the three broadcast, as in
+    Burn (usually the mask and the value broadcast to self's shape).
 
     >>> import ember
     >>> t = ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]])
@@ -469,18 +491,16 @@ def mask_where(self, mask, value):
     >>> value = ember.tensor([[2.0, 3.0, 4.0], [1.0, 2.0, 3.0]])
     >>> t.mask_where(mask, value).tolist()
     [[2.0, -2.0, 4.0], [5.0, 2.0, 6.0]]
+    >>> t.mask_where(ember.tensor([True, False, False]), ember.tensor(0.0)).tolist()
+    [[0.0, -2.0, 3.0], [0.0, 9.0, 6.0]]
     """
     op = "mask_where"
-    m = _mask_same(self, mask, op)
+    m, shape = _mask_broadcast(self, mask, op)
     check_tensor(value, op, "value")
     if value._dtype.kind != self._dtype.kind:
         raise KindError(f"{op}: value is a {value._dtype.kind} tensor (dtype {value._dtype.name}),"
                         f" expected a {self._dtype.kind} tensor like self")
-    shape = tuple(self.shape)
-    vshape = tuple(value.shape)
-    if not _broadcasts_to(vshape, shape):
-        raise ShapeMismatchError(f"{op}: value has shape {vshape}, which does not broadcast to "
-                                 f"self's shape {shape}", expected=shape, actual=vshape)
+    _broadcast_with(shape, value, "value", op, "the shape of self and mask")
     return _where_record(m._data, self, value, self._dtype, op)
 
 
@@ -522,16 +542,19 @@ def _grad_part(g, t):
 def mask_fill(self, mask, value):
     """Self with ``value`` (a number, or a one-element tensor) where ``mask`` is true.
 
-    ``mask`` is a bool tensor of self's shape; the value is converted to self's dtype.
+    ``mask`` is a bool tensor that broadcasts with self (usually to self's shape); the value is
+    converted to self's dtype.
 
     >>> import ember
     >>> t = ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]])
     >>> mask = ember.tensor([[True, False, True], [False, True, False]])
     >>> t.mask_fill(mask, 3.0).tolist()
     [[3.0, -2.0, 3.0], [5.0, 3.0, 6.0]]
+    >>> t.mask_fill(ember.tensor([False, True, False]), 0.0).tolist()
+    [[1.0, 0.0, 3.0], [5.0, 0.0, 6.0]]
     """
     op = "mask_fill"
-    m = _mask_same(self, mask, op)
+    m, shape = _mask_broadcast(self, mask, op)
     if isinstance(value, Tensor):
         if value._data.size != 1:
             raise ShapeMismatchError(f"{op}: value has shape {tuple(value.shape)}, expected a "
@@ -540,16 +563,50 @@ def mask_fill(self, mask, value):
         if value._dtype.kind != self._dtype.kind:
             raise KindError(f"{op}: value is a {value._dtype.kind} tensor (dtype "
                             f"{value._dtype.name}), expected a {self._dtype.kind} tensor like self")
-        if value._data.ndim > self._data.ndim:
+        if value._data.ndim > len(shape):
             raise ShapeMismatchError(f"{op}: value has shape {tuple(value.shape)}, more dims "
                                      f"than self's {tuple(self.shape)}", expected=(),
                                      actual=tuple(value.shape))
+    return _fill(self, m, value, op)
+
+
+@tensor_method
+def masked_fill(self, mask, value):
+    """Self with ``value`` where ``mask`` is true (PyTorch's ``masked_fill``); self's dtype.
+
+    ``mask`` is a bool tensor that broadcasts with self; ``value`` a number or a 0-d tensor,
+    converted to self's dtype (a 0-d tensor of another kind is converted as a number and gets
+    no gradient).
+
+    >>> import ember
+    >>> t = ember.tensor([[1.0, 2.0], [3.0, 4.0]])
+    >>> t.masked_fill(ember.tensor([True, False]), -1.0).tolist()
+    [[-1.0, 2.0], [-1.0, 4.0]]
+    >>> ember.masked_fill(ember.tensor([1, 2]), ember.tensor([False, True]), 2.5).tolist()
+    [1, 2]
+    """
+    op = "masked_fill"
+    m, _ = _mask_broadcast(self, mask, op)
+    if isinstance(value, Tensor):
+        if value._data.ndim != 0:
+            raise ShapeMismatchError(f"{op}: value has shape {tuple(value.shape)}, expected a "
+                                     "number or a 0-d tensor", expected=(),
+                                     actual=tuple(value.shape))
+        if value._dtype.kind != self._dtype.kind:
+            value = value._data  # converted as a number
+    return _fill(self, m, value, op)
+
+
+def _fill(self, m, value, op):
+    """Record self with ``value`` (a checked tensor or a number) where mask ``m`` is true."""
+    if isinstance(value, Tensor):
         return _where_record(m._data, self, value, self._dtype, op)
     fill = _number(value, self._dtype, op, "value")
     cond = m._data
+    shape = self._data.shape
 
     def backward(g, needs):
-        return (be.idx_masked(g, be.idx_logical_not(cond)),)
+        return (be.sum_to_shape(be.idx_masked(g, be.idx_logical_not(cond)), shape),)
 
     return record(be.idx_where(cond, fill, self._data), self._dtype, (self,), backward, op)
 

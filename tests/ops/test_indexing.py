@@ -554,6 +554,92 @@ def test_mask_grads(rng, shape):
                        lambda a, b: torch.where(tt(mask), b, a), [x, row])
 
 
+# mask, self and value shapes that broadcast; the result has their broadcast shape
+MASK_BROADCASTS = [((2, 3), (3,), (2, 3)), ((2, 3), (1, 3), (3,)), ((2, 3), (2, 1), ()),
+                   ((4, 2, 3), (2, 3), (1, 3)), ((2, 3), (), (2, 1)), ((1, 2, 2), (4, 2, 2), (4, 2, 2)),
+                   ((0, 3), (3,), (1,)), ((), (2, 2), ())]
+
+
+@pytest.mark.parametrize("shape, mshape, vshape", MASK_BROADCASTS)
+def test_mask_where_broadcasts_like_torch(rng, shape, mshape, vshape):
+    x = rng.standard_normal(shape)
+    v = rng.standard_normal(vshape)
+    mask = np.asarray(rng.random(mshape) < 0.5)
+    for _, a in layouts(x):
+        got = ember_tensor(a).mask_where(ember.tensor(mask), ember.tensor(v))
+        assert_close(got, torch.where(tt(mask), tt(v), tt(x)))
+    grads_vs_torch(rng, lambda a, b: a.mask_where(ember.tensor(mask), b),
+                   lambda a, b: torch.where(tt(mask), b, a), [x, v])
+
+
+@pytest.mark.parametrize("shape, mshape, _", MASK_BROADCASTS)
+def test_mask_fill_and_masked_fill_broadcast_like_torch(rng, shape, mshape, _):
+    x = rng.standard_normal(shape)
+    mask = np.asarray(rng.random(mshape) < 0.5)
+    for _, a in layouts(x):
+        t = ember_tensor(a)
+        for fill in (2.5, ember.tensor(-1.0), ember.tensor(3.0, dtype="float32")):
+            want = tt(x).masked_fill(tt(mask), tt(fill.numpy()) if isinstance(fill, ember.Tensor)
+                                     else fill)
+            assert_close(t.mask_fill(ember.tensor(mask), fill), want)
+            assert_close(t.masked_fill(ember.tensor(mask), fill), want)
+            assert_close(ember.masked_fill(t, ember.tensor(mask), fill), want)
+    for name in ("mask_fill", "masked_fill"):
+        grads_vs_torch(rng, lambda a: getattr(a, name)(ember.tensor(mask), 3.0),
+                       lambda a: a.masked_fill(tt(mask), 3.0), [x])
+        grads_vs_torch(rng, lambda a, s: getattr(a, name)(ember.tensor(mask), s),
+                       lambda a, s: a.masked_fill(tt(mask), s), [x, np.array(0.25)])
+
+
+def test_spec_burn_mask_broadcast_examples():
+    # Burn's should_support_mask_where_broadcast(_int) and should_support_mask_fill_broadcasted
+    t = ember.arange(2, 6).reshape(1, 2, 2)
+    mask = ember.tensor([[[True, False], [False, True]], [[False, True], [True, False]],
+                         [[False, False], [False, False]], [[True, True], [True, True]]])
+    expected = [[[1, 3], [4, 1]], [[2, 1], [1, 5]], [[2, 3], [4, 5]], [[1, 1], [1, 1]]]
+    assert t.mask_where(mask, ember.ones(4, 2, 2, dtype="int64")).tolist() == expected
+    assert t.float().mask_where(mask, ember.ones(4, 2, 2)).tolist() == expected
+    small = ember.arange(2, 4).float().mask_where(ember.tensor([True, False]), ember.ones(1))
+    assert small.tolist() == [1.0, 3.0]
+    out = ember.zeros(1, 4, 2, 2).mask_fill(ember.tensor([[[[True, False], [False, True]]]]), 2.0)
+    assert out.tolist() == [[[[2.0, 0.0], [0.0, 2.0]]] * 4]
+
+
+@pytest.mark.parametrize("dtype, value", [("int64", 2.7), ("int32", -3), ("bool", 0.5),
+                                          ("uint8", True), ("float16", 1e-3), ("float32", 7)])
+def test_masked_fill_converts_the_value_like_torch(dtype, value):
+    x = np.array([[1, 2, 3], [4, 5, 6]]).astype(dtype)
+    mask = np.array([True, False, True])
+    t = ember.tensor(x)
+    want = tt(x).masked_fill(tt(mask), value)
+    assert_close(t.masked_fill(ember.tensor(mask), value), want)
+    # a 0-d tensor of another kind converts as a number, as torch's does
+    for vdtype in ("float64", "int64", "bool"):
+        v = np.array(value).astype(vdtype)
+        assert_close(t.masked_fill(ember.tensor(mask), ember.tensor(v)),
+                     tt(x).masked_fill(tt(mask), tt(v)))
+
+
+def test_masked_fill_value_tensor_gets_gradient_in_its_dtype(rng):
+    x = rng.standard_normal((3, 4))
+    mask = np.asarray(rng.random((4,)) < 0.5)
+    mask[0] = True
+    t = ember.tensor(x, dtype="float32").require_grad()
+    v = ember.tensor(0.5, dtype="float64").require_grad()
+    out = t.masked_fill(ember.tensor(mask), v)
+    seed = rng.standard_normal((3, 4))
+    out.backward(ember.tensor(seed, dtype="float32"))
+    tx = torch.tensor(x, dtype=torch.float32, requires_grad=True)
+    tv = torch.tensor(0.5, dtype=torch.float64, requires_grad=True)
+    tx.masked_fill(tt(mask), tv).backward(torch.tensor(seed, dtype=torch.float32))
+    assert out.dtype.name == "float32"
+    assert_close(t.grad, tx.grad)
+    assert_close(v.grad, tv.grad)
+    # an int tensor filled from a float tensor is int and carries no gradient
+    w = ember.tensor(2.5).require_grad()
+    assert ember.tensor([1, 2]).masked_fill(ember.tensor([True, False]), w).tolist() == [2, 2]
+
+
 WHERE_SHAPES = [((), (), ()), ((3,), (3,), (3,)), ((2, 3), (3,), (2, 1)), ((2, 1, 3), (4, 1), ()),
                 ((0, 3), (1, 3), (3,))]
 WHERE_DTYPES = [("float32", "float32"), ("float32", "float64"), ("int32", "float16"),
@@ -843,6 +929,9 @@ def test_updates_do_not_touch_inputs(rng):
         t.scatter(0, ember.tensor([[1, 0, 1]]), v, update)
         t.scatter_nd(ember.tensor([[1]]), ember.tensor([[5.0, 5.0, 5.0]]), update)
     t.mask_fill(ember.tensor(x > 2), 0.0)
+    t.mask_fill(ember.tensor([True, False, True]), 0.0)
+    t.masked_fill(ember.tensor([True, False, True]), ember.tensor(1.0))
+    t.mask_where(ember.tensor([[False], [True]]), ember.tensor([7.0, 8.0, 9.0]))
     advanced_setitem(t, (0,), 1.0)
     np.testing.assert_array_equal(x, np.arange(6.0).reshape(2, 3))
 
@@ -911,16 +1000,33 @@ BAD = [
     (lambda t: t.scatter_nd(ember.tensor([[1]]), ember.tensor([[1.0, 2.0, 3.0]]), "pow"),
      ember.InvalidParameterError, r"scatter_nd: update 'pow'"),
     # masks
-    (lambda t: t.mask_where(ember.tensor([True, False, True]), ember.tensor([[1.0, 1.0, 1.0]])),
-     ember.ShapeMismatchError, r"mask_where: mask has shape \(3,\), expected \(2, 3\)"),
+    (lambda t: t.mask_where(ember.tensor([True, False]), ember.tensor([[1.0, 1.0, 1.0]])),
+     ember.ShapeMismatchError,
+     r"mask_where: mask has shape \(2,\), which does not broadcast with self's shape \(2, 3\)"),
     (lambda t: t.mask_fill(ember.tensor([[1, 0, 1], [0, 0, 0]]), 1.0), ember.KindError,
      r"mask_fill: mask must be a bool tensor, got a int tensor"),
-    (lambda t: t.mask_fill(ember.tensor([[True, False, True]]), 1.0), ember.ShapeMismatchError,
-     r"mask_fill: mask has shape \(1, 3\), expected \(2, 3\) .*not broadcast"),
+    (lambda t: t.mask_fill(ember.tensor([[True], [False], [True]]), 1.0), ember.ShapeMismatchError,
+     r"mask_fill: mask has shape \(3, 1\), which does not broadcast with self's shape \(2, 3\)"),
+    (lambda t: t.masked_fill(ember.tensor([True, False]), 1.0), ember.ShapeMismatchError,
+     r"masked_fill: mask has shape \(2,\), which does not broadcast with self's shape \(2, 3\)"),
+    (lambda t: t.masked_fill(ember.tensor([1, 0, 1]), 1.0), ember.KindError,
+     r"masked_fill: mask must be a bool tensor, got a int tensor"),
+    (lambda t: t.masked_fill(ember.tensor([True, False, True]), ember.tensor([1.0])),
+     ember.ShapeMismatchError, r"masked_fill: value has shape \(1,\), expected a number or a 0-d"),
+    (lambda t: t.masked_fill(ember.tensor([True, False, True]), "x"), ember.KindError,
+     r"masked_fill: value must be a number, got str"),
+    (lambda t: ember.masked_fill([1.0], ember.tensor([True]), 1.0), ember.InvalidParameterError,
+     r"masked_fill: self must be a Tensor, got list"),
+    (lambda t: ember.tensor([1, 2]).masked_fill(ember.tensor([True, False]),
+                                                ember.tensor(float("inf"))),
+     ember.InvalidParameterError, r"masked_fill: value inf cannot be stored in a int64 tensor"),
     (lambda t: t.mask_select(ember.tensor([True, False, True])), ember.ShapeMismatchError,
      r"mask_select: mask has shape \(3,\), expected \(2, 3\)"),
     (lambda t: t.mask_where(ember.tensor([[True] * 3] * 2), ember.tensor([1.0, 2.0])),
-     ember.ShapeMismatchError, r"mask_where: value has shape \(2,\), which does not broadcast"),
+     ember.ShapeMismatchError, r"mask_where: value has shape \(2,\), which does not broadcast "
+     r"with the shape of self and mask \(2, 3\)"),
+    (lambda t: t.mask_where(ember.tensor([True, False, True]), 1.0), ember.InvalidParameterError,
+     r"mask_where: value must be a Tensor, got float"),
     (lambda t: t.mask_where(ember.tensor([[True] * 3] * 2), ember.tensor([[1, 2, 3]])),
      ember.KindError, r"mask_where: value is a int tensor"),
     (lambda t: t.mask_fill(ember.tensor([[True] * 3] * 2), "x"), ember.KindError,
