@@ -54,6 +54,20 @@ def grads_vs_torch(rng, fn_e, fn_t, arrays, layout_first=True):
             assert_close(x.grad, expected)
 
 
+def minmax_grads_burn(rng, fn_e, out_t, pick_t, x, vals):
+    """Gradients of a min/max update against Burn's rule, built from torch's forward: every
+    contribution equal to its result (self's element, or a value at ``pick_t`` of the result)
+    gets the whole gradient of that result, ties included (torch would split them)."""
+    xe, ve = ember.tensor(x).require_grad(), ember.tensor(vals).require_grad()
+    out = fn_e(xe, ve)
+    seed = rng.standard_normal(out.shape)
+    out.backward(ember.tensor(seed))
+    tout, ts = out_t(tt(x), tt(vals)), torch.tensor(seed)
+    zero = torch.zeros((), dtype=ts.dtype)
+    assert_close(xe.grad, torch.where(tt(x) == tout, ts, zero))
+    assert_close(ve.grad, torch.where(tt(vals) == pick_t(tout), pick_t(ts), zero))
+
+
 def grads_vs_finite_differences(rng, fn, arrays, eps=1e-6):
     """Compare ember's gradients of sum(fn(*xs) * seed) with central differences."""
     xs = [ember.tensor(a).require_grad() for a in arrays]
@@ -341,6 +355,12 @@ def test_scatter_grads_match_torch(rng, shape, ishape, update):
             idx = rng.integers(0, shape[dim], size=ishape)
         if update == "mul":
             vals.reshape(-1)[:2] = 0.0  # zeros: single and repeated
+        if update in ("min", "max"):
+            minmax_grads_burn(
+                rng, lambda a, v: a.scatter(dim, ember.tensor(idx), v, update),
+                lambda a, v: torch.scatter_reduce(a, dim, tt(idx), v, TORCH_REDUCE[update]),
+                lambda a: torch.gather(a, dim, tt(idx)), x, vals)
+            continue
         grads_vs_torch(
             rng, lambda a, v: a.scatter(dim, ember.tensor(idx), v, update),
             lambda a, v: (torch.scatter(a, dim, tt(idx), v) if update == "assign" else
@@ -368,6 +388,27 @@ def test_gather_scatter_finite_differences(rng):
     for update in ("mul", "max", "assign"):
         grads_vs_finite_differences(rng, lambda a, b: a.scatter(0, ember.tensor(uidx), b, update),
                                     [x, v])
+
+
+@pytest.mark.parametrize("update, fill", [("max", 5.0), ("min", -5.0)])
+def test_minmax_update_ties_each_get_the_whole_gradient(update, fill):
+    # Burn's rule: self's element and both values tie at position 1, and all three get its
+    # gradient 20 (torch's scatter_reduce would give each a third)
+    g = ember.tensor([10.0, 20.0, 30.0])
+    x = ember.tensor([1.0, fill, 2.0]).require_grad()
+    v = ember.tensor([fill, fill, 0.5 if update == "max" else 3.0]).require_grad()
+    x.scatter(0, ember.tensor([1, 1, 0]), v, update).backward(g)
+    assert x.grad.tolist() == [10.0, 20.0, 30.0]
+    assert v.grad.tolist() == [20.0, 20.0, 0.0]
+    x2 = ember.tensor([[1.0], [fill], [2.0]]).require_grad()
+    v2 = ember.tensor([[fill], [fill]]).require_grad()
+    x2.select_assign(0, ember.tensor([1, 1]), v2, update).backward(g.reshape(3, 1))
+    assert x2.grad.tolist() == [[10.0], [20.0], [30.0]]
+    assert v2.grad.tolist() == [[20.0], [20.0]]
+    x3 = ember.tensor([[1.0, fill]]).require_grad()
+    v3 = ember.tensor([fill, fill]).require_grad()
+    x3.scatter_nd(ember.tensor([[0, 1], [0, 1]]), v3, update).backward(ember.tensor([[1.0, 2.0]]))
+    assert x3.grad.tolist() == [[1.0, 2.0]] and v3.grad.tolist() == [2.0, 2.0]
 
 
 # -- select_assign ---------------------------------------------------------------------------------
@@ -410,6 +451,12 @@ def test_select_assign_grads_match_torch(rng, shape, update):
         vshape = list(shape)
         vshape[dim] = len(idx)
         vals = np.round(rng.standard_normal(vshape), 1)
+        if update in ("min", "max"):
+            minmax_grads_burn(
+                rng, lambda a, v: a.select_assign(dim, ember.tensor(idx), v, update),
+                lambda a, v: a.index_reduce(dim, tt(idx), v, TORCH_REDUCE[update]),
+                lambda a: a.index_select(dim, tt(idx)), x, vals)
+            continue
         grads_vs_torch(rng, lambda a, v: a.select_assign(dim, ember.tensor(idx), v, update),
                        lambda a, v: (a.index_copy(dim, tt(idx), v) if update == "assign" else
                                      a.index_add(dim, tt(idx), v) if update == "add" else

@@ -194,17 +194,11 @@ def idx_mask_select_grad(g, mask, shape):
 
 
 def idx_minmax_grad(g, x, values, out, key):
-    """Gradients of a min/max update: shared evenly among the contributions equal to the result
-    (``torch.scatter_reduce``'s rule, ``include_self=True``)."""
-    at = out[key]
-    hit_v = values == at
-    hit_x = x == out
-    count = hit_x.astype(g.dtype)
-    np.add.at(count, key, hit_v.astype(g.dtype))
-    count = np.maximum(count, 1)
-    share = g / count
-    gx = np.where(hit_x, share, 0).astype(g.dtype, copy=False)
-    gv = np.where(hit_v, share[key], 0).astype(g.dtype, copy=False)
+    """Gradients of a min/max update, Burn's rule: every contribution equal to its result (self's
+    element or a value) gets the whole gradient of that result; ties are not split."""
+    zero = np.zeros((), g.dtype)
+    gx = np.where(x == out, g, zero)
+    gv = np.where(values == out[key], g[key], zero)
     return gx, gv
 
 
