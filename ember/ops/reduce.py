@@ -809,23 +809,27 @@ def median_with_indices(self, dim=None, keepdim=None):
 
 @tensor_method
 def cov(self, dim, correction_factor=1):
-    """The covariance matrix of a 2-D tensor whose observations lie along ``dim`` (Burn's
-    ``cov``): ``cov(1)`` of a (V, N) tensor and ``cov(0)`` of an (N, V) one are (V, V).
-    ``correction_factor`` is 1 for samples, 0 for a population; the divisor is
-    ``max(N - correction_factor, 0)``, as PyTorch's ``cov``. Float tensors only.
+    """Covariance matrices of a tensor whose observations lie along ``dim`` (Burn's ``cov``):
+    ``cov(1)`` of a (V, N) tensor and ``cov(0)`` of an (N, V) one are (V, V). The variables lie
+    along the last dim other than ``dim``; every other dim is a batch dim, kept in order, so
+    ``cov(-1)`` of a (B, V, N) tensor is (B, V, V). ``correction_factor`` is 1 for samples, 0
+    for a population; the divisor is ``max(N - correction_factor, 0)``, as PyTorch's ``cov``.
+    Float tensors of rank 2 or more.
 
     >>> import ember
     >>> ember.tensor([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]]).cov(1).tolist()
     [[1.0, -1.0], [-1.0, 1.0]]
+    >>> ember.zeros(4, 2, 5).cov(-1).shape
+    (4, 2, 2)
     """
     op = "cov"
     _self(self, op)
     xd = self._data
-    if xd.ndim != 2:
+    if xd.ndim < 2:
         raise ShapeMismatchError(f"{op}: self has shape {xd.shape} (rank {xd.ndim}); expected a "
-                                 "2-D tensor (variables and observations)", expected="rank 2",
-                                 actual=xd.shape)
-    axis = normalize_dim(dim, 2, op)
+                                 "tensor of rank 2 or more (variables and observations)",
+                                 expected="rank >= 2", actual=xd.shape)
+    axis = normalize_dim(dim, xd.ndim, op)
     c = as_int(correction_factor, op, "correction_factor")
     if c < 0:
         raise InvalidParameterError(f"{op}: correction_factor {c} is negative; expected an int "

@@ -619,6 +619,45 @@ def test_cov(rng, dtype):
                                                                              [-1.0, 1.0]]
 
 
+def _torch_cov_batched(x, dim, c):
+    """torch.cov applied per batch: observations along ``dim``, variables along the last other
+    dim, every remaining dim a batch dim (kept in order)."""
+    nd = x.dim()
+    dim %= nd
+    var = nd - 2 if dim == nd - 1 else nd - 1
+    xs = x.permute([d for d in range(nd) if d not in (var, dim)] + [var, dim])
+    flat = xs.reshape(int(np.prod(xs.shape[:-2])), *xs.shape[-2:])
+    v = xs.shape[-2]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mats = [torch.cov(m, correction=c).reshape(v, v) for m in flat]
+    out = torch.stack(mats) if mats else torch.zeros(0, v, v, dtype=x.dtype)
+    return out.reshape(*xs.shape[:-2], v, v)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape", [(3, 2, 5), (2, 4, 3), (2, 1, 3, 4), (0, 2, 3), (2, 3, 1)])
+def test_cov_keeps_batch_dims_like_torch_per_batch(rng, dtype, shape):
+    arr = random_array(rng, shape, dtype)
+    for _, lay in layouts(arr):
+        t = ember.from_numpy(lay)
+        for dim in range(-len(shape), len(shape)):
+            for c in (0, 1):
+                want = _torch_cov_batched(torch.from_numpy(np.array(lay)), dim, c)
+                assert_close(t.cov(dim, c), want)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_grad_cov_batched(rng):
+    for shape in [(2, 3, 4), (3, 2, 2, 3)]:
+        arr = random_array(rng, shape, "float64")
+        for _, lay in layouts(arr):
+            for dim in range(len(shape)):
+                check_grad(lay, lambda x: x.cov(dim, 1),
+                           lambda x: _torch_cov_batched(x, dim, 1), rng)
+    finite_difference(random_array(rng, (2, 3, 4), "float64"), lambda x: x.cov(0, 1), rng)
+
+
 # -- gradients against torch.autograd (float64) -------------------------------------------------
 
 GRAD_SHAPES = [(), (5,), (3, 4), (2, 3, 4), (2, 0, 3)]
@@ -937,7 +976,11 @@ def test_bad_argtopk_k():
 def test_bad_cov():
     v = T([1.0, 2.0, 3.0])
     raises(lambda: v.cov(0), [v], ember.ShapeMismatchError,
-           r"cov: self has shape \(3,\) \(rank 1\); expected a 2-D tensor")
+           r"cov: self has shape \(3,\) \(rank 1\); expected a tensor of rank 2 or more")
+    s = T(2.0)
+    raises(lambda: s.cov(0), [s], ember.ShapeMismatchError, r"cov: self has shape \(\) \(rank 0\)")
+    b = ember.zeros(2, 3, 4)
+    raises(lambda: b.cov(3), [b], ember.DimensionError, r"cov: dim 3 is out")
     t = T([[1.0, 2.0], [3.0, 5.0]])
     raises(lambda: t.cov(1, -1), [t], ember.InvalidParameterError,
            r"cov: correction_factor -1 is negative")

@@ -263,30 +263,38 @@ def reduce_argtopk(a, k, axis):
     return np.ascontiguousarray((n - 1) - order[tuple(sl)]).astype(_INT64, copy=False)
 
 
+def _cov_order(ndim, axis):
+    """The dims of a cov input in the order (batch dims..., variables, observations): the
+    variables lie along the last dim other than ``axis``."""
+    var = ndim - 2 if axis == ndim - 1 else ndim - 1
+    return [d for d in range(ndim) if d != var and d != axis] + [var, axis]
+
+
 def _centered(a, axis):
-    x = _wide(a if axis == 1 else a.T)
-    n = x.shape[1]
-    return x - np.sum(x, axis=1, keepdims=True) / n, n
+    """``a`` as (batch..., V, N) with each variable's mean taken off, the order, and N."""
+    order = _cov_order(a.ndim, axis)
+    x = _wide(a.transpose(order))
+    n = x.shape[-1]
+    return x - np.sum(x, axis=-1, keepdims=True) / n, order, n
 
 
 @_warnings_off
 def reduce_cov(a, axis, correction):
-    """Covariance matrix of a 2-D array whose observations lie along ``axis``."""
-    xc, n = _centered(a, axis)
-    out = (xc @ xc.T) / max(n - correction, 0)
+    """Covariance matrices (batch..., V, V) of an array whose observations lie along ``axis``."""
+    xc, _, n = _centered(a, axis)
+    out = (xc @ xc.swapaxes(-1, -2)) / max(n - correction, 0)
     return np.asarray(out).astype(a.dtype, copy=False)
 
 
 @_warnings_off
 def reduce_cov_grad(g, a, axis, correction):
     """Gradient of ``reduce_cov`` with respect to ``a``."""
-    xc, n = _centered(a, axis)
+    xc, order, n = _centered(a, axis)
     gw = _wide(g)
-    gx = ((gw + gw.T) @ xc) / max(n - correction, 0)
+    gx = ((gw + gw.swapaxes(-1, -2)) @ xc) / max(n - correction, 0)
     if n:
-        gx = gx - np.sum(gx, axis=1, keepdims=True) / n
-    if axis == 0:
-        gx = gx.T
+        gx = gx - np.sum(gx, axis=-1, keepdims=True) / n
+    gx = gx.transpose(np.argsort(order))
     return np.ascontiguousarray(gx).astype(a.dtype, copy=False)
 
 
