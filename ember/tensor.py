@@ -286,8 +286,8 @@ def record(data, dtype, inputs, backward, name="", recompute=None):
                 if ad is None:
                     ad = xad
                 elif xad != ad:
-                    raise GraphError(f"{name}: operands carry different gradient-checkpointing "
-                                     f"strategies {ad!r} and {xad!r}; give them the same one")
+                    ad, tracked = _joined_strategy(inputs, name)
+                    break
         t._ad = ad if inputs else "none"
         if not tracked:
             return t
@@ -298,6 +298,33 @@ def record(data, dtype, inputs, backward, name="", recompute=None):
         else:
             t._node = Node(backward, parents, name)
     return t
+
+
+def _joined_strategy(inputs, name):
+    """(strategy, tracked) of a step whose inputs carry different checkpointing strategies.
+
+    The recorded steps among the inputs are the graph the step joins, and its strategy wins:
+    constants and leaves adopt it. Without one, a constant's or leaf's "balanced" wins over the
+    default "none" (``x_balanced @ weight`` is balanced). Two recorded steps of different
+    strategies are two graphs that cannot be joined (GraphError, as Burn).
+    """
+    graph = chosen = None
+    tracked = False
+    for x in inputs:
+        node, xad = x._node, x._ad
+        if node is not None:
+            tracked = True
+        if xad is None:
+            continue
+        if node is not None and node.parents:
+            if graph is not None and xad != graph:
+                raise GraphError(f"{name}: operands come from recorded steps of different "
+                                 f"gradient-checkpointing strategies {graph!r} and {xad!r}; "
+                                 "give them the same one")
+            graph = xad
+        elif xad != "none":
+            chosen = xad
+    return graph or chosen or "none", tracked
 
 
 def _recomputed_node(recompute, inputs, parents, name):

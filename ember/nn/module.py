@@ -451,6 +451,31 @@ class Module:
         """
         return self.set_require_grad(False)
 
+    def with_gradient_checkpointing_strategy(self, strategy):
+        """Every parameter and buffer with autodiff carries ``strategy`` ("none" or "balanced"),
+        the module-wide form of ``Tensor.with_gradient_checkpointing_strategy``; the tensors stay
+        the same objects (an optimizer keeps them). Returns self.
+
+        Not needed for the common case: constants and leaves adopt the strategy of the graph
+        they join (see docs/autodiff.md); this one also makes the steps that use parameters
+        alone (a reparameterization, a LoRA product) balanced.
+
+        >>> from ember import nn
+        >>> m = nn.Linear(2, 2).with_gradient_checkpointing_strategy("balanced")
+        >>> m.weight.gradient_checkpointing_strategy(), m.weight.is_require_grad()
+        ('balanced', True)
+        """
+        from ..autodiff.api import STRATEGIES
+        name = getattr(strategy, "value", strategy)
+        if not isinstance(name, str) or name not in STRATEGIES:
+            raise InvalidParameterError(
+                f"with_gradient_checkpointing_strategy: strategy {strategy!r} is unknown; "
+                f"expected one of {STRATEGIES}", "strategy", strategy)
+        for _, _, _, t in self._slots("param") + self._slots("buffer"):
+            if t._ad is not None:
+                t._ad = name
+        return self
+
     def zero_grad(self, set_to_none=True):
         """Forget the gradients of every parameter (``.grad`` becomes None).
 

@@ -173,12 +173,16 @@ def test_no_grad_records_nothing():
     assert (x * 2.0).is_tracked()
 
 
-def test_checkpointing_strategy_carried_and_mixing_raises():
+def test_checkpointing_strategy_carried_and_mixing_recorded_steps_raises():
     x = ember.tensor([1.0, 2.0]).with_gradient_checkpointing_strategy("balanced")
     assert x.gradient_checkpointing_strategy() == "balanced"
     assert (x * 2.0).gradient_checkpointing_strategy() == "balanced"
+    # a constant adopts the strategy it joins
+    assert (x * ember.tensor([1.0, 2.0])).gradient_checkpointing_strategy() == "balanced"
+    a = x.require_grad().exp()
+    b = ember.tensor([1.0, 2.0]).require_grad().exp()
     with pytest.raises(GraphError, match="strategies"):
-        x * ember.tensor([1.0, 2.0])
+        a * b
     with pytest.raises(GraphError, match="autodiff is disabled"):
         ember.tensor([1.0]).without_autodiff().with_gradient_checkpointing_strategy("none")
 
