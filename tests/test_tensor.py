@@ -316,13 +316,27 @@ def test_record_two_untracked_inputs_reconcile_strategies(a_ad, b_ad, want):
     assert out.gradient_checkpointing_strategy() == want and not out.is_tracked()
 
 
-def test_record_mixed_strategies_raise_graph_error():
+def test_record_mixed_strategies_join_the_graph_or_raise():
     from ember.tensor import record
     s = _strategies()
+    # constants only: "balanced" wins over the default "none"
     for inputs in ((s["none"], s["balanced"]), (s["balanced"], s[None], s["none"])):
-        with pytest.raises(GraphError, match="probe: operands carry different gradient-"
-                                             "checkpointing strategies"):
-            record(np.zeros(3), ember.float64, inputs, _pass, "probe")
+        out = record(np.zeros(3), ember.float64, inputs, _pass, "probe")
+        assert out.gradient_checkpointing_strategy() == "balanced" and not out.is_tracked()
+    # a leaf and a constant: no recorded step, so still "balanced"; the step is recorded
+    w = ember.tensor([1.0, 2.0, 3.0]).require_grad()
+    out = record(np.zeros(3), ember.float64, (w, s["balanced"]), _pass, "probe")
+    assert out.gradient_checkpointing_strategy() == "balanced" and out.is_tracked()
+    # a recorded step decides for the constants and leaves that join it
+    step = record(np.zeros(3), ember.float64, (w,), _pass, "step")
+    out = record(np.zeros(3), ember.float64, (s["balanced"], step, w), _pass, "probe")
+    assert out.gradient_checkpointing_strategy() == "none" and out.is_tracked()
+    # two recorded steps of different strategies cannot be joined
+    other = record(np.zeros(3), ember.float64, (w.with_gradient_checkpointing_strategy(
+        "balanced"),), _pass, "other")
+    with pytest.raises(GraphError, match="probe: operands come from recorded steps of different "
+                                         "gradient-checkpointing strategies 'none' and 'balanced'"):
+        record(np.zeros(3), ember.float64, (step, s["balanced"], other), _pass, "probe")
 
 
 def test_record_no_inputs_and_numpy_scalars():

@@ -1044,10 +1044,18 @@ def test_operator_fast_path_keeps_the_autodiff_state(a_ad, b_ad):
     assert (2.0 - b).gradient_checkpointing_strategy() == b_ad
 
 
-def test_operator_fast_path_rejects_mixed_strategies():
-    a = E(data((2, 3), "float32"))
+def test_operator_fast_path_joins_constants_and_rejects_mixed_recorded_steps():
+    x = data((2, 3), "float32")
+    a = E(x)
     b = a.with_gradient_checkpointing_strategy("balanced")
-    for fn in (lambda: a + b, lambda: b * a, lambda: ember.add(a, b)):
+    for fn, want in ((lambda: a + b, x + x), (lambda: b * a, x * x),
+                     (lambda: ember.add(a, b), x + x)):
+        out = fn()  # constants: the "balanced" one wins over the default
+        assert out.gradient_checkpointing_strategy() == "balanced"
+        np.testing.assert_array_equal(out.numpy(), want)
+    ra = a.require_grad().exp()
+    rb = E(x).with_gradient_checkpointing_strategy("balanced").require_grad().exp()
+    for fn in (lambda: ra + rb, lambda: rb * ra, lambda: ember.add(ra, rb)):
         with pytest.raises(ember.GraphError, match="different gradient-checkpointing strategies"):
             fn()
 

@@ -708,6 +708,11 @@ def test_cat_fast_path_keeps_checkpointing_strategies():
     joined = ember.cat([b, c])
     assert joined.tolist() == [3.0, 4.0]
     assert joined.gradient_checkpointing_strategy() == "balanced"
-    with pytest.raises(ember.GraphError, match=r"cat: operands carry different "
-                                               r"gradient-checkpointing strategies"):
-        ember.cat([a, b])
+    # constants of different strategies: the "balanced" one wins over the default
+    mixed = ember.cat([a, b])
+    assert mixed.tolist() == [1.0, 2.0, 3.0]
+    assert mixed.gradient_checkpointing_strategy() == "balanced"
+    ra, rb = a.require_grad().exp(), b.require_grad().exp()
+    with pytest.raises(ember.GraphError, match=r"cat: operands come from recorded steps of "
+                                               r"different gradient-checkpointing strategies"):
+        ember.cat([ra, rb])
