@@ -6,7 +6,9 @@ mask is meant). Negative indices count from the end, as in Python: an index into
 ``n`` must lie in ``[-n, n - 1]``, else ``DimensionError`` names the op, the index and the range.
 Update ops (``IndexingUpdateOp`` or a string) are add, assign, mul, min and max; on bools add is
 or. Repeated indices accumulate for add, mul, min and max; for assign the last one wins.
-Gradients flow to the tensor and to the values; index tensors carry none.
+Gradients flow to the tensor and to the values; index tensors carry none. For min and max
+updates every contribution equal to the result gets its whole gradient (Burn's rule: ties are
+not split as in PyTorch).
 """
 
 import operator
