@@ -477,10 +477,10 @@ class OneCycleLR(LRScheduler):
     >>> opt = SGD([ember.ones(1).require_grad()], lr=0.1, momentum=0.9)
     >>> sched = OneCycleLR(opt, max_lr=1.0, total_steps=5, anneal_strategy="linear",
     ...                    pct_start=0.4, div_factor=4.0, final_div_factor=1.0)
-    >>> rates = []
-    >>> for step in range(5):
-    ...     rates.append(round(sched.get_last_lr()[0], 6))
+    >>> rates = [sched.get_last_lr()[0]]
+    >>> for step in range(4):                  # total_steps - 1 steps reach the end
     ...     sched.step()
+    ...     rates.append(round(sched.get_last_lr()[0], 6))
     >>> rates, round(opt.param_groups[0]["momentum"], 6)
     ([0.25, 1.0, 0.75, 0.5, 0.25], 0.95)
     """
