@@ -107,10 +107,10 @@ def save(obj, path):
     >>> opt = optim.Adam(model.parameters(), lr=0.01)
     >>> path = os.path.join(tempfile.mkdtemp(), "run.ckpt")
     >>> ember.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": 0}, path)
-    >>> ember.save({"seen": {1, 2}}, path)
+    >>> ember.save({"seen": {1, 2}}, path)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ember.errors.InvalidParameterError: save: obj['seen']: a set is not supported; a checkpoint holds None, bools, ints, floats, strs, ember Tensors, and lists, tuples and dicts (str or int keys) of them
+    ember.errors.InvalidParameterError: save: obj['seen']: a set is not supported; ...
     """
     _check_path("save", path)
     tensors = {}

@@ -307,3 +307,9 @@ def test_a_newer_version_is_refused(path):
 def test_exported_as_torch_save_and_load():
     assert ember.save is ember.io.checkpoint.save and ember.load is ember.io.checkpoint.load
     assert ember.io.save is not ember.save   # ember.io.save stays safetensors bytes
+
+
+def test_docstring_examples_run():
+    import doctest
+    result = doctest.testmod(ember.io.checkpoint)
+    assert result.attempted >= 10 and result.failed == 0

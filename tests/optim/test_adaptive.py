@@ -299,3 +299,11 @@ def test_exported():
     assert {"RMSprop", "Adagrad", "NAdam"} <= set(optim.__all__)
     assert all(issubclass(c, optim.Optimizer) for c in (optim.RMSprop, optim.Adagrad,
                                                          optim.NAdam))
+
+
+@pytest.mark.parametrize("name", ["rmsprop", "adagrad", "nadam"])
+def test_docstring_examples_run(name):
+    import doctest
+    import importlib
+    result = doctest.testmod(importlib.import_module(f"ember.optim.{name}"))
+    assert result.attempted >= 5 and result.failed == 0

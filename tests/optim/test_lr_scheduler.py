@@ -365,3 +365,9 @@ def test_lambda_returning_a_non_number_raises():
     eo, _ = _pair(lr=1.0)
     with pytest.raises(InvalidParameterError, match=r"lr_lambda\(0\) returned a str"):
         optim.LambdaLR(eo, lambda e: "fast")
+
+
+def test_docstring_examples_run():
+    import doctest
+    result = doctest.testmod(optim.lr_scheduler)
+    assert result.attempted >= 60 and result.failed == 0
