@@ -33,6 +33,7 @@ from .ops.slicing import *  # noqa: F401,F403
 from .ops.sort import *  # noqa: F401,F403
 
 from . import io, nn, optim, vision  # noqa: E402  (they build on the op families above)
+from .io.checkpoint import load, save  # noqa: E402  (ember.save / ember.load, as torch's)
 
 bool = bool_  # noqa: A001  (ember.bool, as torch.bool)
 

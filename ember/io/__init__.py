@@ -8,5 +8,6 @@
 """
 
 from .safetensors import load, load_file, load_metadata, save, save_file
+from . import checkpoint  # noqa: E402  (ember.save / ember.load: checkpoints of any state)
 
-__all__ = ["save_file", "load_file", "save", "load", "load_metadata"]
+__all__ = ["save_file", "load_file", "save", "load", "load_metadata", "checkpoint"]

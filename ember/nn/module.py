@@ -47,7 +47,24 @@ from ..tensor import Device, Tensor, as_tensor, wrap
 
 __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "Parameter", "IncompatibleKeys"]
 
-IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+class IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What ``load_state_dict`` returns, printed as PyTorch prints it.
+
+    >>> IncompatibleKeys([], [])
+    <All keys matched successfully>
+    >>> IncompatibleKeys(["bias"], ["scale"])
+    _IncompatibleKeys(missing_keys=['bias'], unexpected_keys=['scale'])
+    """
+
+    __slots__ = ()
+
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return (f"_IncompatibleKeys(missing_keys={self.missing_keys!r}, "
+                f"unexpected_keys={self.unexpected_keys!r})")
+
+    __str__ = __repr__
 
 _INTERNAL = frozenset(("training", "_buffer_names", "_nonpersistent"))
 
@@ -516,12 +533,13 @@ class Module:
         from the module's tensor raises ShapeMismatchError naming the key (with any strictness).
         Loading rebinds the value of each of the module's tensors (cast to its dtype): the tensor
         objects stay, so an optimizer built before loading keeps updating them. Returns ``IncompatibleKeys(missing_keys,
-        unexpected_keys)``.
+        unexpected_keys)``, which prints as PyTorch's result does.
 
         >>> import ember
         >>> from ember import nn
         >>> m = nn.Linear(2, 1)
-        >>> _ = m.load_state_dict({"weight": ember.tensor([[1.0, 2.0]]), "bias": [0.5]})
+        >>> m.load_state_dict({"weight": ember.tensor([[1.0, 2.0]]), "bias": [0.5]})
+        <All keys matched successfully>
         >>> m(ember.tensor([[1.0, 1.0]])).tolist()
         [[3.5]]
         >>> m.load_state_dict({"weight": ember.zeros(1, 2)})

@@ -1,4 +1,5 @@
-"""ember.optim: optimizers (SGD, Adam, AdamW) and learning-rate schedulers, as torch.optim.
+"""ember.optim: optimizers (SGD, Adam, AdamW, RMSprop, Adagrad, NAdam) and learning-rate
+schedulers, as torch.optim.
 
 An optimizer updates leaf float tensors that require grad from their ``.grad``: each step
 computes the new values on backend arrays (nothing is recorded for autodiff) and rebinds the
@@ -17,10 +18,15 @@ parameter tensors to them, so tensors stay immutable values.
 """
 
 from . import lr_scheduler
+from .adagrad import Adagrad
 from .adam import Adam, AdamW
-from .lr_scheduler import CosineAnnealingLR, LRScheduler, StepLR
+from .lr_scheduler import (CosineAnnealingLR, ExponentialLR, LambdaLR, LinearLR, LRScheduler,
+                           MultiStepLR, OneCycleLR, ReduceLROnPlateau, SequentialLR, StepLR)
+from .nadam import NAdam
 from .optimizer import Optimizer
+from .rmsprop import RMSprop
 from .sgd import SGD
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "LRScheduler", "StepLR", "CosineAnnealingLR",
-           "lr_scheduler"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "NAdam", "LRScheduler",
+           "StepLR", "CosineAnnealingLR", "LambdaLR", "MultiStepLR", "ExponentialLR",
+           "OneCycleLR", "LinearLR", "SequentialLR", "ReduceLROnPlateau", "lr_scheduler"]

@@ -1,17 +1,24 @@
-"""Learning-rate schedulers: StepLR and CosineAnnealingLR, as ``torch.optim.lr_scheduler``.
+"""Learning-rate schedulers, as ``torch.optim.lr_scheduler``: StepLR, MultiStepLR,
+ExponentialLR, CosineAnnealingLR, LambdaLR, LinearLR, OneCycleLR, SequentialLR and
+ReduceLROnPlateau.
 
-A scheduler is made after its optimizer and stepped once per epoch, after the epoch's
-``optimizer.step()`` calls; it writes the new rate into every parameter group's ``"lr"``.
-The rates follow PyTorch's recursive formulas, so they agree with torch's to rounding.
+A scheduler is made after its optimizer and stepped once per epoch (OneCycleLR: once per
+batch), after the epoch's ``optimizer.step()`` calls; it writes the new rate into every
+parameter group's ``"lr"``. The rates follow PyTorch's recursive formulas (and its closed forms
+where SequentialLR restarts a schedule), so they agree with torch's to rounding.
 """
 
 import math
+import numbers
 import operator
+import types
+from bisect import bisect_right
 
 from ..errors import InvalidParameterError
-from .optimizer import Optimizer, _check_number
+from .optimizer import Optimizer, _check_flag, _check_number
 
-__all__ = ["LRScheduler", "StepLR", "CosineAnnealingLR"]
+__all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR",
+           "LambdaLR", "LinearLR", "OneCycleLR", "SequentialLR", "ReduceLROnPlateau"]
 
 
 def _check_int(op, name, value, low):
@@ -27,6 +34,25 @@ def _check_int(op, name, value, low):
     return n
 
 
+def _check_optimizer(op, optimizer):
+    if not isinstance(optimizer, Optimizer):
+        raise InvalidParameterError(f"{op}: optimizer must be an ember.optim optimizer, got "
+                                    f"{type(optimizer).__name__}", "optimizer", optimizer)
+    return optimizer
+
+
+def _per_group(op, name, value, optimizer, **bounds):
+    """``value`` (a number, or a list/tuple with one number per parameter group) as a list of
+    floats, one per group."""
+    n = len(optimizer.param_groups)
+    if isinstance(value, (list, tuple)):
+        if len(value) != n:
+            raise InvalidParameterError(f"{op}: {name} has {len(value)} entries; expected one "
+                                        f"per parameter group ({n})", name, value)
+        return [_check_number(op, name, v, **bounds) for v in value]
+    return [_check_number(op, name, value, **bounds)] * n
+
+
 class LRScheduler:
     """Base class of the schedulers: ``step()``, ``get_last_lr()``, ``state_dict()``.
 
@@ -37,9 +63,7 @@ class LRScheduler:
 
     def __init__(self, optimizer, last_epoch=-1):
         op = self._name
-        if not isinstance(optimizer, Optimizer):
-            raise InvalidParameterError(f"{op}: optimizer must be an ember.optim optimizer, got "
-                                        f"{type(optimizer).__name__}", "optimizer", optimizer)
+        _check_optimizer(op, optimizer)
         last_epoch = _check_int(op, "last_epoch", last_epoch, -1)
         self.optimizer = optimizer
         if last_epoch == -1:
@@ -54,6 +78,9 @@ class LRScheduler:
                         "last_epoch", last_epoch)
         self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
+        self._initial_step()
+
+    def _initial_step(self):
         self._step_count = 0
         self._is_initial = True
         try:
@@ -81,8 +108,18 @@ class LRScheduler:
         [1.0, 1.0, 0.5, 0.5, 0.25]
         """
         self._step_count += 1
-        self.last_epoch += 1
-        values = self.get_lr()
+        self._update_lr()
+
+    def _update_lr(self, epoch=None):
+        """Set the rates of the next epoch, or (SequentialLR's restart) of ``epoch``, from the
+        closed form where the schedule has one."""
+        if epoch is None:
+            self.last_epoch += 1
+            values = self.get_lr()
+        else:
+            self.last_epoch = epoch
+            closed = getattr(self, "_closed_form_lr", None)
+            values = closed() if closed is not None else self.get_lr()
         for group, lr in zip(self.optimizer.param_groups, values):
             group["lr"] = lr
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
@@ -108,8 +145,7 @@ class LRScheduler:
         >>> sched.state_dict()["last_epoch"], sched.state_dict()["step_size"]
         (0, 3)
         """
-        return {k: (list(v) if isinstance(v, list) else v) for k, v in self.__dict__.items()
-                if k != "optimizer"}
+        return {k: _copy(v) for k, v in self.__dict__.items() if k != "optimizer"}
 
     def load_state_dict(self, state_dict):
         """Restore a state from ``state_dict()``.
@@ -127,8 +163,7 @@ class LRScheduler:
             raise InvalidParameterError(f"{self._name}.load_state_dict: state_dict must be a "
                                         f"dict, got {type(state_dict).__name__}", "state_dict",
                                         state_dict)
-        self.__dict__.update({k: (list(v) if isinstance(v, list) else v)
-                              for k, v in state_dict.items() if k != "optimizer"})
+        self.__dict__.update({k: _copy(v) for k, v in state_dict.items() if k != "optimizer"})
 
     def __repr__(self):
         return f"{type(self).__name__}(last_epoch={self.last_epoch}, lr={self.get_last_lr()})"
@@ -158,6 +193,10 @@ class StepLR(LRScheduler):
         if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
             return [group["lr"] for group in groups]
         return [group["lr"] * self.gamma for group in groups]
+
+    def _closed_form_lr(self):
+        return [base * self.gamma ** (self.last_epoch // self.step_size)
+                for base in self.base_lrs]
 
 
 class CosineAnnealingLR(LRScheduler):
@@ -196,3 +235,603 @@ class CosineAnnealingLR(LRScheduler):
                     for base, group in zip(self.base_lrs, groups)]
         return [(1 + math.cos(math.pi * e / t)) / (1 + math.cos(math.pi * (e - 1) / t))
                 * (group["lr"] - eta) + eta for group in groups]
+
+    def _closed_form_lr(self):
+        return [self.eta_min + (base - self.eta_min)
+                * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
+                for base in self.base_lrs]
+
+
+def _copy(v):
+    if isinstance(v, list):
+        return list(v)
+    if isinstance(v, dict):
+        return dict(v)
+    return v
+
+
+class MultiStepLR(LRScheduler):
+    """Multiply each group's learning rate by ``gamma`` at each epoch in ``milestones`` (a
+    milestone listed twice multiplies by ``gamma**2``).
+
+    >>> import ember
+    >>> from ember.optim import SGD, MultiStepLR
+    >>> opt = SGD([ember.ones(1).require_grad()], lr=1.0)
+    >>> sched = MultiStepLR(opt, milestones=[2, 4], gamma=0.5)
+    >>> rates = []
+    >>> for epoch in range(6):
+    ...     rates.append(sched.get_last_lr()[0])
+    ...     sched.step()
+    >>> rates
+    [1.0, 1.0, 0.5, 0.5, 0.25, 0.25]
+    """
+
+    _name = "MultiStepLR"
+
+    def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1):
+        op = self._name
+        if isinstance(milestones, (str, bytes)) or not hasattr(milestones, "__iter__"):
+            raise InvalidParameterError(f"{op}: milestones must be a list of epochs (ints), got "
+                                        f"{type(milestones).__name__}", "milestones", milestones)
+        counts = {}
+        for m in milestones:
+            m = _check_int(op, "milestones", m, 0)
+            counts[m] = counts.get(m, 0) + 1
+        self.milestones = dict(sorted(counts.items()))
+        self.gamma = _check_number(op, "gamma", gamma, low=0.0)
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        groups = self.optimizer.param_groups
+        count = self.milestones.get(self.last_epoch)
+        if count is None:
+            return [group["lr"] for group in groups]
+        return [group["lr"] * self.gamma ** count for group in groups]
+
+    def _closed_form_lr(self):
+        passed = sum(c for m, c in self.milestones.items() if m <= self.last_epoch)
+        return [base * self.gamma ** passed for base in self.base_lrs]
+
+
+class ExponentialLR(LRScheduler):
+    """Multiply each group's learning rate by ``gamma`` every epoch.
+
+    >>> import ember
+    >>> from ember.optim import SGD, ExponentialLR
+    >>> opt = SGD([ember.ones(1).require_grad()], lr=1.0)
+    >>> sched = ExponentialLR(opt, gamma=0.5)
+    >>> sched.step(); sched.step()
+    >>> sched.get_last_lr()
+    [0.25]
+    """
+
+    _name = "ExponentialLR"
+
+    def __init__(self, optimizer, gamma, last_epoch=-1):
+        self.gamma = _check_number(self._name, "gamma", gamma, low=0.0)
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        groups = self.optimizer.param_groups
+        if self._is_initial:
+            return [group["lr"] for group in groups]
+        return [group["lr"] * self.gamma for group in groups]
+
+    def _closed_form_lr(self):
+        return [base * self.gamma ** self.last_epoch for base in self.base_lrs]
+
+
+class LambdaLR(LRScheduler):
+    """Set each group's learning rate to its initial rate times ``lr_lambda(epoch)``;
+    ``lr_lambda`` is one function, or a list with one per parameter group.
+
+    ``state_dict()`` holds None for each plain function (code is never saved), and the
+    ``__dict__`` of a callable object, as PyTorch's.
+
+    >>> import ember
+    >>> from ember.optim import SGD, LambdaLR
+    >>> opt = SGD([ember.ones(1).require_grad()], lr=0.1)
+    >>> warmup = LambdaLR(opt, lambda epoch: min(1.0, (epoch + 1) / 4))
+    >>> rates = []
+    >>> for epoch in range(5):
+    ...     rates.append(round(warmup.get_last_lr()[0], 6))
+    ...     warmup.step()
+    >>> rates
+    [0.025, 0.05, 0.075, 0.1, 0.1]
+    """
+
+    _name = "LambdaLR"
+
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+        op = self._name
+        _check_optimizer(op, optimizer)
+        n = len(optimizer.param_groups)
+        if isinstance(lr_lambda, (list, tuple)):
+            if len(lr_lambda) != n:
+                raise InvalidParameterError(f"{op}: lr_lambda has {len(lr_lambda)} functions; "
+                                            f"expected one per parameter group ({n})",
+                                            "lr_lambda", lr_lambda)
+            fns = list(lr_lambda)
+        else:
+            fns = [lr_lambda] * n
+        for i, fn in enumerate(fns):
+            if not callable(fn):
+                raise InvalidParameterError(f"{op}: lr_lambda[{i}] is a {type(fn).__name__}; "
+                                            "expected a function of the epoch", "lr_lambda", fn)
+        self.lr_lambdas = fns
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        out = []
+        for fn, base in zip(self.lr_lambdas, self.base_lrs):
+            factor = fn(self.last_epoch)
+            if isinstance(factor, bool) or not isinstance(factor, numbers.Real):
+                raise InvalidParameterError(
+                    f"{self._name}: lr_lambda({self.last_epoch}) returned a "
+                    f"{type(factor).__name__}; expected a number", "lr_lambda", factor)
+            out.append(base * factor)
+        return out
+
+    def state_dict(self):
+        """The scheduler's state; for each ``lr_lambda``, None (a function) or a copy of the
+        callable object's ``__dict__``.
+
+        >>> import ember
+        >>> from ember.optim import SGD, LambdaLR
+        >>> sched = LambdaLR(SGD([ember.ones(1).require_grad()], lr=1.0), lambda e: 0.5 ** e)
+        >>> sched.state_dict()["lr_lambdas"], sched.state_dict()["last_epoch"]
+        ([None], 0)
+        """
+        out = {k: _copy(v) for k, v in self.__dict__.items()
+               if k not in ("optimizer", "lr_lambdas")}
+        out["lr_lambdas"] = [
+            None if isinstance(fn, types.FunctionType) or not hasattr(fn, "__dict__")
+            else dict(fn.__dict__) for fn in self.lr_lambdas]
+        return out
+
+    def load_state_dict(self, state_dict):
+        """Restore a state from ``state_dict()`` (the functions stay this scheduler's own).
+
+        >>> import ember
+        >>> from ember.optim import SGD, LambdaLR
+        >>> opt = SGD([ember.ones(1).require_grad()], lr=1.0)
+        >>> a, b = LambdaLR(opt, lambda e: 0.5 ** e), LambdaLR(opt, lambda e: 0.5 ** e)
+        >>> a.step(); a.step()
+        >>> b.load_state_dict(a.state_dict())
+        >>> b.last_epoch, b.get_last_lr()
+        (2, [0.25])
+        """
+        if not isinstance(state_dict, dict):
+            raise InvalidParameterError(f"{self._name}.load_state_dict: state_dict must be a "
+                                        f"dict, got {type(state_dict).__name__}", "state_dict",
+                                        state_dict)
+        saved = state_dict.get("lr_lambdas") or []
+        if len(saved) > len(self.lr_lambdas):
+            raise InvalidParameterError(
+                f"{self._name}.load_state_dict: state_dict has {len(saved)} lr_lambdas, this "
+                f"scheduler {len(self.lr_lambdas)}", "state_dict", len(saved))
+        self.__dict__.update({k: _copy(v) for k, v in state_dict.items()
+                              if k not in ("optimizer", "lr_lambdas")})
+        for fn, attrs in zip(self.lr_lambdas, saved):
+            if attrs is not None:
+                fn.__dict__.update(attrs)
+
+
+class LinearLR(LRScheduler):
+    """Scale each group's learning rate by a factor that goes linearly from ``start_factor`` to
+    ``end_factor`` over ``total_iters`` epochs, then stays (a warmup).
+
+    >>> import ember
+    >>> from ember.optim import SGD, LinearLR
+    >>> opt = SGD([ember.ones(1).require_grad()], lr=1.0)
+    >>> sched = LinearLR(opt, start_factor=0.25, total_iters=3)
+    >>> rates = []
+    >>> for epoch in range(5):
+    ...     rates.append(round(sched.get_last_lr()[0], 6))
+    ...     sched.step()
+    >>> rates
+    [0.25, 0.5, 0.75, 1.0, 1.0]
+    """
+
+    _name = "LinearLR"
+
+    def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5,
+                 last_epoch=-1):
+        op = self._name
+        self.start_factor = _check_number(op, "start_factor", start_factor, low=0.0, high=1.0,
+                                          low_open=True)
+        self.end_factor = _check_number(op, "end_factor", end_factor, low=0.0, high=1.0)
+        self.total_iters = _check_int(op, "total_iters", total_iters, 1)
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        groups = self.optimizer.param_groups
+        e, s, f = self.last_epoch, self.start_factor, self.end_factor
+        if e == 0:
+            return [group["lr"] * s for group in groups]
+        if self._is_initial or e > self.total_iters:
+            return [group["lr"] for group in groups]
+        return [group["lr"] * (1.0 + (f - s) / (self.total_iters * s + (e - 1) * (f - s)))
+                for group in groups]
+
+    def _closed_form_lr(self):
+        s, f = self.start_factor, self.end_factor
+        return [base * (s + (f - s) * min(self.total_iters, self.last_epoch) / self.total_iters)
+                for base in self.base_lrs]
+
+
+class OneCycleLR(LRScheduler):
+    """The 1cycle policy: the learning rate rises from ``max_lr / div_factor`` to ``max_lr`` over
+    the first ``pct_start`` of ``total_steps`` batches, then anneals to ``max_lr / div_factor /
+    final_div_factor`` (``three_phase``: back down to the initial rate symmetrically, then to
+    the minimum), along a cosine (``anneal_strategy="cos"``) or linearly (``"linear"``). With
+    ``cycle_momentum``, the momentum (SGD's ``momentum``, or beta1 of Adam-style ``betas``) goes
+    the other way between ``max_momentum`` and ``base_momentum``. Step it once per batch; a step
+    past ``total_steps`` raises. ``total_steps`` may be given as ``epochs * steps_per_epoch``.
+
+    A phase of no steps (``pct_start * total_steps == 1``, where PyTorch divides by zero) ends at
+    its end value.
+
+    >>> import ember
+    >>> from ember.optim import SGD, OneCycleLR
+    >>> opt = SGD([ember.ones(1).require_grad()], lr=0.1, momentum=0.9)
+    >>> sched = OneCycleLR(opt, max_lr=1.0, total_steps=5, anneal_strategy="linear",
+    ...                    pct_start=0.4, div_factor=4.0, final_div_factor=1.0)
+    >>> rates = [sched.get_last_lr()[0]]
+    >>> for step in range(4):                  # total_steps - 1 steps reach the end
+    ...     sched.step()
+    ...     rates.append(round(sched.get_last_lr()[0], 6))
+    >>> rates, round(opt.param_groups[0]["momentum"], 6)
+    ([0.25, 1.0, 0.75, 0.5, 0.25], 0.95)
+    """
+
+    _name = "OneCycleLR"
+
+    def __init__(self, optimizer, max_lr, total_steps=None, epochs=None, steps_per_epoch=None,
+                 pct_start=0.3, anneal_strategy="cos", cycle_momentum=True, base_momentum=0.85,
+                 max_momentum=0.95, div_factor=25.0, final_div_factor=1e4, three_phase=False,
+                 last_epoch=-1):
+        op = self._name
+        _check_optimizer(op, optimizer)
+        if total_steps is not None:
+            total = _check_int(op, "total_steps", total_steps, 1)
+        elif epochs is not None and steps_per_epoch is not None:
+            total = (_check_int(op, "epochs", epochs, 1)
+                     * _check_int(op, "steps_per_epoch", steps_per_epoch, 1))
+        else:
+            raise InvalidParameterError(f"{op}: give total_steps, or both epochs and "
+                                        "steps_per_epoch", "total_steps", total_steps)
+        pct_start = _check_number(op, "pct_start", pct_start, low=0.0, high=1.0)
+        if anneal_strategy not in ("cos", "linear"):
+            raise InvalidParameterError(f"{op}: anneal_strategy is {anneal_strategy!r}; "
+                                        "expected 'cos' or 'linear'", "anneal_strategy",
+                                        anneal_strategy)
+        _check_flag(op, "cycle_momentum", cycle_momentum)
+        _check_flag(op, "three_phase", three_phase)
+        div_factor = _check_number(op, "div_factor", div_factor, low=0.0, low_open=True)
+        final_div_factor = _check_number(op, "final_div_factor", final_div_factor, low=0.0,
+                                         low_open=True)
+        max_lrs = _per_group(op, "max_lr", max_lr, optimizer, low=0.0)
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise InvalidParameterError(
+                    f"{op}: cycle_momentum=True needs an optimizer with momentum or betas, got "
+                    f"{type(optimizer).__name__}; pass cycle_momentum=False", "cycle_momentum",
+                    cycle_momentum)
+            max_moms = _per_group(op, "max_momentum", max_momentum, optimizer, low=0.0)
+            base_moms = _per_group(op, "base_momentum", base_momentum, optimizer, low=0.0)
+        if last_epoch != -1:
+            need = ["initial_lr", "max_lr", "min_lr"] + (
+                ["max_momentum", "base_momentum"] if cycle_momentum else [])
+            for i, group in enumerate(optimizer.param_groups):
+                missing = [k for k in need if k not in group]
+                if missing:
+                    raise InvalidParameterError(
+                        f"{op}: last_epoch={last_epoch} resumes a schedule, but parameter group "
+                        f"{i} has no {missing}; load the optimizer's state_dict first",
+                        "last_epoch", last_epoch)
+        self.total_steps = total
+        if three_phase:
+            self._schedule_phases = [
+                {"end_step": float(pct_start * total) - 1, "start_lr": "initial_lr",
+                 "end_lr": "max_lr", "start_momentum": "max_momentum",
+                 "end_momentum": "base_momentum"},
+                {"end_step": float(2 * pct_start * total) - 2, "start_lr": "max_lr",
+                 "end_lr": "initial_lr", "start_momentum": "base_momentum",
+                 "end_momentum": "max_momentum"},
+                {"end_step": total - 1, "start_lr": "initial_lr", "end_lr": "min_lr",
+                 "start_momentum": "max_momentum", "end_momentum": "max_momentum"},
+            ]
+        else:
+            self._schedule_phases = [
+                {"end_step": float(pct_start * total) - 1, "start_lr": "initial_lr",
+                 "end_lr": "max_lr", "start_momentum": "max_momentum",
+                 "end_momentum": "base_momentum"},
+                {"end_step": total - 1, "start_lr": "max_lr", "end_lr": "min_lr",
+                 "start_momentum": "base_momentum", "end_momentum": "max_momentum"},
+            ]
+        self._anneal_func_type = anneal_strategy
+        self.cycle_momentum = cycle_momentum
+        if last_epoch == -1:
+            for m, group in zip(max_lrs, optimizer.param_groups):
+                group["initial_lr"] = m / div_factor
+                group["max_lr"] = m
+                group["min_lr"] = group["initial_lr"] / final_div_factor
+        if cycle_momentum:
+            self.use_beta1 = "betas" in optimizer.defaults
+            if last_epoch == -1:
+                for m, b, group in zip(max_moms, base_moms, optimizer.param_groups):
+                    if self.use_beta1:
+                        group["betas"] = (m, *group["betas"][1:])
+                    else:
+                        group["momentum"] = m
+                    group["max_momentum"] = m
+                    group["base_momentum"] = b
+        super().__init__(optimizer, last_epoch)
+
+    def _anneal(self, start, end, pct):
+        if self._anneal_func_type == "cos":
+            return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
+        return (end - start) * pct + start
+
+    def step(self):
+        """Advance one batch; raises InvalidParameterError past ``total_steps`` (and changes
+        nothing then)."""
+        if self.last_epoch + 1 > self.total_steps:
+            raise InvalidParameterError(
+                f"{self._name}.step: tried to step {self.last_epoch + 1} times; the schedule has "
+                f"total_steps={self.total_steps}", "total_steps", self.total_steps)
+        super().step()
+
+    def get_lr(self):
+        lrs = []
+        step = self.last_epoch
+        phases = self._schedule_phases
+        for group in self.optimizer.param_groups:
+            start = 0.0
+            for i, phase in enumerate(phases):
+                end = phase["end_step"]
+                if step <= end or i == len(phases) - 1:
+                    pct = (step - start) / (end - start) if end != start else 1.0
+                    lr = self._anneal(group[phase["start_lr"]], group[phase["end_lr"]], pct)
+                    if self.cycle_momentum:
+                        mom = self._anneal(group[phase["start_momentum"]],
+                                           group[phase["end_momentum"]], pct)
+                    break
+                start = end
+            lrs.append(lr)
+            if self.cycle_momentum:
+                if self.use_beta1:
+                    group["betas"] = (mom, *group["betas"][1:])
+                else:
+                    group["momentum"] = mom
+        return lrs
+
+
+class SequentialLR(LRScheduler):
+    """Run ``schedulers`` one after another: ``schedulers[i]`` from epoch ``milestones[i - 1]``,
+    restarted at its own epoch 0 (from its closed form, as PyTorch's). Typically a warmup, then
+    a decay. The schedulers must share ``optimizer``; ReduceLROnPlateau and nested SequentialLR
+    are refused.
+
+    >>> import ember
+    >>> from ember.optim import SGD, LinearLR, ExponentialLR, SequentialLR
+    >>> opt = SGD([ember.ones(1).require_grad()], lr=1.0)
+    >>> warmup = LinearLR(opt, start_factor=0.5, total_iters=2)
+    >>> decay = ExponentialLR(opt, gamma=0.5)
+    >>> sched = SequentialLR(opt, [warmup, decay], milestones=[2])
+    >>> rates = []
+    >>> for epoch in range(5):
+    ...     rates.append(round(sched.get_last_lr()[0], 6))
+    ...     sched.step()
+    >>> rates
+    [0.5, 0.75, 1.0, 0.5, 0.25]
+    """
+
+    _name = "SequentialLR"
+
+    def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
+        op = self._name
+        _check_optimizer(op, optimizer)
+        if not isinstance(schedulers, (list, tuple)) or not schedulers:
+            raise InvalidParameterError(f"{op}: schedulers must be a non-empty list of "
+                                        f"schedulers, got {schedulers!r}", "schedulers",
+                                        schedulers)
+        for i, s in enumerate(schedulers):
+            if not isinstance(s, LRScheduler) or isinstance(s, (ReduceLROnPlateau,
+                                                                 SequentialLR)):
+                raise InvalidParameterError(
+                    f"{op}: schedulers[{i}] is a {type(s).__name__}; expected an epoch-driven "
+                    "scheduler (not ReduceLROnPlateau or SequentialLR)", "schedulers", s)
+            if s.optimizer is not optimizer:
+                raise InvalidParameterError(f"{op}: schedulers[{i}] ({type(s).__name__}) belongs "
+                                            "to another optimizer; expected all to share "
+                                            "optimizer", "schedulers", s)
+        if not isinstance(milestones, (list, tuple)) or \
+                len(milestones) != len(schedulers) - 1:
+            raise InvalidParameterError(
+                f"{op}: milestones is {milestones!r}; expected a list of "
+                f"{len(schedulers) - 1} epochs (one fewer than the schedulers)", "milestones",
+                milestones)
+        milestones = [_check_int(op, "milestones", m, 0) for m in milestones]
+        if milestones != sorted(milestones):
+            raise InvalidParameterError(f"{op}: milestones {milestones} are not in increasing "
+                                        "order", "milestones", milestones)
+        last_epoch = _check_int(op, "last_epoch", last_epoch, -1)
+        self._schedulers = list(schedulers)
+        self._milestones = milestones
+        self.last_epoch = last_epoch + 1
+        self.optimizer = optimizer
+        for group in optimizer.param_groups:
+            group["lr"] = group["initial_lr"]
+        for s in self._schedulers:
+            s.last_epoch -= 1
+        idx = bisect_right(milestones, 0)
+        self._schedulers[idx]._initial_step()
+        self._last_lr = self._schedulers[idx].get_last_lr()
+
+    def step(self):
+        """Advance one epoch in the scheduler whose turn it is."""
+        self.last_epoch += 1
+        idx = bisect_right(self._milestones, self.last_epoch)
+        scheduler = self._schedulers[idx]
+        if idx > 0 and self._milestones[idx - 1] == self.last_epoch:
+            scheduler._update_lr(0)
+        else:
+            scheduler.step()
+        self._last_lr = scheduler.get_last_lr()
+
+    def state_dict(self):
+        """The state, with each scheduler's ``state_dict()`` under ``"_schedulers"``.
+
+        >>> import ember
+        >>> from ember.optim import SGD, LinearLR, ExponentialLR, SequentialLR
+        >>> opt = SGD([ember.ones(1).require_grad()], lr=1.0)
+        >>> s = SequentialLR(opt, [LinearLR(opt), ExponentialLR(opt, 0.9)], milestones=[5])
+        >>> sorted(s.state_dict()), len(s.state_dict()["_schedulers"])
+        (['_last_lr', '_milestones', '_schedulers', 'last_epoch'], 2)
+        """
+        out = {k: _copy(v) for k, v in self.__dict__.items()
+               if k not in ("optimizer", "_schedulers")}
+        out["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return out
+
+    def load_state_dict(self, state_dict):
+        """Restore a state from ``state_dict()``, each scheduler's included."""
+        op = f"{self._name}.load_state_dict"
+        if not isinstance(state_dict, dict):
+            raise InvalidParameterError(f"{op}: state_dict must be a dict, got "
+                                        f"{type(state_dict).__name__}", "state_dict", state_dict)
+        saved = state_dict.get("_schedulers")
+        if not isinstance(saved, (list, tuple)) or len(saved) != len(self._schedulers):
+            raise InvalidParameterError(
+                f"{op}: state_dict must hold {len(self._schedulers)} scheduler states under "
+                "'_schedulers'", "state_dict", type(saved).__name__)
+        self.__dict__.update({k: _copy(v) for k, v in state_dict.items()
+                              if k not in ("optimizer", "_schedulers")})
+        for s, sd in zip(self._schedulers, saved):
+            s.load_state_dict(sd)
+
+
+class ReduceLROnPlateau(LRScheduler):
+    """Multiply each group's learning rate by ``factor`` (not below its ``min_lr``) when a metric
+    has not improved for more than ``patience`` epochs; ``step(metric)`` once per epoch.
+
+    ``mode="min"`` (a loss) or ``"max"`` (an accuracy); an improvement beats the best value by
+    more than ``threshold``, relative (``threshold_mode="rel"``) or absolute (``"abs"``). After
+    a reduction, ``cooldown`` epochs pass before bad epochs count again; a change smaller than
+    ``eps`` is skipped. ``min_lr`` is a number or one per group.
+
+    >>> import ember
+    >>> from ember.optim import SGD, ReduceLROnPlateau
+    >>> opt = SGD([ember.ones(1).require_grad()], lr=1.0)
+    >>> sched = ReduceLROnPlateau(opt, factor=0.5, patience=1)
+    >>> rates = []
+    >>> for loss in [3.0, 2.0, 2.0, 2.0, 2.0, 1.0]:
+    ...     sched.step(loss)
+    ...     rates.append(sched.get_last_lr()[0])
+    >>> rates
+    [1.0, 1.0, 1.0, 0.5, 0.5, 0.5]
+    """
+
+    _name = "ReduceLROnPlateau"
+
+    def __init__(self, optimizer, mode="min", factor=0.1, patience=10, threshold=1e-4,
+                 threshold_mode="rel", cooldown=0, min_lr=0.0, eps=1e-8):
+        op = self._name
+        _check_optimizer(op, optimizer)
+        self.factor = _check_number(op, "factor", factor, low=0.0, high=1.0, high_open=True)
+        if isinstance(min_lr, (list, tuple)):
+            self.default_min_lr = None
+            self.min_lrs = _per_group(op, "min_lr", min_lr, optimizer, low=0.0)
+        else:
+            self.default_min_lr = _check_number(op, "min_lr", min_lr, low=0.0)
+            self.min_lrs = [self.default_min_lr] * len(optimizer.param_groups)
+        self.patience = _check_int(op, "patience", patience, 0)
+        self.cooldown = _check_int(op, "cooldown", cooldown, 0)
+        self.eps = _check_number(op, "eps", eps, low=0.0)
+        self._init_is_better(mode, threshold, threshold_mode)
+        self.optimizer = optimizer
+        self.last_epoch = 0
+        self._last_lr = [group["lr"] for group in optimizer.param_groups]
+        self.best = self.mode_worse
+        self.cooldown_counter = 0
+        self.num_bad_epochs = 0
+
+    def _init_is_better(self, mode, threshold, threshold_mode):
+        op = self._name
+        if mode not in ("min", "max"):
+            raise InvalidParameterError(f"{op}: mode is {mode!r}; expected 'min' or 'max'",
+                                        "mode", mode)
+        if threshold_mode not in ("rel", "abs"):
+            raise InvalidParameterError(f"{op}: threshold_mode is {threshold_mode!r}; expected "
+                                        "'rel' or 'abs'", "threshold_mode", threshold_mode)
+        self.threshold = _check_number(op, "threshold", threshold, low=0.0)
+        self.mode_worse = math.inf if mode == "min" else -math.inf
+        self.mode = mode
+        self.threshold_mode = threshold_mode
+
+    @property
+    def in_cooldown(self):
+        """Whether the scheduler is in its cooldown after a reduction."""
+        return self.cooldown_counter > 0
+
+    def _is_better(self, a, best):
+        if self.mode == "min":
+            if self.threshold_mode == "rel":
+                return a < best * (1.0 - self.threshold)
+            return a < best - self.threshold
+        if self.threshold_mode == "rel":
+            return a > best * (self.threshold + 1.0)
+        return a > best + self.threshold
+
+    def step(self, metrics):
+        """Record one epoch's metric (a number or a one-element tensor) and reduce the rates
+        when it has stopped improving."""
+        if isinstance(metrics, bool) or not isinstance(metrics, numbers.Real):
+            try:
+                current = float(metrics.item())
+            except Exception:  # not a number: no .item(), or not one element
+                raise InvalidParameterError(
+                    f"{self._name}.step: metrics is a {type(metrics).__name__}; expected a "
+                    "number or a one-element tensor", "metrics", metrics) from None
+        else:
+            current = float(metrics)
+        self.last_epoch += 1
+        if self._is_better(current, self.best):
+            self.best = current
+            self.num_bad_epochs = 0
+        else:
+            self.num_bad_epochs += 1
+        if self.in_cooldown:
+            self.cooldown_counter -= 1
+            self.num_bad_epochs = 0
+        if self.num_bad_epochs > self.patience:
+            self._reduce_lr()
+            self.cooldown_counter = self.cooldown
+            self.num_bad_epochs = 0
+        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+
+    def _reduce_lr(self):
+        groups = self.optimizer.param_groups
+        if len(groups) != len(self.min_lrs):
+            if self.default_min_lr is None:
+                raise InvalidParameterError(
+                    f"{self._name}.step: the optimizer has {len(groups)} parameter groups, "
+                    f"min_lr has {len(self.min_lrs)}; set min_lrs to one per group", "min_lr",
+                    self.min_lrs)
+            self.min_lrs = [self.default_min_lr] * len(groups)
+        for group, min_lr in zip(groups, self.min_lrs):
+            old = float(group["lr"])
+            new = max(old * self.factor, min_lr)
+            if old - new > self.eps:
+                group["lr"] = new
+
+    def get_lr(self):
+        """The current learning rates (this schedule changes them only in ``step(metrics)``)."""
+        return [group["lr"] for group in self.optimizer.param_groups]
+
+    def load_state_dict(self, state_dict):
+        """Restore a state from ``state_dict()``."""
+        super().load_state_dict(state_dict)
+        self._init_is_better(self.mode, self.threshold, self.threshold_mode)

@@ -16,7 +16,8 @@ PyTorch's do.
 import numpy as np
 
 __all__ = [
-    "optim_sgd", "optim_adam", "optim_zeros", "optim_state_copy",
+    "optim_sgd", "optim_adam", "optim_rmsprop", "optim_adagrad", "optim_nadam", "optim_zeros",
+    "optim_full", "optim_state_copy",
 ]
 
 _F32 = np.dtype(np.float32)
@@ -42,9 +43,60 @@ def _round(buf, value):
     return buf.astype(_F32)
 
 
+def _lerp(buf, wb, d, w):
+    """``buf.lerp_(d, w)`` with PyTorch's two-sided lerp formula; ``wb`` is ``_wide(buf)``.
+    Returns the wide value stored."""
+    diff = _new(np.subtract(d, wb))
+    if abs(w) < 0.5:
+        np.multiply(diff, w, out=diff)
+        np.add(wb, diff, out=wb)
+    else:
+        np.multiply(diff, w - 1, out=diff)
+        np.add(d, diff, out=wb)
+    return _round(buf, wb)
+
+
+def _addcmul_sq(buf, wb, d, beta, value):
+    """``buf.mul_(beta).addcmul_(d, d, value=value)``; ``wb`` is ``_wide(buf)``. Returns the wide
+    value stored."""
+    if beta != 1:
+        np.multiply(wb, beta, out=wb)
+    t = _new(np.multiply(d, value))
+    np.multiply(t, d, out=t)
+    np.add(wb, t, out=wb)
+    return _round(buf, wb)
+
+
+def _grad(p, wp, g, weight_decay, maximize):
+    """The (negated when maximizing) gradient plus ``weight_decay * p``, never ``g`` changed."""
+    d = _wide(g)
+    if maximize:
+        d = _new(np.negative(d))
+    if weight_decay != 0:
+        t = _new(np.multiply(wp, weight_decay))
+        np.add(d, t, out=t)
+        d = t
+    return d
+
+
+def _apply(p, wp, update, inplace):
+    """``p + update`` as the new parameter: written into ``p`` when the caller has shown nothing
+    else refers to it (and ``p`` is its own wide value), else into ``update`` (a temporary)."""
+    if inplace and wp is p:
+        np.add(p, update, out=p)   # can_mut: no other tensor, view or array sees p's buffer
+        return p
+    np.add(wp, update, out=update)
+    return update if update.dtype == p.dtype else update.astype(p.dtype)
+
+
 def optim_zeros(a):
     """A new zero-filled, C-contiguous array with the shape and dtype of ``a`` (a state buffer)."""
     return np.zeros(a.shape, dtype=a.dtype)
+
+
+def optim_full(a, value):
+    """A new C-contiguous array with the shape and dtype of ``a``, every element ``value``."""
+    return np.full(a.shape, value, dtype=a.dtype)
 
 
 def optim_state_copy(a, like=None):
@@ -121,16 +173,7 @@ def optim_adam(p, g, m, v, vmax, step, lr, beta1, beta2, eps, weight_decay, deco
             d = t
     wm = _wide(m)
     wv = _wide(v)
-    # m.lerp_(d, 1 - beta1), with PyTorch's two-sided lerp formula
-    w = 1 - beta1
-    diff = _new(np.subtract(d, wm))
-    if abs(w) < 0.5:
-        np.multiply(diff, w, out=diff)
-        np.add(wm, diff, out=wm)
-    else:
-        np.multiply(diff, w - 1, out=diff)
-        np.add(d, diff, out=wm)
-    wm = _round(m, wm)
+    wm = _lerp(m, wm, d, 1 - beta1)
     # v.mul_(beta2).addcmul_(d, d, value=1 - beta2)
     np.multiply(wv, beta2, out=wv)
     t = _new(np.multiply(d, 1 - beta2))
@@ -155,3 +198,92 @@ def optim_adam(p, g, m, v, vmax, step, lr, beta1, beta2, eps, weight_decay, deco
     np.multiply(denom, -step_size, out=denom)
     np.add(wp, denom, out=denom)
     return denom if denom.dtype == dtype else denom.astype(dtype)
+
+
+def optim_rmsprop(p, g, square_avg, grad_avg, buf, lr, alpha, eps, weight_decay, momentum,
+                  centered, maximize, inplace=False):
+    """One RMSprop step for one parameter (PyTorch's ``_single_tensor_rmsprop``).
+
+    ``square_avg``, ``grad_avg`` (``centered``; else None) and ``buf`` (``momentum > 0``; else
+    None) are optimizer-owned buffers, updated in place. Returns the new parameter array (``p``
+    itself when ``inplace``, see ``optim_sgd``).
+    """
+    wp = _wide(p)
+    d = _grad(p, wp, g, weight_decay, maximize)
+    wsq = _addcmul_sq(square_avg, _wide(square_avg), d, alpha, 1 - alpha)
+    if centered:
+        wga = _lerp(grad_avg, _wide(grad_avg), d, 1 - alpha)
+        avg = _new(np.multiply(wga, -1.0))
+        np.multiply(avg, wga, out=avg)
+        np.add(wsq, avg, out=avg)
+        np.sqrt(avg, out=avg)
+    else:
+        avg = _new(np.sqrt(wsq))
+    np.add(avg, eps, out=avg)
+    if momentum > 0:
+        wb = _wide(buf)
+        np.multiply(wb, momentum, out=wb)
+        np.divide(d, avg, out=avg)
+        np.add(wb, avg, out=wb)
+        wb = _round(buf, wb)
+        np.multiply(wb, -lr, out=avg)
+    else:
+        t = _new(np.multiply(d, -lr))
+        np.divide(t, avg, out=avg)
+    return _apply(p, wp, avg, inplace)
+
+
+def optim_adagrad(p, g, state_sum, step, lr, lr_decay, eps, weight_decay, maximize,
+                  inplace=False):
+    """One Adagrad step for one parameter (PyTorch's ``_single_tensor_adagrad``).
+
+    ``state_sum`` (the running sum of squared gradients) is updated in place; ``step`` is the
+    step count after this step. Returns the new parameter array.
+    """
+    wp = _wide(p)
+    d = _grad(p, wp, g, weight_decay, maximize)
+    clr = lr / (1 + (step - 1) * lr_decay)
+    ws = _addcmul_sq(state_sum, _wide(state_sum), d, 1, 1)
+    std = _new(np.sqrt(ws))
+    np.add(std, eps, out=std)
+    t = _new(np.multiply(d, -clr))
+    np.divide(t, std, out=std)
+    return _apply(p, wp, std, inplace)
+
+
+def optim_nadam(p, g, m, v, mu_product, step, lr, beta1, beta2, eps, weight_decay,
+                momentum_decay, decoupled, maximize, inplace=False):
+    """One NAdam step for one parameter (PyTorch's ``_single_tensor_nadam``).
+
+    ``m``, ``v``: the optimizer-owned moment buffers, updated in place; ``mu_product``: the
+    running product of the momentum coefficients (a Python float); ``step``: the step count
+    after this step. ``mu_product`` is rounded to float32 at each step, as PyTorch keeps it in
+    a float32 tensor. Returns ``(new_p, mu_product)``.
+    """
+    wp = _wide(p)
+    if decoupled and weight_decay != 0:
+        wp = _new(np.multiply(wp, 1 - lr * weight_decay))
+        d = _grad(p, wp, g, 0, maximize)
+    else:
+        d = _grad(p, wp, g, weight_decay, maximize)
+    bias_correction2 = 1 - beta2 ** step
+    mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
+    mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
+    mu_product = float(np.float32(mu_product) * np.float32(mu))
+    mu_product_next = mu_product * mu_next
+    wm = _lerp(m, _wide(m), d, 1 - beta1)
+    wv = _addcmul_sq(v, _wide(v), d, beta2, 1 - beta2)
+    denom = _new(np.divide(wv, bias_correction2))
+    np.sqrt(denom, out=denom)
+    np.add(denom, eps, out=denom)
+    t = _new(np.multiply(d, -lr * (1.0 - mu) / (1.0 - mu_product)))
+    np.divide(t, denom, out=t)
+    u = _new(np.multiply(wm, (-lr * mu_next) / (1.0 - mu_product_next)))
+    np.divide(u, denom, out=u)
+    if inplace and wp is p:    # two addcdiv_ in turn, as PyTorch's
+        np.add(p, t, out=p)
+        np.add(p, u, out=p)
+        return p, mu_product
+    np.add(wp, t, out=t)
+    np.add(t, u, out=t)
+    return (t if t.dtype == p.dtype else t.astype(p.dtype)), mu_product

@@ -1,0 +1,79 @@
+"""NAdam: Adam with Nesterov momentum (Dozat, 2016), with L2 or decoupled weight decay."""
+
+from ..backends import default as be
+from ..errors import InvalidParameterError
+from .optimizer import Optimizer, _can_update_in_place, _check_flag, _check_number
+
+__all__ = ["NAdam"]
+
+
+class NAdam(Optimizer):
+    """NAdam, as ``torch.optim.NAdam``.
+
+    Each step ``t``: the momentum coefficient ``mu_t = beta1 * (1 - 0.5 * 0.96 **
+    (t * momentum_decay))`` and ``mu_product`` (the product of ``mu_1 .. mu_t``); Adam's moments
+    ``m`` and ``v``; then ``p -= lr * ((1 - mu_t) / (1 - mu_product) * g + mu_{t+1} /
+    (1 - mu_product * mu_{t+1}) * m) / (sqrt(v / (1 - beta2**t)) + eps)``. ``weight_decay``
+    adds ``weight_decay * p`` to the gradient, or with ``decoupled_weight_decay=True`` (as
+    AdamW) multiplies ``p`` by ``1 - lr * weight_decay`` first. ``mu_product`` is rounded to
+    float32 at each step, as PyTorch keeps it in a float32 tensor.
+
+    >>> import ember
+    >>> from ember.optim import NAdam
+    >>> w = ember.tensor([1.0, -1.0]).require_grad()
+    >>> opt = NAdam([w], lr=0.1)
+    >>> _ = (w * w).sum().backward()
+    >>> _ = opt.step()
+    >>> [round(x, 4) for x in w.tolist()]
+    [0.8944, -0.8944]
+    """
+
+    _name = "NAdam"
+
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
+                 momentum_decay=4e-3, decoupled_weight_decay=False, *, maximize=False):
+        defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
+                    "momentum_decay": momentum_decay,
+                    "decoupled_weight_decay": decoupled_weight_decay, "maximize": maximize}
+        self._check_group(dict(defaults))
+        super().__init__(params, defaults)
+
+    def _check_group(self, group):
+        op = self._name
+        group["lr"] = _check_number(op, "lr", group["lr"], low=0.0)
+        betas = group["betas"]
+        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+            raise InvalidParameterError(f"{op}: betas is {betas!r}; expected a pair (beta1, "
+                                        "beta2) of numbers in [0, 1)", "betas", betas)
+        group["betas"] = tuple(
+            _check_number(op, "betas", b, low=0.0, high=1.0, high_open=True,
+                          text=f"numbers in [0, 1) (betas[{i}] is {b!r})")
+            for i, b in enumerate(betas))
+        group["eps"] = _check_number(op, "eps", group["eps"], low=0.0)
+        group["weight_decay"] = _check_number(op, "weight_decay", group["weight_decay"], low=0.0)
+        group["momentum_decay"] = _check_number(op, "momentum_decay", group["momentum_decay"],
+                                                low=0.0)
+        _check_flag(op, "decoupled_weight_decay", group["decoupled_weight_decay"])
+        _check_flag(op, "maximize", group["maximize"])
+
+    def _update(self, group, params, grads):
+        lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+        weight_decay, momentum_decay = group["weight_decay"], group["momentum_decay"]
+        decoupled, maximize = group["decoupled_weight_decay"], group["maximize"]
+        state = self._state
+        kernel, zeros = be.optim_nadam, be.optim_zeros
+        for p, g in zip(params, grads):
+            if g is None:
+                continue
+            inplace = _can_update_in_place(p)  # before anything here refers to p's array
+            data = p._data
+            st = state.get(id(p))
+            if st is None:
+                st = state[id(p)] = {"step": 0, "mu_product": 1.0, "exp_avg": zeros(data),
+                                     "exp_avg_sq": zeros(data)}
+            step = st["step"] + 1
+            st["step"] = step
+            p._data, st["mu_product"] = kernel(
+                data, g, st["exp_avg"], st["exp_avg_sq"], st["mu_product"], step, lr, beta1,
+                beta2, eps, weight_decay, momentum_decay, decoupled, maximize,
+                inplace)
