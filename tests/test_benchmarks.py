@@ -21,7 +21,7 @@ import run  # noqa: E402
 def _run(*args):
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     return subprocess.run([sys.executable, os.path.join(BENCH, "run.py"), *args], cwd=ROOT,
-                          env=env, capture_output=True, text=True, timeout=120)
+                          env=env, capture_output=True, text=True, timeout=600)
 
 
 @pytest.fixture(scope="module")
