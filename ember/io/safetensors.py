@@ -19,6 +19,7 @@ a device or a socket (checked before anything is opened for reading or created),
 or one with a NUL byte. A missing file raises ``FileNotFoundError``, as ``open`` does.
 """
 
+import errno
 import json
 import os
 import re
@@ -136,7 +137,7 @@ def _open_for_reading(path, op):
     in between cannot block the open)."""
     st = _stat_or_none(path, op)
     if st is None:
-        raise FileNotFoundError(f"{op}: no such file: {path!r}")
+        raise FileNotFoundError(errno.ENOENT, f"{op}: no such file", path)
     expected = "a safetensors file"
     _check_regular(st.st_mode, path, op, expected)
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | \
