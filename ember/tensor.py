@@ -89,7 +89,7 @@ class Tensor:
     (2, 2)
     """
 
-    __slots__ = ("_data", "_dtype", "_node", "_ad", "grad", "__weakref__")
+    __slots__ = ("_data", "_dtype", "_node", "_ad", "_grad", "__weakref__")
     __array_priority__ = 1000
 
     def __init__(self, data, dtype=None, device=None, requires_grad=False):
@@ -100,7 +100,7 @@ class Tensor:
         self._data, self._dtype = _data_from(data, dtype)
         self._node = None
         self._ad = "none"
-        self.grad = None
+        self._grad = None  # the ``grad`` property (ember/autodiff/api.py) checks assignments
         if requires_grad:
             self.require_grad()
 
@@ -224,7 +224,7 @@ def new_holding(cls, raw, dtype, ad):
     t._dtype = dtype
     t._node = None
     t._ad = ad
-    t.grad = None
+    t._grad = None
     return t
 
 
@@ -250,7 +250,7 @@ def wrap(data, dtype, ad="none"):
     t._dtype = dtype
     t._node = None
     t._ad = ad
-    t.grad = None
+    t._grad = None
     return t
 
 
@@ -269,7 +269,7 @@ def record(data, dtype, inputs, backward, name="", recompute=None):
     t._data = data
     t._dtype = dtype
     t._node = None
-    t.grad = None
+    t._grad = None
     if len(inputs) == 1:  # the common one-input op: no strategies to reconcile
         x = inputs[0]
         ad = t._ad = x._ad

@@ -1,6 +1,8 @@
 """The autodiff methods of Tensor: the graph contract of the spec (require_grad, backward, ...)."""
 
-from ..errors import GraphError, InvalidParameterError, KindError
+from operator import attrgetter
+
+from ..errors import GraphError, InvalidParameterError, KindError, ShapeMismatchError
 from ..tensor import Tensor, tensor_method, wrap
 from .engine import run_backward
 from .graph import Node
@@ -64,6 +66,48 @@ def _requires_grad_set(self, value):
 
 Tensor.requires_grad = property(_requires_grad_get, _requires_grad_set,
                                 doc="PyTorch's flag: whether the tensor is tracked by autodiff.")
+
+
+def check_grad(tensor, grad, op):
+    """Refuse a gradient ``grad`` for ``tensor`` that is not a Tensor of its shape and dtype, as
+    PyTorch refuses assigning one (TypeError for a non-tensor; ember: KindError)."""
+    if not isinstance(grad, Tensor):
+        raise KindError(f"{op}: the gradient is of type {type(grad).__name__} ({grad!r:.40}); expected "
+                        f"a Tensor of shape {tuple(tensor.shape)} and dtype {tensor.dtype.name}, "
+                        "or None")
+    if grad.shape != tensor.shape:
+        raise ShapeMismatchError(f"{op}: the gradient has shape {tuple(grad.shape)}, expected "
+                                 f"{tuple(tensor.shape)} (the tensor's shape)",
+                                 expected=tuple(tensor.shape), actual=tuple(grad.shape))
+    if grad.dtype is not tensor.dtype:
+        raise KindError(f"{op}: the gradient has dtype {grad.dtype.name}, expected "
+                        f"{tensor.dtype.name} (the tensor's dtype)")
+
+
+def _grad_set(self, value):
+    if value is not None:
+        check_grad(self, value, "grad")
+    self._grad = value
+
+
+def _grad_del(self):
+    self._grad = None
+
+
+Tensor.grad = property(attrgetter("_grad"), _grad_set, _grad_del, doc="""\
+The gradient that ``backward()`` left for this leaf (None before): a Tensor of this tensor's
+shape and dtype. Assigning anything else raises (KindError for a non-tensor or another dtype,
+ShapeMismatchError for another shape), as PyTorch refuses it.
+
+>>> import ember
+>>> w = ember.ones(2).require_grad()
+>>> w.grad = ember.tensor([0.5, 1.0])
+>>> w.grad.tolist()
+[0.5, 1.0]
+>>> w.grad = "oops"
+Traceback (most recent call last):
+ember.errors.KindError: grad: the gradient is of type str ('oops'); expected a Tensor of shape (2,) and dtype float32, or None
+""")
 
 
 @tensor_method

@@ -2,7 +2,8 @@
 
 from ..backends import default as be
 from ..dtypes import from_backend
-from ..errors import GraphError, ShapeMismatchError
+from ..errors import GraphError, KindError, ShapeMismatchError
+from ..tensor import Tensor
 
 __all__ = ["Gradients", "run_backward"]
 
@@ -22,26 +23,32 @@ class Gradients:
     def __init__(self):
         self._grads = {}
 
-    def _key(self, tensor):
-        node = getattr(tensor, "_node", None)
+    def _key(self, tensor, op):
+        if not isinstance(tensor, Tensor):
+            raise KindError(f"{op}: tensor is of type {type(tensor).__name__} ({tensor!r:.40}); "
+                            "expected an ember Tensor")
+        node = tensor._node
         return None if node is None else id(node)
 
     def get(self, tensor):
         """The gradient of ``tensor``, or None when it has none here."""
-        entry = self._grads.get(self._key(tensor))
+        entry = self._grads.get(self._key(tensor, "Gradients.get"))
         return None if entry is None else entry[1]
 
     def remove(self, tensor):
         """Remove and return the gradient of ``tensor`` (None when absent)."""
-        entry = self._grads.pop(self._key(tensor), None)
+        entry = self._grads.pop(self._key(tensor, "Gradients.remove"), None)
         return None if entry is None else entry[1]
 
     def replace(self, tensor, grad):
         """Set the gradient of ``tensor`` to ``grad`` (a tensor without autodiff association)."""
-        key = self._key(tensor)
+        key = self._key(tensor, "grad_replace")
         if key is None:
             raise GraphError("grad_replace: the tensor is not associated with autodiff; "
                              "expected a tensor that requires grad")
+        if not isinstance(grad, Tensor):
+            raise KindError(f"grad_replace: grad is of type {type(grad).__name__} ({grad!r:.40}); "
+                            f"expected a Tensor of shape {tuple(tensor.shape)}")
         if grad._node is not None:
             raise GraphError("grad_replace: grad has an autodiff association; expected a tensor "
                              "from detach() or without_autodiff()")
@@ -51,7 +58,7 @@ class Gradients:
         self._grads[key] = (tensor._node, grad)
 
     def __contains__(self, tensor):
-        return self._key(tensor) in self._grads
+        return self._key(tensor, "Gradients.__contains__") in self._grads
 
     def __len__(self):
         return len(self._grads)
@@ -113,7 +120,8 @@ def run_backward(tensor, seed=None, wrap=None):
                 grad = wrap(g, t._dtype if t is not None else from_backend(g.dtype))
                 grads._grads[id(node)] = (node, grad)
                 if t is not None:
-                    t.grad = grad if t.grad is None else wrap(be.add(t.grad._data, g), t._dtype)
+                    prev = t._grad
+                    t._grad = grad if prev is None else wrap(be.add(prev._data, g), t._dtype)
             continue
         parents = node.parents
         if g is not None:

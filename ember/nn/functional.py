@@ -679,7 +679,7 @@ def _check_bn(op, input, running_mean, running_var, weight, bias, training, eps)
         raise InvalidParameterError(f"{op}: training must be a bool, got {training!r}",
                                     "training", training)
     eps = _real(eps, op, "eps", 0.0)
-    if training and C and x.numel() // C <= 1:
+    if training and C and x.numel() == C:  # (an empty batch is fine, as in PyTorch)
         raise ShapeMismatchError(
             f"{op}: expected more than 1 value per channel when training, got input of shape "
             f"{_shape_str(x.shape)}", expected="more than 1 value per channel",
@@ -745,9 +745,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 
 def _norm_shape(normalized_shape, op):
     if isinstance(normalized_shape, (tuple, list)):
-        shape = tuple(_int(s, op, "normalized_shape", 1) for s in normalized_shape)
+        shape = tuple(_int(s, op, "normalized_shape", 0) for s in normalized_shape)
     else:
-        shape = (_int(normalized_shape, op, "normalized_shape", 1),)
+        shape = (_int(normalized_shape, op, "normalized_shape", 0),)
     if not shape:
         raise InvalidParameterError(f"{op}: normalized_shape is empty; expected at least one dim",
                                     "normalized_shape", normalized_shape)

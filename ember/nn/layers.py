@@ -143,7 +143,7 @@ class Conv2d(Module):
                  groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
         super().__init__()
         name = "Conv2d"
-        self.in_channels = _int(in_channels, name, "in_channels", 1)
+        self.in_channels = _int(in_channels, name, "in_channels", 0)
         self.out_channels = _int(out_channels, name, "out_channels", 1)
         self.kernel_size = _pair(kernel_size, name, "kernel_size", 1)
         self.stride = _pair(stride, name, "stride", 1)
@@ -178,7 +178,7 @@ class Conv2d(Module):
         self.weight = init.kaiming_uniform(shape, a=math.sqrt(5), dtype=dt)
         if bias:
             fan_in = shape[1] * kh * kw
-            bound = 1 / math.sqrt(fan_in)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0.0
             self.bias = init.uniform((self.out_channels,), -bound, bound, dtype=dt)
         else:
             self.bias = None
@@ -396,9 +396,11 @@ class _BatchNorm(Module):
             steps = int(self.num_batches_tracked.item()) + 1
             self.num_batches_tracked = wrap(be.scalar_array(steps, _dt.int64.np), _dt.int64)
             m = 1.0 / steps if self.momentum is None else self.momentum
-            self.running_mean = wrap(be.nn_running_update(rm._data, mean, m, rm.dtype.np),
-                                     rm.dtype)
-            self.running_var = wrap(be.nn_running_update(rv._data, var, m, rv.dtype.np), rv.dtype)
+            if x.numel():  # an empty batch has no statistics: PyTorch keeps the running ones
+                self.running_mean = wrap(be.nn_running_update(rm._data, mean, m, rm.dtype.np),
+                                         rm.dtype)
+                self.running_var = wrap(be.nn_running_update(rv._data, var, m, rv.dtype.np),
+                                        rv.dtype)
         return out
 
     def extra_repr(self):
@@ -459,9 +461,9 @@ class LayerNorm(Module):
         super().__init__()
         name = "LayerNorm"
         if isinstance(normalized_shape, (tuple, list)):
-            shape = tuple(_int(s, name, "normalized_shape", 1) for s in normalized_shape)
+            shape = tuple(_int(s, name, "normalized_shape", 0) for s in normalized_shape)
         else:
-            shape = (_int(normalized_shape, name, "normalized_shape", 1),)
+            shape = (_int(normalized_shape, name, "normalized_shape", 0),)
         if not shape:
             raise InvalidParameterError(f"{name}: normalized_shape is empty; expected at least "
                                         "one dim", "normalized_shape", normalized_shape)
@@ -548,7 +550,7 @@ class Embedding(Module):
                  dtype=None):
         super().__init__()
         name = "Embedding"
-        self.num_embeddings = _int(num_embeddings, name, "num_embeddings", 1)
+        self.num_embeddings = _int(num_embeddings, name, "num_embeddings", 0)
         self.embedding_dim = _int(embedding_dim, name, "embedding_dim", 0)
         if padding_idx is not None:
             n = self.num_embeddings

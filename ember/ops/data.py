@@ -491,7 +491,24 @@ class TensorData:
 
 
 def _rebuild_data(values, dtype_name):
-    return TensorData._own(values, _dt.as_dtype(dtype_name))
+    data, dtype = _unpickled(values, dtype_name, "unpickle TensorData")
+    return TensorData._own(data, dtype)
+
+
+def _unpickled(values, dtype_name, op):
+    """(array, dtype) of a pickle's values and dtype name, checked: a pickle can hold anything,
+    and an object array or one of another dtype must not pass for ember values."""
+    if not isinstance(dtype_name, str):
+        raise InvalidParameterError(f"{op}: the pickled dtype is {dtype_name!r}; expected the "
+                                    "name of an ember dtype", "dtype", dtype_name)
+    dtype = _dt.as_dtype(dtype_name, op=op)
+    data = be.io_unpickled(values, dtype.np)
+    if data is None:
+        got = getattr(values, "dtype", None)
+        raise KindError(f"{op}: the pickled values are {type(values).__name__}"
+                        f"{'' if got is None else f' of dtype {got}'}; expected an array of "
+                        f"dtype {dtype.name}")
+    return data, dtype
 
 
 # -- Tensor methods -----------------------------------------------------------------------------
@@ -712,7 +729,16 @@ def __reduce__(self):
 
 
 def _rebuild_tensor(values, dtype_name, requires_grad, ad="none"):
-    t = wrap(values, _dt.as_dtype(dtype_name), ad)
+    """The tensor of a pickle (``Tensor.__reduce__``), its parts checked first: a pickle can hold
+    anything, and an object or mismatched array must not become a tensor. Checks cannot make
+    untrusted pickles safe (unpickling runs code); safetensors files are the safe format."""
+    op = "unpickle"
+    data, dtype = _unpickled(values, dtype_name, op)
+    if not isinstance(requires_grad, bool) or ad not in (None, "none", "balanced"):
+        raise InvalidParameterError(f"{op}: the pickled autodiff state ({requires_grad!r}, "
+                                    f"{ad!r}) is not one ember writes; expected a bool and "
+                                    "None, 'none' or 'balanced'", "requires_grad", requires_grad)
+    t = wrap(data, dtype, ad)
     if requires_grad and ad is not None:
         t.require_grad()
     return t

@@ -284,3 +284,65 @@ def test_without_autodiff_drops_the_graph_reference():
     inner = y.without_autodiff()
     assert not inner.is_tracked() and not inner.is_autodiff()
     assert inner.tolist() == [2.0, 4.0]
+
+
+# -- assigning .grad, looking gradients up ------------------------------------------------------
+
+@pytest.mark.parametrize("value,exc,match", [
+    ("oops", KindError, r"grad: the gradient is of type str \('oops'\); expected a Tensor of "
+                        r"shape \(2,\) and dtype float64, or None"),
+    (3, KindError, r"grad: the gradient is of type int"),
+    ([1.0, 2.0], KindError, r"grad: the gradient is of type list"),
+    (np.ones(2), KindError, r"grad: the gradient is of type ndarray"),
+    (ember.ones(3, dtype="float64"), ember.ShapeMismatchError,
+     r"grad: the gradient has shape \(3,\), expected \(2,\)"),
+    (ember.ones(2), KindError, r"grad: the gradient has dtype float32, expected float64"),
+    (ember.ones(2, dtype="int64"), KindError, r"grad: the gradient has dtype int64"),
+])
+def test_assigning_a_wrong_grad_raises_like_pytorch(value, exc, match):
+    """PyTorch refuses a non-tensor ``.grad`` (TypeError), another size or dtype (RuntimeError);
+    ember used to accept anything and fail in the next backward with AttributeError."""
+    tx = torch.ones(2, dtype=torch.float64, requires_grad=True)
+    tvalue = torch.from_numpy(np.array(value.numpy())) if isinstance(value, ember.Tensor) \
+        else value
+    with pytest.raises((TypeError, RuntimeError)):
+        tx.grad = tvalue
+    x = leaf([1.0, 2.0])
+    with pytest.raises(exc, match=match):
+        x.grad = value
+    assert x.grad is None
+    x.grad = ember.tensor([0.5, 0.5], dtype="float64")
+    with pytest.raises(exc, match=match):
+        x.grad = value
+    assert x.grad.tolist() == [0.5, 0.5]
+    _ = (x * x).sum().backward()  # accumulates into the kept gradient, no AttributeError
+    assert x.grad.tolist() == [2.5, 4.5]
+
+
+def test_assigning_grad_accepts_tensors_of_the_shape_and_dtype_and_none():
+    x = leaf([1.0, 2.0])
+    g = ember.tensor([3.0, 4.0], dtype="float64")
+    x.grad = g
+    assert x.grad is g
+    x.grad = None
+    assert x.grad is None
+    x.grad = g
+    del x.grad
+    assert x.grad is None
+    n = ember.tensor([1, 2])  # as PyTorch: an int tensor may hold an int gradient
+    n.grad = ember.tensor([0, 0])
+    assert n.grad.tolist() == [0, 0]
+
+
+@pytest.mark.parametrize("key", [3, None, "x", [1.0, 2.0], np.ones(2)])
+def test_gradients_lookups_refuse_a_non_tensor(key):
+    x = leaf([1.0, 2.0])
+    grads = (x * x).sum().backward()
+    for fn, op in ((grads.get, "Gradients.get"), (grads.remove, "Gradients.remove"),
+                   (lambda k: k in grads, "Gradients.__contains__"),
+                   (lambda k: grads.replace(k, ember.ones(2, dtype="float64")), "grad_replace")):
+        with pytest.raises(KindError, match=rf"{op}: tensor is of type {type(key).__name__}"):
+            fn(key)
+    with pytest.raises(KindError, match=r"grad_replace: grad is of type str"):
+        x.grad_replace(grads, "oops")
+    assert grads.get(x).tolist() == [2.0, 4.0]

@@ -1,6 +1,7 @@
 """Tests of ember.io (safetensors files): round trips of every dtype, PyTorch interop under
 PyTorch's names, metadata, bad files, and atomic saving."""
 
+import json
 import os
 import re
 import stat
@@ -341,3 +342,290 @@ def test_interrupted_save_of_a_new_file_leaves_nothing(tmp_path, monkeypatch):
         ember.io.save_file({"w": ember.zeros(3)}, tmp_path / "new.safetensors")
     monkeypatch.undo()
     assert _files(tmp_path) == []
+
+
+# -- paths that are not regular files ------------------------------------------------------------
+
+def _save_one(path):
+    ember.io.save_file({"x": ember.ones(2)}, path)
+
+
+READERS = [ember.io.load_file, ember.io.load_metadata]
+
+
+@pytest.mark.parametrize("bad,match", [
+    ("", r"path is empty; expected a file path"),
+    ("a\0b.safetensors", r"path 'a\\x00b.safetensors' contains a NUL byte"),
+])
+def test_empty_and_nul_paths_raise_before_anything_is_created(tmp_path, monkeypatch, bad, match):
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    for fn, op in [(_save_one, "save_file")] + [(f, f.__name__) for f in READERS]:
+        with pytest.raises(InvalidParameterError, match=f"{op}: {match}") as info:
+            fn(bad)
+        assert info.value.param == "path"
+    assert _files(work) == [] and _files(tmp_path) == ["work"]
+
+
+def _with_timeout(fn, seconds=10):
+    """Run ``fn`` in a thread; the exception it raised, or a failure if it still runs after
+    ``seconds`` (then ``fn`` is stuck opening a FIFO: a writer is opened to unstick it)."""
+    import threading
+    out = {}
+
+    def run():
+        try:
+            fn()
+        except BaseException as exc:  # noqa: B902 - handed to the test
+            out["exc"] = exc
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    t.join(seconds)
+    return t.is_alive(), out.get("exc")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_is_refused_without_blocking(tmp_path):
+    fifo = tmp_path / "pipe.safetensors"
+    os.mkfifo(fifo)
+    for fn, op in [(f, f.__name__) for f in READERS] + [(_save_one, "save_file")]:
+        stuck, exc = _with_timeout(lambda: fn(fifo))
+        if stuck:  # the open blocks until a writer comes: come, so that the thread ends
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        assert not stuck, f"{op} blocked on a FIFO"
+        assert isinstance(exc, InvalidParameterError), exc
+        assert re.search(rf"{op}: path '.*pipe\.safetensors' is a FIFO \(named pipe\); "
+                         r"expected", str(exc)), str(exc)
+        assert stat.S_ISFIFO(os.stat(fifo).st_mode)  # still the FIFO, not replaced by a file
+    assert _files(tmp_path) == ["pipe.safetensors"]
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/null"])
+def test_a_device_is_refused_promptly(device):
+    if not os.path.exists(device):
+        pytest.skip(f"no {device}")
+    for fn in READERS:
+        stuck, exc = _with_timeout(lambda: fn(device))
+        assert not stuck
+        assert isinstance(exc, InvalidParameterError), exc
+        assert f"path '{device}' is a character device; expected a safetensors file" in str(exc)
+    with pytest.raises(InvalidParameterError, match="save_file: path '/dev/null' is a character"):
+        _save_one("/dev/null")
+
+
+def test_a_folder_or_a_trailing_separator_is_refused(tmp_path):
+    (tmp_path / "sub").mkdir()
+    link = tmp_path / "to_sub"
+    link.symlink_to(tmp_path / "sub")
+    for p in (tmp_path / "sub", link):
+        with pytest.raises(InvalidParameterError, match=r"save_file: path .* is a folder"):
+            _save_one(p)
+        with pytest.raises(InvalidParameterError, match=r"load_file: path .* is a folder"):
+            ember.io.load_file(p)
+    with pytest.raises(InvalidParameterError, match=r"save_file: path .* ends with a separator"):
+        _save_one(str(tmp_path / "new") + os.sep)
+    assert _files(tmp_path) == ["sub", "to_sub"] and _files(tmp_path / "sub") == []
+
+
+def test_a_symlink_loop_is_refused(tmp_path):
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    for fn, op in [(_save_one, "save_file")] + [(f, f.__name__) for f in READERS]:
+        with pytest.raises(InvalidParameterError, match=rf"{op}: path '.*a' cannot be used"):
+            fn(tmp_path / "a")
+    assert _files(tmp_path) == ["a", "b"]
+
+
+def test_saving_to_a_symlink_writes_through_to_its_target(tmp_path):
+    """As ``torch.save`` (and ``open``): the link stays a link, its target gets the bytes."""
+    (tmp_path / "real").mkdir()
+    target = tmp_path / "real" / "model.safetensors"
+    ember.io.save_file({"x": ember.zeros(3)}, target)
+    link = tmp_path / "latest.safetensors"
+    link.symlink_to(target)
+    torch_link = tmp_path / "torch.pt"
+    torch_link.symlink_to(tmp_path / "real" / "torch_target.pt")  # dangling: open creates it
+    torch.save(torch.ones(1), torch_link)
+    assert torch_link.is_symlink() and (tmp_path / "real" / "torch_target.pt").is_file()
+    ember.io.save_file({"x": ember.tensor([1.0, 2.0, 3.0])}, link)
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    assert ember.io.load_file(target)["x"].tolist() == [1.0, 2.0, 3.0]
+    assert ember.io.load_file(link)["x"].tolist() == [1.0, 2.0, 3.0]
+    dangling = tmp_path / "next.safetensors"
+    dangling.symlink_to(tmp_path / "real" / "new.safetensors")
+    ember.io.save_file({"y": ember.ones(1)}, dangling)
+    assert dangling.is_symlink() and ember.io.load_file(tmp_path / "real" / "new.safetensors")
+    assert _files(tmp_path) == ["latest.safetensors", "next.safetensors", "real", "torch.pt"]
+    assert _files(tmp_path / "real") == ["model.safetensors", "new.safetensors",
+                                         "torch_target.pt"]
+
+
+# -- loading reads the header first ---------------------------------------------------------------
+
+def test_a_large_file_with_a_bad_header_is_refused_without_reading_it(tmp_path):
+    """The header is checked before any tensor byte is read (``load_file`` used to read the
+    whole file first: gigabytes for a bad 10-byte header)."""
+    import time
+    import tracemalloc
+    path = tmp_path / "big.safetensors"
+    with open(path, "wb") as f:
+        f.write((10).to_bytes(8, "little") + b"not json!!")
+        f.truncate(256 * 1024 * 1024)  # sparse: no disk used
+    tracemalloc.start()
+    try:
+        start = time.perf_counter()
+        with pytest.raises(InvalidParameterError, match=r"load_file: .* \(invalid header"):
+            ember.io.load_file(path)
+        with pytest.raises(InvalidParameterError, match=r"load_metadata: .* \(invalid header"):
+            ember.io.load_metadata(path)
+        elapsed = time.perf_counter() - start
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1024 * 1024, peak
+    assert elapsed < 2.0, elapsed
+
+
+def test_a_header_that_claims_more_than_the_file_is_refused_before_reading(tmp_path):
+    import tracemalloc
+    header = b'{"w":{"dtype":"F32","shape":[1000000000],"data_offsets":[0,4000000000]}}'
+    path = tmp_path / "claims.safetensors"
+    path.write_bytes(len(header).to_bytes(8, "little") + header + bytes(16))
+    tracemalloc.start()
+    try:
+        with pytest.raises(InvalidParameterError, match=r"incomplete: the header names "
+                                                        r"4000000000 bytes"):
+            ember.io.load_file(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1024 * 1024, peak
+
+
+def test_loading_reads_only_the_named_ranges_and_matches_safetensors(tmp_path, rng):
+    import safetensors
+    import safetensors.numpy as st_numpy
+    arrays = {"b": rng.standard_normal((3, 4)).astype(np.float32),
+              "a": rng.integers(-5, 5, (7,)).astype(np.int16),
+              "empty": np.zeros((0, 3), np.float64), "s": np.array(2.5)}
+    path = str(tmp_path / "np.safetensors")
+    st_numpy.save_file(arrays, path)
+    loaded = ember.io.load_file(path)
+    raw = open(path, "rb").read()
+    n = int.from_bytes(raw[:8], "little")
+    in_header = [k for k in json.loads(raw[8:8 + n]) if k != "__metadata__"]
+    assert list(loaded) == in_header and sorted(in_header) == sorted(arrays)
+    assert sorted(name for name, _ in safetensors.deserialize(raw)) == sorted(loaded)
+    for name, arr in arrays.items():
+        got = loaded[name].numpy()
+        assert got.dtype == arr.dtype and got.shape == arr.shape
+        np.testing.assert_array_equal(got, arr)
+
+
+@pytest.mark.parametrize("header,match", [
+    (b'{"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},'
+     b'"v":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}}', "starts at byte 4, expected 8"),
+    (b'{"w":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}}', "starts at byte 4, expected 0"),
+    (b'{"w":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}}', "8 bytes, which do not fit"),
+    (b'{"w":{"dtype":"F32","shape":[-2],"data_offsets":[0,8]}}', "shape of ints >= 0"),
+    (b'{"w":{"dtype":"XYZ","shape":[2],"data_offsets":[0,8]}}', "unknown dtype 'XYZ'"),
+    (b'{"w":[1, 2]}', "is not an object"),
+    (b'{"__metadata__":{"a":1}}', "__metadata__ is not an object of strings"),
+    (b'[1, 2]', "does not start with"),
+    (b'{"w": \xff}', "not UTF-8"),
+])
+def test_bad_headers_are_refused_as_the_safetensors_library_refuses_them(tmp_path, header,
+                                                                          match):
+    import safetensors
+    data = len(header).to_bytes(8, "little") + header + bytes(8)
+    with pytest.raises(Exception):
+        safetensors.deserialize(data)
+    path = tmp_path / "h.safetensors"
+    path.write_bytes(data)
+    for fn in (ember.io.load_file, ember.io.load_metadata, lambda p: ember.io.load(data)):
+        with pytest.raises(InvalidParameterError, match=match):
+            fn(path)
+
+
+# -- stale temporary files of killed saves ---------------------------------------------------------
+
+_SAVER = r"""
+import sys
+import ember, ember.io
+x = ember.zeros(8 * 1024 * 1024)
+print("ready", flush=True)
+while True:
+    ember.io.save_file({"x": x}, sys.argv[1])
+"""
+
+
+def _temps(folder, name):
+    return sorted(n for n in os.listdir(folder) if n.startswith(f".{name}.") and
+                  n.endswith(".tmp"))
+
+
+def _child_env():
+    import ember as _ember
+    root = os.path.dirname(os.path.dirname(os.path.abspath(_ember.__file__)))
+    paths = [root] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(paths))
+
+
+def _kill_mid_save(target, attempts=20, seconds=60):
+    """Start a child that saves ``target`` in a loop; kill -9 it while its temporary file
+    exists (retried until one is left behind); returns the names of the temporary files left."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    deadline = time.monotonic() + seconds
+    for _ in range(attempts):
+        proc = subprocess.Popen([sys.executable, "-c", _SAVER, str(target)],
+                                stdout=subprocess.PIPE, env=_child_env())
+        try:
+            assert proc.stdout.readline().strip() == b"ready"
+            while time.monotonic() < deadline:
+                if _temps(target.parent, target.name):
+                    os.kill(proc.pid, signal.SIGKILL)
+                    break
+                time.sleep(0.0005)
+        finally:
+            proc.kill()
+            proc.wait(timeout=30)  # reaped: its pid no longer names a process
+            proc.stdout.close()
+        left = _temps(target.parent, target.name)
+        if left or time.monotonic() >= deadline:
+            return left
+    return []
+
+
+def test_a_save_killed_midway_leaves_a_temp_file_that_the_next_save_removes(tmp_path):
+    """kill -9 during a save leaves its temporary file; the next save of the same target removes
+    it, and only it: temporary files of running processes (a save in progress elsewhere, here a
+    sleeping child), of other targets, or not named by ember stay."""
+    import subprocess
+    import sys
+    target = tmp_path / "big.safetensors"
+    left = _kill_mid_save(target)
+    assert left, "could not kill the child during a save"
+    host = left[0].split(".")[-3].split("-")[1]  # .big.safetensors.PID-HOST.XXXXXXXX.tmp
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        keep = [f".big.safetensors.{live.pid}-{host}.x1y2z3ab.tmp",
+                f".big.safetensors.{os.getpid()}-{host}.abc_1234.tmp",
+                ".big.safetensors.abcdefgh.tmp"]
+        for name in keep:
+            (tmp_path / name).write_bytes(b"in progress")
+        other = f".other.safetensors.{left[0].split('.')[-3]}.abcdefgh.tmp"
+        (tmp_path / other).write_bytes(b"another target's temporary file")
+        ember.io.save_file({"w": ember.tensor([1.0, 2.0])}, target)
+        assert _temps(tmp_path, target.name) == sorted(keep)
+        assert ember.io.load_file(target)["w"].tolist() == [1.0, 2.0]
+    finally:
+        live.kill()
+        live.wait(timeout=30)
+    ember.io.save_file({"w": ember.ones(1)}, target)
+    assert _temps(tmp_path, target.name) == sorted(keep[1:])
+    assert _files(tmp_path) == sorted(keep[1:] + [other, "big.safetensors"])

@@ -730,7 +730,9 @@ def test_layer_norm_bad_inputs():
             lambda: F.layer_norm(x, 3), x)
     _raises(ember.ShapeMismatchError, r"layer_norm: weight has shape \(3,\); expected \(4,\)",
             lambda: F.layer_norm(x, 4, ember.ones(3)), x)
-    _raises(ember.InvalidParameterError, "layer_norm: normalized_shape is 0",
+    _raises(ember.InvalidParameterError, "layer_norm: normalized_shape is -1",
+            lambda: F.layer_norm(x, -1), x)
+    _raises(ember.ShapeMismatchError, r"layer_norm: input has shape \(2, 4\); expected \(\*, 0\)",
             lambda: F.layer_norm(x, 0), x)
 
 

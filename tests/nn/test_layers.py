@@ -160,7 +160,8 @@ def test_conv2d_repr_init_and_bad_inputs(rng):
          "Conv2d: padding='same' needs stride 1"),
         (dict(in_channels=1, out_channels=1, kernel_size=3, padding_mode="mirror"),
          "Conv2d: padding_mode 'mirror' is unknown"),
-        (dict(in_channels=0, out_channels=1, kernel_size=3), "Conv2d: in_channels is 0"),
+        (dict(in_channels=-1, out_channels=1, kernel_size=3), "Conv2d: in_channels is -1"),
+        (dict(in_channels=1, out_channels=0, kernel_size=3), "Conv2d: out_channels is 0"),
         (dict(in_channels=1, out_channels=1, kernel_size=(1, 2, 3)),
          r"Conv2d: kernel_size \(1, 2, 3\) must be an int or a pair"),
     ]
@@ -529,3 +530,75 @@ def test_docs_training_md_layer_details():
     result = runner.summarize(verbose=False)
     assert result.attempted >= 6
     assert result.failed == 0
+
+
+# -- zero-size layers ---------------------------------------------------------------------------
+
+ZERO_SIZE = [
+    (lambda: nn.Linear(3, 0), lambda: tnn.Linear(3, 0), (2, 3)),
+    (lambda: nn.Linear(0, 4), lambda: tnn.Linear(0, 4), (2, 0)),
+    (lambda: nn.Linear(0, 0, bias=False), lambda: tnn.Linear(0, 0, bias=False), (5, 0)),
+    (lambda: nn.Linear(3, 0), lambda: tnn.Linear(3, 0), (3,)),
+    (lambda: nn.Linear(3, 0), lambda: tnn.Linear(3, 0), (2, 4, 3)),
+    (lambda: nn.Linear(3, 2), lambda: tnn.Linear(3, 2), (0, 3)),
+    (lambda: nn.Linear(3, 0), lambda: tnn.Linear(3, 0), (0, 3)),
+    (lambda: nn.Conv2d(2, 3, 3), lambda: tnn.Conv2d(2, 3, 3), (0, 2, 5, 5)),
+    (lambda: nn.LayerNorm(0), lambda: tnn.LayerNorm(0), (2, 0)),
+    (lambda: nn.LayerNorm((2, 0)), lambda: tnn.LayerNorm((2, 0)), (3, 2, 0)),
+    (lambda: nn.LayerNorm(3), lambda: tnn.LayerNorm(3), (0, 3)),
+    (lambda: nn.BatchNorm1d(3), lambda: tnn.BatchNorm1d(3), (0, 3)),
+    (lambda: nn.BatchNorm2d(3), lambda: tnn.BatchNorm2d(3), (2, 3, 0, 4)),
+]
+
+
+@pytest.mark.filterwarnings("ignore:Initializing zero-element tensors")
+@pytest.mark.filterwarnings("error::RuntimeWarning")  # no NumPy warning about empty means
+@pytest.mark.parametrize("case", range(len(ZERO_SIZE)))
+def test_zero_size_layers_match_torch(rng, case):
+    """A layer with a size-0 weight, or a size-0 input, runs forward and backward as PyTorch's
+    (``nn.Linear(3, 0)`` used to fail in backward)."""
+    make_e, make_t, shape = ZERO_SIZE[case]
+    em, tm = make_e(), make_t()
+    _compare(em, tm, rng.standard_normal(shape), rng)  # shapes, values and every gradient
+    if isinstance(em, (nn.BatchNorm1d, nn.BatchNorm2d)):
+        assert_close(em.running_mean, tm.running_mean)  # an empty batch leaves them
+        assert_close(em.running_var, tm.running_var)
+        assert em.num_batches_tracked.item() == tm.num_batches_tracked.item() == 1
+
+
+@pytest.mark.filterwarnings("ignore:Initializing zero-element tensors")
+@pytest.mark.parametrize("num,dim,idx", [(5, 0, [1, 4]), (0, 3, []), (0, 0, []), (5, 3, [])])
+def test_zero_size_embedding_matches_torch(rng, num, dim, idx):
+    em, tm = nn.Embedding(num, dim).to("float64"), tnn.Embedding(num, dim).double()
+    _copy_weights(em, tm)
+    out = em(ember.tensor(idx, dtype="int64"))
+    tout = tm(torch.tensor(idx, dtype=torch.int64))
+    assert_close(out, tout)
+    seed = rng.standard_normal(tuple(tout.shape))
+    out.backward(ember.tensor(seed))
+    tout.backward(torch.from_numpy(seed))
+    assert_close(em.weight.grad, tm.weight.grad)
+
+
+def test_zero_size_layers_bad_inputs():
+    emb = nn.Embedding(0, 3)
+    _raises(ember.DimensionError, r"embedding: index 0 is out of range for 0 embeddings",
+            lambda: emb(ember.tensor([0])), emb.weight)
+    with pytest.raises(ember.InvalidParameterError, match="Embedding: num_embeddings is -1"):
+        nn.Embedding(-1, 3)
+    with pytest.raises(ember.InvalidParameterError, match="LayerNorm: normalized_shape is -2"):
+        nn.LayerNorm((3, -2))
+
+
+def test_conv2d_without_input_channels_gives_the_bias(rng):
+    """``Conv2d(0, 3)``: every output is a sum of no terms plus the bias, as ``F.linear`` with
+    in_features=0 gives in PyTorch too (PyTorch's conv2d returns 0 channels here instead)."""
+    conv = nn.Conv2d(0, 3, 3).to("float64")
+    x = ember.zeros(2, 0, 5, 5, dtype="float64").require_grad()
+    out = conv(x)
+    bias = torch.tensor(conv.bias.numpy())
+    assert_close(out, bias.reshape(1, 3, 1, 1).expand(2, 3, 3, 3))
+    seed = rng.standard_normal((2, 3, 3, 3))
+    out.backward(ember.tensor(seed))
+    assert_close(conv.bias.grad, torch.from_numpy(seed).sum((0, 2, 3)))
+    assert conv.weight.grad.shape == (3, 0, 3, 3) and x.grad.shape == (2, 0, 5, 5)

@@ -645,3 +645,48 @@ def test_load_to_device_detaches_and_keeps_the_flag():
     assert frozen.load_to_device("cpu") is frozen
     hidden = (w * 2).load_to_device("cpu")
     assert hidden.is_leaf and not hidden.is_require_grad() and hidden.tolist() == [2.0, 4.0]
+
+
+class _Forged:
+    """A pickle that calls ember's rebuild function with arguments of the attacker's choice."""
+
+    def __init__(self, rebuild, *args):
+        self.rebuild, self.args = rebuild, args
+
+    def __reduce__(self):
+        return (self.rebuild, self.args)
+
+
+@pytest.mark.parametrize("args,exc,match", [
+    ((np.array([object(), 1.0], dtype=object), "float32", False),
+     KindError, r"unpickle: the pickled values are ndarray of dtype object; expected an array of "
+                r"dtype float32"),
+    ((np.ones(2), "float32", False), KindError, r"values are ndarray of dtype float64"),
+    (([1.0, 2.0], "float32", False), KindError, r"the pickled values are list"),
+    ((np.ma.masked_array(np.ones(2)), "float64", False), KindError, r"values are MaskedArray"),
+    ((np.ones(2, dtype=np.int64), "bool", False), KindError, r"dtype int64; expected .* bool"),
+    ((np.ones(2), "object", False), InvalidParameterError, r"unpickle: dtype 'object'"),
+    ((np.ones(2), 3, False), InvalidParameterError, r"the pickled dtype is 3"),
+    ((np.ones(2), "float64", "yes"), InvalidParameterError, r"autodiff state \('yes', 'none'\)"),
+    ((np.ones(2), "float64", True, "eager"), InvalidParameterError, r"autodiff state"),
+])
+def test_unpickling_checks_the_values_and_dtype(args, exc, match):
+    """A forged pickle used to turn an object array into a "float32" tensor."""
+    rebuild = ember.tensor(1.0).__reduce__()[0]
+    with pytest.raises(exc, match=match):
+        pickle.loads(pickle.dumps(_Forged(rebuild, *args)))
+    good = pickle.loads(pickle.dumps(_Forged(rebuild, np.arange(6.0).reshape(2, 3), "float64",
+                                             True)))
+    assert good.shape == (2, 3) and good.dtype is ember.float64 and good.is_require_grad()
+    swapped = pickle.loads(pickle.dumps(_Forged(rebuild, np.ones(2, dtype=">f4"), "float32",
+                                                False)))
+    assert swapped.tolist() == [1.0, 1.0] and swapped.numpy().dtype.isnative
+
+
+def test_unpickling_tensor_data_checks_the_values():
+    rebuild = ember.TensorData([1.0]).__reduce__()[0]
+    with pytest.raises(KindError, match=r"unpickle TensorData: the pickled values are ndarray of "
+                                        r"dtype object"):
+        pickle.loads(pickle.dumps(_Forged(rebuild, np.array([None]), "float32")))
+    assert pickle.loads(pickle.dumps(_Forged(rebuild, np.ones(2, np.int8), "int8"))).dtype \
+        is ember.int8

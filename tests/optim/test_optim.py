@@ -576,7 +576,8 @@ def test_bad_params():
 def test_bad_grad_in_a_later_group_changes_nothing():
     a, b = ember.ones(2).require_grad(), ember.ones(3).require_grad()
     opt = optim.Adam([{"params": [a]}, {"params": [b]}])
-    a.grad, b.grad = ember.ones(2), ember.ones(4)
+    a.grad = ember.ones(2)
+    b._grad = ember.ones(4)  # past the checks of the ``grad`` setter: step checks again
     with pytest.raises(ShapeMismatchError, match=r"parameter 0 of group 1 has shape \(4,\)"):
         opt.step()
     assert a.tolist() == [1.0, 1.0] and opt.state == {}
@@ -586,12 +587,18 @@ def test_bad_grad_at_step_changes_nothing():
     a, b = ember.ones(2).require_grad(), ember.ones(3).require_grad()
     opt = optim.SGD([a, b], lr=0.1, momentum=0.9)
     a.grad = ember.ones(2)
-    b.grad = ember.ones(2)
+    with pytest.raises(ShapeMismatchError, match=r"grad: the gradient has shape \(2,\), "
+                                                 r"expected \(3,\)"):
+        b.grad = ember.ones(2)
+    with pytest.raises(KindError, match=r"grad: the gradient is of type list"):
+        b.grad = [1.0, 1.0, 1.0]
+    assert b.grad is None
+    b._grad = ember.ones(2)  # past the checks of the ``grad`` setter: step checks again
     with pytest.raises(ShapeMismatchError, match=r"parameter 1 of group 0 has shape \(2,\), "
                                                  r"expected \(3,\)"):
         opt.step()
     assert a.tolist() == [1.0, 1.0] and b.tolist() == [1.0, 1.0, 1.0]
-    b.grad = [1.0, 1.0, 1.0]
+    b._grad = [1.0, 1.0, 1.0]
     with pytest.raises(InvalidParameterError, match="is a list; expected a Tensor or None"):
         opt.step()
     with pytest.raises(InvalidParameterError, match="closure must be callable"):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-__all__ = ["io_buffer", "io_from_buffer"]
+__all__ = ["io_buffer", "io_from_buffer", "io_unpickled"]
 
 def io_buffer(a):
     """``(array, address, nbytes)``: ``a`` as a C-contiguous little-endian array (``a`` itself
@@ -26,3 +26,16 @@ def io_from_buffer(data, dtype, shape):
     if not arr.dtype.isnative:
         arr = arr.astype(arr.dtype.newbyteorder("="))
     return arr.reshape(shape)
+
+
+def io_unpickled(values, dtype):
+    """``values`` (what a pickle gave for a tensor's buffer) as an array of NumPy ``dtype`` in
+    native byte order, or None unless it is a plain ndarray of that dtype (either byte order):
+    never an object array, a subclass or another dtype."""
+    if type(values) is not np.ndarray:
+        return None
+    if values.dtype == dtype:
+        return values
+    if not values.dtype.isnative and values.dtype.newbyteorder("=") == dtype:
+        return values.astype(dtype)
+    return None

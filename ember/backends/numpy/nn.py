@@ -235,12 +235,13 @@ def nn_linear_grads(g, x, w, need_x, need_w, need_b, b_dtype):
     """Gradients of ``nn_linear`` (in each input's dtype): (gx, gw, gb), None where not needed."""
     gw_ = _work(g)
     O, I = w.shape
-    g2 = gw_.reshape(-1, O)
+    rows = _math.prod(gw_.shape[:-1])     # not -1: a size-0 layer leaves -1 ambiguous
+    g2 = gw_.reshape(rows, O)
     gx = gw = gb = None
     if need_x:
         gx = _out(np.matmul(gw_, _work(w).astype(gw_.dtype, copy=False)), x.dtype)
     if need_w:
-        gw = _out(np.matmul(g2.T, _work(x).reshape(-1, I)), w.dtype)
+        gw = _out(np.matmul(g2.T, _work(x).reshape(rows, I)), w.dtype)
     if need_b:
         gb = _out(g2.sum(axis=0), b_dtype)
     return gx, gw, gb
@@ -673,8 +674,11 @@ def nn_layer_norm(x, w, b, ndims, eps, dtype):
     work = _F64 if dtype == _F64 else _F32
     xw = x.astype(work, copy=False)
     axes = tuple(range(x.ndim - ndims, x.ndim))
-    mean = xw.mean(axis=axes, keepdims=True)
-    var = xw.var(axis=axes, keepdims=True)
+    if xw.size:
+        mean = xw.mean(axis=axes, keepdims=True)
+        var = xw.var(axis=axes, keepdims=True)
+    else:  # nothing to normalize: no statistics (NumPy would warn about empty means)
+        mean = var = np.zeros(x.shape[:x.ndim - ndims] + (1,) * ndims, work)
     invstd = 1.0 / np.sqrt(var + eps)
     xhat = (xw - mean) * invstd
     out = xhat
@@ -698,7 +702,9 @@ def nn_layer_norm_grads(g, saved, need_x, need_w, need_b, x_dtype, w_dtype, b_dt
         gb = _out(gw_.sum(axis=lead), b_dtype)
     if need_w:
         gw = _out((gw_ * xhat).sum(axis=lead), w_dtype)
-    if need_x:
+    if need_x and not xhat.size:
+        gx = _out(gw_, x_dtype)  # empty
+    elif need_x:
         dxhat = gw_ * ww if ww is not None else gw_
         gx = invstd * (dxhat - dxhat.mean(axis=axes, keepdims=True)
                        - xhat * (dxhat * xhat).mean(axis=axes, keepdims=True))
@@ -920,7 +926,7 @@ def nn_embedding_grad(g, idx, num, padding_idx, scale_grad_by_freq=False):
     ``padding_idx``); with ``scale_grad_by_freq`` each row's sum is divided by how often its
     index occurs in ``idx``."""
     D = g.shape[-1]
-    gw = _work(g).reshape(-1, D)
+    gw = _work(g).reshape(idx.size, D)
     flat = idx.reshape(-1).astype(np.intp)
     out = np.zeros((num, D), dtype=gw.dtype)
     np.add.at(out, flat, gw)
