@@ -285,7 +285,10 @@ def test_bad_grad_changes_nothing(cls):
     a, b = ember.ones(2).require_grad(), ember.ones(3).require_grad()
     opt = cls([{"params": [a]}, {"params": [b]}])
     state = {k: dict(v) for k, v in opt.state_dict()["state"].items()}
-    a.grad, b.grad = ember.ones(2), ember.ones(4)
+    a.grad = ember.ones(2)
+    with pytest.raises(ShapeMismatchError, match=r"grad: the gradient has shape \(4,\)"):
+        b.grad = ember.ones(4)
+    b._grad = ember.ones(4)          # past the setter: step() checks again
     with pytest.raises(ShapeMismatchError, match=r"parameter 0 of group 1 has shape \(4,\)"):
         opt.step()
     assert a.tolist() == [1.0, 1.0] and opt.state_dict()["state"].keys() == state.keys()
