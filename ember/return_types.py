@@ -21,10 +21,10 @@ otherwise silently misread it: unpacking (``v, i = x.topk(2)``) and positional i
 [[5.0], [6.0]]
 >>> x.max(1).indices.tolist()
 [1, 2]
->>> v, i = x.topk(1)
+>>> v, i = x.topk(1)  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-ember.errors.KindError: topk: the method returns the values only (Burn's topk), so it cannot be unpacked or indexed by position like PyTorch's (values, indices); use ember.topk(x, ...) for the pair, or .values / .indices
+ember.errors.KindError: topk: the method returns the values only (Burn's topk), ...
 """
 
 from collections import namedtuple

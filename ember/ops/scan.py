@@ -1,9 +1,9 @@
 """Scans: cumulative sums, products, minima and maxima along one dim.
 
 ``cumsum`` and ``cumprod`` of ints and bools give int64 (as PyTorch); floats keep their dtype and
-accumulate in higher precision. The methods ``cummin`` and ``cummax`` return the values (Burn's, as a
-``ValuesTensor`` with ``.indices``); ``ember.cummin``/``ember.cummax`` and the ``_with_indices``
-methods return PyTorch's ``(values, indices)``. A NaN propagates from its first position
+accumulate in higher precision. The methods ``cummin`` and ``cummax`` return the values (Burn's,
+as a ``ValuesTensor`` with ``.indices``); ``ember.cummin``/``ember.cummax`` and the
+``_with_indices`` methods return PyTorch's ``(values, indices)``. A NaN propagates from its first position
 to the end of its scan.
 """
 

@@ -81,10 +81,13 @@ def random_trunc_normal(shape, mean, std, a, b, dtype, gen=None):
     return np.asarray(np.clip(x, a, b).astype(dtype))
 
 
-def random_orthogonal(rows, cols, gain, dtype, gen=None):
-    """A (rows, cols) matrix with orthonormal rows or columns times ``gain`` (PyTorch's
-    ``orthogonal_``: QR of a normal matrix, signs fixed by R's diagonal)."""
+def random_orthogonal(shape, gain, dtype, gen=None):
+    """An array of ``shape`` whose flattening to (shape[0], rest) has orthonormal rows or
+    columns, times ``gain`` (PyTorch's ``orthogonal_``: QR of a normal matrix, signs fixed by
+    R's diagonal)."""
     gen = _state["gen"] if gen is None else gen
+    rows = shape[0]
+    cols = int(np.prod(shape[1:]))
     flat = gen.standard_normal((rows, cols))
     if rows < cols:
         flat = flat.T
@@ -94,7 +97,7 @@ def random_orthogonal(rows, cols, gain, dtype, gen=None):
     q = q * d
     if rows < cols:
         q = q.T
-    return np.asarray((q * gain).astype(dtype))
+    return np.asarray((q * gain).astype(dtype).reshape(shape))
 
 
 def _below(x, dtype):
