@@ -56,7 +56,8 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     """Scale the gradients of ``parameters`` so that their total ``norm_type``-norm (the norm of
     every gradient taken together) is at most ``max_norm``; returns that total norm before
     clipping, a 0-d tensor. As PyTorch's: the scale is ``max_norm / (norm + 1e-6)`` capped at 1;
-    parameters without a gradient are skipped; ``norm_type`` may be ``inf``; a non-finite norm
+    parameters without a gradient are skipped; ``norm_type`` may be ``inf`` (an empty gradient
+    then counts as 0, where PyTorch raises); a non-finite norm
     raises InvalidParameterError when ``error_if_nonfinite``. ``foreach`` is accepted and ignored.
 
     >>> import ember
