@@ -679,6 +679,50 @@ def _float_method(self):
     return self.cast(_dt.float32)
 
 
+@tensor_method
+def long(self):
+    """The values as int64 (PyTorch's ``long``).
+
+    >>> import ember
+    >>> ember.tensor([1.7, -1.7]).long().tolist()
+    [1, -1]
+    """
+    return self.cast(_dt.int64)
+
+
+@tensor_method
+def double(self):
+    """The values as float64 (PyTorch's ``double``).
+
+    >>> import ember
+    >>> ember.tensor([1, 2]).double().dtype
+    ember.float64
+    """
+    return self.cast(_dt.float64)
+
+
+@tensor_method
+def half(self):
+    """The values as float16 (PyTorch's ``half``).
+
+    >>> import ember
+    >>> ember.tensor([1.5]).half().dtype
+    ember.float16
+    """
+    return self.cast(_dt.float16)
+
+
+@tensor_method
+def short(self):
+    """The values as int16 (PyTorch's ``short``).
+
+    >>> import ember
+    >>> ember.tensor([3.9]).short().tolist()
+    [3]
+    """
+    return self.cast(_dt.int16)
+
+
 @tensor_method(name="bool")
 def _bool_method(self):
     """The values as bool: True where nonzero (NaN is nonzero).
