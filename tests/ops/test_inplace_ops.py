@@ -1,6 +1,7 @@
-"""Tests of ember/ops/inplace.py: Tensor.data, copy_, fill_, zero_, normal_, uniform_ against
-PyTorch (values, shapes, dtypes, broadcasting, gradients), the rebinding contract (same object,
-other tensors and views unchanged, leaves stay leaves), and bad input."""
+"""Tests of ember/ops/inplace.py (named apart from tests/optim/test_inplace.py): Tensor.data,
+copy_, fill_, zero_, normal_, uniform_ against PyTorch (values, shapes, dtypes, broadcasting,
+gradients), the rebinding contract (same object, other tensors and views unchanged, leaves stay
+leaves), and bad input."""
 
 import doctest
 
