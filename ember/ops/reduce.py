@@ -5,9 +5,13 @@ Two spellings, as API.md rule 3 says:
 - Pythonic ``sum mean prod max min (dim=None, keepdim=False)``: ``dim`` an int or a tuple of
   ints; ``None`` reduces every dim (a 0-d result); an empty tuple reduces nothing.
 - Burn's dimension-keeping forms (``sum_dim``, ``sum_dims``, ``max_dim`` ...) keep each reduced
-  dim with size 1. ``argmax``, ``argmin``, ``median``, ``var`` ... keep the dim when one is given
-  and reduce the whole tensor to 0-d when ``dim`` is ``None`` (PyTorch's spelling); their
-  ``keepdim`` overrides either default.
+  dim with size 1. The methods ``argmax``, ``argmin``, ``median``, ``var`` ... keep the dim when
+  one is given and reduce the whole tensor to 0-d when ``dim`` is ``None`` (PyTorch's spelling);
+  their ``keepdim`` overrides either default.
+
+The module-level functions ``ember.max/min/median/argmax/argmin/var/var_mean`` are PyTorch's
+(``(values, indices)`` named tuples along a dim, the dim removed unless ``keepdim``); the methods
+``max(dim)``, ``min(dim)`` and ``median(dim)`` return a ``ValuesTensor`` (docs/pytorch.md).
 
 Sums and products of ints and bools are int64; the mean of ints is the floor of the exact mean
 in the input's dtype. float16 and bfloat16 accumulate in float32.
