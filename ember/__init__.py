@@ -6,7 +6,8 @@
 """
 
 from . import dtypes
-from .autodiff import Gradients, enable_grad, grad_enabled, no_grad, set_grad_enabled
+from .autodiff import (Gradients, enable_grad, grad_enabled, inference_mode, no_grad,
+                       set_grad_enabled)
 from .dtypes import (DType, bfloat16, float16, float32, float64, int8, int16, int32, int64,
                      promote_types, result_type, uint8, uint16, uint32, uint64)
 from .dtypes import bool_
@@ -21,6 +22,7 @@ from .ops.data import *  # noqa: F401,F403
 from .ops.display import *  # noqa: F401,F403
 from .ops.elementwise import *  # noqa: F401,F403
 from .ops.indexing import *  # noqa: F401,F403
+from .ops.inplace import *  # noqa: F401,F403
 from .ops.linalg import *  # noqa: F401,F403
 from .ops.movement import *  # noqa: F401,F403
 from .ops.quantization import *  # noqa: F401,F403
@@ -34,7 +36,17 @@ from .ops.sort import *  # noqa: F401,F403
 
 from . import io, nn, optim, vision  # noqa: E402  (they build on the op families above)
 from .io.checkpoint import load, save  # noqa: E402  (ember.save / ember.load, as torch's)
+from . import return_types  # noqa: E402
+from .threads import get_num_threads, set_num_threads  # noqa: E402
 
+# PyTorch's dtype aliases. They shadow the builtins in this module's namespace only, so they
+# come last; no other module of ember sees them.
 bool = bool_  # noqa: A001  (ember.bool, as torch.bool)
+float = float32  # noqa: A001
+double = float64
+half = float16
+int = int32  # noqa: A001
+long = int64
+short = int16
 
 __version__ = "0.1.0"

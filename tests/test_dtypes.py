@@ -140,3 +140,23 @@ def test_result_type_more_operands_and_errors():
         dtypes.result_type(a, "a")
     with pytest.raises(KindError, match="NoneType value None is not a tensor or a number"):
         dtypes.result_type(None)
+
+
+def test_pytorch_dtype_aliases():
+    import builtins
+    pairs = {"float": torch.float, "double": torch.double, "half": torch.half, "int": torch.int,
+             "long": torch.long, "short": torch.short, "bool": torch.bool}
+    for name, tdt in pairs.items():
+        dt = getattr(ember, name)
+        assert isinstance(dt, ember.DType) and dt.name == str(tdt).replace("torch.", "")
+        t = ember.tensor([1, 0, 2], dtype=dt)
+        assert t.dtype is dt and t.tolist() == torch.tensor([1, 0, 2], dtype=tdt).tolist()
+    x, xt = ember.tensor([1.5, -2.5]), torch.tensor([1.5, -2.5])
+    for name in ("long", "double", "half", "short", "float", "bool"):
+        got, want = getattr(x, name)(), getattr(xt, name)()
+        assert got.dtype.name == str(want.dtype).replace("torch.", "")
+        assert got.tolist() == want.tolist()
+    assert x.int().dtype is ember.int64          # Burn's int(): the default int dtype
+    # ember's own modules still see Python's builtins
+    assert ember.dtypes.as_dtype(builtins.float) is ember.float32
+    assert ember.tensor([1.5]).item() == 1.5 and isinstance(ember.tensor([1.5]).item(), float)

@@ -8,7 +8,9 @@ tensor and one of its inputs is tracked; untracked inputs are constants.
 import threading
 import weakref
 
-__all__ = ["Node", "grad_enabled", "no_grad", "enable_grad", "set_grad_enabled"]
+from ..errors import InvalidParameterError
+
+__all__ = ["Node", "grad_enabled", "no_grad", "enable_grad", "inference_mode", "set_grad_enabled"]
 
 
 class Node:
@@ -119,3 +121,43 @@ class enable_grad(no_grad):
     """Context manager in which ops record again, inside a ``no_grad`` block."""
 
     _value = True
+
+
+class inference_mode(no_grad):
+    """PyTorch's ``inference_mode``: a context manager and decorator in which no op records
+    autodiff steps (ember's ``no_grad``; ember has no separate inference tensors).
+    ``inference_mode(False)`` leaves recording as it is.
+
+    >>> import ember
+    >>> w = ember.ones(2).require_grad()
+    >>> with ember.inference_mode():
+    ...     (w * 2).is_tracked()
+    False
+    >>> @ember.inference_mode()
+    ... def predict(x):
+    ...     return (w * x).is_tracked()
+    >>> predict(3.0)
+    False
+    """
+
+    def __init__(self, mode=True):
+        if not isinstance(mode, bool):
+            raise InvalidParameterError(f"inference_mode: mode must be a bool, got {mode!r}",
+                                        "mode", mode)
+        self.mode = mode
+
+    def __enter__(self):
+        self.prev = _mode.enabled
+        if self.mode:
+            _mode.enabled = False
+        return self
+
+    def __call__(self, fn):
+        mode = self.mode
+
+        def wrapper(*args, **kwargs):
+            with inference_mode(mode):
+                return fn(*args, **kwargs)
+        wrapper.__name__ = getattr(fn, "__name__", "wrapper")
+        wrapper.__doc__ = getattr(fn, "__doc__", None)
+        return wrapper

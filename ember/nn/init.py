@@ -1,8 +1,10 @@
 """ember.nn.init: parameter initializers, PyTorch's ``torch.nn.init`` as functions of a shape.
 
-Values are immutable, so each initializer returns a new tensor instead of filling one in place,
-and its name drops PyTorch's trailing underscore: ``init.kaiming_uniform((out, in), a=...)``
-is ``torch.nn.init.kaiming_uniform_(torch.empty(out, in), a=...)``. The result is a float leaf
+Each initializer returns a new tensor, and its name drops PyTorch's trailing underscore:
+``init.kaiming_uniform((out, in), a=...)`` is ``torch.nn.init.kaiming_uniform_(torch.empty(out,
+in), a=...)``. PyTorch's spellings with the underscore exist too (``init.normal_(w, std=0.02)``):
+they rebind the given tensor object to the new value, so modules and tied weights holding it
+see it, and return it. The result is a float leaf
 tensor (float32 unless ``dtype`` says otherwise) that requires grad, ready to be a parameter
 (``requires_grad=False`` for a plain tensor). Random values come from ember's global generator,
 so ``ember.manual_seed`` reproduces them.
@@ -20,11 +22,15 @@ import math
 from .. import dtypes as _dt
 from ..backends import default as be
 from ..errors import InvalidParameterError, KindError
+from ..ops.inplace import rebind
+from ..ops.random import _gen
 from ..tensor import Tensor, wrap
 
 __all__ = ["calculate_gain", "uniform", "normal", "constant", "zeros", "ones",
            "kaiming_uniform", "kaiming_normal", "xavier_uniform", "xavier_normal",
-           "fan_in_and_fan_out"]
+           "trunc_normal", "orthogonal", "fan_in_and_fan_out",
+           "uniform_", "normal_", "constant_", "zeros_", "ones_", "kaiming_uniform_",
+           "kaiming_normal_", "xavier_uniform_", "xavier_normal_", "trunc_normal_", "orthogonal_"]
 
 
 def _shape(shape, op):
@@ -69,10 +75,10 @@ def _finish(data, dt, requires_grad, op):
     return t
 
 
-def _uniform(shape, low, high, dt):
+def _uniform(shape, low, high, dt, gen):
     if high == low:
         return be.nn_full_like_shape(shape, low, dt.np)
-    return be.random_uniform(shape, low, high, dt.np)
+    return be.random_uniform(shape, low, high, dt.np, gen)
 
 
 def calculate_gain(nonlinearity, param=None):
@@ -122,7 +128,7 @@ def fan_in_and_fan_out(shape):
     return shape[1] * receptive, shape[0] * receptive
 
 
-def uniform(shape, a=0.0, b=1.0, dtype=None, requires_grad=True):
+def uniform(shape, a=0.0, b=1.0, dtype=None, requires_grad=True, generator=None):
     """Values uniform in ``[a, b)``.
 
     >>> from ember.nn import init
@@ -134,10 +140,10 @@ def uniform(shape, a=0.0, b=1.0, dtype=None, requires_grad=True):
     a, b = _number(a, op, "a"), _number(b, op, "b")
     if a > b:
         raise InvalidParameterError(f"{op}: a={a} is above b={b}; expected a <= b", "a", a)
-    return _finish(_uniform(shape, a, b, dt), dt, requires_grad, op)
+    return _finish(_uniform(shape, a, b, dt, _gen(generator, op)), dt, requires_grad, op)
 
 
-def normal(shape, mean=0.0, std=1.0, dtype=None, requires_grad=True):
+def normal(shape, mean=0.0, std=1.0, dtype=None, requires_grad=True, generator=None):
     """Values from the normal distribution N(mean, std**2).
 
     >>> from ember.nn import init
@@ -149,7 +155,8 @@ def normal(shape, mean=0.0, std=1.0, dtype=None, requires_grad=True):
     mean, std = _number(mean, op, "mean"), _number(std, op, "std")
     if std < 0:
         raise InvalidParameterError(f"{op}: std is {std}; expected std >= 0", "std", std)
-    return _finish(be.random_normal(shape, mean, std, dt.np), dt, requires_grad, op)
+    data = be.random_normal(shape, mean, std, dt.np, _gen(generator, op))
+    return _finish(data, dt, requires_grad, op)
 
 
 def constant(shape, value, dtype=None, requires_grad=True):
@@ -201,7 +208,7 @@ def _kaiming_std(op, shape, a, mode, nonlinearity):
 
 
 def kaiming_uniform(shape, a=0.0, mode="fan_in", nonlinearity="leaky_relu", dtype=None,
-                    requires_grad=True):
+                    requires_grad=True, generator=None):
     """He initialization, uniform in ``[-bound, bound)`` with ``bound = gain * sqrt(3 / fan)``.
     ``Linear`` and ``Conv2d`` weights use ``a=sqrt(5)`` (bound ``1 / sqrt(fan_in)``).
 
@@ -212,11 +219,11 @@ def kaiming_uniform(shape, a=0.0, mode="fan_in", nonlinearity="leaky_relu", dtyp
     op = "kaiming_uniform"
     shape, dt = _shape(shape, op), _dtype(dtype, op)
     bound = math.sqrt(3.0) * _kaiming_std(op, shape, a, mode, nonlinearity)
-    return _finish(_uniform(shape, -bound, bound, dt), dt, requires_grad, op)
+    return _finish(_uniform(shape, -bound, bound, dt, _gen(generator, op)), dt, requires_grad, op)
 
 
 def kaiming_normal(shape, a=0.0, mode="fan_in", nonlinearity="leaky_relu", dtype=None,
-                   requires_grad=True):
+                   requires_grad=True, generator=None):
     """He initialization, normal with ``std = gain / sqrt(fan)``.
 
     >>> from ember.nn import init
@@ -226,10 +233,11 @@ def kaiming_normal(shape, a=0.0, mode="fan_in", nonlinearity="leaky_relu", dtype
     op = "kaiming_normal"
     shape, dt = _shape(shape, op), _dtype(dtype, op)
     std = _kaiming_std(op, shape, a, mode, nonlinearity)
-    return _finish(be.random_normal(shape, 0.0, std, dt.np), dt, requires_grad, op)
+    data = be.random_normal(shape, 0.0, std, dt.np, _gen(generator, op))
+    return _finish(data, dt, requires_grad, op)
 
 
-def xavier_uniform(shape, gain=1.0, dtype=None, requires_grad=True):
+def xavier_uniform(shape, gain=1.0, dtype=None, requires_grad=True, generator=None):
     """Glorot initialization, uniform in ``[-a, a)`` with
     ``a = gain * sqrt(6 / (fan_in + fan_out))``.
 
@@ -242,10 +250,10 @@ def xavier_uniform(shape, gain=1.0, dtype=None, requires_grad=True):
     fan_in, fan_out = fan_in_and_fan_out(shape)
     gain = _number(gain, op, "gain")
     bound = 0.0 if fan_in + fan_out == 0 else gain * math.sqrt(6.0 / (fan_in + fan_out))
-    return _finish(_uniform(shape, -bound, bound, dt), dt, requires_grad, op)
+    return _finish(_uniform(shape, -bound, bound, dt, _gen(generator, op)), dt, requires_grad, op)
 
 
-def xavier_normal(shape, gain=1.0, dtype=None, requires_grad=True):
+def xavier_normal(shape, gain=1.0, dtype=None, requires_grad=True, generator=None):
     """Glorot initialization, normal with ``std = gain * sqrt(2 / (fan_in + fan_out))``.
 
     >>> from ember.nn import init
@@ -257,4 +265,199 @@ def xavier_normal(shape, gain=1.0, dtype=None, requires_grad=True):
     fan_in, fan_out = fan_in_and_fan_out(shape)
     gain = _number(gain, op, "gain")
     std = 0.0 if fan_in + fan_out == 0 else gain * math.sqrt(2.0 / (fan_in + fan_out))
-    return _finish(be.random_normal(shape, 0.0, abs(std), dt.np), dt, requires_grad, op)
+    data = be.random_normal(shape, 0.0, abs(std), dt.np, _gen(generator, op))
+    return _finish(data, dt, requires_grad, op)
+
+
+def trunc_normal(shape, mean=0.0, std=1.0, a=-2.0, b=2.0, dtype=None, requires_grad=True,
+                 generator=None):
+    """Values from N(mean, std**2) restricted to ``[a, b]`` (absolute bounds, as PyTorch's).
+
+    >>> from ember.nn import init
+    >>> w = init.trunc_normal((1000,), std=0.02, a=-0.04, b=0.04)
+    >>> bool((w.abs() <= 0.04).all())
+    True
+    """
+    op = "trunc_normal"
+    shape, dt = _shape(shape, op), _dtype(dtype, op)
+    mean, std = _number(mean, op, "mean"), _number(std, op, "std")
+    a, b = _number(a, op, "a"), _number(b, op, "b")
+    if std < 0:
+        raise InvalidParameterError(f"{op}: std is {std}; expected std >= 0", "std", std)
+    if a > b:
+        raise InvalidParameterError(f"{op}: a={a} is above b={b}; expected a <= b", "a", a)
+    data = be.random_trunc_normal(shape, mean, std, a, b, dt.np, _gen(generator, op))
+    return _finish(data, dt, requires_grad, op)
+
+
+def orthogonal(shape, gain=1.0, dtype=None, requires_grad=True, generator=None):
+    """A (semi-)orthogonal matrix times ``gain`` (PyTorch's ``orthogonal_``): the dims after the
+    first are flattened; the rows (or the columns, whichever are fewer) are orthonormal.
+
+    >>> import ember
+    >>> from ember.nn import init
+    >>> q = init.orthogonal((3, 3))
+    >>> bool(((q @ q.T) - ember.eye(3)).abs().max() < 1e-5)
+    True
+    """
+    op = "orthogonal"
+    shape, dt = _shape(shape, op), _dtype(dtype, op)
+    if len(shape) < 2:
+        raise InvalidParameterError(f"{op}: shape {shape} has fewer than 2 dims; expected at "
+                                    "least 2", "shape", shape)
+    gain = _number(gain, op, "gain")
+    if not all(shape):
+        return _finish(be.nn_full_like_shape(shape, 0.0, dt.np), dt, requires_grad, op)
+    data = be.random_orthogonal(shape, gain, dt.np, _gen(generator, op))
+    return _finish(data, dt, requires_grad, op)
+
+
+# -- PyTorch's in-place spellings ---------------------------------------------------------------
+# Each draws a new value of the tensor's shape and dtype and rebinds the tensor object to it
+# (ember.ops.inplace.rebind), so modules, optimizers and tied weights holding it see the new
+# value; a parameter stays the same leaf. Each returns the tensor, as PyTorch's do.
+
+def _target(tensor, op, float_only=True):
+    if not isinstance(tensor, Tensor):
+        raise InvalidParameterError(f"{op}: tensor must be a Tensor, got "
+                                    f"{type(tensor).__name__}", "tensor", tensor)
+    if float_only and tensor._dtype.kind != "float":
+        raise KindError(f"{op}: tensor has dtype {tensor._dtype.name}; expected a float tensor")
+    return tensor
+
+
+def _into(tensor, make, op, *args, **kwargs):
+    _target(tensor, op)
+    value = make(tensor.shape, *args, dtype=tensor._dtype, requires_grad=False, **kwargs)
+    rebind(tensor, value, op)
+    return tensor
+
+
+def uniform_(tensor, a=0.0, b=1.0, generator=None):
+    """Fill ``tensor`` with values uniform in ``[a, b)`` (rebinding it); returns it.
+
+    >>> import ember
+    >>> from ember.nn import init
+    >>> w = ember.zeros(3, 2)
+    >>> init.uniform_(w, 1.0, 1.0).tolist()
+    [[1.0, 1.0], [1.0, 1.0], [1.0, 1.0]]
+    """
+    return _into(tensor, uniform, "uniform_", a, b, generator=generator)
+
+
+def normal_(tensor, mean=0.0, std=1.0, generator=None):
+    """Fill ``tensor`` with values from N(mean, std**2); returns it.
+
+    >>> import ember
+    >>> from ember.nn import init
+    >>> init.normal_(ember.zeros(2), mean=3.0, std=0.0).tolist()
+    [3.0, 3.0]
+    """
+    return _into(tensor, normal, "normal_", mean, std, generator=generator)
+
+
+def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
+    """Fill ``tensor`` with values from N(mean, std**2) restricted to ``[a, b]``; returns it.
+
+    >>> import ember
+    >>> from ember.nn import init
+    >>> bool((init.trunc_normal_(ember.zeros(50), std=5.0).abs() <= 2.0).all())
+    True
+    """
+    return _into(tensor, trunc_normal, "trunc_normal_", mean, std, a, b, generator=generator)
+
+
+def constant_(tensor, val):
+    """Fill ``tensor`` with ``val`` (any dtype); returns it.
+
+    >>> import ember
+    >>> from ember.nn import init
+    >>> init.constant_(ember.zeros(2, dtype="int64"), 3).tolist()
+    [3, 3]
+    """
+    op = "constant_"
+    _target(tensor, op, float_only=False)
+    if isinstance(val, bool) or not isinstance(val, (int, float)):
+        raise InvalidParameterError(f"{op}: val must be a number, got {val!r}", "val", val)
+    dt = tensor._dtype
+    rebind(tensor, wrap(be.nn_full_like_shape(tensor.shape, val, dt.np), dt), op)
+    return tensor
+
+
+def zeros_(tensor):
+    """Fill ``tensor`` with zeros; returns it.
+
+    >>> import ember
+    >>> from ember.nn import init
+    >>> init.zeros_(ember.ones(2)).tolist()
+    [0.0, 0.0]
+    """
+    return constant_(tensor, 0)
+
+
+def ones_(tensor):
+    """Fill ``tensor`` with ones; returns it.
+
+    >>> import ember
+    >>> from ember.nn import init
+    >>> init.ones_(ember.zeros(2)).tolist()
+    [1.0, 1.0]
+    """
+    return constant_(tensor, 1)
+
+
+def xavier_uniform_(tensor, gain=1.0, generator=None):
+    """Glorot-uniform values for ``tensor`` (see ``xavier_uniform``); returns it.
+
+    >>> import ember
+    >>> from ember.nn import init
+    >>> init.xavier_uniform_(ember.zeros(3, 5)).shape
+    (3, 5)
+    """
+    return _into(tensor, xavier_uniform, "xavier_uniform_", gain, generator=generator)
+
+
+def xavier_normal_(tensor, gain=1.0, generator=None):
+    """Glorot-normal values for ``tensor`` (see ``xavier_normal``); returns it.
+
+    >>> import ember
+    >>> from ember.nn import init
+    >>> init.xavier_normal_(ember.zeros(3, 5)).shape
+    (3, 5)
+    """
+    return _into(tensor, xavier_normal, "xavier_normal_", gain, generator=generator)
+
+
+def kaiming_uniform_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    """He-uniform values for ``tensor`` (see ``kaiming_uniform``); returns it.
+
+    >>> import ember
+    >>> from ember.nn import init
+    >>> init.kaiming_uniform_(ember.zeros(4, 2), a=5 ** 0.5).shape
+    (4, 2)
+    """
+    return _into(tensor, kaiming_uniform, "kaiming_uniform_", a, mode, nonlinearity,
+                 generator=generator)
+
+
+def kaiming_normal_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    """He-normal values for ``tensor`` (see ``kaiming_normal``); returns it.
+
+    >>> import ember
+    >>> from ember.nn import init
+    >>> init.kaiming_normal_(ember.zeros(4, 2), mode="fan_out").shape
+    (4, 2)
+    """
+    return _into(tensor, kaiming_normal, "kaiming_normal_", a, mode, nonlinearity,
+                 generator=generator)
+
+
+def orthogonal_(tensor, gain=1.0, generator=None):
+    """A (semi-)orthogonal value for ``tensor`` (see ``orthogonal``); returns it.
+
+    >>> import ember
+    >>> from ember.nn import init
+    >>> init.orthogonal_(ember.zeros(2, 4)).shape
+    (2, 4)
+    """
+    return _into(tensor, orthogonal, "orthogonal_", gain, generator=generator)

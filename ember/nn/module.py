@@ -1302,12 +1302,16 @@ class Sequential(ModuleList):
 
 
 class ModuleDict(Module):
-    """A dict of named modules (PyTorch's ``ModuleDict``); it has no forward.
+    """A dict of named modules (PyTorch's ``ModuleDict``); it has no forward. As in PyTorch, a
+    module is also an attribute (``self.transformer.wte``), and assigning a module to an
+    attribute adds it.
 
     >>> from ember import nn
     >>> heads = nn.ModuleDict({"a": nn.Linear(2, 1)})
     >>> [n for n, _ in heads.named_parameters()]
     ['a.weight', 'a.bias']
+    >>> heads.a is heads["a"]
+    True
     """
 
     _flat = ("_modules",)
@@ -1331,6 +1335,27 @@ class ModuleDict(Module):
             raise InvalidParameterError(f"ModuleDict: name {name!r} must be a non-empty string",
                                         "name", name)
         self._modules[name] = _check_module(module, "ModuleDict", name)
+
+    def __getattr__(self, name):
+        # only called when ordinary lookup fails: then a module of that name, as PyTorch's
+        modules = self.__dict__.get("_modules")
+        if modules is not None and name in modules:
+            return modules[name]
+        raise AttributeError(f"ModuleDict has no attribute or module {name!r}")
+
+    def __setattr__(self, name, value):
+        if isinstance(value, Module) and "_modules" in self.__dict__:
+            self[name] = value
+            self.__dict__.pop(name, None)
+        else:
+            object.__setattr__(self, name, value)
+
+    def __delattr__(self, name):
+        modules = self.__dict__.get("_modules")
+        if modules is not None and name in modules:
+            del modules[name]
+        else:
+            object.__delattr__(self, name)
 
     def __len__(self):
         return len(self._modules)

@@ -1,5 +1,5 @@
 """The op families; importing this package attaches every method to Tensor."""
 
 from . import (bitwise, compare, creation, data, display, elementwise, indexing,  # noqa: F401
-               linalg, movement, quantization, random, reduce, sampling, scan, segments, slicing,
-               sort)
+               inplace, linalg, movement, quantization, random, reduce, sampling, scan, segments,
+               slicing, sort)

@@ -139,10 +139,13 @@ def load_to_device(self, device):
 
 
 @tensor_method
-def to(self, *args, dtype=None, device=None):
+def to(self, *args, dtype=None, device=None, non_blocking=False, copy=False, memory_format=None):
     """PyTorch's ``to``: ``t.to(dtype)`` casts (as ``cast``), ``t.to("cpu")`` moves (as
     ``to_device``), ``t.to(other)`` takes ``other``'s dtype; a device and a dtype may both be
-    given, positionally or by keyword.
+    given, positionally or by keyword, and PyTorch's ``non_blocking`` and ``copy`` may follow
+    them positionally or by keyword. ``non_blocking`` changes nothing (every transfer is
+    synchronous); ``copy=True`` returns a new tensor object even when nothing changes (values are
+    immutable, so it shares the buffer, as ``clone``). ``memory_format`` must be None.
 
     >>> import ember
     >>> t = ember.tensor([1.5, 2.5])
@@ -150,8 +153,17 @@ def to(self, *args, dtype=None, device=None):
     [1, 2]
     >>> t.to("cpu", ember.float64).dtype
     ember.float64
+    >>> t.to(device="cpu", dtype=ember.float32, non_blocking=True) is t
+    True
     """
+    flags = []
     for a in args:
+        if a is True or a is False:
+            flags.append(a)
+            continue
+        if flags:
+            raise InvalidParameterError(f"to: {a!r} comes after non_blocking/copy; expected the "
+                                        "device and dtype first", "args", a)
         if isinstance(a, Tensor):
             a = a._dtype
         if _is_device(a):
@@ -164,12 +176,28 @@ def to(self, *args, dtype=None, device=None):
                 raise InvalidParameterError(f"to: two dtypes given ({dtype!r} and {a!r}); "
                                             "expected at most one", "dtype", a)
             dtype = a
+    if len(flags) > 2:
+        raise InvalidParameterError(f"to: {len(flags)} bools given; expected at most "
+                                    "non_blocking and copy", "args", args)
+    if flags:
+        non_blocking = flags[0]
+        if len(flags) == 2:
+            copy = flags[1]
+    for name, v in (("non_blocking", non_blocking), ("copy", copy)):
+        if not isinstance(v, bool):
+            raise InvalidParameterError(f"to: {name} must be a bool, got {v!r}", name, v)
+    if memory_format is not None:
+        raise InvalidParameterError(f"to: memory_format {memory_format!r} is not supported; "
+                                    "expected None (ember tensors have one layout)",
+                                    "memory_format", memory_format)
     if device is not None:
         _check_device(device, "to")
     if dtype is not None:
         dtype = _dtype_arg(dtype, "to")
     out = self if dtype is None else self.cast(dtype)
-    return out if device is None else out.to_device(device)
+    if device is not None:
+        out = out.to_device(device)
+    return out.clone() if copy and out is self else out
 
 
 @tensor_method
@@ -666,6 +694,50 @@ def _float_method(self):
     [1.0, 0.0, 1.0]
     """
     return self.cast(_dt.float32)
+
+
+@tensor_method
+def long(self):
+    """The values as int64 (PyTorch's ``long``).
+
+    >>> import ember
+    >>> ember.tensor([1.7, -1.7]).long().tolist()
+    [1, -1]
+    """
+    return self.cast(_dt.int64)
+
+
+@tensor_method
+def double(self):
+    """The values as float64 (PyTorch's ``double``).
+
+    >>> import ember
+    >>> ember.tensor([1, 2]).double().dtype
+    ember.float64
+    """
+    return self.cast(_dt.float64)
+
+
+@tensor_method
+def half(self):
+    """The values as float16 (PyTorch's ``half``).
+
+    >>> import ember
+    >>> ember.tensor([1.5]).half().dtype
+    ember.float16
+    """
+    return self.cast(_dt.float16)
+
+
+@tensor_method
+def short(self):
+    """The values as int16 (PyTorch's ``short``).
+
+    >>> import ember
+    >>> ember.tensor([3.9]).short().tolist()
+    [3]
+    """
+    return self.cast(_dt.int16)
 
 
 @tensor_method(name="bool")

@@ -637,7 +637,7 @@ def where(condition, input=None, other=None):
     """Elements of ``input`` where ``condition`` is true, of ``other`` elsewhere (PyTorch's where).
 
     The three broadcast; ``input`` and ``other`` may be numbers and promote as arithmetic does.
-    ``where(condition)`` alone is ``nonzero(condition)``.
+    ``where(condition)`` alone is ``nonzero(condition, as_tuple=True)``, as PyTorch's.
 
     >>> import ember
     >>> c = ember.tensor([True, False, True])
@@ -646,7 +646,7 @@ def where(condition, input=None, other=None):
     """
     op = "where"
     if input is None and other is None:
-        return nonzero(condition)
+        return tuple(nonzero_method(condition))
     if input is None or other is None:
         raise InvalidParameterError(f"{op}: give both input and other, or neither (got "
                                     f"input={input!r}, other={other!r})", "other", other)
@@ -677,21 +677,46 @@ def _where_method(self, condition, other):
 
 
 # -- nonzero / argwhere / one-hot -----------------------------------------------------------------
-@tensor_method
-def nonzero(self):
-    """The indices of the nonzero (true) elements: one int64 tensor per dim, in row-major order.
+@tensor_method(name="nonzero")
+def nonzero_method(self, as_tuple=None):
+    """The indices of the nonzero (true) elements: one int64 tensor per dim, in row-major order
+    (Burn's ``nonzero``, a list). A 0-d tensor has no dims, so it gives an empty list.
 
-    A 0-d tensor has no dims, so it gives an empty list.
+    PyTorch's keyword selects PyTorch's result: ``as_tuple=False`` gives the ``(n, ndim)``
+    tensor of ``argwhere``, ``as_tuple=True`` a tuple of the per-dim tensors.
 
     >>> import ember
     >>> t = ember.tensor([[True, False, True], [False, True, False], [False, True, False]])
     >>> [i.tolist() for i in t.nonzero()]
     [[0, 0, 1, 2], [0, 2, 1, 1]]
+    >>> t.nonzero(as_tuple=False).tolist()
+    [[0, 0], [0, 2], [1, 1], [2, 1]]
     """
     check_tensor(self, "nonzero", "self")
+    if as_tuple is not None:
+        return nonzero(self, as_tuple=as_tuple)
     if self._data.ndim == 0:
         return []
     return [wrap(a, _dt.int64) for a in be.idx_nonzero(self._data)]
+
+
+def nonzero(input, *, as_tuple=False):
+    """PyTorch's ``torch.nonzero``: the ``(n, ndim)`` int64 tensor of the indices of the nonzero
+    elements (as ``argwhere``); ``as_tuple=True``: a tuple of one 1-D tensor per dim.
+
+    >>> import ember
+    >>> ember.nonzero(ember.tensor([[0, 3], [4, 0]])).tolist()
+    [[0, 1], [1, 0]]
+    """
+    check_tensor(input, "nonzero", "input")
+    if not isinstance(as_tuple, bool):
+        raise InvalidParameterError(f"nonzero: as_tuple must be a bool, got {as_tuple!r}",
+                                    "as_tuple", as_tuple)
+    if not as_tuple:
+        return argwhere(input)
+    if input._data.ndim == 0:  # PyTorch treats a 0-d tensor as one element here
+        return tuple(nonzero_method(input.reshape(1)))
+    return tuple(nonzero_method(input))
 
 
 @tensor_method

@@ -1,7 +1,8 @@
 """Random sampling: distributions, random tensors of every kind, categorical draws, seeding.
 
 One global generator feeds every sampler; ``ember.manual_seed(seed)`` restarts it, so the same
-seed gives the same values.
+seed gives the same values. An ``ember.Generator`` is a generator of its own: pass it as
+``generator=`` to a sampler to draw from it instead (PyTorch's spelling).
 
 >>> import ember
 >>> ember.manual_seed(0)
@@ -18,8 +19,9 @@ from ..shapes import as_int
 from ..tensor import Device, Tensor, tensor_method, wrap
 from .data import _is_device
 
-__all__ = ["Distribution", "random", "random_like", "rand", "randn", "randint", "manual_seed",
-           "categorical", "multinomial"]
+__all__ = ["Distribution", "Generator", "random", "random_like", "rand", "randn", "randint",
+           "randperm", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
+           "default_generator", "categorical", "multinomial"]
 
 
 def _real(value, op, param):
@@ -155,6 +157,109 @@ class Distribution:
         return f"Distribution.{self.kind}({', '.join(repr(p) for p in self.params)})"
 
 
+def _seed_value(seed, op):
+    seed = as_int(seed, op, "seed")
+    if not -2**63 <= seed < 2**64:
+        raise InvalidParameterError(
+            f"{op}: seed {seed} is out of range; expected an int in [-2**63, 2**64)",
+            "seed", seed)
+    return seed % 2**64
+
+
+class Generator:
+    """A random generator of its own (PyTorch's ``torch.Generator``): ``manual_seed``, ``seed``,
+    ``initial_seed``, ``get_state``, ``set_state``; pass it as ``generator=`` to ``rand``,
+    ``randn``, ``randint``, ``randperm``, ``random``, ``multinomial``, ``categorical``,
+    ``Tensor.normal_``/``uniform_`` and the ``nn.init`` functions. ``ember.default_generator``
+    is the global one that ``ember.manual_seed`` restarts.
+
+    >>> import ember
+    >>> g = ember.Generator().manual_seed(42)
+    >>> a = ember.rand(3, generator=g).tolist()
+    >>> a == ember.rand(3, generator=ember.Generator().manual_seed(42)).tolist()
+    True
+    """
+
+    __slots__ = ("_gen", "_seed")
+
+    def __init__(self, device="cpu"):
+        Device(device.split(":")[0] if isinstance(device, str) else device)
+        self._seed = 67280421310721  # PyTorch's default seed
+        self._gen = be.random_generator(self._seed)
+
+    @property
+    def device(self):
+        """Where the generator lives: ``Device('cpu')``."""
+        return Device("cpu")
+
+    def manual_seed(self, seed):
+        """Restart from ``seed`` (an int in [-2**63, 2**64)); returns the generator."""
+        self._seed = _seed_value(seed, "Generator.manual_seed")
+        self._gen = be.random_generator(self._seed)
+        return self
+
+    def seed(self):
+        """Restart from a fresh seed from the operating system's entropy; returns that seed."""
+        self.manual_seed(be.random_entropy_seed())
+        return self._seed
+
+    def initial_seed(self):
+        """The seed it was last started from."""
+        return self._seed
+
+    def get_state(self):
+        """Its state, a uint8 tensor (give it back to ``set_state`` to replay the draws)."""
+        return wrap(be.random_get_state(self._gen), _dt.uint8)
+
+    def set_state(self, new_state):
+        """Restore a state of ``get_state``; returns the generator."""
+        _set_state(self._gen, new_state, "Generator.set_state")
+        return self
+
+    def __repr__(self):
+        return f"<ember.Generator seed={self._seed}>"
+
+
+class _DefaultGenerator(Generator):
+    """The global generator: its draws are the backend's global ones."""
+
+    __slots__ = ()
+
+    def __init__(self):
+        self._seed = None
+        self._gen = None  # None selects the backend's global generator
+
+    def manual_seed(self, seed):
+        self._seed = _seed_value(seed, "manual_seed")
+        be.random_seed(self._seed)
+        return self
+
+    def initial_seed(self):
+        if self._seed is None:
+            self.manual_seed(be.random_entropy_seed())
+        return self._seed
+
+
+default_generator = _DefaultGenerator()
+
+
+def _set_state(gen, new_state, op):
+    if not isinstance(new_state, Tensor) or not be.random_set_state(gen, new_state._data):
+        raise InvalidParameterError(
+            f"{op}: new_state must be a uint8 tensor given by get_state(), got {new_state!r}",
+            "new_state", new_state)
+
+
+def _gen(generator, op):
+    """The backend generator of ``generator`` (None: the global one)."""
+    if generator is None:
+        return None
+    if not isinstance(generator, Generator):
+        raise InvalidParameterError(f"{op}: generator must be an ember.Generator, got "
+                                    f"{type(generator).__name__}", "generator", generator)
+    return generator._gen
+
+
 _NAMED = {"default": Distribution.default, "uniform": Distribution.uniform,
           "normal": Distribution.normal, "bernoulli": Distribution.bernoulli}
 
@@ -204,33 +309,34 @@ def _int_bounds(lo, hi, dtype, op, what):
                 "high" if hi - 1 > mx else "low", hi if hi - 1 > mx else lo)
 
 
-def _sample(shape, dist, dtype, op):
-    """A backend array of ``shape`` and ember ``dtype`` sampled from ``dist`` (checked first)."""
+def _sample(shape, dist, dtype, op, gen=None):
+    """A backend array of ``shape`` and ember ``dtype`` sampled from ``dist`` (checked first),
+    drawn from the backend generator ``gen`` (None: the global one)."""
     kind, params = dist.kind, dist.params
     npd = dtype.np
     if dtype.kind == "float":
         if kind == "default":
-            return be.random_uniform(shape, 0.0, 1.0, npd)
+            return be.random_uniform(shape, 0.0, 1.0, npd, gen)
         if kind == "uniform":
-            return be.random_uniform(shape, params[0], params[1], npd)
+            return be.random_uniform(shape, params[0], params[1], npd, gen)
         if kind == "normal":
-            return be.random_normal(shape, params[0], params[1], npd)
-        return be.random_bernoulli(shape, params[0], npd)
+            return be.random_normal(shape, params[0], params[1], npd, gen)
+        return be.random_bernoulli(shape, params[0], npd, gen)
     if dtype.kind == "int":
         if kind == "default":
             mn, mx = be.random_dtype_info(npd)
-            return be.random_integers(shape, mn, mx + 1, npd)
+            return be.random_integers(shape, mn, mx + 1, npd, gen)
         if kind == "uniform":
             lo, hi = math.ceil(params[0]), math.ceil(params[1])
             _int_bounds(lo, hi, dtype, op, f"the range [{params[0]}, {params[1]})")
-            return be.random_integers(shape, lo, hi, npd)
+            return be.random_integers(shape, lo, hi, npd, gen)
         if kind == "normal":
-            return be.random_normal_int(shape, params[0], params[1], npd)
-        return be.random_bernoulli(shape, params[0], npd)
+            return be.random_normal_int(shape, params[0], params[1], npd, gen)
+        return be.random_bernoulli(shape, params[0], npd, gen)
     if kind == "default":
-        return be.random_bernoulli(shape, 0.5, npd)
+        return be.random_bernoulli(shape, 0.5, npd, gen)
     if kind == "bernoulli":
-        return be.random_bernoulli(shape, params[0], npd)
+        return be.random_bernoulli(shape, params[0], npd, gen)
     raise KindError(f"{op}: cannot sample bool tensors from {dist!r}; expected "
                     "Distribution.bernoulli(p) or Distribution.default()")
 
@@ -242,7 +348,8 @@ def _finish(data, dtype, requires_grad):
     return t
 
 
-def random(shape, distribution=None, dtype=None, device=None, requires_grad=False):
+def random(shape, distribution=None, dtype=None, device=None, requires_grad=False, *,
+           generator=None):
     """A tensor of ``shape`` sampled from ``distribution`` (default: uniform in [0, 1)).
 
     ``dtype`` (default float32) may be of any kind: float samples the distribution; int takes
@@ -259,6 +366,7 @@ def random(shape, distribution=None, dtype=None, device=None, requires_grad=Fals
     ember.int32
     """
     op = "random"
+    gen = _gen(generator, op)
     if dtype is not None and _is_device(dtype):
         device, dtype = dtype, None  # Burn's third argument: the device
     shape = _shape(shape, op)
@@ -268,14 +376,14 @@ def random(shape, distribution=None, dtype=None, device=None, requires_grad=Fals
         Device(device.split(":")[0] if isinstance(device, str) else device)
     if requires_grad and dtype.kind != "float":
         raise KindError(f"{op}: only float tensors can require grad; dtype is {dtype.name}")
-    return _finish(_sample(shape, dist, dtype, op), dtype, requires_grad)
+    return _finish(_sample(shape, dist, dtype, op, gen), dtype, requires_grad)
 
 
 Tensor.random = staticmethod(random)
 
 
 @tensor_method
-def random_like(self, distribution=None, dtype=None):
+def random_like(self, distribution=None, dtype=None, *, generator=None):
     """A tensor with this one's shape and dtype (or ``dtype``), sampled from ``distribution``.
 
     >>> import ember
@@ -293,7 +401,7 @@ def random_like(self, distribution=None, dtype=None):
                         "supported (call dequantize() first)")
     dist = _distribution(distribution, op)
     dtype = self._dtype if dtype is None else _dt.as_dtype(dtype)
-    return wrap(_sample(self._data.shape, dist, dtype, op), dtype)
+    return wrap(_sample(self._data.shape, dist, dtype, op, _gen(generator, op)), dtype)
 
 
 def _float_dtype(dtype, op):
@@ -303,7 +411,7 @@ def _float_dtype(dtype, op):
     return dtype
 
 
-def rand(*shape, dtype=None, device=None, requires_grad=False):
+def rand(*shape, generator=None, dtype=None, device=None, requires_grad=False):
     """Floats uniform in [0, 1) of the given shape (PyTorch's ``rand``; varargs or one sequence).
 
     >>> import ember
@@ -315,10 +423,11 @@ def rand(*shape, dtype=None, device=None, requires_grad=False):
     dtype = _float_dtype(dtype, op)
     if device is not None:
         Device(device.split(":")[0] if isinstance(device, str) else device)
-    return _finish(be.random_uniform(shape, 0.0, 1.0, dtype.np), dtype, requires_grad)
+    gen = _gen(generator, op)
+    return _finish(be.random_uniform(shape, 0.0, 1.0, dtype.np, gen), dtype, requires_grad)
 
 
-def randn(*shape, dtype=None, device=None, requires_grad=False):
+def randn(*shape, generator=None, dtype=None, device=None, requires_grad=False):
     """Floats from the standard normal distribution (PyTorch's ``randn``).
 
     >>> import ember
@@ -330,10 +439,12 @@ def randn(*shape, dtype=None, device=None, requires_grad=False):
     dtype = _float_dtype(dtype, op)
     if device is not None:
         Device(device.split(":")[0] if isinstance(device, str) else device)
-    return _finish(be.random_normal(shape, 0.0, 1.0, dtype.np), dtype, requires_grad)
+    gen = _gen(generator, op)
+    return _finish(be.random_normal(shape, 0.0, 1.0, dtype.np, gen), dtype, requires_grad)
 
 
-def randint(low, high=None, size=None, dtype=None, device=None):
+def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
+            requires_grad=False):
     """Integers uniform in ``[low, high)``: ``randint(low, high, size)`` or ``randint(high, size)``.
 
     ``dtype`` defaults to int64; a float dtype gives integral floats.
@@ -361,7 +472,35 @@ def randint(low, high=None, size=None, dtype=None, device=None):
     if device is not None:
         Device(device.split(":")[0] if isinstance(device, str) else device)
     _int_bounds(low, high, dtype, op, f"the range [{low}, {high})")
-    return wrap(be.random_integers(shape, low, high, dtype.np), dtype)
+    gen = _gen(generator, op)
+    if requires_grad and dtype.kind != "float":
+        raise KindError(f"{op}: only float tensors can require grad; dtype is {dtype.name}")
+    return _finish(be.random_integers(shape, low, high, dtype.np, gen), dtype, requires_grad)
+
+
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """A random permutation of ``0 .. n-1`` (PyTorch's ``randperm``), int64 by default.
+
+    >>> import ember
+    >>> sorted(ember.randperm(5).tolist())
+    [0, 1, 2, 3, 4]
+    """
+    op = "randperm"
+    n = as_int(n, op, "n")
+    if n < 0:
+        raise InvalidParameterError(f"{op}: n is {n}; expected n >= 0", "n", n)
+    dtype = _dt.default_int if dtype is None else _dt.as_dtype(dtype)
+    if dtype.kind == "bool":
+        raise KindError(f"{op}: dtype bool is not an int or float dtype; expected an int or "
+                        "float dtype")
+    if dtype.kind == "int" and n and n - 1 > be.random_dtype_info(dtype.np)[1]:
+        raise InvalidParameterError(f"{op}: n {n} does not fit {dtype.name}", "n", n)
+    if device is not None:
+        Device(device.split(":")[0] if isinstance(device, str) else device)
+    gen = _gen(generator, op)
+    if requires_grad and dtype.kind != "float":
+        raise KindError(f"{op}: only float tensors can require grad; dtype is {dtype.name}")
+    return _finish(be.random_permutation(n, dtype.np, gen), dtype, requires_grad)
 
 
 def manual_seed(seed):
@@ -374,12 +513,43 @@ def manual_seed(seed):
     >>> ember.manual_seed(3); a == ember.rand(3).tolist()
     True
     """
-    seed = as_int(seed, "manual_seed", "seed")
-    if not -2**63 <= seed < 2**64:
-        raise InvalidParameterError(
-            f"manual_seed: seed {seed} is out of range; expected an int in [-2**63, 2**64)",
-            "seed", seed)
-    be.random_seed(seed % 2**64)
+    default_generator.manual_seed(seed)
+
+
+def seed():
+    """Restart the global generator from a fresh seed from the operating system; returns it.
+
+    >>> import ember
+    >>> s = ember.seed(); s == ember.initial_seed()
+    True
+    """
+    return default_generator.seed()
+
+
+def initial_seed():
+    """The seed the global generator was last started from (PyTorch's ``initial_seed``).
+
+    >>> import ember
+    >>> ember.manual_seed(5); ember.initial_seed()
+    5
+    """
+    return default_generator.initial_seed()
+
+
+def get_rng_state():
+    """The global generator's state, a uint8 tensor (PyTorch's ``get_rng_state``).
+
+    >>> import ember
+    >>> state = ember.get_rng_state(); a = ember.rand(2).tolist()
+    >>> ember.set_rng_state(state); a == ember.rand(2).tolist()
+    True
+    """
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state):
+    """Restore the global generator's state from ``get_rng_state``."""
+    _set_state(None, new_state, "set_rng_state")
 
 
 def _weights(self, op):
@@ -422,7 +592,7 @@ def _num_samples(n, op):
 
 
 @tensor_method
-def categorical(self, num_samples):
+def categorical(self, num_samples, *, generator=None):
     """Draw ``num_samples`` category indices per row of weights (the last dim), with replacement.
 
     The weights need not be normalized; leading dims are batch dims. The result is an int64
@@ -437,11 +607,11 @@ def categorical(self, num_samples):
     op = "categorical"
     _weights(self, op)
     n = _num_samples(num_samples, op)
-    return wrap(be.random_categorical(self._data, n, True), _dt.int64)
+    return wrap(be.random_categorical(self._data, n, True, _gen(generator, op)), _dt.int64)
 
 
 @tensor_method
-def multinomial(self, num_samples, replacement=False):
+def multinomial(self, num_samples, replacement=False, *, generator=None):
     """PyTorch's ``multinomial``: like ``categorical``, without replacement by default.
 
     Without replacement each row's indices are distinct, so ``num_samples`` can be at most the
@@ -458,6 +628,7 @@ def multinomial(self, num_samples, replacement=False):
     if not isinstance(replacement, bool):
         raise InvalidParameterError(f"{op}: replacement must be a bool, got {replacement!r}",
                                     "replacement", replacement)
+    gen = _gen(generator, op)
     if not replacement:
         k = be.random_positive_counts(self._data)
         if n > k:
@@ -465,4 +636,4 @@ def multinomial(self, num_samples, replacement=False):
                 f"{op}: num_samples {n} exceeds the {k} positive weight(s) of a row; without "
                 "replacement expected num_samples <= the number of positive weights",
                 "num_samples", n)
-    return wrap(be.random_categorical(self._data, n, replacement), _dt.int64)
+    return wrap(be.random_categorical(self._data, n, replacement, gen), _dt.int64)

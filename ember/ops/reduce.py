@@ -5,9 +5,13 @@ Two spellings, as API.md rule 3 says:
 - Pythonic ``sum mean prod max min (dim=None, keepdim=False)``: ``dim`` an int or a tuple of
   ints; ``None`` reduces every dim (a 0-d result); an empty tuple reduces nothing.
 - Burn's dimension-keeping forms (``sum_dim``, ``sum_dims``, ``max_dim`` ...) keep each reduced
-  dim with size 1. ``argmax``, ``argmin``, ``median``, ``var`` ... keep the dim when one is given
-  and reduce the whole tensor to 0-d when ``dim`` is ``None`` (PyTorch's spelling); their
-  ``keepdim`` overrides either default.
+  dim with size 1. The methods ``argmax``, ``argmin``, ``median``, ``var`` ... keep the dim when
+  one is given and reduce the whole tensor to 0-d when ``dim`` is ``None`` (PyTorch's spelling);
+  their ``keepdim`` overrides either default.
+
+The module-level functions ``ember.max/min/median/argmax/argmin/var/var_mean`` are PyTorch's
+(``(values, indices)`` named tuples along a dim, the dim removed unless ``keepdim``); the methods
+``max(dim)``, ``min(dim)`` and ``median(dim)`` return a ``ValuesTensor`` (docs/pytorch.md).
 
 Sums and products of ints and bools are int64; the mean of ints is the floor of the exact mean
 in the input's dtype. float16 and bfloat16 accumulate in float32.
@@ -17,6 +21,8 @@ from .. import dtypes as _dt
 from ..backends import default as be
 from ..errors import DimensionError, InvalidParameterError, ShapeMismatchError
 from ..shapes import as_int, normalize_dim, normalize_dims
+from .. import return_types as _rt
+from ..return_types import values_tensor
 from ..tensor import Tensor, check_kind, record, tensor_method, wrap
 
 __all__ = ["sum", "mean", "prod", "max", "min", "argmax", "argmin", "any", "all", "var",
@@ -320,12 +326,14 @@ def _extreme(x, axes, keepdims, op, kind, even):
     return record(data, x._dtype, (x,), backward, op)
 
 
-@tensor_method
-def max(self, dim=None, keepdim=False):
+@tensor_method(name="max")
+def max_method(self, dim=None, keepdim=False):
     """The maximum over ``dim`` (an int, a tuple, or None for every dim: a 0-d result).
 
     NaN propagates. Reducing zero elements raises InvalidParameterError. The values only, as
-    NumPy's ``max`` and PyTorch's ``amax``: ``max_dim_with_indices`` also gives the indices.
+    NumPy's ``max`` and PyTorch's ``amax``; with an int ``dim`` they come as a ``ValuesTensor``
+    whose ``.indices`` are PyTorch's (unpacking it raises: ``ember.max(x, dim)`` is PyTorch's
+    pair). ``t.max(other)`` with a tensor is ``maximum``, as PyTorch's.
     The whole-tensor maximum shares its gradient evenly among ties (as PyTorch's ``max()``);
     with ``dim`` the gradient goes to the first maximal element.
 
@@ -335,14 +343,14 @@ def max(self, dim=None, keepdim=False):
     9.0
     >>> t.max(0).tolist()
     [5.0, 9.0, 6.0]
+    >>> t.max(0).indices.tolist()
+    [1, 1, 1]
     """
-    _self(self, "max")
-    axes = _axes(self, dim, "max")
-    return _extreme(self, axes, _flag(keepdim, "max"), "max", "max", dim is None)
+    return _max_min(self, dim, keepdim, "max")
 
 
-@tensor_method
-def min(self, dim=None, keepdim=False):
+@tensor_method(name="min")
+def min_method(self, dim=None, keepdim=False):
     """The minimum over ``dim`` (an int, a tuple, or None for every dim: a 0-d result).
 
     NaN propagates; the rules of ``max`` apply.
@@ -351,9 +359,57 @@ def min(self, dim=None, keepdim=False):
     >>> ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).min().tolist()
     -2.0
     """
-    _self(self, "min")
-    axes = _axes(self, dim, "min")
-    return _extreme(self, axes, _flag(keepdim, "min"), "min", "min", dim is None)
+    return _max_min(self, dim, keepdim, "min")
+
+
+def _max_min(x, dim, keepdim, kind):
+    _self(x, kind)
+    if isinstance(dim, Tensor):
+        return x.maximum(dim) if kind == "max" else x.minimum(dim)
+    axes = _axes(x, dim, kind)
+    out = _extreme(x, axes, _flag(keepdim, kind), kind, kind, dim is None)
+    if dim is None or isinstance(dim, (tuple, list)):
+        return out
+    return values_tensor(out, kind, lambda: _pair(x, dim, keepdim, kind)[1])
+
+
+def _pair(x, dim, keepdim, kind):
+    """PyTorch's ``(values, indices)`` of max/min along ``dim``."""
+    values, indices = _extreme_with_indices(x, dim, kind, kind)
+    if keepdim or not x._data.ndim:
+        return values, indices
+    return values.squeeze(dim), indices.squeeze(dim)
+
+
+def max(input, dim=None, keepdim=False):
+    """PyTorch's ``torch.max``: the maximum of every element (0-d) with no ``dim``; the named
+    tuple ``(values, indices)`` along an int ``dim``; ``maximum`` with a tensor in second place.
+
+    >>> import ember
+    >>> x = ember.tensor([[1.0, 7.0], [5.0, 2.0]])
+    >>> values, indices = ember.max(x, 1)
+    >>> values.tolist(), indices.tolist()
+    ([7.0, 5.0], [1, 0])
+    """
+    return _pt_max_min(input, dim, keepdim, "max", _rt.max)
+
+
+def min(input, dim=None, keepdim=False):
+    """PyTorch's ``torch.min``: as ``ember.max``, for the minimum.
+
+    >>> import ember
+    >>> ember.min(ember.tensor([[1.0, 7.0], [5.0, 2.0]]), dim=0).indices.tolist()
+    [0, 1]
+    """
+    return _pt_max_min(input, dim, keepdim, "min", _rt.min)
+
+
+def _pt_max_min(x, dim, keepdim, kind, result):
+    _self(x, kind)
+    if dim is None or isinstance(dim, (Tensor, tuple, list)):
+        return _max_min(x, dim, keepdim, kind)
+    _flag(keepdim, kind)
+    return result(*_pair(x, dim, keepdim, kind))
 
 
 @tensor_method
@@ -461,8 +517,8 @@ def _arg(x, dim, keepdim, op, kind):
     return wrap(kernel(xd, axis, keep), _int64)
 
 
-@tensor_method
-def argmax(self, dim=None, keepdim=None):
+@tensor_method(name="argmax")
+def argmax_method(self, dim=None, keepdim=None):
     """The index of the maximum along ``dim``, kept with size 1 (Burn's ``argmax(dim)``), or the
     flat index over the whole tensor, 0-d, when ``dim`` is None (PyTorch's ``argmax()``).
 
@@ -480,8 +536,8 @@ def argmax(self, dim=None, keepdim=None):
     return _arg(self, dim, keepdim, "argmax", "max")
 
 
-@tensor_method
-def argmin(self, dim=None, keepdim=None):
+@tensor_method(name="argmin")
+def argmin_method(self, dim=None, keepdim=None):
     """The index of the minimum along ``dim``, kept with size 1, or the flat index (0-d) when
     ``dim`` is None. NaN wins over numbers; ties give the lowest index.
 
@@ -490,6 +546,27 @@ def argmin(self, dim=None, keepdim=None):
     [[0, 0, 0]]
     """
     return _arg(self, dim, keepdim, "argmin", "min")
+
+
+def argmax(input, dim=None, keepdim=False):
+    """PyTorch's ``torch.argmax``: the index of the maximum along ``dim``, the dim removed unless
+    ``keepdim`` (the method keeps it, as Burn's); the flat index with no ``dim``.
+
+    >>> import ember
+    >>> ember.argmax(ember.tensor([[1.0, 3.0], [4.0, 2.0]]), dim=1).tolist()
+    [1, 0]
+    """
+    return _arg(input, dim, keepdim, "argmax", "max")
+
+
+def argmin(input, dim=None, keepdim=False):
+    """PyTorch's ``torch.argmin``: as ``ember.argmax``, for the minimum.
+
+    >>> import ember
+    >>> ember.argmin(ember.tensor([[1.0, 3.0], [4.0, 2.0]]), dim=1).tolist()
+    [0, 1]
+    """
+    return _arg(input, dim, keepdim, "argmin", "min")
 
 
 @tensor_method
@@ -672,8 +749,8 @@ def _var(x, dim, keepdim, correction, op, with_mean):
     return var, record(mean_data, x._dtype, (x,), backward_mean, op)
 
 
-@tensor_method
-def var(self, dim=None, keepdim=None):
+@tensor_method(name="var")
+def var_method(self, dim=None, keepdim=None):
     """The variance along ``dim`` with Bessel's correction (divides by n - 1), the dim kept with
     size 1 (Burn's ``var(dim)``); ``dim`` None: the whole tensor, 0-d. Float tensors only.
 
@@ -695,8 +772,8 @@ def var_bias(self, dim=None, keepdim=None):
     return _var(self, dim, keepdim, 0, "var_bias", False)
 
 
-@tensor_method
-def var_mean(self, dim=None, keepdim=None):
+@tensor_method(name="var_mean")
+def var_mean_method(self, dim=None, keepdim=None):
     """``(variance, mean)`` along ``dim`` (Bessel's correction), both with the dim kept.
 
     >>> import ember
@@ -717,6 +794,44 @@ def var_mean_bias(self, dim=None, keepdim=None):
     ([[1.0]], [[2.0]])
     """
     return _var(self, dim, keepdim, 0, "var_mean_bias", True)
+
+
+def _correction(unbiased, correction, op):
+    if correction is None:
+        return 1 if _flag(unbiased, op, "unbiased") else 0
+    if unbiased is not True:
+        raise InvalidParameterError(f"{op}: give unbiased or correction, not both (got "
+                                    f"unbiased={unbiased!r}, correction={correction!r})",
+                                    "correction", correction)
+    c = as_int(correction, op, "correction")
+    if c < 0:
+        raise InvalidParameterError(f"{op}: correction {c} is negative; expected an int >= 0",
+                                    "correction", c)
+    return c
+
+
+def var(input, dim=None, unbiased=True, keepdim=False, *, correction=None):
+    """PyTorch's ``torch.var``: the variance over ``dim`` (None: every dim) with ``correction``
+    (default 1, Bessel's; ``unbiased=False`` is 0), the dims removed unless ``keepdim`` (the
+    method keeps them, as Burn's).
+
+    >>> import ember
+    >>> ember.var(ember.tensor([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0]]), 1).tolist()
+    [1.0, 4.0]
+    """
+    return _var(input, dim, keepdim, _correction(unbiased, correction, "var"), "var", False)
+
+
+def var_mean(input, dim=None, unbiased=True, keepdim=False, *, correction=None):
+    """PyTorch's ``torch.var_mean``: ``(variance, mean)`` as ``ember.var``.
+
+    >>> import ember
+    >>> v, m = ember.var_mean(ember.tensor([[1.0, 2.0, 3.0]]), 1)
+    >>> v.tolist(), m.tolist()
+    ([1.0], [2.0])
+    """
+    c = _correction(unbiased, correction, "var_mean")
+    return _var(input, dim, keepdim, c, "var_mean", True)
 
 
 # -- median -------------------------------------------------------------------------------------
@@ -772,8 +887,8 @@ def _median(x, dim, keepdim, op, with_indices):
     return (out, indices) if with_indices else out
 
 
-@tensor_method
-def median(self, dim=None, keepdim=None):
+@tensor_method(name="median")
+def median_method(self, dim=None, keepdim=None):
     """The lower median along ``dim``, the dim kept with size 1 (Burn's ``median(dim)``), or of
     every element, 0-d, when ``dim`` is None (PyTorch's ``median()``).
 
@@ -787,8 +902,28 @@ def median(self, dim=None, keepdim=None):
     [[2.0], [6.0]]
     >>> t.median().tolist()
     4.0
+
+    With ``dim`` the values come as a ``ValuesTensor`` (``.indices``; unpacking raises):
+    ``ember.median(x, dim)`` is PyTorch's ``(values, indices)`` with the dim removed.
     """
-    return _median(self, dim, keepdim, "median", False)
+    out = _median(self, dim, keepdim, "median", False)
+    if dim is None:
+        return out
+    return values_tensor(out, "median", lambda: _median(self, dim, keepdim, "median", True)[1])
+
+
+def median(input, dim=None, keepdim=False):
+    """PyTorch's ``torch.median``: the lower median of every element (0-d) with no ``dim``, else
+    the named tuple ``(values, indices)`` along ``dim``, removed unless ``keepdim``.
+
+    >>> import ember
+    >>> values, indices = ember.median(ember.tensor([[1.0, 5.0, 3.0], [8.0, 4.0, 6.0]]), 1)
+    >>> values.tolist(), indices.tolist()
+    ([3.0, 6.0], [2, 2])
+    """
+    if dim is None:
+        return _median(input, None, keepdim, "median", False)
+    return _rt.median(*_median(input, dim, keepdim, "median", True))
 
 
 @tensor_method

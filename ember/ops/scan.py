@@ -1,12 +1,14 @@
 """Scans: cumulative sums, products, minima and maxima along one dim.
 
 ``cumsum`` and ``cumprod`` of ints and bools give int64 (as PyTorch); floats keep their dtype and
-accumulate in higher precision. ``cummin`` and ``cummax`` return the values (Burn's); the
-``_with_indices`` forms also return PyTorch's indices. A NaN propagates from its first position
+accumulate in higher precision. The methods ``cummin`` and ``cummax`` return the values (Burn's,
+as a ``ValuesTensor`` with ``.indices``); ``ember.cummin``/``ember.cummax`` and the
+``_with_indices`` methods return PyTorch's ``(values, indices)``. A NaN propagates from its first position
 to the end of its scan.
 """
 
 from .. import dtypes as _dt
+from .. import return_types as _rt
 from ..backends import default as be
 from ..errors import DimensionError, InvalidParameterError
 from ..shapes import as_int, normalize_dim
@@ -95,8 +97,8 @@ def _cumext(x, dim, op, kind):
     return record(_back(vals, shape), x._dtype, (x,), backward, op), indices
 
 
-@tensor_method
-def cummin(self, dim):
+@tensor_method(name="cummin")
+def cummin_method(self, dim):
     """The cumulative minimum along ``dim`` (Burn's: the values only; see
     ``cummin_with_indices``). Once a NaN is met, the rest of its scan is NaN.
 
@@ -107,11 +109,23 @@ def cummin(self, dim):
     >>> t.cummin(1).tolist()
     [[3.0, 3.0, 2.0], [4.0, 1.0, 1.0]]
     """
-    return _cumext(self, dim, "cummin", "min")[0]
+    values, indices = _cumext(self, dim, "cummin", "min")
+    return _rt.values_tensor(values, "cummin", indices)
 
 
-@tensor_method
-def cummax(self, dim):
+def cummin(input, dim):
+    """PyTorch's ``torch.cummin``: the named tuple ``(values, indices)`` of the cumulative
+    minimum along ``dim`` (as ``cummin_with_indices``).
+
+    >>> import ember
+    >>> ember.cummin(ember.tensor([2.0, 1.0, 3.0]), 0).indices.tolist()
+    [0, 1, 1]
+    """
+    return _rt.cummin(*_cumext(input, dim, "cummin", "min"))
+
+
+@tensor_method(name="cummax")
+def cummax_method(self, dim):
     """The cumulative maximum along ``dim`` (Burn's: the values only; see
     ``cummax_with_indices``). Once a NaN is met, the rest of its scan is NaN.
 
@@ -122,7 +136,19 @@ def cummax(self, dim):
     >>> t.cummax(1).tolist()
     [[3.0, 3.0, 3.0], [4.0, 5.0, 5.0]]
     """
-    return _cumext(self, dim, "cummax", "max")[0]
+    values, indices = _cumext(self, dim, "cummax", "max")
+    return _rt.values_tensor(values, "cummax", indices)
+
+
+def cummax(input, dim):
+    """PyTorch's ``torch.cummax``: the named tuple ``(values, indices)`` of the cumulative
+    maximum along ``dim`` (as ``cummax_with_indices``).
+
+    >>> import ember
+    >>> ember.cummax(ember.tensor([2.0, 1.0, 3.0]), 0).indices.tolist()
+    [0, 0, 2]
+    """
+    return _rt.cummax(*_cumext(input, dim, "cummax", "max"))
 
 
 @tensor_method

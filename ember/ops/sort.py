@@ -7,13 +7,14 @@ back to the positions the indices select; the indices carry none. Bool tensors h
 """
 
 from .. import dtypes as _dt
+from .. import return_types as _rt
 from ..autodiff.graph import _mode
 from ..backends import default as be
 from ..errors import InvalidParameterError
 from ..shapes import as_int, normalize_dim
 from ..tensor import check_kind, check_tensor, record, tensor_method, wrap
 
-__all__ = ["sort", "argsort", "topk"]
+__all__ = ["sort", "argsort", "topk", "kthvalue"]
 
 
 def _prepare(self, dim, op):
@@ -74,15 +75,37 @@ def _sorted(self, dim, descending, k, op, values_only=False):
     return values, wrap(idx_out, _dt.int64)
 
 
-@tensor_method
-def sort(self, dim=-1, descending=False):
+@tensor_method(name="sort")
+def sort_method(self, dim=-1, descending=False):
     """The elements sorted along ``dim`` (stable; NaN is the largest), ascending by default.
 
+    Burn's ``sort``: the values only, as a ``ValuesTensor`` (``.indices`` gives the indices;
+    unpacking raises, see ``ember.return_types``). ``ember.sort(x)`` is PyTorch's pair.
+
     >>> import ember
-    >>> ember.tensor([[12.0, -2.0, 3.0], [5.0, 3.0, 6.0]]).sort(0).tolist()
+    >>> t = ember.tensor([[12.0, -2.0, 3.0], [5.0, 3.0, 6.0]])
+    >>> t.sort(0).tolist()
     [[5.0, -2.0, 3.0], [12.0, 3.0, 6.0]]
+    >>> t.sort(0).indices.tolist()
+    [[1, 0, 0], [0, 1, 1]]
     """
-    return _sorted(self, dim, descending, None, "sort", values_only=True)
+    values = _sorted(self, dim, descending, None, "sort", values_only=True)
+    return _rt.values_tensor(
+        values, "sort", lambda: _sorted(self, dim, descending, None, "sort")[1])
+
+
+def sort(input, dim=-1, descending=False, stable=False):
+    """PyTorch's ``torch.sort``: the named tuple ``(values, indices)`` of the sort along ``dim``.
+
+    Every sort is stable, so ``stable`` only has to be a bool.
+
+    >>> import ember
+    >>> values, indices = ember.sort(ember.tensor([3.0, 1.0, 2.0]))
+    >>> values.tolist(), indices.tolist()
+    ([1.0, 2.0, 3.0], [1, 2, 0])
+    """
+    _check_bool(stable, "sort", "stable")
+    return _rt.sort(*_sorted(input, dim, descending, None, "sort"))
 
 
 @tensor_method
@@ -142,17 +165,64 @@ def argsort_descending(self, dim=-1):
     return _sorted(self, dim, True, None, "argsort_descending")[1]
 
 
-@tensor_method
-def topk(self, k, dim=-1, largest=True):
+@tensor_method(name="topk")
+def topk_method(self, k, dim=-1, largest=True):
     """The ``k`` largest elements along ``dim``, largest first (``largest=False``: smallest first).
 
-    Ties go to the lower index. Gradients flow to the selected positions.
+    Ties go to the lower index. Gradients flow to the selected positions. Burn's ``topk``: the
+    values only, as a ``ValuesTensor`` (``.indices`` gives the indices; unpacking raises).
+    ``ember.topk(x, k)`` is PyTorch's pair.
 
     >>> import ember
     >>> ember.tensor([[12.0, -2.0, 3.0], [5.0, 3.0, 6.0]]).topk(1, 1).tolist()
     [[12.0], [6.0]]
     """
-    return _sorted(self, dim, largest, k, "topk")[0]
+    values, indices = _sorted(self, dim, largest, k, "topk")
+    return _rt.values_tensor(values, "topk", indices)
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True):
+    """PyTorch's ``torch.topk``: the named tuple ``(values, indices)`` of the ``k`` largest
+    (``largest=False``: smallest) elements along ``dim``. They always come sorted, which
+    ``sorted=False`` allows.
+
+    >>> import ember
+    >>> probs = ember.tensor([[0.1, 0.7, 0.2]])
+    >>> _, idx = ember.topk(probs, k=1)
+    >>> idx.tolist()
+    [[1]]
+    """
+    _check_bool(sorted, "topk", "sorted")
+    return _rt.topk(*_sorted(input, dim, largest, k, "topk"))
+
+
+def kthvalue(input, k, dim=-1, keepdim=False):
+    """PyTorch's ``kthvalue``: the named tuple ``(values, indices)`` of the ``k``-th smallest
+    element (``k`` from 1) along ``dim``, the dim removed unless ``keepdim``. Also
+    ``Tensor.kthvalue`` (Burn has no such method, so PyTorch's result).
+
+    >>> import ember
+    >>> values, indices = ember.tensor([[4.0, 1.0, 3.0], [2.0, 9.0, 5.0]]).kthvalue(2)
+    >>> values.tolist(), indices.tolist()
+    ([3.0, 5.0], [2, 2])
+    """
+    op = "kthvalue"
+    check_tensor(input, op, "self")
+    k = as_int(k, op, "k")
+    _check_bool(keepdim, op, "keepdim")
+    if k < 1:
+        raise InvalidParameterError(f"{op}: k {k} is out of range; expected k >= 1", "k", k)
+    values, indices = _sorted(input, dim, False, k, op)
+    if input._data.ndim == 0:
+        return _rt.kthvalue(values, indices)
+    axis = normalize_dim(dim, input._data.ndim, op)
+    values, indices = values.narrow(axis, k - 1, 1), indices.narrow(axis, k - 1, 1)
+    if not keepdim:
+        values, indices = values.squeeze(axis), indices.squeeze(axis)
+    return _rt.kthvalue(values, indices)
+
+
+tensor_method(kthvalue)
 
 
 @tensor_method

@@ -173,6 +173,30 @@ def test_no_grad_records_nothing():
     assert (x * 2.0).is_tracked()
 
 
+def test_inference_mode_as_torch():
+    x = leaf([1.0, 2.0])
+    xt = torch.tensor([1.0, 2.0], requires_grad=True)
+    with ember.inference_mode():
+        assert not (x * 2.0).is_tracked() and not ember.grad_enabled()
+    with torch.inference_mode():
+        assert not (xt * 2.0).requires_grad
+    with ember.inference_mode(False):
+        assert (x * 2.0).is_tracked()
+
+    @ember.inference_mode()
+    def predict(v):
+        """Doc."""
+        return v * 3.0
+
+    assert not predict(x).is_tracked() and predict.__name__ == "predict"
+    assert predict.__doc__ == "Doc." and ember.grad_enabled()
+    with ember.no_grad():
+        with ember.inference_mode(False):
+            assert not ember.grad_enabled()            # False leaves the mode as it is
+    with pytest.raises(ember.InvalidParameterError, match="inference_mode: mode must be a bool"):
+        ember.inference_mode("yes")
+
+
 def test_checkpointing_strategy_carried_and_mixing_recorded_steps_raises():
     x = ember.tensor([1.0, 2.0]).with_gradient_checkpointing_strategy("balanced")
     assert x.gradient_checkpointing_strategy() == "balanced"

@@ -417,6 +417,44 @@ def test_module_list_and_dict():
     assert repr(same) == repr(tsame)
 
 
+def test_module_dict_attribute_access_as_torch():
+    ember.manual_seed(0)
+
+    def block(lib):
+        class Block(lib.Module):
+            def __init__(self):
+                super().__init__()
+                self.transformer = lib.ModuleDict(dict(wte=lib.Embedding(10, 4),
+                                                       h=lib.ModuleList([lib.Linear(4, 4)]),
+                                                       ln_f=lib.LayerNorm(4)))
+                self.transformer.head = lib.Linear(4, 3)      # an attribute adds a module
+
+            def forward(self, idx):
+                x = self.transformer.wte(idx)
+                for layer in self.transformer.h:
+                    x = layer(x)
+                return self.transformer.head(self.transformer.ln_f(x))
+        return Block()
+
+    ours, theirs = block(nn), block(tnn)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    assert ours.transformer.wte is ours.transformer["wte"]
+    assert list(ours.transformer.keys()) == list(theirs.transformer.keys())
+    with torch.no_grad():
+        for (name, p), (tname, tp) in zip(ours.state_dict().items(),
+                                          theirs.state_dict().items()):
+            tp.copy_(torch.from_numpy(np.array(p.numpy(), copy=True)))
+    idx = [[1, 2, 3], [4, 5, 6]]
+    out, tout = ours(ember.tensor(idx)), theirs(torch.tensor(idx))
+    np.testing.assert_allclose(out.numpy(), tout.detach().numpy(), rtol=1e-5, atol=1e-6)
+    del ours.transformer.head
+    assert "head" not in ours.transformer and len(ours.transformer) == 3
+    with pytest.raises(AttributeError, match="ModuleDict has no attribute or module 'nope'"):
+        ours.transformer.nope
+    ours.transformer.note = "plain"                        # a non-module stays an attribute
+    assert ours.transformer.note == "plain" and "note" not in ours.transformer
+
+
 # -- a real training loop -----------------------------------------------------------------------
 
 def test_mlp_learns_with_plain_sgd(rng):

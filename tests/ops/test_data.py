@@ -13,7 +13,8 @@ from hypothesis import given, settings, strategies as st
 
 import ember
 from ember import InvalidParameterError, KindError, ShapeMismatchError, Tensor, TensorData
-from oracle import SHAPES, TORCH_DTYPES, assert_close, ember_tensor, layouts, random_array, to_torch
+from oracle import (SHAPES, TORCH_DTYPES, assert_close, assert_unchanged, ember_tensor, layouts,
+                    random_array, snapshot, to_torch)
 from oracle import assert_unchanged, snapshot
 
 ALL_DTYPES = list(TORCH_DTYPES)
@@ -522,6 +523,32 @@ def test_to_dtype_and_device_vs_torch(rng):
     other = ember.tensor([1], dtype="int16")
     assert_close(t.to(other), tt.to(torch.tensor([1], dtype=torch.int16)))
     assert t.to("float64") is t
+
+
+def test_to_takes_torchs_positional_and_keyword_forms(rng):
+    base = rng.standard_normal((3, 2))
+    t, tt = ember.from_numpy(base), torch.tensor(base)
+    assert_close(t.to("cpu", ember.float32, False, True), tt.to("cpu", torch.float32, False, True))
+    assert_close(t.to(ember.int64, True), tt.to(torch.int64, True))
+    assert_close(t.to(device="cpu", dtype=ember.float16, non_blocking=True, copy=False),
+                 tt.to(device="cpu", dtype=torch.float16, non_blocking=True, copy=False))
+    assert t.to("cpu", non_blocking=True) is t and tt.to("cpu", non_blocking=True) is tt
+    copied, tcopied = t.to(copy=True), tt.to(copy=True)
+    assert copied is not t and tcopied is not tt
+    assert_close(copied, tcopied)
+    before = snapshot(t)
+    for args, kwargs, err, match in [
+        (("cpu", False, ember.float32), {}, ember.InvalidParameterError, r"comes after"),
+        ((True, True, True), {}, ember.InvalidParameterError, r"3 bools given"),
+        ((), {"non_blocking": 1}, ember.InvalidParameterError, r"non_blocking must be a bool"),
+        ((), {"copy": "yes"}, ember.InvalidParameterError, r"copy must be a bool"),
+        ((), {"memory_format": "channels_last"}, ember.InvalidParameterError,
+         r"memory_format 'channels_last' is not supported"),
+        (("cuda",), {}, ember.InvalidParameterError, r"cuda"),
+    ]:
+        with pytest.raises(err, match=match):
+            t.to(*args, **kwargs)
+    assert_unchanged([t], before)
 
 
 @pytest.mark.parametrize("call, error, match, param", [

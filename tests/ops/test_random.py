@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+import torch
 
 import ember
 from ember import Distribution
@@ -388,3 +389,85 @@ def test_multinomial_errors():
     assert w.multinomial(3, replacement=True).shape == (2, 3)
     with pytest.raises(ember.InvalidParameterError, match="categorical: expected a Tensor of weights"):
         ember.categorical([1.0, 2.0], 1)
+
+
+# -- Generator and generator= -------------------------------------------------------------------
+
+def _draws(g):
+    """One draw from every sampler that takes ``generator=``."""
+    w = ember.tensor([[0.2, 0.5, 0.3], [1.0, 1.0, 0.0]])
+    return [ember.rand(2, 3, generator=g).tolist(), ember.randn(4, generator=g).tolist(),
+            ember.randint(0, 100, (5,), generator=g).tolist(),
+            ember.randperm(7, generator=g).tolist(),
+            ember.random((3,), Distribution.normal(2, 3), generator=g).tolist(),
+            ember.random((3,), "bernoulli", dtype="bool", generator=g).tolist(),
+            w.random_like(generator=g).tolist(),
+            w.multinomial(2, generator=g).tolist(), w.categorical(3, generator=g).tolist()]
+
+
+def test_generator_reproduces_every_sampler_and_leaves_the_global_one():
+    ember.manual_seed(5)
+    expected_global = ember.rand(4).tolist()
+    ember.manual_seed(5)
+    a = _draws(ember.Generator().manual_seed(11))
+    assert ember.rand(4).tolist() == expected_global     # the global stream did not move
+    b = _draws(ember.Generator().manual_seed(11))
+    c = _draws(ember.Generator().manual_seed(12))
+    assert a == b and a != c
+    g = ember.Generator()
+    assert _draws(g) == _draws(ember.Generator())         # PyTorch's default seed, fixed
+
+
+def test_generator_state_seed_and_initial_seed():
+    g = ember.Generator().manual_seed(-3)
+    assert g.initial_seed() == 2**64 - 3                  # wraps around, as torch
+    assert torch.Generator().manual_seed(-3).initial_seed() == 2**64 - 3
+    _ = ember.randn(3, generator=g)                       # advance, then snapshot
+    state = g.get_state()
+    assert state.dtype == ember.uint8 and state.ndim == 1
+    first = _draws(g)
+    assert g.set_state(state) is g
+    assert _draws(g) == first
+    other = ember.Generator().set_state(state)            # a state moves between generators
+    assert _draws(other) == first
+    s = g.seed()
+    assert isinstance(s, int) and g.initial_seed() == s and 0 <= s < 2**64
+    assert g.device == ember.Device("cpu")
+
+
+def test_global_generator_functions():
+    ember.manual_seed(9)
+    assert ember.initial_seed() == 9 and ember.default_generator.initial_seed() == 9
+    state = ember.get_rng_state()
+    a = ember.rand(5).tolist()
+    ember.set_rng_state(state)
+    assert ember.rand(5).tolist() == a
+    ember.default_generator.manual_seed(9)
+    assert ember.rand(5).tolist() == a
+    assert ember.rand(3, generator=ember.default_generator).shape == (3,)
+    s = ember.seed()
+    assert ember.initial_seed() == s
+
+
+def test_randperm_matches_torch_contract():
+    for n in (0, 1, 10):
+        for dtype in (None, "int32", "float64"):
+            p = ember.randperm(n, dtype=dtype)
+            tp = torch.randperm(n, dtype=None if dtype is None else getattr(torch, dtype))
+            assert p.dtype.name == str(tp.dtype).replace("torch.", "")
+            assert sorted(p.tolist()) == sorted(tp.tolist()) == list(range(n))
+
+
+@pytest.mark.parametrize("fn,match", [
+    (lambda: ember.rand(2, generator=3), r"rand: generator must be an ember.Generator, got int"),
+    (lambda: ember.randn(2, generator=torch.Generator()), r"randn: generator must be"),
+    (lambda: ember.Generator().manual_seed(2**64), r"Generator.manual_seed: seed .* out of range"),
+    (lambda: ember.Generator().set_state(ember.zeros(3)), r"Generator.set_state: new_state must"),
+    (lambda: ember.set_rng_state("x"), r"set_rng_state: new_state must be a uint8 tensor"),
+    (lambda: ember.randperm(-1), r"randperm: n is -1; expected n >= 0"),
+    (lambda: ember.randperm(300, dtype="int8"), r"randperm: n 300 does not fit int8"),
+    (lambda: ember.Generator("cuda"), r"device: 'cuda' is not available"),
+])
+def test_generator_errors(fn, match):
+    with pytest.raises(ember.InvalidParameterError, match=match):
+        fn()

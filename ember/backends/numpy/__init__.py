@@ -17,6 +17,7 @@ from .random import *  # noqa: F401,F403
 from .nn import *  # noqa: F401,F403
 from .optim import *  # noqa: F401,F403
 from .io import *  # noqa: F401,F403
+from .threads import *  # noqa: F401,F403
 from .sampling import *  # noqa: F401,F403
 from .quantization import *  # noqa: F401,F403
 from .color import *  # noqa: F401,F403

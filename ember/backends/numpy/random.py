@@ -1,11 +1,14 @@
 """NumPy kernels of the random family. Public names here are kernels (`be.NAME`); helpers start with _.
 
-One global ``numpy.random.Generator`` feeds every sampler; ``random_seed`` replaces it.
+One global ``numpy.random.Generator`` feeds every sampler; ``random_seed`` replaces it. Each
+sampler also takes ``gen``, a generator of ``random_generator`` to draw from instead.
 """
 
 import numpy as np
 
-__all__ = ["random_seed", "random_uniform", "random_normal", "random_normal_int",
+__all__ = ["random_seed", "random_generator", "random_get_state", "random_set_state",
+           "random_entropy_seed", "random_permutation", "random_trunc_normal",
+           "random_orthogonal", "random_uniform", "random_normal", "random_normal_int",
            "random_bernoulli", "random_integers", "random_categorical", "random_dtype_info",
            "random_weights_check", "random_positive_counts"]
 
@@ -19,6 +22,84 @@ def random_seed(seed):
     _state["gen"] = np.random.default_rng(seed)
 
 
+def random_generator(seed):
+    """A new generator started from ``seed`` (an int >= 0)."""
+    return np.random.default_rng(seed)
+
+
+def random_entropy_seed():
+    """A fresh seed (an int in [0, 2**63)) from the operating system's entropy."""
+    return int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+_STATE_BYTES = 16 + 16 + 1 + 4  # PCG64's state and increment, the buffered-uint32 flag and value
+
+
+def random_get_state(gen):
+    """The state of ``gen`` (None: the global one) as a uint8 array (PCG64's state)."""
+    st = (_state["gen"] if gen is None else gen).bit_generator.state
+    inner = st["state"]
+    raw = (inner["state"].to_bytes(16, "little") + inner["inc"].to_bytes(16, "little")
+           + bytes([st["has_uint32"]]) + int(st["uinteger"]).to_bytes(4, "little"))
+    return np.frombuffer(raw, dtype=np.uint8).copy()
+
+
+def random_set_state(gen, raw):
+    """Restore a state of ``random_get_state`` into ``gen`` (None: the global one); returns
+    False when ``raw`` is not such a state."""
+    raw = np.asarray(raw)
+    if raw.dtype != np.uint8 or raw.shape != (_STATE_BYTES,):
+        return False
+    b = raw.tobytes()
+    target = _state["gen"] if gen is None else gen
+    target.bit_generator.state = {
+        "bit_generator": "PCG64",
+        "state": {"state": int.from_bytes(b[:16], "little"),
+                  "inc": int.from_bytes(b[16:32], "little")},
+        "has_uint32": b[32], "uinteger": int.from_bytes(b[33:], "little")}
+    return True
+
+
+def random_permutation(n, dtype, gen=None):
+    """A random permutation of ``0 .. n-1`` of NumPy dtype ``dtype``."""
+    gen = _state["gen"] if gen is None else gen
+    return np.asarray(gen.permutation(n).astype(dtype, copy=False))
+
+
+def random_trunc_normal(shape, mean, std, a, b, dtype, gen=None):
+    """Floats from N(mean, std**2) restricted to ``[a, b]`` (redrawing the ones outside, a
+    vectorized round at a time; after 100 rounds the rest are clipped)."""
+    gen = _state["gen"] if gen is None else gen
+    x = gen.standard_normal(shape) * std + mean
+    bad = (x < a) | (x > b)
+    for _ in range(100):
+        n = int(bad.sum())
+        if not n:
+            break
+        x[bad] = gen.standard_normal(n) * std + mean
+        bad = (x < a) | (x > b)
+    return np.asarray(np.clip(x, a, b).astype(dtype))
+
+
+def random_orthogonal(shape, gain, dtype, gen=None):
+    """An array of ``shape`` whose flattening to (shape[0], rest) has orthonormal rows or
+    columns, times ``gain`` (PyTorch's ``orthogonal_``: QR of a normal matrix, signs fixed by
+    R's diagonal)."""
+    gen = _state["gen"] if gen is None else gen
+    rows = shape[0]
+    cols = int(np.prod(shape[1:]))
+    flat = gen.standard_normal((rows, cols))
+    if rows < cols:
+        flat = flat.T
+    q, r = np.linalg.qr(flat)
+    d = np.sign(np.diag(r))
+    d[d == 0] = 1.0
+    q = q * d
+    if rows < cols:
+        q = q.T
+    return np.asarray((q * gain).astype(dtype).reshape(shape))
+
+
 def _below(x, dtype):
     """The largest value of ``dtype`` strictly below ``x`` (a 0-d array of ``dtype``)."""
     xt = np.asarray(x, dtype=dtype)
@@ -27,9 +108,9 @@ def _below(x, dtype):
     return np.nextafter(xt, np.asarray(-np.inf, dtype=dtype))
 
 
-def random_uniform(shape, low, high, dtype):
+def random_uniform(shape, low, high, dtype, gen=None):
     """Floats of NumPy dtype ``dtype`` uniform in ``[low, high)``."""
-    gen = _state["gen"]
+    gen = _state["gen"] if gen is None else gen
     work = dtype if dtype in _NATIVE else np.dtype(np.float32)
     u = gen.random(shape, dtype=work)
     if low != 0.0 or high != 1.0:
@@ -41,9 +122,9 @@ def random_uniform(shape, low, high, dtype):
     return np.asarray(out)
 
 
-def random_normal(shape, mean, std, dtype):
+def random_normal(shape, mean, std, dtype, gen=None):
     """Floats of NumPy dtype ``dtype`` from the normal distribution N(mean, std**2)."""
-    gen = _state["gen"]
+    gen = _state["gen"] if gen is None else gen
     work = dtype if dtype in _NATIVE else np.dtype(np.float32)
     x = gen.standard_normal(shape, dtype=work)
     if std != 1.0 or mean != 0.0:
@@ -51,9 +132,9 @@ def random_normal(shape, mean, std, dtype):
     return np.asarray(x.astype(dtype, copy=False))
 
 
-def random_normal_int(shape, mean, std, dtype):
+def random_normal_int(shape, mean, std, dtype, gen=None):
     """Ints of NumPy dtype ``dtype``: normal samples rounded to the nearest int, clipped to range."""
-    gen = _state["gen"]
+    gen = _state["gen"] if gen is None else gen
     x = np.rint(gen.standard_normal(shape) * std + mean)
     info = np.iinfo(dtype)
     top = float(info.max)
@@ -62,15 +143,15 @@ def random_normal_int(shape, mean, std, dtype):
     return np.asarray(np.clip(x, float(info.min), top).astype(dtype))
 
 
-def random_bernoulli(shape, p, dtype):
+def random_bernoulli(shape, p, dtype, gen=None):
     """Ones (True) with probability ``p``, else zeros (False), of NumPy dtype ``dtype``."""
-    gen = _state["gen"]
+    gen = _state["gen"] if gen is None else gen
     return np.asarray((gen.random(shape) < p).astype(dtype, copy=False))
 
 
-def random_integers(shape, low, high, dtype):
+def random_integers(shape, low, high, dtype, gen=None):
     """Ints of NumPy dtype ``dtype`` uniform in ``[low, high)`` (``high`` may be one past the max)."""
-    gen = _state["gen"]
+    gen = _state["gen"] if gen is None else gen
     dtype = np.dtype(dtype)
     if dtype.kind in "iu":
         info = np.iinfo(dtype)
@@ -117,7 +198,7 @@ def random_positive_counts(w):
     return int((w > 0).sum(axis=-1).min())
 
 
-def random_categorical(w, num_samples, replacement):
+def random_categorical(w, num_samples, replacement, gen=None):
     """Category indices (int64) drawn per row of weights ``w`` (categories along the last dim):
     the last dim of the result has ``num_samples`` entries.
 
@@ -127,12 +208,11 @@ def random_categorical(w, num_samples, replacement):
     """
     batch = w.shape[:-1]
     out = _categorical_2d(np.asarray(w, dtype=np.float64).reshape(-1, w.shape[-1]), num_samples,
-                          replacement)
+                          replacement, _state["gen"] if gen is None else gen)
     return out.reshape(batch + (num_samples,))
 
 
-def _categorical_2d(w, num_samples, replacement):
-    gen = _state["gen"]
+def _categorical_2d(w, num_samples, replacement, gen):
     rows, k = w.shape
     if rows == 0:
         return np.zeros((0, num_samples), dtype=np.int64)
