@@ -23,6 +23,7 @@ from .ops.elementwise import *  # noqa: F401,F403
 from .ops.indexing import *  # noqa: F401,F403
 from .ops.linalg import *  # noqa: F401,F403
 from .ops.movement import *  # noqa: F401,F403
+from .ops.norms import *  # noqa: F401,F403
 from .ops.quantization import *  # noqa: F401,F403
 from .ops.random import *  # noqa: F401,F403
 from .ops.reduce import *  # noqa: F401,F403
@@ -33,6 +34,7 @@ from .ops.slicing import *  # noqa: F401,F403
 from .ops.sort import *  # noqa: F401,F403
 
 from . import io, nn, optim, vision  # noqa: E402  (they build on the op families above)
+from . import linalg  # noqa: E402,F811  (the torch.linalg namespace)
 
 bool = bool_  # noqa: A001  (ember.bool, as torch.bool)
 
