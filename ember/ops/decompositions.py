@@ -59,7 +59,7 @@ def _run(kernel, args, op, param, failure):
     try:
         return kernel(*args)
     except be.LinAlgFailure as exc:
-        where = "" if exc.index is None else f" (batch element {exc.index})"
+        where = f" (batch element {exc.index})" if exc.index else ""
         raise InvalidParameterError(f"{op}: {param}{where} {failure}", param,
                                     exc.index) from None
 
