@@ -396,3 +396,10 @@ def test_module_doctests():
     for mod in (decompositions, ember.linalg):
         result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
         assert result.failed == 0 and result.attempted > 0
+
+
+def test_qr_grad_of_rank_deficient_input_is_nan_not_an_error():
+    x = ember.tensor([[1.0, 2.0], [0.0, 0.0], [0.0, 0.0]], dtype="float64").require_grad()
+    Q, R = L.qr(x)
+    (Q.sum() + R.sum()).backward()
+    assert x.grad.shape == (3, 2) and not np.isfinite(x.grad.numpy()).all()

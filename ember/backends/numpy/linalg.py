@@ -392,6 +392,16 @@ def linalg_qr(a, mode):
     return q, r
 
 
+def _right_solve_t(b, r):
+    """``b @ r^-T`` for square ``r``; NaN where ``r`` is singular (a rank-deficient QR input),
+    as a triangular solve gives non-finite values there rather than failing."""
+    try:
+        return _mT(np.linalg.solve(r, _mT(b)))
+    except np.linalg.LinAlgError:
+        return np.full(np.broadcast_shapes(b.shape[:-2], r.shape[:-2]) + b.shape[-2:], np.nan,
+                       dtype=b.dtype)
+
+
 def _copyltu(m):
     """The symmetric matrix with ``m``'s lower triangle (diagonal included)."""
     low = np.tril(m)
@@ -407,13 +417,12 @@ def linalg_qr_grad(gq, gr, q, r):
     gr = np.zeros_like(r) if gr is None else gr
     if m >= n:
         mm = np.matmul(r, _mT(gr)) - np.matmul(_mT(gq), q)
-        b = gq + np.matmul(q, _copyltu(mm))
-        return _mT(np.linalg.solve(r, _mT(b)))  # b @ r^-T
+        return _right_solve_t(gq + np.matmul(q, _copyltu(mm)), r)
     r1, gr1, gr2 = r[..., :, :m], gr[..., :, :m], gr[..., :, m:]
     y = np.matmul(q, r[..., :, m:])
     gq1 = gq + np.matmul(y, _mT(gr2))
     mm = np.matmul(r1, _mT(gr1)) - np.matmul(_mT(gq1), q)
-    gx = _mT(np.linalg.solve(r1, _mT(gq1 + np.matmul(q, _copyltu(mm)))))
+    gx = _right_solve_t(gq1 + np.matmul(q, _copyltu(mm)), r1)
     gy = np.matmul(q, gr2)
     return np.concatenate([gx, gy], axis=-1)
 
