@@ -1020,24 +1020,25 @@ def nn_attention(q, k, v, bias, allowed, causal, scale, groups_k, groups_v, keep
     """
     dt = q.dtype
     qw, kw, vw = _work(q), _heads(_work(k), groups_k), _heads(_work(v), groups_v)
-    s = np.matmul(qw, np.swapaxes(kw, -1, -2))
+    s = np.matmul(qw, np.swapaxes(kw, -1, -2))  # a fresh array: the steps below work in place
     if qw.shape[-1]:  # with no features every score is 0, whatever the scale
         s *= scale
     if bias is not None:
-        s = s + _work(bias)
+        s = s + _work(bias) if s.shape != bias.shape else np.add(s, _work(bias), out=s)
     if causal:
-        n_l, n_s = s.shape[-2], s.shape[-1]
-        s = np.where(np.tril(np.ones((n_l, n_s), dtype=bool)), s, -np.inf)
+        np.copyto(s, -np.inf, where=np.logical_not(np.tri(s.shape[-2], s.shape[-1], dtype=bool)))
     if allowed is not None:
-        s = np.where(allowed, s, -np.inf)
+        np.copyto(s, -np.inf, where=np.logical_not(allowed))
     if s.shape[-1] == 0:
-        p = np.zeros(s.shape, s.dtype)
+        p = s
     else:
         m = np.max(s, axis=-1, keepdims=True)
-        dead = m == -np.inf
-        p = np.exp(s - np.where(dead, 0.0, m))
+        m[m == -np.inf] = 0.0  # a fully masked row: exp gives zeros, and zeros it stays
+        s -= m
+        p = np.exp(s, out=s)
         total = np.sum(p, axis=-1, keepdims=True)
-        p /= np.where(dead, 1.0, total)
+        total[total == 0] = 1.0
+        p /= total
     pd = p if keep is None else p * _work(keep) * keep_scale
     out = np.matmul(pd, vw)
     return _out(out, dt), (qw, kw, vw, p, pd, keep, keep_scale, scale, groups_k, groups_v)
