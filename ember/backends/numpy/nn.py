@@ -997,7 +997,8 @@ def nn_max_unpool2d_grad(g, idx):
 # -- scaled dot-product attention ---------------------------------------------------------------
 
 def _heads(a, groups):
-    """``a`` with each head (dim -3) repeated ``groups`` times in place (grouped-query attention)."""
+    """``a`` with each head (dim -3) repeated ``groups`` times, the copies next to each other
+    (grouped-query attention)."""
     return a if groups == 1 else np.repeat(a, groups, axis=-3)
 
 
