@@ -25,6 +25,7 @@ from .ops.indexing import *  # noqa: F401,F403
 from .ops.inplace import *  # noqa: F401,F403
 from .ops.linalg import *  # noqa: F401,F403
 from .ops.movement import *  # noqa: F401,F403
+from .ops.norms import *  # noqa: F401,F403
 from .ops.quantization import *  # noqa: F401,F403
 from .ops.random import *  # noqa: F401,F403
 from .ops.reduce import *  # noqa: F401,F403
@@ -38,6 +39,7 @@ from . import io, nn, optim, vision  # noqa: E402  (they build on the op familie
 from .io.checkpoint import load, save  # noqa: E402  (ember.save / ember.load, as torch's)
 from . import return_types  # noqa: E402
 from .threads import get_num_threads, set_num_threads  # noqa: E402
+from . import linalg  # noqa: E402,F811  (the torch.linalg namespace)
 
 # PyTorch's dtype aliases. They shadow the builtins in this module's namespace only, so they
 # come last; no other module of ember sees them.

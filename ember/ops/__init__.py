@@ -3,3 +3,4 @@
 from . import (bitwise, compare, creation, data, display, elementwise, indexing,  # noqa: F401
                inplace, linalg, movement, quantization, random, reduce, sampling, scan, segments,
                slicing, sort)
+from . import decompositions, norms  # noqa: F401

@@ -1,0 +1,238 @@
+"""Vector and matrix norms: ``ember.linalg.vector_norm``, ``matrix_norm``, ``norm`` and
+``Tensor.norm`` (also ``ember.norm``), with PyTorch's semantics and gradients.
+
+Norms take float tensors (KindError for ints and bools, as PyTorch); ``dtype=`` casts the input
+first and must not narrow it. float16 and bfloat16 vector norms accumulate in float32.
+
+>>> import ember
+>>> ember.tensor([3.0, 4.0]).norm().item()
+5.0
+"""
+
+import math
+
+from .. import dtypes as _dt
+from ..backends import default as be
+from ..errors import InvalidParameterError, KindError, ShapeMismatchError
+from ..shapes import normalize_dim
+from ..tensor import check_tensor, record, tensor_method
+from .decompositions import matrices, svdvals
+from .reduce import _axes
+
+__all__ = ["norm"]
+
+_LOW = ("float16", "bfloat16")
+_MATRIX_ORDS = ("fro", "nuc", math.inf, -math.inf, 1, -1, 2, -2)
+
+
+def _float_input(x, op, dtype):
+    """``x`` checked to be a float Tensor, cast to ``dtype`` (which must not narrow it)."""
+    check_tensor(x, op, "input")
+    if x._dtype.kind != "float":
+        raise KindError(f"{op}: input has dtype {x._dtype.name}; expected a float tensor "
+                        "(cast it with .float())")
+    if dtype is None:
+        return x
+    dt = _dt.as_dtype(dtype, "dtype", op)
+    if dt.kind != "float":
+        raise InvalidParameterError(f"{op}: dtype is {dt.name}; expected a float dtype",
+                                    "dtype", dtype)
+    if _dt.promote_types(x._dtype, dt) is not dt:
+        raise InvalidParameterError(
+            f"{op}: dtype {dt.name} would narrow the input's dtype {x._dtype.name}; expected a "
+            "dtype the input converts to without narrowing", "dtype", dtype)
+    return x if dt is x._dtype else x.cast(dt)
+
+
+def _vector_ord(ord, op):
+    if isinstance(ord, bool) or not isinstance(ord, (int, float)):
+        raise InvalidParameterError(f"{op}: ord is {ord!r}; expected a real number "
+                                    "(inf and -inf included)", "ord", ord)
+    return float(ord)
+
+
+def _flag(value, op, param="keepdim"):
+    if value is True or value is False:
+        return value
+    raise InvalidParameterError(f"{op}: {param} must be a bool, got {value!r}", param, value)
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    """The ``ord``-norm of ``x`` over ``dim`` (None or ``()``: all dims, flattened), as
+    ``torch.linalg.vector_norm``: ``sum(|x|**ord)**(1/ord)``; ``inf``/``-inf`` the largest /
+    smallest ``|x|``; ``0`` the number of nonzeros.
+
+    The gradient is PyTorch's: zero where the norm is zero, shared evenly among ties of the
+    inf-norms. ``inf``, ``-inf`` and negative ords of zero elements raise InvalidParameterError.
+
+    >>> import ember
+    >>> x = ember.tensor([[3.0, -4.0], [0.0, 1.0]])
+    >>> x.norm().item() == ember.linalg.vector_norm(x).item()
+    True
+    >>> ember.linalg.vector_norm(x, ord=1, dim=1).tolist()
+    [7.0, 1.0]
+    >>> ember.linalg.vector_norm(x, ord=float("inf")).item()
+    4.0
+    """
+    op = "vector_norm"
+    x = _float_input(x, op, dtype)
+    p = _vector_ord(ord, op)
+    keep = _flag(keepdim, op)
+    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
+        axes = tuple(range(x.ndim))
+    else:
+        axes = _axes(x, dim, op)
+    count = 1
+    for ax in axes:
+        count *= x.shape[ax]
+    if count == 0 and (p < 0 or p == math.inf):
+        raise InvalidParameterError(
+            f"{op}: cannot compute the {ord} norm of zero elements (dims {axes} of shape "
+            f"{tuple(x.shape)}); it has no identity. Expected a non-empty reduction or ord >= 0",
+            "input", tuple(x.shape))
+    xd = x._data
+    cdt = _dt.float32.np if x._dtype.name in _LOW else x._dtype.np
+    out = be.linalg_vector_norm(xd, p, axes, keep, cdt)
+
+    def backward(g, needs):
+        return (be.linalg_vector_norm_grad(g, xd, out, p, axes, keep, cdt),)
+
+    return record(out, x._dtype, (x,), backward, op)
+
+
+def _matrix_dims(x, dim, op):
+    if not isinstance(dim, (tuple, list)) or len(dim) != 2:
+        raise InvalidParameterError(f"{op}: dim is {dim!r}; expected a 2-tuple of dims",
+                                    "dim", dim)
+    d0 = normalize_dim(dim[0], x.ndim, op)
+    d1 = normalize_dim(dim[1], x.ndim, op)
+    if d0 == d1:
+        raise InvalidParameterError(f"{op}: dim {tuple(dim)} names dim {d0} twice; expected two "
+                                    "different dims", "dim", dim)
+    return d0, d1
+
+
+def _kept(shape, d0, d1):
+    return tuple(1 if i in (d0, d1) else s for i, s in enumerate(shape))
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+    """The ``ord``-norm of the matrices of ``A`` over the two dims ``dim``, as
+    ``torch.linalg.matrix_norm``.
+
+    ``ord``: ``"fro"`` (Frobenius), ``"nuc"`` (sum of singular values), ``inf``/``-inf`` (max/min
+    absolute row sum), ``1``/``-1`` (max/min absolute column sum), ``2``/``-2`` (largest/smallest
+    singular value). The max-type norms of an empty matrix are 0; the min-type ones raise
+    InvalidParameterError. Ties share the gradient evenly, as PyTorch's ``amax``.
+
+    >>> import ember
+    >>> A = ember.tensor([[1.0, -2.0], [3.0, 4.0]])
+    >>> ember.linalg.matrix_norm(A, ord=1).item(), ember.linalg.matrix_norm(A, ord=float("inf")).item()
+    (6.0, 7.0)
+    >>> round(ember.linalg.matrix_norm(A).item(), 4)
+    5.4772
+    """
+    op = "matrix_norm"
+    A = _float_input(A, op, dtype)
+    keep = _flag(keepdim, op)
+    if isinstance(ord, bool) or ord not in _MATRIX_ORDS:
+        raise InvalidParameterError(f"{op}: ord is {ord!r}; expected 'fro', 'nuc', inf, -inf, "
+                                    "1, -1, 2 or -2", "ord", ord)
+    if A.ndim < 2:
+        raise ShapeMismatchError(f"{op}: input has shape {tuple(A.shape)}; expected at least 2 "
+                                 "dims", expected=2, actual=A.ndim)
+    d0, d1 = _matrix_dims(A, dim, op)
+    if ord == "fro":
+        return vector_norm(A, 2, (d0, d1), keep)
+    kept = _kept(A.shape, d0, d1)
+    final = kept if keep else tuple(s for i, s in enumerate(A.shape) if i not in (d0, d1))
+    if ord in (1, -1, math.inf, -math.inf):
+        sum_axis, ext_axis = (d0, d1) if ord in (1, -1) else (d1, d0)
+        if ord < 0 and A.shape[ext_axis] == 0:
+            raise InvalidParameterError(
+                f"{op}: the {ord} norm of a matrix with no {'columns' if ord == -1 else 'rows'} "
+                f"(shape {tuple(A.shape)}) has no value; expected a non-empty matrix", "input",
+                tuple(A.shape))
+        a = A._data
+        cdt = _dt.float32.np if A._dtype.name in _LOW else A._dtype.np
+        r, s = be.linalg_abs_sum_extreme(be.cast(a, cdt), sum_axis, ext_axis, ord > 0)
+        out = be.linalg_reshape(be.cast(r, A._dtype.np), final)
+
+        def backward(g, needs):
+            gk = be.linalg_reshape(be.cast(g, cdt), kept)
+            ga = be.linalg_abs_sum_extreme_grad(gk, be.cast(a, cdt), s, r, ext_axis)
+            return (be.cast(ga, A._dtype.np),)
+
+        return record(out, A._dtype, (A,), backward, op)
+    matrices(A, op, "input", square=False)
+    if ord == -2 and min(A.shape[d0], A.shape[d1]) == 0:
+        raise InvalidParameterError(f"{op}: the -2 norm of an empty matrix (shape "
+                                    f"{tuple(A.shape)}) has no value; expected a non-empty matrix",
+                                    "input", tuple(A.shape))
+    s = svdvals(A.movedim((d0, d1), (-2, -1)))
+    if ord == "nuc":
+        out = s.sum(-1)
+    else:
+        r, w = be.linalg_extreme_last(s._data, ord > 0)
+
+        def backward(g, needs):
+            return (be.linalg_mul(be.linalg_reshape(g, g.shape + (1,)), w),)
+
+        out = record(r, s._dtype, (s,), backward, op)
+    return out.reshape(final)
+
+
+def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+    """``torch.linalg.norm``: a vector norm when ``dim`` is an int or 1-tuple, a matrix norm when
+    it is a 2-tuple; with ``dim=None``, the 2-norm of the flattened input when ``ord`` is None,
+    else a vector norm of a 1-d input or a matrix norm of a 2-d one.
+
+    >>> import ember
+    >>> A = ember.tensor([[1.0, -2.0], [3.0, 4.0]])
+    >>> ember.linalg.norm(A, ord=1).item()
+    6.0
+    >>> ember.linalg.norm(A, ord=1, dim=1).tolist()
+    [3.0, 7.0]
+    """
+    op = "norm"
+    check_tensor(A, op, "input")
+    if dim is not None:
+        dims = (dim,) if not isinstance(dim, (tuple, list)) else tuple(dim)
+        if len(dims) == 1:
+            return vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype=dtype)
+        if len(dims) == 2:
+            return matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype=dtype)
+        raise InvalidParameterError(f"{op}: dim is {dim!r}; expected an int, a 1-tuple or a "
+                                    "2-tuple", "dim", dim)
+    if ord is None:
+        return vector_norm(A, 2, None, keepdim, dtype=dtype)
+    if isinstance(ord, str) or A.ndim == 2:
+        return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
+    if A.ndim == 1:
+        return vector_norm(A, ord, None, keepdim, dtype=dtype)
+    raise ShapeMismatchError(f"{op}: input has {A.ndim} dims and ord is {ord!r} without dim; "
+                             "expected a 1-d or 2-d input (or give dim)", expected=(1, 2),
+                             actual=A.ndim)
+
+
+@tensor_method
+def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+    """The norm of PyTorch's ``Tensor.norm`` / ``torch.norm``: ``p="fro"`` (or None) over at most
+    two dims is the 2-norm of those elements; a number ``p`` is ``vector_norm(p)`` over ``dim``
+    (None: all dims); ``p="nuc"`` is the nuclear matrix norm over ``dim`` (None: a 2-d input).
+
+    >>> import ember
+    >>> x = ember.tensor([[3.0, 4.0], [0.0, 0.0]])
+    >>> x.norm().item(), x.norm(dim=1).tolist(), x.norm(p=1).item()
+    (5.0, [5.0, 0.0], 7.0)
+    """
+    op = "norm"
+    check_tensor(self, op, "input")
+    dims = None if dim is None else ((dim,) if not isinstance(dim, (tuple, list)) else tuple(dim))
+    if isinstance(p, str):
+        if p == "fro" and (dims is None or len(dims) <= 2):
+            return vector_norm(self, 2, dims, keepdim, dtype=dtype)
+        if dims is None:
+            dims = tuple(range(self.ndim))
+        return matrix_norm(self, p, dims, keepdim, dtype=dtype)
+    return vector_norm(self, 2 if p is None else p, dims, keepdim, dtype=dtype)
