@@ -1,0 +1,127 @@
+"""DistributedDataParallel: a module trained data-parallel over the ranks of ember.distributed.
+
+This file imports ember.distributed (and so PyTorch) only when a DistributedDataParallel is
+made, so ``import ember.nn`` stays free of torch.
+"""
+
+import contextlib
+import hashlib
+
+from ..errors import InvalidParameterError, ShapeMismatchError
+from .module import Module
+
+__all__ = ["DistributedDataParallel"]
+
+
+def _signature(module):
+    """(name, shape, dtype) of every parameter and buffer, in the module's order."""
+    return ([(n, tuple(t.shape), t.dtype.name) for n, t in module.named_parameters()],
+            [(n, tuple(t.shape), t.dtype.name) for n, t in module.named_buffers()
+             if t is not None])
+
+
+def _verify_same_model(dist, g, module):
+    """ShapeMismatchError on every rank unless every rank's module has the same parameters and
+    buffers (names, shapes, dtypes) as rank 0's; runs before any other collective."""
+    from ..distributed.collectives import torch_view
+    from ..distributed.group import failure
+    from .. import dtypes as _dt
+    from ..backends import default as be
+    from ..tensor import wrap
+    params, buffers = _signature(module)
+    digest = int.from_bytes(hashlib.blake2b(repr((params, buffers)).encode(),
+                                            digest_size=8).digest(), "little") >> 2
+    probe = be.asarray([digest, -digest], _dt.int64.np)
+    try:
+        g.dist.all_reduce(torch_view(g, probe), op=g.dist.ReduceOp.MAX)
+        top, neg_bottom = wrap(probe, _dt.int64).tolist()
+        if top == -neg_bottom:
+            return
+        everyone = [None] * g.world_size
+        g.dist.all_gather_object(everyone, (params, buffers))
+    except Exception as exc:
+        raise failure("DistributedDataParallel", exc) from None
+    ref = everyone[0][0] + everyone[0][1]
+    for rank, (p, b) in enumerate(everyone):
+        theirs = p + b
+        if theirs == ref:
+            continue
+        i = next((i for i, (a, c) in enumerate(zip(ref, theirs)) if a != c),
+                 min(len(ref), len(theirs)))
+        want = ref[i] if i < len(ref) else None
+        got = theirs[i] if i < len(theirs) else None
+        raise ShapeMismatchError(
+            f"DistributedDataParallel: rank {rank}'s model differs from rank 0's: tensor {i} "
+            f"(name, shape, dtype) is {got} on rank {rank}, expected {want}; build the same "
+            "model on every rank", expected=want, actual=got)
+
+
+class DistributedDataParallel(Module):
+    """``module`` trained data-parallel over the process group (PyTorch's
+    ``nn.parallel.DistributedDataParallel``).
+
+    Making it checks that every rank holds the same model (else ShapeMismatchError on every
+    rank), copies rank 0's parameters and buffers to the other ranks, and marks every trainable
+    parameter distributed (``set_distributed(ParamId(i))``, in ``parameters()`` order). Then
+    each ``backward()`` averages the gradients over the ranks (in buckets of ``bucket_cap_mb``,
+    overlapped with backward) before it returns, so every rank's optimizer takes the same step.
+    With ``broadcast_buffers`` (the default), each forward in training mode first copies rank
+    0's buffers (BatchNorm's running statistics) to the others. ``no_sync()`` keeps gradients
+    local for gradient accumulation. Calling it calls ``module``; its ``state_dict`` names are
+    ``module.``-prefixed, as PyTorch's.
+
+    A model with BatchNorm normalizes each rank's own share of the batch, as PyTorch's DDP
+    without SyncBatchNorm does.
+    """
+
+    def __init__(self, module, broadcast_buffers=True, bucket_cap_mb=25):
+        super().__init__()
+        op = "DistributedDataParallel"
+        if not isinstance(module, Module):
+            raise InvalidParameterError(f"{op}: module must be an ember.nn.Module, got "
+                                        f"{type(module).__name__}", "module", module)
+        if not isinstance(broadcast_buffers, bool):
+            raise InvalidParameterError(f"{op}: broadcast_buffers must be a bool, got "
+                                        f"{broadcast_buffers!r}", "broadcast_buffers",
+                                        broadcast_buffers)
+        if isinstance(bucket_cap_mb, bool) or not isinstance(bucket_cap_mb, (int, float)) or \
+                not 0 < bucket_cap_mb < float("inf"):
+            raise InvalidParameterError(f"{op}: bucket_cap_mb is {bucket_cap_mb!r}; expected a "
+                                        "number > 0", "bucket_cap_mb", bucket_cap_mb)
+        from ..distributed import ParamId
+        from ..distributed.group import group
+        from ..distributed.reducer import set_bucket_bytes
+        g = group(op)
+        _verify_same_model(g.dist, g, module)
+        self.module = module
+        self.broadcast_buffers = broadcast_buffers
+        set_bucket_bytes(int(bucket_cap_mb * 1024 * 1024))
+        self._copy_from_rank0(params=True)
+        for i, p in enumerate(module.parameters()):
+            if p.is_require_grad():
+                p.set_distributed(ParamId(i))
+
+    def _copy_from_rank0(self, params):
+        from ..distributed.collectives import broadcast
+        tensors = self.module.parameters() if params else []
+        tensors = tensors + [b for b in self.module.buffers() if b is not None]
+        works = [broadcast(t, src=0, async_op=True) for t in tensors]
+        for t, work in zip(tensors, works):
+            # the tensor object keeps its identity (and leaf node), as an optimizer step does
+            t._data = work.wait()._data
+
+    def forward(self, *args, **kwargs):
+        if self.broadcast_buffers and self.training and self.module.buffers():
+            self._copy_from_rank0(params=False)
+        return self.module(*args, **kwargs)
+
+    @contextlib.contextmanager
+    def no_sync(self):
+        """Inside, backward keeps gradients local (they accumulate in ``.grad``); the first
+        backward after it averages the accumulated gradients, as PyTorch's ``no_sync``."""
+        from ..distributed.reducer import no_sync
+        with no_sync():
+            yield
+
+    def extra_repr(self):
+        return f"broadcast_buffers={self.broadcast_buffers}"
