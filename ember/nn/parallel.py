@@ -102,13 +102,39 @@ class DistributedDataParallel(Module):
                 p.set_distributed(ParamId(i))
 
     def _copy_from_rank0(self, params):
-        from ..distributed.collectives import broadcast
+        """Rank 0's parameters (with ``params``) and buffers on every rank: one broadcast per
+        dtype of a flat buffer they are packed into. Each tensor object keeps its identity
+        (and its leaf node) and is rebound to its new values, as an optimizer step does."""
+        from ..backends import default as be
+        from ..distributed.collectives import torch_view
+        from ..distributed.group import failure, group
+        g = group("DistributedDataParallel")
         tensors = self.module.parameters() if params else []
         tensors = tensors + [b for b in self.module.buffers() if b is not None]
-        works = [broadcast(t, src=0, async_op=True) for t in tensors]
-        for t, work in zip(tensors, works):
-            # the tensor object keeps its identity (and leaf node), as an optimizer step does
-            t._data = work.wait()._data
+        by_dtype = {}
+        for t in tensors:
+            by_dtype.setdefault(t._data.dtype, []).append(t)
+        packed = []
+        for dt, group_ in by_dtype.items():
+            buffer = be.dist_buffer(sum(t.numel() for t in group_), dt)
+            offset = 0
+            for t in group_:
+                be.dist_pack(buffer, offset, t._data)
+                offset += t.numel()
+            try:
+                work = g.dist.broadcast(torch_view(g, buffer), src=0, async_op=True)
+            except Exception as exc:
+                raise failure("DistributedDataParallel", exc) from None
+            packed.append((buffer, group_, work))
+        for buffer, group_, work in packed:
+            try:
+                work.wait()
+            except Exception as exc:
+                raise failure("DistributedDataParallel", exc) from None
+            offset = 0
+            for t in group_:
+                t._data = be.dist_unpack(buffer, offset, tuple(t.shape))
+                offset += t.numel()
 
     def forward(self, *args, **kwargs):
         if self.broadcast_buffers and self.training and self.module.buffers():

@@ -149,6 +149,7 @@ def killed(rank, world, out):
     model = nn.Linear(4, 2)
     ddp = nn.parallel.DistributedDataParallel(model)
     if rank == 1:
+        np.savez(os.path.join(out.pop("_dir"), "rank1.npz"), **out)
         os._exit(3)
     time.sleep(0.5)
     start = time.perf_counter()
@@ -165,9 +166,10 @@ def main():
     name, outdir = sys.argv[1], sys.argv[2]
     dist.init_process_group(timeout=float(os.environ.get("EMBER_TEST_TIMEOUT", "30")))
     rank, world = dist.get_rank(), dist.get_world_size()
-    out = {}
-    for part in name.split(","):
+    out = {"_dir": outdir}
+    for part in name.split(","):  # "killed" comes last: rank 1 saves what it has and dies
         globals()[part](rank, world, out)
+    out.pop("_dir", None)
     np.savez(os.path.join(outdir, f"rank{rank}.npz"), **out)
     dist.destroy_process_group()
 
