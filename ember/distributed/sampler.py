@@ -31,7 +31,7 @@ class DistributedSampler:
     >>> from ember.distributed import DistributedSampler
     >>> s = DistributedSampler(10, num_replicas=3, rank=1, shuffle=False)
     >>> list(s), len(s)
-    ([1, 4, 7], 4)
+    ([1, 4, 7, 0], 4)
     """
 
     def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0,
