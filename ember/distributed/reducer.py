@@ -159,13 +159,13 @@ class _Sync:
         slot = self.slots.get(node)
         if slot is None:
             return
+        self.last_ready = time.perf_counter()
         bucket, offset, _, _ = slot
         value = grad if t is None or t.grad is None else t.grad
         be.dist_pack(bucket.buffer, offset, value._data)
         bucket.waiting -= 1
         if bucket.waiting == 0:
             self._launch_ready()
-        self.last_ready = time.perf_counter()
 
     def _launch_ready(self, everything=False):
         buckets, g = self.buckets, self.g
