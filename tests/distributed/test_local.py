@@ -253,3 +253,9 @@ def test_doctests_of_the_distributed_modules():
     for test in finder.find(ember.Tensor.set_distributed, "set_distributed"):
         assert runner.run(test).failed == 0
     assert runner.summarize(verbose=False).attempted >= 2
+
+
+def test_docs_distributed_md_examples_run():
+    path = os.path.join(ROOT, "docs", "distributed.md")
+    result = doctest.testfile(path, module_relative=False)
+    assert result.attempted >= 15 and result.failed == 0
