@@ -12,7 +12,7 @@ import ember.io
 from ember.__main__ import main
 from ember.train import train
 
-from helpers import ROOT, TIMEOUT
+from dist_harness import ROOT, TIMEOUT
 
 
 def test_train_nproc_2_writes_once_and_learns_like_one_process(tmp_path):

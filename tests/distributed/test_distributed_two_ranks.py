@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from helpers import run_ranks
+from dist_harness import run_ranks
 
 TIMEOUT = 30  # the process group's timeout in the workers
 
