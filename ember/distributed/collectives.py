@@ -6,6 +6,9 @@ buffer that ember owns, torch.distributed works on that buffer in place through
 collectives in the same order with tensors of the same shape and dtype, as with PyTorch.
 """
 
+import hashlib
+
+from .. import dtypes as _dt
 from ..backends import default as be
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..tensor import check_tensor, wrap
@@ -52,6 +55,32 @@ def torch_view(g, array):
     shared, bf16 = be.dist_shared(array)
     t = g.torch.from_numpy(shared)
     return t.view(g.torch.bfloat16) if bf16 else t
+
+
+def disagreement(g, op, value, local_problem=False):
+    """None when ``value`` (anything with a stable ``repr``) is the same on every rank and no
+    rank has ``local_problem``; else the list of every rank's ``(value, local_problem)``, so
+    that every rank can raise the same error. One all-reduce of a digest when they agree."""
+    digest = int.from_bytes(hashlib.blake2b(repr(value).encode(), digest_size=8).digest(),
+                            "little") >> 2
+    probe = be.asarray([digest, -digest, 1 if local_problem else 0], _dt.int64.np)
+    try:
+        g.dist.all_reduce(torch_view(g, probe), op=g.dist.ReduceOp.MAX)
+        top, neg_bottom, problem = wrap(probe, _dt.int64).tolist()
+        if top == -neg_bottom and not problem:
+            return None
+        everyone = [None] * g.world_size
+        g.dist.all_gather_object(everyone, (value, local_problem))
+    except Exception as exc:
+        raise failure(op, exc) from None
+    return everyone
+
+
+def first_difference(ref, other):
+    """The first index where the lists ``ref`` and ``other`` differ, and each one's entry there
+    (None past its end)."""
+    i = next((i for i, (a, b) in enumerate(zip(ref, other)) if a != b), min(len(ref), len(other)))
+    return i, (ref[i] if i < len(ref) else None), (other[i] if i < len(other) else None)
 
 
 def _run(g, op, call, async_op, finish):

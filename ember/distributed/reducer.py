@@ -13,15 +13,13 @@ in the Gradients become views of its bucket.
 """
 
 import contextlib
-import hashlib
 import time
 
-from .. import dtypes as _dt
 from ..autodiff import engine
 from ..backends import default as be
 from ..errors import GraphError
 from ..tensor import wrap
-from .collectives import torch_view
+from .collectives import disagreement, first_difference, torch_view
 from .group import _state, failure
 
 __all__ = ["install", "uninstall", "no_sync", "set_bucket_bytes", "stats"]
@@ -77,23 +75,11 @@ def _hook(loss, order):
 def _check(g, loss, params):
     """Raise GraphError on every rank unless every rank's distributed parameters agree."""
     entries = [f"{pid}:{tuple(t.shape)}:{t._dtype.name}" for _, pid, t in params]
-    foreign = [f"{pid}" for _, pid, t in params if t.device != loss.device]
-    digest = int.from_bytes(hashlib.blake2b("|".join(entries).encode(), digest_size=8).digest(),
-                            "little") >> 2
-    probe = be.asarray([digest, -digest, 1 if foreign else 0], _dt.int64.np)
-    try:
-        g.dist.all_reduce(torch_view(g, probe), op=g.dist.ReduceOp.MAX)
-    except Exception as exc:
-        raise failure("backward", exc) from None
-    top, neg_bottom, any_foreign = wrap(probe, _dt.int64).tolist()
-    if top == -neg_bottom and not any_foreign:
+    foreign = [str(pid) for _, pid, t in params if t.device != loss.device]
+    everyone = disagreement(g, "backward", entries, foreign)
+    if everyone is None:
         return
-    try:
-        everyone = [None] * g.world_size
-        g.dist.all_gather_object(everyone, (entries, foreign))
-    except Exception as exc:
-        raise failure("backward", exc) from None
-    for rank, (theirs, their_foreign) in enumerate(everyone):
+    for rank, (_, their_foreign) in enumerate(everyone):
         if their_foreign:
             raise GraphError(
                 f"backward: on rank {rank} the distributed parameter(s) {their_foreign} use "
@@ -102,15 +88,12 @@ def _check(g, loss, params):
     ref = everyone[0][0]
     for rank, (theirs, _) in enumerate(everyone):
         if theirs != ref:
-            diff = next((i for i, (a, b) in enumerate(zip(ref, theirs)) if a != b),
-                        min(len(ref), len(theirs)))
-            mine = ref[diff] if diff < len(ref) else "nothing"
-            other = theirs[diff] if diff < len(theirs) else "nothing"
+            i, want, got = first_difference(ref, theirs)
             raise GraphError(
-                f"backward: the ranks' graphs are incompatible: distributed parameter {diff} "
-                f"(param_id:shape:dtype, in backward order) is {other} on rank {rank} and "
-                f"{mine} on rank 0 ({len(theirs)} and {len(ref)} distributed parameters); "
-                "expected the same model on every rank")
+                f"backward: the ranks' graphs are incompatible: distributed parameter {i} "
+                f"(param_id:shape:dtype, in backward order) is {got or 'missing'} on rank "
+                f"{rank} and {want or 'missing'} on rank 0 ({len(theirs)} and {len(ref)} "
+                "distributed parameters); expected the same model on every rank")
 
 
 class _Bucket:

@@ -5,7 +5,6 @@ made, so ``import ember.nn`` stays free of torch.
 """
 
 import contextlib
-import hashlib
 
 from ..errors import InvalidParameterError, ShapeMismatchError
 from .module import Module
@@ -20,40 +19,22 @@ def _signature(module):
              if t is not None])
 
 
-def _verify_same_model(dist, g, module):
+def _verify_same_model(g, module):
     """ShapeMismatchError on every rank unless every rank's module has the same parameters and
     buffers (names, shapes, dtypes) as rank 0's; runs before any other collective."""
-    from ..distributed.collectives import torch_view
-    from ..distributed.group import failure
-    from .. import dtypes as _dt
-    from ..backends import default as be
-    from ..tensor import wrap
+    from ..distributed.collectives import disagreement, first_difference
     params, buffers = _signature(module)
-    digest = int.from_bytes(hashlib.blake2b(repr((params, buffers)).encode(),
-                                            digest_size=8).digest(), "little") >> 2
-    probe = be.asarray([digest, -digest], _dt.int64.np)
-    try:
-        g.dist.all_reduce(torch_view(g, probe), op=g.dist.ReduceOp.MAX)
-        top, neg_bottom = wrap(probe, _dt.int64).tolist()
-        if top == -neg_bottom:
-            return
-        everyone = [None] * g.world_size
-        g.dist.all_gather_object(everyone, (params, buffers))
-    except Exception as exc:
-        raise failure("DistributedDataParallel", exc) from None
-    ref = everyone[0][0] + everyone[0][1]
-    for rank, (p, b) in enumerate(everyone):
-        theirs = p + b
-        if theirs == ref:
-            continue
-        i = next((i for i, (a, c) in enumerate(zip(ref, theirs)) if a != c),
-                 min(len(ref), len(theirs)))
-        want = ref[i] if i < len(ref) else None
-        got = theirs[i] if i < len(theirs) else None
-        raise ShapeMismatchError(
-            f"DistributedDataParallel: rank {rank}'s model differs from rank 0's: tensor {i} "
-            f"(name, shape, dtype) is {got} on rank {rank}, expected {want}; build the same "
-            "model on every rank", expected=want, actual=got)
+    everyone = disagreement(g, "DistributedDataParallel", params + buffers)
+    if everyone is None:
+        return
+    ref = everyone[0][0]
+    for rank, (theirs, _) in enumerate(everyone):
+        if theirs != ref:
+            i, want, got = first_difference(ref, theirs)
+            raise ShapeMismatchError(
+                f"DistributedDataParallel: rank {rank}'s model differs from rank 0's: tensor "
+                f"{i} (name, shape, dtype) is {got} on rank {rank}, expected {want}; build the "
+                "same model on every rank", expected=want, actual=got)
 
 
 class DistributedDataParallel(Module):
@@ -92,7 +73,7 @@ class DistributedDataParallel(Module):
         from ..distributed.group import group
         from ..distributed.reducer import set_bucket_bytes
         g = group(op)
-        _verify_same_model(g.dist, g, module)
+        _verify_same_model(g, module)
         self.module = module
         self.broadcast_buffers = broadcast_buffers
         set_bucket_bytes(int(bucket_cap_mb * 1024 * 1024))
