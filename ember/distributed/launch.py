@@ -6,7 +6,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import time
 
 __all__ = ["free_port", "launch"]
@@ -62,7 +61,3 @@ def launch(args, nproc, env=None, timeout=None, **popen):
         _end(procs)
         raise
 
-
-def main(argv=None):  # pragma: no cover - used as `python -m ember.distributed.launch N CMD...`
-    argv = sys.argv[1:] if argv is None else argv
-    return launch(argv[1:], int(argv[0]))

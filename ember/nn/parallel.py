@@ -125,7 +125,8 @@ class DistributedDataParallel(Module):
     @contextlib.contextmanager
     def no_sync(self):
         """Inside, backward keeps gradients local (they accumulate in ``.grad``); the first
-        backward after it averages the accumulated gradients, as PyTorch's ``no_sync``."""
+        backward after it averages the accumulated gradients, as PyTorch's ``no_sync``. It
+        pauses the synchronisation of every distributed parameter of this process."""
         from ..distributed.reducer import no_sync
         with no_sync():
             yield
