@@ -6,6 +6,7 @@ import os
 import signal
 import socket
 import subprocess
+import threading
 import time
 
 __all__ = ["free_port", "launch"]
@@ -40,6 +41,9 @@ def launch(args, nproc, env=None, timeout=None, **popen):
     base.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()), WORLD_SIZE=str(nproc),
                 LOCAL_WORLD_SIZE=str(nproc))
     procs = []
+    previous = None
+    if threading.current_thread() is threading.main_thread():  # SIGTERM ends the ranks too
+        previous = signal.signal(signal.SIGTERM, _terminated)
     try:
         for rank in range(nproc):
             procs.append(subprocess.Popen(args, env=dict(base, RANK=str(rank),
@@ -60,4 +64,11 @@ def launch(args, nproc, env=None, timeout=None, **popen):
     except BaseException:
         _end(procs)
         raise
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _terminated(signum, frame):
+    raise SystemExit(128 + signum)
 

@@ -3,6 +3,7 @@ rank 0 prints and writes the files; and the --nproc flag's errors."""
 
 import io
 import os
+import signal
 import subprocess
 import sys
 
@@ -21,12 +22,19 @@ def test_train_nproc_2_writes_once_and_learns_like_one_process(tmp_path):
                OMP_NUM_THREADS="1")
     for key in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT"):
         env.pop(key, None)
-    res = subprocess.run([sys.executable, "-m", "ember", "train", "--nproc", "2", "--epochs",
-                          "1", "--seed", "1", "--out", str(out)], cwd=tmp_path, env=env,
-                         capture_output=True, text=True, timeout=TIMEOUT)
-    assert res.returncode == 0, res.stderr
-    lines = res.stdout.strip().splitlines()
-    assert len(lines) == 2 and lines[0].startswith("wrote "), res.stdout  # rank 0 only
+    proc = subprocess.Popen([sys.executable, "-m", "ember", "train", "--nproc", "2", "--epochs",
+                             "1", "--seed", "1", "--out", str(out)], cwd=tmp_path, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        stdout, stderr = proc.communicate(timeout=TIMEOUT)
+    finally:
+        if proc.poll() is None:  # the launcher and the ranks it started: one process group
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 0, stderr
+    lines = stdout.strip().splitlines()
+    assert len(lines) == 2 and lines[0].startswith("wrote "), stdout  # rank 0 only
     accuracy = float(lines[1].removeprefix("test accuracy: "))
     assert sorted(os.listdir(out)) == ["digits.png", "digits.safetensors"]
     meta = ember.io.load_metadata(out / "digits.safetensors")
