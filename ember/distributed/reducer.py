@@ -113,7 +113,7 @@ class _Sync:
         _check(g, loss, params)
         self.g = g
         cap = _config["bucket_bytes"]
-        layout, open_ = [], {}  # layout: [dtype, [(node, tensor, offset, shape)], bytes]
+        layout, open_ = [], {}  # [dtype, [(node, tensor, offset, shape)], bytes, elements]
         for node, _, t in params:
             dt = t._data.dtype
             bucket = open_.get(dt)
@@ -128,7 +128,7 @@ class _Sync:
         position = {id(node): i for i, (node, _, _) in enumerate(params)}
         layout.sort(key=lambda b: position[id(b[1][-1][0])])
         self.slots, self.buckets = {}, []
-        for index, (dt, members, _, size) in enumerate(layout):
+        for dt, members, _, size in layout:
             bucket = _Bucket(be.dist_zeros(size, dt), len(members))
             self.buckets.append(bucket)
             for node, t, offset, shape in members:
