@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """ember's developer entry point: creates or reuses .venv, installs what a job needs, runs it.
 
-    python3 dev.py run [ARGS]   the main job (python -m ember ARGS; default: train, the digits CNN)
+    python3 dev.py run [ARGS]   the main job (python -m ember ARGS; default: train, the digits CNN);
+                                with --nproc N it also installs PyTorch (ember[distributed])
     python3 dev.py test [ARGS]  the whole test suite (pytest ARGS)
     python3 dev.py bench        the benchmarks
 """
@@ -18,6 +19,7 @@ PY = os.path.join(VENV, "bin", "python")
 
 RUNTIME = ["numpy>=2", "ml_dtypes>=0.4"]
 TRAIN = ["scikit-learn>=1.3", "tqdm>=4.60", "matplotlib>=3.7", "safetensors>=0.8"]
+DISTRIBUTED = ["torch>=2.4"]  # torch.distributed, for `run train --nproc N` (ember[distributed])
 TEST = ["pytest>=8", "hypothesis>=6", "pytest-xdist>=3", "torch==2.13.0", "scipy>=1.10"]
 JOBS = {"run": RUNTIME + TRAIN, "test": RUNTIME + TRAIN + TEST, "bench": RUNTIME + TRAIN + TEST + ["threadpoolctl"]}
 
@@ -38,9 +40,12 @@ def main(argv):
     job = argv[0] if argv else "run"
     if job not in JOBS:
         sys.exit(f"dev.py: unknown job {job!r}; expected one of {', '.join(JOBS)}")
-    ensure(JOBS[job])
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     rest = argv[1:]
+    requirements = JOBS[job]
+    if job == "run" and any(a == "--nproc" or a.startswith("--nproc=") for a in rest):
+        requirements = requirements + DISTRIBUTED
+    ensure(requirements)
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     if job == "run":
         cmd = [PY, "-m", "ember", *(rest or ["train"])]
     elif job == "test":

@@ -13,6 +13,7 @@ from .dtypes import (DType, bfloat16, float16, float32, float64, int8, int16, in
 from .dtypes import bool_
 from .errors import (DimensionError, EmberError, GraphError, InvalidParameterError, KindError,
                      ShapeMismatchError)
+from .errors import DistributedError
 from .tensor import Device, Tensor
 from . import ops
 from .ops.bitwise import *  # noqa: F401,F403

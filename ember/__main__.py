@@ -1,7 +1,9 @@
 """The command line of ember.
 
     python -m ember train [--epochs N] [--lr LR] [--batch-size B] [--seed S] [--out DIR]
+                          [--nproc N]
         train a small CNN on scikit-learn's 8x8 digits; writes digits.safetensors and digits.png
+        (--nproc N: data-parallel on N local processes; torchrun works too)
     python -m ember predict FILE
         the test accuracy of the weights in FILE (a digits.safetensors from train)
     python -m ember tour
@@ -70,6 +72,10 @@ def _parser():
     tr.add_argument("--out", default=".", metavar="DIR",
                     help="folder for digits.safetensors and digits.png (default: the current "
                     "folder; created if missing)")
+    tr.add_argument("--nproc", type=_int_at_least(1), default=1, metavar="N",
+                    help="train data-parallel on N processes of this machine (127.0.0.1, "
+                    "torch.distributed with gloo; needs PyTorch) with the same global batch "
+                    "(default %(default)s)")
     pr = sub.add_parser("predict", help="test accuracy of a saved digits model",
                         description="Rebuild the digits CNN, load the weights in FILE and print "
                         "their accuracy on the test split.")
@@ -103,6 +109,8 @@ def main(argv=None):
             if os.path.exists(args.out) and not os.path.isdir(args.out):
                 parser.exit(2, f"{prog}: error: --out {args.out!r} is a file; expected a "
                             "folder\n")
+            if args.nproc > 1:
+                return _launch(parser, prog, args, argv)
             train(epochs=args.epochs, lr=args.lr, batch_size=args.batch_size, seed=args.seed,
                   out=args.out)
         else:
@@ -118,6 +126,34 @@ def main(argv=None):
         print(f"{prog}: interrupted", file=sys.stderr)
         return 130
     return 0
+
+
+def _launch(parser, prog, args, argv):
+    """Start ``args.nproc`` ranks of this training command on 127.0.0.1; rank 0 prints."""
+    import os
+    from .distributed.group import is_available
+    from .distributed.launch import launch
+    if args.batch_size < args.nproc:
+        parser.exit(2, f"{prog}: error: --batch-size {args.batch_size} is smaller than --nproc "
+                    f"{args.nproc}; expected at least one image per process\n")
+    if "RANK" in os.environ:
+        parser.exit(2, f"{prog}: error: --nproc is given inside a distributed run (RANK is "
+                    "set); use either torchrun or --nproc\n")
+    if not is_available():
+        print(f"{prog}: error: --nproc needs PyTorch (torch.distributed); install it with "
+              "`pip install 'ember[distributed]'` or run `python3 dev.py run train --nproc N`",
+              file=sys.stderr)
+        return 2
+    argv = list(sys.argv[1:] if argv is None else argv)
+    rest, skip = [], False
+    for a in argv:
+        if skip:
+            skip = False
+        elif a == "--nproc":
+            skip = True
+        elif not a.startswith("--nproc="):
+            rest.append(a)
+    return launch([sys.executable, "-m", "ember", *rest], args.nproc)
 
 
 if __name__ == "__main__":

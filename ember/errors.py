@@ -7,6 +7,7 @@ __all__ = [
     "DimensionError",
     "KindError",
     "GraphError",
+    "DistributedError",
 ]
 
 
@@ -42,3 +43,7 @@ class KindError(EmberError, TypeError):
 
 class GraphError(EmberError, RuntimeError):
     """Autodiff misuse: backward through consumed steps, require_grad on a non-leaf, ..."""
+
+
+class DistributedError(EmberError, RuntimeError):
+    """A collective could not complete: no process group, a rank died, or the timeout passed."""

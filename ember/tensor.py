@@ -182,6 +182,39 @@ class Tensor:
         node = self._node
         return node is None or node.backward is None and not node.parents
 
+    def set_distributed(self, param_id):
+        """Mark this parameter as distributed (Burn's ``set_distributed``); returns the tensor.
+
+        While a process group is initialized (``ember.distributed``), backward averages the
+        gradients of distributed parameters across ranks. Does nothing when autodiff is
+        disabled for the tensor. ``param_id`` is an ``ember.distributed.ParamId`` (or an int),
+        the same on every rank for the same parameter.
+
+        >>> import ember
+        >>> w = ember.zeros(3).require_grad().set_distributed(0)
+        >>> w.is_distributed()
+        True
+        """
+        from .distributed.params import ParamId
+        param_id = ParamId.of(param_id, "set_distributed")
+        if self._ad is None:
+            return self
+        node = self._node
+        if node is None or not node.requires_grad or node.parents:
+            raise GraphError("set_distributed: the tensor is not a leaf that requires grad; "
+                             "call require_grad() on the parameter first")
+        from .autodiff.engine import distributed_leaves
+        distributed_leaves[node] = param_id
+        return self
+
+    def is_distributed(self):
+        """Whether this tensor is marked as distributed (``set_distributed``)."""
+        node = self._node
+        if node is None or node.parents:
+            return False
+        from .autodiff.engine import distributed_leaves
+        return node in distributed_leaves
+
 
 _slot_get = Tensor._data.__get__
 _slot_set = Tensor._data.__set__

@@ -9,6 +9,12 @@ model, loads the weights and prints their accuracy on the same test set.
 
 The extras it needs (scikit-learn, tqdm, matplotlib, safetensors) are installed by
 ``python3 dev.py run``.
+
+Started on several ranks (``torchrun --nproc-per-node 2 -m ember train``, or ``python -m ember
+train --nproc 2``, which starts the ranks itself), it trains data-parallel: every rank draws the
+same shuffled order, takes every ``world_size``-th image of each global batch of
+``batch_size`` images, and backward averages the gradients (``ember.distributed``); rank 0
+shows the progress and writes the files. See docs/distributed.md.
 """
 
 import contextlib
@@ -123,6 +129,19 @@ def _one_blas_thread():
         yield
 
 
+def _process_group():
+    """``(rank, world_size, started)``: this process's place in a distributed run. A process
+    launched by torchrun (``WORLD_SIZE`` > 1 in the environment) joins the process group,
+    ``started`` then says the caller must leave it; a plain process is rank 0 of 1."""
+    if int(os.environ.get("WORLD_SIZE", "1") or "1") <= 1:
+        return 0, 1, False
+    import ember.distributed as dist
+    started = not dist.is_initialized()
+    if started:
+        dist.init_process_group()
+    return dist.get_rank(), dist.get_world_size(), started
+
+
 def train(epochs=DEFAULTS["epochs"], lr=DEFAULTS["lr"], batch_size=DEFAULTS["batch_size"],
           seed=DEFAULTS["seed"], out=".", progress=True, log=None):
     """Train the digits CNN and write ``digits.safetensors`` and ``digits.png`` into ``out``.
@@ -130,7 +149,8 @@ def train(epochs=DEFAULTS["epochs"], lr=DEFAULTS["lr"], batch_size=DEFAULTS["bat
     Returns a dict: ``history`` (per-epoch ``train_loss``, ``train_acc``, ``test_loss``,
     ``test_acc`` lists), ``test_accuracy``, ``model_path``, ``plot_path``, ``seconds``.
     ``progress`` shows a tqdm bar per epoch on stderr; ``log`` (a file, default stdout) gets
-    the summary lines.
+    the summary lines. Launched on several ranks, it trains data-parallel with the same global
+    ``batch_size``; only rank 0 prints and writes files.
 
     >>> import io, os, tempfile
     >>> from ember.train import train
@@ -142,14 +162,31 @@ def train(epochs=DEFAULTS["epochs"], lr=DEFAULTS["lr"], batch_size=DEFAULTS["bat
     tqdm = _require("tqdm").tqdm
     _require("matplotlib")
     _require("safetensors")
+    rank, world, started = _process_group()
+    try:
+        return _train(epochs, lr, batch_size, seed, out, progress, log, tqdm, rank, world)
+    finally:
+        if started:
+            import ember.distributed as dist
+            dist.destroy_process_group()
+
+
+def _train(epochs, lr, batch_size, seed, out, progress, log, tqdm, rank, world):
     log = sys.stdout if log is None else log
-    os.makedirs(out, exist_ok=True)
-    if not os.access(out, os.W_OK):
-        raise PermissionError(f"cannot write into the output folder {out!r}")
+    if rank == 0:
+        os.makedirs(out, exist_ok=True)
+        if not os.access(out, os.W_OK):
+            raise PermissionError(f"cannot write into the output folder {out!r}")
+    if batch_size < world:
+        raise ember.InvalidParameterError(
+            f"train: batch_size is {batch_size}; expected at least one image per rank (>= "
+            f"{world})", "batch_size", batch_size)
     start = time.perf_counter()
     x_train, y_train, x_test, y_test = load_data()
     ember.manual_seed(seed)
-    model = build_model()
+    model = net = build_model()
+    if world > 1:
+        net = nn.parallel.DistributedDataParallel(model)
     optimizer = optim.Adam(model.parameters(), lr=lr)
     schedule = optim.CosineAnnealingLR(optimizer, T_max=epochs)
     n = x_train.shape[0]
@@ -161,15 +198,22 @@ def train(epochs=DEFAULTS["epochs"], lr=DEFAULTS["lr"], batch_size=DEFAULTS["bat
             order = ember.rand(n).argsort()
             seen = total_loss = correct = 0
             bar = tqdm(total=batches, desc=f"epoch {epoch:>{len(str(epochs))}}/{epochs}",
-                       unit="batch", file=sys.stderr, disable=not progress, leave=True,
-                       dynamic_ncols=True)
+                       unit="batch", file=sys.stderr, disable=not progress or rank != 0,
+                       leave=True, dynamic_ncols=True)
             for start_row in range(0, n, batch_size):
                 idx = order[start_row:start_row + batch_size]
+                if world > 1:  # this rank's share of the global batch
+                    if idx.shape[0] < world:
+                        continue
+                    scale = idx[rank::world].shape[0] * world / idx.shape[0]
+                    idx = idx[rank::world]
                 xb, yb = x_train.select(0, idx), y_train.select(0, idx)
-                logits = model(xb)
+                logits = net(xb)
                 loss = F.cross_entropy(logits, yb)
                 optimizer.zero_grad()
-                loss.backward()
+                # backward averages over ranks: weighting each rank's mean by its share gives
+                # the mean over the global batch when the shares differ
+                (loss * scale if world > 1 and scale != 1 else loss).backward()
                 optimizer.step()
                 k = yb.shape[0]
                 seen += k
@@ -179,6 +223,11 @@ def train(epochs=DEFAULTS["epochs"], lr=DEFAULTS["lr"], batch_size=DEFAULTS["bat
                 bar.set_postfix({"loss": f"{total_loss / seen:.4f}",
                                  "acc": f"{correct / seen:.4f}"}, refresh=False)
             schedule.step()
+            if world > 1:  # the epoch's figures over every rank's images
+                import ember.distributed as dist
+                totals = dist.all_reduce(ember.tensor([total_loss, correct, seen],
+                                                      dtype="float64"))
+                total_loss, correct, seen = totals.tolist()
             test_loss, test_acc = evaluate(model, x_test, y_test)
             history["train_loss"].append(total_loss / seen)
             history["train_acc"].append(correct / seen)
@@ -193,11 +242,15 @@ def train(epochs=DEFAULTS["epochs"], lr=DEFAULTS["lr"], batch_size=DEFAULTS["bat
     metadata = {"model": "ember.train.build_model", "epochs": str(epochs), "lr": repr(lr),
                 "batch_size": str(batch_size), "seed": str(seed), "data_seed": str(DATA_SEED),
                 "test_accuracy": f"{test_accuracy:.4f}"}
-    ember.io.save_file(model.state_dict(), model_path, metadata=metadata)
-    plot_history(history, plot_path)
+    if world > 1:
+        metadata["world_size"] = str(world)
+    if rank == 0:
+        ember.io.save_file(model.state_dict(), model_path, metadata=metadata)
+        plot_history(history, plot_path)
     seconds = time.perf_counter() - start
-    print(f"wrote {model_path} and {plot_path} ({seconds:.1f} s)", file=log)
-    print(f"test accuracy: {test_accuracy:.4f}", file=log, flush=True)
+    if rank == 0:
+        print(f"wrote {model_path} and {plot_path} ({seconds:.1f} s)", file=log)
+        print(f"test accuracy: {test_accuracy:.4f}", file=log, flush=True)
     return {"history": history, "test_accuracy": test_accuracy, "model_path": model_path,
             "plot_path": plot_path, "seconds": seconds}
 

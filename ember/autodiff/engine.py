@@ -1,11 +1,20 @@
 """The backward engine: walk the recorded steps once, in reverse topological order."""
 
+import weakref
+
 from ..backends import default as be
 from ..dtypes import from_backend
 from ..errors import GraphError, KindError, ShapeMismatchError
 from ..tensor import Tensor
 
 __all__ = ["Gradients", "run_backward"]
+
+# Leaf nodes marked by Tensor.set_distributed, to their ParamId.
+distributed_leaves = weakref.WeakKeyDictionary()
+# Set by ember.distributed while a process group is initialized: called with a backward's
+# loss and topological order, it returns None or a synchroniser with ready(node, tensor, grad), called
+# as each leaf's gradient is set, and finish(grads), called before backward returns.
+sync_hook = None
 
 
 class Gradients:
@@ -109,6 +118,7 @@ def run_backward(tensor, seed=None, wrap=None):
                                      f"{tuple(tensor.shape)}", expected=tensor.shape,
                                      actual=tuple(g.shape))
         g = be.cast(g, tensor._data.dtype)
+    sync = None if sync_hook is None else sync_hook(tensor, order)
     pending = {id(root): g}
     grads = Gradients()
     recomputer = None
@@ -122,6 +132,8 @@ def run_backward(tensor, seed=None, wrap=None):
                 if t is not None:
                     prev = t._grad
                     t._grad = grad if prev is None else wrap(be.add(prev._data, g), t._dtype)
+                if sync is not None:
+                    sync.ready(node, t, grad)
             continue
         parents = node.parents
         if g is not None:
@@ -143,6 +155,8 @@ def run_backward(tensor, seed=None, wrap=None):
             node.recompute = node.sources = None
             if recomputer is not None:
                 recomputer.done(node)
+    if sync is not None:
+        sync.finish(grads)
     return grads
 
 

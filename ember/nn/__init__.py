@@ -14,7 +14,7 @@ contract (``freeze``, ``no_grad``, ``num_params``, ``set_require_grad`` ...).
 [(16, 4), (16,), (3, 16), (3,)]
 """
 
-from . import functional, init, utils
+from . import functional, init, parallel, utils
 from .layers import *  # noqa: F401,F403
 from .layers import __all__ as _layers_all
 from .module import *  # noqa: F401,F403
@@ -22,4 +22,4 @@ from .module import __all__ as _module_all
 from .reparam import *  # noqa: F401,F403
 from .reparam import __all__ as _reparam_all
 
-__all__ = ["functional", "init", "utils"] + list(_module_all) + list(_layers_all) + list(_reparam_all)
+__all__ = ["functional", "init", "parallel", "utils"] + list(_module_all) + list(_layers_all) + list(_reparam_all)

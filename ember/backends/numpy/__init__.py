@@ -24,5 +24,6 @@ from .color import *  # noqa: F401,F403
 from .morphology import *  # noqa: F401,F403
 from .components import *  # noqa: F401,F403
 from .suppression import *  # noqa: F401,F403
+from .distributed import *  # noqa: F401,F403
 
 name = "numpy"
