@@ -127,14 +127,17 @@ def _promote_ints(a, b):
     signed, unsigned = (a, b) if a.is_signed else (b, a)
     if signed.itemsize > unsigned.itemsize:
         return signed
-    if unsigned.itemsize == 8:
-        # PyTorch refuses uint64 with a signed int; NumPy goes to float64. ember keeps the kind.
-        return int64
+    if unsigned.itemsize == 8:  # no int dtype holds both ranges (docs/math.md)
+        raise KindError(
+            f"promote_types: {a.name} and {b.name} have no common dtype: no int dtype holds "
+            "both ranges (PyTorch refuses the pair; NumPy's float64 would change the kind); "
+            "cast one operand first")
     return {1: int16, 2: int32, 4: int64}[unsigned.itemsize]
 
 
 def promote_types(a, b):
-    """The dtype two tensor dtypes promote to (PyTorch's table).
+    """The dtype two tensor dtypes promote to (PyTorch's table). uint64 with a signed int
+    raises KindError, as in PyTorch.
 
     >>> promote_types(float16, bfloat16)
     ember.float32

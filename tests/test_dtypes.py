@@ -2,8 +2,8 @@
 
 PyTorch 2.13 refuses to promote uint16, uint32 and uint64 with any other dtype (bool included).
 For those pairs ember follows NumPy (``numpy.promote_types``), except that uint64 with a signed
-int gives int64 (NumPy gives float64; ember keeps the int kind, as ``dtypes._promote_ints``
-documents).
+int raises KindError, as PyTorch does (NumPy gives float64, which would change the kind; no int
+dtype holds both ranges). docs/math.md states the rule.
 """
 
 import pickle
@@ -83,15 +83,18 @@ def _torch_promote(a, b):
         return None
 
 
+SIGNED = ("int8", "int16", "int32", "int64")
+
+
 def _numpy_rule(a, b):
-    if {a, b} & {"uint64"} and {a, b} & {"int8", "int16", "int32", "int64"}:
-        return "int64"
     return dtypes.from_backend(np.promote_types(dt(a).np, dt(b).np)).name
 
 
 @pytest.mark.parametrize("a", NAMES)
 def test_promote_types_all_pairs(a):
     for b in NAMES:
+        if {a, b} & {"uint64"} and {a, b} & set(SIGNED):
+            continue   # refused: test_uint64_with_a_signed_int_is_refused
         got = dtypes.promote_types(dt(a), dt(b)).name
         expected = _torch_promote(a, b)
         if expected is None:  # torch refuses the pair (uint16/32/64): NumPy's rule, see above
@@ -126,6 +129,31 @@ def test_result_type_vs_torch(first):
         except RuntimeError:  # uint16/32/64 pairs torch refuses
             continue
         assert dtypes.result_type(e1, e2).name == expected, (first, second)
+
+
+@pytest.mark.parametrize("signed", SIGNED)
+def test_uint64_with_a_signed_int_is_refused(signed):
+    # NumPy promotes the pair to float64, a kind change; PyTorch refuses it: so does ember
+    assert np.promote_types(np.uint64, signed) == np.float64
+    with pytest.raises(RuntimeError):
+        torch.promote_types(torch.uint64, TORCH_DTYPES[signed])
+    for a, b in ((dt("uint64"), dt(signed)), (dt(signed), dt("uint64"))):
+        with pytest.raises(KindError, match=f"({a.name} and {b.name}).*no common dtype") as err:
+            ember.promote_types(a, b)
+        assert "uint64" in str(err.value) and signed in str(err.value)
+    u = ember.tensor([2**64 - 1], dtype="uint64")
+    s = ember.tensor([0], dtype=signed)
+    for operands in ((u, s), (s, u), (u[0], s[0])):
+        with pytest.raises(KindError, match=f"uint64.*{signed}|{signed}.*uint64"):
+            dtypes.result_type(*operands)
+    # a 0-d tensor or a Python int meets a tensor with dims as a weak operand: no refusal
+    assert dtypes.result_type(u, s[0]) is ember.uint64
+    assert dtypes.result_type(u, 1) is ember.uint64
+    assert dtypes.result_type(s, u[0]) is dt(signed)
+    # the other pairs of uint64 keep their rules: unsigned and bool widen, floats win
+    for other, want in (("uint8", "uint64"), ("uint32", "uint64"), ("bool", "uint64"),
+                        ("float16", "float16"), ("float64", "float64")):
+        assert ember.promote_types(dt("uint64"), dt(other)).name == want
 
 
 def test_result_type_more_operands_and_errors():

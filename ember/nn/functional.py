@@ -279,12 +279,15 @@ def softmax(input, dim=None, dtype=None):
     """``exp(x) / sum(exp(x))`` along ``dim``, computed stably (the max is subtracted first).
 
     ``dim=None`` picks PyTorch's implicit dim (0 for 0-, 1- and 3-d inputs, else 1); ``dtype``
-    casts the input first.
+    casts the input first. As in PyTorch, a slice holding +inf or NaN, or only -inf, is NaN
+    throughout, and so is its gradient (also for ``log_softmax`` and ``cross_entropy``).
 
     >>> import ember
     >>> import ember.nn.functional as F
     >>> F.softmax(ember.tensor([1000.0, 1000.0]), dim=0).tolist()
     [0.5, 0.5]
+    >>> F.softmax(ember.tensor([float("inf"), 0.0]), dim=0).tolist()
+    [nan, nan]
     """
     return _softmax_like(input, dim, dtype, "softmax", False)
 

@@ -3,8 +3,9 @@ PyTorch's ``logical_*`` ops.
 
 Bitwise ops take int and bool tensors (on bools ``& | ^ ~`` are the logical ops, as PyTorch);
 floats raise ``KindError``. Operands are promoted with ``dtypes.result_type`` (Python ints are
-weak: ``int8_tensor & 0xFF`` stays int8, the scalar wrapping to the dtype's width as PyTorch) and
-broadcast with NumPy's rule. Shifts are deterministic: a count below 0 or at least the bit width
+weak: ``int8_tensor & 0xFF`` stays int8, the scalar wrapping to the dtype's width as PyTorch;
+an int that no 64-bit integer holds raises InvalidParameterError, as for ``+``) and broadcast
+with NumPy's rule. Shifts are deterministic: a count below 0 or at least the bit width
 gives 0 for ``<<`` and the sign fill (0 or -1) for ``>>``, as PyTorch.
 
 >>> import ember
@@ -19,12 +20,15 @@ from ..backends import default as be
 from ..errors import KindError
 from ..shapes import broadcast_shapes
 from ..tensor import Tensor, check_kind, check_tensor, tensor_method, wrap
+from .elementwise import _scalar  # the conversion and range check of every number operand
 
 __all__ = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift",
            "bitwise_right_shift", "logical_and", "logical_or", "logical_xor", "logical_not"]
 
 _scalar_kind = _dt._scalar_kind
 _BOOL = _dt.bool_
+_INT64 = _dt.int64.np
+_COUNT_RANGE = 1 << 63  # counts in [-2**63, 2**63) need no further check
 
 
 # -- shared checks ----------------------------------------------------------------------------
@@ -56,28 +60,29 @@ def _check_pair(x, y, op, xname, yname):
         broadcast_shapes(x._data.shape, y._data.shape, op=op)
 
 
-def _wrap_int(value, dt):
-    """A Python number as a value of dtype ``dt``: ints wrap modulo 2**bits (two's complement)."""
-    if dt.kind == "bool":
-        return bool(value)
-    bits = dt.itemsize * 8
-    v = int(value) & ((1 << bits) - 1)
-    if dt.is_signed and v >> (bits - 1):
-        v -= 1 << bits
-    return v
-
-
-def _operand(x, dt):
+def _operand(x, dt, op, param):
+    """Tensor ``x`` cast to ``dt``, or the number ``x`` as a 0-d array of ``dt`` (an int wraps
+    into the dtype's width; one beyond 64 bits raises, as for ``+``)."""
     if isinstance(x, Tensor):
         return be.cast(x._data, dt.np)
-    return be.scalar_array(_wrap_int(x, dt), dt.np)
+    if dt.kind == "bool":
+        return be.scalar_array(bool(x), dt.np)
+    return _scalar(x, dt.np, op, param)
+
+
+def _count(value, op, param):
+    """A Python int shift count: any size up to 64 bits (0 or the sign fill outside [0, bit
+    width)); beyond 64 bits it raises, as every int operand does."""
+    if not -_COUNT_RANGE <= value < _COUNT_RANGE:
+        _scalar(value, _INT64, op, param)
+    return int(value)
 
 
 def _bitwise(op, kernel, x, y, xname="self", yname="other"):
     if isinstance(x, Tensor):                                   # the fast paths
         dt = x._dtype
         if type(y) is int and dt.kind == "int":
-            return wrap(kernel(x._data, _wrap_int(y, dt)), dt)
+            return wrap(kernel(x._data, _scalar(y, dt.np, op, yname)), dt)
         if isinstance(y, Tensor) and dt is y._dtype and dt.kind != "float" \
                 and x._data.shape == y._data.shape:
             return wrap(kernel(x._data, y._data), dt)
@@ -85,12 +90,12 @@ def _bitwise(op, kernel, x, y, xname="self", yname="other"):
     _check_int_operand(y, op, yname)
     _check_pair(x, y, op, xname, yname)
     dt = _dt.result_type(x, y)
-    return wrap(kernel(_operand(x, dt), _operand(y, dt)), dt)
+    return wrap(kernel(_operand(x, dt, op, xname), _operand(y, dt, op, yname)), dt)
 
 
 def _shift(op, kernel, scalar_kernel, x, y, xname="self", yname="other"):
     if type(y) is int and isinstance(x, Tensor) and x._dtype.kind == "int":
-        return wrap(scalar_kernel(x._data, y), x._dtype)       # the fast path
+        return wrap(scalar_kernel(x._data, _count(y, op, yname)), x._dtype)   # the fast path
     _check_int_operand(x, op, xname)
     _check_int_operand(y, op, yname)
     _check_pair(x, y, op, xname, yname)
@@ -99,8 +104,8 @@ def _shift(op, kernel, scalar_kernel, x, y, xname="self", yname="other"):
         raise KindError(f"{op}: not defined for bool tensors; expected an int tensor "
                         "(cast bools to an int dtype first)")
     if isinstance(y, Tensor):
-        return wrap(kernel(_operand(x, dt), be.cast(y._data, dt.np)), dt)
-    return wrap(scalar_kernel(be.cast(x._data, dt.np), int(y)), dt)
+        return wrap(kernel(_operand(x, dt, op, xname), be.cast(y._data, dt.np)), dt)
+    return wrap(scalar_kernel(be.cast(x._data, dt.np), _count(y, op, yname)), dt)
 
 
 def _check_scalar_param(other, op, expected="an int or a bool"):
@@ -226,7 +231,8 @@ def bitwise_xor_scalar(self, other):
 
 @tensor_method
 def bitwise_left_shift_scalar(self, other):
-    """``self << other`` for a Python int count (any size: 0 outside [0, bit width)).
+    """``self << other`` for a Python int count (0 outside [0, bit width); beyond 64 bits an
+    InvalidParameterError).
 
     >>> import ember
     >>> ember.tensor([1, 5], dtype="int8").bitwise_left_shift_scalar(4).tolist()
@@ -239,7 +245,8 @@ def bitwise_left_shift_scalar(self, other):
 
 @tensor_method
 def bitwise_right_shift_scalar(self, other):
-    """``self >> other`` for a Python int count (sign fill outside [0, bit width)).
+    """``self >> other`` for a Python int count (sign fill outside [0, bit width); beyond 64
+    bits an InvalidParameterError).
 
     >>> import ember
     >>> ember.tensor([-8, 8], dtype="int8").bitwise_right_shift_scalar(1).tolist()

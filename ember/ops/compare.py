@@ -65,6 +65,10 @@ def _compare(op, kernel, x, y, xname="self", yname="other"):
             broadcast_shapes(x._data.shape, y._data.shape, op=op)
         if x._dtype is y._dtype:
             return wrap(kernel(x._data, y._data), _BOOL)          # the fast path
+        if x._dtype.kind == "int" and y._dtype.kind == "int":
+            # NumPy compares any two int dtypes exactly, also uint64 with a signed int, which
+            # have no common dtype (promote_types refuses them)
+            return wrap(kernel(x._data, y._data), _BOOL)
     else:
         if not (xt or yt):
             raise KindError(f"{op}: expected at least one Tensor, got {type(x).__name__} {x!r} "
@@ -308,9 +312,11 @@ def _close(op, x, y, rtol, atol, equal_nan):
                                     equal_nan)
     if isinstance(y, Tensor) and x._data.shape != y._data.shape:
         broadcast_shapes(x._data.shape, y._data.shape, op=op)
-    dt = _dt.result_type(x, y)
-    if dt.kind != "float":
+    if x._dtype.kind == "int" and (y._dtype.kind if isinstance(y, Tensor)
+                                   else _scalar_kind(y)) == "int":
         dt = _dt.float64            # ints compare exactly enough in float64
+    else:
+        dt = _dt.result_type(x, y)
     a = be.cast(x._data, dt.np)
     b = be.cast(y._data, dt.np) if isinstance(y, Tensor) else be.compare_scalar(_as_float(y), dt.np)
     return be.compare_isclose(a, b, rtol, atol, equal_nan)

@@ -76,12 +76,17 @@ def _check_number(value, op, param):
 
 
 def _scalar(value, np_dtype, op, param):
+    """A Python number as an operand for arrays of ``np_dtype`` (ints wrap into an int dtype);
+    InvalidParameterError for an int that no 64-bit integer (or, for floats, no float) holds.
+    Every op that takes Python numbers converts them here (bitwise ops and shifts too)."""
     try:
         return be.ew_scalar(value, np_dtype)
     except OverflowError:
+        what = "or a float" if _dt.from_backend(np_dtype).kind == "float" else \
+            "(from -2**63 to 2**64 - 1)"
         raise InvalidParameterError(
             f"{op}: {param} {value!r} is out of range; expected a value that fits a 64-bit "
-            "integer or a float", param, value) from None
+            f"integer {what}", param, value) from None
 
 
 def _scalar_dtype(t, s, op, param):

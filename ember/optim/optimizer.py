@@ -6,14 +6,14 @@ partly frozen model. ``step()`` computes each parameter's
 new value on backend arrays (no autodiff recording) and *rebinds* the tensor object to it: the
 tensor keeps its identity, leaf node, dtype and require-grad flag, while every other tensor,
 such as a view taken before the step, keeps the values it had (tensors are immutable values).
-When nothing but the parameter tensor refers to its buffer (``_can_update_in_place``), the new
-value is written into that buffer instead of a new one: nobody else can see the difference.
+The new value is always a new array, never written into the parameter's old buffer, even
+when a reference count shows that buffer unshared (``Tensor.can_mut``): another thread may take
+a view of the parameter between that check and the write, and the write would save nothing,
+since the update computes into a temporary of the parameter's size anyway.
 """
 
 import math
 import numbers
-import sys
-import sysconfig
 
 from ..autodiff import enable_grad
 from ..backends import default as be
@@ -397,22 +397,6 @@ class Optimizer:
                     lines.append(f"    {k}: {g[k]}")
         lines.append(")")
         return "\n".join(lines)
-
-
-# Reference counts prove that nothing else refers to an array only where they are exact:
-# CPython with the GIL before 3.14. CPython 3.14's interpreter may hold borrowed references on
-# its stack that the count omits, and free-threaded builds (3.13t) count references per thread
-# and merge them lazily, so a count of one there does not prove sole ownership; other Pythons
-# (PyPy) have no reference counts. There every step allocates a new parameter array.
-_EXACT_REFCOUNTS = (sys.implementation.name == "cpython" and sys.version_info < (3, 14)
-                    and not sysconfig.get_config_var("Py_GIL_DISABLED"))
-
-
-def _can_update_in_place(p):
-    """Whether an optimizer may write ``p``'s new value into its current buffer: the array owns
-    its writable memory, and no view of it, other tensor, NumPy array the user holds or saved
-    autodiff step refers to it (``Tensor.can_mut``, from the reference count)."""
-    return _EXACT_REFCOUNTS and p.can_mut()
 
 
 def _check_param(op, p, what):

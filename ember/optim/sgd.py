@@ -2,7 +2,7 @@
 
 from ..backends import default as be
 from ..errors import InvalidParameterError
-from .optimizer import Optimizer, _can_update_in_place, _check_flag, _check_number
+from .optimizer import Optimizer, _check_flag, _check_number
 
 __all__ = ["SGD"]
 
@@ -13,8 +13,8 @@ class SGD(Optimizer):
     Each step, for each parameter ``p`` with gradient ``g``: ``g += weight_decay * p``; with
     momentum, ``buf = momentum * buf + (1 - dampening) * g`` (``buf = g`` on the first step) and
     ``g = g + momentum * buf`` (Nesterov) or ``g = buf``; then ``p -= lr * g``. ``maximize``
-    ascends instead. The parameter tensor is rebound to its new value (see ``Optimizer``), in
-    its own buffer when nothing else refers to it.
+    ascends instead. The parameter tensor is rebound to its new value, a new array (see
+    ``Optimizer``).
 
     >>> import ember
     >>> from ember.optim import SGD
@@ -62,8 +62,7 @@ class SGD(Optimizer):
             st = state.get(id(p))
             if st is None:
                 st = state[id(p)] = {"momentum_buffer": None}
-            inplace = _can_update_in_place(p)
             new, buf = kernel(p._data, g, st["momentum_buffer"], lr, momentum, dampening,
-                              nesterov, weight_decay, maximize, inplace)
+                              nesterov, weight_decay, maximize)
             st["momentum_buffer"] = buf
             p._data = new

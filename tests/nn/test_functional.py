@@ -188,6 +188,83 @@ def test_softmax_stable_and_implicit_dim():
     assert_close(F.softmax(z, 1), torch.softmax(torch.tensor(z.numpy()), 1))
 
 
+INF, NAN = float("inf"), float("nan")
+NONFINITE_ROWS = [[INF, 1.0, 2.0], [INF, INF, 1.0], [INF, -INF, 0.0], [-INF, 1.0, 2.0],
+                  [-INF, -INF, -INF], [NAN, 1.0, 0.0], [1.0, 2.0, 3.0]]
+
+
+def _forward_backward(fn, values, seed, lib):
+    """``fn``'s output and the input's gradient for the seed ``seed`` (ember or torch)."""
+    if lib == "torch":
+        x = torch.tensor(values, dtype=torch.float64, requires_grad=True)
+        out = fn(x)
+        out.backward(torch.tensor(seed, dtype=torch.float64))
+        return out.detach().numpy(), x.grad.numpy()
+    x = ember.tensor(values, dtype="float64").require_grad()
+    out = fn(x)
+    out.backward(ember.tensor(seed, dtype="float64"))
+    return out.numpy(), x.grad.numpy()
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("dim", [0, 1])
+def test_softmax_with_infinite_logits_matches_torch(rng, name, dim):
+    """A +inf logit makes its whole slice NaN, forward and backward, as in PyTorch."""
+    values = NONFINITE_ROWS if dim == 1 else [list(r) for r in zip(*NONFINITE_ROWS)]
+    seed = rng.standard_normal(np.shape(values))
+    out, grad = _forward_backward(lambda x: getattr(F, name)(x, dim), values, seed, "ember")
+    tout, tgrad = _forward_backward(lambda x: getattr(torch, name)(x, dim), values, seed,
+                                    "torch")
+    np.testing.assert_array_equal(np.isnan(out), np.isnan(tout))
+    np.testing.assert_allclose(out, tout, rtol=1e-12, atol=1e-15, equal_nan=True)
+    np.testing.assert_array_equal(np.isnan(grad), np.isnan(tgrad))
+    np.testing.assert_allclose(grad, tgrad, rtol=1e-12, atol=1e-15, equal_nan=True)
+    if dim == 1:
+        assert np.isnan(out[0]).all() and np.isnan(grad[0]).all()   # the +inf row
+
+
+@pytest.mark.parametrize("reduction", ["none", "sum", "mean"])
+@pytest.mark.parametrize("form", ["indices", "2-d fast path", "smoothing", "probabilities",
+                                  "3-d"])
+def test_cross_entropy_with_infinite_logits_matches_torch(rng, reduction, form):
+    """A +inf logit gives NaN (never inf) in its row's loss and gradient, as in PyTorch."""
+    values = np.array(NONFINITE_ROWS)
+    target = np.array([1, 2, 0, 1, 0, 2, 1])
+    kw = {"reduction": reduction}
+    if form == "smoothing":
+        kw["label_smoothing"] = 0.1
+    if form == "indices":
+        kw["weight"] = [0.5, 1.0, 2.0]
+    if form == "probabilities":
+        target = rng.random(values.shape)
+        target /= target.sum(axis=1, keepdims=True)
+    if form == "3-d":   # classes in dim 1, one more dim after them
+        values = np.stack([values, values[::-1]], axis=-1)
+        target = np.stack([target, target[::-1]], axis=-1)
+    loss_shape = target.shape if target.dtype.kind == "i" else target.shape[:1] + target.shape[2:]
+    seed = rng.standard_normal(loss_shape) if reduction == "none" else 1.0
+
+    def ember_fn(x):
+        t = ember.tensor(target)
+        w = {"weight": ember.tensor(kw["weight"], dtype="float64")} if "weight" in kw else {}
+        return F.cross_entropy(x, t, reduction=reduction, **w,
+                               label_smoothing=kw.get("label_smoothing", 0.0))
+
+    def torch_fn(x):
+        t = torch.tensor(target)
+        w = {"weight": torch.tensor(kw["weight"], dtype=torch.float64)} if "weight" in kw else {}
+        return TF.cross_entropy(x, t, reduction=reduction, **w,
+                                label_smoothing=kw.get("label_smoothing", 0.0))
+
+    out, grad = _forward_backward(ember_fn, values.tolist(), seed, "ember")
+    tout, tgrad = _forward_backward(torch_fn, values.tolist(), seed, "torch")
+    np.testing.assert_array_equal(np.isnan(out), np.isnan(tout))
+    np.testing.assert_allclose(out, tout, rtol=1e-12, atol=1e-15, equal_nan=True)
+    np.testing.assert_array_equal(np.isnan(grad), np.isnan(tgrad))
+    np.testing.assert_allclose(grad, tgrad, rtol=1e-12, atol=1e-15, equal_nan=True)
+    assert np.isnan(grad[0].reshape(3, -1)[:, 0]).all()     # the row with +inf
+
+
 def test_softmax_dtype_argument():
     x = ember.tensor([1.0, 2.0])
     assert F.softmax(x, 0, dtype="float64").dtype == ember.float64

@@ -92,13 +92,14 @@ def test_binary_promotes_like_torch(rng, name, pyop, top, da, db):
         assert_close(pyop(et(a), et(b)), top(tt(a), tt(b)))
 
 
-def test_uint64_with_signed_keeps_int_kind(rng):
-    # PyTorch refuses uint64 with a signed int; ember promotes to int64 (dtypes.promote_types).
+def test_uint64_with_a_signed_int_is_refused():
+    # PyTorch refuses uint64 with a signed int, and so does ember (dtypes.promote_types)
     a = np.array([1, 2**63 + 5, 7], dtype=np.uint64)
     b = np.array([3, -1, -2], dtype=np.int32)
-    out = et(a) & et(b)
-    assert out.dtype is ember.int64
-    assert out.tolist() == [1, -(2**63) + 5, 6]
+    for op in (lambda x, y: x & y, lambda x, y: y | x, lambda x, y: x ^ y,
+               lambda x, y: x << y, lambda x, y: x.bitwise_and(y)):
+        with pytest.raises(ember.KindError, match="uint64 and int32|int32 and uint64"):
+            op(et(a), et(b))
 
 
 SCALARS = [0, 1, 5, -1, 127, 255, 300, -129, 2**40 + 3, True, False, np.int16(7)]
@@ -125,6 +126,51 @@ def test_scalar_wraps_to_dtype_width():
     assert (t & 257).dtype is ember.uint8
     s = ember.tensor([-1, 5], dtype="int8") & 0xFF     # 0xFF wraps to -1 in int8
     assert s.tolist() == [-1, 5] and s.dtype is ember.int8
+    assert (ember.tensor([1], dtype="uint64") | 2**64 - 1).tolist() == [2**64 - 1]
+
+
+HUGE = [2**64, 2**70, -(2**63) - 1, -(2**100)]
+SCALAR_FORMS = {   # every way a Python int meets a tensor in a bitwise op or shift
+    "&": lambda t, s: t & s, "&r": lambda t, s: s & t, "|": lambda t, s: t | s,
+    "|r": lambda t, s: s | t, "^": lambda t, s: t ^ s, "^r": lambda t, s: s ^ t,
+    "<<": lambda t, s: t << s, "<<r": lambda t, s: s << t, ">>": lambda t, s: t >> s,
+    ">>r": lambda t, s: s >> t,
+    **{f"{name}{form}": (lambda name, form: lambda t, s: (
+        getattr(t, name + form)(s) if form != "fn" else getattr(ember, name)(s, t)))(name, form)
+       for name in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
+                    "bitwise_right_shift") for form in ("", "_scalar", "fn")},
+}
+
+
+@pytest.mark.parametrize("form", list(SCALAR_FORMS))
+@pytest.mark.parametrize("dtype", ["int64", "int8", "uint64", "bool"])
+def test_ints_beyond_64_bits_raise_like_add(form, dtype):
+    """A Python int no 64-bit integer holds raises the error ``+`` raises, never drops bits."""
+    t = ember.tensor([1, 0], dtype=dtype)
+    before = t.tolist()
+    with pytest.raises(ember.InvalidParameterError, match=r"add: other .* is out of range"):
+        t.int() + 2**70
+    for value in HUGE:
+        if dtype == "bool" and ("<<" in form or ">>" in form or "shift" in form):
+            continue   # shifts refuse bool tensors first
+        with pytest.raises(ember.InvalidParameterError,
+                           match=rf"(self|other) {value} is out of range; expected a value that "
+                                 r"fits a 64-bit integer") as err:
+            SCALAR_FORMS[form](t, value)
+        assert err.value.value == value and err.value.param in ("self", "other")
+        if form[:1] in "&|^<>":
+            with pytest.raises(OverflowError):   # PyTorch refuses them too
+                SCALAR_FORMS[form](torch.tensor([1, 0]), value)
+    assert t.tolist() == before
+
+
+def test_ints_at_the_edges_of_the_64_bit_range_still_work():
+    t = ember.tensor([1, -2])
+    tt_ = torch.tensor([1, -2])
+    for value in (2**64 - 1, 2**63, -(2**63), 2**63 - 1):
+        for form, twin in (("&", "&"), ("|r", "|r"), ("^", "^"), ("<<", "<<"), (">>", ">>"),
+                           ("bitwise_and_scalar", "&"), ("bitwise_right_shiftfn", ">>r")):
+            assert_close(SCALAR_FORMS[form](t, value), SCALAR_FORMS[twin](tt_, value))
     assert (ember.tensor([1], dtype="uint64") | 2**64 - 1).tolist() == [2**64 - 1]
 
 
@@ -232,7 +278,7 @@ def test_shift_scalar_counts_match_torch(rng, left, dtype):
 @pytest.mark.parametrize("dtype", ["int8", "uint8", "int64", "uint64"])
 def test_shift_huge_scalar_counts(dtype):
     a = np.array([1, 3, np.iinfo(dtype).max, np.iinfo(dtype).min], dtype=dtype)
-    for k in (BITS[dtype], 200, 2**70, -1, -(2**70)):
+    for k in (BITS[dtype], 200, 2**63, 2**64 - 1, -1, -(2**63)):
         np.testing.assert_array_equal((et(a) << k).numpy(), np.zeros(4, dtype))
         fill = np.array([0, 0, 0, -1 if dtype.startswith("int") else 0]).astype(dtype)
         np.testing.assert_array_equal((et(a) >> k).numpy(), fill)

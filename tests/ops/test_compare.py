@@ -519,3 +519,15 @@ def test_docs_logic_md_examples_run():
     result = doctest.testfile(str(path), module_relative=False, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 10
     assert result.failed == 0
+
+
+def test_uint64_against_signed_ints_needs_no_common_dtype():
+    # promote_types refuses uint64 with a signed int; comparisons need no common dtype
+    u = ember.tensor([2**64 - 1, 2**63, 5, 0], dtype="uint64")
+    for dtype in ("int8", "int32", "int64"):
+        s = ember.tensor([-1, 100, 5, -128], dtype=dtype)
+        assert (u == s).tolist() == [False, False, True, False]
+        assert (s < u).tolist() == [True, True, False, True]
+        assert u.greater_equal(s).tolist() == [True, True, True, True]
+        assert u.is_close(s).tolist() == [False, False, True, False]
+    assert (u[2] == ember.tensor(5)).tolist() is True

@@ -235,12 +235,29 @@ def test_wide_unsigned_ints_against_numpy(dtype):
     np.testing.assert_allclose((ea / eb).numpy(), (a / b).astype(np.float32), rtol=1e-6)
 
 
-def test_uint64_with_signed_int_keeps_int_kind():
-    a = E(np.array([1, 2], np.uint64))
-    b = E(np.array([-1, 3], np.int64))
-    out = a + b
-    assert out.dtype is ember.int64
-    assert out.tolist() == [0, 5]
+def test_uint64_with_a_signed_int_tensor_is_refused():
+    a = E(np.array([2**64 - 1, 2**63], np.uint64))
+    for b in (E(np.array([0, 3], np.int64)), E(np.array([0, 3], np.int8)), ember.tensor(3)[None]):
+        for op in (lambda x, y: x + y, lambda x, y: x % y, lambda x, y: y - x,
+                   lambda x, y: x.remainder(y), lambda x, y: x.max_pair(y)):
+            with pytest.raises(ember.KindError, match="uint64 and int|int.* and uint64"):
+                op(a, b)
+    np.testing.assert_array_equal(a.numpy(), np.array([2**64 - 1, 2**63], np.uint64))
+
+
+def test_uint64_remainder_and_floor_division_are_exact():
+    big = [2**63, 2**64 - 1, 2**63 + 1, 7]
+    a = E(np.array(big, np.uint64))
+    for d in (3, 10, 2**63 + 5):
+        assert (a % d).tolist() == [v % d for v in big]
+        assert (a // d).tolist() == [v // d for v in big]
+        assert a.remainder(d).tolist() == [v % d for v in big]
+        assert a.fmod(d).tolist() == [v % d for v in big]
+        du = E(np.array([d] * 4, np.uint64))
+        assert (a % du).dtype is ember.uint64 and (a % du).tolist() == [v % d for v in big]
+        assert (a // du).tolist() == [v // d for v in big]
+    assert (E(np.array(2**63, np.uint64)) % 3).tolist() == 2    # 0-d
+    assert (E(np.array(2**63, np.uint64)) % ember.tensor(3, dtype="uint8")).tolist() == 2
 
 
 def test_integer_overflow_wraps_like_torch():

@@ -278,6 +278,66 @@ def test_mean_int_examples():
     assert T([250, 252], dtype="uint8").mean().tolist() == 251
 
 
+ALL_INTS = ["int64", "int32", "int16", "int8", "uint8", "uint16", "uint32", "uint64"]
+
+
+def _exact_floor_mean(arr, axis):
+    """The floor of the exact mean with Python ints (no fixed-width arithmetic)."""
+    rows = np.moveaxis(np.asarray(arr, dtype=object), axis, -1)
+    flat = rows.reshape(-1, rows.shape[-1])
+    return [sum(int(v) for v in row) // len(row) for row in flat], rows.shape[:-1]
+
+
+@pytest.mark.parametrize("dtype", ALL_INTS)
+def test_mean_int_is_the_floor_of_the_exact_mean_over_the_whole_range(rng, dtype):
+    info = np.iinfo(dtype)
+    extremes = [np.full((3, 4), info.max, dtype), np.full((3, 4), info.min, dtype),
+                rng.integers(info.min, info.max, (3, 4), dtype=dtype, endpoint=True),
+                rng.integers(info.max // 2, info.max, (3, 4), dtype=dtype, endpoint=True)]
+    for arr in extremes:
+        for name, lay in layouts(arr):
+            t = ember.from_numpy(lay)
+            want, _ = _exact_floor_mean(arr.reshape(1, -1), 1)
+            assert t.mean().dtype.name == dtype and t.mean().tolist() == want[0], name
+            for axis in (0, 1):
+                want, shape = _exact_floor_mean(arr, axis)
+                got = t.mean(axis)
+                assert got.dtype.name == dtype and got.shape == shape
+                assert got.numpy().reshape(-1).tolist() == want, (name, axis)
+                assert t.mean_dim(axis).numpy().reshape(-1).tolist() == want
+            np.testing.assert_array_equal(t.numpy(), arr)
+
+
+def test_mean_int_of_huge_values():
+    assert T([2**62, 2**62]).mean().tolist() == 2**62
+    assert T([2**63 - 1] * 2).mean().tolist() == 2**63 - 1
+    assert T([-2**63, -2**63, -1]).mean().tolist() == (-2**64 - 1) // 3
+    assert T([-2**63, 2**63 - 1]).mean().tolist() == -1
+    assert T([2**64 - 1] * 3, dtype="uint64").mean().tolist() == 2**64 - 1
+    assert T([[2**63 - 1, 2**63 - 2], [1, 2]]).mean_dims([0, 1]).tolist() == [[2**62]]
+    assert T([2**31 - 1] * 4, dtype="int32").mean().tolist() == 2**31 - 1
+    assert T([0], dtype="int8").mean().tolist() == 0 and T(7).mean().tolist() == 7
+
+
+def test_mean_int_of_very_long_rows_matches_the_exact_mean(rng, monkeypatch):
+    """Counts from 2**31 elements up (a 2 GiB int8 row) take a path that adds chunks as Python
+    ints; a small threshold runs that path on small data."""
+    from ember.backends.numpy import reduce as kernels
+    monkeypatch.setattr(kernels, "_EXACT_COUNT", 4)
+    for dtype in ("int64", "uint64", "int8"):
+        info = np.iinfo(dtype)
+        arr = rng.integers(info.min, info.max, (2, 11, 3), dtype=dtype, endpoint=True)
+        arr[0, :, 0] = info.max
+        t = ember.from_numpy(arr)
+        for axis in (0, 1, 2):
+            want, shape = _exact_floor_mean(arr, axis)
+            assert t.mean(axis).numpy().reshape(-1).tolist() == want
+        want, _ = _exact_floor_mean(arr.reshape(1, -1), 1)
+        assert t.mean().tolist() == want[0]
+        assert t.mean_dims([0, 2]).numpy().reshape(-1).tolist() == [
+            v for v in _exact_floor_mean(np.moveaxis(arr, 1, 0).reshape(11, -1), 1)[0]]
+
+
 @pytest.mark.parametrize("dtype", ALL)
 def test_prod(rng, dtype):
     for t, before in cases(rng, dtype, all_layouts=dtype in ("float64", "int32", "bool")):

@@ -130,17 +130,12 @@ def nn_silu_grad(g, x):
     return _out(_work(g) * (s * (1.0 + w * (1.0 - s))), g.dtype)
 
 
-def _finite_max(w, axis):
-    """The max along ``axis`` (kept as a size-1 dim), with non-finite maxima replaced by 0 so
-    that subtracting it never makes a nan of a row of infinities."""
-    m = w.max(axis=axis, keepdims=True)
-    return np.where(np.isfinite(m), m, 0.0)
-
-
 def _log_softmax_work(w, axis):
+    # x - max(x), as PyTorch: a +inf logit gives inf - inf = nan, so its whole slice is nan, and
+    # so is a slice of -inf (nothing to normalize)
     if w.size == 0:
         return np.array(w, copy=True)
-    z = np.subtract(w, _finite_max(w, axis))
+    z = np.subtract(w, w.max(axis=axis, keepdims=True))
     z -= np.log(np.sum(np.exp(z), axis=axis, keepdims=True))    # in place: one buffer less
     return z
 
@@ -152,7 +147,7 @@ def nn_softmax(x, axis):
     w = _work(x)
     if w.size == 0:
         return np.array(x, copy=True)
-    e = np.subtract(w, _finite_max(w, axis))
+    e = np.subtract(w, w.max(axis=axis, keepdims=True))      # +inf or all -inf: nan, as PyTorch
     np.exp(e, out=e)
     e /= np.sum(e, axis=axis, keepdims=True)
     return _out(e, x.dtype)
@@ -785,7 +780,7 @@ def _cross_entropy_2d(x, target, reduction, dtype):
     masks; ``nn_class_loss_grad`` recognizes the saved tuple by its length."""
     rows = np.arange(x.shape[0])
     tt = target.astype(np.intp, copy=False)
-    z = x - _finite_max(x, 1)
+    z = x - x.max(axis=1, keepdims=True)                         # as _log_softmax_work
     lse = np.log(np.exp(z).sum(axis=1))                          # (N,)
     per = lse - z[rows, tt]                                      # -log_softmax at the targets
     denom = x.dtype.type(x.shape[0])

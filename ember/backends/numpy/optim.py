@@ -4,10 +4,9 @@ Public names here are kernels (``be.NAME``), prefixed ``optim_``; helpers start 
 
 The update kernels follow PyTorch's single-tensor (for-loop) implementations operation by
 operation, so that results agree with ``torch.optim`` to rounding. They never write into the
-gradient arrays they are given, nor into the parameter array unless the caller passes
-``inplace=True`` after proving that nothing else refers to it (``Tensor.can_mut``): otherwise
-a new parameter array is returned, and in-place ufuncs with ``out=`` write only into the
-optimizer's own state buffers (momentum, Adam moments) and into temporaries made here. float16
+gradient arrays they are given, nor into the parameter array: each returns a new parameter
+array, and in-place ufuncs with ``out=`` write only into the optimizer's own state buffers
+(momentum, Adam moments) and into temporaries made here. float16
 and bfloat16 parameters are updated in float32 and rounded back, as PyTorch's CPU kernels
 compute half precision in float32; their state buffers keep the parameter's dtype, as
 PyTorch's do.
@@ -105,15 +104,12 @@ def optim_state_copy(a, like=None):
     return np.array(a, dtype=dtype, copy=True, order="C")
 
 
-def optim_sgd(p, g, buf, lr, momentum, dampening, nesterov, weight_decay, maximize,
-              inplace=False):
+def optim_sgd(p, g, buf, lr, momentum, dampening, nesterov, weight_decay, maximize):
     """One SGD step for one parameter (PyTorch's ``_single_tensor_sgd``).
 
     ``p``, ``g``: the parameter and its gradient (read only). ``buf``: the momentum buffer owned
     by the optimizer, or None before the first step (when momentum is on). Returns
     ``(new_p, buf)``: a new parameter array and the (new or updated in place) buffer.
-    ``inplace``: the caller has shown that nothing else refers to ``p``; a float32 or float64
-    ``p`` is then updated in place and returned (the same values as a new array would hold).
     """
     dtype = p.dtype
     wp = _wide(p)
@@ -144,9 +140,6 @@ def optim_sgd(p, g, buf, lr, momentum, dampening, nesterov, weight_decay, maximi
         else:
             d = wb
     new = _new(np.multiply(d, -lr))
-    if inplace and wp is p:
-        np.add(p, new, out=p)   # can_mut: no other tensor, view or array sees p's buffer
-        return p, buf
     np.add(wp, new, out=new)
     return (new if new.dtype == dtype else new.astype(dtype)), buf
 

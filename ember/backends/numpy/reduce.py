@@ -82,12 +82,55 @@ def reduce_mean(a, axes, keepdims):
     return _as_dtype(np.true_divide(out, n, out=_AS_ARRAY), a.dtype)
 
 
+# Below this count of elements per result no sum of 32-bit limbs (or of ints narrower than 8
+# bytes) can leave int64.
+_EXACT_COUNT = 1 << 31
+_LOW = (1 << 32) - 1
+
+
+def _limb_sums(a, axes, keepdims):
+    """``(high, low)``, int64 arrays with ``sum(a) == high * 2**32 + low`` exactly and
+    ``0 <= low < 2**32``, for fewer than ``_EXACT_COUNT`` elements per result."""
+    if a.dtype.itemsize < 8:  # |a| < 2**32: the int64 sum is exact
+        s = np.add.reduce(a, axis=axes, dtype=_INT64, keepdims=keepdims, out=_AS_ARRAY)
+        return s >> 32, s & _LOW
+    high = np.add.reduce((a >> 32).view(_INT64), axis=axes, keepdims=keepdims, out=_AS_ARRAY)
+    low = np.add.reduce((a & _LOW).view(_INT64), axis=axes, keepdims=keepdims, out=_AS_ARRAY)
+    return high + (low >> 32), low & _LOW
+
+
+@_warnings_off
 def reduce_mean_int(a, axes, keepdims):
-    """Integer mean over ``axes``: the floor of the exact mean, in ``a``'s dtype (count > 0)."""
+    """Integer mean over ``axes``: the floor of the exact mean, in ``a``'s dtype (count > 0).
+
+    No sum overflows: narrow ints add up in int64, 8-byte ints as two 32-bit limbs."""
     n = _count(a.shape, axes)
-    acc = np.uint64 if a.dtype == np.uint64 else _INT64
-    s = np.sum(a, axis=axes, dtype=acc, keepdims=keepdims)
-    return np.asarray(np.floor_divide(s, n)).astype(a.dtype, copy=False)
+    if n >= _EXACT_COUNT:
+        return _mean_int_long(a, axes, keepdims, n)
+    if a.dtype.itemsize < 8:
+        s = np.add.reduce(a, axis=axes, dtype=_INT64, keepdims=keepdims, out=_AS_ARRAY)
+        return _as_dtype(np.floor_divide(s, n, out=_AS_ARRAY), a.dtype)
+    high, low = _limb_sums(a, axes, keepdims)
+    q, r = np.divmod(high, n)
+    out = (q << 32) + ((r << 32) | low) // n   # exact modulo 2**64; the mean fits a's dtype
+    return np.asarray(out).view(a.dtype)
+
+
+def _mean_int_long(a, axes, keepdims, n):
+    """``reduce_mean_int`` of ``_EXACT_COUNT`` or more elements per result (so at most a few
+    results): each result's elements are added in chunks, and the chunks' sums as Python ints."""
+    kept = [i for i in range(a.ndim) if i not in axes]
+    rows = np.transpose(a, kept + list(axes)).reshape(-1, n)
+    out = np.empty(rows.shape[0], dtype=a.dtype)
+    step = _EXACT_COUNT - 1
+    for i, row in enumerate(rows):
+        total = 0
+        for start in range(0, n, step):
+            high, low = _limb_sums(row[start:start + step], (0,), False)
+            total += (int(high) << 32) + int(low)
+        out[i] = total // n
+    return out.reshape(_kept_shape(a.shape, axes) if keepdims else
+                       tuple(a.shape[i] for i in kept))
 
 
 @_warnings_off
