@@ -3,12 +3,21 @@
 import numpy as np
 from numpy.lib.stride_tricks import as_strided as _as_strided
 
-from .core import sum_to_shape
+from .core import allocates, sum_to_shape
 
 __all__ = ["linalg_matmul", "linalg_matmul_grads", "linalg_dot", "linalg_outer", "linalg_cross",
            "linalg_reshape", "linalg_mul", "einsum_contract", "einsum_grads"]
 
 
+def _matmul_shape(a, b):
+    sa = (1,) + a.shape if a.ndim == 1 else a.shape
+    sb = b.shape + (1,) if b.ndim == 1 else b.shape
+    out = np.broadcast_shapes(sa[:-2], sb[:-2]) + (sa[-2], sb[-1])
+    return out[:len(out) - (a.ndim == 1) - (b.ndim == 1)] if a.ndim == 1 else \
+        out[:len(out) - (b.ndim == 1)]
+
+
+@allocates(_matmul_shape)
 def linalg_matmul(a, b):
     """NumPy's matmul (batched, broadcasting, 1-D operands promoted and removed)."""
     return np.asarray(np.matmul(a, b))
@@ -55,6 +64,7 @@ def linalg_dot(a, b):
     return np.asarray(np.dot(a, b))
 
 
+@allocates(lambda a, b: a.shape + b.shape)
 def linalg_outer(a, b):
     """The outer product of two 1-D arrays."""
     return np.multiply.outer(a, b)
@@ -111,6 +121,7 @@ def _path(eq, arrays):
     return path
 
 
+@allocates()
 def einsum_contract(eq, arrays):
     """``numpy.einsum`` of an explicit equation without ellipses, with a cached contraction order.
 

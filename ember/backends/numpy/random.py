@@ -5,6 +5,8 @@ One global ``numpy.random.Generator`` feeds every sampler; ``random_seed`` repla
 
 import numpy as np
 
+from .core import _first, allocates
+
 __all__ = ["random_seed", "random_uniform", "random_normal", "random_normal_int",
            "random_bernoulli", "random_integers", "random_categorical", "random_dtype_info",
            "random_weights_check", "random_positive_counts"]
@@ -27,6 +29,7 @@ def _below(x, dtype):
     return np.nextafter(xt, np.asarray(-np.inf, dtype=dtype))
 
 
+@allocates(_first)
 def random_uniform(shape, low, high, dtype):
     """Floats of NumPy dtype ``dtype`` uniform in ``[low, high)``."""
     gen = _state["gen"]
@@ -41,6 +44,7 @@ def random_uniform(shape, low, high, dtype):
     return np.asarray(out)
 
 
+@allocates(_first)
 def random_normal(shape, mean, std, dtype):
     """Floats of NumPy dtype ``dtype`` from the normal distribution N(mean, std**2)."""
     gen = _state["gen"]
@@ -51,6 +55,7 @@ def random_normal(shape, mean, std, dtype):
     return np.asarray(x.astype(dtype, copy=False))
 
 
+@allocates(_first)
 def random_normal_int(shape, mean, std, dtype):
     """Ints of NumPy dtype ``dtype``: normal samples rounded to the nearest int, clipped to range."""
     gen = _state["gen"]
@@ -62,12 +67,14 @@ def random_normal_int(shape, mean, std, dtype):
     return np.asarray(np.clip(x, float(info.min), top).astype(dtype))
 
 
+@allocates(_first)
 def random_bernoulli(shape, p, dtype):
     """Ones (True) with probability ``p``, else zeros (False), of NumPy dtype ``dtype``."""
     gen = _state["gen"]
     return np.asarray((gen.random(shape) < p).astype(dtype, copy=False))
 
 
+@allocates(_first)
 def random_integers(shape, low, high, dtype):
     """Ints of NumPy dtype ``dtype`` uniform in ``[low, high)`` (``high`` may be one past the max)."""
     gen = _state["gen"]
@@ -117,6 +124,7 @@ def random_positive_counts(w):
     return int((w > 0).sum(axis=-1).min())
 
 
+@allocates(lambda w, n, replacement: w.shape[:-1] + (n,))
 def random_categorical(w, num_samples, replacement):
     """Category indices (int64) drawn per row of weights ``w`` (categories along the last dim):
     the last dim of the result has ``num_samples`` entries.
