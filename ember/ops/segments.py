@@ -19,7 +19,7 @@ from .. import dtypes as _dt
 from ..autodiff.graph import Node, _mode
 from ..backends import default as be
 from ..errors import DimensionError, InvalidParameterError, ShapeMismatchError
-from ..shapes import as_int, normalize_dim
+from ..shapes import as_int, check_rank, normalize_dim
 from ..tensor import Tensor, record, tensor_method, wrap
 
 __all__ = ["cat", "stack", "split", "split_with_sizes", "chunk", "unbind"]
@@ -51,6 +51,7 @@ def _shape_param(shape, op):
     if not isinstance(shape, (list, tuple)):
         raise InvalidParameterError(f"{op}: shape must be a tuple of sizes, got "
                                     f"{type(shape).__name__} {shape!r}", "shape", shape)
+    check_rank(len(shape), op, "shape", tuple(shape))
     out = tuple(as_int(s, op, "shape") for s in shape)
     for s in out:
         if s < 0:
@@ -68,6 +69,7 @@ def _dtype_param(dtype):
 
 def _new_dim(dim, rank, op):
     """A dim for a new axis of a result of rank ``rank + 1``: in [-(rank + 1), rank]."""
+    check_rank(rank + 1, op, "tensors", None)
     d = as_int(dim, op, "dim")
     nd = d + rank + 1 if d < 0 else d
     if not 0 <= nd <= rank:
