@@ -20,7 +20,7 @@ from ..autodiff.graph import Node, _mode
 from ..backends import default as be
 from ..errors import DimensionError, InvalidParameterError, ShapeMismatchError
 from ..shapes import as_int, check_rank, normalize_dim
-from ..tensor import Tensor, record, tensor_method, wrap
+from ..tensor import Tensor, check_tensor, record, tensor_method, wrap
 
 __all__ = ["cat", "stack", "split", "split_with_sizes", "chunk", "unbind"]
 
@@ -398,6 +398,7 @@ def split(self, sizes, dim=0):
     >>> [p.tolist() for p in t.split([1, 0, 4])]
     [[0], [], [1, 2, 3, 4]]
     """
+    check_tensor(self, "split", "self")
     shape = self._data.shape
     d = normalize_dim(dim, len(shape), "split")
     n = shape[d]
@@ -422,6 +423,7 @@ def split_with_sizes(self, sizes, dim=0):
     >>> [p.tolist() for p in ember.tensor([0.0, 1.0, 2.0, 3.0, 4.0]).split_with_sizes([2, 3])]
     [[0.0, 1.0], [2.0, 3.0, 4.0]]
     """
+    check_tensor(self, "split_with_sizes", "self")
     if not isinstance(sizes, (list, tuple)):
         raise InvalidParameterError(f"split_with_sizes: sizes must be a list of sizes, got "
                                     f"{type(sizes).__name__} {sizes!r}; use split(size) for "
@@ -444,6 +446,7 @@ def chunk(self, chunks, dim=0):
     >>> len(ember.tensor([1, 2, 3, 4, 5]).chunk(4))
     3
     """
+    check_tensor(self, "chunk", "self")
     c = as_int(chunks, "chunk", "chunks")
     if c < 1:
         raise InvalidParameterError(f"chunk: chunks {c} is not positive; expected chunks >= 1",
@@ -463,6 +466,7 @@ def unbind(self, dim=0):
     >>> [r.tolist() for r in ember.tensor([[1, 2, 3], [4, 5, 6]]).unbind(1)]
     [[1, 4], [2, 5], [3, 6]]
     """
+    check_tensor(self, "unbind", "self")
     shape = self._data.shape
     d = normalize_dim(dim, len(shape), "unbind")
     head = (_FULL,) * d
