@@ -111,31 +111,40 @@ def allocation_error(op, shape, reason, inputs=()):
                                  None if shape is None else tuple(shape))
 
 
+def allocation_failed(exc, kernel, shape=None, inputs=()):
+    """The error to raise for ``exc``, caught around an allocation in ``kernel``: the typed error
+    naming the op the user called and the result ``shape`` (None: the kernel cannot tell it, the
+    message names the ``inputs``' shapes) when NumPy could not make the array, else ``exc``
+    itself (a ValueError of another cause is not ours to rename). Kernels on hot paths call it
+    from their own ``try`` (free when nothing is raised); the others use ``allocates``."""
+    if isinstance(exc, ValueError) and not any(m in str(exc).lower() for m in _TOO_LARGE):
+        return exc
+    if not isinstance(exc, (MemoryError, ValueError)):
+        return exc
+    reason = ("not enough memory" if isinstance(exc, MemoryError)
+              else "more elements or bytes than an array can address")
+    return allocation_error(_entry_op(kernel), shape, reason, inputs)
+
+
 def allocates(result_shape=None):
-    """The allocation guard: decorates a kernel that allocates a buffer whose size the caller
-    chose (creation, random, copies of views, repeat, pad, cat, matmul ...). When NumPy cannot
-    allocate it (MemoryError, or a size past what an array can address) the kernel raises
-    ``InvalidParameterError`` naming the op the user called and the shape of the result.
-    ``result_shape(*args)`` gives that shape for the message (only computed on failure).
-    Free when the allocation succeeds: one try block."""
+    """The allocation guard as a decorator, for a kernel that allocates a buffer whose size the
+    caller chose (creation, random, repeat, pad, cat, matmul ...): NumPy's MemoryError, or its
+    ValueError for a size past what an array can address, becomes ``InvalidParameterError``
+    naming the op the user called and the shape of the result. ``result_shape(*args)`` gives
+    that shape for the message (only computed on failure)."""
     def decorate(kernel):
         @functools.wraps(kernel)
         def guarded(*args, **kwargs):
             try:
                 return kernel(*args, **kwargs)
             except (MemoryError, ValueError) as exc:
-                if isinstance(exc, ValueError) and not any(
-                        m in str(exc).lower() for m in _TOO_LARGE):
-                    raise
-                reason = ("not enough memory" if isinstance(exc, MemoryError)
-                          else "more elements or bytes than an array can address")
                 shape = None
                 if result_shape is not None:
                     try:
                         shape = result_shape(*args, **kwargs)
                     except Exception:  # noqa: BLE001 - the message falls back to input shapes
                         shape = None
-                raise allocation_error(_entry_op(kernel), shape, reason, args) from None
+                raise allocation_failed(exc, kernel, shape, args) from None
         return guarded
     return decorate
 
@@ -209,16 +218,22 @@ def readonly(a):
     return v
 
 
-@allocates(_same)
 def copy(a):
     """A fresh, writable, C-contiguous copy."""
-    return np.array(a, copy=True, order="C")
+    try:
+        return np.array(a, copy=True, order="C")
+    except (MemoryError, ValueError) as exc:
+        raise allocation_failed(exc, copy, a.shape) from None
 
 
-@allocates(_same)
 def contiguous(a):
     """``a`` if it is C-contiguous, else a C-contiguous copy."""
-    return a if a.flags.c_contiguous else np.ascontiguousarray(a)
+    if a.flags.c_contiguous:
+        return a
+    try:
+        return np.ascontiguousarray(a)
+    except (MemoryError, ValueError) as exc:
+        raise allocation_failed(exc, contiguous, a.shape) from None
 
 
 def is_contiguous(a):
@@ -257,10 +272,12 @@ def sum_to_shape(g, shape):
     return out
 
 
-@allocates(lambda a, shape: shape)
 def broadcast_to(a, shape):
     """A read-only broadcast view."""
-    return np.broadcast_to(a, shape)
+    try:
+        return np.broadcast_to(a, shape)
+    except ValueError as exc:
+        raise allocation_failed(exc, broadcast_to, shape) from None
 
 
 add = np.add

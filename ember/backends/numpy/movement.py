@@ -8,7 +8,7 @@ their input's buffer; the others return fresh arrays.
 import numpy as _np
 from numpy.lib.stride_tricks import as_strided as _as_strided
 
-from .core import allocates
+from .core import allocates, allocation_failed
 
 __all__ = [
     "mv_reshape", "mv_expand", "mv_permute", "mv_flip", "mv_slice", "mv_slice_backward",
@@ -18,16 +18,20 @@ __all__ = [
 ]
 
 
-@allocates(lambda a, shape: shape)
 def mv_reshape(a, shape):
     """``a`` with a new shape: a view when the layout allows, else a copy."""
-    return a.reshape(shape)
+    try:
+        return a.reshape(shape)
+    except (MemoryError, ValueError) as exc:
+        raise allocation_failed(exc, mv_reshape, shape) from None
 
 
-@allocates(lambda a, shape: shape)
 def mv_expand(a, shape):
     """A read-only broadcast view of ``a`` with ``shape`` (leading dims added as needed)."""
-    return _np.broadcast_to(a, shape)
+    try:
+        return _np.broadcast_to(a, shape)
+    except ValueError as exc:
+        raise allocation_failed(exc, mv_expand, shape) from None
 
 
 def mv_permute(a, order):
