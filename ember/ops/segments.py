@@ -52,7 +52,7 @@ def _shape_param(shape, op):
         raise InvalidParameterError(f"{op}: shape must be a tuple of sizes, got "
                                     f"{type(shape).__name__} {shape!r}", "shape", shape)
     check_rank(len(shape), op, "shape", tuple(shape))
-    out = tuple(as_int(s, op, "shape") for s in shape)
+    out = tuple(as_int(s, op, "shape", wide=True) for s in shape)  # sizes checked below
     for s in out:
         if s < 0:
             raise InvalidParameterError(f"{op}: shape {out} has negative size {s}; expected sizes "

@@ -52,7 +52,7 @@ _PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__fil
 _BACKENDS = os.path.join(_PACKAGE, "backends") + os.sep
 # NumPy's messages for a size that no array can have (more than 2**63 bytes or elements)
 _TOO_LARGE = ("array is too big", "iterator is too large", "maximum allowed dimension",
-              "array size", "too large")
+              "too large")
 
 
 def _physical_bytes():
@@ -178,7 +178,8 @@ class RankError(ValueError):
 def asarray(data, dtype=None):
     """An ndarray from nested sequences, scalars or arrays; ``dtype`` a NumPy dtype or None.
 
-    Raises RaggedError for ragged nesting, RankError for nesting too deep, and TypeError for values that are not numbers.
+    Raises RaggedError for ragged nesting, RankError for nesting deeper than an array's dims, and
+    TypeError for values that are not numbers.
     """
     try:
         arr = np.asarray(data, dtype=dtype)
