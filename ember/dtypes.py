@@ -102,7 +102,7 @@ def as_dtype(value, param="dtype", op=None):
     elif value is not None:
         try:
             found = _BY_NP.get(np.dtype(value))
-        except TypeError:
+        except Exception:  # noqa: BLE001 - NumPy raises TypeError, ValueError (a Tensor), KeyError ...
             found = None
         if found is not None:
             return found
@@ -142,6 +142,8 @@ def promote_types(a, b):
     >>> promote_types(float16, bfloat16)
     ember.float32
     """
+    if type(a) is not DType or type(b) is not DType:  # names are fine, other values raise
+        a, b = as_dtype(a, "a", "promote_types"), as_dtype(b, "b", "promote_types")
     if a is b:
         return a
     if a._rank != b._rank:

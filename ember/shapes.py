@@ -5,7 +5,9 @@ import operator
 from .errors import DimensionError, InvalidParameterError, ShapeMismatchError
 
 __all__ = ["argfix", "as_int", "normalize_dim", "normalize_dims", "broadcast_shapes", "infer_shape",
-           "prod", "is_plain_shape", "is_permutation"]
+           "prod", "is_plain_shape", "is_permutation", "check_rank", "MAX_RANK"]
+
+MAX_RANK = 64  # the most dims a tensor can have (NumPy's limit)
 
 
 def prod(values):
@@ -16,10 +18,26 @@ def prod(values):
     return result
 
 
-def as_int(value, op, param):
-    """``value`` as a Python int; InvalidParameterError naming ``param`` if it is not an integer."""
-    if type(value) is int:  # the common case (a bool's type is bool)
+_INT64_BOUND = 1 << 63
+
+
+def as_int(value, op, param, wide=False):
+    """``value`` as a Python int; InvalidParameterError naming ``param`` if it is not an integer,
+    or if it is outside the int64 range ``[-2**63, 2**63)`` that sizes, dims and counts live in
+    (``wide=True`` skips that check, for slice bounds and seeds that may be any int).
+
+    >>> as_int(3, "repeat", "repeats")
+    3
+    """
+    if type(value) is not int:  # a bool's type is bool
+        value = _as_int(value, op, param)
+    if wide or -_INT64_BOUND <= value < _INT64_BOUND:
         return value
+    raise InvalidParameterError(
+        f"{op}: {param} {value} is out of range; expected an int in [-2**63, 2**63)", param, value)
+
+
+def _as_int(value, op, param):
     if isinstance(value, bool):
         raise InvalidParameterError(f"{op}: {param} must be an int, got bool {value!r}", param, value)
     try:
@@ -33,14 +51,31 @@ def as_int(value, op, param):
         f"{op}: {param} must be an int, got {type(value).__name__} {value!r}", param, value)
 
 
+def check_rank(rank, op, param="shape", value=None):
+    """``rank`` itself, or InvalidParameterError when a tensor of that many dims cannot exist:
+    every op that makes a result of a higher rank than its inputs checks it here.
+
+    >>> check_rank(3, "unsqueeze")
+    3
+    """
+    if rank > MAX_RANK:
+        raise InvalidParameterError(
+            f"{op}: {param} gives a result of rank {rank}, more than the {MAX_RANK} dims a tensor "
+            f"can have; expected at most {MAX_RANK} dims", param, value)
+    return rank
+
+
 def argfix(args, op, param="shape"):
-    """Varargs or one sequence, as tinygrad's argfix: ``f(2, 3)`` and ``f((2, 3))`` both give ``(2, 3)``."""
+    """Varargs or one sequence, as tinygrad's argfix: ``f(2, 3)`` and ``f((2, 3))`` both give
+    ``(2, 3)``; more than ``MAX_RANK`` entries raise (no tensor has that many dims)."""
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         args = args[0]
     elif len(args) == 1 and hasattr(args[0], "tolist") and not isinstance(args[0], (int,)):
         args = args[0].tolist()
         if not isinstance(args, list):
             args = [args]
+    if len(args) > MAX_RANK:
+        check_rank(len(args), op, param, tuple(args))
     return tuple(args)
 
 
@@ -90,6 +125,8 @@ def broadcast_shapes(*shapes, op="broadcast"):
 
 def infer_shape(new_shape, old_shape, op="reshape"):
     """Resolve ``-1`` (inferred), ``0`` and ``None`` (keep the old size) in a reshape target."""
+    if len(new_shape) > MAX_RANK:
+        check_rank(len(new_shape), op, "shape", tuple(new_shape))
     numel = prod(old_shape)
     out = []
     infer_at = None
@@ -137,7 +174,7 @@ def is_plain_shape(sizes, numel):
     >>> is_plain_shape((2, 3), 6), is_plain_shape((2, -1), 6), is_plain_shape((2, 3), 5)
     (True, False, False)
     """
-    if type(sizes) is not tuple:
+    if type(sizes) is not tuple or len(sizes) > MAX_RANK:
         return False
     n = 1
     for size in sizes:
@@ -147,7 +184,7 @@ def is_plain_shape(sizes, numel):
     return n == numel
 
 
-_RANGES = [list(range(n)) for n in range(65)]  # NumPy arrays have at most 64 dims
+_RANGES = [list(range(n)) for n in range(MAX_RANK + 1)]
 
 
 def is_permutation(order, ndim):
@@ -157,7 +194,7 @@ def is_permutation(order, ndim):
     >>> is_permutation((2, 0, 1), 3), is_permutation((0, 0, 1), 3), is_permutation((-1, 0), 2)
     (True, False, False)
     """
-    if len(order) != ndim or ndim > 64:
+    if len(order) != ndim or ndim > MAX_RANK:
         return False
     for d in order:
         if type(d) is not int:

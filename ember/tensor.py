@@ -9,7 +9,7 @@ from . import dtypes as _dt
 from .autodiff.graph import Node, _mode
 from .backends import default as be
 from .errors import GraphError, InvalidParameterError, KindError
-from .shapes import normalize_dim
+from .shapes import MAX_RANK, check_rank, normalize_dim
 
 __all__ = ["Tensor", "Pending", "Device", "tensor_method", "record", "wrap", "pending",
            "as_tensor", "check_kind", "check_tensor"]
@@ -70,6 +70,8 @@ def _data_from(data, dtype, op="Tensor"):
         raise InvalidParameterError(
             f"{op}: data is ragged (nested sequences of unequal lengths); expected a rectangular "
             "nesting", "data", data) from None
+    except be.RankError:
+        check_rank(MAX_RANK + 1, op, "data")
     except (TypeError, OverflowError) as exc:
         raise KindError(f"{op}: data {data!r} cannot become a tensor: {exc}") from None
     if dtype is None:

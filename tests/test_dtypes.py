@@ -188,3 +188,44 @@ def test_pytorch_dtype_aliases():
     # ember's own modules still see Python's builtins
     assert ember.dtypes.as_dtype(builtins.float) is ember.float32
     assert ember.tensor([1.5]).item() == 1.5 and isinstance(ember.tensor([1.5]).item(), float)
+
+
+@pytest.mark.parametrize("value", [ember.tensor(1), ember.tensor([1.0, 2.0]), {"a": 1}, (int, -1),
+                                   2 ** 70, [("a", "f4")]])
+def test_as_dtype_refuses_tensors_and_odd_values(value):
+    with pytest.raises(InvalidParameterError, match=r"dtype: .* is not an ember dtype"):
+        dtypes.as_dtype(value)
+
+
+DTYPE_TAKERS = {
+    "zeros": lambda d: ember.zeros(2, dtype=d),
+    "ones": lambda d: ember.ones(2, dtype=d),
+    "full": lambda d: ember.full((2,), 1, dtype=d),
+    "empty": lambda d: ember.empty(2, dtype=d),
+    "arange": lambda d: ember.arange(3, dtype=d),
+    "tensor": lambda d: ember.tensor([1, 2], dtype=d),
+    "Tensor": lambda d: ember.Tensor([1, 2], dtype=d),
+    "rand": lambda d: ember.rand(2, dtype=d),
+    "randint": lambda d: ember.randint(0, 3, (2,), dtype=d),
+    "cast": lambda d: ember.ones(2).cast(d),
+    "zeros_like": lambda d: ember.ones(2).zeros_like(dtype=d),
+}
+
+
+@pytest.mark.parametrize("name", list(DTYPE_TAKERS))
+def test_a_tensor_as_dtype_raises_the_typed_error(name):
+    with pytest.raises(InvalidParameterError, match=r"Tensor\(1, shape=\(\), dtype=int64\) is not "
+                                                    r"an ember dtype"):
+        DTYPE_TAKERS[name](ember.tensor(1))
+
+
+@pytest.mark.parametrize("a, b", [(2, 0.5), (ember.float32, None), ("x", ember.int8),
+                                  (ember.tensor(1), ember.int8)])
+def test_promote_types_refuses_what_is_not_a_dtype(a, b):
+    with pytest.raises(InvalidParameterError, match=r"promote_types: (a|b) .* is not an ember dtype"):
+        ember.promote_types(a, b)
+
+
+def test_promote_types_takes_dtype_names():
+    assert ember.promote_types("int8", ember.uint8) is ember.int16
+    assert ember.promote_types("float16", "bfloat16") is ember.float32

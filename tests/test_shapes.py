@@ -177,3 +177,109 @@ def test_as_int_and_normalize_dim_fast_returns_keep_the_checks():
     with pytest.raises(DimensionError, match="op: dim 3 is out of range for a tensor of rank 3"):
         shapes.normalize_dim(3, 3, "op")
     assert shapes.normalize_dim(np.int64(-3), 3, "op") == 0
+
+
+# -- the rank limit: no tensor has more than 64 dims ------------------------------------------------
+
+def _rank64():
+    return ember.zeros(*[1] * 64)
+
+
+RANK_65 = {
+    "zeros": lambda: ember.zeros(*[1] * 65),
+    "ones": lambda: ember.ones([1] * 65),
+    "full": lambda: ember.full([1] * 65, 2.0),
+    "empty": lambda: ember.empty(*[1] * 65),
+    "rand": lambda: ember.rand(*[1] * 65),
+    "randn": lambda: ember.randn([1] * 65),
+    "randint": lambda: ember.randint(0, 2, [1] * 65),
+    "random": lambda: ember.random([1] * 65),
+    "tensor": lambda: ember.tensor(eval("[" * 65 + "1" + "]" * 65)),
+    "cartesian_grid": lambda: ember.Tensor.cartesian_grid([1] * 64),
+    "reshape": lambda: ember.zeros(1).reshape([1] * 65),
+    "reshape (varargs)": lambda: ember.zeros(1).reshape(*[1] * 65),
+    "view": lambda: ember.zeros(1).view(*[1] * 65),
+    "unflatten": lambda: ember.zeros(1).unflatten(0, [1] * 65),
+    "expand": lambda: ember.zeros(1).expand(*[1] * 65),
+    "repeat": lambda: ember.zeros(1).repeat([1] * 65),
+    "permute": lambda: ember.zeros(1).permute(*[0] * 65),
+    "unsqueeze": lambda: _rank64().unsqueeze(0),
+    "unsqueeze_dim": lambda: _rank64().unsqueeze_dim(-1),
+    "unsqueeze_dims": lambda: ember.zeros(*[1] * 63).unsqueeze_dims([0, 1]),
+    "unsqueeze_to": lambda: ember.zeros(1).unsqueeze_to(65),
+    "unfold": lambda: _rank64().unfold(0, 1, 1),
+    "one_hot": lambda: ember.zeros(*[1] * 64, dtype="int64").one_hot(2),
+    "stack": lambda: ember.stack([_rank64(), _rank64()]),
+    "Tensor.stack": lambda: _rank64().stack(_rank64(), dim=-1),
+    "cat (shape=)": lambda: ember.cat([], 0, shape=[0] * 65),
+}
+
+
+@pytest.mark.parametrize("name", list(RANK_65))
+def test_results_of_rank_above_64_raise_the_typed_error(name):
+    with pytest.raises(InvalidParameterError, match=r"at most 64 dims") as info:
+        RANK_65[name]()
+    assert "rank 65" in str(info.value) or "rank 129" in str(info.value)
+
+
+def test_rank_64_is_fine_and_check_rank_returns_the_rank():
+    t = _rank64()
+    assert t.ndim == 64 and t.squeeze(0).unsqueeze(0).ndim == 64
+    assert ember.zeros(*[1] * 63).unsqueeze(0).ndim == 64
+    assert shapes.check_rank(64, "op") == 64 and shapes.MAX_RANK == 64
+    with pytest.raises(InvalidParameterError, match=r"op: shape gives a result of rank 65"):
+        shapes.check_rank(65, "op")
+
+
+# -- ints past the int64 range: typed errors (or, for comparisons, the exact answer) -------------
+
+@pytest.mark.parametrize("value", [2 ** 63, -(2 ** 63) - 1, 2 ** 100])
+def test_as_int_refuses_ints_outside_int64(value):
+    with pytest.raises(InvalidParameterError, match=rf"op: p {value} is out of range; expected an "
+                                                    r"int in \[-2\*\*63, 2\*\*63\)"):
+        shapes.as_int(value, "op", "p")
+    assert shapes.as_int(value, "op", "p", wide=True) == value
+    assert shapes.as_int(2 ** 63 - 1, "op", "p") == 2 ** 63 - 1
+    assert shapes.as_int(-(2 ** 63), "op", "p") == -(2 ** 63)
+
+
+BIG_ARGUMENTS = {
+    "repeat": (lambda t: t.repeat(3, 2 ** 63), "repeat: repeats 9223372036854775808"),
+    "repeat_dim": (lambda t: t.repeat_dim(0, 2 ** 64), "repeat_dim: times 18446744073709551616"),
+    "repeat_interleave": (lambda t: t.repeat_interleave(2 ** 63), "repeat_interleave: repeats"),
+    "one_hot": (lambda t: t.one_hot(2 ** 63), "one_hot: num_classes 9223372036854775808"),
+    "round": (lambda t: t.float().round(2 ** 63), "round: decimals 9223372036854775808"),
+    "unsqueeze": (lambda t: t.unsqueeze(2 ** 63), "unsqueeze: dim 9223372036854775808"),
+    "chunk": (lambda t: t.chunk(2 ** 63), "chunk: chunks 9223372036854775808"),
+    "topk": (lambda t: t.topk(2 ** 64), "topk: k 18446744073709551616"),
+    "pow": (lambda t: t ** 2 ** 63, "pow: integers to negative integer powers are not allowed "
+                                    "(other has a negative value for int64 operands: "
+                                    "9223372036854775808 wraps to a negative int64)"),
+    "pow (method)": (lambda t: t.pow(2 ** 63), "pow: integers to negative integer powers"),
+}
+
+
+@pytest.mark.parametrize("name", list(BIG_ARGUMENTS))
+def test_int_arguments_of_2_63_and_up_raise_the_typed_error(name):
+    call, message = BIG_ARGUMENTS[name]
+    t = ember.tensor([1, 0, 2])
+    with pytest.raises(InvalidParameterError) as info:
+        call(t)
+    assert str(info.value).startswith(message), str(info.value)
+    assert t.tolist() == [1, 0, 2]
+
+
+def test_comparisons_with_ints_past_int64_are_exact():
+    import torch
+    b = ember.tensor([True, False])
+    for big in (2 ** 63, 2 ** 64, 2 ** 100, -(2 ** 63) - 1):
+        expected_ge = [True, True] if big < 0 else [False, False]
+        assert (b >= big).tolist() == expected_ge
+        assert (b < big).tolist() == [not v for v in expected_ge]
+        assert (b == big).tolist() == [False, False]
+        assert (ember.tensor([1, 2]) >= big).tolist() == expected_ge
+    # within int64 a bool tensor compares as the ints 0 and 1, as PyTorch
+    small = torch.tensor([True, False]) >= 1
+    assert (b >= 1).tolist() == small.tolist()
+    assert (ember.tensor([1, 2]) ** 3).tolist() == [1, 8]
+    assert ember.tensor([2 ** 63], dtype="uint64").pow(1).tolist() == [2 ** 63]

@@ -43,7 +43,9 @@ def _as_float(value):
 
 def _cmp_operand(x, dt):
     if isinstance(x, Tensor):
-        return be.cast(x._data, dt.np) if dt.kind == "float" else x._data
+        if dt.kind == "float" or x._dtype.kind != dt.kind:  # a bool tensor meeting an int
+            return be.cast(x._data, dt.np)
+        return x._data
     if dt.kind == "float":
         return be.compare_scalar(_as_float(x), dt.np)
     return int(x) if dt.kind == "int" else bool(x)

@@ -21,7 +21,7 @@ import math
 from .. import dtypes as _dt
 from ..backends import default as be
 from ..errors import InvalidParameterError, KindError
-from ..shapes import argfix
+from ..shapes import argfix, check_rank
 from ..tensor import Device, Tensor, check_tensor, record, tensor_method, wrap
 from .data import _is_device, _read, check_backend
 
@@ -633,6 +633,7 @@ def cartesian_grid(*shape, device=None):
             f"cartesian_grid: options {dtype!r} is not a device; expected a device such as "
             "'cpu' (the grid is int64)", "device", dtype)
     shape = _shape_arg(shape, "cartesian_grid")
+    check_rank(len(shape) + 1, "cartesian_grid", "shape", shape)
     _device_arg(device, "cartesian_grid")
     _check_nbytes(shape + (len(shape),), _dt.int64, "cartesian_grid")
     data = _alloc(be.creation_cartesian_grid, (shape,), "cartesian_grid")

@@ -14,7 +14,7 @@ from sys import _getframe
 from .. import dtypes as _dt
 from ..backends import default as be
 from ..errors import InvalidParameterError, KindError
-from ..shapes import broadcast_shapes
+from ..shapes import as_int, broadcast_shapes
 from ..tensor import Tensor, record, tensor_method, wrap
 from . import fusion as _fusion
 
@@ -465,12 +465,12 @@ def _pow(a, b, op, mode):
             raise _operand_error(op, "other", b)
     xa, xb, dt, ta, tb = _prep2(a, b, op, to_float=(mode == "float"))
     if dt.kind == "int":
-        negative = be.ew_any_negative(xb) if tb is not None else b < 0
-        if negative:
+        if be.ew_any_negative(xb):  # a scalar past the dtype's range has wrapped (as PyTorch)
+            wrapped = "" if tb is not None or b < 0 else f": {b!r} wraps to a negative {dt.name}"
             raise InvalidParameterError(
                 f"{op}: integers to negative integer powers are not allowed (other has a "
-                f"negative value for {dt.name} operands); use powf or cast to float first",
-                "other", b)
+                f"negative value for {dt.name} operands{wrapped}); use powf or cast to float "
+                "first", "other", b)
         return record(be.ew_ipow(xa, xb), dt, tuple([t for t in (ta, tb) if t is not None]),
                       None, op)
     out = be.ew_cast(be.ew_pow(xa, xb), dt.np)
@@ -873,10 +873,7 @@ def round(self, decimals=0):
     [1.23]
     """
     _check_tensor(self, "round")
-    if isinstance(decimals, bool) or not isinstance(decimals, int):
-        raise InvalidParameterError(
-            f"round: decimals must be an int, got {type(decimals).__name__} {decimals!r}",
-            "decimals", decimals)
+    decimals = as_int(decimals, "round", "decimals")
     if decimals == 0:
         return _round0(self)
     if self._dtype.kind == "int":

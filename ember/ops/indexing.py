@@ -17,7 +17,7 @@ from .. import dtypes as _dt
 from ..backends import default as be
 from ..errors import (DimensionError, EmberError, InvalidParameterError, KindError,
                       ShapeMismatchError)
-from ..shapes import as_int, broadcast_shapes, normalize_dim
+from ..shapes import as_int, broadcast_shapes, check_rank, normalize_dim
 from ..tensor import Tensor, as_tensor, check_kind, check_tensor, record, tensor_method, wrap
 
 __all__ = ["IndexingUpdateOp", "where", "nonzero", "argwhere", "gather", "scatter", "one_hot",
@@ -756,6 +756,7 @@ def _one_hot(self, num_classes, on_value, off_value, axis, op):
     if n < 0:
         raise InvalidParameterError(f"{op}: num_classes {n} is negative; expected >= 0",
                                     "num_classes", n)
+    check_rank(self._data.ndim + 1, op, "self", self.shape)
     ax = normalize_dim(axis, self._data.ndim + 1, op, "axis")
     on = _number(on_value, self._dtype, op, "on_value")
     off = _number(off_value, self._dtype, op, "off_value")
@@ -829,7 +830,7 @@ def _key_entries(key, op):
 
 def _slice_of(s, op):
     def bound(v, name):
-        return None if v is None else as_int(v, op, f"slice {name}")
+        return None if v is None else as_int(v, op, f"slice {name}", wide=True)
     start, stop, step = bound(s.start, "start"), bound(s.stop, "stop"), bound(s.step, "step")
     if step == 0:
         raise InvalidParameterError(f"{op}: slice step 0; expected a nonzero step", "step", 0)

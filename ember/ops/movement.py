@@ -13,7 +13,7 @@ import numbers
 from .. import dtypes as _dt
 from ..backends import default as be
 from ..errors import DimensionError, InvalidParameterError, KindError, ShapeMismatchError
-from ..shapes import (argfix, as_int, infer_shape, is_permutation, is_plain_shape, normalize_dim,
+from ..shapes import (MAX_RANK, argfix, as_int, check_rank, infer_shape, is_permutation, is_plain_shape, normalize_dim,
                       normalize_dims, prod)
 from ..tensor import Tensor, as_tensor, check_tensor, record, tensor_method, wrap
 
@@ -607,6 +607,7 @@ def _unflatten(self, dim, sizes):
     if not _is_seq(sizes) or not sizes:
         raise InvalidParameterError(
             f"unflatten: sizes must be a non-empty sequence of ints, got {sizes!r}", "sizes", sizes)
+    check_rank(len(shape) - 1 + len(sizes), "unflatten", "sizes", sizes)
     sizes = tuple([as_int(s, "unflatten", "sizes") for s in sizes])
     if sizes.count(-1) > 1 or any(s < -1 for s in sizes):
         raise InvalidParameterError(
@@ -694,6 +695,8 @@ def _squeeze_dims(self, dims):
 
 def _insert_dim(dim, ndim, op):
     """A position for a new dim, in [-(ndim + 1), ndim], made non-negative."""
+    if ndim >= MAX_RANK:
+        check_rank(ndim + 1, op, "dim", dim)
     d = as_int(dim, op, "dim")
     if not -ndim - 1 <= d <= ndim:
         raise DimensionError(
@@ -746,7 +749,7 @@ def _unsqueeze_dims(self, axes):
     shape = self._data.shape
     if not _is_seq(axes):
         axes = [axes]
-    rank = len(shape) + len(axes)
+    rank = check_rank(len(shape) + len(axes), "unsqueeze_dims", "axes", axes)
     taken = [False] * rank
     raw = [as_int(a, "unsqueeze_dims", "axes") for a in axes]
     for a in raw:
@@ -783,6 +786,7 @@ def _unsqueeze_to(self, rank):
     """
     shape = self._data.shape
     r = as_int(rank, "unsqueeze_to", "rank")
+    check_rank(r, "unsqueeze_to", "rank", rank)
     if r < len(shape):
         raise InvalidParameterError(
             f"unsqueeze_to: rank {r} is smaller than the tensor's rank {len(shape)} (shape "
@@ -823,14 +827,14 @@ def _roll(self, shifts, dims=None):
                     f"roll: shifts {tuple(shifts)} needs dims of the same length; with dims=None "
                     "expected a single shift", "shifts", shifts)
             shifts = shifts[0]
-        return _roll_to(self, as_int(shifts, "roll", "shifts"), None, "roll")
+        return _roll_to(self, as_int(shifts, "roll", "shifts", wide=True), None, "roll")
     s_list = list(shifts) if _is_seq(shifts) else [shifts]
     d_list = list(dims) if _is_seq(dims) else [dims]
     if len(s_list) != len(d_list):
         raise InvalidParameterError(
             f"roll: shifts {shifts!r} and dims {dims!r} have different lengths ({len(s_list)} "
             f"and {len(d_list)}); expected one shift per dim", "shifts", shifts)
-    s_list = tuple([as_int(s, "roll", "shifts") for s in s_list])
+    s_list = tuple([as_int(s, "roll", "shifts", wide=True) for s in s_list])
     axes = normalize_dims(d_list, self._data.ndim, "roll", "dims", allow_duplicates=True)
     return _roll_to(self, s_list, axes, "roll")
 
@@ -844,7 +848,7 @@ def _roll_dim(self, shift, dim):
     >>> ember.tensor([0, 1, 2, 3, 4]).roll_dim(2, 0).tolist()
     [3, 4, 0, 1, 2]
     """
-    s = as_int(shift, "roll_dim", "shift")
+    s = as_int(shift, "roll_dim", "shift", wide=True)
     d = normalize_dim(dim, self._data.ndim, "roll_dim")
     return _roll_to(self, (s,), (d,), "roll_dim")
 
@@ -974,6 +978,7 @@ def _unfold(self, dim, size, step):
                                     "size", size)
     if step < 1:
         raise InvalidParameterError(f"unfold: step {step} must be >= 1", "step", step)
+    check_rank(len(shape) + 1, "unfold", "self", shape)
     out = be.mv_unfold(self._data, d, size, step)
 
     def backward(g, needs):

@@ -15,7 +15,7 @@ import math
 from .. import dtypes as _dt
 from ..backends import default as be
 from ..errors import DimensionError, InvalidParameterError, KindError
-from ..shapes import as_int
+from ..shapes import as_int, check_rank
 from ..tensor import Device, Tensor, tensor_method, wrap
 from .data import _is_device
 
@@ -158,7 +158,7 @@ class Distribution:
 
 
 def _seed_value(seed, op):
-    seed = as_int(seed, op, "seed")
+    seed = as_int(seed, op, "seed", wide=True)
     if not -2**63 <= seed < 2**64:
         raise InvalidParameterError(
             f"{op}: seed {seed} is out of range; expected an int in [-2**63, 2**64)",
@@ -282,6 +282,7 @@ def _shape(shape, op):
         shape = shape.tolist()
     if not isinstance(shape, (tuple, list)):
         shape = (shape,)
+    check_rank(len(shape), op, "shape", tuple(shape))
     out = tuple(as_int(s, op, "shape") for s in shape)
     for s in out:
         if s < 0:
@@ -462,8 +463,8 @@ def randint(low, high=None, size=None, *, generator=None, dtype=None, device=Non
             raise InvalidParameterError(f"{op}: size is missing; expected randint(low, high, "
                                         "size) or randint(high, size)", "size", size)
         low, high, size = 0, low, high
-    low = as_int(low, op, "low")
-    high = as_int(high, op, "high")
+    low = as_int(low, op, "low", wide=True)
+    high = as_int(high, op, "high", wide=True)
     shape = _shape(size, op)
     dtype = _dt.default_int if dtype is None else _dt.as_dtype(dtype)
     if dtype.kind == "bool":

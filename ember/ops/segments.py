@@ -19,8 +19,8 @@ from .. import dtypes as _dt
 from ..autodiff.graph import Node, _mode
 from ..backends import default as be
 from ..errors import DimensionError, InvalidParameterError, ShapeMismatchError
-from ..shapes import as_int, normalize_dim
-from ..tensor import Tensor, record, tensor_method, wrap
+from ..shapes import as_int, check_rank, normalize_dim
+from ..tensor import Tensor, check_tensor, record, tensor_method, wrap
 
 __all__ = ["cat", "stack", "split", "split_with_sizes", "chunk", "unbind"]
 
@@ -51,7 +51,8 @@ def _shape_param(shape, op):
     if not isinstance(shape, (list, tuple)):
         raise InvalidParameterError(f"{op}: shape must be a tuple of sizes, got "
                                     f"{type(shape).__name__} {shape!r}", "shape", shape)
-    out = tuple(as_int(s, op, "shape") for s in shape)
+    check_rank(len(shape), op, "shape", tuple(shape))
+    out = tuple(as_int(s, op, "shape", wide=True) for s in shape)  # sizes checked below
     for s in out:
         if s < 0:
             raise InvalidParameterError(f"{op}: shape {out} has negative size {s}; expected sizes "
@@ -68,6 +69,7 @@ def _dtype_param(dtype):
 
 def _new_dim(dim, rank, op):
     """A dim for a new axis of a result of rank ``rank + 1``: in [-(rank + 1), rank]."""
+    check_rank(rank + 1, op, "tensors", None)
     d = as_int(dim, op, "dim")
     nd = d + rank + 1 if d < 0 else d
     if not 0 <= nd <= rank:
@@ -396,6 +398,7 @@ def split(self, sizes, dim=0):
     >>> [p.tolist() for p in t.split([1, 0, 4])]
     [[0], [], [1, 2, 3, 4]]
     """
+    check_tensor(self, "split", "self")
     shape = self._data.shape
     d = normalize_dim(dim, len(shape), "split")
     n = shape[d]
@@ -420,6 +423,7 @@ def split_with_sizes(self, sizes, dim=0):
     >>> [p.tolist() for p in ember.tensor([0.0, 1.0, 2.0, 3.0, 4.0]).split_with_sizes([2, 3])]
     [[0.0, 1.0], [2.0, 3.0, 4.0]]
     """
+    check_tensor(self, "split_with_sizes", "self")
     if not isinstance(sizes, (list, tuple)):
         raise InvalidParameterError(f"split_with_sizes: sizes must be a list of sizes, got "
                                     f"{type(sizes).__name__} {sizes!r}; use split(size) for "
@@ -442,6 +446,7 @@ def chunk(self, chunks, dim=0):
     >>> len(ember.tensor([1, 2, 3, 4, 5]).chunk(4))
     3
     """
+    check_tensor(self, "chunk", "self")
     c = as_int(chunks, "chunk", "chunks")
     if c < 1:
         raise InvalidParameterError(f"chunk: chunks {c} is not positive; expected chunks >= 1",
@@ -461,6 +466,7 @@ def unbind(self, dim=0):
     >>> [r.tolist() for r in ember.tensor([[1, 2, 3], [4, 5, 6]]).unbind(1)]
     [[1, 4], [2, 5], [3, 6]]
     """
+    check_tensor(self, "unbind", "self")
     shape = self._data.shape
     d = normalize_dim(dim, len(shape), "unbind")
     head = (_FULL,) * d

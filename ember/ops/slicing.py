@@ -70,7 +70,7 @@ def _int_of(value, op, what):
         raise InvalidParameterError(
             f"{op}: {what} {value!r} ({type(value).__name__}) is not an integer; expected "
             f"{_INDEX_KINDS if what == 'key element' else 'an int'}", "key", value)
-    return as_int(value, op, what)
+    return as_int(value, op, what, wide=True)
 
 
 def _checked_slice(sl, op):

@@ -10,6 +10,8 @@ import sys
 import ml_dtypes
 import numpy as np
 
+from .core import _first, _same, allocates
+
 _BF16 = np.dtype(ml_dtypes.bfloat16)
 _MAX_BYTES = 2 ** 63 - 1
 
@@ -32,16 +34,19 @@ def creation_nbytes_ok(shape, dtype):
     return n <= _MAX_BYTES
 
 
+@allocates(_first)
 def creation_full(shape, value, dtype):
     """A new array of ``shape`` filled with ``value`` (already checked to fit ``dtype``)."""
     return np.full(shape, value, dtype=dtype)
 
 
+@allocates(_first)
 def creation_zeros(shape, dtype):
     """A new zero-filled array."""
     return np.zeros(shape, dtype=dtype)
 
 
+@allocates(_same)
 def creation_like_full(a, value, dtype):
     """A new array of ``a``'s shape filled with ``value``, C-contiguous."""
     return creation_full(a.shape, value, dtype)
@@ -73,6 +78,7 @@ def creation_fill_value_fits(value, dtype):
         return bool(np.isfinite(np.asarray(as_float).astype(dtype)))
 
 
+@allocates()
 def creation_arange(start, end, step, dtype, is_float):
     """``[start, end)`` by ``step`` as NumPy ``dtype``; float ranges are computed in float64
     as ``start + i * step`` with ``ceil((end - start) / step)`` values (PyTorch's rule)."""
@@ -89,6 +95,7 @@ def creation_arange_length(start, end, step, is_float):
     return max(0, -((start - end) // step))
 
 
+@allocates(lambda start, end, steps, dtype: (steps,))
 def creation_linspace(start, end, steps, dtype):
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive, computed in float64
     from both ends as PyTorch does, then converted to ``dtype``."""
@@ -101,6 +108,7 @@ def creation_linspace(start, end, steps, dtype):
     return out.astype(dtype)
 
 
+@allocates(lambda n, m, dtype: (n, m))
 def creation_eye(n, m, dtype):
     """An ``n`` by ``m`` array with ones on the main diagonal."""
     return np.eye(n, m, dtype=dtype)
@@ -110,6 +118,7 @@ def _offsets(rows, cols):
     return np.arange(cols, dtype=np.int64)[None, :] - np.arange(rows, dtype=np.int64)[:, None]
 
 
+@allocates(_first)
 def creation_tri_mask(shape, offset, part):
     """Burn's triangle masks over the last two dims of ``shape``, broadcast to ``shape``:
     True marks the elements *outside* the part (``"upper"``, ``"lower"`` or ``"diag"``)."""
@@ -132,6 +141,7 @@ def creation_tri_keep(a, diagonal, upper):
     return np.where(keep, a, np.zeros((), dtype=a.dtype))
 
 
+@allocates(lambda shape: tuple(shape) + (len(shape),))
 def creation_cartesian_grid(shape):
     """int64 array of shape ``(*shape, len(shape))`` whose entry at each index is that index."""
     grid = np.indices(shape, dtype=np.int64)
@@ -140,11 +150,13 @@ def creation_cartesian_grid(shape):
 
 # -- data out -----------------------------------------------------------------------------------
 
+@allocates(lambda a, shape: shape)
 def data_reshape_copy(a, shape):
     """A C-contiguous copy of ``a`` with a new shape of the same size."""
     return np.array(a, copy=True, order="C").reshape(shape)
 
 
+@allocates(lambda a: (a.size,))
 def data_flat_list(a):
     """The values of ``a`` as one flat Python list, row-major."""
     return a.reshape(-1).tolist()

@@ -7,6 +7,8 @@ first: nothing here writes into an array it was given.
 
 import numpy as np
 
+from .core import allocates
+
 _INTP = np.intp
 
 _UFUNCS = {"add": np.add, "mul": np.multiply, "min": np.minimum, "max": np.maximum}
@@ -141,6 +143,7 @@ def idx_mask_select(x, mask):
     return x[mask]
 
 
+@allocates(lambda index, n, on, off, axis, dtype: index.shape[:axis] + (n,) + index.shape[axis:])
 def idx_one_hot(index, num_classes, on_value, off_value, axis, dtype):
     """One-hot of an intp array (non-negative, in range) with the class axis at ``axis``."""
     hot = index[..., None] == np.arange(num_classes, dtype=_INTP)

@@ -3,7 +3,7 @@
 import numpy as np
 from numpy.lib.stride_tricks import as_strided as _as_strided
 
-from .core import _warnings_off, sum_to_shape
+from .core import _warnings_off, allocates, sum_to_shape
 
 __all__ = ["linalg_matmul", "linalg_matmul_grads", "linalg_dot", "linalg_outer", "linalg_cross",
            "linalg_reshape", "linalg_mul", "einsum_contract", "einsum_grads",
@@ -14,6 +14,15 @@ __all__ = ["linalg_matmul", "linalg_matmul_grads", "linalg_dot", "linalg_outer",
            "linalg_cholesky_grad", "linalg_eigh", "linalg_eigh_grad"]
 
 
+def _matmul_shape(a, b):
+    sa = (1,) + a.shape if a.ndim == 1 else a.shape
+    sb = b.shape + (1,) if b.ndim == 1 else b.shape
+    out = np.broadcast_shapes(sa[:-2], sb[:-2]) + (sa[-2], sb[-1])
+    return out[:len(out) - (a.ndim == 1) - (b.ndim == 1)] if a.ndim == 1 else \
+        out[:len(out) - (b.ndim == 1)]
+
+
+@allocates(_matmul_shape)
 def linalg_matmul(a, b):
     """NumPy's matmul (batched, broadcasting, 1-D operands promoted and removed)."""
     return np.asarray(np.matmul(a, b))
@@ -60,6 +69,7 @@ def linalg_dot(a, b):
     return np.asarray(np.dot(a, b))
 
 
+@allocates(lambda a, b: a.shape + b.shape)
 def linalg_outer(a, b):
     """The outer product of two 1-D arrays."""
     return np.multiply.outer(a, b)
@@ -116,6 +126,7 @@ def _path(eq, arrays):
     return path
 
 
+@allocates()
 def einsum_contract(eq, arrays):
     """``numpy.einsum`` of an explicit equation without ellipses, with a cached contraction order.
 

@@ -8,6 +8,8 @@ their input's buffer; the others return fresh arrays.
 import numpy as _np
 from numpy.lib.stride_tricks import as_strided as _as_strided
 
+from .core import allocates, allocation_failed
+
 __all__ = [
     "mv_reshape", "mv_expand", "mv_permute", "mv_flip", "mv_slice", "mv_slice_backward",
     "mv_pad", "mv_pad_backward", "mv_roll", "mv_unfold", "mv_unfold_backward",
@@ -18,12 +20,18 @@ __all__ = [
 
 def mv_reshape(a, shape):
     """``a`` with a new shape: a view when the layout allows, else a copy."""
-    return a.reshape(shape)
+    try:
+        return a.reshape(shape)
+    except (MemoryError, ValueError) as exc:
+        raise allocation_failed(exc, mv_reshape, shape) from None
 
 
 def mv_expand(a, shape):
     """A read-only broadcast view of ``a`` with ``shape`` (leading dims added as needed)."""
-    return _np.broadcast_to(a, shape)
+    try:
+        return _np.broadcast_to(a, shape)
+    except ValueError as exc:
+        raise allocation_failed(exc, mv_expand, shape) from None
 
 
 def mv_permute(a, order):
@@ -61,6 +69,7 @@ def _crop(pads):
     return tuple([slice(-b if b < 0 else 0, a if a < 0 else None) for b, a in pads])
 
 
+@allocates(lambda a, pads, *rest: tuple(n + b + e for n, (b, e) in zip(a.shape, pads)))
 def mv_pad(a, pads, mode, value, dtype):
     """``a`` padded by ``pads`` (one (before, after) pair per axis; negative amounts crop).
 
@@ -169,6 +178,7 @@ def mv_unfold_backward(g, shape, axis, size, step):
     return out
 
 
+@allocates()
 def mv_repeat_interleave(a, repeats, axis):
     """Each element of ``a`` along ``axis`` repeated ``repeats`` times (an int or an int array)."""
     return _np.repeat(a, repeats, axis)

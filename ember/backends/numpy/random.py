@@ -6,6 +6,8 @@ sampler also takes ``gen``, a generator of ``random_generator`` to draw from ins
 
 import numpy as np
 
+from .core import _first, allocates
+
 __all__ = ["random_seed", "random_generator", "random_get_state", "random_set_state",
            "random_entropy_seed", "random_permutation", "random_trunc_normal",
            "random_orthogonal", "random_uniform", "random_normal", "random_normal_int",
@@ -108,6 +110,7 @@ def _below(x, dtype):
     return np.nextafter(xt, np.asarray(-np.inf, dtype=dtype))
 
 
+@allocates(_first)
 def random_uniform(shape, low, high, dtype, gen=None):
     """Floats of NumPy dtype ``dtype`` uniform in ``[low, high)``."""
     gen = _state["gen"] if gen is None else gen
@@ -122,6 +125,7 @@ def random_uniform(shape, low, high, dtype, gen=None):
     return np.asarray(out)
 
 
+@allocates(_first)
 def random_normal(shape, mean, std, dtype, gen=None):
     """Floats of NumPy dtype ``dtype`` from the normal distribution N(mean, std**2)."""
     gen = _state["gen"] if gen is None else gen
@@ -132,6 +136,7 @@ def random_normal(shape, mean, std, dtype, gen=None):
     return np.asarray(x.astype(dtype, copy=False))
 
 
+@allocates(_first)
 def random_normal_int(shape, mean, std, dtype, gen=None):
     """Ints of NumPy dtype ``dtype``: normal samples rounded to the nearest int, clipped to range."""
     gen = _state["gen"] if gen is None else gen
@@ -143,12 +148,14 @@ def random_normal_int(shape, mean, std, dtype, gen=None):
     return np.asarray(np.clip(x, float(info.min), top).astype(dtype))
 
 
+@allocates(_first)
 def random_bernoulli(shape, p, dtype, gen=None):
     """Ones (True) with probability ``p``, else zeros (False), of NumPy dtype ``dtype``."""
     gen = _state["gen"] if gen is None else gen
     return np.asarray((gen.random(shape) < p).astype(dtype, copy=False))
 
 
+@allocates(_first)
 def random_integers(shape, low, high, dtype, gen=None):
     """Ints of NumPy dtype ``dtype`` uniform in ``[low, high)`` (``high`` may be one past the max)."""
     gen = _state["gen"] if gen is None else gen
@@ -198,6 +205,7 @@ def random_positive_counts(w):
     return int((w > 0).sum(axis=-1).min())
 
 
+@allocates(lambda w, n, replacement, gen=None: w.shape[:-1] + (n,))
 def random_categorical(w, num_samples, replacement, gen=None):
     """Category indices (int64) drawn per row of weights ``w`` (categories along the last dim):
     the last dim of the result has ``num_samples`` entries.

@@ -2,10 +2,13 @@
 
 import numpy as np
 
+from .core import _first, allocates
+
 __all__ = ["segments_cat", "segments_stack", "segments_zeros", "segments_expand_dims",
            "segments_token"]
 
 
+@allocates()
 def segments_cat(arrays, axis, dtype=None):
     """The arrays joined along ``axis`` into a new array of NumPy ``dtype`` (each cast to it);
     ``dtype`` None: the arrays all have the result's dtype already (no per-array scan)."""
@@ -15,6 +18,7 @@ def segments_cat(arrays, axis, dtype=None):
         return np.concatenate(arrays, axis=axis, dtype=dtype, casting="unsafe")
 
 
+@allocates()
 def segments_stack(arrays, axis, dtype):
     """The arrays (all of one shape) stacked along a new ``axis``, as NumPy ``dtype``."""
     if all(a.dtype == dtype for a in arrays):
@@ -23,6 +27,7 @@ def segments_stack(arrays, axis, dtype):
         return np.stack(arrays, axis=axis, dtype=dtype, casting="unsafe")
 
 
+@allocates(_first)
 def segments_zeros(shape, dtype):
     return np.zeros(shape, dtype=dtype)
 
