@@ -1,7 +1,7 @@
 """Adagrad: per-element learning rates from the sum of squared gradients."""
 
 from ..backends import default as be
-from .optimizer import Optimizer, _can_update_in_place, _check_flag, _check_number
+from .optimizer import Optimizer, _check_flag, _check_number
 
 __all__ = ["Adagrad"]
 
@@ -65,6 +65,5 @@ class Adagrad(Optimizer):
                 st = self._init_state(group, p)
             step = st["step"] + 1
             st["step"] = step
-            inplace = _can_update_in_place(p)  # before anything here refers to p's array
             p._data = kernel(p._data, g, st["sum"], step, lr, lr_decay, eps, weight_decay,
-                             maximize, inplace)
+                             maximize)

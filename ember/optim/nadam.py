@@ -2,7 +2,7 @@
 
 from ..backends import default as be
 from ..errors import InvalidParameterError
-from .optimizer import Optimizer, _can_update_in_place, _check_flag, _check_number
+from .optimizer import Optimizer, _check_flag, _check_number
 
 __all__ = ["NAdam"]
 
@@ -65,7 +65,6 @@ class NAdam(Optimizer):
         for p, g in zip(params, grads):
             if g is None:
                 continue
-            inplace = _can_update_in_place(p)  # before anything here refers to p's array
             data = p._data
             st = state.get(id(p))
             if st is None:
@@ -75,5 +74,4 @@ class NAdam(Optimizer):
             st["step"] = step
             p._data, st["mu_product"] = kernel(
                 data, g, st["exp_avg"], st["exp_avg_sq"], st["mu_product"], step, lr, beta1,
-                beta2, eps, weight_decay, momentum_decay, decoupled, maximize,
-                inplace)
+                beta2, eps, weight_decay, momentum_decay, decoupled, maximize)

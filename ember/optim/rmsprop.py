@@ -1,7 +1,7 @@
 """RMSprop: gradients scaled by a running root mean square, with momentum and centering."""
 
 from ..backends import default as be
-from .optimizer import Optimizer, _can_update_in_place, _check_flag, _check_number
+from .optimizer import Optimizer, _check_flag, _check_number
 
 __all__ = ["RMSprop"]
 
@@ -52,7 +52,6 @@ class RMSprop(Optimizer):
         for p, g in zip(params, grads):
             if g is None:
                 continue
-            inplace = _can_update_in_place(p)  # before anything here refers to p's array
             data = p._data
             st = state.get(id(p))
             if st is None:
@@ -64,4 +63,4 @@ class RMSprop(Optimizer):
             st["step"] += 1
             p._data = kernel(data, g, st["square_avg"], st.get("grad_avg"),
                              st.get("momentum_buffer"), lr, alpha, eps, weight_decay, momentum,
-                             centered, maximize, inplace)
+                             centered, maximize)

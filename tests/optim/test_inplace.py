@@ -156,7 +156,7 @@ def test_a_view_taken_by_another_thread_never_changes(options):
     """One thread steps; another takes views of the parameter and reads each twice. A view is
     a value: the step may rebind the parameter, never change what a view taken earlier holds."""
     p = ember.tensor(np.arange(20000.0)).require_grad()   # big enough for NumPy to release the GIL
-    p.grad = ember.ones(20000)
+    p.grad = ember.ones(20000, dtype=p.dtype)
     opt = optim.SGD([p], **options)
     changed, reads, steps = [0], [0], [0]
     done = threading.Event()

@@ -78,12 +78,8 @@ def _grad(p, wp, g, weight_decay, maximize):
     return d
 
 
-def _apply(p, wp, update, inplace):
-    """``p + update`` as the new parameter: written into ``p`` when the caller has shown nothing
-    else refers to it (and ``p`` is its own wide value), else into ``update`` (a temporary)."""
-    if inplace and wp is p:
-        np.add(p, update, out=p)   # can_mut: no other tensor, view or array sees p's buffer
-        return p
+def _apply(p, wp, update):
+    """``p + update`` as the new parameter, written into ``update`` (a temporary of ours)."""
     np.add(wp, update, out=update)
     return update if update.dtype == p.dtype else update.astype(p.dtype)
 
@@ -194,12 +190,11 @@ def optim_adam(p, g, m, v, vmax, step, lr, beta1, beta2, eps, weight_decay, deco
 
 
 def optim_rmsprop(p, g, square_avg, grad_avg, buf, lr, alpha, eps, weight_decay, momentum,
-                  centered, maximize, inplace=False):
+                  centered, maximize):
     """One RMSprop step for one parameter (PyTorch's ``_single_tensor_rmsprop``).
 
     ``square_avg``, ``grad_avg`` (``centered``; else None) and ``buf`` (``momentum > 0``; else
-    None) are optimizer-owned buffers, updated in place. Returns the new parameter array (``p``
-    itself when ``inplace``, see ``optim_sgd``).
+    None) are optimizer-owned buffers, updated in place. Returns the new parameter array.
     """
     wp = _wide(p)
     d = _grad(p, wp, g, weight_decay, maximize)
@@ -223,11 +218,10 @@ def optim_rmsprop(p, g, square_avg, grad_avg, buf, lr, alpha, eps, weight_decay,
     else:
         t = _new(np.multiply(d, -lr))
         np.divide(t, avg, out=avg)
-    return _apply(p, wp, avg, inplace)
+    return _apply(p, wp, avg)
 
 
-def optim_adagrad(p, g, state_sum, step, lr, lr_decay, eps, weight_decay, maximize,
-                  inplace=False):
+def optim_adagrad(p, g, state_sum, step, lr, lr_decay, eps, weight_decay, maximize):
     """One Adagrad step for one parameter (PyTorch's ``_single_tensor_adagrad``).
 
     ``state_sum`` (the running sum of squared gradients) is updated in place; ``step`` is the
@@ -241,11 +235,11 @@ def optim_adagrad(p, g, state_sum, step, lr, lr_decay, eps, weight_decay, maximi
     np.add(std, eps, out=std)
     t = _new(np.multiply(d, -clr))
     np.divide(t, std, out=std)
-    return _apply(p, wp, std, inplace)
+    return _apply(p, wp, std)
 
 
 def optim_nadam(p, g, m, v, mu_product, step, lr, beta1, beta2, eps, weight_decay,
-                momentum_decay, decoupled, maximize, inplace=False):
+                momentum_decay, decoupled, maximize):
     """One NAdam step for one parameter (PyTorch's ``_single_tensor_nadam``).
 
     ``m``, ``v``: the optimizer-owned moment buffers, updated in place; ``mu_product``: the
@@ -273,10 +267,6 @@ def optim_nadam(p, g, m, v, mu_product, step, lr, beta1, beta2, eps, weight_deca
     np.divide(t, denom, out=t)
     u = _new(np.multiply(wm, (-lr * mu_next) / (1.0 - mu_product_next)))
     np.divide(u, denom, out=u)
-    if inplace and wp is p:    # two addcdiv_ in turn, as PyTorch's
-        np.add(p, t, out=p)
-        np.add(p, u, out=p)
-        return p, mu_product
-    np.add(wp, t, out=t)
+    np.add(wp, t, out=t)       # two addcdiv_ in turn, as PyTorch's
     np.add(t, u, out=t)
     return (t if t.dtype == p.dtype else t.astype(p.dtype)), mu_product
