@@ -87,7 +87,7 @@ def _public_functions():
     for name in sorted(dir(nn.functional)):
         obj = getattr(nn.functional, name)
         if not name.startswith("_") and name not in SKIP and inspect.isfunction(obj) \
-                and obj.__module__.startswith("ember"):
+                and obj.__module__ == "ember.nn.functional":
             out.append(("F." + name, obj, False))
     for name in sorted(dir(ember.Tensor)):
         if name.startswith("_") or name in SKIP:
