@@ -4,7 +4,7 @@ from operator import attrgetter
 
 from ..errors import GraphError, InvalidParameterError, KindError, ShapeMismatchError
 from ..tensor import Tensor, tensor_method, wrap
-from .engine import run_backward
+from .engine import Gradients, run_backward
 from .graph import Node
 
 STRATEGIES = ("none", "balanced")
@@ -150,7 +150,17 @@ def autodiff(self):
     return wrap(self._data, self._dtype, "none")
 
 
-Tensor.from_inner = staticmethod(lambda inner: inner.autodiff())
+@tensor_method(static=True)
+def from_inner(inner):
+    """Burn's ``from_inner``: ``inner`` (a tensor without autodiff) with autodiff enabled.
+
+    >>> import ember
+    >>> ember.Tensor.from_inner(ember.tensor([1.0]).inner()).is_autodiff()
+    True
+    """
+    if not isinstance(inner, Tensor):
+        raise KindError(f"from_inner: inner must be a Tensor, got {type(inner).__name__}")
+    return inner.autodiff()
 
 
 @tensor_method
@@ -207,14 +217,21 @@ def gradient(self, *targets, seed=None):
     return [grads.get(t) for t in targets]
 
 
+def _gradients(grads, op):
+    if not isinstance(grads, Gradients):
+        raise KindError(f"{op}: grads must be the Gradients that backward() returned, got "
+                        f"{type(grads).__name__}")
+    return grads
+
+
 @tensor_method
 def grad_remove(self, grads):
     """Remove and return this tensor's gradient from ``grads`` (None when absent)."""
-    return grads.remove(self)
+    return _gradients(grads, "grad_remove").remove(self)
 
 
 @tensor_method
 def grad_replace(self, grads, grad):
     """Replace this tensor's gradient in ``grads`` with ``grad``."""
-    grads.replace(self, grad)
+    _gradients(grads, "grad_replace").replace(self, grad)
 

@@ -67,7 +67,7 @@ def _index(indices, op, param="indices"):
         raise KindError(f"{op}: {param} must be an int tensor, got {type(indices).__name__} "
                         f"{indices!r}")
     else:
-        t = wrap(be.scalar_array(operator.index(indices), _dt.int64.np), _dt.int64)
+        t = wrap(be.scalar_array(as_int(indices, op, param), _dt.int64.np), _dt.int64)
     if t._dtype.kind != "int":
         raise KindError(f"{op}: {param} must be an int tensor, got a {t._dtype.kind} tensor "
                         f"(dtype {t._dtype.name})")

@@ -264,8 +264,10 @@ ew_trunc = _quiet(np.trunc)
 
 @_quiet
 def ew_round_decimals(a, decimals):
-    """Round half to even at ``decimals`` digits (negative: left of the point)."""
-    return np.round(a, decimals)
+    """Round half to even at ``decimals`` digits (negative: left of the point). Past 10**±4000
+    every float gives the same result as PyTorch's (NaN from inf * 0), so huge ``decimals``
+    are clipped there to fit NumPy's C int."""
+    return np.round(a, max(-4000, min(decimals, 4000)))
 
 
 @_quiet

@@ -62,12 +62,14 @@ def random_set_state(gen, raw):
     return True
 
 
+@allocates(lambda n, *args, **kwargs: (n,))
 def random_permutation(n, dtype, gen=None):
     """A random permutation of ``0 .. n-1`` of NumPy dtype ``dtype``."""
     gen = _state["gen"] if gen is None else gen
     return np.asarray(gen.permutation(n).astype(dtype, copy=False))
 
 
+@allocates(_first)
 def random_trunc_normal(shape, mean, std, a, b, dtype, gen=None):
     """Floats from N(mean, std**2) restricted to ``[a, b]`` (redrawing the ones outside, a
     vectorized round at a time; after 100 rounds the rest are clipped)."""
@@ -83,6 +85,7 @@ def random_trunc_normal(shape, mean, std, a, b, dtype, gen=None):
     return np.asarray(np.clip(x, a, b).astype(dtype))
 
 
+@allocates(_first)
 def random_orthogonal(shape, gain, dtype, gen=None):
     """An array of ``shape`` whose flattening to (shape[0], rest) has orthonormal rows or
     columns, times ``gain`` (PyTorch's ``orthogonal_``: QR of a normal matrix, signs fixed by
