@@ -370,3 +370,12 @@ def test_gradients_lookups_refuse_a_non_tensor(key):
     with pytest.raises(KindError, match=r"grad_replace: grad is of type str"):
         x.grad_replace(grads, "oops")
     assert grads.get(x).tolist() == [2.0, 4.0]
+
+
+def test_gradients_arguments_are_checked():
+    x = ember.tensor([1.0]).require_grad()
+    (x * 2.0).sum().backward()
+    for call in (lambda: x.grad_remove("grads"), lambda: x.grad_replace((0,), x),
+                 lambda: ember.Tensor.from_inner(None)):
+        with pytest.raises(ember.KindError, match="must be"):
+            call()

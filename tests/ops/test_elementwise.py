@@ -1169,3 +1169,9 @@ def test_relu_gradient_at_nan_passes_like_pytorch():
         x = ember.tensor(values, dtype="float64").require_grad()
         relu(x).backward(ember.full((4,), 3.0, dtype="float64"))
         np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
+
+
+@pytest.mark.parametrize("decimals", [1000, -1000, 2**31 - 1, 2**40, -2**40])
+def test_round_with_huge_decimals_as_torch(decimals):
+    x = torch.tensor([1.5, -0.25, 0.0])
+    assert_close(ember.tensor([1.5, -0.25, 0.0]).round(decimals), torch.round(x, decimals=decimals))
