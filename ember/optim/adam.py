@@ -1,8 +1,7 @@
 """Adam and AdamW: adaptive moment estimation, with L2 or decoupled weight decay and AMSGrad."""
 
 from ..backends import default as be
-from ..errors import InvalidParameterError
-from .optimizer import Optimizer, _check_flag, _check_number
+from .optimizer import Optimizer, _check_betas, _check_flag, _check_number
 
 __all__ = ["Adam", "AdamW"]
 
@@ -38,14 +37,7 @@ class Adam(Optimizer):
     def _check_group(self, group):
         op = self._name
         group["lr"] = _check_number(op, "lr", group["lr"], low=0.0)
-        betas = group["betas"]
-        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
-            raise InvalidParameterError(f"{op}: betas is {betas!r}; expected a pair (beta1, "
-                                        "beta2) of numbers in [0, 1)", "betas", betas)
-        group["betas"] = tuple(
-            _check_number(op, "betas", b, low=0.0, high=1.0, high_open=True,
-                         text=f"numbers in [0, 1) (betas[{i}] is {b!r})")
-            for i, b in enumerate(betas))
+        group["betas"] = _check_betas(op, group["betas"])
         group["eps"] = _check_number(op, "eps", group["eps"], low=0.0)
         group["weight_decay"] = _check_number(op, "weight_decay", group["weight_decay"], low=0.0)
         _check_flag(op, "amsgrad", group["amsgrad"])

@@ -24,6 +24,16 @@ from ..tensor import Tensor, wrap
 __all__ = ["Optimizer"]
 
 
+def _check_betas(op, betas):
+    """Adam's ``betas``: a pair of numbers in [0, 1), as a tuple."""
+    if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+        raise InvalidParameterError(f"{op}: betas is {betas!r}; expected a pair (beta1, "
+                                    "beta2) of numbers in [0, 1)", "betas", betas)
+    return tuple(_check_number(op, "betas", b, low=0.0, high=1.0, high_open=True,
+                               text=f"numbers in [0, 1) (betas[{i}] is {b!r})")
+                 for i, b in enumerate(betas))
+
+
 def _check_number(op, name, value, low=None, high=None, low_open=False, high_open=False,
                  text=None):
     """``value`` as a Python float; InvalidParameterError unless it is a finite real number in
