@@ -18,6 +18,7 @@ from .ops.bitwise import *  # noqa: F401,F403
 from .ops.compare import *  # noqa: F401,F403
 from .ops.creation import *  # noqa: F401,F403
 from .ops.data import *  # noqa: F401,F403
+from .ops.dlpack import *  # noqa: F401,F403
 from .ops.display import *  # noqa: F401,F403
 from .ops.elementwise import *  # noqa: F401,F403
 from .ops.indexing import *  # noqa: F401,F403

@@ -23,5 +23,6 @@ from .color import *  # noqa: F401,F403
 from .morphology import *  # noqa: F401,F403
 from .components import *  # noqa: F401,F403
 from .suppression import *  # noqa: F401,F403
+from .dlpack import *  # noqa: F401,F403
 
 name = "numpy"
