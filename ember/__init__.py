@@ -38,3 +38,4 @@ from . import io, nn, optim, vision  # noqa: E402  (they build on the op familie
 bool = bool_  # noqa: A001  (ember.bool, as torch.bool)
 
 __version__ = "0.1.0"
+from . import array_api  # noqa: E402,F401  (the Array API namespace)

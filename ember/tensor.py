@@ -52,6 +52,11 @@ class Device:
     def __str__(self):
         return self.type
 
+    def __call__(self):
+        """The device itself, so Burn's ``t.device()`` call and the Array API's ``t.device``
+        attribute give the same Device."""
+        return self
+
 
 CPU = Device("cpu")
 
@@ -149,7 +154,7 @@ class Tensor:
 
     @property
     def device(self):
-        """The device of the buffer: ``Device('cpu')``."""
+        """The device of the buffer: ``Device('cpu')``; ``t.device()`` gives it too."""
         return CPU
 
     def is_contiguous(self):
