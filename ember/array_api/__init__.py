@@ -19,8 +19,8 @@ import math
 
 import ember as _e
 from .. import dtypes as _dt
-from ..dtypes import (bool_ as bool, float32, float64, int8, int16, int32, int64,  # noqa: A004
-                      uint8, uint16, uint32, uint64)
+from ..dtypes import (bool_ as bool, complex64, complex128, float32, float64, int8,  # noqa: A004
+                      int16, int32, int64, uint8, uint16, uint32, uint64)
 from ..errors import InvalidParameterError, KindError
 from ..ops.dlpack import from_dlpack
 from ..tensor import Device, Tensor, as_tensor, tensor_method
@@ -205,12 +205,12 @@ def meshgrid(*arrays, indexing="xy"):
 
 def astype(x, dtype, /, *, copy=True, device=None):
     _check_device(device, "astype")
-    out = x.cast(_dt.as_dtype(dtype))
+    out = x.cast(_dtype(dtype))
     return out.clone() if copy and out is x else out
 
 
 def _as_dtype_of(v):
-    return v.dtype if isinstance(v, Tensor) else _dt.as_dtype(v)
+    return v.dtype if isinstance(v, Tensor) else _dtype(v)
 
 
 def can_cast(from_, to, /):
@@ -282,8 +282,8 @@ _KIND_TEST = {
     "unsigned integer": lambda d: d.kind == "int" and not d.is_signed,
     "integral": lambda d: d.kind == "int",
     "real floating": lambda d: d.kind == "float",
-    "complex floating": lambda d: False,
-    "numeric": lambda d: d.kind in ("int", "float"),
+    "complex floating": lambda d: d.kind == "complex",
+    "numeric": lambda d: d.kind in ("int", "float", "complex"),
 }
 
 
