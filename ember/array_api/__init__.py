@@ -215,7 +215,7 @@ def _as_dtype_of(v):
 
 def can_cast(from_, to, /):
     a, b = _as_dtype_of(from_), _dt.as_dtype(to)
-    return _dt.promote_types(a, b) is b
+    return a.kind == b.kind and _dt.promote_types(a, b) is b
 
 
 def result_type(*arrays_and_dtypes):
@@ -331,7 +331,7 @@ _UNARY = {
     "isfinite": Tensor.isfinite, "isinf": Tensor.isinf, "isnan": Tensor.isnan,
     "log": Tensor.log, "log1p": Tensor.log1p, "logical_not": Tensor.logical_not,
     "negative": Tensor.neg, "positive": Tensor.positive, "reciprocal": Tensor.reciprocal,
-    "sign": Tensor.sign, "sin": Tensor.sin, "sinh": Tensor.sinh, "square": Tensor.square,
+    "sin": Tensor.sin, "sinh": Tensor.sinh, "square": Tensor.square,
     "sqrt": Tensor.sqrt, "tan": Tensor.tan, "tanh": Tensor.tanh, "trunc": Tensor.trunc,
 }
 
@@ -352,6 +352,12 @@ for _name, _m in _UNARY.items():
     globals()[_name] = _unary(_name, _m)
 for _name, _m in _BINARY.items():
     globals()[_name] = _binary(_name, _m)
+
+
+def sign(x, /):
+    """The sign; NaN stays NaN, as the standard asks (ember's ``sign`` gives 0)."""
+    out = x.sign()
+    return _e.where(x.isnan(), x, out) if x.dtype.kind == "float" else out
 
 
 def round(x, /):  # noqa: A001
@@ -650,11 +656,13 @@ def _sum_dtype(x, dtype):
 
 
 def sum(x, /, *, axis=None, dtype=None, keepdims=False):  # noqa: A001
-    return x.cast(_sum_dtype(x, dtype)).sum(dim=_axis(axis), keepdim=keepdims)
+    dt = _sum_dtype(x, dtype)
+    return x.cast(dt).sum(dim=_axis(axis), keepdim=keepdims).cast(dt)
 
 
 def prod(x, /, *, axis=None, dtype=None, keepdims=False):
-    return x.cast(_sum_dtype(x, dtype)).prod(dim=_axis(axis), keepdim=keepdims)
+    dt = _sum_dtype(x, dtype)
+    return x.cast(dt).prod(dim=_axis(axis), keepdim=keepdims).cast(dt)
 
 
 def mean(x, /, *, axis=None, keepdims=False):

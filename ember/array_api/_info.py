@@ -10,9 +10,9 @@ _KINDS = {
     "unsigned integer": ("uint8", "uint16", "uint32", "uint64"),
     "integral": ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"),
     "real floating": ("float32", "float64"),
-    "complex floating": (),
+    "complex floating": ("complex64", "complex128"),
     "numeric": ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-                "float32", "float64"),
+                "float32", "float64", "complex64", "complex128"),
 }
 
 
@@ -41,7 +41,7 @@ class __array_namespace_info__:
 
     def default_dtypes(self, *, device=None):
         self._check(device)
-        return {"real floating": _dt.default_float, "complex floating": None,
+        return {"real floating": _dt.default_float, "complex floating": _dt.complex128,
                 "integral": _dt.default_int, "indexing": _dt.int64}
 
     def dtypes(self, *, device=None, kind=None):

@@ -6,7 +6,7 @@ import torch
 
 import ember
 from ember.errors import InvalidParameterError, KindError
-from tests.oracle import SHAPES, TORCH_DTYPES, assert_close, ember_tensor, layouts, random_array
+from oracle import SHAPES, TORCH_DTYPES, assert_close, ember_tensor, layouts, random_array
 
 DTYPES = ["float64", "float32", "float16", "int64", "int32", "int8", "uint8", "bool"]
 
