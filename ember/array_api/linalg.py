@@ -114,3 +114,17 @@ def matrix_power(x, n, /):
         if n:
             base = base @ base
     return out
+
+
+# Factorizations come from ember.linalg once ember has it (one implementation, not two).
+_FROM_EMBER_LINALG = ("cholesky", "det", "eigh", "eigvalsh", "inv", "matrix_rank", "pinv", "qr",
+                      "slogdet", "solve", "svd", "svdvals")
+
+
+def __getattr__(name):
+    impl = getattr(getattr(_e, "linalg", None), name, None) if name in _FROM_EMBER_LINALG else None
+    if impl is None:
+        raise AttributeError(f"ember.array_api.linalg has no {name!r}"
+                             + (" (it needs ember.linalg; see docs/array-api.md)"
+                                if name in _FROM_EMBER_LINALG else ""))
+    return impl

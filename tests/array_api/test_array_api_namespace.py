@@ -366,6 +366,8 @@ def test_array_object():
     assert t.mT.shape == (3, 1) and xp.zeros((4, 2, 5)).mT.shape == (4, 5, 2)
     assert complex(ember.tensor([2.5])) == 2.5 + 0j
     assert t.ndim == 2 and t.shape == (1, 3) and t.dtype == xp.float32
+    assert t.size == 3 and t.size() == (1, 3) and t.size(0) == 1   # the attribute and the call
+    assert xp.zeros((2, 0)).size == 0 and xp.asarray(1.0).size == 1
     with pytest.raises(InvalidParameterError, match="api_version"):
         t.__array_namespace__(api_version="1999.01")
     with pytest.raises(ember.DimensionError, match="mT"):
