@@ -421,3 +421,12 @@ def test_docstring_examples_run():
     for module in (xp, ember.array_api._info, ember.array_api.linalg):
         result = doctest.testmod(module)
         assert result.attempted >= 1 and result.failed == 0, module.__name__
+
+
+def test_docs_examples_run():
+    import doctest
+    import os
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "array-api.md")
+    result = doctest.testfile(os.path.abspath(path), module_relative=False,
+                              optionflags=doctest.ELLIPSIS)
+    assert result.attempted >= 10 and result.failed == 0
