@@ -75,13 +75,11 @@ _BY_NAME.update({"float": float32, "int": int64, "double": float64, "half": floa
                  "u16": uint16, "u32": uint32, "u64": uint64, "bool_": bool_})
 _BY_NP = {d.np: d for d in ALL}
 
-# The Array API's complex dtypes: tensors of them can be created, cast and exchanged (DLPack,
-# NumPy); ops outside docs/array-api.md's list raise KindError. Not a fourth kind in KINDS yet.
+# The Array API's complex dtypes: tensors of them come only from ember.array_api and DLPack
+# (ember.tensor and as_dtype keep to the three kinds); see docs/array-api.md.
 complex64 = DType("complex64", "complex", np.complex64, True)
 complex128 = DType("complex128", "complex", np.complex128, True)
-COMPLEX = (complex64, complex128)
-_BY_NAME.update({d.name: d for d in COMPLEX})
-_BY_NP.update({d.np: d for d in COMPLEX})
+COMPLEX = {d.np: d for d in (complex64, complex128)}
 
 default_float = float32
 default_int = int64

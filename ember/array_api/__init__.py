@@ -23,7 +23,8 @@ from ..dtypes import (bool_ as bool, complex64, complex128, float32, float64, in
                       int16, int32, int64, uint8, uint16, uint32, uint64)
 from ..errors import InvalidParameterError, KindError
 from ..ops.dlpack import from_dlpack
-from ..tensor import Device, Tensor, as_tensor, tensor_method
+from ..backends import default as be
+from ..tensor import Device, Tensor, tensor_method, wrap
 from ._info import __array_namespace_info__
 from . import linalg
 
@@ -63,8 +64,15 @@ def _check_device(device, op):
         Device(device.split(":")[0] if isinstance(device, str) else device)
 
 
+_COMPLEX_NAMES = {"complex64": complex64, "complex128": complex128}
+
+
 def _dtype(dtype):
-    return None if dtype is None else _dt.as_dtype(dtype)
+    if dtype is None:
+        return None
+    if isinstance(dtype, str) and dtype in _COMPLEX_NAMES:
+        return _COMPLEX_NAMES[dtype]
+    return _dt.as_dtype(dtype)
 
 
 def _axis(axis):
@@ -89,16 +97,23 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
     if hasattr(obj, "__dlpack__") and not isinstance(obj, (list, tuple)):
         out = from_dlpack(obj, copy=copy)
         return out if dtype is None else out.cast(dtype)
-    if dtype is None and isinstance(obj, (_float, list, tuple)) and _has_float(obj):
+    if (dtype is not None and dtype.kind == "complex") or (dtype is None and _has(obj, complex)):
+        # complex data: ember.tensor keeps to the three kinds, so the namespace builds these
+        try:
+            data = be.complex_array(obj, None if dtype is None else dtype.np)
+        except TypeError as exc:
+            raise KindError(f"asarray: {obj!r} cannot become a complex tensor: {exc}") from None
+        return wrap(data, dtype or _dt.COMPLEX[data.dtype])
+    if dtype is None and isinstance(obj, (_float, list, tuple)) and _has(obj, _float):
         dtype = _dt.default_float
     return _e.tensor(obj, dtype=dtype)
 
 
-def _has_float(obj):
-    if isinstance(obj, _float):
+def _has(obj, kind):
+    if isinstance(obj, kind):
         return True
     if isinstance(obj, (list, tuple)):
-        return builtins.any(_has_float(o) for o in obj)
+        return builtins.any(_has(o, kind) for o in obj)
     return False
 
 
@@ -214,7 +229,7 @@ def _as_dtype_of(v):
 
 
 def can_cast(from_, to, /):
-    a, b = _as_dtype_of(from_), _dt.as_dtype(to)
+    a, b = _as_dtype_of(from_), _dtype(to)
     return a.kind == b.kind and _dt.promote_types(a, b) is b
 
 
@@ -288,7 +303,7 @@ _KIND_TEST = {
 
 
 def isdtype(dtype, kind):
-    dtype = _dt.as_dtype(dtype)
+    dtype = _dtype(dtype)
     if isinstance(kind, tuple):
         return builtins.any(isdtype(dtype, k) for k in kind)
     if isinstance(kind, str):
@@ -296,7 +311,7 @@ def isdtype(dtype, kind):
             raise InvalidParameterError(f"isdtype: kind {kind!r} is not one of "
                                         f"{sorted(_KIND_TEST)}", "kind", kind)
         return _KIND_TEST[kind](dtype)
-    return dtype is _dt.as_dtype(kind)
+    return dtype is _dtype(kind)
 
 
 # -- element-wise ---------------------------------------------------------------------------------

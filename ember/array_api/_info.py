@@ -55,4 +55,4 @@ class __array_namespace_info__:
                     raise InvalidParameterError(
                         f"dtypes: kind {k!r} is not one of {sorted(_KINDS)}", "kind", k)
             names = tuple(dict.fromkeys(n for k in kinds for n in _KINDS[k]))
-        return {n: _dt.as_dtype(n) for n in names}
+        return {n: getattr(_dt, n if n != "bool" else "bool_") for n in names}

@@ -1,9 +1,9 @@
-"""Kernels of the Array API namespace: the limits of a dtype (``finfo``/``iinfo``)."""
+"""Kernels of the Array API namespace: the limits of a dtype (``finfo``/``iinfo``), complex data."""
 
 import ml_dtypes
 import numpy as np
 
-__all__ = ["dtype_limits"]
+__all__ = ["dtype_limits", "complex_array"]
 
 
 def dtype_limits(dtype):
@@ -18,3 +18,15 @@ def dtype_limits(dtype):
     info = ml_dtypes.finfo(dtype) if dtype.kind == "V" else np.finfo(dtype)
     return (info.bits, float(info.min), float(info.max), float(info.eps),
             float(info.smallest_normal))
+
+
+def complex_array(data, dtype=None):
+    """An ndarray of complex ``data`` (NumPy dtype ``dtype`` or complex128), never sharing the
+    caller's buffer; TypeError for data that are not numbers."""
+    try:
+        arr = np.array(data, dtype=dtype or np.complex128, copy=True)
+    except ValueError as exc:
+        raise TypeError(str(exc)) from None
+    if arr.dtype.kind != "c":
+        raise TypeError(f"values of type {arr.dtype} are not complex numbers")
+    return arr

@@ -57,7 +57,7 @@ def asarray(data, dtype=None):
         if "inhomogeneous" in str(exc) or "sequence" in str(exc):
             raise RaggedError(str(exc)) from None
         raise TypeError(str(exc)) from None
-    if arr.dtype == object or arr.dtype.kind in "USMm" or (
+    if arr.dtype == object or arr.dtype.kind in "USMmc" or (
             arr.dtype.kind == "V" and arr.dtype not in _EXTENSION_DTYPES):
         raise TypeError(f"values of type {arr.dtype} are not numbers")
     return arr
