@@ -279,6 +279,7 @@ class iinfo_object:
 
 def finfo(type, /):
     dtype = _as_dtype_of(type)
+    dtype = _REAL_OF.get(dtype.name, dtype)
     if dtype.kind != "float":
         raise KindError(f"finfo: {dtype.name} is not a float dtype")
     return finfo_object(dtype)
@@ -419,18 +420,28 @@ def clip(x, /, min=None, max=None):  # noqa: A002
     return out.cast(x.dtype)
 
 
+_REAL_OF = {"complex64": _dt.float32, "complex128": _dt.float64}
+
+
+def _complex_part(x, part):
+    if part == "conj":
+        return wrap(be.complex_part(x._data, part), x.dtype)
+    return wrap(be.complex_part(x._data, part), _REAL_OF[x.dtype.name])
+
+
 def real(x, /):
-    if x.dtype.kind not in ("float", "int"):
-        raise KindError(f"real: not defined for {x.dtype.name} tensors")
-    return x
+    """The real part (a real tensor: itself)."""
+    return _complex_part(x, "real") if x.dtype.kind == "complex" else x
 
 
 def imag(x, /):
-    return _e.zeros_like(x)
+    """The imaginary part (a real tensor: zeros)."""
+    return _complex_part(x, "imag") if x.dtype.kind == "complex" else _e.zeros_like(x)
 
 
 def conj(x, /):
-    return x
+    """The complex conjugate (a real tensor: itself)."""
+    return _complex_part(x, "conj") if x.dtype.kind == "complex" else x
 
 
 # -- indexing, linear algebra, manipulation -------------------------------------------------------
@@ -544,7 +555,13 @@ def stack(arrays, /, *, axis=0):
 
 
 def tile(x, repetitions, /):
-    return x.repeat(tuple(repetitions))
+    reps = tuple(repetitions)
+    if x.size == 0 or 0 in reps:
+        nd = builtins.max(x.ndim, len(reps))
+        shape = (1,) * (nd - x.ndim) + x.shape
+        reps = (1,) * (nd - len(reps)) + reps
+        return _e.zeros(tuple(a * b for a, b in zip(shape, reps)), dtype=x.dtype)
+    return x.repeat(reps)
 
 
 def unstack(x, /, *, axis=0):

@@ -188,6 +188,19 @@ def test_dtype_functions_match_numpy():
 def test_complex_dtypes_can_be_created():
     z = xp.asarray([1 + 2j, -1j])
     assert z.dtype == xp.complex128
+    a = np.array([1 + 2j, -1j, 3.5])
+    for dtype in ("complex64", "complex128"):
+        v = a.astype(dtype)
+        t = xp.asarray(a, dtype=getattr(xp, dtype))
+        _check(xp.real(t), np.real(v))
+        _check(xp.imag(t), np.imag(v))
+        np.testing.assert_array_equal(xp.conj(t).numpy(), np.conj(v))
+        assert xp.conj(t).dtype.name == dtype
+        assert xp.finfo(getattr(xp, dtype)).eps == float(np.finfo(dtype).eps)
+    r = ember.tensor([1.5, -2.0])
+    assert xp.real(r) is r and xp.conj(r) is r and xp.imag(r).tolist() == [0.0, 0.0]
+    with pytest.raises(KindError, match="complex"):
+        ember.tensor([1j])               # ember.tensor keeps to the three kinds
     assert xp.astype(xp.asarray([1.0]), xp.complex64).dtype == xp.complex64
     np.testing.assert_array_equal(np.from_dlpack(z), np.array([1 + 2j, -1j]))
 
@@ -218,6 +231,8 @@ def test_manipulation_matches_numpy():
                         np.broadcast_arrays(v, np.float64(1.0))):
             _check(g, w)
     _check(xp.squeeze(xp.ones((1, 3, 1)), axis=(0, 2)), np.ones(3, np.float32))
+    for shape, reps in [((0, 1), (1, 2)), ((2, 3), (0, 2)), ((3,), (2, 0, 1))]:
+        _check(xp.tile(xp.zeros(shape), reps), np.tile(np.zeros(shape, np.float32), reps))
     _check(xp.broadcast_to(xp.arange(3), (2, 3)), np.broadcast_to(np.arange(3), (2, 3)))
     _check(xp.concat([xp.ones(2, dtype=xp.int8), xp.ones(1, dtype=xp.float64)]),
            np.ones(3))

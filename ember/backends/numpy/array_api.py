@@ -3,7 +3,7 @@
 import ml_dtypes
 import numpy as np
 
-__all__ = ["dtype_limits", "complex_array"]
+__all__ = ["dtype_limits", "complex_array", "complex_part"]
 
 
 def dtype_limits(dtype):
@@ -30,3 +30,12 @@ def complex_array(data, dtype=None):
     if arr.dtype.kind != "c":
         raise TypeError(f"values of type {arr.dtype} are not complex numbers")
     return arr
+
+
+def complex_part(a, part):
+    """``"real"``, ``"imag"`` or ``"conj"`` of a complex array (real and imag: views)."""
+    if part == "real":
+        return a.real
+    if part == "imag":
+        return a.imag
+    return np.conj(a)
