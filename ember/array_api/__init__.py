@@ -589,6 +589,9 @@ def count_nonzero(x, /, *, axis=None, keepdims=False):
 
 
 def nonzero(x, /):
+    if x.ndim == 0:
+        raise InvalidParameterError("nonzero: x is 0-d; the standard defines nonzero for "
+                                    "tensors of at least 1 dim", "x", ())
     return tuple(x.nonzero())
 
 
@@ -659,7 +662,7 @@ def unique_all(x, /):
     the counts; every NaN is its own value, as the standard asks."""
     flat = x.reshape(-1)
     n = flat.shape[0]
-    order = flat.argsort(0)
+    order = (flat.cast(_dt.uint8) if flat.dtype.kind == "bool" else flat).argsort(0)
     s = flat.take(0, order)
     if n == 0:
         empty_i = _e.zeros((0,), dtype=_dt.int64)

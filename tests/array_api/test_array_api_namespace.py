@@ -296,6 +296,15 @@ def test_unique_matches_numpy(values):
            np.unique_inverse(a).inverse_indices.astype(np.int64))
 
 
+def test_unique_of_bools_matches_numpy():
+    a = np.array([[True, False], [True, True]])
+    got, want = xp.unique_all(ember.tensor(a)), np.unique_all(a)
+    _check(got.values, want.values)
+    _check(got.counts, want.counts.astype(np.int64))
+    _check(got.indices, want.indices.astype(np.int64))
+    _check(got.inverse_indices, want.inverse_indices.astype(np.int64))
+
+
 # -- statistics -----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("shape", SHAPES)
@@ -426,6 +435,8 @@ def test_bad_input():
         xp.take(xp.ones((2, 2)), xp.asarray([0]))
     with pytest.raises(InvalidParameterError, match="copy"):
         xp.asarray([1.0], copy=False)
+    with pytest.raises(InvalidParameterError, match="nonzero: x is 0-d"):
+        xp.nonzero(xp.asarray(1.0))
 
 
 def test_docstring_examples_run():
