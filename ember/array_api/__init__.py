@@ -739,7 +739,7 @@ def _cumulative(op, x, axis, dtype, include_initial):
     x = x.cast(_sum_dtype(x, dtype))
     if x.ndim == 0:
         x = x.reshape(1)
-    out = x.cumsum(axis) if op == "cumulative_sum" else x.cumprod(axis)
+    out = (x.cumsum(axis) if op == "cumulative_sum" else x.cumprod(axis)).cast(x.dtype)
     if include_initial:
         shape = list(x.shape)
         shape[axis] = 1

@@ -355,6 +355,9 @@ def test_cumulative_and_diff_match_numpy():
             _check(xp.diff(t, axis=axis, n=n), np.diff(a, axis=axis, n=n))
     i = np.arange(5, dtype=np.int8)
     _check(xp.cumulative_sum(ember.tensor(i)), np.cumulative_sum(i, dtype=np.int64))
+    u = np.arange(4, dtype=np.uint8)
+    _check(xp.cumulative_prod(ember.tensor(u), include_initial=True),
+           np.cumulative_prod(u, dtype=np.uint64, include_initial=True))
     _check(xp.diff(t, prepend=t[:, :1], append=t[:, -1:]),
            np.diff(a, prepend=a[:, :1], append=a[:, -1:]))
 
