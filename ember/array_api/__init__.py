@@ -21,7 +21,7 @@ import ember as _e
 from .. import dtypes as _dt
 from ..dtypes import (bool_ as bool, complex64, complex128, float32, float64, int8,  # noqa: A004
                       int16, int32, int64, uint8, uint16, uint32, uint64)
-from ..errors import InvalidParameterError, KindError
+from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..ops.dlpack import from_dlpack
 from ..backends import default as be
 from ..tensor import Device, Tensor, tensor_method, wrap
@@ -486,7 +486,12 @@ def tensordot(x1, x2, /, *, axes=2):
 
 def vecdot(x1, x2, /, *, axis=-1):
     x1, x2 = _binary("vecdot", lambda a, b: (a, b))(x1, x2)
-    return (x1 * x2).sum(dim=axis)
+    n1 = x1.shape[axis] if x1.ndim else None
+    n2 = x2.shape[axis] if x2.ndim else None
+    if n1 is None or n2 is None or n1 != n2:
+        raise ShapeMismatchError(f"vecdot: shapes {x1.shape} and {x2.shape} differ along axis "
+                                 f"{axis}; expected equal sizes", n1, n2)
+    return sum(x1 * x2, axis=axis, dtype=x1.dtype)
 
 
 def broadcast_arrays(*arrays):
@@ -680,7 +685,13 @@ def unique_all(x, /):
 
 # -- statistics and utilities ---------------------------------------------------------------------
 
+def _no_complex(x, op):
+    if x.dtype.kind == "complex":
+        raise KindError(f"{op}: complex tensors are not supported yet (see docs/array-api.md)")
+
+
 def _sum_dtype(x, dtype):
+    _no_complex(x, "sum")
     if dtype is not None:
         return _dt.as_dtype(dtype)
     if x.dtype.kind == "int":
@@ -701,6 +712,7 @@ def prod(x, /, *, axis=None, dtype=None, keepdims=False):
 
 
 def mean(x, /, *, axis=None, keepdims=False):
+    _no_complex(x, "mean")
     return x.mean(dim=_axis(axis), keepdim=keepdims)
 
 
@@ -719,6 +731,7 @@ def _dims(x, axis):
 
 
 def var(x, /, *, axis=None, correction=0.0, keepdims=False):
+    _no_complex(x, "var")
     dims = _dims(x, axis)
     n = math.prod(x.shape[d] for d in dims)
     m = x.mean(dim=dims, keepdim=True)

@@ -201,6 +201,8 @@ def test_complex_dtypes_can_be_created():
     assert xp.real(r) is r and xp.conj(r) is r and xp.imag(r).tolist() == [0.0, 0.0]
     with pytest.raises(KindError, match="complex"):
         ember.tensor([1j])               # ember.tensor keeps to the three kinds
+    with pytest.raises(KindError, match="sum: complex"):
+        xp.sum(z)                        # not a silent cast
     assert xp.astype(xp.asarray([1.0]), xp.complex64).dtype == xp.complex64
     np.testing.assert_array_equal(np.from_dlpack(z), np.array([1 + 2j, -1j]))
 
@@ -438,6 +440,8 @@ def test_bad_input():
         xp.take(xp.ones((2, 2)), xp.asarray([0]))
     with pytest.raises(InvalidParameterError, match="copy"):
         xp.asarray([1.0], copy=False)
+    with pytest.raises(ember.ShapeMismatchError, match="vecdot"):
+        xp.vecdot(xp.ones((2, 3)), xp.ones((2, 4)))
     with pytest.raises(InvalidParameterError, match="nonzero: x is 0-d"):
         xp.nonzero(xp.asarray(1.0))
 
