@@ -324,6 +324,8 @@ def _binary(name, method):
             x1, x2 = x1.cast(dt), x2.cast(dt)
         elif not isinstance(x1, Tensor):
             x1 = _e.full((), x1, dtype=result_type(x2, x1))
+        elif not isinstance(x2, Tensor):
+            x2 = _e.full((), x2, dtype=result_type(x1, x2))
         return method(x1, x2)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"The Array API's ``{name}``: ember's ``{method.__name__}``, with the standard's " \
