@@ -568,7 +568,7 @@ def tile(x, repetitions, /):
         shape = (1,) * (nd - x.ndim) + x.shape
         reps = (1,) * (nd - len(reps)) + reps
         return _e.zeros(tuple(a * b for a, b in zip(shape, reps)), dtype=x.dtype)
-    return x.repeat(reps)
+    return x.repeat((1,) * (x.ndim - len(reps)) + reps)
 
 
 def unstack(x, /, *, axis=0):

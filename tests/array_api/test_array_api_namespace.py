@@ -227,6 +227,7 @@ def test_manipulation_matches_numpy():
         _check(xp.roll(t, -1, axis=1), np.roll(v, -1, axis=1))
         _check(xp.stack([t, t], axis=-1), np.stack([v, v], axis=-1))
         _check(xp.tile(t, (2, 1, 1, 2)), np.tile(v, (2, 1, 1, 2)))
+        _check(xp.tile(t, (2,)), np.tile(v, (2,)))
         _check(xp.repeat(t, 2, axis=1), np.repeat(v, 2, axis=1))
         _check(xp.repeat(t, 3), np.repeat(v, 3))
         for g, w in zip(xp.unstack(t, axis=1), np.unstack(v, axis=1)):
