@@ -20,6 +20,7 @@ from .ops.bitwise import *  # noqa: F401,F403
 from .ops.compare import *  # noqa: F401,F403
 from .ops.creation import *  # noqa: F401,F403
 from .ops.data import *  # noqa: F401,F403
+from .ops.dlpack import *  # noqa: F401,F403
 from .ops.display import *  # noqa: F401,F403
 from .ops.elementwise import *  # noqa: F401,F403
 from .ops.indexing import *  # noqa: F401,F403
@@ -53,3 +54,4 @@ long = int64
 short = int16
 
 __version__ = "0.1.0"
+from . import array_api  # noqa: E402,F401  (the Array API namespace)

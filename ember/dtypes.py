@@ -23,7 +23,7 @@ __all__ = [
 ]
 
 KINDS = ("bool", "int", "float")
-_KIND_RANK = {"bool": 0, "int": 1, "float": 2}
+_KIND_RANK = {"bool": 0, "int": 1, "float": 2, "complex": 3}
 
 
 class DType:
@@ -74,6 +74,12 @@ _BY_NAME.update({"float": float32, "int": int64, "double": float64, "half": floa
                  "i64": int64, "i32": int32, "i16": int16, "i8": int8, "u8": uint8,
                  "u16": uint16, "u32": uint32, "u64": uint64, "bool_": bool_})
 _BY_NP = {d.np: d for d in ALL}
+
+# The Array API's complex dtypes: tensors of them come only from ember.array_api and DLPack
+# (ember.tensor and as_dtype keep to the three kinds); see docs/array-api.md.
+complex64 = DType("complex64", "complex", np.complex64, True)
+complex128 = DType("complex128", "complex", np.complex128, True)
+COMPLEX = {d.np: d for d in (complex64, complex128)}
 
 default_float = float32
 default_int = int64

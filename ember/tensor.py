@@ -52,8 +52,37 @@ class Device:
     def __str__(self):
         return self.type
 
+    def __call__(self):
+        """The device itself, so Burn's ``t.device()`` call and the Array API's ``t.device``
+        attribute give the same Device."""
+        return self
+
 
 CPU = Device("cpu")
+
+
+class Size(int):
+    """``t.size``: the number of elements as an int, and PyTorch's ``t.size(dim=None)`` when
+    called (the shape, or the size of dim ``dim``).
+
+    >>> t = Tensor([[1, 2, 3], [4, 5, 6]])
+    >>> t.size, t.size(), t.size(-1)
+    (6, (2, 3), 3)
+    """
+
+
+    def __new__(cls, n, shape):
+        self = int.__new__(cls, n)
+        self.shape = shape
+        return self
+
+    def __call__(self, dim=None):
+        if dim is None:
+            return self.shape
+        return self.shape[normalize_dim(dim, len(self.shape), "size")]
+
+    def __repr__(self):
+        return int.__repr__(self)
 
 
 def _data_from(data, dtype, op="Tensor"):
@@ -133,11 +162,11 @@ class Tensor:
         """The number of elements."""
         return self._data.size
 
-    def size(self, dim=None):
-        """The shape, or the size of one dim: ``ember.zeros(2, 3).size(-1) == 3``."""
-        if dim is None:
-            return self._data.shape
-        return self._data.shape[normalize_dim(dim, self._data.ndim, "size")]
+    @property
+    def size(self):
+        """The number of elements (the Array API's attribute, ``t.size == 6``); called, PyTorch's
+        method: the shape, or the size of one dim (``ember.zeros(2, 3).size(-1) == 3``)."""
+        return Size(self._data.size, self._data.shape)
 
     @property
     def dtype(self):
@@ -151,7 +180,7 @@ class Tensor:
 
     @property
     def device(self):
-        """The device of the buffer: ``Device('cpu')``."""
+        """The device of the buffer: ``Device('cpu')``; ``t.device()`` gives it too."""
         return CPU
 
     def is_contiguous(self):

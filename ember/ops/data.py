@@ -97,8 +97,8 @@ def _identity_backward(g, needs):
 
 
 @tensor_method
-def to_device(self, device):
-    """Burn's ``to_device``: this tensor on ``device``. Only ``"cpu"`` exists, so the values
+def to_device(self, device, /, *, stream=None):
+    """Burn's ``to_device`` (and the Array API's): this tensor on ``device``. Only ``"cpu"`` exists, so the values
     stay where they are; any other device raises InvalidParameterError.
 
     An untracked tensor comes back as itself. For a tracked float tensor the move is a recorded
@@ -112,6 +112,9 @@ def to_device(self, device):
     Device('cpu')
     """
     _check_device(device, "to_device")
+    if stream is not None:
+        raise InvalidParameterError(f"to_device: stream must be None on the CPU, got {stream!r}",
+                                    "stream", stream)
     if self._node is None:
         return self
     return record(self._data, self._dtype, (self,), _identity_backward, "to_device")
@@ -778,6 +781,11 @@ def __float__(self):
     return float(be.item(self._data))
 
 
+def __complex__(self):
+    _one(self, "complex")
+    return complex(be.item(self._data))
+
+
 def __int__(self):
     _one(self, "int")
     v = be.item(self._data)
@@ -820,5 +828,6 @@ Tensor.__array__ = __array__
 Tensor.__bool__ = __bool__
 Tensor.__float__ = __float__
 Tensor.__int__ = __int__
+Tensor.__complex__ = __complex__
 Tensor.__index__ = __index__
 Tensor.__reduce__ = __reduce__

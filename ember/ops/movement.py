@@ -527,6 +527,23 @@ def T(self):
 tensor_method(T, prop=True)
 
 
+def mT(self):
+    """The Array API's matrix transpose: the last two dims swapped, a view; a tensor of fewer
+    than 2 dims raises DimensionError (it has no matrices).
+
+    >>> import ember
+    >>> ember.zeros(4, 2, 3).mT.shape
+    (4, 3, 2)
+    """
+    if self._data.ndim < 2:
+        raise DimensionError(f"mT: the tensor has {self._data.ndim} dims (shape "
+                             f"{tuple(self.shape)}); expected at least 2")
+    return _swap(self, -2, -1, "mT")
+
+
+tensor_method(mT, prop=True)
+
+
 @_method("swap_dims")
 def _swap_dims(self, dim1, dim2):
     """Dims ``dim1`` and ``dim2`` swapped (Burn's ``swap_dims``; negatives count from the end).

@@ -281,7 +281,7 @@ class QuantizedTensor(Tensor):
         """The shape, or the size of one dim."""
         if dim is None:
             return self.shape
-        return Tensor.size(wrap(_slot_get(self).values, _dt.int8), dim)
+        return wrap(_slot_get(self).values, _dt.int8).size(dim)
 
     def __len__(self):
         return Tensor.__len__(wrap(_slot_get(self).values, _dt.int8))

@@ -25,5 +25,7 @@ from .morphology import *  # noqa: F401,F403
 from .components import *  # noqa: F401,F403
 from .suppression import *  # noqa: F401,F403
 from .distributed import *  # noqa: F401,F403
+from .dlpack import *  # noqa: F401,F403
+from .array_api import *  # noqa: F401,F403
 
 name = "numpy"

@@ -1,0 +1,58 @@
+"""``__array_namespace_info__``: what ember's Array API namespace offers."""
+
+from .. import dtypes as _dt
+from ..errors import InvalidParameterError
+from ..tensor import CPU, Device
+
+_KINDS = {
+    "bool": ("bool",),
+    "signed integer": ("int8", "int16", "int32", "int64"),
+    "unsigned integer": ("uint8", "uint16", "uint32", "uint64"),
+    "integral": ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"),
+    "real floating": ("float32", "float64"),
+    "complex floating": ("complex64", "complex128"),
+    "numeric": ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                "float32", "float64", "complex64", "complex128"),
+}
+
+
+class __array_namespace_info__:
+    """The inspection object of the standard.
+
+    >>> import ember.array_api as xp
+    >>> info = xp.__array_namespace_info__()
+    >>> info.default_dtypes()["real floating"], info.default_device()
+    (ember.float32, Device('cpu'))
+    """
+
+    def capabilities(self):
+        return {"boolean indexing": True, "data-dependent shapes": True,
+                "max dimensions": None}
+
+    def default_device(self):
+        return CPU
+
+    def devices(self):
+        return [CPU]
+
+    def _check(self, device):
+        if device is not None:
+            Device(device)
+
+    def default_dtypes(self, *, device=None):
+        self._check(device)
+        return {"real floating": _dt.default_float, "complex floating": _dt.complex128,
+                "integral": _dt.default_int, "indexing": _dt.int64}
+
+    def dtypes(self, *, device=None, kind=None):
+        self._check(device)
+        if kind is None:
+            names = _KINDS["bool"] + _KINDS["numeric"]
+        else:
+            kinds = kind if isinstance(kind, tuple) else (kind,)
+            for k in kinds:
+                if k not in _KINDS:
+                    raise InvalidParameterError(
+                        f"dtypes: kind {k!r} is not one of {sorted(_KINDS)}", "kind", k)
+            names = tuple(dict.fromkeys(n for k in kinds for n in _KINDS[k]))
+        return {n: getattr(_dt, n if n != "bool" else "bool_") for n in names}

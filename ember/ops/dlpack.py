@@ -1,0 +1,94 @@
+"""DLPack: ember tensors to and from other array libraries without a copy.
+
+``torch.from_dlpack(t)``, ``numpy.from_dlpack(t)`` and ``ember.from_dlpack(x)`` share the buffer.
+ember's values never change: the exported buffer is marked read-only (DLPack 1.0), which NumPy
+honours; PyTorch has no read-only tensors and gets a view that the caller must not write (as with
+``torch.from_numpy`` of a read-only array). A legacy consumer (DLPack < 1.0, which cannot be told
+"read-only") and ``copy=True`` get a copy. An imported buffer is held read-only, so ember never
+writes into it; its owner still can, and ``from_dlpack(x, copy=True)`` takes a private copy.
+See docs/array-api.md.
+"""
+
+from ..backends import default as be
+from ..dtypes import COMPLEX, from_backend
+from ..errors import InvalidParameterError, KindError
+from ..tensor import Tensor, tensor_method, wrap
+
+__all__ = ["from_dlpack"]
+
+_CPU = 1  # DLPack's kDLCPU
+
+
+def _check_copy(copy, op):
+    if copy is not None and not isinstance(copy, bool):
+        raise InvalidParameterError(f"{op}: copy must be None, True or False, got {copy!r}",
+                                    "copy", copy)
+
+
+@tensor_method
+def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+    """The DLPack capsule of this tensor's buffer (the consumer's side of ``from_dlpack``).
+
+    >>> import ember, numpy
+    >>> t = ember.tensor([1.0, 2.0])
+    >>> a = numpy.from_dlpack(t)
+    >>> a.tolist(), numpy.shares_memory(a, t.numpy()), a.flags.writeable
+    ([1.0, 2.0], True, False)
+    """
+    _check_copy(copy, "__dlpack__")
+    if stream is not None and stream != -1:
+        raise InvalidParameterError(
+            f"__dlpack__: stream must be None on the CPU, got {stream!r}", "stream", stream)
+    if max_version is not None and not (isinstance(max_version, tuple) and len(max_version) == 2):
+        raise InvalidParameterError(
+            f"__dlpack__: max_version must be None or a (major, minor) tuple, got "
+            f"{max_version!r}", "max_version", max_version)
+    if dl_device is not None and tuple(dl_device) != (_CPU, 0):
+        raise BufferError(f"__dlpack__: dl_device {tuple(dl_device)!r} is not available; ember's "
+                          f"buffers live on the CPU, ({_CPU}, 0)")
+    return be.dlpack_export(self._data, stream, max_version, dl_device, copy)
+
+
+@tensor_method
+def __dlpack_device__(self):
+    """``(device_type, device_id)`` of the buffer as DLPack names it: ``(1, 0)``, the CPU.
+
+    >>> import ember
+    >>> ember.tensor([1.0]).__dlpack_device__()
+    (1, 0)
+    """
+    kind, index = be.dlpack_device(self._data)
+    return (int(kind), int(index))
+
+
+def from_dlpack(x, /, *, device=None, copy=None):
+    """A tensor of ``x``'s buffer (a NumPy array, a torch tensor, anything with ``__dlpack__``),
+    shared without a copy unless ``copy=True``; ``copy=False`` is the default behaviour.
+
+    >>> import ember, numpy
+    >>> a = numpy.arange(3.0)
+    >>> t = ember.from_dlpack(a)
+    >>> t.tolist(), t.dtype, numpy.shares_memory(a, t.numpy())
+    ([0.0, 1.0, 2.0], ember.float64, True)
+    """
+    _check_copy(copy, "from_dlpack")
+    if device is not None:
+        from .data import _check_device
+        _check_device(device, "from_dlpack")
+    if isinstance(x, Tensor):
+        return wrap(be.copy(x._data), x._dtype) if copy else x
+    if not hasattr(x, "__dlpack__"):
+        raise KindError(f"from_dlpack: x must support DLPack (have __dlpack__), got "
+                        f"{type(x).__name__}")
+    try:
+        arr = be.dlpack_import(x, copy)
+    except BufferError as exc:
+        raise InvalidParameterError(f"from_dlpack: the buffer of x cannot be imported: {exc}",
+                                    "x", type(x).__name__) from None
+    except (TypeError, ValueError, RuntimeError) as exc:
+        raise KindError(f"from_dlpack: x cannot be imported: {exc}") from None
+    try:
+        dtype = COMPLEX.get(arr.dtype) or from_backend(arr.dtype)
+    except KindError:
+        raise KindError(f"from_dlpack: x has dtype {arr.dtype}, which ember has no dtype for")
+    return wrap(arr, dtype)
