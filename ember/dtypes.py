@@ -75,7 +75,8 @@ _BY_NAME.update({"float": float32, "int": int64, "double": float64, "half": floa
                  "u16": uint16, "u32": uint32, "u64": uint64, "bool_": bool_})
 _BY_NP = {d.np: d for d in ALL}
 
-# The Array API's complex dtypes: tensors of them come only from ember.array_api and DLPack
+# The Array API's complex dtypes, for its dtype queries (finfo, isdtype, dtypes()); no op makes a
+# tensor of them (as_dtype refuses them), so no op can return a silently wrong complex value
 # (ember.tensor and as_dtype keep to the three kinds); see docs/array-api.md.
 complex64 = DType("complex64", "complex", np.complex64, True)
 complex128 = DType("complex128", "complex", np.complex128, True)
@@ -83,6 +84,12 @@ COMPLEX = {d.np: d for d in (complex64, complex128)}
 
 default_float = float32
 default_int = int64
+
+
+def _no_complex(dtype, op):
+    raise KindError(f"{op or 'dtype'}: {dtype.name} tensors are not supported: ember's kinds are "
+                    "float, int and bool (the complex dtypes exist for the Array API namespace's "
+                    "dtype queries; see docs/array-api.md)")
 
 
 def as_dtype(value, param="dtype", op=None):
@@ -94,6 +101,8 @@ def as_dtype(value, param="dtype", op=None):
     ember.float64
     """
     if type(value) is DType:
+        if value.kind == "complex":
+            _no_complex(value, op)
         return value
     if isinstance(value, str):
         found = _BY_NAME.get(value)

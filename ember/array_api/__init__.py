@@ -72,6 +72,8 @@ def _dtype(dtype):
         return None
     if isinstance(dtype, str) and dtype in _COMPLEX_NAMES:
         return _COMPLEX_NAMES[dtype]
+    if isinstance(dtype, _dt.DType):
+        return dtype          # complex too, for the dtype queries; ember's ops refuse making one
     return _dt.as_dtype(dtype)
 
 
@@ -97,13 +99,8 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
     if hasattr(obj, "__dlpack__") and not isinstance(obj, (list, tuple)):
         out = from_dlpack(obj, copy=copy)
         return out if dtype is None else out.cast(dtype)
-    if (dtype is not None and dtype.kind == "complex") or (dtype is None and _has(obj, complex)):
-        # complex data: ember.tensor keeps to the three kinds, so the namespace builds these
-        try:
-            data = be.complex_array(obj, None if dtype is None else dtype.np)
-        except TypeError as exc:
-            raise KindError(f"asarray: {obj!r} cannot become a complex tensor: {exc}") from None
-        return wrap(data, dtype or _dt.COMPLEX[data.dtype])
+    if dtype is None and _has(obj, complex):
+        _dt._no_complex(_dt.complex128, "asarray")
     if dtype is None and isinstance(obj, (_float, list, tuple)) and _has(obj, _float):
         dtype = _dt.default_float
     return _e.tensor(obj, dtype=dtype)

@@ -123,11 +123,10 @@ def test_gradients_flow_through_an_imported_tensor():
     assert t.grad.tolist() == [2.0, 4.0]
 
 
-def test_complex_buffers_are_exchanged():
-    x = torch.tensor([1 + 2j, -3j], dtype=torch.complex64)
-    t = ember.from_dlpack(x)
-    assert t.dtype == ember.dtypes.complex64 and _ptr(t) == x.data_ptr()
-    np.testing.assert_array_equal(np.from_dlpack(t), x.numpy())
+def test_complex_buffers_are_refused():
+    # ember has three kinds; a complex tensor would meet ops that cast it silently
+    with pytest.raises(KindError, match="from_dlpack: x has dtype complex64"):
+        ember.from_dlpack(torch.tensor([1 + 2j, -3j], dtype=torch.complex64))
 
 
 def test_dlpack_device():
