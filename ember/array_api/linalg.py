@@ -1,7 +1,7 @@
 """The standard's ``linalg`` extension over ember's ops.
 
-The functions that need a factorization (``cholesky``, ``det``, ``eigh``, ``inv``, ``solve``,
-``svd``, ``qr`` ...) are missing until ember has them (docs/array-api.md lists them).
+The factorizations are ``ember.linalg``'s (one implementation); ``eigvalsh``, ``matrix_rank``,
+``pinv`` and ``slogdet`` are not provided yet (docs/array-api.md).
 
 >>> import ember
 >>> import ember.array_api as xp
@@ -12,8 +12,11 @@ The functions that need a factorization (``cholesky``, ``det``, ``eigh``, ``inv`
 import math
 
 import ember as _e
+from .. import linalg as _linalg
+from ..linalg import cholesky, det, eigh, inv, qr, solve, svd, svdvals
 
-__all__ = ["cross", "diagonal", "matmul", "matrix_norm", "matrix_power", "matrix_transpose",
+__all__ = ["cholesky", "det", "eigh", "inv", "qr", "solve", "svd", "svdvals",
+           "cross", "diagonal", "matmul", "matrix_norm", "matrix_power", "matrix_transpose",
            "outer", "tensordot", "trace", "vecdot", "vector_norm"]
 
 
@@ -83,30 +86,14 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
 
 
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
-    if ord != "fro":
-        a = x.abs()
-        if ord in (1, -1):
-            s = a.sum(dim=-2, keepdim=True)
-            out = s.max(dim=-1, keepdim=True) if ord == 1 else s.min(dim=-1, keepdim=True)
-        elif ord in (math.inf, -math.inf):
-            s = a.sum(dim=-1, keepdim=True)
-            out = s.max(dim=-2, keepdim=True) if ord > 0 else s.min(dim=-2, keepdim=True)
-        else:
-            raise _e.InvalidParameterError(
-                f"matrix_norm: ord {ord!r} needs singular values, which ember does not compute "
-                "yet; expected 'fro', 1, -1, inf or -inf", "ord", ord)
-        out = out.reshape(out.shape[:-2] + ((1, 1) if keepdims else ()))
-        return out
-    return vector_norm(x, axis=(-2, -1), keepdims=keepdims)
+    return _linalg.matrix_norm(x, ord=ord, keepdim=keepdims)
 
 
 def matrix_power(x, n, /):
-    if n < 0:
-        raise _e.InvalidParameterError(
-            f"matrix_power: n={n} needs an inverse, which ember does not compute yet; expected "
-            "n >= 0", "n", n)
     eye = _e.eye(x.shape[-1], dtype=x.dtype).expand(x.shape)
     out, base = eye, x
+    if n < 0:
+        n, base = -n, _linalg.inv(x)
     while n:
         if n & 1:
             out = out @ base
@@ -114,17 +101,3 @@ def matrix_power(x, n, /):
         if n:
             base = base @ base
     return out
-
-
-# Factorizations come from ember.linalg once ember has it (one implementation, not two).
-_FROM_EMBER_LINALG = ("cholesky", "det", "eigh", "eigvalsh", "inv", "matrix_rank", "pinv", "qr",
-                      "slogdet", "solve", "svd", "svdvals")
-
-
-def __getattr__(name):
-    impl = getattr(getattr(_e, "linalg", None), name, None) if name in _FROM_EMBER_LINALG else None
-    if impl is None:
-        raise AttributeError(f"ember.array_api.linalg has no {name!r}"
-                             + (" (it needs ember.linalg; see docs/array-api.md)"
-                                if name in _FROM_EMBER_LINALG else ""))
-    return impl
