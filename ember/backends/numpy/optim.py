@@ -84,6 +84,15 @@ def _apply(p, wp, update):
     return update if update.dtype == p.dtype else update.astype(p.dtype)
 
 
+def _adam_grad(p, wp, g, lr, weight_decay, decoupled, maximize):
+    """``(wp, d)``: with ``decoupled`` (AdamW's rule) the parameter decays and the gradient does
+    not; otherwise ``_grad``'s L2 term."""
+    if decoupled and weight_decay != 0:
+        wp = _new(np.multiply(wp, 1 - lr * weight_decay))
+        return wp, _grad(p, wp, g, 0, maximize)
+    return wp, _grad(p, wp, g, weight_decay, maximize)
+
+
 def optim_zeros(a):
     """A new zero-filled, C-contiguous array with the shape and dtype of ``a`` (a state buffer)."""
     return np.zeros(a.shape, dtype=a.dtype)
@@ -109,13 +118,7 @@ def optim_sgd(p, g, buf, lr, momentum, dampening, nesterov, weight_decay, maximi
     """
     dtype = p.dtype
     wp = _wide(p)
-    d = _wide(g)
-    if maximize:
-        d = _new(np.negative(d))
-    if weight_decay != 0:
-        t = _new(np.multiply(wp, weight_decay))
-        np.add(d, t, out=t)
-        d = t
+    d = _grad(p, wp, g, weight_decay, maximize)
     if momentum != 0:
         if buf is None:
             buf = np.array(d, dtype=dtype, copy=True, order="C")
@@ -150,25 +153,9 @@ def optim_adam(p, g, m, v, vmax, step, lr, beta1, beta2, eps, weight_decay, deco
     """
     dtype = p.dtype
     wp = _wide(p)
-    d = _wide(g)
-    if maximize:
-        d = _new(np.negative(d))
-    if weight_decay != 0:
-        if decoupled:
-            wp = _new(np.multiply(wp, 1 - lr * weight_decay))
-        else:
-            t = _new(np.multiply(wp, weight_decay))
-            np.add(d, t, out=t)
-            d = t
-    wm = _wide(m)
-    wv = _wide(v)
-    wm = _lerp(m, wm, d, 1 - beta1)
-    # v.mul_(beta2).addcmul_(d, d, value=1 - beta2)
-    np.multiply(wv, beta2, out=wv)
-    t = _new(np.multiply(d, 1 - beta2))
-    np.multiply(t, d, out=t)
-    np.add(wv, t, out=wv)
-    wv = _round(v, wv)
+    wp, d = _adam_grad(p, wp, g, lr, weight_decay, decoupled, maximize)
+    wm = _lerp(m, _wide(m), d, 1 - beta1)
+    wv = _addcmul_sq(v, _wide(v), d, beta2, 1 - beta2)
     bias_correction1 = 1 - beta1 ** step
     bias_correction2 = 1 - beta2 ** step
     step_size = lr / bias_correction1
@@ -248,11 +235,7 @@ def optim_nadam(p, g, m, v, mu_product, step, lr, beta1, beta2, eps, weight_deca
     a float32 tensor. Returns ``(new_p, mu_product)``.
     """
     wp = _wide(p)
-    if decoupled and weight_decay != 0:
-        wp = _new(np.multiply(wp, 1 - lr * weight_decay))
-        d = _grad(p, wp, g, 0, maximize)
-    else:
-        d = _grad(p, wp, g, weight_decay, maximize)
+    wp, d = _adam_grad(p, wp, g, lr, weight_decay, decoupled, maximize)
     bias_correction2 = 1 - beta2 ** step
     mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
     mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
