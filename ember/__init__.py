@@ -13,8 +13,9 @@ from .dtypes import (DType, bfloat16, float16, float32, float64, int8, int16, in
 from .dtypes import bool_
 from .errors import (DimensionError, EmberError, GraphError, InvalidParameterError, KindError,
                      ShapeMismatchError)
-from .errors import DistributedError
-from .tensor import Device, Tensor
+from .errors import DeviceError, DistributedError
+from .devices import Device, devices, get_default_device, set_default_device
+from .tensor import Tensor
 from . import ops
 from .ops.bitwise import *  # noqa: F401,F403
 from .ops.compare import *  # noqa: F401,F403
@@ -55,3 +56,8 @@ short = int16
 
 __version__ = "0.1.0"
 from . import array_api  # noqa: E402,F401  (the Array API namespace)
+from . import cuda  # noqa: E402,F401
+from .devices import _env_default  # noqa: E402
+
+_env_default()  # EMBER_DEVICE, once every backend can load
+del _env_default

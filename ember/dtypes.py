@@ -11,8 +11,8 @@ and an int tensor meeting a Python float gives the default float dtype.
 ember.int16
 """
 
-import ml_dtypes
-import numpy as np
+import numbers
+import sys
 
 from .errors import InvalidParameterError, KindError
 
@@ -27,17 +27,22 @@ _KIND_RANK = {"bool": 0, "int": 1, "float": 2, "complex": 3}
 
 
 class DType:
-    """One element type of ember: its name, kind, size in bytes and the backend's dtype."""
+    """One element type of ember: its name, kind, size in bytes and signedness. Backend-neutral:
+    each backend maps it to its own dtype."""
 
-    __slots__ = ("name", "kind", "itemsize", "np", "is_signed", "_rank")
+    __slots__ = ("name", "kind", "itemsize", "is_signed", "_rank")
 
-    def __init__(self, name, kind, np_dtype, is_signed):
+    def __init__(self, name, kind, itemsize, is_signed):
         self.name = name
         self.kind = kind
-        self.np = np.dtype(np_dtype)
-        self.itemsize = self.np.itemsize
+        self.itemsize = itemsize
         self.is_signed = is_signed
         self._rank = _KIND_RANK[kind]
+
+    @property
+    def np(self):
+        """TRANSITIONAL: the NumPy backend's dtype; removed once no op reads it."""
+        return sys.modules["ember.backends.numpy"].NP[self]
 
     @property
     def is_floating_point(self):
@@ -52,19 +57,19 @@ class DType:
         return (as_dtype, (self.name,))
 
 
-float64 = DType("float64", "float", np.float64, True)
-float32 = DType("float32", "float", np.float32, True)
-float16 = DType("float16", "float", np.float16, True)
-bfloat16 = DType("bfloat16", "float", ml_dtypes.bfloat16, True)
-int64 = DType("int64", "int", np.int64, True)
-int32 = DType("int32", "int", np.int32, True)
-int16 = DType("int16", "int", np.int16, True)
-int8 = DType("int8", "int", np.int8, True)
-uint8 = DType("uint8", "int", np.uint8, False)
-uint16 = DType("uint16", "int", np.uint16, False)
-uint32 = DType("uint32", "int", np.uint32, False)
-uint64 = DType("uint64", "int", np.uint64, False)
-bool_ = DType("bool", "bool", np.bool_, False)
+float64 = DType("float64", "float", 8, True)
+float32 = DType("float32", "float", 4, True)
+float16 = DType("float16", "float", 2, True)
+bfloat16 = DType("bfloat16", "float", 2, True)
+int64 = DType("int64", "int", 8, True)
+int32 = DType("int32", "int", 4, True)
+int16 = DType("int16", "int", 2, True)
+int8 = DType("int8", "int", 1, True)
+uint8 = DType("uint8", "int", 1, False)
+uint16 = DType("uint16", "int", 2, False)
+uint32 = DType("uint32", "int", 4, False)
+uint64 = DType("uint64", "int", 8, False)
+bool_ = DType("bool", "bool", 1, False)
 
 ALL = (float64, float32, float16, bfloat16, int64, int32, int16, int8, uint8, uint16, uint32,
        uint64, bool_)
@@ -73,14 +78,13 @@ _BY_NAME.update({"float": float32, "int": int64, "double": float64, "half": floa
                  "long": int64, "f64": float64, "f32": float32, "f16": float16, "bf16": bfloat16,
                  "i64": int64, "i32": int32, "i16": int16, "i8": int8, "u8": uint8,
                  "u16": uint16, "u32": uint32, "u64": uint64, "bool_": bool_})
-_BY_NP = {d.np: d for d in ALL}
 
 # The Array API's complex dtypes, for its dtype queries (finfo, isdtype, dtypes()); no op makes a
 # tensor of them (as_dtype refuses them), so no op can return a silently wrong complex value
 # (ember.tensor and as_dtype keep to the three kinds); see docs/array-api.md.
-complex64 = DType("complex64", "complex", np.complex64, True)
-complex128 = DType("complex128", "complex", np.complex128, True)
-COMPLEX = {d.np: d for d in (complex64, complex128)}
+complex64 = DType("complex64", "complex", 8, True)
+complex128 = DType("complex128", "complex", 16, True)
+COMPLEX = {d.name: d for d in (complex64, complex128)}
 
 default_float = float32
 default_int = int64
@@ -115,10 +119,7 @@ def as_dtype(value, param="dtype", op=None):
     elif value is bool:
         return bool_
     elif value is not None:
-        try:
-            found = _BY_NP.get(np.dtype(value))
-        except Exception:  # noqa: BLE001 - NumPy raises TypeError, ValueError (a Tensor), KeyError ...
-            found = None
+        found = _native(value)
         if found is not None:
             return found
     names = ", ".join(d.name for d in ALL)
@@ -127,13 +128,16 @@ def as_dtype(value, param="dtype", op=None):
         f"{where} {value!r} is not an ember dtype; expected one of {names}", param, value)
 
 
-def from_backend(np_dtype):
-    """The ember dtype of a backend array's dtype; KindError for dtypes ember has no kind for."""
-    found = _BY_NP.get(np_dtype)
-    if found is None:
-        raise KindError(f"dtype {np_dtype} has no ember kind; expected one of "
-                        + ", ".join(d.name for d in ALL))
-    return found
+def _native(value):
+    """The ember dtype of a loaded backend's own dtype or type (``numpy.float32``,
+    ``torch.int8``), or None."""
+    for name in ("numpy", "torch"):
+        module = sys.modules.get(f"ember.backends.{name}")
+        if module is not None:
+            found = module.ember_dtype(value)
+            if found is not None and found.kind != "complex":
+                return found
+    return None
 
 
 def _promote_ints(a, b):
@@ -173,12 +177,15 @@ def promote_types(a, b):
 
 
 def _scalar_kind(value):
-    if isinstance(value, bool) or isinstance(value, np.bool_):
+    """The kind of a number (a Python or a backend's scalar), or None."""
+    if isinstance(value, bool):
         return "bool"
-    if isinstance(value, (int, np.integer)):
+    if isinstance(value, numbers.Integral):
         return "int"
-    if isinstance(value, (float, np.floating)):
+    if isinstance(value, numbers.Real):
         return "float"
+    if type(value).__name__ == "bool_":  # a backend's bool scalar (numpy.bool_)
+        return "bool"
     return None
 
 

@@ -8,6 +8,7 @@ __all__ = [
     "KindError",
     "GraphError",
     "DistributedError",
+    "DeviceError",
 ]
 
 
@@ -47,3 +48,12 @@ class GraphError(EmberError, RuntimeError):
 
 class DistributedError(EmberError, RuntimeError):
     """A collective could not complete: no process group, a rank died, or the timeout passed."""
+
+
+class DeviceError(EmberError, RuntimeError):
+    """Tensors on different devices meet in one op, or a device is not available here; carries
+    ``devices``, the devices involved."""
+
+    def __init__(self, message, devices=()):
+        super().__init__(message)
+        self.devices = tuple(devices)

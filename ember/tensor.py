@@ -7,58 +7,13 @@ kernel's result and records the autodiff step.
 
 from . import dtypes as _dt
 from .autodiff.graph import Node, _mode
-from .backends import default as be
-from .errors import GraphError, InvalidParameterError, KindError
+from .backends import adopt as _adopt
+from .devices import CPU, Device, as_device
+from .errors import DeviceError, GraphError, InvalidParameterError, KindError
 from .shapes import MAX_RANK, check_rank, normalize_dim
 
 __all__ = ["Tensor", "Pending", "Device", "tensor_method", "record", "wrap", "pending",
-           "as_tensor", "check_kind", "check_tensor"]
-
-
-class Device:
-    """Where a tensor's buffer lives. ember runs on the CPU through its NumPy backend.
-
-    >>> Device("cpu")
-    Device('cpu')
-    """
-
-    __slots__ = ("type", "index")
-
-    def __init__(self, type="cpu", index=None):
-        if isinstance(type, Device):
-            type, index = type.type, type.index
-        if type not in ("cpu",):
-            raise InvalidParameterError(
-                f"device: {type!r} is not available; expected 'cpu' (the NumPy backend)",
-                "device", type)
-        self.type = type
-        self.index = index
-
-    @property
-    def backend(self):
-        return be
-
-    def __eq__(self, other):
-        if isinstance(other, str):
-            other = Device(other)
-        return isinstance(other, Device) and other.type == self.type
-
-    def __hash__(self):
-        return hash(self.type)
-
-    def __repr__(self):
-        return f"Device({self.type!r})"
-
-    def __str__(self):
-        return self.type
-
-    def __call__(self):
-        """The device itself, so Burn's ``t.device()`` call and the Array API's ``t.device``
-        attribute give the same Device."""
-        return self
-
-
-CPU = Device("cpu")
+           "as_tensor", "check_kind", "check_tensor", "backend_of", "backend_of_all", "transfer"]
 
 
 class Size(int):
@@ -85,16 +40,19 @@ class Size(int):
         return int.__repr__(self)
 
 
-def _data_from(data, dtype, op="Tensor"):
-    """A backend array and ember dtype from user data (nested lists, scalars, arrays, tensors)."""
+def _data_from(data, dtype, op="Tensor", device=None):
+    """A backend array and ember dtype from user data (nested lists, scalars, arrays, tensors),
+    on ``device`` (None: a tensor's own device, else the default device)."""
     if isinstance(data, Tensor):
         arr = data._data
+        if device is not None and device is not data._device:
+            arr = transfer(arr, data._dtype, data._device, device)
         if dtype is None:
             return arr, data._dtype
-        return be.cast(arr, dtype.np), dtype
-    np_dtype = None if dtype is None else dtype.np
+        return (device or data._device).backend.cast(arr, dtype), dtype
+    be = (device or as_device(None, op)).backend
     try:
-        arr = be.asarray(data, np_dtype)
+        arr = be.asarray(data, dtype)
     except be.RaggedError:
         raise InvalidParameterError(
             f"{op}: data is ragged (nested sequences of unequal lengths); expected a rectangular "
@@ -104,13 +62,22 @@ def _data_from(data, dtype, op="Tensor"):
     except (TypeError, OverflowError) as exc:
         raise KindError(f"{op}: data {data!r} cannot become a tensor: {exc}") from None
     if dtype is None:
-        if arr.dtype.kind == "f" and not hasattr(data, "dtype"):
-            arr = be.cast(arr, _dt.default_float.np)
         try:
-            dtype = _dt.from_backend(arr.dtype)
+            dtype = be.dtype_of(arr)
         except KindError:
             raise KindError(f"{op}: data of dtype {arr.dtype} has no ember kind") from None
+        if dtype.kind == "float" and not hasattr(data, "dtype"):
+            dtype = _dt.default_float
+            arr = be.cast(arr, dtype)
     return arr, dtype
+
+
+def transfer(arr, dtype, source, target):
+    """The array ``arr`` (of ember ``dtype``, on Device ``source``) on Device ``target``, through
+    host memory (zero-copy where the two backends can share it)."""
+    if source.backend_name == target.backend_name and hasattr(target.backend, "move"):
+        return target.backend.move(arr)
+    return target.backend.from_host(source.backend.to_host(arr), dtype)
 
 
 class Tensor:
@@ -120,15 +87,16 @@ class Tensor:
     (2, 2)
     """
 
-    __slots__ = ("_data", "_dtype", "_node", "_ad", "_grad", "__weakref__")
+    __slots__ = ("_data", "_dtype", "_device", "_node", "_ad", "_grad", "__weakref__")
     __array_priority__ = 1000
 
     def __init__(self, data, dtype=None, device=None, requires_grad=False):
         if device is not None:
-            Device(device)
+            device = as_device(device, "Tensor")
         if dtype is not None:
             dtype = _dt.as_dtype(dtype)
-        self._data, self._dtype = _data_from(data, dtype)
+        self._data, self._dtype = _data_from(data, dtype, "Tensor", device)
+        self._device = device or _adopt_device(self._data)
         self._node = None
         self._ad = "none"
         self._grad = None  # the ``grad`` property (ember/autodiff/api.py) checks assignments
@@ -160,13 +128,13 @@ class Tensor:
 
     def numel(self):
         """The number of elements."""
-        return self._data.size
+        return self._device.backend.numel(self._data)
 
     @property
     def size(self):
         """The number of elements (the Array API's attribute, ``t.size == 6``); called, PyTorch's
         method: the shape, or the size of one dim (``ember.zeros(2, 3).size(-1) == 3``)."""
-        return Size(self._data.size, self._data.shape)
+        return Size(self._device.backend.numel(self._data), self._data.shape)
 
     @property
     def dtype(self):
@@ -180,15 +148,16 @@ class Tensor:
 
     @property
     def device(self):
-        """The device of the buffer: ``Device('cpu')``; ``t.device()`` gives it too."""
-        return CPU
+        """The device of the buffer, ``Device('cpu')`` by default; ``t.device()`` gives it too."""
+        return self._device
 
     def is_contiguous(self):
         """Whether the buffer is laid out row-major without gaps."""
-        return be.is_contiguous(self._data)
+        return self._device.backend.is_contiguous(self._data)
 
     def contiguous(self):
         """This tensor if contiguous, else a contiguous copy (same values, same graph)."""
+        be = self._device.backend
         if be.is_contiguous(self._data):
             return self
         return record(be.contiguous(self._data), self._dtype, (self,), _identity_backward,
@@ -269,7 +238,7 @@ class Pending(Tensor):
     __slots__ = ()
 
     def _compute(self):
-        data = be.ew_evaluate(_slot_get(self))
+        data = self._device.backend.ew_evaluate(_slot_get(self))
         rebind_plain(self, data)
         return data
 
@@ -281,11 +250,12 @@ class Pending(Tensor):
         return _slot_get(self).shape
 
 
-def new_holding(cls, raw, dtype, ad):
+def new_holding(cls, raw, dtype, ad, device=CPU):
     """A new untracked ``cls`` (such a subclass) with ``raw`` in its ``_data`` slot."""
     t = _new(cls)
     _slot_set(t, raw)
     t._dtype = dtype
+    t._device = device
     t._node = None
     t._ad = ad
     t._grad = None
@@ -302,14 +272,21 @@ def _identity_backward(g, needs):
 
 
 _new = object.__new__
-_Array = be.Array
+_Array = CPU.backend.Array  # the common case, told apart with one class check
+
+
+def _adopt_device(data):
+    return CPU if data.__class__ is _Array else _adopt(data)[1]
 
 
 def wrap(data, dtype, ad="none"):
-    """A new untracked Tensor around a backend array (no copy, no checks)."""
-    if data.__class__ is not _Array:
-        data = be.as_array(data)
+    """A new untracked Tensor around a backend array (no copy, no checks); its device is the
+    array's."""
     t = _new(Tensor)
+    if data.__class__ is _Array:
+        t._device = CPU
+    else:
+        data, t._device = _adopt(data)
     t._data = data
     t._dtype = dtype
     t._node = None
@@ -327,9 +304,11 @@ def record(data, dtype, inputs, backward, name="", recompute=None):
     inputs' arrays and ``make_backward(arrays, out)`` its backward; under the "balanced"
     gradient-checkpointing strategy the step then keeps no arrays and recomputes in backward.
     """
-    if data.__class__ is not _Array:
-        data = be.as_array(data)
     t = _new(Tensor)
+    if data.__class__ is _Array:
+        t._device = CPU
+    else:
+        data, t._device = _adopt(data)
     t._data = data
     t._dtype = dtype
     t._node = None
@@ -420,6 +399,30 @@ def as_tensor(value, dtype=None, op="as_tensor"):
         return value.cast(dtype)
     arr, dt = _data_from(value, dtype, op)
     return wrap(arr, dt)
+
+
+def device_error(op, a, b):
+    """The DeviceError of an op whose operands ``a`` and ``b`` live on different devices."""
+    return DeviceError(f"{op}: operands are on different devices, {a._device} and {b._device}; "
+                       "move one with to_device() first", (a._device, b._device))
+
+
+def backend_of(a, b, op):
+    """The backend of two tensor operands; DeviceError when they are on different devices."""
+    if a._device is not b._device:
+        raise device_error(op, a, b)
+    return a._device.backend
+
+
+def backend_of_all(tensors, op):
+    """The backend of a sequence of tensors (at least one); DeviceError naming the first two
+    devices that differ."""
+    first = tensors[0]
+    device = first._device
+    for t in tensors:
+        if t._device is not device:
+            raise device_error(op, first, t)
+    return device.backend
 
 
 def check_tensor(value, op, param="tensor"):

@@ -14,6 +14,29 @@ settings.register_profile("ember", max_examples=60, deadline=None,
 settings.load_profile("ember")
 
 
+# The suite runs once per backend: EMBER_DEVICE picks the default device of every creation
+# function ("cpu", the NumPy backend, when unset; "torch:cpu"; "torch:cuda"), so each test that
+# any backend must pass runs on it. Tests of one backend's own behaviour (NumPy's zero-copy
+# views) carry a marker and are left out of the other backends' passes.
+DEVICE = os.environ.get("EMBER_DEVICE", "cpu").strip() or "cpu"
+ON_NUMPY = DEVICE == "cpu"
+
+
+def pytest_collection_modifyitems(config, items):
+    if ON_NUMPY:
+        return
+    kept, left = [], []
+    for item in items:
+        (left if item.get_closest_marker("numpy_only") else kept).append(item)
+    if left:
+        config.hook.pytest_deselected(items=left)
+        items[:] = kept
+
+
+def pytest_report_header(config):
+    return f"ember device: {DEVICE}"
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(0)

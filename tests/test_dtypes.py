@@ -62,7 +62,7 @@ def test_as_dtype(value, name):
 
 
 @pytest.mark.parametrize("value", ["float8", "complex64", np.complex64, object, 3, "",
-                                   torch.float32, "F32"])
+                                   torch.complex64, "F32"])
 def test_as_dtype_errors(value):
     with pytest.raises(InvalidParameterError, match=r"dtype: .* is not an ember dtype; expected one of float64, float32"):
         dtypes.as_dtype(value)
@@ -70,10 +70,17 @@ def test_as_dtype_errors(value):
         dtypes.as_dtype(value, param="cast_to")
 
 
-def test_from_backend():
-    assert dtypes.from_backend(np.dtype("int8")) is ember.int8
-    with pytest.raises(KindError, match="dtype complex128 has no ember kind"):
-        dtypes.from_backend(np.dtype("complex128"))
+def test_dtype_of_a_backend_array():
+    host = ember.Device("cpu").backend
+    assert host.dtype_of(np.zeros(1, np.int8)) is ember.int8
+    with pytest.raises(KindError, match="dtype <U1 has no ember kind"):
+        host.dtype_of(np.array(["a"]))
+
+
+def test_torch_dtypes_name_ember_dtypes():
+    ember.Device("torch:cpu").backend  # noqa: B018 - loads the torch backend
+    assert dtypes.as_dtype(torch.float32) is ember.float32
+    assert dtypes.as_dtype(torch.uint16) is ember.uint16
 
 
 def _torch_promote(a, b):
@@ -87,7 +94,8 @@ SIGNED = ("int8", "int16", "int32", "int64")
 
 
 def _numpy_rule(a, b):
-    return dtypes.from_backend(np.promote_types(dt(a).np, dt(b).np)).name
+    from ember.backends.numpy import NP
+    return np.promote_types(NP[dt(a)], NP[dt(b)]).name
 
 
 @pytest.mark.parametrize("a", NAMES)

@@ -87,7 +87,7 @@ def test_constructor_not_numbers(data):
 def test_constructor_bad_dtype_and_device():
     with pytest.raises(InvalidParameterError, match="dtype: 'float128' is not an ember dtype"):
         Tensor([1.0], dtype="float128")
-    with pytest.raises(InvalidParameterError, match="device: 'cuda' is not available; expected 'cpu'"):
+    with pytest.raises(ember.DeviceError, match="Tensor: device torch:cuda:0 is not available"):
         Tensor([1.0], device="cuda")
     with pytest.raises(KindError, match="require_grad: only float tensors can require grad"):
         Tensor([1], requires_grad=True)
@@ -130,7 +130,7 @@ def test_metadata_errors():
         t.size(1.0)
     with pytest.raises(InvalidParameterError, match=r"len\(\) of a 0-d tensor"):
         len(ember.zeros(()))
-    with pytest.raises(InvalidParameterError, match="device: 'tpu' is not available"):
+    with pytest.raises(InvalidParameterError, match="device: 'tpu' is not a device name"):
         ember.Device("tpu")
 
 

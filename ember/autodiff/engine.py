@@ -3,7 +3,6 @@
 import weakref
 
 from ..backends import default as be
-from ..dtypes import from_backend
 from ..errors import GraphError, KindError, ShapeMismatchError
 from ..tensor import Tensor
 
@@ -127,7 +126,7 @@ def run_backward(tensor, seed=None, wrap=None):
         if not node.parents:
             if node.requires_grad and g is not None:
                 t = node.tensor_ref()
-                grad = wrap(g, t._dtype if t is not None else from_backend(g.dtype))
+                grad = wrap(g, t._dtype if t is not None else be.dtype_of(g))
                 grads._grads[id(node)] = (node, grad)
                 if t is not None:
                     prev = t._grad

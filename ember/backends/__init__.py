@@ -1,10 +1,34 @@
-"""Backends: the only code that touches an array library. NumPy is the embedded default.
+"""Backends: the only code that touches an array library.
 
-Ops reach kernels through ``ember.backends.default`` (imported as ``be``), a module whose public
-functions take and return the backend's own arrays. Another backend is another such module with
-the same kernel names.
+A backend is a module (``ember.backends.numpy``, ``ember.backends.torch``) whose public functions
+are kernels: they take and return the backend's own arrays and ember DTypes, and never validate
+(ops check their arguments above the seam). ``Device.backend`` is the kernel table for one device;
+an op takes it from its inputs (``x._device.backend``). ``adopt`` tells the device of an array a
+kernel returned. See docs/devices.md for the protocol and how to add a backend.
 """
 
-from . import numpy as default
+import sys
 
-__all__ = ["default"]
+__all__ = ["adopt", "host_of"]
+
+
+def adopt(data):
+    """``(array, device)`` for a kernel's result that is not a plain NumPy array: a NumPy scalar
+    becomes a 0-d array on the CPU, a torch tensor stays and names its torch device."""
+    for name in ("numpy", "torch"):
+        module = sys.modules.get(f"ember.backends.{name}")
+        if module is not None and module.owns(data):
+            return module.adopt(data)
+    raise TypeError(f"no ember backend holds a {type(data).__name__}")  # a kernel bug, not user input
+
+
+def host_of(data):
+    """The backend module that holds the array ``data`` (None when no loaded backend does)."""
+    for name in ("numpy", "torch"):
+        module = sys.modules.get(f"ember.backends.{name}")
+        if module is not None and module.owns(data):
+            return module
+    return None
+
+
+from . import numpy as default  # noqa: E402  TRANSITIONAL: removed once no op imports it

@@ -54,7 +54,7 @@ def from_numpy(array):
         raise InvalidParameterError(
             f"from_numpy: array must be a numpy.ndarray, got {type(array).__name__}", "array", array)
     try:
-        dtype = _dt.from_backend(array.dtype)
+        dtype = be.dtype_of(array)
     except KindError:
         raise KindError(f"from_numpy: dtype {array.dtype} has no ember kind") from None
     return wrap(array, dtype)
@@ -76,7 +76,7 @@ def _new_from_primitive(primitive, op="new"):
             f"{type(primitive).__name__}; use ember.tensor or Tensor.from_data for other data",
             "primitive", primitive)
     try:
-        dtype = _dt.from_backend(primitive.dtype)
+        dtype = be.dtype_of(primitive)
     except KindError:
         raise KindError(f"{op}: primitive of dtype {primitive.dtype} has no ember kind") from None
     return wrap(primitive, dtype)

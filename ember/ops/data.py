@@ -14,7 +14,8 @@ from .. import dtypes as _dt
 from ..backends import default as be
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import argfix
-from ..tensor import Device, Tensor, as_tensor, record, tensor_method, wrap
+from ..devices import CPU
+from ..tensor import Device, Tensor, as_tensor, record, tensor_method, transfer, wrap
 
 __all__ = ["TensorData"]
 
@@ -27,9 +28,19 @@ def numpy(self, copy=False):
     >>> ember.tensor([1, 2]).numpy()
     array([1, 2])
     """
+    host = CPU.backend
+    data = _host(self)
     if copy:
-        return be.copy(self._data)
-    return be.readonly(self._data)
+        return host.copy(data)
+    return host.readonly(data)
+
+
+def _host(t):
+    """The tensor's values as a host (NumPy backend) array: its own buffer on the CPU, the
+    same memory where the backend shares it, else a copy."""
+    if t._device is CPU:
+        return t._data
+    return transfer(t._data, t._dtype, t._device, CPU)
 
 
 @tensor_method
@@ -40,7 +51,7 @@ def tolist(self):
     >>> ember.tensor([[1, 2], [3, 4]]).tolist()
     [[1, 2], [3, 4]]
     """
-    return be.tolist(self._data)
+    return self._device.backend.tolist(self._data)
 
 
 @tensor_method
@@ -57,13 +68,12 @@ def cast(self, dtype):
     src = self._dtype
     if dtype is src:
         return self
-    out = be.cast(self._data, dtype.np)
+    be = self._device.backend
+    out = be.cast(self._data, dtype)
     backward = None
     if src.kind == "float" and dtype.kind == "float":
-        src_np = src.np
-
         def backward(g, needs):
-            return (be.cast(g, src_np),)
+            return (be.cast(g, src),)
     return record(out, dtype, (self,), backward, "cast")
 
 
@@ -637,7 +647,7 @@ def try_into_primitive(self, backend="numpy"):
 
 
 def _one(self, op):
-    n = self._data.size
+    n = self._device.backend.numel(self._data)
     if n != 1:
         raise InvalidParameterError(
             f"{op}: the tensor has {n} elements (shape {tuple(self.shape)}); expected exactly "
@@ -653,7 +663,7 @@ def item(self):
     3.0
     """
     _one(self, "item")
-    return be.item(self._data)
+    return self._device.backend.item(self._data)
 
 
 @tensor_method
@@ -758,7 +768,7 @@ def __array__(self, dtype=None, copy=None):
     """NumPy's array protocol: ``np.asarray(t)`` is a read-only view of the buffer (no copy);
     ``dtype`` converts (a copy), ``copy=True`` gives a writable copy, ``copy=False`` raises
     InvalidParameterError when a copy is needed."""
-    out = be.data_array(self._data, dtype, copy)
+    out = CPU.backend.data_array(_host(self), dtype, copy)
     if out is None:
         raise InvalidParameterError(
             f"__array__: converting {self._dtype.name} to {dtype} needs a copy, but copy=False",
@@ -767,28 +777,28 @@ def __array__(self, dtype=None, copy=None):
 
 
 def __bool__(self):
-    n = self._data.size
+    n = self._device.backend.numel(self._data)
     if n != 1:
         raise InvalidParameterError(
             f"bool: the truth value of a tensor with {n} elements (shape {tuple(self.shape)}) is "
             "ambiguous; expected exactly one element (use any() or all())", "self",
             tuple(self.shape))
-    return bool(be.item(self._data))
+    return bool(self._device.backend.item(self._data))
 
 
 def __float__(self):
     _one(self, "float")
-    return float(be.item(self._data))
+    return float(self._device.backend.item(self._data))
 
 
 def __complex__(self):
     _one(self, "complex")
-    return complex(be.item(self._data))
+    return complex(self._device.backend.item(self._data))
 
 
 def __int__(self):
     _one(self, "int")
-    v = be.item(self._data)
+    v = self._device.backend.item(self._data)
     if self._dtype.kind == "float" and not (v - v == 0):
         raise InvalidParameterError(f"int: cannot convert {v!r} to an int; expected a finite "
                                     "value", "self", v)
@@ -796,11 +806,11 @@ def __int__(self):
 
 
 def __index__(self):
-    if self._dtype.kind != "int" or self._data.size != 1:
+    if self._dtype.kind != "int" or self._device.backend.numel(self._data) != 1:
         raise KindError(
             f"__index__: only one-element int tensors can be used as an index, got shape "
             f"{tuple(self.shape)} and dtype {self._dtype.name}")
-    return int(be.item(self._data))
+    return int(self._device.backend.item(self._data))
 
 
 def __reduce__(self):

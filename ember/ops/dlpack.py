@@ -10,7 +10,6 @@ See docs/array-api.md.
 """
 
 from ..backends import default as be
-from ..dtypes import from_backend
 from ..errors import InvalidParameterError, KindError
 from ..tensor import Tensor, tensor_method, wrap
 
@@ -88,7 +87,7 @@ def from_dlpack(x, /, *, device=None, copy=None):
     except (TypeError, ValueError, RuntimeError) as exc:
         raise KindError(f"from_dlpack: x cannot be imported: {exc}") from None
     try:
-        dtype = from_backend(arr.dtype)
+        dtype = be.dtype_of(arr)
     except KindError:
         raise KindError(f"from_dlpack: x has dtype {arr.dtype}, which ember has no dtype for")
     return wrap(arr, dtype)

@@ -82,7 +82,7 @@ def _scalar(value, np_dtype, op, param):
     try:
         return be.ew_scalar(value, np_dtype)
     except OverflowError:
-        what = "or a float" if _dt.from_backend(np_dtype).kind == "float" else \
+        what = "or a float" if np_dtype.kind == "f" else \
             "(from -2**63 to 2**64 - 1)"
         raise InvalidParameterError(
             f"{op}: {param} {value!r} is out of range; expected a value that fits a 64-bit "

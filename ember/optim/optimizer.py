@@ -17,7 +17,6 @@ import numbers
 
 from ..autodiff import enable_grad
 from ..backends import default as be
-from ..dtypes import from_backend
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..tensor import Tensor, wrap
 
@@ -432,6 +431,6 @@ def _export_state(s):
     out = {}
     for k, v in s.items():
         if v is not None and not isinstance(v, (int, float)):
-            v = wrap(be.optim_state_copy(v), from_backend(v.dtype))
+            v = wrap(be.optim_state_copy(v), be.dtype_of(v))
         out[k] = v
     return out

@@ -7,7 +7,7 @@ import sys
 import ml_dtypes
 import numpy as np
 
-from ...errors import InvalidParameterError
+from ..guard import _PHYSICAL_BYTES, _entry_op, allocation_error  # noqa: F401
 
 Array = np.ndarray
 _EXTENSION_DTYPES = (np.dtype(ml_dtypes.bfloat16),)
@@ -48,67 +48,8 @@ def _warnings_off(fn):
 
 # -- the allocation guard -------------------------------------------------------------------------
 
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep
-_BACKENDS = os.path.join(_PACKAGE, "backends") + os.sep
-# NumPy's messages for a size that no array can have (more than 2**63 bytes or elements)
 _TOO_LARGE = ("array is too big", "iterator is too large", "maximum allowed dimension",
               "too large")
-
-
-def _physical_bytes():
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, OSError, ValueError):  # pragma: no cover - not a POSIX system
-        return 2 ** 63 - 1
-
-
-_PHYSICAL_BYTES = _physical_bytes()
-
-
-def _method_names():
-    """Tensor's methods by their code objects: the public name of a frame's function."""
-    tensor = getattr(sys.modules.get("ember.tensor"), "Tensor", None)
-    names = {}
-    for name, value in (vars(tensor).items() if tensor is not None else ()):
-        code = getattr(getattr(value, "fget", value), "__code__", None)
-        if code is not None and (code not in names or names[code].startswith("_")):
-            names[code] = name
-    return names
-
-
-def _entry_op(kernel):
-    """The name of the ember function the user called: the outermost of the ember frames that
-    lead to this kernel (Python frames are only walked when an allocation has failed)."""
-    code = None
-    frame = sys._getframe(2)
-    while frame is not None:
-        path = frame.f_code.co_filename
-        if not path.startswith(_PACKAGE):
-            break
-        if not path.startswith(_BACKENDS) and not frame.f_code.co_name.startswith("<"):
-            code = frame.f_code
-        frame = frame.f_back
-    if code is None:
-        return kernel.__name__
-    return _method_names().get(code, code.co_name).strip("_")
-
-
-def _shape_text(args):
-    shapes = [str(tuple(a.shape)) for a in args if isinstance(a, np.ndarray)]
-    for a in args:
-        if isinstance(a, (list, tuple)):
-            shapes += [str(tuple(x.shape)) for x in a if isinstance(x, np.ndarray)]
-    return "inputs of shape " + ", ".join(shapes) if shapes else "its arguments"
-
-
-def allocation_error(op, shape, reason, inputs=()):
-    """The typed error of an allocation that cannot succeed: names ``op`` and the result ``shape``
-    (None when the kernel cannot tell it; then the inputs' shapes)."""
-    what = f"a result of shape {tuple(shape)}" if shape is not None else \
-        f"the result for {_shape_text(inputs)}"
-    return InvalidParameterError(f"{op}: {what} is too large to allocate ({reason}); expected "
-                                 "a result that fits in memory", "shape",
-                                 None if shape is None else tuple(shape))
 
 
 def allocation_failed(exc, kernel, shape=None, inputs=()):
@@ -176,11 +117,12 @@ class RankError(ValueError):
 
 
 def asarray(data, dtype=None):
-    """An ndarray from nested sequences, scalars or arrays; ``dtype`` a NumPy dtype or None.
+    """An ndarray from nested sequences, scalars or arrays; ``dtype`` an ember DType or None.
 
     Raises RaggedError for ragged nesting, RankError for nesting deeper than an array's dims, and
     TypeError for values that are not numbers.
     """
+    dtype = NP.get(dtype, dtype)  # TRANSITIONAL: also a NumPy dtype
     try:
         arr = np.asarray(data, dtype=dtype)
         if not arr.flags.owndata or arr is data:
@@ -208,7 +150,8 @@ def is_array(data):
 
 
 def cast(a, dtype):
-    """``a`` with elements of NumPy dtype ``dtype``; ``a`` itself when it already has it."""
+    """``a`` with elements of ember ``dtype``; ``a`` itself when it already has it."""
+    dtype = NP.get(dtype, dtype)  # TRANSITIONAL: also a NumPy dtype, until no op passes one
     return a if a.dtype == dtype else a.astype(dtype)
 
 
@@ -256,8 +199,8 @@ def item(a):
 
 
 def scalar_array(value, dtype):
-    """A 0-d array holding ``value`` as NumPy dtype ``dtype``."""
-    return np.asarray(value, dtype=dtype)
+    """A 0-d array holding ``value`` as ember ``dtype``."""
+    return np.asarray(value, dtype=NP.get(dtype, dtype))  # TRANSITIONAL: also a NumPy dtype
 
 
 def sum_to_shape(g, shape):
@@ -284,3 +227,79 @@ def broadcast_to(a, shape):
 add = np.add
 ones_like = np.ones_like
 zeros_like = np.zeros_like
+
+
+# -- the backend protocol: dtypes, devices, host transfer -------------------------------------
+
+def _dtype_tables():
+    from ... import dtypes as d
+    pairs = [(d.float64, np.float64), (d.float32, np.float32), (d.float16, np.float16),
+             (d.bfloat16, ml_dtypes.bfloat16), (d.int64, np.int64), (d.int32, np.int32),
+             (d.int16, np.int16), (d.int8, np.int8), (d.uint8, np.uint8), (d.uint16, np.uint16),
+             (d.uint32, np.uint32), (d.uint64, np.uint64), (d.bool_, np.bool_),
+             (d.complex64, np.complex64), (d.complex128, np.complex128)]
+    to_np = {e: np.dtype(n) for e, n in pairs}
+    return to_np, {v: k for k, v in to_np.items()}
+
+
+NP, _EMBER = _dtype_tables()
+
+
+def dtype_of(a):
+    """The ember DType of the array ``a`` (KindError for a dtype ember has no kind for)."""
+    found = _EMBER.get(a.dtype)
+    if found is None:
+        from ...dtypes import ALL
+        from ...errors import KindError
+        raise KindError(f"dtype {a.dtype} has no ember kind; expected one of "
+                        + ", ".join(d.name for d in ALL))
+    return found
+
+
+def ember_dtype(value):
+    """The ember DType of a NumPy dtype or scalar type (``np.float32``), or None."""
+    if value is None or isinstance(value, (str, int, float)):
+        return None
+    try:
+        return _EMBER.get(np.dtype(value))
+    except Exception:  # noqa: BLE001 - NumPy raises TypeError, ValueError, KeyError ...
+        return None
+
+
+def owns(data):
+    """Whether ``data`` is a NumPy array or scalar."""
+    return isinstance(data, (np.ndarray, np.generic))
+
+
+def adopt(data):
+    """``(array, device)`` of a NumPy array or scalar."""
+    from ...devices import CPU
+    return np.asarray(data), CPU
+
+
+def for_device(device):
+    """The kernel table of ``device``: this module (NumPy has one device, the CPU)."""
+    return sys.modules[__name__.rsplit(".", 1)[0]]
+
+
+def numel(a):
+    return a.size
+
+
+def to_host(a):
+    """``a`` as a NumPy array, for another backend or for TensorData (the array itself)."""
+    return a
+
+
+def from_host(a, dtype):
+    """A NumPy array of ember ``dtype`` from a host array another backend produced (bfloat16
+    arrives as its uint16 bits); shares ``a``'s memory where it can."""
+    target = NP[dtype]
+    if a.dtype != target:
+        a = a.view(target) if a.dtype.itemsize == target.itemsize and dtype.name == "bfloat16" \
+            else a.astype(target)
+    return a
+
+
+def synchronize():
+    """Wait for queued work (nothing is queued on NumPy)."""

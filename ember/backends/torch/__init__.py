@@ -1,0 +1,101 @@
+"""The PyTorch backend: torch tensors are the buffers, so the same kernels run on the CPU here
+and on CUDA or MPS where present. Imported only when a torch device is first used.
+
+The kernel table is explicit: each family module lists its kernels in ``__all__``; a kernel that
+creates a buffer from nothing takes a keyword ``device`` (a ``torch.device``), which
+``for_device`` binds, so ops call every backend's kernels the same way.
+"""
+
+import functools
+import inspect
+import threading
+
+try:
+    import torch
+except ImportError:  # pragma: no cover - torch is an optional dependency
+    torch = None
+
+from ...errors import DeviceError
+
+if torch is None:  # pragma: no cover
+    raise DeviceError("the torch backend needs PyTorch: pip install 'ember[torch]'")
+
+from . import (core, creation, movement, segments, slicing, elementwise, bitwise, compare, reduce, scan, sort, indexing, linalg, random, nn, optim, io, threads, sampling, quantization, color, morphology, components, suppression, distributed, dlpack, array_api)  # noqa: E501
+
+FAMILIES = (core, creation, movement, segments, slicing, elementwise, bitwise, compare, reduce, scan, sort, indexing, linalg, random, nn, optim, io, threads, sampling, quantization, color, morphology, components, suppression, distributed, dlpack, array_api)
+name = "torch"
+_tables = {}
+_lock = threading.Lock()
+
+
+def _kernels():
+    table = {}
+    for module in FAMILIES:
+        for kernel in module.__all__:
+            if kernel in table:
+                raise RuntimeError(f"torch backend: kernel {kernel!r} is defined twice")
+            table[kernel] = getattr(module, kernel)
+    return table
+
+
+KERNELS = _kernels()
+
+
+class Kernels:
+    """The kernel table of one torch device: attribute access, as a module."""
+
+    def __init__(self, table, device, torch_device):
+        self.__dict__.update(table)
+        self.device = device
+        self.torch_device = torch_device
+
+    def __repr__(self):
+        return f"<torch kernels on {self.device}>"
+
+
+def _bind(fn, torch_device):
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return fn
+    if "device" in params:
+        return functools.partial(fn, device=torch_device)
+    return fn
+
+
+def for_device(device):
+    """The kernel table of the ember Device ``device``; DeviceError when it is not available."""
+    found = _tables.get(device)
+    if found is not None:
+        return found
+    torch_device = torch.device(device.type, device.index)
+    if device.type == "cuda" and (not torch.cuda.is_available()
+                                  or device.index >= torch.cuda.device_count()):
+        raise DeviceError(f"device {device} is not available: this machine has "
+                          f"{torch.cuda.device_count() if torch.cuda.is_available() else 0} "
+                          "CUDA devices", (device,))
+    if device.type == "mps" and not (hasattr(torch.backends, "mps")
+                                     and torch.backends.mps.is_available()):
+        raise DeviceError(f"device {device} is not available: PyTorch has no MPS here", (device,))
+    with _lock:
+        found = _tables.get(device)
+        if found is None:
+            found = _tables[device] = Kernels(
+                {k: _bind(fn, torch_device) for k, fn in KERNELS.items()}, device, torch_device)
+            core.register_device(torch_device, device)
+    return found
+
+
+def available_devices():
+    """Names of the torch devices this machine has."""
+    names = ["torch:cpu"]
+    if torch.cuda.is_available():
+        names += [f"torch:cuda:{i}" for i in range(torch.cuda.device_count())]
+    if hasattr(torch.backends, "mps") and torch.backends.mps.is_available():
+        names.append("torch:mps")
+    return names
+
+
+owns = core.owns
+adopt = core.adopt
+ember_dtype = core.ember_dtype

@@ -1,0 +1,266 @@
+"""Core torch kernels: conversion in and out, dtype casts, layout and memory queries, the
+allocation guard and host transfer."""
+
+import functools
+
+import torch
+
+from ... import dtypes as _d
+from ...errors import KindError
+from ..guard import _entry_op, allocation_error
+
+__all__ = [
+    "Array", "RaggedError", "RankError", "allocates", "allocation_failed", "asarray", "as_array",
+    "is_array", "cast", "readonly", "copy", "contiguous", "is_contiguous", "shares_memory",
+    "tolist", "item", "scalar_array", "sum_to_shape", "broadcast_to", "add", "ones_like",
+    "zeros_like", "dtype_of", "ember_dtype", "owns", "adopt", "numel", "to_host", "from_host",
+    "move", "synchronize", "TORCH",
+]
+
+Array = torch.Tensor
+
+TORCH = {_d.float64: torch.float64, _d.float32: torch.float32, _d.float16: torch.float16,
+         _d.bfloat16: torch.bfloat16, _d.int64: torch.int64, _d.int32: torch.int32,
+         _d.int16: torch.int16, _d.int8: torch.int8, _d.uint8: torch.uint8,
+         _d.uint16: torch.uint16, _d.uint32: torch.uint32, _d.uint64: torch.uint64,
+         _d.bool_: torch.bool, _d.complex64: torch.complex64, _d.complex128: torch.complex128}
+_EMBER = {v: k for k, v in TORCH.items()}
+_devices = {}  # torch.device -> ember Device
+
+
+def register_device(torch_device, device):
+    _devices[torch_device] = device
+    if torch_device.type == "cuda":
+        _devices[torch.device("cuda")] = _devices.get(torch.device("cuda"), device)
+
+
+# -- the allocation guard ---------------------------------------------------------------------
+
+_TOO_LARGE = ("can't allocate memory", "out of memory", "too large", "overflow",
+              "invalid number of elements", "numel", "exceeds")
+
+
+def allocation_failed(exc, kernel, shape=None, inputs=()):
+    """The typed error for ``exc`` caught around an allocation in ``kernel`` (torch raises
+    RuntimeError, MemoryError or ``torch.OutOfMemoryError``), else ``exc`` itself."""
+    if not isinstance(exc, (MemoryError, RuntimeError, ValueError)):
+        return exc
+    text = str(exc).lower()
+    if not isinstance(exc, MemoryError) and not any(m in text for m in _TOO_LARGE):
+        return exc
+    return allocation_error(_entry_op(kernel), shape, "not enough memory" if "memory" in text
+                            else "more elements or bytes than a tensor can address", inputs)
+
+
+def allocates(result_shape=None):
+    """The allocation guard as a decorator (as the NumPy backend's)."""
+    def decorate(kernel):
+        @functools.wraps(kernel)
+        def guarded(*args, **kwargs):
+            try:
+                return kernel(*args, **kwargs)
+            except (MemoryError, RuntimeError, ValueError) as exc:
+                shape = None
+                if result_shape is not None:
+                    try:
+                        shape = result_shape(*args, **kwargs)
+                    except Exception:  # noqa: BLE001 - the message falls back to input shapes
+                        shape = None
+                raise allocation_failed(exc, kernel, shape, args) from None
+        return guarded
+    return decorate
+
+
+# -- conversion -------------------------------------------------------------------------------
+
+class RaggedError(ValueError):
+    """Nested sequences of unequal lengths."""
+
+
+class RankError(ValueError):
+    """Nested sequences deeper than the most dims a tensor can have."""
+
+
+def _host_array(data):
+    """``data`` (nested sequences, numbers, a host array) as a host array, through the NumPy
+    backend's ``asarray``, which reads Python data with exactly ember's rules."""
+    from .. import numpy as host
+    try:
+        return host.asarray(data)
+    except host.RaggedError as exc:
+        raise RaggedError(str(exc)) from None
+    except host.RankError as exc:
+        raise RankError(str(exc)) from None
+
+
+def asarray(data, dtype=None, *, device=None):
+    """A tensor on ``device`` from nested sequences, numbers, host arrays or torch tensors
+    (always a new buffer); ``dtype`` an ember DType or None."""
+    if isinstance(data, torch.Tensor):
+        out = data.to(device=device, dtype=TORCH[dtype] if dtype is not None else None, copy=True)
+        if out.dtype not in _EMBER:
+            raise TypeError(f"values of type {out.dtype} are not numbers")
+        return out
+    from .. import numpy as host
+    arr = _host_array(data)
+    src = host.dtype_of(arr)
+    out = from_host(arr, src, device=device)
+    if dtype is not None and dtype is not src:
+        out = cast(out, dtype)
+    return out
+
+
+def as_array(data):
+    return data if isinstance(data, torch.Tensor) else torch.as_tensor(data)
+
+
+def is_array(data):
+    return isinstance(data, torch.Tensor)
+
+
+def cast(a, dtype):
+    """``a`` with elements of ember ``dtype``; ``a`` itself when it already has it."""
+    target = TORCH[dtype]
+    return a if a.dtype == target else a.to(target)
+
+
+def readonly(a):
+    """``a`` itself: torch has no read-only buffers; ember never writes a shared one."""
+    return a
+
+
+def copy(a):
+    """A fresh contiguous copy."""
+    try:
+        return a.clone(memory_format=torch.contiguous_format)
+    except (MemoryError, RuntimeError) as exc:
+        raise allocation_failed(exc, copy, tuple(a.shape)) from None
+
+
+def contiguous(a):
+    return a.contiguous()
+
+
+def is_contiguous(a):
+    return a.is_contiguous()
+
+
+def shares_memory(a, b):
+    if a.device != b.device or a.numel() == 0 or b.numel() == 0:
+        return False
+    sa, sb = a.untyped_storage(), b.untyped_storage()
+    return sa.data_ptr() == sb.data_ptr()
+
+
+def tolist(a):
+    return a.tolist()
+
+
+def item(a):
+    return a.item()
+
+
+def scalar_array(value, dtype, *, device=None):
+    """A 0-d tensor holding ``value`` as ember ``dtype``."""
+    return torch.tensor(value, dtype=TORCH[dtype], device=device)
+
+
+def sum_to_shape(g, shape):
+    """Sum ``g`` over the dims that broadcasting added or expanded, to get back ``shape``."""
+    if tuple(g.shape) == tuple(shape):
+        return g
+    lead = g.ndim - len(shape)
+    dims = tuple(range(lead)) + tuple(
+        i + lead for i, s in enumerate(shape) if s == 1 and g.shape[i + lead] != 1)
+    out = g.sum(dim=dims, keepdim=True) if dims else g
+    if lead:
+        out = out.reshape(shape)
+    return out
+
+
+def broadcast_to(a, shape):
+    """A broadcast view (torch's ``expand``)."""
+    return a.expand(shape)
+
+
+add = torch.add
+ones_like = torch.ones_like
+zeros_like = torch.zeros_like
+
+
+# -- the backend protocol: dtypes, devices, host transfer ---------------------------------------
+
+def dtype_of(a):
+    """The ember DType of the tensor ``a``."""
+    found = _EMBER.get(a.dtype)
+    if found is None:
+        raise KindError(f"dtype {a.dtype} has no ember kind")
+    return found
+
+
+def ember_dtype(value):
+    """The ember DType of a ``torch.dtype``, or None."""
+    return _EMBER.get(value) if isinstance(value, torch.dtype) else None
+
+
+def owns(data):
+    return isinstance(data, torch.Tensor)
+
+
+def adopt(data):
+    """``(tensor, ember Device)`` of a torch tensor."""
+    device = _devices.get(data.device)
+    if device is None:
+        from ...devices import Device
+        device = Device(data.device)
+        device.backend  # noqa: B018 - registers the device
+        device = _devices[data.device]
+    return data, device
+
+
+def numel(a):
+    return a.numel()
+
+
+def to_host(a):
+    """``a`` as a host (NumPy) array: the same memory for a CPU tensor; bfloat16 as its uint16
+    bits, which the NumPy backend views as bfloat16 again."""
+    a = a.detach()
+    if a.device.type != "cpu":
+        a = a.cpu()
+    if a.dtype == torch.bfloat16:
+        a = a.view(torch.uint16) if a.is_contiguous() else a.contiguous().view(torch.uint16)
+    if a.dtype in (torch.uint16, torch.uint32, torch.uint64):
+        return a.resolve_conj().numpy()
+    return a.resolve_conj().numpy()
+
+
+def from_host(a, dtype, *, device=None):
+    """A tensor of ember ``dtype`` on ``device`` from a host array (bfloat16 arrives as its
+    uint16 bits); shares ``a``'s memory on the CPU when it can."""
+    if dtype is _d.bfloat16:
+        bits = a.view(_host_uint16()) if a.dtype.itemsize == 2 else None
+        if bits is None:
+            raise KindError(f"from_host: bfloat16 data arrived as {a.dtype}")
+        out = torch.from_numpy(bits).view(torch.bfloat16)
+    else:
+        out = torch.from_numpy(a if a.flags.writeable else a.copy())
+    if out.dtype != TORCH[dtype]:
+        out = out.to(TORCH[dtype])
+    return out if device is None or out.device == device else out.to(device)
+
+
+def _host_uint16():
+    from .. import numpy as host
+    return host.NP[_d.uint16]
+
+
+def move(a, *, device=None):
+    """``a`` on another torch device."""
+    return a.to(device)
+
+
+def synchronize(*, device=None):
+    """Wait for the device's queued work (CUDA runs asynchronously)."""
+    if device is not None and device.type == "cuda":
+        torch.cuda.synchronize(device)
