@@ -3,7 +3,9 @@
 
     python3 dev.py run [ARGS]   the main job (python -m ember ARGS; default: train, the digits CNN);
                                 with --nproc N it also installs PyTorch (ember[distributed])
-    python3 dev.py test [ARGS]  the whole test suite (pytest ARGS)
+    python3 dev.py test [ARGS]  the whole test suite (pytest ARGS), once per backend: the NumPy
+                                backend ("cpu"), then the PyTorch backend ("torch:cpu");
+                                EMBER_DEVICE=NAME python3 dev.py test runs one backend only
     python3 dev.py bench        the benchmarks
 """
 
@@ -43,14 +45,22 @@ def main(argv):
         sys.exit(f"dev.py: unknown job {job!r}; expected one of {', '.join(JOBS)}")
     rest = argv[1:]
     requirements = JOBS[job]
-    if job == "run" and any(a == "--nproc" or a.startswith("--nproc=") for a in rest):
-        requirements = requirements + DISTRIBUTED
+    if job == "run" and any(a == "--nproc" or a.startswith("--nproc=") or a.startswith("--device")
+                            for a in rest):
+        requirements = requirements + DISTRIBUTED  # torch.distributed, or a torch device
     ensure(requirements)
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     if job == "run":
         cmd = [PY, "-m", "ember", *(rest or ["train"])]
     elif job == "test":
-        cmd = [PY, "-m", "pytest", "-q", "-n", "2", *rest]
+        devices = [os.environ["EMBER_DEVICE"]] if os.environ.get("EMBER_DEVICE") else \
+            ["cpu", "torch:cpu"]
+        failed = 0
+        for device in devices:
+            print(f"dev.py test: the suite on device {device}", flush=True)
+            failed |= subprocess.call([PY, "-m", "pytest", "-q", "-n", "2", *rest], cwd=ROOT,
+                                      env=dict(env, EMBER_DEVICE=device))
+        sys.exit(failed)
     else:
         cmd = [PY, os.path.join(ROOT, "benchmarks", "run.py"), *rest]
     sys.exit(subprocess.call(cmd, cwd=ROOT, env=env))

@@ -12,6 +12,8 @@ import subprocess
 import time
 
 LIBS = ("ember", "numpy", "torch")
+# ember's own cases again with EMBER_DEVICE=torch:cpu: ember on its PyTorch backend
+EMBER_TORCH = "ember_torch"
 
 # Variables that pin BLAS / OpenMP thread pools; set in each worker's environment before it
 # imports anything, so the three libraries start with identical pools.

@@ -40,7 +40,11 @@ ember against NumPy and PyTorch on the same data, written by `python3 dev.py ben
 (`benchmarks/run.py`). Times are medians per call; a ratio above 1 means ember is slower.
 """
 
-LIB_TITLES = {"ember": "ember", "numpy": "NumPy", "torch": "PyTorch"}
+LIB_TITLES = {"ember": "ember", "numpy": "NumPy", "torch": "PyTorch",
+              "ember_torch": "ember on torch:cpu"}
+TORCH_OVERHEAD_FACTOR = 1.3  # torch backend: 8-element add <= 1.3 x PyTorch's own
+TORCH_LARGE_FACTOR = 1.1     # torch backend: 4M ops, softmax, sum, matmul <= 1.1 x PyTorch
+TORCH_LARGE_CASES = ("add_4M", "chain_4M", "sum_4M", "softmax_4096x1024", "matmul_1024")
 LARGE_FACTOR = 1.1      # large ops: ember <= 1.1 x NumPy
 TRACKED_FACTOR = 1.5    # 8-element add with a tracked input: ember <= 1.5 x PyTorch
 MLP_NUMPY_FACTOR = 1.5  # MLP step: ember <= 1.5 x the hand-written NumPy step
@@ -136,7 +140,7 @@ def _ratio(a, b):
 
 
 def _cell(payloads, lib, case):
-    if lib not in case.setups:
+    if ("ember" if lib == "ember_torch" else lib) not in case.setups:
         return "—"
     entry = payloads.get(lib, {}).get("results", {}).get(case.name)
     if entry is None:
@@ -183,6 +187,13 @@ def targets(payloads, scaling_ran):
             add(f"{case.name}: ember ≤ {LARGE_FACTOR}× NumPy", _ratio(e(case.name), n_(case.name)),
                 LARGE_FACTOR)
     add("mlp_step: ember ≤ PyTorch", _ratio(e("mlp_step"), t("mlp_step")), 1.0)
+    et = lambda n: _median(payloads, "ember_torch", n)  # noqa: E731
+    add(f"torch backend, 8-element add: ember on torch:cpu ≤ {TORCH_OVERHEAD_FACTOR}× PyTorch",
+        _ratio(et("add_8"), t("add_8")), TORCH_OVERHEAD_FACTOR,
+        f" ({fmt_time(et('add_8'))} vs {fmt_time(t('add_8'))})" if et("add_8") else "")
+    for name in TORCH_LARGE_CASES:
+        add(f"torch backend, {name}: ember on torch:cpu ≤ {TORCH_LARGE_FACTOR}× PyTorch",
+            _ratio(et(name), t(name)), TORCH_LARGE_FACTOR)
     add(f"mlp_step: ember ≤ {MLP_NUMPY_FACTOR}× hand-written NumPy",
         _ratio(e("mlp_step"), n_("mlp_step")), MLP_NUMPY_FACTOR)
     if scaling_ran:
@@ -248,13 +259,15 @@ def write_report(path, chart_path, selected, payloads, meta, scaling_sizes):
     out.append("")
     if main_cases:
         out.append("| case | what | ember | NumPy | PyTorch | ember / NumPy | ember / PyTorch "
-                   "| agree |")
-        out.append("| --- | --- | ---: | ---: | ---: | ---: | ---: | :---: |")
+                   "| ember on torch:cpu | ember on torch:cpu / PyTorch | agree |")
+        out.append("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | :---: |")
         for c in main_cases:
             e, n, t = (_median(payloads, lib, c.name) for lib in helpers.LIBS)
+            et = _median(payloads, "ember_torch", c.name)
             out.append(f"| `{c.name}` | {c.title} | {_cell(payloads, 'ember', c)} | "
                        f"{_cell(payloads, 'numpy', c)} | {_cell(payloads, 'torch', c)} | "
                        f"{fmt_ratio(_ratio(e, n))} | {fmt_ratio(_ratio(e, t))} | "
+                       f"{_cell(payloads, 'ember_torch', c)} | {fmt_ratio(_ratio(et, t))} | "
                        f"{_agree(payloads, c)} |")
         out.append("")
         notes = [f"- `{c.name}`: {c.note}" for c in main_cases if c.note]
@@ -346,7 +359,7 @@ def write_report(path, chart_path, selected, payloads, meta, scaling_sizes):
                    "its kernel itself, as below.")
     out.extend(_threads_text(payloads))
     errors = []
-    for lib in helpers.LIBS:
+    for lib in helpers.LIBS + (helpers.EMBER_TORCH,):
         p = payloads.get(lib, {})
         if p.get("error"):
             errors.append(f"- {LIB_TITLES[lib]} worker: {p['error']}")
@@ -453,7 +466,10 @@ def main(argv=None):
                     help="time each ember backend kernel over CALLS calls of each selected case "
                          "instead of timing (where ember's time goes, without cProfile's "
                          "per-call distortion)")
-    ap.add_argument("--profile-lib", default="ember", choices=helpers.LIBS)
+    ap.add_argument("--profile-lib", default="ember",
+                    choices=helpers.LIBS + (helpers.EMBER_TORCH,))
+    ap.add_argument("--no-torch-backend", action="store_true",
+                    help="leave out the column of ember on its torch:cpu backend")
     ap.add_argument("--top", type=int, default=25, help="functions per profile listing")
     args = ap.parse_args(argv)
     if args.reps is None:
@@ -483,8 +499,11 @@ def main(argv=None):
     timeout = 300 if args.quick else 1800
     payloads = {}
     for rnd in range(1, args.rounds + 1):
-        for lib in ("numpy", "torch", "ember"):
-            names = [c.name for c in selected if lib in c.setups]
+        for lib in ("numpy", "torch", "ember", helpers.EMBER_TORCH):
+            names = [c.name for c in selected
+                     if ("ember" if lib == helpers.EMBER_TORCH else lib) in c.setups]
+            if lib == helpers.EMBER_TORCH and (args.no_torch_backend or "torch" not in payloads):
+                continue
             if not names:
                 continue
             print(f"run.py: round {rnd}/{args.rounds}: {lib}: {len(names)} cases ...",

@@ -38,10 +38,21 @@ def _import_library(lib, threads):
         info["version"] = torch.__version__
         info["torch_threads"] = torch.get_num_threads()
         info["torch_interop_threads"] = torch.get_num_interop_threads()
-    elif lib == "ember":
+    elif lib in ("ember", helpers.EMBER_TORCH):
+        if lib == helpers.EMBER_TORCH:
+            os.environ["EMBER_DEVICE"] = "torch:cpu"  # every case's tensors on the torch backend
+            import torch
+
+            torch.set_num_threads(threads)
+            try:
+                torch.set_num_interop_threads(threads)
+            except RuntimeError:  # pragma: no cover
+                pass
+            info["torch_threads"] = torch.get_num_threads()
         import ember
 
         info["version"] = ember.__version__
+        info["device"] = str(ember.get_default_device())
     import numpy as np
 
     info["numpy"] = np.__version__
@@ -130,7 +141,7 @@ def _kernel_profile(fn, calls, top):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--lib", required=True, choices=helpers.LIBS)
+    ap.add_argument("--lib", required=True, choices=helpers.LIBS + (helpers.EMBER_TORCH,))
     ap.add_argument("--cases", required=True, help="comma-separated case names")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--reps", type=int, default=7)
@@ -153,7 +164,7 @@ def main(argv=None):
     results = {}
     for name in names:
         case = table[name]
-        setup = case.setups.get(args.lib)
+        setup = case.setups.get("ember" if args.lib == helpers.EMBER_TORCH else args.lib)
         if setup is None:
             continue
         entry = {}

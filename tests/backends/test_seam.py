@@ -1,0 +1,84 @@
+"""The backend seam: no NumPy above it, no import-time backend global, no bytecode reading."""
+
+import ast
+import os
+
+import pytest
+
+import ember
+
+PACKAGE = os.path.dirname(os.path.abspath(ember.__file__))
+NUMPY_BACKEND = os.path.join(PACKAGE, "backends", "numpy") + os.sep
+GUARD = os.path.join(PACKAGE, "backends", "guard.py")
+
+
+def _modules():
+    for root, _, files in os.walk(PACKAGE):
+        for name in sorted(files):
+            if name.endswith(".py"):
+                path = os.path.join(root, name)
+                with open(path) as fh:
+                    yield path, ast.parse(fh.read(), path)
+
+
+def _imports(tree):
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom):
+            base = "." * node.level + (node.module or "")
+            for alias in node.names:
+                yield node.lineno, f"{base}.{alias.name}" if base else alias.name
+
+
+def _names(tree):
+    """Every Name id and attribute name used in code (docstrings are strings, not names)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            yield node.lineno, node.id
+        elif isinstance(node, ast.Attribute):
+            yield node.lineno, "." + node.attr
+
+
+def test_no_numpy_outside_the_numpy_backend():
+    found = []
+    for path, tree in _modules():
+        if path.startswith(NUMPY_BACKEND):
+            continue
+        rel = os.path.relpath(path, PACKAGE)
+        for line, name in _imports(tree):
+            root = name.lstrip(".").split(".")[0]
+            if root in ("numpy", "ml_dtypes"):
+                found.append(f"{rel}:{line} imports {name}")
+        for line, name in _names(tree):
+            if name in ("np", "ml_dtypes", ".np"):
+                found.append(f"{rel}:{line} uses {name}")
+    assert not found, "NumPy above the seam:\n" + "\n".join(found)
+
+
+def test_no_op_uses_an_import_time_backend():
+    found = []
+    for path, tree in _modules():
+        rel = os.path.relpath(path, PACKAGE)
+        for line, name in _imports(tree):
+            if name.endswith("backends.default") or name.endswith("backends.numpy") and \
+                    not path.startswith(os.path.join(PACKAGE, "backends")):
+                found.append(f"{rel}:{line} imports {name}")
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("name", ["_getframe", "dis"])
+def test_no_bytecode_or_frame_reading(name):
+    found = []
+    for path, tree in _modules():
+        if path == GUARD:  # walks frames only after an allocation failed, to name the op
+            continue
+        rel = os.path.relpath(path, PACKAGE)
+        for line, imported in _imports(tree):
+            if imported.split(".")[-1] == name or imported == name:
+                found.append(f"{rel}:{line} imports {imported}")
+        for line, used in _names(tree):
+            if used in (name, "." + name):
+                found.append(f"{rel}:{line} uses {used}")
+    assert not found, "\n".join(found)
