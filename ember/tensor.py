@@ -107,7 +107,8 @@ class Tensor:
     @property
     def shape(self):
         """The sizes of the dims, a tuple: ``Tensor([[1, 2]]).shape == (1, 2)``."""
-        return self._data.shape
+        shape = self._data.shape
+        return shape if shape.__class__ is tuple else tuple(shape)  # torch.Size is a subclass
 
     def dims(self):
         """The sizes of the dims as a list (Burn's ``dims``): ``[2, 3]``."""
@@ -134,7 +135,7 @@ class Tensor:
     def size(self):
         """The number of elements (the Array API's attribute, ``t.size == 6``); called, PyTorch's
         method: the shape, or the size of one dim (``ember.zeros(2, 3).size(-1) == 3``)."""
-        return Size(self._device.backend.numel(self._data), self._data.shape)
+        return Size(self._device.backend.numel(self._data), self.shape)
 
     @property
     def dtype(self):
