@@ -30,7 +30,6 @@ from collections import OrderedDict
 from collections.abc import Mapping
 
 from ..autodiff.graph import no_grad
-from ..backends import default as be
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..ops.quantization import QuantizedTensor, QuantScheme
 from ..tensor import Tensor, _slot_get, _slot_set, as_tensor, wrap
@@ -184,7 +183,7 @@ def assign(old, new):
 def _copy(t):
     if t.__class__ is QuantizedTensor:
         return t.clone()  # the stored integers are immutable: shared, never written
-    return wrap(be.copy(t._data), t._dtype)
+    return wrap(t._device.backend.copy(t._data), t._dtype)
 
 
 def _describe(t):
