@@ -182,7 +182,7 @@ def relu(input):
     xd = input._data
     be = input._device.backend
     return record(be.nn_relu(xd), input._dtype, (input,), _relu_backward((xd,), None, be),
-                  "relu", (_relu_forward, _relu_backward))
+                  "relu", _RELU_RECOMPUTE)
 
 
 def _relu_forward(x):
@@ -199,6 +199,10 @@ def _relu_backward(arrays, out, be=None):
 def _backend_of_array(a):
     """The backend of a backend array (the recompute path of checkpointing gets arrays only)."""
     return _adopt_device(a).backend
+
+
+# under the "balanced" checkpointing strategy relu keeps no arrays and recomputes in backward
+_RELU_RECOMPUTE = (_relu_forward, _relu_backward)
 
 
 def sigmoid(input):
@@ -358,7 +362,10 @@ def _linear(input, weight, bias, op):
         raise ShapeMismatchError(f"{op}: bias has shape {_shape_str(b.shape)}; expected ({O},)",
                                  expected=(O,), actual=tuple(b.shape))
     dt = _common((x, w, b))
-    be = _backend((x, w, b), op)
+    device = x._device
+    if w._device is not device or (b is not None and b._device is not device):
+        _backend((x, w, b), op)  # raises DeviceError
+    be = device.backend
     xd, wd = x._data, w._data
     out = be.nn_linear(xd, wd, None if b is None else b._data, dt)
     inputs = (x, w) if b is None else (x, w, b)
