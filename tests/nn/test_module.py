@@ -395,6 +395,32 @@ def test_to_device_moves_parameters_and_buffers():
     m.to_device("torch:cpu").load_state_dict({n: ember.tensor(v, device="cpu")
                                               for n, v in before.items()})
     assert m.devices() == [ember.Device("torch:cpu")]
+    assert m.to("cpu") is m and m.devices() == [ember.Device("cpu")]
+    assert m.to("torch:cpu", "float64") is m and m.devices() == [ember.Device("torch:cpu")]
+    assert m[0].weight.dtype == ember.float64 and m[0].weight.is_leaf
+
+
+def test_layers_and_initializers_take_a_device():
+    torch_cpu = ember.Device("torch:cpu")
+    for layer in (nn.LayerNorm(3, device="torch:cpu"), nn.BatchNorm1d(3, device=torch_cpu)):
+        assert layer.devices() == [torch_cpu]
+        assert all(t.device == torch_cpu for t in layer.state_dict().values())
+    assert nn.init.constant((2,), 0.5, device="torch:cpu").device == torch_cpu
+    assert nn.init.ones((2,), device="cpu").device == ember.Device("cpu")
+    t = ember.tensor([1.0, 2.0], device="torch:cpu")
+    assert nn.init.zeros_(t) is t and t.device == torch_cpu and t.tolist() == [0.0, 0.0]
+    with pytest.raises(ember.InvalidParameterError, match="LayerNorm: device: 'gpu'"):
+        nn.LayerNorm(3, device="gpu")
+
+
+def test_ops_name_both_devices_when_operands_differ():
+    x = ember.tensor([[1.0, 2.0]], device="cpu")
+    w = ember.tensor([[1.0, 0.0]], device="torch:cpu")
+    with pytest.raises(ember.DeviceError, match="linear: operands are on different devices, "
+                                                "cpu and torch:cpu"):
+        F.linear(x, w)
+    with pytest.raises(ember.DeviceError, match="cross_entropy: .*cpu and torch:cpu"):
+        F.cross_entropy(x, ember.tensor([0], device="torch:cpu"))
 
 
 def _mlp_losses(device, steps=20):
