@@ -21,10 +21,10 @@ running statistics in place (``nn.BatchNorm1d``/``BatchNorm2d`` keep and rebind 
 import math
 
 from .. import dtypes as _dt
-from ..backends import default as be
 from ..errors import DimensionError, InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import broadcast_shapes, normalize_dim
-from ..tensor import check_tensor, record, wrap
+from .init import _random
+from ..tensor import _adopt_device, check_tensor, device_error, record, wrap
 
 __all__ = [
     "relu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax",
@@ -62,6 +62,17 @@ def _float_math(x, op, param="input"):
         return x.cast(_dt.default_float)
     raise KindError(f"{op}: not defined for bool tensors ({param}); expected a float or int "
                     "tensor")
+
+
+def _backend(tensors, op):
+    """The backend of the given tensors (None entries skipped; the first is a tensor);
+    DeviceError naming two devices that differ."""
+    first = tensors[0]
+    device = first._device
+    for t in tensors:
+        if t is not None and t._device is not device:
+            raise device_error(op, first, t)
+    return device.backend
 
 
 def _common(tensors):
@@ -169,17 +180,29 @@ def relu(input):
     if input._dtype.kind != "float":
         return input.relu()  # ints keep their dtype; bools raise Tensor.relu's KindError
     xd = input._data
-    return record(be.nn_relu(xd), input._dtype, (input,), _relu_backward((xd,), None), "relu",
-                  _RELU_RECOMPUTE)
+    be = input._device.backend
+    return record(be.nn_relu(xd), input._dtype, (input,), _relu_backward((xd,), None, be),
+                  "relu", _RELU_RECOMPUTE)
 
 
-def _relu_backward(arrays, out):
+def _relu_forward(x):
+    return _backend_of_array(x).nn_relu(x)
+
+
+def _relu_backward(arrays, out, be=None):
     x = arrays[0]
+    if be is None:
+        be = _backend_of_array(x)
     return lambda g, needs: (be.nn_relu_grad(g, x),)
 
 
+def _backend_of_array(a):
+    """The backend of a backend array (the recompute path of checkpointing gets arrays only)."""
+    return _adopt_device(a).backend
+
+
 # under the "balanced" checkpointing strategy relu keeps no arrays and recomputes in backward
-_RELU_RECOMPUTE = (be.nn_relu, _relu_backward)
+_RELU_RECOMPUTE = (_relu_forward, _relu_backward)
 
 
 def sigmoid(input):
@@ -224,6 +247,7 @@ def gelu(input, approximate="none"):
             "approximate", approximate)
     x = _float_math(input, op)
     xd = x._data
+    be = x._device.backend
 
     def backward(g, needs):
         return (be.nn_gelu_grad(g, xd, approximate),)
@@ -242,6 +266,7 @@ def silu(input):
     op = "silu"
     x = _float_math(input, op)
     xd = x._data
+    be = x._device.backend
 
     def backward(g, needs):
         return (be.nn_silu_grad(g, xd),)
@@ -259,6 +284,7 @@ def _softmax_like(input, dim, dtype, op, log):
         x = x.cast(want)
     axis = _softmax_dim(x, dim, op)
     xd = x._data
+    be = x._device.backend
     scalar = x.ndim == 0
     rs = be.nn_reshape
     if scalar:
@@ -336,10 +362,14 @@ def _linear(input, weight, bias, op):
         raise ShapeMismatchError(f"{op}: bias has shape {_shape_str(b.shape)}; expected ({O},)",
                                  expected=(O,), actual=tuple(b.shape))
     dt = _common((x, w, b))
+    device = x._device
+    if w._device is not device or (b is not None and b._device is not device):
+        _backend((x, w, b), op)  # raises DeviceError
+    be = device.backend
     xd, wd = x._data, w._data
-    out = be.nn_linear(xd, wd, None if b is None else b._data, dt.np)
+    out = be.nn_linear(xd, wd, None if b is None else b._data, dt)
     inputs = (x, w) if b is None else (x, w, b)
-    bdt = None if b is None else b._dtype.np
+    bdt = None if b is None else b._dtype
 
     def backward(g, needs):
         gx, gw, gb = be.nn_linear_grads(g, xd, wd, needs[0], needs[1],
@@ -433,10 +463,11 @@ def _conv2d(op, input, weight, bias, stride, padding, dilation, groups, padding_
             expected=(eh, ew), actual=(Hp, Wp))
     out_hw = ((Hp - eh) // stride[0] + 1, (Wp - ew) // stride[1] + 1)
     dt = _common((x, w, b))
+    be = _backend((x, w, b), op)
     out, saved = be.nn_conv2d(x._data, w._data, None if b is None else b._data, stride, pads,
-                              dilation, groups, out_hw, dt.np)
+                              dilation, groups, out_hw, dt)
     inputs = (x, w) if b is None else (x, w, b)
-    xdt, wdt, bdt = x._dtype.np, w._dtype.np, (None if b is None else b._dtype.np)
+    xdt, wdt, bdt = x._dtype, w._dtype, (None if b is None else b._dtype)
 
     def backward(g, needs):
         gx, gw, gb = be.nn_conv2d_grads(g, saved, needs[0], needs[1],
@@ -518,6 +549,7 @@ def _max_pool2d(op, input, kernel_size, stride, padding, dilation, ceil_mode,
                                     f"{return_indices!r}", "return_indices", return_indices)
     x, kernel, stride, pad, dil, pads, out_hw = _pool_args(
         op, input, kernel_size, stride, padding, dilation, ceil_mode)
+    be = x._device.backend
     out, saved = be.nn_max_pool2d(x._data, kernel, stride, pads, dil, out_hw)
 
     def backward(g, needs):
@@ -583,6 +615,7 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
             f"{op}: the output's spatial size would be {out_hw}; expected a positive size "
             "(check kernel_size, stride and padding)", expected="a positive size",
             actual=out_hw)
+    be = _backend((x, indices), op)
     bad = be.nn_index_bad(indices._data, out_hw[0] * out_hw[1])
     if bad is not None:
         raise DimensionError(f"{op}: index {bad} is out of range for an output plane of "
@@ -622,6 +655,7 @@ def _avg_pool2d(op, input, kernel_size, stride, padding, ceil_mode, count_includ
             "count_include_pad", count_include_pad)
     if divisor_override is not None:
         divisor_override = _int(divisor_override, op, "divisor_override", 1)
+    be = x._device.backend
     out, saved = be.nn_avg_pool2d(x._data, kernel, stride, pads, pad, out_hw, count_include_pad,
                                   divisor_override)
 
@@ -637,9 +671,9 @@ def _record_norm(out, dt, x, w, b, grads_kernel, saved, op):
     """Record a normalization step with optional affine ``w`` and ``b``; ``grads_kernel(g, saved,
     need_x, need_w, need_b, x_dtype, w_dtype, b_dtype)`` gives the three gradients."""
     inputs = tuple(t for t in (x, w, b) if t is not None)
-    xdt = x._dtype.np
-    wdt = None if w is None else w._dtype.np
-    bdt = None if b is None else b._dtype.np
+    xdt = x._dtype
+    wdt = None if w is None else w._dtype
+    bdt = None if b is None else b._dtype
 
     def backward(g, needs):
         nw = w is not None and needs[1]
@@ -655,10 +689,11 @@ def _batch_norm(x, running_mean, running_var, weight, bias, use_batch, eps, op):
     statistics as backend arrays (None when the running ones are used)."""
     w, b = weight, bias
     dt = _common((x, w, b))
+    be = _backend((x, w, b, running_mean, running_var), op)
     out, saved, mean, var = be.nn_batch_norm(
         x._data, None if w is None else w._data, None if b is None else b._data,
         None if running_mean is None else running_mean._data,
-        None if running_var is None else running_var._data, use_batch, eps, dt.np)
+        None if running_var is None else running_var._data, use_batch, eps, dt)
     return _record_norm(out, dt, x, w, b, be.nn_batch_norm_grads, saved, op), mean, var
 
 
@@ -741,8 +776,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
                                      actual=tuple(t.shape))
     eps = _real(eps, op, "eps", 0.0)
     dt = _common((x, w, b))
+    be = _backend((x, w, b), op)
     out, saved = be.nn_layer_norm(x._data, None if w is None else w._data,
-                                  None if b is None else b._data, k, eps, dt.np)
+                                  None if b is None else b._data, k, eps, dt)
     return _record_norm(out, dt, x, w, b, be.nn_layer_norm_grads, saved, op)
 
 
@@ -783,12 +819,13 @@ def dropout(input, p=0.5, training=True):
         raise KindError(f"{op}: input has dtype {x._dtype.name}; expected a float tensor")
     if not training or p == 0.0:
         return x
-    npd = x._dtype.np
+    npd = x._dtype
+    be = x._device.backend
     if p == 1.0:
-        mask = be.nn_full_like_shape(x.shape, 0, npd)
+        mask = be.nn_full_like_shape(tuple(x.shape), 0, npd)
         scale = 0.0
     else:
-        mask = be.random_bernoulli(x.shape, 1.0 - p, npd)
+        mask = _random("random_bernoulli", be, tuple(x.shape), 1.0 - p, npd, None)
         scale = 1.0 / (1.0 - p)
     out = be.nn_dropout_apply(x._data, mask, scale)
 
@@ -851,6 +888,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
             f"{op}: sparse=True is not supported: ember has no sparse gradients; expected "
             "sparse=False (the gradient of the weight is a dense tensor)", "sparse", sparse)
     idx = input._data
+    be = _backend((w, input), op)
     bad = be.nn_target_bad(idx, num, None)
     if bad is not None:
         raise DimensionError(f"{op}: index {bad} is out of range for {num} embeddings; expected "
@@ -897,7 +935,7 @@ def _class_args(op, input, target, weight, ignore_index):
                 f"{op}: target of class indices has shape {_shape_str(target.shape)}; expected "
                 f"{_shape_str(want)} (the input's shape {_shape_str(x.shape)} without the class "
                 "dim)", expected=want, actual=tuple(target.shape))
-        bad = be.nn_target_bad(target._data, C, ignore_index)
+        bad = _backend((x, target), op).nn_target_bad(target._data, C, ignore_index)
         if bad is not None:
             raise DimensionError(f"{op}: target class {bad} is out of range for {C} classes; "
                                  f"expected values in [0, {C - 1}] or ignore_index="
@@ -912,14 +950,15 @@ def _class_args(op, input, target, weight, ignore_index):
 def _class_loss(op, x, target, w, ignore_index, unbatched, smoothing, reduction, from_logits):
     dt = x._dtype if w is None else _dt.promote_types(x._dtype, w._dtype)
     xd, td = x._data, target._data
+    be = _backend((x, target, w), op)
     rs = be.nn_reshape
     if unbatched:
-        xd, td = rs(xd, (1,) + xd.shape), rs(td, (1,))
+        xd, td = rs(xd, (1,) + tuple(xd.shape)), rs(td, (1,))
     loss, saved = be.nn_class_loss(xd, td, None if w is None else w._data, ignore_index,
-                                   smoothing, reduction, from_logits, dt.np)
+                                   smoothing, reduction, from_logits, dt)
     if unbatched and reduction == "none":
         loss = rs(loss, ())
-    xdt = x._dtype.np
+    xdt = x._dtype
     xshape = tuple(x.shape)
 
     def backward(g, needs):
@@ -954,15 +993,16 @@ def cross_entropy(input, target, weight=None, reduction="mean", label_smoothing=
         return _class_loss(op, x, target, w, ignore_index, unbatched, smoothing, reduction, True)
     dt = _common((x, w, target))
     xd, td = x._data, target._data
+    be = _backend((x, target, w), op)
     rs = be.nn_reshape
     xshape = tuple(x.shape)
     if unbatched:
         xd, td = rs(xd, (1,) + xshape), rs(td, (1,) + xshape)
     loss, saved = be.nn_prob_loss(xd, td, None if w is None else w._data, smoothing, reduction,
-                                  dt.np)
+                                  dt)
     if unbatched and reduction == "none":
         loss = rs(loss, ())
-    xdt, tdt = x._dtype.np, target._dtype.np
+    xdt, tdt = x._dtype, target._dtype
 
     def backward(g, needs):
         gg = rs(g, (1,)) if unbatched and reduction == "none" else g
@@ -1001,12 +1041,13 @@ def _pair_loss(op, kind, input, target, reduction):
     check_tensor(target, op, "target")
     if target._dtype.kind == "bool":
         raise KindError(f"{op}: target has dtype bool; expected a float or int tensor")
+    be = _backend((x, target), op)
     t = target if target._dtype.kind == "float" else target.cast(x._dtype)
     broadcast_shapes(tuple(x.shape), tuple(t.shape), op=op)
     dt = _dt.promote_types(x._dtype, t._dtype)
-    loss, saved = be.nn_pair_loss(x._data, t._data, kind, reduction, dt.np)
+    loss, saved = be.nn_pair_loss(x._data, t._data, kind, reduction, dt)
     xs, ts = tuple(x.shape), tuple(t.shape)
-    xdt, tdt = x._dtype.np, t._dtype.np
+    xdt, tdt = x._dtype, t._dtype
 
     def backward(g, needs):
         d = be.nn_pair_loss_grads(g, saved)
@@ -1079,8 +1120,9 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean
                 f"to the input's {_shape_str(x.shape)}", expected=tuple(x.shape),
                 actual=tuple(v.shape))
     dt = _common((x, t, w, pw))
+    be = _backend((x, t, w, pw), op)
     loss, saved = be.nn_bce_logits(x._data, t._data, None if w is None else w._data,
-                                   None if pw is None else pw._data, reduction, dt.np)
+                                   None if pw is None else pw._data, reduction, dt)
     inputs = tuple(v for v in (x, t, w, pw) if v is not None)
     present = [v is not None for v in (x, t, w, pw)]
 
@@ -1090,7 +1132,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean
         for v, gr, here in zip((x, t, w, pw), grads, present):
             if not here:
                 continue
-            res.append(be.cast(be.sum_to_shape(gr, tuple(v.shape)), v._dtype.np)
+            res.append(be.cast(be.sum_to_shape(gr, tuple(v.shape)), v._dtype)
                        if needs[k] else None)
             k += 1
         return tuple(res)
@@ -1145,7 +1187,7 @@ def one_hot(tensor, num_classes=-1):
             raise InvalidParameterError(
                 f"{op}: cannot infer num_classes from an empty tensor; pass num_classes",
                 "num_classes", num_classes)
-        num_classes = be.nn_int_max(tensor._data) + 1
+        num_classes = tensor._device.backend.nn_int_max(tensor._data) + 1
     return tensor.cast(_dt.int64).one_hot(num_classes)
 
 
@@ -1256,13 +1298,15 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
                                      f"expected a shape that broadcasts to the scores' "
                                      f"{_shape_str(scores)}", expected=scores,
                                      actual=tuple(attn_mask.shape))
+    be = _backend((q, k, v, attn_mask), op)
     keep, keep_scale = None, 1.0
     if p > 0.0:
-        work = q._dtype.np if q._dtype.name in ("float32", "float64") else _dt.float32.np
+        work = q._dtype if q._dtype.name in ("float32", "float64") else _dt.float32
         if p == 1.0:
-            keep, keep_scale = be.nn_full_like_shape(scores, 0, work), 0.0
+            keep, keep_scale = be.nn_full_like_shape(tuple(scores), 0, work), 0.0
         else:
-            keep, keep_scale = be.random_bernoulli(scores, 1.0 - p, work), 1.0 / (1.0 - p)
+            keep = _random("random_bernoulli", be, tuple(scores), 1.0 - p, work, None)
+            keep_scale = 1.0 / (1.0 - p)
     if sc is None:
         sc = 1.0 / math.sqrt(E) if E else 1.0
     out, saved = be.nn_attention(q._data, k._data, v._data, bias, allowed, is_causal, sc,

@@ -20,7 +20,7 @@ so ``ember.manual_seed`` reproduces them.
 import math
 
 from .. import dtypes as _dt
-from ..backends import default as be
+from ..devices import as_device
 from ..errors import InvalidParameterError, KindError
 from ..ops.inplace import rebind
 from ..ops.random import _gen
@@ -75,10 +75,29 @@ def _finish(data, dt, requires_grad, op):
     return t
 
 
-def _uniform(shape, low, high, dt, gen):
+def _backend(device, op):
+    """The backend that creates the values: ``device``'s (None: the default device)."""
+    return as_device(device, op).backend
+
+
+def _random(kernel, be, *args):
+    """``be.<kernel>(*args)``, the dtype (the last but one argument) an ember DType.
+    TRANSITIONAL: a NumPy random kernel that still takes a NumPy dtype raises TypeError for an
+    ember DType; it then gets the NumPy one (``be.NP``), until the random family takes DTypes."""
+    fn = getattr(be, kernel)
+    try:
+        return fn(*args)
+    except TypeError:
+        table = getattr(be, "NP", None)
+        if table is None:
+            raise
+        return fn(*args[:-2], table[args[-2]], args[-1])
+
+
+def _uniform(shape, low, high, dt, gen, be):
     if high == low:
-        return be.nn_full_like_shape(shape, low, dt.np)
-    return be.random_uniform(shape, low, high, dt.np, gen)
+        return be.nn_full_like_shape(shape, low, dt)
+    return _random("random_uniform", be, shape, low, high, dt, gen)
 
 
 def calculate_gain(nonlinearity, param=None):
@@ -128,7 +147,7 @@ def fan_in_and_fan_out(shape):
     return shape[1] * receptive, shape[0] * receptive
 
 
-def uniform(shape, a=0.0, b=1.0, dtype=None, requires_grad=True, generator=None):
+def uniform(shape, a=0.0, b=1.0, dtype=None, requires_grad=True, generator=None, device=None):
     """Values uniform in ``[a, b)``.
 
     >>> from ember.nn import init
@@ -140,10 +159,11 @@ def uniform(shape, a=0.0, b=1.0, dtype=None, requires_grad=True, generator=None)
     a, b = _number(a, op, "a"), _number(b, op, "b")
     if a > b:
         raise InvalidParameterError(f"{op}: a={a} is above b={b}; expected a <= b", "a", a)
-    return _finish(_uniform(shape, a, b, dt, _gen(generator, op)), dt, requires_grad, op)
+    be = _backend(device, op)
+    return _finish(_uniform(shape, a, b, dt, _gen(generator, op), be), dt, requires_grad, op)
 
 
-def normal(shape, mean=0.0, std=1.0, dtype=None, requires_grad=True, generator=None):
+def normal(shape, mean=0.0, std=1.0, dtype=None, requires_grad=True, generator=None, device=None):
     """Values from the normal distribution N(mean, std**2).
 
     >>> from ember.nn import init
@@ -155,46 +175,48 @@ def normal(shape, mean=0.0, std=1.0, dtype=None, requires_grad=True, generator=N
     mean, std = _number(mean, op, "mean"), _number(std, op, "std")
     if std < 0:
         raise InvalidParameterError(f"{op}: std is {std}; expected std >= 0", "std", std)
-    data = be.random_normal(shape, mean, std, dt.np, _gen(generator, op))
+    data = _random("random_normal", _backend(device, op), shape, mean, std, dt,
+                   _gen(generator, op))
     return _finish(data, dt, requires_grad, op)
 
 
-def constant(shape, value, dtype=None, requires_grad=True):
+def constant(shape, value, dtype=None, requires_grad=True, device=None):
     """Every value ``value``.
 
     >>> from ember.nn import init
     >>> init.constant((2,), 0.5).tolist()
     [0.5, 0.5]
     """
-    return _constant("constant", shape, value, dtype, requires_grad)
+    return _constant("constant", shape, value, dtype, requires_grad, device)
 
 
-def _constant(op, shape, value, dtype, requires_grad):
+def _constant(op, shape, value, dtype, requires_grad, device=None):
     shape, dt = _shape(shape, op), _dtype(dtype, op)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InvalidParameterError(f"{op}: value must be a number, got {value!r}", "value",
                                     value)
-    return _finish(be.nn_full_like_shape(shape, value, dt.np), dt, requires_grad, op)
+    be = _backend(device, op)
+    return _finish(be.nn_full_like_shape(shape, value, dt), dt, requires_grad, op)
 
 
-def zeros(shape, dtype=None, requires_grad=True):
+def zeros(shape, dtype=None, requires_grad=True, device=None):
     """Zeros (biases, LayerNorm's bias).
 
     >>> from ember.nn import init
     >>> init.zeros(2).tolist()
     [0.0, 0.0]
     """
-    return _constant("zeros", shape, 0.0, dtype, requires_grad)
+    return _constant("zeros", shape, 0.0, dtype, requires_grad, device)
 
 
-def ones(shape, dtype=None, requires_grad=True):
+def ones(shape, dtype=None, requires_grad=True, device=None):
     """Ones (norm weights).
 
     >>> from ember.nn import init
     >>> init.ones(2).tolist()
     [1.0, 1.0]
     """
-    return _constant("ones", shape, 1.0, dtype, requires_grad)
+    return _constant("ones", shape, 1.0, dtype, requires_grad, device)
 
 
 def _kaiming_std(op, shape, a, mode, nonlinearity):
@@ -208,7 +230,7 @@ def _kaiming_std(op, shape, a, mode, nonlinearity):
 
 
 def kaiming_uniform(shape, a=0.0, mode="fan_in", nonlinearity="leaky_relu", dtype=None,
-                    requires_grad=True, generator=None):
+                    requires_grad=True, generator=None, device=None):
     """He initialization, uniform in ``[-bound, bound)`` with ``bound = gain * sqrt(3 / fan)``.
     ``Linear`` and ``Conv2d`` weights use ``a=sqrt(5)`` (bound ``1 / sqrt(fan_in)``).
 
@@ -219,11 +241,13 @@ def kaiming_uniform(shape, a=0.0, mode="fan_in", nonlinearity="leaky_relu", dtyp
     op = "kaiming_uniform"
     shape, dt = _shape(shape, op), _dtype(dtype, op)
     bound = math.sqrt(3.0) * _kaiming_std(op, shape, a, mode, nonlinearity)
-    return _finish(_uniform(shape, -bound, bound, dt, _gen(generator, op)), dt, requires_grad, op)
+    be = _backend(device, op)
+    return _finish(_uniform(shape, -bound, bound, dt, _gen(generator, op), be), dt,
+                   requires_grad, op)
 
 
 def kaiming_normal(shape, a=0.0, mode="fan_in", nonlinearity="leaky_relu", dtype=None,
-                   requires_grad=True, generator=None):
+                   requires_grad=True, generator=None, device=None):
     """He initialization, normal with ``std = gain / sqrt(fan)``.
 
     >>> from ember.nn import init
@@ -233,11 +257,12 @@ def kaiming_normal(shape, a=0.0, mode="fan_in", nonlinearity="leaky_relu", dtype
     op = "kaiming_normal"
     shape, dt = _shape(shape, op), _dtype(dtype, op)
     std = _kaiming_std(op, shape, a, mode, nonlinearity)
-    data = be.random_normal(shape, 0.0, std, dt.np, _gen(generator, op))
+    data = _random("random_normal", _backend(device, op), shape, 0.0, std, dt,
+                   _gen(generator, op))
     return _finish(data, dt, requires_grad, op)
 
 
-def xavier_uniform(shape, gain=1.0, dtype=None, requires_grad=True, generator=None):
+def xavier_uniform(shape, gain=1.0, dtype=None, requires_grad=True, generator=None, device=None):
     """Glorot initialization, uniform in ``[-a, a)`` with
     ``a = gain * sqrt(6 / (fan_in + fan_out))``.
 
@@ -250,10 +275,12 @@ def xavier_uniform(shape, gain=1.0, dtype=None, requires_grad=True, generator=No
     fan_in, fan_out = fan_in_and_fan_out(shape)
     gain = _number(gain, op, "gain")
     bound = 0.0 if fan_in + fan_out == 0 else gain * math.sqrt(6.0 / (fan_in + fan_out))
-    return _finish(_uniform(shape, -bound, bound, dt, _gen(generator, op)), dt, requires_grad, op)
+    be = _backend(device, op)
+    return _finish(_uniform(shape, -bound, bound, dt, _gen(generator, op), be), dt,
+                   requires_grad, op)
 
 
-def xavier_normal(shape, gain=1.0, dtype=None, requires_grad=True, generator=None):
+def xavier_normal(shape, gain=1.0, dtype=None, requires_grad=True, generator=None, device=None):
     """Glorot initialization, normal with ``std = gain * sqrt(2 / (fan_in + fan_out))``.
 
     >>> from ember.nn import init
@@ -265,12 +292,13 @@ def xavier_normal(shape, gain=1.0, dtype=None, requires_grad=True, generator=Non
     fan_in, fan_out = fan_in_and_fan_out(shape)
     gain = _number(gain, op, "gain")
     std = 0.0 if fan_in + fan_out == 0 else gain * math.sqrt(2.0 / (fan_in + fan_out))
-    data = be.random_normal(shape, 0.0, abs(std), dt.np, _gen(generator, op))
+    data = _random("random_normal", _backend(device, op), shape, 0.0, abs(std), dt,
+                   _gen(generator, op))
     return _finish(data, dt, requires_grad, op)
 
 
 def trunc_normal(shape, mean=0.0, std=1.0, a=-2.0, b=2.0, dtype=None, requires_grad=True,
-                 generator=None):
+                 generator=None, device=None):
     """Values from N(mean, std**2) restricted to ``[a, b]`` (absolute bounds, as PyTorch's).
 
     >>> from ember.nn import init
@@ -286,11 +314,12 @@ def trunc_normal(shape, mean=0.0, std=1.0, a=-2.0, b=2.0, dtype=None, requires_g
         raise InvalidParameterError(f"{op}: std is {std}; expected std >= 0", "std", std)
     if a > b:
         raise InvalidParameterError(f"{op}: a={a} is above b={b}; expected a <= b", "a", a)
-    data = be.random_trunc_normal(shape, mean, std, a, b, dt.np, _gen(generator, op))
+    data = _random("random_trunc_normal", _backend(device, op), shape, mean, std, a, b, dt,
+                   _gen(generator, op))
     return _finish(data, dt, requires_grad, op)
 
 
-def orthogonal(shape, gain=1.0, dtype=None, requires_grad=True, generator=None):
+def orthogonal(shape, gain=1.0, dtype=None, requires_grad=True, generator=None, device=None):
     """A (semi-)orthogonal matrix times ``gain`` (PyTorch's ``orthogonal_``): the dims after the
     first are flattened; the rows (or the columns, whichever are fewer) are orthonormal.
 
@@ -307,8 +336,10 @@ def orthogonal(shape, gain=1.0, dtype=None, requires_grad=True, generator=None):
                                     "least 2", "shape", shape)
     gain = _number(gain, op, "gain")
     if not all(shape):
-        return _finish(be.nn_full_like_shape(shape, 0.0, dt.np), dt, requires_grad, op)
-    data = be.random_orthogonal(shape, gain, dt.np, _gen(generator, op))
+        return _finish(_backend(device, op).nn_full_like_shape(shape, 0.0, dt), dt,
+                       requires_grad, op)
+    data = _random("random_orthogonal", _backend(device, op), shape, gain, dt,
+                   _gen(generator, op))
     return _finish(data, dt, requires_grad, op)
 
 
@@ -328,7 +359,8 @@ def _target(tensor, op, float_only=True):
 
 def _into(tensor, make, op, *args, **kwargs):
     _target(tensor, op)
-    value = make(tensor.shape, *args, dtype=tensor._dtype, requires_grad=False, **kwargs)
+    value = make(tuple(tensor.shape), *args, dtype=tensor._dtype, requires_grad=False,
+                 device=tensor._device, **kwargs)
     rebind(tensor, value, op)
     return tensor
 
@@ -380,7 +412,8 @@ def constant_(tensor, val):
     if isinstance(val, bool) or not isinstance(val, (int, float)):
         raise InvalidParameterError(f"{op}: val must be a number, got {val!r}", "val", val)
     dt = tensor._dtype
-    rebind(tensor, wrap(be.nn_full_like_shape(tensor.shape, val, dt.np), dt), op)
+    be = tensor._device.backend
+    rebind(tensor, wrap(be.nn_full_like_shape(tuple(tensor.shape), val, dt), dt), op)
     return tensor
 
 

@@ -19,7 +19,7 @@ Conv2d(1, 4, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1))
 import math
 
 from .. import dtypes as _dt
-from ..backends import default as be
+from ..devices import as_device
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..tensor import Tensor, wrap
 from . import functional as F
@@ -107,11 +107,12 @@ class Linear(Module):
         self.out_features = _int(out_features, name, "out_features", 0)
         _bool(bias, name, "bias")
         dt = _float_dtype(dtype, name)
+        dev = as_device(device, name)
         shape = (self.out_features, self.in_features)
-        self.weight = init.kaiming_uniform(shape, a=math.sqrt(5), dtype=dt)
+        self.weight = init.kaiming_uniform(shape, a=math.sqrt(5), dtype=dt, device=dev)
         if bias:
             bound = 1 / math.sqrt(self.in_features) if self.in_features > 0 else 0.0
-            self.bias = init.uniform((self.out_features,), -bound, bound, dtype=dt)
+            self.bias = init.uniform((self.out_features,), -bound, bound, dtype=dt, device=dev)
         else:
             self.bias = None
 
@@ -173,13 +174,14 @@ class Conv2d(Module):
                     self.groups)
         _bool(bias, name, "bias")
         dt = _float_dtype(dtype, name)
+        dev = as_device(device, name)
         kh, kw = self.kernel_size
         shape = (self.out_channels, self.in_channels // self.groups, kh, kw)
-        self.weight = init.kaiming_uniform(shape, a=math.sqrt(5), dtype=dt)
+        self.weight = init.kaiming_uniform(shape, a=math.sqrt(5), dtype=dt, device=dev)
         if bias:
             fan_in = shape[1] * kh * kw
             bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0.0
-            self.bias = init.uniform((self.out_channels,), -bound, bound, dtype=dt)
+            self.bias = init.uniform((self.out_channels,), -bound, bound, dtype=dt, device=dev)
         else:
             self.bias = None
 
@@ -345,17 +347,20 @@ class _BatchNorm(Module):
         self.track_running_stats = _bool(track_running_stats, name, "track_running_stats")
         _bool(bias, name, "bias")
         dt = _float_dtype(dtype, name)
+        dev = as_device(device, name)
         C = self.num_features
         if affine:
-            self.weight = init.ones((C,), dtype=dt)
-            self.bias = init.zeros((C,), dtype=dt) if bias else None
+            self.weight = init.ones((C,), dtype=dt, device=dev)
+            self.bias = init.zeros((C,), dtype=dt, device=dev) if bias else None
         else:
             self.weight = None
             self.bias = None
         if track_running_stats:
-            self.register_buffer("running_mean", init.zeros((C,), dtype=dt, requires_grad=False))
-            self.register_buffer("running_var", init.ones((C,), dtype=dt, requires_grad=False))
-            self.register_buffer("num_batches_tracked", Tensor(0, dtype=_dt.int64))
+            self.register_buffer("running_mean", init.zeros((C,), dtype=dt, device=dev,
+                                                            requires_grad=False))
+            self.register_buffer("running_var", init.ones((C,), dtype=dt, device=dev,
+                                                          requires_grad=False))
+            self.register_buffer("num_batches_tracked", Tensor(0, dtype=_dt.int64, device=dev))
         else:
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
@@ -373,10 +378,11 @@ class _BatchNorm(Module):
         """
         if self.track_running_stats:
             dt = self.running_mean.dtype
+            dev = self.running_mean._device
             C = self.num_features
-            self.running_mean = init.zeros((C,), dtype=dt, requires_grad=False)
-            self.running_var = init.ones((C,), dtype=dt, requires_grad=False)
-            self.num_batches_tracked = Tensor(0, dtype=_dt.int64)
+            self.running_mean = init.zeros((C,), dtype=dt, device=dev, requires_grad=False)
+            self.running_var = init.ones((C,), dtype=dt, device=dev, requires_grad=False)
+            self.num_batches_tracked = Tensor(0, dtype=_dt.int64, device=dev)
 
     def forward(self, input):
         """Apply the layer to ``input`` (see the class docstring for an example)."""
@@ -394,12 +400,13 @@ class _BatchNorm(Module):
         out, mean, var = F._batch_norm(x, rm, rv, self.weight, self.bias, use_batch, eps, name)
         if self.training and self.track_running_stats:
             steps = int(self.num_batches_tracked.item()) + 1
-            self.num_batches_tracked = wrap(be.scalar_array(steps, _dt.int64.np), _dt.int64)
+            be = x._device.backend
+            self.num_batches_tracked = wrap(be.scalar_array(steps, _dt.int64), _dt.int64)
             m = 1.0 / steps if self.momentum is None else self.momentum
             if x.numel():  # an empty batch has no statistics: PyTorch keeps the running ones
-                self.running_mean = wrap(be.nn_running_update(rm._data, mean, m, rm.dtype.np),
+                self.running_mean = wrap(be.nn_running_update(rm._data, mean, m, rm.dtype),
                                          rm.dtype)
-                self.running_var = wrap(be.nn_running_update(rv._data, var, m, rv.dtype.np),
+                self.running_var = wrap(be.nn_running_update(rv._data, var, m, rv.dtype),
                                         rv.dtype)
         return out
 
@@ -472,9 +479,10 @@ class LayerNorm(Module):
         self.elementwise_affine = _bool(elementwise_affine, name, "elementwise_affine")
         _bool(bias, name, "bias")
         dt = _float_dtype(dtype, name)
+        dev = as_device(device, name)
         if elementwise_affine:
-            self.weight = init.ones(shape, dtype=dt)
-            self.bias = init.zeros(shape, dtype=dt) if bias else None
+            self.weight = init.ones(shape, dtype=dt, device=dev)
+            self.bias = init.zeros(shape, dtype=dt, device=dev) if bias else None
         else:
             self.weight = None
             self.bias = None
@@ -572,9 +580,11 @@ class Embedding(Module):
         self.scale_grad_by_freq = scale_grad_by_freq
         self.sparse = sparse
         dt = _float_dtype(dtype, name)
-        w = init.normal((self.num_embeddings, self.embedding_dim), dtype=dt, requires_grad=False)
+        dev = as_device(device, name)
+        w = init.normal((self.num_embeddings, self.embedding_dim), dtype=dt, device=dev,
+                        requires_grad=False)
         if padding_idx is not None:
-            w = wrap(be.nn_zero_row(w._data, padding_idx), dt)
+            w = wrap(dev.backend.nn_zero_row(w._data, padding_idx), dt)
         self.weight = w.require_grad()
 
     def forward(self, input):

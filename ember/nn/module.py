@@ -43,7 +43,8 @@ from collections import OrderedDict, namedtuple
 
 from .. import dtypes as _dt
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
-from ..tensor import Device, Tensor, as_tensor, wrap
+from ..devices import as_device
+from ..tensor import Device, Tensor, as_tensor, transfer, wrap
 
 __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "Parameter", "IncompatibleKeys"]
 
@@ -138,6 +139,12 @@ def _add_indent(text, spaces):
 
 def _shape_str(shape):
     return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _names_device(value):
+    """Whether the string ``value`` names a device ("cpu", "torch:cpu", "cuda:1" ...)."""
+    head = value.split(":")[0].strip().lower()
+    return head in ("cpu", "cuda", "mps", "torch", "numpy")
 
 
 class Module:
@@ -602,7 +609,10 @@ class Module:
             for _, _, old in expected[name]:
                 if id(old) not in done:
                     v = value if value._dtype is old._dtype else value.cast(old._dtype)
-                    old._data = v._data  # rebind the value; the tensor object stays
+                    data = v._data
+                    if v._device is not old._device:  # loads onto the module's device
+                        data = transfer(data, v._dtype, v._device, old._device)
+                    old._data = data  # rebind the value; the tensor object stays
                     done.add(id(old))
         return IncompatibleKeys(missing, unexpected)
 
@@ -622,8 +632,8 @@ class Module:
 
     # -- devices and dtypes ---------------------------------------------------------------------
     def to(self, *args, device=None, dtype=None):
-        """Move to ``device`` (only ``"cpu"`` exists) and/or cast the float parameters and
-        buffers to the float ``dtype`` (rebinding them; require-grad kept); returns self.
+        """Move to ``device`` (as ``to_device``) and/or cast the float parameters and buffers
+        to the float ``dtype`` (rebinding them; require-grad kept); returns self.
 
         >>> import ember
         >>> from ember import nn
@@ -631,25 +641,39 @@ class Module:
         ember.float64
         """
         for a in args:
-            if isinstance(a, Device) or (isinstance(a, str) and a.split(":")[0] in ("cpu",
-                                                                                   "cuda", "mps")):
+            if isinstance(a, Device) or (isinstance(a, str) and _names_device(a)):
                 device = a
             else:
                 dtype = a
         if device is not None:
-            try:
-                Device(device.split(":")[0] if isinstance(device, str) else device)
-            except InvalidParameterError:
-                raise InvalidParameterError(
-                    f"to: device {device!r} is not available; expected 'cpu'", "device",
-                    device) from None
+            device = as_device(device, "to")
+        dt = None
         if dtype is not None:
             dt = _dt.as_dtype(dtype)
             if dt.kind != "float":
                 raise KindError(f"to: dtype {dt.name} is not a float dtype; modules cast their "
                                 "float tensors only")
+        if device is not None:
+            self._move(device)
+        if dt is not None:
             self._cast_floats(dt)
         return self
+
+    def _move(self, device):
+        """Rebind every parameter and buffer (and a parameter's ``.grad``) to ``device``: each
+        tensor object stays (tied weights stay tied, an optimizer keeps its parameters) and a
+        parameter stays a leaf with its require-grad flag."""
+        seen = set()
+        for _, _, _, t in (self._slots("param", dedupe=False)
+                           + self._slots("buffer", dedupe=False)):
+            if t is None or id(t) in seen or t._device is device:
+                continue
+            seen.add(id(t))
+            t._data = transfer(t._data, t._dtype, t._device, device)
+            t._device = device
+            g = t._grad
+            if g is not None and g._device is not device:
+                t._grad = wrap(transfer(g._data, g._dtype, g._device, device), g._dtype)
 
     def _cast_floats(self, dt):
         done = {}
@@ -667,13 +691,13 @@ class Module:
             mod._rebind(path, new)
 
     def cpu(self):
-        """The module itself: ember runs on the CPU.
+        """The module on the ``"cpu"`` device (the NumPy backend); returns self.
 
         >>> from ember import nn
         >>> m = nn.ReLU(); m.cpu() is m
         True
         """
-        return self
+        return self.to_device("cpu")
 
     def float(self):
         """Cast float parameters and buffers to float32; returns self.
@@ -703,31 +727,56 @@ class Module:
         return self.to(dtype=_dt.float16)
 
     def devices(self):
-        """The devices of the module's tensors (Burn's ``devices``).
+        """The devices of the module's parameters and buffers, in the order first met (Burn's
+        ``devices``); a module without tensors is on the default device.
 
         >>> from ember import nn
         >>> nn.Linear(1, 1).devices()
         [Device('cpu')]
         """
-        return [Device("cpu")]
+        out = []
+        for _, _, _, t in self._slots("param") + self._slots("buffer"):
+            if t is not None and t._device not in out:
+                out.append(t._device)
+        return out or [as_device(None, "devices")]
 
     def to_device(self, device):
-        """Burn's ``to_device``: ``to(device)``; only ``"cpu"`` exists. Returns self.
+        """Burn's ``to_device``: move every parameter and buffer to ``device`` (a Device or a
+        name such as ``"torch:cpu"``); parameters stay leaves with their require-grad flag and
+        their identity (an optimizer made before keeps working: its state follows). Returns
+        self.
 
         >>> from ember import nn
-        >>> m = nn.ReLU(); m.to_device("cpu") is m
+        >>> m = nn.Linear(2, 2); m.to_device("cpu") is m
         True
         """
-        return self.to(device=device)
+        self._move(as_device(device, "to_device"))
+        return self
 
     def fork(self, device):
-        """Burn's ``fork``: the module on ``device`` (only ``"cpu"``), which is itself.
+        """Burn's ``fork``: the module on ``device`` with fresh parameters: each becomes a new
+        leaf tensor (same values, same require-grad flag, no gradient, no graph behind it),
+        rebound in the module; buffers move as in ``to_device``. Returns self.
 
         >>> from ember import nn
-        >>> m = nn.ReLU(); m.fork("cpu") is m
-        True
+        >>> m = nn.Linear(2, 2); w = m.weight
+        >>> m.fork("cpu") is m, m.weight is w, m.weight.is_require_grad()
+        (True, False, True)
         """
-        return self.to(device=device)
+        device = as_device(device, "fork")
+        done = {}
+        for _, mod, path, t in self._slots("param", dedupe=False):
+            new = done.get(id(t))
+            if new is None:
+                data = t._data if t._device is device else transfer(t._data, t._dtype,
+                                                                      t._device, device)
+                new = wrap(data, t._dtype)
+                if t.is_require_grad():
+                    new.require_grad()
+                done[id(t)] = new
+            mod._rebind(path, new)
+        self._move(device)
+        return self
 
     def collect_devices(self, devices):
         """Burn's ``collect_devices``: ``devices`` plus the module's, without duplicates.

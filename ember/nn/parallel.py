@@ -86,7 +86,6 @@ class DistributedDataParallel(Module):
         """Rank 0's parameters (with ``params``) and buffers on every rank: one broadcast per
         dtype of a flat buffer they are packed into. Each tensor object keeps its identity
         (and its leaf node) and is rebound to its new values, as an optimizer step does."""
-        from ..backends import default as be
         from ..distributed.collectives import torch_view
         from ..distributed.group import failure, group
         g = group("DistributedDataParallel")
@@ -94,10 +93,15 @@ class DistributedDataParallel(Module):
         tensors = tensors + [b for b in self.module.buffers() if b is not None]
         by_dtype = {}
         for t in tensors:
-            by_dtype.setdefault(t._data.dtype, []).append(t)
+            by_dtype.setdefault((t._device, t._dtype), []).append(t)
         packed = []
-        for dt, group_ in by_dtype.items():
-            buffer = be.dist_buffer(sum(t.numel() for t in group_), dt)
+        for (device, dt), group_ in by_dtype.items():
+            be = device.backend
+            n = sum(t.numel() for t in group_)
+            try:
+                buffer = be.dist_buffer(n, dt)
+            except TypeError:  # TRANSITIONAL: a NumPy kernel that still takes a NumPy dtype
+                buffer = be.dist_buffer(n, be.NP[dt])
             offset = 0
             for t in group_:
                 be.dist_pack(buffer, offset, t._data)
@@ -106,8 +110,8 @@ class DistributedDataParallel(Module):
                 work = g.dist.broadcast(torch_view(g, buffer), src=0, async_op=True)
             except Exception as exc:
                 raise failure("DistributedDataParallel", exc) from None
-            packed.append((buffer, group_, work))
-        for buffer, group_, work in packed:
+            packed.append((be, buffer, group_, work))
+        for be, buffer, group_, work in packed:
             try:
                 work.wait()
             except Exception as exc:

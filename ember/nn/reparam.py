@@ -30,7 +30,6 @@ from collections import OrderedDict
 from collections.abc import Mapping
 
 from ..autodiff.graph import no_grad
-from ..backends import default as be
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..ops.quantization import QuantizedTensor, QuantScheme
 from ..tensor import Tensor, _slot_get, _slot_set, as_tensor, wrap
@@ -184,7 +183,7 @@ def assign(old, new):
 def _copy(t):
     if t.__class__ is QuantizedTensor:
         return t.clone()  # the stored integers are immutable: shared, never written
-    return wrap(be.copy(t._data), t._dtype)
+    return wrap(t._device.backend.copy(t._data), t._dtype)
 
 
 def _describe(t):
@@ -601,14 +600,15 @@ class LoraAdapter(Reparameterization):
     True
     """
 
-    def __init__(self, shape, rank, scaling=1.0, dtype=None):
+    def __init__(self, shape, rank, scaling=1.0, dtype=None, device=None):
         super().__init__()
         from . import init
         out_f, in_f = shape
         self.rank = rank
         self.scaling = float(scaling)
-        self.lora_A = init.kaiming_uniform((rank, in_f), a=math.sqrt(5), dtype=dtype)
-        self.lora_B = init.zeros((out_f, rank), dtype=dtype)
+        self.lora_A = init.kaiming_uniform((rank, in_f), a=math.sqrt(5), dtype=dtype,
+                                           device=device)
+        self.lora_B = init.zeros((out_f, rank), dtype=dtype, device=device)
 
     def forward(self, base):
         """``base + scaling * lora_B @ lora_A``.
@@ -678,7 +678,8 @@ class Lora:
         elif tensor.ndim != 2 or tensor._dtype.kind != "float" or (
                 self.targets is not None and not self.targets.matches(full, tensor)):
             return None
-        return LoraAdapter(tuple(tensor.shape), self.rank, self.scaling, dtype=tensor._dtype)
+        return LoraAdapter(tuple(tensor.shape), self.rank, self.scaling, dtype=tensor._dtype,
+                           device=tensor._device)
 
     def __repr__(self):
         t = "" if self.targets is None else f", targets={self.targets!r}"

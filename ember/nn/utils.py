@@ -77,10 +77,11 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
                                     error_if_nonfinite)
     grads = [p.grad for p in params if p.grad is not None]
     if not grads:
-        return zeros(())
+        return zeros((), device=params[0]._device if params else None)
     with no_grad():
         if math.isinf(norm_type):
-            norms = [g.abs().max() for g in grads if g.numel()] or [zeros((), dtype=grads[0].dtype)]
+            norms = [g.abs().max() for g in grads if g.numel()] or [
+                zeros((), dtype=grads[0].dtype, device=grads[0]._device)]
             total = _stack_max(norms)
         else:
             norms = [g.abs().pow(norm_type).sum() for g in grads]

@@ -1,6 +1,5 @@
 """Adagrad: per-element learning rates from the sum of squared gradients."""
 
-from ..backends import default as be
 from .optimizer import Optimizer, _check_flag, _check_number
 
 __all__ = ["Adagrad"]
@@ -39,7 +38,7 @@ class Adagrad(Optimizer):
 
     def _init_state(self, group, p):
         st = self._state[id(p)] = {
-            "step": 0, "sum": be.optim_full(p._data, group["initial_accumulator_value"])}
+            "step": 0, "sum": p._device.backend.optim_full(p._data, group["initial_accumulator_value"])}
         return st
 
     def _check_group(self, group):
@@ -56,7 +55,6 @@ class Adagrad(Optimizer):
         lr, lr_decay, eps = group["lr"], group["lr_decay"], group["eps"]
         weight_decay, maximize = group["weight_decay"], group["maximize"]
         state = self._state
-        kernel = be.optim_adagrad
         for p, g in zip(params, grads):
             if g is None:
                 continue
@@ -65,5 +63,5 @@ class Adagrad(Optimizer):
                 st = self._init_state(group, p)
             step = st["step"] + 1
             st["step"] = step
-            p._data = kernel(p._data, g, st["sum"], step, lr, lr_decay, eps, weight_decay,
+            p._data = p._device.backend.optim_adagrad(p._data, g, st["sum"], step, lr, lr_decay, eps, weight_decay,
                              maximize)

@@ -1,6 +1,5 @@
 """Adam and AdamW: adaptive moment estimation, with L2 or decoupled weight decay and AMSGrad."""
 
-from ..backends import default as be
 from .optimizer import Optimizer, _check_betas, _check_flag, _check_number
 
 __all__ = ["Adam", "AdamW"]
@@ -48,11 +47,12 @@ class Adam(Optimizer):
         weight_decay, amsgrad, maximize = group["weight_decay"], group["amsgrad"], group["maximize"]
         decoupled = self._decoupled
         state = self._state
-        kernel, zeros = be.optim_adam, be.optim_zeros
         for p, g in zip(params, grads):
             if g is None:
                 continue
             data = p._data
+            be = p._device.backend
+            zeros = be.optim_zeros
             st = state.get(id(p))
             if st is None:
                 st = state[id(p)] = {"step": 0, "exp_avg": zeros(data), "exp_avg_sq": zeros(data)}
@@ -60,7 +60,7 @@ class Adam(Optimizer):
                 st["max_exp_avg_sq"] = zeros(data)
             step = st["step"] + 1
             st["step"] = step
-            p._data = kernel(data, g, st["exp_avg"], st["exp_avg_sq"],
+            p._data = be.optim_adam(data, g, st["exp_avg"], st["exp_avg_sq"],
                              st.get("max_exp_avg_sq") if amsgrad else None, step, lr, beta1,
                              beta2, eps, weight_decay, decoupled, amsgrad, maximize)
 

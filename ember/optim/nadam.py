@@ -1,6 +1,5 @@
 """NAdam: Adam with Nesterov momentum (Dozat, 2016), with L2 or decoupled weight decay."""
 
-from ..backends import default as be
 from .optimizer import Optimizer, _check_betas, _check_flag, _check_number
 
 __all__ = ["NAdam"]
@@ -53,17 +52,18 @@ class NAdam(Optimizer):
         weight_decay, momentum_decay = group["weight_decay"], group["momentum_decay"]
         decoupled, maximize = group["decoupled_weight_decay"], group["maximize"]
         state = self._state
-        kernel, zeros = be.optim_nadam, be.optim_zeros
         for p, g in zip(params, grads):
             if g is None:
                 continue
             data = p._data
+            be = p._device.backend
+            zeros = be.optim_zeros
             st = state.get(id(p))
             if st is None:
                 st = state[id(p)] = {"step": 0, "mu_product": 1.0, "exp_avg": zeros(data),
                                      "exp_avg_sq": zeros(data)}
             step = st["step"] + 1
             st["step"] = step
-            p._data, st["mu_product"] = kernel(
+            p._data, st["mu_product"] = be.optim_nadam(
                 data, g, st["exp_avg"], st["exp_avg_sq"], st["mu_product"], step, lr, beta1,
                 beta2, eps, weight_decay, momentum_decay, decoupled, maximize)

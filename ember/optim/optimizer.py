@@ -16,9 +16,8 @@ import math
 import numbers
 
 from ..autodiff import enable_grad
-from ..backends import default as be
-from ..errors import InvalidParameterError, KindError, ShapeMismatchError
-from ..tensor import Tensor, wrap
+from ..errors import DeviceError, InvalidParameterError, KindError, ShapeMismatchError
+from ..tensor import Tensor, _adopt_device, transfer, wrap
 
 __all__ = ["Optimizer"]
 
@@ -92,6 +91,7 @@ class Optimizer:
         self.defaults = dict(defaults)
         self.param_groups = []
         self._state = {}
+        self._where = {}  # id(p) -> the device its state was last checked on
         if isinstance(params, Tensor):
             raise InvalidParameterError(
                 f"{self._name}: params must be an iterable of tensors or of dicts (parameter "
@@ -211,7 +211,7 @@ class Optimizer:
         >>> sorted(opt.state[w]), opt.state[w]["step"]
         (['exp_avg', 'exp_avg_sq', 'step'], 1)
         """
-        return {p: _export_state(s) for g in self.param_groups for p in g["params"]
+        return {p: _export_state(s, p) for g in self.param_groups for p in g["params"]
                 for s in (self._state.get(id(p)),) if s is not None}
 
     def zero_grad(self, set_to_none=True):
@@ -233,7 +233,7 @@ class Optimizer:
                 if set_to_none:
                     p.grad = None
                 elif p.grad is not None:
-                    p.grad = wrap(be.optim_zeros(p._data), p._dtype)
+                    p.grad = wrap(p._device.backend.optim_zeros(p._data), p._dtype)
 
     def step(self, closure=None):
         """Update every parameter that has a gradient; returns ``closure()``'s loss (or None).
@@ -278,12 +278,34 @@ class Optimizer:
                 if g.shape != p.shape:
                     raise ShapeMismatchError(
                         f"{self._name}.step: the .grad of parameter {i} of group {gi} has shape "
-                        f"{g.shape}, expected {p.shape}", expected=p.shape, actual=g.shape)
+                        f"{tuple(g.shape)}, expected {tuple(p.shape)}", expected=tuple(p.shape),
+                        actual=tuple(g.shape))
+                device = p._device
+                if g._device is not device:
+                    raise DeviceError(
+                        f"{self._name}.step: the .grad of parameter {i} of group {gi} is on "
+                        f"{g._device}, the parameter on {device}; expected both on one device "
+                        "(a step never moves a parameter)", (device, g._device))
+                if self._where.get(id(p)) is not device:
+                    self._follow(p, device)
                 grads.append(g._data)
             work.append((group, params, grads))
         for group, params, grads in work:
             self._update(group, params, grads)
         return loss
+
+    def _follow(self, p, device):
+        """Move the state of ``p`` to its device (after the module moved, as Burn's optimizers
+        do at each step); the state is created on the parameter's device otherwise."""
+        st = self._state.get(id(p))
+        if st:
+            for k, v in st.items():
+                if v is None or isinstance(v, (int, float)):
+                    continue
+                src = _adopt_device(v)
+                if src is not device:
+                    st[k] = transfer(v, src.backend.dtype_of(v), src, device)
+        self._where[id(p)] = device
 
     def _update(self, group, params, grads):
         """Apply one step to ``params`` (backend arrays of ``grads``); each optimizer defines it."""
@@ -311,7 +333,7 @@ class Optimizer:
             for p in group["params"]:
                 s = self._state.get(id(p))
                 if s is not None:
-                    state[index] = _export_state(s)
+                    state[index] = _export_state(s, p)
                 ids.append(index)
                 index += 1
             entry["params"] = ids
@@ -373,6 +395,7 @@ class Optimizer:
             new_state[id(p)] = self._import_state(op, i, p, entry)
         self.param_groups[:] = new_groups
         self._state = new_state
+        self._where = {}
 
     def _import_state(self, op, index, p, entry):
         if not isinstance(entry, dict):
@@ -383,12 +406,16 @@ class Optimizer:
             if isinstance(value, Tensor):
                 if value.shape != p.shape:
                     raise ShapeMismatchError(
-                        f"{op}: state {name!r} of parameter {index} has shape {value.shape}, "
-                        f"expected {p.shape}", expected=p.shape, actual=value.shape)
+                        f"{op}: state {name!r} of parameter {index} has shape "
+                        f"{tuple(value.shape)}, expected {tuple(p.shape)}",
+                        expected=tuple(p.shape), actual=tuple(value.shape))
                 if value.kind != "float":
                     raise KindError(f"{op}: state {name!r} of parameter {index} is "
                                     f"{value.dtype.name}; expected a float tensor")
-                out[name] = be.optim_state_copy(value._data, p._data)
+                v = value._data
+                if value._device is not p._device:
+                    v = transfer(v, value._dtype, value._device, p._device)
+                out[name] = p._device.backend.optim_state_copy(v, p._data)
             elif value is None or isinstance(value, (int, float)):
                 out[name] = value
             else:
@@ -427,10 +454,14 @@ def _copy_value(v):
     return v
 
 
-def _export_state(s):
+def _export_state(s, p):
     out = {}
+    be = p._device.backend
     for k, v in s.items():
         if v is not None and not isinstance(v, (int, float)):
+            if _adopt_device(v) is not p._device:  # the module moved since the last step
+                src = _adopt_device(v)
+                v = transfer(v, src.backend.dtype_of(v), src, p._device)
             v = wrap(be.optim_state_copy(v), be.dtype_of(v))
         out[k] = v
     return out

@@ -1,6 +1,5 @@
 """RMSprop: gradients scaled by a running root mean square, with momentum and centering."""
 
-from ..backends import default as be
 from .optimizer import Optimizer, _check_flag, _check_number
 
 __all__ = ["RMSprop"]
@@ -48,11 +47,12 @@ class RMSprop(Optimizer):
         weight_decay, momentum = group["weight_decay"], group["momentum"]
         centered, maximize = group["centered"], group["maximize"]
         state = self._state
-        kernel, zeros = be.optim_rmsprop, be.optim_zeros
         for p, g in zip(params, grads):
             if g is None:
                 continue
             data = p._data
+            be = p._device.backend
+            zeros = be.optim_zeros
             st = state.get(id(p))
             if st is None:
                 st = state[id(p)] = {"step": 0, "square_avg": zeros(data)}
@@ -61,6 +61,6 @@ class RMSprop(Optimizer):
             if centered and st.get("grad_avg") is None:
                 st["grad_avg"] = zeros(data)
             st["step"] += 1
-            p._data = kernel(data, g, st["square_avg"], st.get("grad_avg"),
+            p._data = be.optim_rmsprop(data, g, st["square_avg"], st.get("grad_avg"),
                              st.get("momentum_buffer"), lr, alpha, eps, weight_decay, momentum,
                              centered, maximize)

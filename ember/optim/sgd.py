@@ -1,6 +1,5 @@
 """Stochastic gradient descent with momentum, dampening, Nesterov momentum and weight decay."""
 
-from ..backends import default as be
 from ..errors import InvalidParameterError
 from .optimizer import Optimizer, _check_flag, _check_number
 
@@ -55,14 +54,13 @@ class SGD(Optimizer):
         nesterov, maximize = group["nesterov"], group["maximize"]
         weight_decay = group["weight_decay"]
         state = self._state
-        kernel = be.optim_sgd
         for p, g in zip(params, grads):
             if g is None:
                 continue
             st = state.get(id(p))
             if st is None:
                 st = state[id(p)] = {"momentum_buffer": None}
-            new, buf = kernel(p._data, g, st["momentum_buffer"], lr, momentum, dampening,
+            new, buf = p._device.backend.optim_sgd(p._data, g, st["momentum_buffer"], lr, momentum, dampening,
                               nesterov, weight_decay, maximize)
             st["momentum_buffer"] = buf
             p._data = new

@@ -355,6 +355,9 @@ def test_to_device_and_dtype():
     em = _seq(nn)
     em[0].bias.set_require_grad(False)
     assert em.to("cpu") is em and em.cpu() is em and em.to(device="cpu") is em
+    assert em.devices() == [ember.Device("cpu")]
+    here = ember.get_default_device()  # the suite's device: back there
+    assert em.to_device(here) is em and em.devices() == [here]
     em.to(ember.float64)
     assert all(p.dtype == ember.float64 for p in em.parameters())
     assert em[1].running_mean.dtype == ember.float64
@@ -364,12 +367,90 @@ def test_to_device_and_dtype():
     assert em.float()[0].weight.dtype == ember.float32
     assert em.double()[0].weight.dtype == ember.float64
     assert em.half()[0].weight.dtype == ember.float16
-    assert em.to("cpu", "float32")[0].weight.dtype == ember.float32
-    assert em.devices() == [ember.Device("cpu")]
-    with pytest.raises(ember.InvalidParameterError, match="to: device 'cuda' is not available"):
-        em.to("cuda")
+    assert em.to(here, "float32")[0].weight.dtype == ember.float32
+    assert em.devices() == [here]
+    if not torch.cuda.is_available():
+        with pytest.raises(ember.DeviceError, match="torch:cuda:0 is not available"):
+            em.to("cuda")
+    with pytest.raises(ember.InvalidParameterError, match="to_device: device: 'gpu' is not a device name"):
+        em.to_device("gpu")
     with pytest.raises(ember.KindError, match="to: dtype int32 is not a float dtype"):
         em.to("int32")
+
+
+def test_to_device_moves_parameters_and_buffers():
+    m = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.Linear(4, 3))
+    w = m[0].weight
+    before = {n: t.tolist() for n, t in m.state_dict().items()}
+    assert m.to_device("torch:cpu") is m
+    assert m.devices() == [ember.Device("torch:cpu")]
+    assert m[0].weight is w and w.is_leaf and w.is_require_grad()
+    assert all(t.device == "torch:cpu" for t in m.state_dict().values())
+    assert {n: t.tolist() for n, t in m.state_dict().items()} == before
+    forked = m.fork("cpu")
+    assert forked is m and m.devices() == [ember.Device("cpu")]
+    assert m[0].weight is not w and m[0].weight.is_leaf and m[0].weight.is_require_grad()
+    assert w.device == "torch:cpu"  # the old leaf stays where it was
+    # a state dict loads onto the module's device
+    m.to_device("torch:cpu").load_state_dict({n: ember.tensor(v, device="cpu")
+                                              for n, v in before.items()})
+    assert m.devices() == [ember.Device("torch:cpu")]
+    assert m.to("cpu") is m and m.devices() == [ember.Device("cpu")]
+    assert m.to("torch:cpu", "float64") is m and m.devices() == [ember.Device("torch:cpu")]
+    assert m[0].weight.dtype == ember.float64 and m[0].weight.is_leaf
+
+
+def test_layers_and_initializers_take_a_device():
+    torch_cpu = ember.Device("torch:cpu")
+    for layer in (nn.LayerNorm(3, device="torch:cpu"), nn.BatchNorm1d(3, device=torch_cpu)):
+        assert layer.devices() == [torch_cpu]
+        assert all(t.device == torch_cpu for t in layer.state_dict().values())
+    assert nn.init.constant((2,), 0.5, device="torch:cpu").device == torch_cpu
+    assert nn.init.ones((2,), device="cpu").device == ember.Device("cpu")
+    t = ember.tensor([1.0, 2.0], device="torch:cpu")
+    assert nn.init.zeros_(t) is t and t.device == torch_cpu and t.tolist() == [0.0, 0.0]
+    with pytest.raises(ember.InvalidParameterError, match="LayerNorm: device: 'gpu'"):
+        nn.LayerNorm(3, device="gpu")
+
+
+def test_ops_name_both_devices_when_operands_differ():
+    x = ember.tensor([[1.0, 2.0]], device="cpu")
+    w = ember.tensor([[1.0, 0.0]], device="torch:cpu")
+    with pytest.raises(ember.DeviceError, match="linear: operands are on different devices, "
+                                                "cpu and torch:cpu"):
+        F.linear(x, w)
+    with pytest.raises(ember.DeviceError, match="cross_entropy: .*cpu and torch:cpu"):
+        F.cross_entropy(x, ember.tensor([0], device="torch:cpu"))
+
+
+def _mlp_losses(device, steps=20):
+    ember.manual_seed(0)
+    m = nn.Sequential(nn.Linear(4, 8, device="cpu"), nn.ReLU(), nn.Linear(8, 3, device="cpu"))
+    m.to_device(device)
+    opt = ember.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)
+    rng = np.random.default_rng(1)
+    x = ember.tensor(rng.standard_normal((16, 4)).astype(np.float32), device=device)
+    y = ember.tensor(rng.integers(0, 3, 16), device=device)
+    losses = []
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = F.cross_entropy(m(x), y)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    assert m.devices() == [ember.Device(device)]
+    return losses
+
+
+# TRANSITIONAL: the autodiff engine seeds and sums gradients with the NumPy backend until it takes
+# its backend from the tensors; remove this mark then (the test passes with that change)
+@pytest.mark.xfail(raises=(AttributeError, TypeError, ember.DeviceError), strict=False,
+                   reason="the autodiff engine does not take its backend from the tensors yet")
+def test_mlp_trains_the_same_on_torch_cpu():
+    cpu = _mlp_losses("cpu")
+    moved = _mlp_losses("torch:cpu")
+    np.testing.assert_allclose(moved, cpu, rtol=1e-5, atol=1e-5)
+    assert cpu[-1] < cpu[0]
 
 
 # -- containers ---------------------------------------------------------------------------------

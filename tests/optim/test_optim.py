@@ -632,3 +632,30 @@ def test_errors_are_ember_errors():
         optim.SGD([ember.ones(1).require_grad()], lr=-1)
     assert not issubclass(InvalidParameterError, GraphError)
     assert math.isfinite(optim.SGD([ember.ones(1).require_grad()], lr=1).lr)
+
+
+def test_state_follows_the_parameters_device():
+    w = ember.tensor([1.0, 2.0], device="torch:cpu").require_grad()
+    opt = ember.optim.SGD([w], lr=0.5, momentum=0.9)
+    w.grad = ember.tensor([1.0, 1.0], device="torch:cpu")
+    opt.step()
+    assert w.device == "torch:cpu" and w.is_leaf and w.tolist() == [0.5, 1.5]
+    buf = opt.state_dict()["state"][0]["momentum_buffer"]
+    assert buf.device == "torch:cpu"
+    w.grad = ember.tensor([1.0, 1.0], device="cpu")
+    with pytest.raises(ember.DeviceError, match="SGD.step: the .grad of parameter 0 of group 0 "
+                                                "is on cpu, the parameter on torch:cpu"):
+        opt.step()
+    assert w.tolist() == [0.5, 1.5]  # nothing changed
+    m = ember.nn.Linear(2, 1, device="cpu")
+    opt = ember.optim.Adam(m.parameters(), lr=0.1)
+    for p in m.parameters():
+        p.grad = ember.tensor(np.ones(p.shape, np.float32), device="cpu")
+    opt.step()
+    m.to_device("torch:cpu")  # the state moves with the parameters at the next step
+    for p in m.parameters():
+        p.grad = ember.tensor(np.ones(p.shape, np.float32), device="torch:cpu")
+    opt.step()
+    assert all(v.device == "torch:cpu" for s in opt.state_dict()["state"].values()
+               for v in s.values() if isinstance(v, ember.Tensor))
+    assert m.devices() == [ember.Device("torch:cpu")]

@@ -13,7 +13,7 @@ from numpy.lib.stride_tricks import as_strided as _as_strided
 
 from .elementwise import ew_erf
 
-from .core import _warnings_off, sum_to_shape
+from .core import NP, _warnings_off, sum_to_shape
 
 __all__ = [
     "nn_gelu", "nn_gelu_grad", "nn_silu", "nn_silu_grad", "nn_relu", "nn_relu_grad",
@@ -34,6 +34,11 @@ _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
 
 
+def _np(dtype):
+    """The NumPy dtype of the ember DType ``dtype`` (None stays None)."""
+    return None if dtype is None else NP[dtype]
+
+
 def _work(a):
     """``a`` in a dtype NumPy computes well: float32/float64 as they are, others as float32."""
     dt = a.dtype
@@ -49,6 +54,7 @@ def _out(a, dtype):
 
 def nn_scale(a, factor, dtype):
     """``a * factor`` as NumPy dtype ``dtype``."""
+    dtype = NP[dtype]
     return _out(_work(a) * factor, dtype)
 
 
@@ -70,8 +76,8 @@ def nn_int_max(a):
 
 
 def nn_full_like_shape(shape, value, dtype):
-    """A new array of ``shape`` filled with ``value``."""
-    return np.full(shape, value, dtype=dtype)
+    """A new array of ``shape`` filled with ``value`` (``dtype`` an ember DType)."""
+    return np.full(shape, value, dtype=NP.get(dtype, dtype))  # TRANSITIONAL: or a NumPy dtype
 
 
 # -- activations --------------------------------------------------------------------------------
@@ -219,6 +225,7 @@ def nn_relu_grad(g, x):
 
 def nn_linear(x, w, b, dtype):
     """``x @ w.T + b`` (``b`` may be None), as NumPy dtype ``dtype``."""
+    dtype = NP[dtype]
     xw = _work(x).astype(_F64 if dtype == _F64 else _F32, copy=False)
     ww = _work(w).astype(xw.dtype, copy=False)
     out = np.matmul(xw, ww.T)
@@ -229,6 +236,7 @@ def nn_linear(x, w, b, dtype):
 
 def nn_linear_grads(g, x, w, need_x, need_w, need_b, b_dtype):
     """Gradients of ``nn_linear`` (in each input's dtype): (gx, gw, gb), None where not needed."""
+    b_dtype = _np(b_dtype)
     gw_ = _work(g)
     O, I = w.shape
     rows = _math.prod(gw_.shape[:-1])     # not -1: a size-0 layer leaves -1 ambiguous
@@ -304,6 +312,7 @@ def nn_conv2d(x, w, b, stride, pads, dilation, groups, out_hw, dtype):
     which the per-channel reductions of batch norm read fastest. Returns (out, saved) where
     ``saved`` is what ``nn_conv2d_grads`` needs.
     """
+    dtype = NP[dtype]
     unbatched = x.ndim == 3
     if unbatched:
         x = x[None]
@@ -357,6 +366,9 @@ def nn_conv2d_grads(g, saved, need_x, need_w, need_b, x_dtype, w_dtype, b_dtype)
     back to columns, laid out kernel position first, and a col2im: one add of a contiguous
     slab into the padded layout of the forward per kernel position.
     """
+    x_dtype = NP[x_dtype]
+    w_dtype = _np(w_dtype)
+    b_dtype = _np(b_dtype)
     last, cols, wm, xshape, pshape, kernel, stride, pads, dilation, G, out_hw, unb = saved
     if unb:
         g = g[None]
@@ -604,6 +616,7 @@ def nn_batch_norm(x, w, b, running_mean, running_var, use_batch, eps, dtype):
     Works on (N, C, L) views: the per-channel sums are ``einsum`` contractions (several times
     faster than ``mean``/``var`` over the axes (0, 2, ...)), and the centred values become the
     normalized ones in place."""
+    dtype = NP[dtype]
     work = _F64 if dtype == _F64 else _F32
     x3 = _per_channel(x.astype(work, copy=False))
     C = x.shape[1]
@@ -636,6 +649,9 @@ def nn_batch_norm(x, w, b, running_mean, running_var, use_batch, eps, dtype):
 def nn_batch_norm_grads(g, saved, need_x, need_w, need_b, x_dtype, w_dtype, b_dtype):
     """Gradients of ``nn_batch_norm``: (gx, gw, gb). With batch statistics,
     ``gx = invstd * w * (g - mean(g) - xhat * mean(g * xhat))``, the means per channel."""
+    x_dtype = NP[x_dtype]
+    w_dtype = _np(w_dtype)
+    b_dtype = _np(b_dtype)
     xhat, invstd, ww, shape, use_batch = saved
     g3 = _per_channel(g.astype(xhat.dtype, copy=False))
     count = g3.shape[0] * g3.shape[2]
@@ -661,12 +677,14 @@ def nn_batch_norm_grads(g, saved, need_x, need_w, need_b, x_dtype, w_dtype, b_dt
 
 def nn_running_update(running, batch, momentum, dtype):
     """``(1 - momentum) * running + momentum * batch`` as NumPy dtype ``dtype`` (a new array)."""
+    dtype = NP[dtype]
     return _out((1.0 - momentum) * running.astype(_F64) + momentum * batch.astype(_F64), dtype)
 
 
 @_warnings_off
 def nn_layer_norm(x, w, b, ndims, eps, dtype):
     """Layer norm over the last ``ndims`` dims, then ``* w + b`` (either may be None)."""
+    dtype = NP[dtype]
     work = _F64 if dtype == _F64 else _F32
     xw = x.astype(work, copy=False)
     axes = tuple(range(x.ndim - ndims, x.ndim))
@@ -690,6 +708,9 @@ def nn_layer_norm(x, w, b, ndims, eps, dtype):
 @_warnings_off
 def nn_layer_norm_grads(g, saved, need_x, need_w, need_b, x_dtype, w_dtype, b_dtype):
     """Gradients of ``nn_layer_norm``: (gx, gw, gb)."""
+    x_dtype = NP[x_dtype]
+    w_dtype = _np(w_dtype)
+    b_dtype = _np(b_dtype)
     xhat, invstd, ww, axes = saved
     gw_ = g.astype(xhat.dtype, copy=False)
     lead = tuple(range(g.ndim - len(axes)))
@@ -747,6 +768,7 @@ def _grad_scale(g, reduction, denom, shape):
 def nn_class_loss(x, target, weight, ignore_index, smoothing, reduction, from_logits, dtype):
     """Cross entropy (``from_logits``) or NLL (``x`` already log-probabilities) with class-index
     targets. ``x`` is (N, C, *rest), ``target`` (N, *rest). Returns (loss, saved)."""
+    dtype = NP[dtype]
     work = _F64 if dtype == _F64 else _F32
     if (x.ndim == 2 and x.size and from_logits and weight is None and not smoothing
             and not (target == ignore_index).any()):
@@ -792,6 +814,7 @@ def _cross_entropy_2d(x, target, reduction, dtype):
 def nn_class_loss_grad(g, saved, x_dtype):
     """The gradient of ``nn_class_loss`` with respect to ``x``: ``(softmax * sum(q) - q)``
     scaled (or ``-q`` for NLL), where ``q`` are the per-class loss coefficients."""
+    x_dtype = NP[x_dtype]
     if len(saved) == 6:  # the fast path's: softmax minus the one-hot targets, scaled
         z, lse, rows, tt, reduction, denom = saved
         g = g.astype(z.dtype, copy=False)
@@ -821,6 +844,7 @@ def nn_class_loss_grad(g, saved, x_dtype):
 @_warnings_off
 def nn_prob_loss(x, target, weight, smoothing, reduction, dtype):
     """Cross entropy with class-probability targets (same shape as ``x``, classes in dim 1)."""
+    dtype = NP[dtype]
     work = _F64 if dtype == _F64 else _F32
     xl = np.moveaxis(x.astype(work, copy=False), 1, -1)
     tl = np.moveaxis(target.astype(work, copy=False), 1, -1)
@@ -838,6 +862,8 @@ def nn_prob_loss(x, target, weight, smoothing, reduction, dtype):
 @_warnings_off
 def nn_prob_loss_grads(g, saved, need_x, need_t, x_dtype, t_dtype):
     """Gradients of ``nn_prob_loss`` with respect to the logits and the target probabilities."""
+    x_dtype = NP[x_dtype]
+    t_dtype = _np(t_dtype)
     logp, q, wv, smoothing, reduction, denom, pshape = saved
     scale = _grad_scale(g.astype(logp.dtype, copy=False), reduction, denom, pshape)[..., None]
     gx = gt = None
@@ -855,6 +881,7 @@ def nn_prob_loss_grads(g, saved, need_x, need_t, x_dtype, t_dtype):
 @_warnings_off
 def nn_pair_loss(a, b, kind, reduction, dtype):
     """Elementwise regression losses of broadcast ``a`` and ``b``: ``"mse"`` or ``"l1"``."""
+    dtype = NP[dtype]
     work = _F64 if dtype == _F64 else _F32
     diff = a.astype(work, copy=False) - b.astype(work, copy=False)
     per = diff * diff if kind == "mse" else np.abs(diff)
@@ -876,6 +903,7 @@ def nn_pair_loss_grads(g, saved):
 def nn_bce_logits(x, t, weight, pos_weight, reduction, dtype):
     """Binary cross entropy on logits, stable: ``(1 - t) x - lw * logsigmoid(x)`` with
     ``lw = 1 + (pos_weight - 1) t``, times ``weight``. Returns (loss, saved)."""
+    dtype = NP[dtype]
     work = _F64 if dtype == _F64 else _F32
     xw = x.astype(work, copy=False)
     tw = t.astype(work, copy=False)
