@@ -544,7 +544,7 @@ def test_to_takes_torchs_positional_and_keyword_forms(rng):
         ((), {"copy": "yes"}, ember.InvalidParameterError, r"copy must be a bool"),
         ((), {"memory_format": "channels_last"}, ember.InvalidParameterError,
          r"memory_format 'channels_last' is not supported"),
-        (("cuda",), {}, ember.InvalidParameterError, r"cuda"),
+        (("xpu",), {}, ember.InvalidParameterError, r"xpu"),
     ]:
         with pytest.raises(err, match=match):
             t.to(*args, **kwargs)
@@ -552,14 +552,15 @@ def test_to_takes_torchs_positional_and_keyword_forms(rng):
 
 
 @pytest.mark.parametrize("call, error, match, param", [
-    (lambda t: t.to_device("cuda"), InvalidParameterError,
-     r"to_device: device 'cuda' is not available; expected 'cpu'", "device"),
+    (lambda t: t.to_device("tpu"), InvalidParameterError,
+     r"to_device: device: 'tpu' is not a device name", "device"),
     (lambda t: t.to_device("gpu"), InvalidParameterError,
-     r"to_device: device must be a Device or a device name such as 'cpu', got str 'gpu'", "device"),
+     r"to_device: device: 'gpu' is not a device name", "device"),
     (lambda t: t.to_device(0), InvalidParameterError,
-     r"to_device: device must be a Device or a device name such as 'cpu', got int 0", "device"),
-    (lambda t: t.to("cuda:1"), InvalidParameterError,
-     r"to: device 'cuda:1' is not available", "device"),
+     r"to_device: device must be a Device or a device name such as 'cpu' or 'torch:cuda:0', "
+     r"got int 0", "device"),
+    (lambda t: t.to("cpu:1"), InvalidParameterError,
+     r"to: device: 'cpu' has no index 1", "device"),
     (lambda t: t.to("cpu", "cpu"), InvalidParameterError, r"to: two devices given", "device"),
     (lambda t: t.to("int32", "float32"), InvalidParameterError, r"to: two dtypes given", "dtype"),
     (lambda t: t.to("int99"), InvalidParameterError, r"to: dtype 'int99' is not an ember dtype",
@@ -644,15 +645,16 @@ def test_primitive_round_trip(rng):
 
 
 @pytest.mark.parametrize("call, error, match", [
-    (lambda t: t.try_into_primitive("torch"), InvalidParameterError,
-     "try_into_primitive: tensors live on the 'numpy' backend, not 'torch'"),
+    (lambda t: t.to_device("cpu").try_into_primitive("torch"), InvalidParameterError,
+     "try_into_primitive: the tensor lives on cpu \\(the 'numpy' backend\\), not the 'torch' "
+     "backend"),
     (lambda t: Tensor.from_primitive(t.numpy(), backend="cuda"), InvalidParameterError,
-     "from_primitive: tensors live on the 'numpy' backend, not 'cuda'"),
+     "from_primitive: backend 'cuda' is not an ember backend"),
     (lambda t: Tensor.from_primitive([1.0]), InvalidParameterError,
      "from_primitive: primitive must be the backend's array"),
     (lambda t: Tensor.from_primitive(np.array(["a"])), KindError,
      "from_primitive: primitive of dtype <U1 has no ember kind"),
-    (lambda t: t.load_to_device("cuda"), InvalidParameterError, "load_to_device"),
+    (lambda t: t.load_to_device("tpu"), InvalidParameterError, "load_to_device"),
 ])
 def test_primitive_and_load_bad_input(call, error, match):
     t = ember.tensor([1.0, 2.0])
