@@ -65,7 +65,8 @@ def from_numpy(array):
     device = as_device(None, "from_numpy")
     if device is CPU:
         return wrap(array, dtype)
-    return wrap(device.backend.from_host(array, dtype), dtype)  # zero-copy where it can
+    # zero-copy where the device can share host memory (a strided view is copied first)
+    return wrap(device.backend.from_host(_host.contiguous(array), dtype), dtype)
 
 
 def _new_from_primitive(primitive, op="new", backend=None):
@@ -145,7 +146,7 @@ def _shape_arg(args, op, param="shape"):
         if args[0].kind != "int" or args[0].ndim > 1:
             raise InvalidParameterError(
                 f"{op}: {param} given as a tensor must be a 1-d int tensor, got shape "
-                f"{args[0].shape} and dtype {args[0].dtype.name}", param, args[0])
+                f"{tuple(args[0].shape)} and dtype {args[0].dtype.name}", param, args[0])
     shape = argfix(args, op, param)
     out = []
     for size in shape:
@@ -264,7 +265,7 @@ def _fill_arg(value, dtype, op, param="fill_value"):
     if isinstance(value, Tensor):
         if value.numel() != 1:
             raise InvalidParameterError(
-                f"{op}: {param} is a tensor of shape {value.shape}; expected a number or a "
+                f"{op}: {param} is a tensor of shape {tuple(value.shape)}; expected a number or a "
                 "one-element tensor", param, value)
         kind_dtype = value.dtype
         value = value._device.backend.item(value._data)

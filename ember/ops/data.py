@@ -166,9 +166,10 @@ def load_to_device(self, device):
     target = _check_device(device, "load_to_device")
     if self._node is None:
         return self if target is self._device else self.to_device(target)
-    out = self.detach()
-    if target is not out._device:
-        out = out.to_device(target)
+    if target is self._device:
+        out = self.detach()
+    else:
+        out = wrap(transfer(self._data, self._dtype, self._device, target), self._dtype, self._ad)
     return out.require_grad() if self.is_require_grad() else out
 
 

@@ -83,6 +83,8 @@ def creation_arange(start, end, step, dtype, is_float, *, device=None):
     if is_float:
         n = max(0, math.ceil((end - start) / step))
         out = start + torch.arange(n, dtype=torch.float64, device=device) * step
+    elif creation_arange_length(start, end, step, False) == 0:
+        out = torch.zeros((0,), dtype=torch.int64, device=device)  # torch refuses empty ranges
     else:
         out = torch.arange(start, end, step, dtype=torch.int64, device=device)
     return out.to(TORCH[dtype])
