@@ -65,8 +65,11 @@ def from_numpy(array):
     device = as_device(None, "from_numpy")
     if device is CPU:
         return wrap(array, dtype)
-    # zero-copy where the device can share host memory (a strided view is copied first)
-    return wrap(device.backend.from_host(_host.contiguous(array), dtype), dtype)
+    try:  # zero-copy where the device can share host memory
+        data = device.backend.from_host(array, dtype)
+    except ValueError:  # a layout the device cannot share (negative strides): a copy
+        data = device.backend.from_host(_host.contiguous(array), dtype)
+    return wrap(data, dtype)
 
 
 def _new_from_primitive(primitive, op="new", backend=None):

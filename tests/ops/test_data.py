@@ -764,7 +764,7 @@ def test_load_to_device_detaches_and_keeps_the_flag():
     (p * 3).sum().backward()
     assert p.grad.tolist() == [3.0, 3.0] and w.grad is None
     frozen = ember.tensor([1, 2])
-    assert frozen.load_to_device("cpu") is frozen
+    assert frozen.load_to_device(frozen.device) is frozen
     hidden = (w * 2).load_to_device("cpu")
     assert hidden.is_leaf and not hidden.is_require_grad() and hidden.tolist() == [2.0, 4.0]
 
