@@ -84,8 +84,9 @@ def _new_from_primitive(primitive, op="new", backend=None):
     ember.int32
     """
     module = host_of(primitive)
-    if module is None or not module.is_array(primitive) or (backend is not None
-                                                           and module.name != backend):
+    be = None if module is None else module.adopt(primitive)[1].backend
+    if be is None or not be.is_array(primitive) or (backend is not None
+                                                   and module.name != backend):
         want = "a torch.Tensor" if backend == "torch" else "a numpy.ndarray"
         raise InvalidParameterError(
             f"{op}: primitive must be the backend's array ({want}"
@@ -93,7 +94,7 @@ def _new_from_primitive(primitive, op="new", backend=None):
             "ember.tensor or Tensor.from_data for other data",
             "primitive", primitive)
     try:
-        dtype = module.dtype_of(primitive)
+        dtype = be.dtype_of(primitive)
         if dtype.kind == "complex":
             raise KindError(dtype.name)
     except KindError:

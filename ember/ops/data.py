@@ -123,7 +123,7 @@ def to_device(self, device, /, *, stream=None):
     on it raises GraphError) and backward brings its gradient back to this tensor's device.
 
     >>> import ember
-    >>> t = ember.tensor([1.0, 2.0])
+    >>> t = ember.tensor([1.0, 2.0], device="cpu")
     >>> t.to_device("cpu") is t
     True
     >>> t.to_device(ember.Device("cpu")).device
@@ -183,7 +183,7 @@ def to(self, *args, dtype=None, device=None, non_blocking=False, copy=False, mem
     immutable, so it shares the buffer, as ``clone``). ``memory_format`` must be None.
 
     >>> import ember
-    >>> t = ember.tensor([1.5, 2.5])
+    >>> t = ember.tensor([1.5, 2.5], device="cpu")
     >>> t.to("int64").tolist()
     [1, 2]
     >>> t.to("cpu", ember.float64).dtype

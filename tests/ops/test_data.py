@@ -812,3 +812,37 @@ def test_unpickling_tensor_data_checks_the_values():
         pickle.loads(pickle.dumps(_Forged(rebuild, np.array([None]), "float32")))
     assert pickle.loads(pickle.dumps(_Forged(rebuild, np.ones(2, np.int8), "int8"))).dtype \
         is ember.int8
+
+
+@torch_cpu
+@pytest.mark.parametrize("device", ["cpu", "torch:cpu"])
+def test_pickle_keeps_the_device(device):
+    for dtype in ("float32", "bfloat16", "uint64", "bool"):
+        t = ember.tensor([[1.0, 0.0], [2.0, 3.0]], device=device).cast(dtype)
+        back = pickle.loads(pickle.dumps(t))
+        assert back.device == device and back.dtype is t.dtype and back.tolist() == t.tolist()
+    w = ember.tensor([1.0, 2.0], device=device).require_grad()
+    back = pickle.loads(pickle.dumps(w))
+    assert back.device == device and back.is_leaf and back.is_require_grad()
+    assert copy.deepcopy(w).device == device
+
+
+@torch_cpu
+def test_primitives_of_the_torch_backend():
+    t = ember.tensor([1.0, 2.0], device="torch:cpu")
+    prim = t.into_primitive()
+    assert isinstance(prim, torch.Tensor) and prim.tolist() == [1.0, 2.0]
+    assert t.try_into_primitive("torch") is prim
+    with pytest.raises(InvalidParameterError, match="the tensor lives on torch:cpu"):
+        t.try_into_primitive("numpy")
+    back = Tensor.from_primitive(prim, backend="torch")
+    assert back.device == "torch:cpu" and back.tolist() == [1.0, 2.0]
+    assert Tensor.new(torch.tensor([1, 2], dtype=torch.int32)).dtype is ember.int32
+    with pytest.raises(InvalidParameterError, match=r"from_primitive: primitive must be the "
+                                                    r"backend's array \(a torch.Tensor\)"):
+        Tensor.from_primitive(np.ones(2), backend="torch")
+    d = t.to_data()
+    assert isinstance(d.values, np.ndarray) and d.to_list() == [1.0, 2.0]
+    assert t.to_data_as("int32").to_list() == [1, 2] and t.to_vec_as("int64") == [1, 2]
+    assert repr(t) == "Tensor([1.0, 2.0], shape=(2,), dtype=float32)"
+    assert f"{ember.tensor(2.5, device='torch:cpu'):.2f}" == "2.50"
