@@ -190,6 +190,7 @@ def display_edges(a, edge):
 def display_strings(a):
     """The elements of ``a`` as display strings (see the NumPy backend's ``display_strings``):
     text is made on the host, from a host copy of the values."""
-    from .. import numpy as host
+    from ...devices import CPU
+    host = CPU.backend
     dtype = dtype_of(a)
     return host.display_strings(host.from_host(to_host(a), dtype))
