@@ -107,6 +107,8 @@ def test_metadata(shape):
     for d in range(-len(shape), len(shape)):
         assert t.size(d) == tt.size(d)
     assert t.dtype is ember.int16 and t.kind == "int"
+    assert t.device is ember.get_default_device()
+    t = ember.zeros(shape, dtype="int16", device="cpu")
     assert t.device == "cpu" and t.device == ember.Device("cpu") and str(t.device) == "cpu"
     assert repr(t.device) == "Device('cpu')"
     if shape:
@@ -142,6 +144,7 @@ def test_hash_is_identity():
 
 # -- layout: numpy(), contiguous() --------------------------------------------------------------
 
+@pytest.mark.numpy_only  # NumPy's read-only views
 @pytest.mark.parametrize("dtype", ["float32", "int64", "bool", "bfloat16"])
 def test_numpy_is_read_only_zero_copy(rng, dtype):
     for name, arr in layouts(np.asarray(random_array(rng, (3, 4), dtype))):
@@ -348,13 +351,13 @@ def test_record_no_inputs_and_numpy_scalars():
 
 def test_record_tracked_inputs_build_a_node():
     from ember.tensor import record
-    w = ember.tensor([1.0, 2.0]).require_grad()
-    c = ember.tensor([3.0, 4.0])
+    w = ember.tensor([1.0, 2.0], device="cpu").require_grad()  # NumPy arrays below
+    c = ember.tensor([3.0, 4.0], device="cpu")
     one = record(np.ones(2), ember.float64, (w,), _pass, "one")
     assert one.is_tracked() and one._node.parents == (w._node,) and one._node.name == "one"
     two = record(np.ones(2), ember.float64, [c, w], _pass, "two")  # a list works as well
     assert two._node.parents == (None, w._node)
-    seed = ember.tensor([0.5, -1.5], dtype="float64")
+    seed = ember.tensor([0.5, -1.5], dtype="float64", device="cpu")
     two.backward(seed)
     assert w.grad.tolist() == [0.5, -1.5]
     # no step: no backward rule, an int result, grad mode off

@@ -26,6 +26,7 @@ import json
 import math
 import os
 
+from ..devices import as_device
 from ..errors import InvalidParameterError
 from ..tensor import Pending, Tensor
 from .safetensors import load_file, load_metadata, save_file
@@ -163,9 +164,10 @@ class _Reader:
         raise self.bad(where, f"unexpected JSON object {x!r}")
 
 
-def load(path):
+def load(path, device=None):
     """The object that ``ember.save`` wrote to ``path``: the same tree, tensors with their
-    dtypes, shapes, values and require-grad flags. Never executes code from the file.
+    dtypes, shapes, values and require-grad flags, on ``device`` (None: the default device).
+    Never executes code from the file. ``ember.save`` writes tensors of any device.
 
     A missing file raises FileNotFoundError; a file that is not an ember checkpoint (a plain
     safetensors file: read it with ``ember.io.load_file``) or is damaged raises
@@ -179,6 +181,7 @@ def load(path):
     ((1, 'a'), {0: None, 'lr': 0.1}, ember.uint8, [7])
     """
     _check_path("load", path)
+    device = as_device(device, "load")
     meta = load_metadata(path)
     if meta.get("format") != _FORMAT or "structure" not in meta:
         raise InvalidParameterError(
@@ -194,5 +197,5 @@ def load(path):
         structure = json.loads(meta["structure"])
     except ValueError as exc:
         raise reader.bad("obj", f"its structure is not JSON ({exc})") from None
-    reader.tensors = load_file(path)
+    reader.tensors = load_file(path, device)
     return reader.decode(structure, "obj")

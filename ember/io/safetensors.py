@@ -29,9 +29,11 @@ import tempfile
 import zlib
 
 from .. import dtypes as _dt
-from ..backends import default as be
+from ..devices import CPU, as_device
 from ..errors import InvalidParameterError, KindError
-from ..tensor import Tensor, wrap
+from ..tensor import Tensor, transfer, wrap
+
+_host = CPU.backend  # files are read and written through host memory
 
 __all__ = ["save_file", "load_file", "save", "load", "load_metadata"]
 
@@ -170,7 +172,10 @@ def _serialize(tensors, metadata):
     st = _safetensors()
     keep, specs = [], {}
     for name, t in tensors.items():
-        arr, address, nbytes = be.io_buffer(t._data)
+        data, device = t._data, t._device
+        if device is not CPU:  # from any device through host memory
+            data = transfer(data, t._dtype, device, CPU)
+        arr, address, nbytes = _host.io_buffer(data)
         keep.append(arr)  # the serializer reads through raw addresses: keep the arrays alive
         specs[name] = st.TensorSpec(dtype=t.dtype.name, shape=list(t.shape), data_ptr=address,
                                     data_len=nbytes)
@@ -397,20 +402,23 @@ def _parse_entry(name, info, op, path):
     return name, dtype, tuple(shape), begin, end
 
 
-def _tensor(buf, name, dtype, shape, op, path):
-    arr = be.io_from_buffer(buf, dtype.np, shape)
+def _tensor(buf, name, dtype, shape, op, path, device=CPU):
+    arr = _host.io_from_buffer(buf, dtype, shape)
     if arr is None:  # pragma: no cover - the header's checks make the sizes fit
         raise _bad_file(op, path, f"tensor {name!r} does not fit its shape {shape}")
+    if device is not CPU:
+        arr = transfer(arr, dtype, CPU, device)
     return wrap(arr, dtype)
 
 
-def _deserialize(data, op, path):
-    """The tensors in safetensors bytes ``data`` (each a copy of its bytes)."""
+def _deserialize(data, op, path, device=CPU):
+    """The tensors in safetensors bytes ``data`` (each a copy of its bytes) on ``device``."""
     view = memoryview(data)
     n = _header_length(bytes(view[:8]), len(view), op, path)
     entries, _ = _parse_header(view[8:8 + n], len(view) - 8 - n, op, path)
     base = 8 + n
-    return {name: _tensor(bytearray(view[base + b:base + e]), name, dtype, shape, op, path)
+    return {name: _tensor(bytearray(view[base + b:base + e]), name, dtype, shape, op, path,
+                          device)
             for name, dtype, shape, b, e in entries}
 
 
@@ -437,8 +445,9 @@ def _read_header(f, size, op, path):
     return entries, metadata, 8 + n
 
 
-def load(data):
-    """The dict of named tensors in safetensors bytes ``data`` (bytes or bytearray).
+def load(data, device=None):
+    """The dict of named tensors in safetensors bytes ``data`` (bytes or bytearray), on
+    ``device`` (None: the default device).
 
     >>> import ember, ember.io
     >>> ember.io.load(ember.io.save({"n": ember.tensor([3], dtype="uint8")}))["n"].dtype
@@ -447,11 +456,13 @@ def load(data):
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise InvalidParameterError(f"load: data must be bytes, got {type(data).__name__}",
                                     "data", type(data).__name__)
-    return _deserialize(bytes(data), "load", None)
+    device = as_device(device, "load")
+    return _deserialize(bytes(data), "load", None, device)
 
 
-def load_file(path):
-    """The dict of named tensors stored in the safetensors file at ``path``.
+def load_file(path, device=None):
+    """The dict of named tensors stored in the safetensors file at ``path``, on ``device``
+    (None: the default device; the bytes go through host memory).
 
     Tensors come back with their dtypes and shapes, in the order of the file's header. The
     header is read and checked first, then only the byte ranges it names; a path that is not a
@@ -465,6 +476,7 @@ def load_file(path):
     """
     op = "load_file"
     path = _check_path(path, op)
+    device = as_device(device, op)
     f, size = _open_for_reading(path, op)
     with f:
         entries, _, start = _read_header(f, size, op, path)
@@ -472,7 +484,7 @@ def load_file(path):
         for name, dtype, shape, begin, end in sorted(entries, key=lambda e: e[3]):
             f.seek(start + begin)  # in file order: one forward pass over the data
             arrays[name] = _read_exact(f, bytearray(end - begin), op, path)
-    return {name: _tensor(arrays[name], name, dtype, shape, op, path)
+    return {name: _tensor(arrays[name], name, dtype, shape, op, path, device)
             for name, dtype, shape, _, _ in entries}
 
 

@@ -19,11 +19,14 @@ device)``) or the size (``Tensor.eye(3, device)``). Only ``"cpu"`` exists; ``"cp
 import math
 
 from .. import dtypes as _dt
-from ..backends import default as be
+from ..backends import host_of
+from ..devices import CPU, Device, as_device
 from ..errors import InvalidParameterError, KindError
 from ..shapes import argfix, check_rank
-from ..tensor import Device, Tensor, check_tensor, record, tensor_method, wrap
+from ..tensor import Tensor, check_tensor, record, tensor_method, wrap
 from .data import _is_device, _read, check_backend
+
+_host = CPU.backend  # Python-number checks (NumPy scalars count as numbers) run on the host
 
 __all__ = ["tensor", "from_numpy", "from_data", "from_floats", "from_ints", "from_bool",
            "empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like",
@@ -50,33 +53,50 @@ def from_numpy(array):
     >>> from_numpy(a).tolist()
     [0.0, 1.0, 2.0]
     """
-    if not be.is_array(array):
+    if not _host.is_array(array):
         raise InvalidParameterError(
             f"from_numpy: array must be a numpy.ndarray, got {type(array).__name__}", "array", array)
     try:
-        dtype = be.dtype_of(array)
+        dtype = _host.dtype_of(array)
+        if dtype.kind == "complex":  # the complex dtypes exist only for the Array API's queries
+            raise KindError(dtype.name)
     except KindError:
         raise KindError(f"from_numpy: dtype {array.dtype} has no ember kind") from None
-    return wrap(array, dtype)
+    device = as_device(None, "from_numpy")
+    if device is CPU:
+        return wrap(array, dtype)
+    try:  # zero-copy where the device can share host memory
+        data = device.backend.from_host(array, dtype)
+    except ValueError:  # a layout the device cannot share (negative strides): a copy
+        data = device.backend.from_host(_host.contiguous(array), dtype)
+    return wrap(data, dtype)
 
 
-def _new_from_primitive(primitive, op="new"):
-    """Burn's ``Tensor::new(primitive)``: a tensor around a backend primitive, the backend's own
-    array (a NumPy ndarray here), taken as it is: no copy, its dtype and layout kept (as
-    ``from_numpy``). Also a static method only: ``ember.Tensor.new(array)``.
+def _new_from_primitive(primitive, op="new", backend=None):
+    """Burn's ``Tensor::new(primitive)``: a tensor around a backend primitive, a backend's own
+    array (a NumPy ndarray, or a torch tensor for the torch backend), taken as it is: no copy,
+    its dtype, layout and device kept (as ``from_numpy``). Also a static method only:
+    ``ember.Tensor.new(array)``.
 
     >>> import numpy as np
     >>> import ember
     >>> ember.Tensor.new(np.array([1, 2], dtype=np.int32)).dtype
     ember.int32
     """
-    if not be.is_array(primitive):
+    module = host_of(primitive)
+    be = None if module is None else module.adopt(primitive)[1].backend
+    if be is None or not be.is_array(primitive) or (backend is not None
+                                                   and module.name != backend):
+        want = "a torch.Tensor" if backend == "torch" else "a numpy.ndarray"
         raise InvalidParameterError(
-            f"{op}: primitive must be the backend's array (a numpy.ndarray), got "
-            f"{type(primitive).__name__}; use ember.tensor or Tensor.from_data for other data",
+            f"{op}: primitive must be the backend's array ({want}"
+            f"{'' if backend else ' or a torch.Tensor'}), got {type(primitive).__name__}; use "
+            "ember.tensor or Tensor.from_data for other data",
             "primitive", primitive)
     try:
         dtype = be.dtype_of(primitive)
+        if dtype.kind == "complex":
+            raise KindError(dtype.name)
     except KindError:
         raise KindError(f"{op}: primitive of dtype {primitive.dtype} has no ember kind") from None
     return wrap(primitive, dtype)
@@ -84,7 +104,8 @@ def _new_from_primitive(primitive, op="new"):
 
 def _from_primitive(primitive, backend="numpy"):
     """Burn's ``from_primitive``, the inverse of ``try_into_primitive``: ``Tensor.new`` for the
-    backend named ``backend`` (another name raises InvalidParameterError). A static method.
+    backend named ``backend`` ("numpy" or "torch"; another name raises InvalidParameterError).
+    A static method.
 
     >>> import numpy as np
     >>> import ember
@@ -92,7 +113,7 @@ def _from_primitive(primitive, backend="numpy"):
     [0, 1, 2]
     """
     check_backend(backend, "from_primitive")
-    return _new_from_primitive(primitive, "from_primitive")
+    return _new_from_primitive(primitive, "from_primitive", backend)
 
 
 Tensor.new = staticmethod(_new_from_primitive)
@@ -129,7 +150,7 @@ def _shape_arg(args, op, param="shape"):
         if args[0].kind != "int" or args[0].ndim > 1:
             raise InvalidParameterError(
                 f"{op}: {param} given as a tensor must be a 1-d int tensor, got shape "
-                f"{args[0].shape} and dtype {args[0].dtype.name}", param, args[0])
+                f"{tuple(args[0].shape)} and dtype {args[0].dtype.name}", param, args[0])
     shape = argfix(args, op, param)
     out = []
     for size in shape:
@@ -156,14 +177,8 @@ def _dtype_arg(dtype, op, default=None):
 
 
 def _device_arg(device, op):
-    if device is None:
-        return
-    try:
-        Device(device.split(":")[0] if isinstance(device, str) else device)  # "cpu:0" too
-    except InvalidParameterError:
-        raise InvalidParameterError(
-            f"{op}: device {device!r} is not available; expected 'cpu' (the NumPy backend)",
-            "device", device) from None
+    """``device`` as an available Device (None: the default device)."""
+    return as_device(device, op)
 
 
 def _options(dtype, device, op):
@@ -210,8 +225,14 @@ def _grad_arg(requires_grad, dtype, op):
     return requires_grad
 
 
+_MAX_BYTES = 2 ** 63 - 1
+
+
 def _check_nbytes(shape, dtype, op):
-    if not be.creation_nbytes_ok(shape, dtype.np):
+    n = dtype.itemsize
+    for size in shape:
+        n *= size
+    if n > _MAX_BYTES:
         raise InvalidParameterError(
             f"{op}: shape {shape} of {dtype.name} is too large to allocate", "shape", shape)
 
@@ -237,9 +258,9 @@ _NUMBER_KIND = {bool: "bool", int: "int", float: "float"}
 
 def _number_kind(value):
     """``"bool"``, ``"int"`` or ``"float"`` for Python and NumPy numbers, else None."""
-    if not be.data_is_number(value):
+    if not _host.data_is_number(value):
         return None
-    value = be.data_to_python(value)
+    value = _host.data_to_python(value)
     return _NUMBER_KIND.get(type(value))
 
 
@@ -248,21 +269,21 @@ def _fill_arg(value, dtype, op, param="fill_value"):
     if isinstance(value, Tensor):
         if value.numel() != 1:
             raise InvalidParameterError(
-                f"{op}: {param} is a tensor of shape {value.shape}; expected a number or a "
+                f"{op}: {param} is a tensor of shape {tuple(value.shape)}; expected a number or a "
                 "one-element tensor", param, value)
         kind_dtype = value.dtype
-        value = be.item(value._data)
+        value = value._device.backend.item(value._data)
     else:
         kind = _number_kind(value)
         if kind is None:
             raise InvalidParameterError(
                 f"{op}: {param} must be a number or a bool, got {type(value).__name__} "
                 f"{value!r}", param, value)
-        value = be.data_to_python(value)
+        value = _host.data_to_python(value)
         kind_dtype = _dt.default_of_kind(kind)
     if dtype is None:
         dtype = kind_dtype
-    if not be.creation_fill_value_fits(value, dtype.np):
+    if not _host.creation_fill_value_fits(value, dtype):
         expected = {"bool": "a bool (or 0 or 1)",
                     "int": "an integral value in the dtype's range",
                     "float": "a value in the dtype's finite range (or nan or inf)"}[dtype.kind]
@@ -293,8 +314,8 @@ def from_data(data, dtype=None, device=None, requires_grad=False):
     """
     dtype, device = _options(dtype, device, "from_data")
     dtype = _dtype_arg(dtype, "from_data")
-    _device_arg(device, "from_data")
-    t = _read(data, dtype, "from_data")
+    device = _device_arg(device, "from_data")
+    t = _read(data, dtype, "from_data", device)
     _grad_arg(requires_grad, t._dtype, "from_data")
     if requires_grad:
         t.require_grad()
@@ -310,8 +331,7 @@ def from_floats(data, device=None):
     >>> ember.from_floats([1, 2]).tolist()
     [1.0, 2.0]
     """
-    _device_arg(device, "from_floats")
-    return _read(data, _dt.float32, "from_floats")
+    return _read(data, _dt.float32, "from_floats", _device_arg(device, "from_floats"))
 
 
 def from_ints(data, device=None):
@@ -322,8 +342,7 @@ def from_ints(data, device=None):
     >>> ember.Tensor.from_ints([[1, 2], [3, 4]]).dtype
     ember.int64
     """
-    _device_arg(device, "from_ints")
-    return _read(data, _dt.int64, "from_ints")
+    return _read(data, _dt.int64, "from_ints", _device_arg(device, "from_ints"))
 
 
 def from_bool(data, device=None):
@@ -333,20 +352,19 @@ def from_bool(data, device=None):
     >>> ember.Tensor.from_bool([[True, False], [False, True]]).tolist()
     [[True, False], [False, True]]
     """
-    _device_arg(device, "from_bool")
-    return _read(data, _dt.bool_, "from_bool")
+    return _read(data, _dt.bool_, "from_bool", _device_arg(device, "from_bool"))
 
 
 # -- filled -------------------------------------------------------------------------------------
 
 def _filled(op, shape, value, dtype, device, requires_grad):
-    _device_arg(device, op)
+    be = (device if device.__class__ is Device else _device_arg(device, op)).backend
     _grad_arg(requires_grad, dtype, op)
     _check_nbytes(shape, dtype, op)
     if value is None:
-        data = _alloc(be.creation_zeros, (shape, dtype.np), op)
+        data = _alloc(be.creation_zeros, (shape, dtype), op)
     else:
-        data = _alloc(be.creation_full, (shape, value, dtype.np), op)
+        data = _alloc(be.creation_full, (shape, value, dtype), op)
     return _new(data, dtype, requires_grad)
 
 
@@ -420,7 +438,8 @@ def _like(op, self, dtype, device, requires_grad):
         raise KindError(f"{op}: the tensor is quantized; quantized tensor creation is not "
                         "supported (call dequantize() first)")
     dtype = _dtype_arg(dtype, op, self._dtype)
-    return tuple(self._data.shape), dtype
+    return tuple(self._data.shape), dtype, (self._device if device is None
+                                            else _device_arg(device, op))
 
 
 def empty_like(self, dtype=None, device=None, requires_grad=False):
@@ -430,7 +449,7 @@ def empty_like(self, dtype=None, device=None, requires_grad=False):
     >>> ember.zeros(2, 3, 4).empty_like().shape
     (2, 3, 4)
     """
-    shape, dtype = _like("empty_like", self, dtype, device, requires_grad)
+    shape, dtype, device = _like("empty_like", self, dtype, device, requires_grad)
     return _filled("empty_like", shape, None, dtype, device, requires_grad)
 
 
@@ -441,7 +460,7 @@ def zeros_like(self, dtype=None, device=None, requires_grad=False):
     >>> print(ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).zeros_like())
     [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
     """
-    shape, dtype = _like("zeros_like", self, dtype, device, requires_grad)
+    shape, dtype, device = _like("zeros_like", self, dtype, device, requires_grad)
     return _filled("zeros_like", shape, None, dtype, device, requires_grad)
 
 
@@ -452,7 +471,7 @@ def ones_like(self, dtype=None, device=None, requires_grad=False):
     >>> print(ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).ones_like())
     [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]
     """
-    shape, dtype = _like("ones_like", self, dtype, device, requires_grad)
+    shape, dtype, device = _like("ones_like", self, dtype, device, requires_grad)
     return _filled("ones_like", shape, True if dtype.kind == "bool" else 1, dtype, device,
                    requires_grad)
 
@@ -465,7 +484,7 @@ def full_like(self, fill_value, dtype=None, device=None, requires_grad=False):
     >>> print(ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).full_like(5.0))
     [[5.0, 5.0, 5.0], [5.0, 5.0, 5.0]]
     """
-    shape, dtype = _like("full_like", self, dtype, device, requires_grad)
+    shape, dtype, device = _like("full_like", self, dtype, device, requires_grad)
     value, dtype = _fill_arg(fill_value, dtype, "full_like")
     return _filled("full_like", shape, value, dtype, device, requires_grad)
 
@@ -478,11 +497,18 @@ def _range_number(value, op, param):
         raise InvalidParameterError(
             f"{op}: {param} must be an int or a float, got {type(value).__name__} {value!r}",
             param, value)
-    value = be.data_to_python(value)
+    value = _host.data_to_python(value)
     if kind == "float" and not math.isfinite(value):
         raise InvalidParameterError(f"{op}: {param} is {value!r}; expected a finite number",
                                     param, value)
     return value
+
+
+def _arange_length(start, end, step, is_float):
+    """The number of values ``arange`` makes (float ranges: ``ceil((end - start) / step)``)."""
+    if is_float:
+        return max(0, math.ceil((end - start) / step))
+    return max(0, -((start - end) // step))
 
 
 def _arange(op, start, end, step, dtype, device, requires_grad):
@@ -495,11 +521,11 @@ def _arange(op, start, end, step, dtype, device, requires_grad):
     dtype = _dtype_arg(dtype, op, _dt.default_float if is_float else _dt.default_int)
     if dtype.kind == "bool":
         raise KindError(f"{op}: not defined for dtype bool; expected an int or float dtype")
-    _device_arg(device, op)
+    be = _device_arg(device, op).backend
     _grad_arg(requires_grad, dtype, op)
-    n = be.creation_arange_length(start, end, step, is_float)
+    n = _arange_length(start, end, step, is_float)
     _check_nbytes((n,), dtype, op)
-    data = _alloc(be.creation_arange, (start, end, step, dtype.np, is_float), op, (n,))
+    data = _alloc(be.creation_arange, (start, end, step, dtype, is_float), op, (n,))
     return _new(data, dtype, requires_grad)
 
 
@@ -521,7 +547,7 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     [0.0, 0.25, 0.5, 0.75]
     """
     if isinstance(start, range):
-        if end is not None and step == 1 and not be.data_is_number(end):
+        if end is not None and step == 1 and not _host.data_is_number(end):
             end, (dtype, device) = None, _options(end, device, "arange")  # Burn's options
         if end is not None or step != 1:
             raise InvalidParameterError(
@@ -584,13 +610,13 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     dtype = _dtype_arg(dtype, op, _dt.default_float)
     if dtype.kind == "bool":
         raise KindError(f"{op}: not defined for dtype bool; expected an int or float dtype")
-    _device_arg(device, op)
+    be = _device_arg(device, op).backend
     _grad_arg(requires_grad, dtype, op)
     _check_nbytes((steps,), dtype, op)
     if steps:
-        data = _alloc(be.creation_linspace, (start, end, steps, dtype.np), op, (steps,))
+        data = _alloc(be.creation_linspace, (start, end, steps, dtype), op, (steps,))
     else:
-        data = be.creation_zeros((0,), dtype.np)
+        data = be.creation_zeros((0,), dtype)
     return _new(data, dtype, requires_grad)
 
 
@@ -613,10 +639,10 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     n = _size_arg(n, "eye", "n")
     m = n if m is None else _size_arg(m, "eye", "m")
     dtype = _dtype_arg(dtype, "eye", _dt.default_float)
-    _device_arg(device, "eye")
+    be = _device_arg(device, "eye").backend
     _grad_arg(requires_grad, dtype, "eye")
     _check_nbytes((n, m), dtype, "eye")
-    return _new(_alloc(be.creation_eye, (n, m, dtype.np), "eye", (n, m)), dtype, requires_grad)
+    return _new(_alloc(be.creation_eye, (n, m, dtype), "eye", (n, m)), dtype, requires_grad)
 
 
 def cartesian_grid(*shape, device=None):
@@ -634,7 +660,7 @@ def cartesian_grid(*shape, device=None):
             "'cpu' (the grid is int64)", "device", dtype)
     shape = _shape_arg(shape, "cartesian_grid")
     check_rank(len(shape) + 1, "cartesian_grid", "shape", shape)
-    _device_arg(device, "cartesian_grid")
+    be = _device_arg(device, "cartesian_grid").backend
     _check_nbytes(shape + (len(shape),), _dt.int64, "cartesian_grid")
     data = _alloc(be.creation_cartesian_grid, (shape,), "cartesian_grid")
     return wrap(data, _dt.int64)
@@ -647,7 +673,7 @@ def _mask(op, part, shape, offset, device):
             f"{op}: shape {shape} has rank {len(shape)}; expected a rank >= 2 (a matrix or a "
             "batch of matrices)", "shape", shape)
     offset = _int_arg(offset, op, "offset")
-    _device_arg(device, op)
+    be = _device_arg(device, op).backend
     _check_nbytes(shape, _dt.bool_, op)
     return wrap(_alloc(be.creation_tri_mask, (shape, offset, part), op), _dt.bool_)
 
@@ -693,6 +719,7 @@ def _tri(op, self, diagonal, upper):
         raise InvalidParameterError(
             f"{op}: self has shape {tuple(self.shape)} (rank {self._data.ndim}); expected a "
             "tensor of rank >= 2 (a matrix or a batch of matrices)", "self", tuple(self.shape))
+    be = self._device.backend
     out = be.creation_tri_keep(self._data, diagonal, upper)
 
     def backward(g, needs):

@@ -5,17 +5,18 @@ The conversions to Python numbers follow PyTorch: ``item()``, ``float(t)``, ``in
 ``int(t)`` truncates toward zero; ``operator.index(t)`` (``__index__``) takes one-element int
 tensors only and raises KindError (a TypeError) for anything else. ``np.asarray(t)`` is a
 read-only view of the tensor's buffer (no copy) unless a dtype change or ``copy=True`` asks
-for one. Pickling keeps the values, the dtype and whether the tensor requires grad; a tensor
-that requires grad comes back as a leaf (as PyTorch, the graph that produced it does not
-travel).
+for one. Pickling keeps the values (through host memory), the dtype, the device and whether
+the tensor requires grad; a tensor that requires grad comes back as a leaf (as PyTorch, the
+graph that produced it does not travel). ``TensorData`` always holds host (NumPy) values.
 """
 
 from .. import dtypes as _dt
-from ..backends import default as be
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import argfix
-from ..devices import CPU
-from ..tensor import Device, Tensor, as_tensor, record, tensor_method, transfer, wrap
+from ..devices import CPU, as_device
+from ..tensor import Device, Tensor, _data_from, record, tensor_method, transfer, wrap
+
+_hostbe = CPU.backend  # TensorData's values, pickles and Python numbers live on the host
 
 __all__ = ["TensorData"]
 
@@ -41,6 +42,15 @@ def _host(t):
     if t._device is CPU:
         return t._data
     return transfer(t._data, t._dtype, t._device, CPU)
+
+
+def _host_copy(data, dtype, device):
+    """A private host copy of the array ``data`` (of ``dtype``, on ``device``)."""
+    if device is CPU:
+        return _hostbe.copy(data)
+    arr = transfer(data, dtype, device, CPU)
+    # a transfer from a device's own memory is a fresh copy; from CPU memory it may be shared
+    return _hostbe.copy(arr) if device.type == "cpu" else arr
 
 
 @tensor_method
@@ -79,27 +89,24 @@ def cast(self, dtype):
 
 # -- devices, clones, buffer ownership ----------------------------------------------------------
 
-_DEVICE_NAMES = ("cpu", "cuda", "mps", "xpu", "meta", "wgpu", "vulkan", "metal", "rocm")
+_DEVICE_NAMES = ("cpu", "cuda", "mps", "torch", "numpy", "xpu", "meta", "wgpu", "vulkan",
+                 "metal", "rocm")
 
 
 def _is_device(value):
-    """Whether ``value`` names a device (a Device, or a string such as ``"cpu"`` or ``"cuda:0"``)."""
+    """Whether ``value`` names a device (a Device, or a string such as ``"cpu"``, ``"cuda:0"`` or
+    ``"torch:cpu"``), as opposed to a dtype where Burn's ``options`` may be either."""
     return isinstance(value, Device) or (
-        isinstance(value, str) and value.split(":")[0] in _DEVICE_NAMES)
+        isinstance(value, str) and value.strip().lower().split(":")[0] in _DEVICE_NAMES)
 
 
 def _check_device(device, op):
-    """``device`` as a Device; InvalidParameterError unless it is the CPU (the only one)."""
-    if not _is_device(device):
-        raise InvalidParameterError(
-            f"{op}: device must be a Device or a device name such as 'cpu', got "
-            f"{type(device).__name__} {device!r}", "device", device)
-    try:
-        return Device(device.split(":")[0] if isinstance(device, str) else device)
-    except InvalidParameterError:
-        raise InvalidParameterError(
-            f"{op}: device {device!r} is not available; expected 'cpu' (the NumPy backend)",
-            "device", device) from None
+    """``device`` as an available Device: InvalidParameterError for a value that names no
+    device, DeviceError for a device this machine does not have."""
+    if device is None:
+        raise InvalidParameterError(f"{op}: device must be a Device or a device name such as "
+                                    "'cpu', got None", "device", device)
+    return as_device(device, op)
 
 
 def _identity_backward(g, needs):
@@ -108,26 +115,38 @@ def _identity_backward(g, needs):
 
 @tensor_method
 def to_device(self, device, /, *, stream=None):
-    """Burn's ``to_device`` (and the Array API's): this tensor on ``device``. Only ``"cpu"`` exists, so the values
-    stay where they are; any other device raises InvalidParameterError.
+    """Burn's ``to_device`` (and the Array API's): this tensor on ``device``; the values move
+    through host memory, or zero-copy where the two backends share it.
 
-    An untracked tensor comes back as itself. For a tracked float tensor the move is a recorded
-    identity step, as in Burn: the result is a non-leaf whose gradient flows back to this one.
+    An untracked tensor comes back moved (as itself when already there). For a tracked float
+    tensor the move is a recorded step, as in Burn: the result is a non-leaf (``require_grad()``
+    on it raises GraphError) and backward brings its gradient back to this tensor's device.
 
     >>> import ember
-    >>> t = ember.tensor([1.0, 2.0])
+    >>> t = ember.tensor([1.0, 2.0], device="cpu")
     >>> t.to_device("cpu") is t
     True
     >>> t.to_device(ember.Device("cpu")).device
     Device('cpu')
     """
-    _check_device(device, "to_device")
+    target = _check_device(device, "to_device")
     if stream is not None:
-        raise InvalidParameterError(f"to_device: stream must be None on the CPU, got {stream!r}",
+        raise InvalidParameterError(f"to_device: stream must be None, got {stream!r}",
                                     "stream", stream)
+    source = self._device
+    if target is source:
+        if self._node is None:
+            return self
+        return record(self._data, self._dtype, (self,), _identity_backward, "to_device")
+    dtype = self._dtype
+    data = transfer(self._data, dtype, source, target)
     if self._node is None:
-        return self
-    return record(self._data, self._dtype, (self,), _identity_backward, "to_device")
+        return wrap(data, dtype, self._ad)
+
+    def backward(g, needs):  # the gradient goes back to where the input lives
+        return (transfer(g, dtype, target, source),)
+
+    return record(data, dtype, (self,), backward, "to_device")
 
 
 @tensor_method
@@ -144,10 +163,13 @@ def load_to_device(self, device):
     >>> (w * 2).load_to_device("cpu").is_require_grad()  # a non-leaf does not require grad
     False
     """
-    _check_device(device, "load_to_device")
+    target = _check_device(device, "load_to_device")
     if self._node is None:
-        return self
-    out = self.detach()
+        return self if target is self._device else self.to_device(target)
+    if target is self._device:
+        out = self.detach()
+    else:
+        out = wrap(transfer(self._data, self._dtype, self._device, target), self._dtype, self._ad)
     return out.require_grad() if self.is_require_grad() else out
 
 
@@ -161,7 +183,7 @@ def to(self, *args, dtype=None, device=None, non_blocking=False, copy=False, mem
     immutable, so it shares the buffer, as ``clone``). ``memory_format`` must be None.
 
     >>> import ember
-    >>> t = ember.tensor([1.5, 2.5])
+    >>> t = ember.tensor([1.5, 2.5], device="cpu")
     >>> t.to("int64").tolist()
     [1, 2]
     >>> t.to("cpu", ember.float64).dtype
@@ -254,18 +276,18 @@ def can_mut(self):
     The NumPy backend answers from NumPy's ownership flag and Python's reference count: True
     only when the tensor owns a writable buffer that no view, other tensor, NumPy array the
     user holds, or saved autodiff step refers to; False (conservatively) otherwise, and always
-    False where reference counts are unavailable. ember never writes into a buffer in place,
+    False where reference counts are unavailable. The torch backend always answers False. ember never writes into a buffer in place,
     so this is a query only.
 
     >>> import ember
-    >>> t = ember.zeros(3)
+    >>> t = ember.zeros(3, device="cpu")
     >>> t.can_mut()
     True
     >>> view = t[1:]
     >>> t.can_mut()
     False
     """
-    return be.data_can_mut(self._data)
+    return self._device.backend.data_can_mut(self._data)
 
 
 # -- TensorData ---------------------------------------------------------------------------------
@@ -274,26 +296,33 @@ def _dtype_arg(dtype, op):
     return _dt.as_dtype(dtype, op=op)
 
 
-def _read(data, dtype, op):
-    """A detached tensor of ``data`` (a TensorData, a tensor, lists, numbers or arrays),
-    converted to ``dtype`` when given, as ``cast`` converts. Never aliases a buffer that
-    someone else could write (a tensor's or a TensorData's buffer may be shared)."""
+def _read(data, dtype, op, device=None):
+    """A detached tensor of ``data`` (a TensorData, a tensor, lists, numbers or arrays) on
+    ``device`` (None: a tensor's own device, else the default device), converted to ``dtype``
+    when given, as ``cast`` converts. Never aliases a buffer that someone else could write (a
+    tensor's or a TensorData's buffer may be shared)."""
     if isinstance(data, Tensor):
         t = wrap(data._data, data._dtype)
+        if device is not None and device is not data._device:
+            t = wrap(transfer(data._data, data._dtype, data._device, device), data._dtype)
     elif isinstance(data, TensorData):  # its values are a private read-only copy: share them
-        t = wrap(data._values, data.dtype)
+        if device is None:
+            device = as_device(None, op)
+        values = data._values
+        t = wrap(values if device is CPU else transfer(values, data.dtype, CPU, device),
+                 data.dtype)
     else:
-        t = as_tensor(data, None, op)
+        t = wrap(*_data_from(data, None, op, device))
         if dtype is not None and dtype is not _dt.float32 and t._dtype is _dt.float32 \
                 and not hasattr(data, "dtype"):
             # Python floats: read them as float64 so that the conversion loses nothing
-            t = as_tensor(data, _dt.float64, op)
-        if not isinstance(data, (list, tuple, int, float, complex)) and not be.is_array(data):
+            t = wrap(*_data_from(data, _dt.float64, op, device))
+        if not isinstance(data, (list, tuple, int, float, complex)) and not _hostbe.is_array(data):
             # other array-likes (a torch tensor, a buffer) may share their memory with us
-            t = wrap(be.copy(t._data), t._dtype)
+            t = wrap(t._device.backend.copy(t._data), t._dtype)
     if dtype is None or t._dtype is dtype:
         return t
-    return wrap(be.cast(t._data, dtype.np), dtype)
+    return wrap(t._device.backend.cast(t._data, dtype), dtype)
 
 
 _TOLERANCE = {"float64": (1e-7, 1e-9), "float32": (1e-5, 1e-6), "float16": (1e-3, 1e-3),
@@ -301,8 +330,8 @@ _TOLERANCE = {"float64": (1e-7, 1e-9), "float32": (1e-5, 1e-6), "float16": (1e-3
 
 
 class TensorData:
-    """A tensor's values read out of it (Burn's ``TensorData``): a private NumPy copy of the
-    values, their ``shape`` and ``dtype``. Immutable; converting makes a new one.
+    """A tensor's values read out of it (Burn's ``TensorData``): a private host (NumPy) copy of
+    the values (whatever the tensor's device), their ``shape`` and ``dtype``. Immutable; converting makes a new one.
 
     ``TensorData(values, shape=None, dtype=None)`` takes what ``ember.tensor`` takes (and a
     TensorData); ``shape`` reshapes flat values (Burn's ``TensorData::new(vec, shape)``).
@@ -324,10 +353,10 @@ class TensorData:
         op = "TensorData"
         if dtype is not None:
             dtype = _dtype_arg(dtype, op)
-        t = _read(values, dtype, op)
+        t = _read(values, dtype, op, CPU)
         arr, dt = t._data, t._dtype
-        if isinstance(values, Tensor) and arr is values._data:
-            arr = be.copy(arr)  # a tensor's buffer may be a view of a writable array
+        if isinstance(values, Tensor) and (arr is values._data or values._device.type == "cpu"):
+            arr = _hostbe.copy(arr)  # a tensor's buffer may be a view of a writable array
         if shape is not None:
             shape = tuple(argfix((shape,), op))
             for s in shape:
@@ -337,19 +366,20 @@ class TensorData:
             n = 1
             for s in shape:
                 n *= s
-            if n != arr.size:
+            size = _hostbe.numel(arr)
+            if n != size:
                 raise ShapeMismatchError(
-                    f"{op}: shape {shape} has {n} elements but the values have {arr.size}",
-                    expected=arr.size, actual=shape)
-            arr = be.data_reshape_copy(arr, shape)
-        self._values = be.readonly(arr)
+                    f"{op}: shape {shape} has {n} elements but the values have {size}",
+                    expected=size, actual=shape)
+            arr = _hostbe.data_reshape_copy(arr, shape)
+        self._values = _hostbe.readonly(arr)
         self.dtype = dt
 
     @classmethod
     def _own(cls, arr, dtype):
         """A TensorData around ``arr``, which the caller hands over (no copy)."""
         d = object.__new__(cls)
-        d._values = be.readonly(arr)
+        d._values = _hostbe.readonly(arr)
         d.dtype = dtype
         return d
 
@@ -393,7 +423,7 @@ class TensorData:
         >>> ember.TensorData([[1, 2, 3]]).num_elements()
         3
         """
-        return self._values.size
+        return _hostbe.numel(self._values)
 
     # -- out
     def to_list(self):
@@ -403,7 +433,7 @@ class TensorData:
         >>> ember.TensorData([1, 2]).to_list()
         [1, 2]
         """
-        return be.tolist(self._values)
+        return _hostbe.tolist(self._values)
 
     tolist = to_list
 
@@ -414,7 +444,7 @@ class TensorData:
         >>> ember.TensorData([[1, 2], [3, 4]]).to_vec()
         [1, 2, 3, 4]
         """
-        return be.data_flat_list(self._values)
+        return _hostbe.data_flat_list(self._values)
 
     def numpy(self, copy=False):
         """The values as a NumPy array (read-only unless ``copy=True``).
@@ -423,10 +453,10 @@ class TensorData:
         >>> ember.TensorData([1, 2]).numpy()
         array([1, 2])
         """
-        return be.copy(self._values) if copy else self._values
+        return _hostbe.copy(self._values) if copy else self._values
 
     def __array__(self, dtype=None, copy=None):
-        out = be.data_array(self._values, dtype, copy)
+        out = _hostbe.data_array(self._values, dtype, copy)
         if out is None:
             raise InvalidParameterError(
                 f"TensorData.__array__: dtype {dtype} needs a copy but copy=False",
@@ -444,7 +474,7 @@ class TensorData:
         dtype = _dtype_arg(dtype, "convert")
         if dtype is self.dtype:
             return self
-        return TensorData._own(be.cast(self._values, dtype.np), dtype)
+        return TensorData._own(_hostbe.cast(self._values, dtype), dtype)
 
     to_data_as = convert
     convert_dtype = convert
@@ -508,27 +538,27 @@ class TensorData:
         self._report("assert_approx_eq", other, float(rtol), float(atol))
 
     def _report(self, op, other, rtol, atol):
-        bad, count = be.data_mismatches(self._values, other._values, rtol, atol)
+        bad, count = _hostbe.data_mismatches(self._values, other._values, rtol, atol)
         if count:
             shown = "; ".join(f"at {idx}: {a!r} != {b!r}" for idx, a, b in bad)
             more = f" (first {len(bad)} shown)" if count > len(bad) else ""
-            raise AssertionError(f"{op}: {count} of {self._values.size} elements differ"
+            raise AssertionError(f"{op}: {count} of {self.num_elements()} elements differ"
                                  f"{more}: {shown}")
 
     def __eq__(self, other):
         if not isinstance(other, TensorData):
             return NotImplemented
-        return other.dtype is self.dtype and be.data_equal(self._values, other._values)
+        return other.dtype is self.dtype and _hostbe.data_equal(self._values, other._values)
 
     __hash__ = None
 
     def __repr__(self):
         from .display import format_values
-        text = format_values(self._values, indent=len("TensorData("))
+        text = format_values(self._values, indent=len("TensorData("), be=_hostbe)
         return f"TensorData({text}, shape={self.shape}, dtype={self.dtype.name})"
 
     def __reduce__(self):
-        return (_rebuild_data, (be.copy(self._values), self.dtype.name))
+        return (_rebuild_data, (_hostbe.copy(self._values), self.dtype.name))
 
 
 def _rebuild_data(values, dtype_name):
@@ -543,7 +573,7 @@ def _unpickled(values, dtype_name, op):
         raise InvalidParameterError(f"{op}: the pickled dtype is {dtype_name!r}; expected the "
                                     "name of an ember dtype", "dtype", dtype_name)
     dtype = _dt.as_dtype(dtype_name, op=op)
-    data = be.io_unpickled(values, dtype.np)
+    data = _hostbe.io_unpickled(values, dtype)
     if data is None:
         got = getattr(values, "dtype", None)
         raise KindError(f"{op}: the pickled values are {type(values).__name__}"
@@ -562,7 +592,7 @@ def to_data(self):
     >>> ember.tensor([[1, 2]]).to_data().to_list()
     [[1, 2]]
     """
-    return TensorData._own(be.copy(self._data), self._dtype)
+    return TensorData._own(_host_copy(self._data, self._dtype, self._device), self._dtype)
 
 
 Tensor.into_data = to_data
@@ -578,7 +608,8 @@ def to_data_as(self, dtype):
     [1, 2]
     """
     dtype = _dtype_arg(dtype, "to_data_as")
-    return TensorData._own(be.copy(be.cast(self._data, dtype.np)), dtype)
+    data = self._device.backend.cast(self._data, dtype)
+    return TensorData._own(_host_copy(data, dtype, self._device), dtype)
 
 
 @tensor_method
@@ -590,10 +621,11 @@ def to_vec_as(self, dtype=None):
     >>> ember.tensor([[1.5, 2.5]]).to_vec_as("int32")
     [1, 2]
     """
+    be = self._device.backend
     if dtype is None:
         return be.data_flat_list(self._data)
     dtype = _dtype_arg(dtype, "to_vec_as")
-    return be.data_flat_list(be.cast(self._data, dtype.np))
+    return be.data_flat_list(be.cast(self._data, dtype))
 
 
 Tensor.into_vec_as = to_vec_as
@@ -623,27 +655,43 @@ async def to_data_async(self):
 Tensor.into_data_async = to_data_async
 
 
-def check_backend(backend, op):
-    """Raise InvalidParameterError unless ``backend`` names the backend tensors live on."""
-    if backend != be.name:
+_BACKENDS = ("numpy", "torch")
+
+
+def check_backend(backend, op, device=None):
+    """Raise InvalidParameterError unless ``backend`` names a backend ("numpy" or "torch"), and,
+    when ``device`` is given, the backend of that device."""
+    if device is not None:
+        if backend != device.backend_name:
+            raise InvalidParameterError(
+                f"{op}: the tensor lives on {device} (the {device.backend_name!r} backend), not "
+                f"the {backend!r} backend; expected backend={device.backend_name!r}",
+                "backend", backend)
+    elif backend not in _BACKENDS:
         raise InvalidParameterError(
-            f"{op}: tensors live on the {be.name!r} backend, not {backend!r}; expected "
-            f"backend={be.name!r}", "backend", backend)
+            f"{op}: backend {backend!r} is not an ember backend; expected one of "
+            + ", ".join(repr(b) for b in _BACKENDS), "backend", backend)
 
 
 @tensor_method
-def try_into_primitive(self, backend="numpy"):
+def try_into_primitive(self, backend=None):
     """Burn's ``try_into_primitive``: the backend's own array under this tensor, for backend
-    extensions: a read-only NumPy view (values are immutable), no copy. ``backend`` names the
-    backend expected; another name raises InvalidParameterError (Burn's
-    PrimitiveConversionError).
+    extensions: a read-only NumPy view on ``"cpu"`` (values are immutable), the torch tensor
+    itself on a torch device (which the caller must not write), no copy. ``backend`` names the
+    backend expected (None: the tensor's own); another name raises InvalidParameterError
+    (Burn's PrimitiveConversionError).
 
     >>> import ember
-    >>> ember.tensor([1.0, 2.0]).try_into_primitive()
+    >>> ember.tensor([1.0, 2.0], device="cpu").try_into_primitive("numpy")
     array([1., 2.], dtype=float32)
     """
-    check_backend(backend, "try_into_primitive")
-    return be.readonly(self._data)
+    device = self._device
+    check_backend(device.backend_name if backend is None else backend, "try_into_primitive",
+                  device)
+    return device.backend.readonly(self._data)
+
+
+Tensor.into_primitive = try_into_primitive
 
 
 def _one(self, op):
@@ -678,10 +726,11 @@ def into_scalar(self, dtype=None):
     2
     """
     _one(self, "into_scalar")
+    be = self._device.backend
     if dtype is None:
         return be.item(self._data)
     dtype = _dtype_arg(dtype, "into_scalar")
-    return be.item(be.cast(self._data, dtype.np))
+    return be.item(be.cast(self._data, dtype))
 
 
 Tensor.try_into_scalar = into_scalar  # Burn's Result: the same method, raising typed errors
@@ -814,11 +863,13 @@ def __index__(self):
 
 
 def __reduce__(self):
+    device = self._device
     return (_rebuild_tensor,
-            (be.copy(self._data), self._dtype.name, self._node is not None, self._ad))
+            (_host_copy(self._data, self._dtype, device), self._dtype.name,
+             self._node is not None, self._ad, device.name))
 
 
-def _rebuild_tensor(values, dtype_name, requires_grad, ad="none"):
+def _rebuild_tensor(values, dtype_name, requires_grad, ad="none", device="cpu"):
     """The tensor of a pickle (``Tensor.__reduce__``), its parts checked first: a pickle can hold
     anything, and an object or mismatched array must not become a tensor. Checks cannot make
     untrusted pickles safe (unpickling runs code); safetensors files are the safe format."""
@@ -828,6 +879,12 @@ def _rebuild_tensor(values, dtype_name, requires_grad, ad="none"):
         raise InvalidParameterError(f"{op}: the pickled autodiff state ({requires_grad!r}, "
                                     f"{ad!r}) is not one ember writes; expected a bool and "
                                     "None, 'none' or 'balanced'", "requires_grad", requires_grad)
+    if not isinstance(device, str):
+        raise InvalidParameterError(f"{op}: the pickled device is {device!r}; expected a "
+                                    "device name", "device", device)
+    device = as_device(device, op)
+    if device is not CPU:
+        data = transfer(data, dtype, CPU, device)
     t = wrap(data, dtype, ad)
     if requires_grad and ad is not None:
         t.require_grad()

@@ -29,7 +29,7 @@ Tensor(3.5, shape=(), dtype=float32)
 [0, 1, 2, ..., 1997, 1998, 1999]
 """
 
-from ..backends import default as be
+from ..backends import host_of
 from ..errors import InvalidParameterError
 from ..tensor import Tensor
 
@@ -78,16 +78,19 @@ def _render(node, depth, ndim, col, cut, multiline):
     return "[" + sep.join(parts) + "]"
 
 
-def format_values(arr, indent=0):
+def format_values(arr, indent=0, be=None):
     """The display text of a backend array's values (see the module's docstring);
-    ``indent``: the column where the text starts, for aligning continuation lines.
+    ``indent``: the column where the text starts, for aligning continuation lines; ``be``: the
+    backend that holds ``arr`` (None: found from the array).
 
     >>> import ember
     >>> format_values(ember.tensor([[1, 2], [3, 4]]).numpy())
     '[[1, 2], [3, 4]]'
     """
+    if be is None:
+        be = host_of(arr)
     cut = ()
-    if arr.size > THRESHOLD:
+    if be.numel(arr) > THRESHOLD:
         arr, cut = be.display_edges(arr, EDGE)
     strings = be.display_strings(arr)
     ndim = arr.ndim
@@ -106,7 +109,7 @@ def __repr__(self):
     >>> ember.tensor([1.0, 2.0]).require_grad()
     Tensor([1.0, 2.0], shape=(2,), dtype=float32, requires_grad=True)
     """
-    text = format_values(self._data, indent=len("Tensor("))
+    text = format_values(self._data, len("Tensor("), self._device.backend)
     grad = ", requires_grad=True" if self._node is not None else ""
     return f"Tensor({text}, shape={tuple(self._data.shape)}, dtype={self._dtype.name}{grad})"
 
@@ -118,13 +121,14 @@ def __str__(self):
     >>> print(ember.tensor([[True, False]]))
     [[True, False]]
     """
-    return format_values(self._data)
+    return format_values(self._data, 0, self._device.backend)
 
 
 def __format__(self, spec):
+    be = self._device.backend
     if not spec:
-        return format_values(self._data)
-    n = self._data.size
+        return format_values(self._data, 0, be)
+    n = be.numel(self._data)
     if n != 1:
         raise InvalidParameterError(
             f"format: spec {spec!r} needs a one-element tensor, this one has {n} elements "

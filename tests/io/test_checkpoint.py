@@ -313,3 +313,14 @@ def test_docstring_examples_run():
     import doctest
     result = doctest.testmod(ember.io.checkpoint)
     assert result.attempted >= 10 and result.failed == 0
+
+
+@pytest.mark.skipif(ember.Device("torch:cpu") not in ember.devices(), reason="needs PyTorch")
+def test_checkpoint_from_and_to_a_device(tmp_path):
+    path = str(tmp_path / "ckpt.safetensors")
+    w = ember.tensor([1.0, 2.0], device="torch:cpu").require_grad()
+    ember.save({"w": w, "n": ember.tensor([3], dtype="uint8", device="cpu")}, path)
+    for device in ("cpu", "torch:cpu"):
+        ckpt = ember.load(path, device=device)
+        assert ckpt["w"].device == device and ckpt["w"].is_require_grad()
+        assert ckpt["w"].tolist() == [1.0, 2.0] and ckpt["n"].device == device

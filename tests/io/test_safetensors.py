@@ -629,3 +629,22 @@ def test_a_save_killed_midway_leaves_a_temp_file_that_the_next_save_removes(tmp_
     ember.io.save_file({"w": ember.ones(1)}, target)
     assert _temps(tmp_path, target.name) == sorted(keep[1:])
     assert _files(tmp_path) == sorted(keep[1:] + [other, "big.safetensors"])
+
+
+@pytest.mark.skipif(ember.Device("torch:cpu") not in ember.devices(), reason="needs PyTorch")
+@pytest.mark.parametrize("src, dst", [("cpu", "torch:cpu"), ("torch:cpu", "cpu"),
+                                      ("torch:cpu", "torch:cpu")])
+def test_save_from_and_load_to_a_device(tmp_path, src, dst):
+    tensors = {name: ember.tensor([[1.5, -2.0], [0.0, 3.0]], device=src).cast(name)
+               for name in ("float32", "bfloat16", "float16", "int8", "uint16", "uint64", "bool")}
+    path = str(tmp_path / "t.safetensors")
+    ember.io.save_file(tensors, path)
+    for loaded in (ember.io.load_file(path, device=dst),
+                   ember.io.load(ember.io.save(tensors), device=dst)):
+        for name, t in tensors.items():
+            assert loaded[name].device == dst and loaded[name].dtype is t.dtype
+            assert loaded[name].tolist() == t.tolist()
+    with ember.Device(dst):
+        assert ember.io.load_file(path)["int8"].device == dst  # None: the default device
+    with pytest.raises(ember.InvalidParameterError, match="load_file: device: 'tpu'"):
+        ember.io.load_file(path, device="tpu")

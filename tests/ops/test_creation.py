@@ -235,8 +235,11 @@ def test_requires_grad_param():
 def test_device_param():
     assert ember.zeros(2, device="cpu").device == "cpu"
     assert ember.ones(2, device=ember.Device("cpu")).device == "cpu"
-    with pytest.raises(InvalidParameterError, match="zeros: device 'cuda' is not available"):
-        ember.zeros(2, device="cuda")
+    if not ember.cuda.is_available():
+        with pytest.raises(ember.DeviceError, match="zeros: device torch:cuda:0 is not available"):
+            ember.zeros(2, device="cuda")
+    with pytest.raises(InvalidParameterError, match="zeros: device: 'tpu' is not a device name"):
+        ember.zeros(2, device="tpu")
 
 
 # -- from_data and friends ----------------------------------------------------------------------
@@ -639,7 +642,7 @@ def test_from_bad_inputs():
         ember.from_floats("x")
     with pytest.raises(KindError, match="from_ints: data"):
         ember.from_ints([None])
-    with pytest.raises(InvalidParameterError, match="from_bool: device 'gpu' is not available"):
+    with pytest.raises(InvalidParameterError, match="from_bool: device: 'gpu' is not a device name"):
         ember.from_bool([True], device="gpu")
     with pytest.raises(InvalidParameterError, match="from_data: dtype 'int3' is not an ember dtype"):
         ember.from_data([1], dtype="int3")
@@ -665,7 +668,7 @@ def test_new_takes_the_backend_array_as_is(rng, dtype):
 
 def test_new_bad_input():
     for bad, err, match in [([1, 2], InvalidParameterError,
-                              r"new: primitive must be the backend's array \(a numpy.ndarray\), got list"),
+                              r"new: primitive must be the backend's array \(a numpy.ndarray or a torch.Tensor\), got list"),
                             (ember.tensor([1]), InvalidParameterError, r"new: primitive must be .* got Tensor"),
                             (np.array(["a"]), KindError, r"new: primitive of dtype <U1 has no ember kind")]:
         with pytest.raises(err, match=match):
@@ -700,13 +703,15 @@ def test_burn_options_in_positional_place():
 
 
 @pytest.mark.parametrize("call, match, param", [
-    (lambda: Tensor.zeros([2, 3], "cuda"), r"zeros: device 'cuda' is not available", "device"),
+    (lambda: Tensor.zeros([2, 3], "cpu:1"), r"zeros: device: 'cpu' has no index 1",
+     "device"),
     (lambda: Tensor.ones([2, 3], "cpu", device="cpu"), r"ones: two devices given", "device"),
     (lambda: Tensor.empty([2], "int32", dtype="int64"), r"empty: two dtypes given", "dtype"),
     (lambda: Tensor.zeros([2], "int99"), r"zeros: dtype 'int99' is not an ember dtype", "dtype"),
-    (lambda: Tensor.from_data([1.0], "mps"), r"from_data: device 'mps' is not available", "device"),
+    (lambda: Tensor.from_data([1.0], "xpu"), r"from_data: device: 'xpu' is not a device name",
+     "device"),
     (lambda: Tensor.full([2], 1.0, "cpu", "cpu"), r"full: two devices given", "device"),
-    (lambda: Tensor.arange(range(3), "cuda:0"), r"arange: device 'cuda:0' is not available",
+    (lambda: Tensor.arange(range(3), "cuda:x"), r"arange: device: 'cuda:x' has an invalid index",
      "device"),
     (lambda: Tensor.eye(2, "cpu", device="cpu"), r"eye: two devices given", "device"),
     (lambda: Tensor.cartesian_grid([2], "int32"), r"cartesian_grid: options 'int32' is not a device",

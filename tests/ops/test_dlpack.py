@@ -15,6 +15,7 @@ def _ptr(t):
     return t.numpy().__array_interface__["data"][0]
 
 
+@pytest.mark.numpy_only  # NumPy's read-only buffers and views
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_numpy_from_dlpack_shares_read_only(shape, dtype):
@@ -46,6 +47,7 @@ def test_torch_from_dlpack_shares(shape, dtype):
             assert out.data_ptr() == _ptr(t), name
 
 
+@pytest.mark.numpy_only  # NumPy's read-only buffers and views
 def test_flipped_view_is_exported_as_a_copy():
     t = ember.arange(6).reshape(2, 3).flip(1)
     out = torch.from_dlpack(t)
@@ -55,6 +57,7 @@ def test_flipped_view_is_exported_as_a_copy():
         t.__dlpack__(max_version=(1, 0), copy=False)
 
 
+@pytest.mark.numpy_only  # NumPy's read-only buffers and views
 def test_exported_buffer_blocks_in_place_reuse():
     t = ember.zeros(4) + 1.0
     assert t.can_mut()
@@ -129,6 +132,23 @@ def test_complex_buffers_are_refused():
         ember.from_dlpack(torch.tensor([1 + 2j, -3j], dtype=torch.complex64))
 
 
+def test_torch_tensors_import_through_torch():
+    x = torch.tensor([1.5, -2.0], dtype=torch.bfloat16)
+    t = ember.from_dlpack(x)  # torch's own DLPack: any torch dtype, the tensor's torch device
+    assert t.device == "torch:cpu" and t.dtype is ember.bfloat16 and t.tolist() == [1.5, -2.0]
+    assert t._data.data_ptr() == x.data_ptr()
+    back = torch.from_dlpack(t)
+    assert back.data_ptr() == x.data_ptr() and back.dtype == torch.bfloat16
+    assert t.__dlpack_device__() == (1, 0)
+    u = ember.from_dlpack(np.arange(3.0), device="torch:cpu")
+    assert u.device == "torch:cpu" and u.tolist() == [0.0, 1.0, 2.0]
+    v = ember.from_dlpack(torch.arange(3), device="cpu")
+    assert v.device == "cpu" and v.tolist() == [0, 1, 2]
+    assert ember.from_dlpack(t, device="cpu").device == "cpu"
+    c = ember.from_dlpack(x, copy=True)
+    assert c._data.data_ptr() != x.data_ptr() and c.tolist() == [1.5, -2.0]
+
+
 def test_dlpack_device():
     assert ember.tensor([1.0]).__dlpack_device__() == (1, 0)
     assert ember.tensor(1).__dlpack_device__() == np.zeros(1).__dlpack_device__()
@@ -139,11 +159,14 @@ def test_bad_input():
     with pytest.raises(KindError, match="from_dlpack: x must support DLPack"):
         ember.from_dlpack([1.0, 2.0])
     with pytest.raises(KindError, match="from_dlpack"):
-        ember.from_dlpack(torch.ones(2, dtype=torch.bfloat16))   # NumPy cannot take bfloat16
+        ember.from_dlpack(torch.ones(2, dtype=torch.bfloat16), device="cpu")  # NumPy cannot
     with pytest.raises(InvalidParameterError, match="copy must be"):
         ember.from_dlpack(np.ones(2), copy="yes")
-    with pytest.raises(InvalidParameterError, match="device"):
-        ember.from_dlpack(np.ones(2), device="cuda")
+    with pytest.raises(InvalidParameterError, match="device: 'tpu' is not a device name"):
+        ember.from_dlpack(np.ones(2), device="tpu")
+    if not ember.cuda.is_available():
+        with pytest.raises(ember.DeviceError, match="from_dlpack: device torch:cuda:0"):
+            ember.from_dlpack(np.ones(2), device="cuda")
     with pytest.raises(InvalidParameterError, match="stream"):
         t.__dlpack__(stream=3)
     with pytest.raises(InvalidParameterError, match="max_version"):

@@ -10,7 +10,14 @@ import sys
 import ml_dtypes
 import numpy as np
 
-from .core import _first, _same, allocates
+from .core import NP, _first, _same, allocates
+
+__all__ = ["creation_nbytes_ok", "creation_full", "creation_zeros", "creation_like_full",
+           "creation_fill_value_fits", "creation_arange", "creation_arange_length",
+           "creation_linspace", "creation_eye", "creation_tri_mask", "creation_tri_keep",
+           "creation_cartesian_grid", "data_reshape_copy", "data_flat_list", "data_equal",
+           "data_mismatches", "data_array", "data_can_mut", "data_as_dtype", "data_is_number",
+           "data_to_python", "display_edges", "display_strings"]
 
 _BF16 = np.dtype(ml_dtypes.bfloat16)
 _MAX_BYTES = 2 ** 63 - 1
@@ -18,6 +25,11 @@ _MAX_BYTES = 2 ** 63 - 1
 
 def _is_float(dtype):
     return dtype.kind == "f" or dtype == _BF16
+
+
+def _np(dtype):
+    """The NumPy dtype of an ember DType (TRANSITIONAL: a NumPy dtype passes through)."""
+    return NP.get(dtype, dtype)
 
 
 def _finfo(dtype):
@@ -28,7 +40,7 @@ def _finfo(dtype):
 
 def creation_nbytes_ok(shape, dtype):
     """Whether an array of ``shape`` and NumPy ``dtype`` has a representable byte size."""
-    n = np.dtype(dtype).itemsize
+    n = np.dtype(_np(dtype)).itemsize
     for s in shape:
         n *= s
     return n <= _MAX_BYTES
@@ -37,13 +49,13 @@ def creation_nbytes_ok(shape, dtype):
 @allocates(_first)
 def creation_full(shape, value, dtype):
     """A new array of ``shape`` filled with ``value`` (already checked to fit ``dtype``)."""
-    return np.full(shape, value, dtype=dtype)
+    return np.full(shape, value, dtype=_np(dtype))
 
 
 @allocates(_first)
 def creation_zeros(shape, dtype):
     """A new zero-filled array."""
-    return np.zeros(shape, dtype=dtype)
+    return np.zeros(shape, dtype=_np(dtype))
 
 
 @allocates(_same)
@@ -55,7 +67,7 @@ def creation_like_full(a, value, dtype):
 def creation_fill_value_fits(value, dtype):
     """Whether the Python number ``value`` converts to NumPy ``dtype`` without loss of its
     integral value or overflow (floats may round; bool takes 0 and 1 only)."""
-    dtype = np.dtype(dtype)
+    dtype = np.dtype(_np(dtype))
     if dtype.kind == "b":
         return value == 0 or value == 1
     if dtype.kind in "iu":
@@ -82,6 +94,7 @@ def creation_fill_value_fits(value, dtype):
 def creation_arange(start, end, step, dtype, is_float):
     """``[start, end)`` by ``step`` as NumPy ``dtype``; float ranges are computed in float64
     as ``start + i * step`` with ``ceil((end - start) / step)`` values (PyTorch's rule)."""
+    dtype = _np(dtype)
     if is_float:
         n = max(0, math.ceil((end - start) / step))
         return (start + np.arange(n, dtype=np.float64) * step).astype(dtype)
@@ -99,6 +112,7 @@ def creation_arange_length(start, end, step, is_float):
 def creation_linspace(start, end, steps, dtype):
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive, computed in float64
     from both ends as PyTorch does, then converted to ``dtype``."""
+    dtype = _np(dtype)
     if steps == 1:
         return np.full((1,), start, dtype=np.float64).astype(dtype)
     i = np.arange(steps, dtype=np.float64)
@@ -111,7 +125,7 @@ def creation_linspace(start, end, steps, dtype):
 @allocates(lambda n, m, dtype: (n, m))
 def creation_eye(n, m, dtype):
     """An ``n`` by ``m`` array with ones on the main diagonal."""
-    return np.eye(n, m, dtype=dtype)
+    return np.eye(n, m, dtype=_np(dtype))
 
 
 def _offsets(rows, cols):
