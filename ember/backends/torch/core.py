@@ -229,15 +229,15 @@ def to_host(a):
     if a.device.type != "cpu":
         a = a.cpu()
     if a.dtype == torch.bfloat16:
-        a = a.view(torch.uint16) if a.is_contiguous() else a.contiguous().view(torch.uint16)
-    if a.dtype in (torch.uint16, torch.uint32, torch.uint64):
-        return a.resolve_conj().numpy()
+        a = a.view(torch.uint16)  # same element size: a view for any strides
     return a.resolve_conj().numpy()
 
 
 def from_host(a, dtype, *, device=None):
     """A tensor of ember ``dtype`` on ``device`` from a host array (bfloat16 arrives as its
     uint16 bits); shares ``a``'s memory on the CPU when it can."""
+    if any(s < 0 for s in a.strides):  # torch has no negative strides: copy a flipped view
+        a = a.copy()
     if dtype is _d.bfloat16:
         bits = a.view(_host_uint16()) if a.dtype.itemsize == 2 else None
         if bits is None:
