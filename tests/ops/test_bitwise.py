@@ -5,6 +5,7 @@ the bit patterns are computed through int64 in PyTorch or with plain Python ints
 """
 
 import operator
+import os
 
 import numpy as np
 import pytest
@@ -575,6 +576,11 @@ def test_augmented_assignment_rebinds():
 
 # -- the torch backend gives the NumPy backend's results --------------------------------------
 
+# the torch device the comparisons run on: torch:cpu, or the suite's torch device (CUDA)
+TORCH_DEVICE = os.environ.get("EMBER_DEVICE", "") if os.environ.get(
+    "EMBER_DEVICE", "").startswith("torch:") else "torch:cpu"
+
+
 def _values(dtype, shape=(3, 5), seed=0):
     rng = np.random.default_rng(seed)
     if dtype == "bool":
@@ -587,11 +593,11 @@ def _values(dtype, shape=(3, 5), seed=0):
 
 def _on_both(arr, dtype):
     return (ember.Tensor(arr, device="cpu").cast(dtype),
-            ember.Tensor(arr, device="torch:cpu").cast(dtype))
+            ember.Tensor(arr, device=TORCH_DEVICE).cast(dtype))
 
 
 def _same(ours, theirs, what):
-    assert ours.device == ember.Device("torch:cpu"), what
+    assert ours.device == ember.Device(TORCH_DEVICE), what
     assert ours.dtype is theirs.dtype, f"{what}: {ours.dtype} != {theirs.dtype}"
     np.testing.assert_array_equal(np.asarray(ours.numpy()), np.asarray(theirs.numpy()),
                                   err_msg=what)
@@ -625,3 +631,13 @@ def test_torch_backend_matches_numpy(dtype):
         _same(fn(ta, tc), fn(na, nc), f"{name} {dtype} tensor counts")
         for s in (0, 1, 3, bits - 1, bits, 99, -1, 2**63 - 1, -(2**63)):
             _same(fn(ta, s), fn(na, s), f"{name} {dtype} {s}")
+
+
+def test_torch_backend_number_on_the_left_matches_numpy():
+    for dtype in INT_DTYPES:
+        na, ta = _on_both(_values(dtype, seed=2) % 7, dtype) if dtype.startswith("uint") else \
+            _on_both(np.abs(_values(dtype, seed=2) % 7).astype(dtype), dtype)
+        for fn in (lambda s, t: s & t, lambda s, t: s | t, lambda s, t: s ^ t,
+                   lambda s, t: s << t, lambda s, t: s >> t):
+            for s in (1, 5, -3, 2**63 + 7):
+                _same(fn(s, ta), fn(s, na), f"{dtype} {s}")

@@ -6,6 +6,7 @@ for), and Python ints where ember deliberately differs from PyTorch (out-of-rang
 
 import doctest
 import operator
+import os
 import pathlib
 
 import numpy as np
@@ -535,6 +536,11 @@ def test_uint64_against_signed_ints_needs_no_common_dtype():
 
 # -- the torch backend gives the NumPy backend's results --------------------------------------
 
+# the torch device the comparisons run on: torch:cpu, or the suite's torch device (CUDA)
+TORCH_DEVICE = os.environ.get("EMBER_DEVICE", "") if os.environ.get(
+    "EMBER_DEVICE", "").startswith("torch:") else "torch:cpu"
+
+
 def _values(dtype, shape=(3, 5), seed=0):
     rng = np.random.default_rng(seed)
     if dtype == "bool":
@@ -553,7 +559,7 @@ def _same(ours, theirs, what):
     assert isinstance(ours, bool) and ours == theirs if isinstance(theirs, bool) else True, what
     if isinstance(theirs, bool):
         return
-    assert ours.device == ember.Device("torch:cpu"), what
+    assert ours.device == ember.Device(TORCH_DEVICE), what
     assert ours.dtype is theirs.dtype, f"{what}: {ours.dtype} != {theirs.dtype}"
     np.testing.assert_array_equal(np.asarray(ours.numpy()), np.asarray(theirs.numpy()),
                                   err_msg=what)
@@ -566,8 +572,8 @@ ALL_DTYPES = FLOATS + TORCH_INTS + WIDE_UINTS + ["bool"]
 def test_torch_backend_matches_numpy(dtype):
     arr, other = _values(dtype), _values(dtype, seed=1)
     other.flat[5:8] = arr.flat[5:8]
-    na, ta = (ember.Tensor(arr, device=d).cast(dtype) for d in ("cpu", "torch:cpu"))
-    nb, tb = (ember.Tensor(other, device=d).cast(dtype) for d in ("cpu", "torch:cpu"))
+    na, ta = (ember.Tensor(arr, device=d).cast(dtype) for d in ("cpu", TORCH_DEVICE))
+    nb, tb = (ember.Tensor(other, device=d).cast(dtype) for d in ("cpu", TORCH_DEVICE))
     ops = [operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge]
     scalars = [0, 1, -1, 1000, 2**63 + 5, -(2**63), 2.5, float("nan"), float("inf"), 1e300,
                True]

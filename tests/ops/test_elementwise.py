@@ -1179,19 +1179,24 @@ def test_round_with_huge_decimals_as_torch(decimals):
 
 # -- the torch backend gives the NumPy backend's results --------------------------------------
 
+# the torch device the comparisons run on: torch:cpu, or the suite's torch device (CUDA)
+TORCH_DEVICE = os.environ.get("EMBER_DEVICE", "") if os.environ.get(
+    "EMBER_DEVICE", "").startswith("torch:") else "torch:cpu"
+
+
 ALL_INTS = INTS + ["uint16", "uint32", "uint64"]
 
 
 def on_both(arrays, dtype):
-    """The same values as tensors on "cpu" (NumPy) and "torch:cpu"."""
+    """The same values as tensors on "cpu" (NumPy) and TORCH_DEVICE."""
     np_side = [ember.Tensor(np.asarray(a), device="cpu").cast(dtype) for a in arrays]
-    torch_side = [ember.Tensor(np.asarray(a), device="torch:cpu").cast(dtype) for a in arrays]
+    torch_side = [ember.Tensor(np.asarray(a), device=TORCH_DEVICE).cast(dtype) for a in arrays]
     return np_side, torch_side
 
 
 def same_values(ours, theirs, what):
     """``ours`` (torch:cpu) equals ``theirs`` (cpu): dtype, shape and values, NaN and -0.0 too."""
-    assert ours.device == ember.Device("torch:cpu"), what
+    assert ours.device == ember.Device(TORCH_DEVICE), what
     assert ours.dtype is theirs.dtype, f"{what}: dtype {ours.dtype} != {theirs.dtype}"
     a, b = np.asarray(ours.numpy()), np.asarray(theirs.numpy())
     assert a.shape == b.shape, f"{what}: shape {a.shape} != {b.shape}"
@@ -1273,7 +1278,7 @@ def test_torch_backend_gradients_match_numpy():
     a = RNG.standard_normal((3, 4))
     b = RNG.standard_normal((4,)) + 3
     grads = {}
-    for device in ("cpu", "torch:cpu"):
+    for device in ("cpu", TORCH_DEVICE):
         x = ember.Tensor(a, dtype="float64", device=device).require_grad()
         y = ember.Tensor(b, dtype="float64", device=device).require_grad()
         terms = [x.mul(y).add(x.true_divide(y)).sub(x.abs().pow(2.5)).add(
@@ -1287,7 +1292,7 @@ def test_torch_backend_gradients_match_numpy():
         # (no sum, an explicit seed: reductions and creation are other families')
         loss.backward(ember.Tensor(np.ones((3, 4)), dtype="float64", device=device))
         grads[device] = (x.grad.numpy(), y.grad.numpy())
-    for ours, theirs in zip(grads["torch:cpu"], grads["cpu"]):
+    for ours, theirs in zip(grads[TORCH_DEVICE], grads["cpu"]):
         np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-12)
 
 

@@ -28,18 +28,31 @@ def _operand(b, a):
     return b
 
 
+def _tensor_of(v, like):
+    """The Python int ``v`` (wrapped into ``like``'s dtype by the op) as a 0-d tensor of it."""
+    if like.dtype is _U64 and v > _MAX64:
+        return torch.tensor(v - (1 << 64), dtype=_I64, device=like.device).view(_U64)
+    return torch.tensor(v, dtype=like.dtype, device=like.device)
+
+
 def bitwise_and(a, b):
     """``a & b`` (logical and on bools)."""
+    if not isinstance(a, _Tensor):
+        a, b = b, a
     return torch.bitwise_and(a, _operand(b, a))
 
 
 def bitwise_or(a, b):
     """``a | b`` (logical or on bools)."""
+    if not isinstance(a, _Tensor):
+        a, b = b, a
     return torch.bitwise_or(a, _operand(b, a))
 
 
 def bitwise_xor(a, b):
     """``a ^ b`` (logical xor on bools)."""
+    if not isinstance(a, _Tensor):
+        a, b = b, a
     return torch.bitwise_xor(a, _operand(b, a))
 
 
@@ -71,6 +84,8 @@ def _logical_rshift64(x, count):
 
 def bitwise_lshift(a, c):
     """``a << c`` elementwise, both of one int dtype; counts < 0 or >= the bit width give 0."""
+    if not isinstance(a, _Tensor):
+        a = _tensor_of(a, c)
     bits = a.dtype.itemsize * 8
     d = a.dtype
     if d in _WIDE_U:
@@ -85,6 +100,8 @@ def bitwise_lshift(a, c):
 
 def bitwise_rshift(a, c):
     """``a >> c`` (arithmetic on signed ints); counts < 0 or >= the bit width give the sign fill."""
+    if not isinstance(a, _Tensor):
+        a = _tensor_of(a, c)
     bits = a.dtype.itemsize * 8
     d = a.dtype
     if d.is_signed:

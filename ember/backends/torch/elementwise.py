@@ -431,6 +431,12 @@ def ew_ipow(a, b):
     if d is not None:
         x, y = _wide_operand(a, d), _wide_operand(b, d)
         x, y = _tensors(x, y)
+        if d is _U64:
+            # exponents >= 2**63 look negative in int64: odd bases repeat with period 2**62
+            # modulo 2**64, even ones are 0 from the 64th power on
+            big = y < 0
+            r = torch.pow(x, torch.where(big, y & ((1 << 62) - 1), y))
+            return _back(torch.where(big & ((x & 1) == 0), torch.zeros_like(r), r), d)
         return _back(torch.pow(x, y), d)
     a, b = _tensors(a, b)
     return torch.pow(a, b)
@@ -468,7 +474,15 @@ def ew_trunc_div(a, b):
 # -- float math -------------------------------------------------------------------------------
 
 ew_exp = torch.exp
-ew_log = torch.log
+
+
+def ew_log(a):
+    """The natural logarithm (also of a Python number, which a backward rule may pass)."""
+    if not isinstance(a, _Tensor):
+        a = torch.tensor(float(a), dtype=torch.float64)
+    return torch.log(a)
+
+
 ew_log1p = torch.log1p
 ew_expm1 = torch.expm1
 ew_sqrt = torch.sqrt
