@@ -1313,3 +1313,25 @@ def test_mixing_devices_raises_device_error():
         with pytest.raises(ember.DeviceError, match="different devices, cpu and torch:cpu|"
                                                     "different devices, torch:cpu and cpu"):
             fn()
+
+
+def test_torch_ew_scalar_gives_the_numpy_backends_operands():
+    numpy_be = ember.Device("cpu").backend
+    torch_be = ember.Device(TORCH_DEVICE).backend
+    values = [0, 1, -1, 255, 256, -129, 2**63 - 1, 2**63, 2**64 - 1, -(2**63), 2**60 + 1, 0.1,
+              -2.5, 1e10, 1e300, float("inf"), float("nan"), np.float32(0.1), np.int16(-7),
+              np.uint64(2**64 - 1)]
+    for dtype in FLOATS + ALL_INTS:
+        dt = ember.as_dtype(dtype) if hasattr(ember, "as_dtype") else getattr(ember, dtype)
+        for v in values:
+            if dtype in ALL_INTS and isinstance(v, (float, np.floating)):
+                continue
+            ours, theirs = torch_be.ew_scalar(v, dt), numpy_be.ew_scalar(v, dt)
+            t = float(theirs) if dtype in FLOATS else int(theirs)
+            if isinstance(t, float) and t != t:
+                assert ours != ours, (dtype, v)
+            else:
+                assert ours == t and type(ours) is type(t), (dtype, v, ours, t)
+        for v in (2**64, -(2**63) - 1):
+            with pytest.raises(OverflowError):
+                torch_be.ew_scalar(v, dt) if dtype in ALL_INTS else torch_be.ew_scalar(10**400, dt)

@@ -49,7 +49,7 @@ def ew_scalar(value, dtype):
     if kind == "float":
         if type(value) is float and t not in _HALF:
             return value
-        if isinstance(value, int) or (hasattr(value, "dtype") and dtype_kind(value) == "int"):
+        if isinstance(value, int) or (hasattr(value, "dtype") and _dtype_kind(value) == "int"):
             value = int(value)
             try:
                 value = float(value)
@@ -69,7 +69,7 @@ def ew_scalar(value, dtype):
     return v
 
 
-def dtype_kind(value):
+def _dtype_kind(value):
     """"int" or "float" of a backend's scalar (a NumPy scalar), by its dtype's kind letter."""
     return "int" if getattr(value.dtype, "kind", "f") in "iu" else "float"
 
