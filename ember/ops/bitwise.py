@@ -15,11 +15,12 @@ gives 0 for ``<<`` and the sign fill (0 or -1) for ``>>``, as PyTorch.
 [False, True]
 """
 
+from operator import attrgetter as _kernel
+
 from .. import dtypes as _dt
-from ..backends import default as be
 from ..errors import KindError
 from ..shapes import broadcast_shapes
-from ..tensor import Tensor, check_kind, check_tensor, tensor_method, wrap
+from ..tensor import Tensor, check_kind, check_tensor, device_error, tensor_method, wrap
 from .elementwise import _scalar  # the conversion and range check of every number operand
 
 __all__ = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift",
@@ -27,8 +28,14 @@ __all__ = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_l
 
 _scalar_kind = _dt._scalar_kind
 _BOOL = _dt.bool_
-_INT64 = _dt.int64.np
+_INT64 = _dt.int64
 _COUNT_RANGE = 1 << 63  # counts in [-2**63, 2**63) need no further check
+
+
+_AND, _OR, _XOR = _kernel("bitwise_and"), _kernel("bitwise_or"), _kernel("bitwise_xor")
+_LSHIFT, _LSHIFT_SCALAR = _kernel("bitwise_lshift"), _kernel("bitwise_lshift_scalar")
+_RSHIFT, _RSHIFT_SCALAR = _kernel("bitwise_rshift"), _kernel("bitwise_rshift_scalar")
+_LAND, _LOR, _LXOR = _kernel("logical_and"), _kernel("logical_or"), _kernel("logical_xor")
 
 
 # -- shared checks ----------------------------------------------------------------------------
@@ -50,62 +57,70 @@ def _check_int_operand(x, op, param):
 
 
 def _check_pair(x, y, op, xname, yname):
-    """Both operands checked by kind; at least one a Tensor; tensor shapes broadcast."""
+    """Both operands checked by kind; at least one a Tensor; tensor shapes broadcast. Returns
+    the operands' backend (DeviceError for two tensors on different devices)."""
     xt = isinstance(x, Tensor)
     yt = isinstance(y, Tensor)
     if not (xt or yt):
         raise KindError(f"{op}: expected at least one Tensor, got {type(x).__name__} {x!r} "
                         f"and {type(y).__name__} {y!r}")
-    if xt and yt and x._data.shape != y._data.shape:
-        broadcast_shapes(x._data.shape, y._data.shape, op=op)
+    if xt and yt:
+        if x._device is not y._device:
+            raise device_error(op, x, y)
+        if x._data.shape != y._data.shape:
+            broadcast_shapes(x._data.shape, y._data.shape, op=op)
+    return (x if xt else y)._device.backend
 
 
-def _operand(x, dt, op, param):
-    """Tensor ``x`` cast to ``dt``, or the number ``x`` as a 0-d array of ``dt`` (an int wraps
+def _operand(be, x, dt, op, param):
+    """Tensor ``x`` cast to ``dt``, or the number ``x`` as an operand of ``dt`` (an int wraps
     into the dtype's width; one beyond 64 bits raises, as for ``+``)."""
     if isinstance(x, Tensor):
-        return be.cast(x._data, dt.np)
+        return be.cast(x._data, dt)
     if dt.kind == "bool":
-        return be.scalar_array(bool(x), dt.np)
-    return _scalar(x, dt.np, op, param)
+        return be.scalar_array(bool(x), dt)
+    return _scalar(be, x, dt, op, param)
 
 
-def _count(value, op, param):
+def _count(be, value, op, param):
     """A Python int shift count: any size up to 64 bits (0 or the sign fill outside [0, bit
     width)); beyond 64 bits it raises, as every int operand does."""
     if not -_COUNT_RANGE <= value < _COUNT_RANGE:
-        _scalar(value, _INT64, op, param)
+        _scalar(be, value, _INT64, op, param)
     return int(value)
 
 
 def _bitwise(op, kernel, x, y, xname="self", yname="other"):
+    """``kernel`` picks the backend's kernel (an ``attrgetter`` of its name)."""
     if isinstance(x, Tensor):                                   # the fast paths
         dt = x._dtype
         if type(y) is int and dt.kind == "int":
-            return wrap(kernel(x._data, _scalar(y, dt.np, op, yname)), dt)
+            be = x._device.backend
+            return wrap(kernel(be)(x._data, _scalar(be, y, dt, op, yname)), dt)
         if isinstance(y, Tensor) and dt is y._dtype and dt.kind != "float" \
-                and x._data.shape == y._data.shape:
-            return wrap(kernel(x._data, y._data), dt)
+                and x._data.shape == y._data.shape and x._device is y._device:
+            return wrap(kernel(x._device.backend)(x._data, y._data), dt)
     _check_int_operand(x, op, xname)
     _check_int_operand(y, op, yname)
-    _check_pair(x, y, op, xname, yname)
+    be = _check_pair(x, y, op, xname, yname)
     dt = _dt.result_type(x, y)
-    return wrap(kernel(_operand(x, dt, op, xname), _operand(y, dt, op, yname)), dt)
+    return wrap(kernel(be)(_operand(be, x, dt, op, xname), _operand(be, y, dt, op, yname)), dt)
 
 
 def _shift(op, kernel, scalar_kernel, x, y, xname="self", yname="other"):
     if type(y) is int and isinstance(x, Tensor) and x._dtype.kind == "int":
-        return wrap(scalar_kernel(x._data, _count(y, op, yname)), x._dtype)   # the fast path
+        be = x._device.backend                                  # the fast path
+        return wrap(scalar_kernel(be)(x._data, _count(be, y, op, yname)), x._dtype)
     _check_int_operand(x, op, xname)
     _check_int_operand(y, op, yname)
-    _check_pair(x, y, op, xname, yname)
+    be = _check_pair(x, y, op, xname, yname)
     dt = _dt.result_type(x, y)
     if dt.kind == "bool":
         raise KindError(f"{op}: not defined for bool tensors; expected an int tensor "
                         "(cast bools to an int dtype first)")
     if isinstance(y, Tensor):
-        return wrap(kernel(_operand(x, dt, op, xname), be.cast(y._data, dt.np)), dt)
-    return wrap(scalar_kernel(be.cast(x._data, dt.np), _count(y, op, yname)), dt)
+        return wrap(kernel(be)(_operand(be, x, dt, op, xname), be.cast(y._data, dt)), dt)
+    return wrap(scalar_kernel(be)(be.cast(x._data, dt), _count(be, y, op, yname)), dt)
 
 
 def _check_scalar_param(other, op, expected="an int or a bool"):
@@ -125,7 +140,7 @@ def bitwise_and(self, other):
     >>> ember.tensor([12, 10, -1]).bitwise_and(ember.tensor([10, 6, 5])).tolist()
     [8, 2, 5]
     """
-    return _bitwise("bitwise_and", be.bitwise_and, self, other)
+    return _bitwise("bitwise_and", _AND, self, other)
 
 
 @tensor_method
@@ -136,7 +151,7 @@ def bitwise_or(self, other):
     >>> ember.bitwise_or(ember.tensor([12, 1]), 2).tolist()
     [14, 3]
     """
-    return _bitwise("bitwise_or", be.bitwise_or, self, other)
+    return _bitwise("bitwise_or", _OR, self, other)
 
 
 @tensor_method
@@ -147,7 +162,7 @@ def bitwise_xor(self, other):
     >>> ember.tensor([12, 10]).bitwise_xor(ember.tensor([10, 10])).tolist()
     [6, 0]
     """
-    return _bitwise("bitwise_xor", be.bitwise_xor, self, other)
+    return _bitwise("bitwise_xor", _XOR, self, other)
 
 
 @tensor_method
@@ -164,7 +179,7 @@ def bitwise_not(self):
     if self._dtype.kind == "float":
         raise KindError(f"bitwise_not: not defined for float tensors (dtype {self._dtype.name}); "
                         "expected an int or bool tensor")
-    return wrap(be.bitwise_invert(self._data), self._dtype)
+    return wrap(self._device.backend.bitwise_invert(self._data), self._dtype)
 
 
 @tensor_method
@@ -177,7 +192,7 @@ def bitwise_left_shift(self, other):
     >>> ember.tensor([1, 3, 1]).bitwise_left_shift(ember.tensor([2, 1, 64])).tolist()
     [4, 6, 0]
     """
-    return _shift("bitwise_left_shift", be.bitwise_lshift, be.bitwise_lshift_scalar, self, other)
+    return _shift("bitwise_left_shift", _LSHIFT, _LSHIFT_SCALAR, self, other)
 
 
 @tensor_method
@@ -190,7 +205,7 @@ def bitwise_right_shift(self, other):
     >>> ember.tensor([16, -16, -16]).bitwise_right_shift(ember.tensor([2, 2, 99])).tolist()
     [4, -4, -1]
     """
-    return _shift("bitwise_right_shift", be.bitwise_rshift, be.bitwise_rshift_scalar, self, other)
+    return _shift("bitwise_right_shift", _RSHIFT, _RSHIFT_SCALAR, self, other)
 
 
 @tensor_method
@@ -202,7 +217,7 @@ def bitwise_and_scalar(self, other):
     [4, 2]
     """
     _check_scalar_param(other, "bitwise_and_scalar")
-    return _bitwise("bitwise_and_scalar", be.bitwise_and, self, other)
+    return _bitwise("bitwise_and_scalar", _AND, self, other)
 
 
 @tensor_method
@@ -214,7 +229,7 @@ def bitwise_or_scalar(self, other):
     [13, 11]
     """
     _check_scalar_param(other, "bitwise_or_scalar")
-    return _bitwise("bitwise_or_scalar", be.bitwise_or, self, other)
+    return _bitwise("bitwise_or_scalar", _OR, self, other)
 
 
 @tensor_method
@@ -226,7 +241,7 @@ def bitwise_xor_scalar(self, other):
     [3, 5]
     """
     _check_scalar_param(other, "bitwise_xor_scalar")
-    return _bitwise("bitwise_xor_scalar", be.bitwise_xor, self, other)
+    return _bitwise("bitwise_xor_scalar", _XOR, self, other)
 
 
 @tensor_method
@@ -239,7 +254,7 @@ def bitwise_left_shift_scalar(self, other):
     [16, 80]
     """
     _check_scalar_param(other, "bitwise_left_shift_scalar")
-    return _shift("bitwise_left_shift_scalar", be.bitwise_lshift, be.bitwise_lshift_scalar,
+    return _shift("bitwise_left_shift_scalar", _LSHIFT, _LSHIFT_SCALAR,
                   self, other)
 
 
@@ -253,7 +268,7 @@ def bitwise_right_shift_scalar(self, other):
     [-4, 4]
     """
     _check_scalar_param(other, "bitwise_right_shift_scalar")
-    return _shift("bitwise_right_shift_scalar", be.bitwise_rshift, be.bitwise_rshift_scalar,
+    return _shift("bitwise_right_shift_scalar", _RSHIFT, _RSHIFT_SCALAR,
                   self, other)
 
 
@@ -262,14 +277,17 @@ def bitwise_right_shift_scalar(self, other):
 def _bool_binary(op, kernel, x, y):
     check_tensor(x, op, "self")
     check_kind(x, "bool", op)
+    be = x._device.backend
     if isinstance(y, Tensor):
         check_kind(y, "bool", op)
+        if x._device is not y._device:
+            raise device_error(op, x, y)
         if x._data.shape != y._data.shape:
             broadcast_shapes(x._data.shape, y._data.shape, op=op)
-        return wrap(kernel(x._data, y._data), _BOOL)
+        return wrap(kernel(be)(x._data, y._data), _BOOL)
     if _scalar_kind(y) != "bool":
         raise KindError(f"{op}: rhs must be a bool tensor or a bool, got {type(y).__name__} {y!r}")
-    return wrap(kernel(x._data, be.scalar_array(bool(y), _BOOL.np)), _BOOL)
+    return wrap(kernel(be)(x._data, be.scalar_array(bool(y), _BOOL)), _BOOL)
 
 
 @tensor_method
@@ -282,7 +300,7 @@ def bool_not(self):
     """
     check_tensor(self, "bool_not", "self")
     check_kind(self, "bool", "bool_not")
-    return wrap(be.bitwise_invert(self._data), _BOOL)
+    return wrap(self._device.backend.bitwise_invert(self._data), _BOOL)
 
 
 @tensor_method
@@ -294,7 +312,7 @@ def bool_and(self, rhs):
     >>> a.bool_and(ember.tensor([[True, False], [True, False]])).tolist()
     [[True, False], [False, False]]
     """
-    return _bool_binary("bool_and", be.bitwise_and, self, rhs)
+    return _bool_binary("bool_and", _AND, self, rhs)
 
 
 @tensor_method
@@ -306,7 +324,7 @@ def bool_or(self, rhs):
     >>> a.bool_or(ember.tensor([[True, False], [True, False]])).tolist()
     [[True, True], [True, False]]
     """
-    return _bool_binary("bool_or", be.bitwise_or, self, rhs)
+    return _bool_binary("bool_or", _OR, self, rhs)
 
 
 @tensor_method
@@ -318,24 +336,24 @@ def bool_xor(self, rhs):
     >>> a.bool_xor(ember.tensor([[True, False], [True, False]])).tolist()
     [[False, True], [True, False]]
     """
-    return _bool_binary("bool_xor", be.bitwise_xor, self, rhs)
+    return _bool_binary("bool_xor", _XOR, self, rhs)
 
 
 # -- PyTorch's logical ops (any kind; nonzero is true) ------------------------------------------
 
-def _truth(x, op, param):
+def _truth(be, x):
     if isinstance(x, Tensor):
         return be.logical_truth(x._data)
-    if _scalar_kind(x) is None:
-        raise KindError(f"{op}: {param} must be a Tensor or a number, got {type(x).__name__} {x!r}")
-    return be.scalar_array(bool(x), _BOOL.np)
+    return be.scalar_array(bool(x), _BOOL)
 
 
 def _logical(op, kernel, x, y):
-    xa = _truth(x, op, "self")
-    ya = _truth(y, op, "other")
-    _check_pair(x, y, op, "self", "other")
-    return wrap(kernel(xa, ya), _BOOL)
+    for v, param in ((x, "self"), (y, "other")):
+        if not isinstance(v, Tensor) and _scalar_kind(v) is None:
+            raise KindError(f"{op}: {param} must be a Tensor or a number, got "
+                            f"{type(v).__name__} {v!r}")
+    be = _check_pair(x, y, op, "self", "other")
+    return wrap(kernel(be)(_truth(be, x), _truth(be, y)), _BOOL)
 
 
 @tensor_method
@@ -346,7 +364,7 @@ def logical_and(self, other):
     >>> ember.tensor([0.0, 2.5, float("nan")]).logical_and(ember.tensor([1, 1, 1])).tolist()
     [False, True, True]
     """
-    return _logical("logical_and", be.logical_and, self, other)
+    return _logical("logical_and", _LAND, self, other)
 
 
 @tensor_method
@@ -357,7 +375,7 @@ def logical_or(self, other):
     >>> ember.logical_or(ember.tensor([0, 0, 3]), ember.tensor([0, 1, 0])).tolist()
     [False, True, True]
     """
-    return _logical("logical_or", be.logical_or, self, other)
+    return _logical("logical_or", _LOR, self, other)
 
 
 @tensor_method
@@ -368,7 +386,7 @@ def logical_xor(self, other):
     >>> ember.tensor([0, 2, 3]).logical_xor(0).tolist()
     [False, True, True]
     """
-    return _logical("logical_xor", be.logical_xor, self, other)
+    return _logical("logical_xor", _LXOR, self, other)
 
 
 @tensor_method
@@ -380,6 +398,7 @@ def logical_not(self):
     [True, False]
     """
     check_tensor(self, "logical_not", "self")
+    be = self._device.backend
     return wrap(be.logical_not(be.logical_truth(self._data)), _BOOL)
 
 
@@ -415,20 +434,20 @@ def _shift_operator(op, kernel, scalar_kernel):
     return forward, reflected
 
 
-Tensor.__and__, Tensor.__rand__ = _binary_operator("bitwise_and (&)", be.bitwise_and)
-Tensor.__or__, Tensor.__ror__ = _binary_operator("bitwise_or (|)", be.bitwise_or)
-Tensor.__xor__, Tensor.__rxor__ = _binary_operator("bitwise_xor (^)", be.bitwise_xor)
+Tensor.__and__, Tensor.__rand__ = _binary_operator("bitwise_and (&)", _AND)
+Tensor.__or__, Tensor.__ror__ = _binary_operator("bitwise_or (|)", _OR)
+Tensor.__xor__, Tensor.__rxor__ = _binary_operator("bitwise_xor (^)", _XOR)
 Tensor.__lshift__, Tensor.__rlshift__ = _shift_operator(
-    "bitwise_left_shift (<<)", be.bitwise_lshift, be.bitwise_lshift_scalar)
+    "bitwise_left_shift (<<)", _LSHIFT, _LSHIFT_SCALAR)
 Tensor.__rshift__, Tensor.__rrshift__ = _shift_operator(
-    "bitwise_right_shift (>>)", be.bitwise_rshift, be.bitwise_rshift_scalar)
+    "bitwise_right_shift (>>)", _RSHIFT, _RSHIFT_SCALAR)
 
 
 def _invert(self):
     if self._dtype.kind == "float":
         raise KindError(f"bitwise_not (~): not defined for float tensors (dtype "
                         f"{self._dtype.name}); expected an int or bool tensor")
-    return wrap(be.bitwise_invert(self._data), self._dtype)
+    return wrap(self._device.backend.bitwise_invert(self._data), self._dtype)
 
 
 Tensor.__invert__ = _invert

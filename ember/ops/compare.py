@@ -14,12 +14,12 @@ an int tensor exactly, so ``int8_tensor < 1000`` is all true.
 """
 
 import math
+from operator import attrgetter as _kernel
 
 from .. import dtypes as _dt
-from ..backends import default as be
 from ..errors import InvalidParameterError, KindError
 from ..shapes import broadcast_shapes
-from ..tensor import Tensor, check_tensor, tensor_method, wrap
+from ..tensor import Tensor, check_tensor, device_error, tensor_method, wrap
 
 __all__ = ["equal", "not_equal", "greater", "greater_equal", "lower", "lower_equal",
            "eq", "ne", "gt", "ge", "lt", "le",
@@ -41,36 +41,41 @@ def _as_float(value):
         return math.inf if value > 0 else -math.inf
 
 
-def _cmp_operand(x, dt):
+def _cmp_operand(be, x, dt):
     if isinstance(x, Tensor):
         if dt.kind == "float" or x._dtype.kind != dt.kind:  # a bool tensor meeting an int
-            return be.cast(x._data, dt.np)
+            return be.cast(x._data, dt)
         return x._data
     if dt.kind == "float":
-        return be.compare_scalar(_as_float(x), dt.np)
+        return be.compare_scalar(_as_float(x), dt)
     return int(x) if dt.kind == "int" else bool(x)
 
 
 def _compare(op, kernel, x, y, xname="self", yname="other"):
+    """``kernel`` picks the backend's kernel (an ``attrgetter`` of its name)."""
     xt = isinstance(x, Tensor)
     ty = type(y)
     if xt and (ty is int or ty is float):                        # fast path: tensor vs number
-        kind = x._dtype.kind
+        dt = x._dtype
+        kind = dt.kind
         if kind == "float":
-            return wrap(kernel(x._data, be.compare_scalar(float(y) if ty is float else _as_float(y),
-                                                          x._data.dtype)), _BOOL)
+            be = x._device.backend
+            return wrap(kernel(be)(x._data, be.compare_scalar(
+                float(y) if ty is float else _as_float(y), dt)), _BOOL)
         if kind == "int" and ty is int:
-            return wrap(kernel(x._data, y), _BOOL)
+            return wrap(kernel(x._device.backend)(x._data, y), _BOOL)
     yt = isinstance(y, Tensor)
     if xt and yt:
+        if x._device is not y._device:
+            raise device_error(op, x, y)
         if x._data.shape != y._data.shape:
             broadcast_shapes(x._data.shape, y._data.shape, op=op)
         if x._dtype is y._dtype:
-            return wrap(kernel(x._data, y._data), _BOOL)          # the fast path
+            return wrap(kernel(x._device.backend)(x._data, y._data), _BOOL)   # the fast path
         if x._dtype.kind == "int" and y._dtype.kind == "int":
-            # NumPy compares any two int dtypes exactly, also uint64 with a signed int, which
-            # have no common dtype (promote_types refuses them)
-            return wrap(kernel(x._data, y._data), _BOOL)
+            # any two int dtypes compare exactly, also uint64 with a signed int, which have no
+            # common dtype (promote_types refuses them)
+            return wrap(kernel(x._device.backend)(x._data, y._data), _BOOL)
     else:
         if not (xt or yt):
             raise KindError(f"{op}: expected at least one Tensor, got {type(x).__name__} {x!r} "
@@ -79,8 +84,9 @@ def _compare(op, kernel, x, y, xname="self", yname="other"):
         if _scalar_kind(s) is None:
             raise KindError(f"{op}: {name} must be a Tensor or a number (int, float or bool), "
                             f"got {type(s).__name__} {s!r}")
+    be = (x if xt else y)._device.backend
     dt = _dt.result_type(x, y)
-    return wrap(kernel(_cmp_operand(x, dt), _cmp_operand(y, dt)), _BOOL)
+    return wrap(kernel(be)(_cmp_operand(be, x, dt), _cmp_operand(be, y, dt)), _BOOL)
 
 
 def _scalar_only(op, other):
@@ -88,6 +94,11 @@ def _scalar_only(op, other):
         base = op.split("_scalar")[0].split("_elem")[0]
         raise KindError(f"{op}: other must be a number (int, float or bool), got "
                         f"{type(other).__name__}; use {base} for tensors")
+
+
+_EQ, _NE = _kernel("compare_eq"), _kernel("compare_ne")
+_GT, _GE = _kernel("compare_gt"), _kernel("compare_ge")
+_LT, _LE = _kernel("compare_lt"), _kernel("compare_le")
 
 
 # -- tensor forms (a tensor or a number) -------------------------------------------------------
@@ -104,7 +115,7 @@ def equal(self, other):
     >>> t1.equal(t2).tolist()
     [[False, True], [True, True], [True, True]]
     """
-    return _compare("equal", be.compare_eq, self, other)
+    return _compare("equal", _EQ, self, other)
 
 
 @tensor_method
@@ -117,7 +128,7 @@ def not_equal(self, other):
     >>> t1.not_equal(t2).tolist()
     [[True, False], [False, False], [False, False]]
     """
-    return _compare("not_equal", be.compare_ne, self, other)
+    return _compare("not_equal", _NE, self, other)
 
 
 @tensor_method
@@ -130,7 +141,7 @@ def greater(self, other):
     >>> t1.greater(t2).tolist()
     [[False, False, False], [True, True, True]]
     """
-    return _compare("greater", be.compare_gt, self, other)
+    return _compare("greater", _GT, self, other)
 
 
 @tensor_method
@@ -143,7 +154,7 @@ def greater_equal(self, other):
     >>> t1.greater_equal(t2).tolist()
     [[True, False, False], [True, True, True]]
     """
-    return _compare("greater_equal", be.compare_ge, self, other)
+    return _compare("greater_equal", _GE, self, other)
 
 
 @tensor_method
@@ -156,7 +167,7 @@ def lower(self, other):
     >>> t1.lower(t2).tolist()
     [[False, True, True], [False, False, False]]
     """
-    return _compare("lower", be.compare_lt, self, other)
+    return _compare("lower", _LT, self, other)
 
 
 @tensor_method
@@ -169,7 +180,7 @@ def lower_equal(self, other):
     >>> t1.lower_equal(t2).tolist()
     [[True, True, True], [False, False, False]]
     """
-    return _compare("lower_equal", be.compare_le, self, other)
+    return _compare("lower_equal", _LE, self, other)
 
 
 # -- scalar forms (Burn's *_scalar; *_elem are the same functions) -----------------------------
@@ -183,7 +194,7 @@ def equal_scalar(self, other):
     [[False, False, True], [False, False, False]]
     """
     _scalar_only("equal_scalar", other)
-    return _compare("equal_scalar", be.compare_eq, self, other)
+    return _compare("equal_scalar", _EQ, self, other)
 
 
 @tensor_method
@@ -195,7 +206,7 @@ def not_equal_scalar(self, other):
     [[True, True, False], [True, True, True]]
     """
     _scalar_only("not_equal_scalar", other)
-    return _compare("not_equal_scalar", be.compare_ne, self, other)
+    return _compare("not_equal_scalar", _NE, self, other)
 
 
 @tensor_method
@@ -207,7 +218,7 @@ def greater_scalar(self, other):
     [[False, False, False], [True, True, True]]
     """
     _scalar_only("greater_scalar", other)
-    return _compare("greater_scalar", be.compare_gt, self, other)
+    return _compare("greater_scalar", _GT, self, other)
 
 
 @tensor_method
@@ -219,7 +230,7 @@ def greater_equal_scalar(self, other):
     [[False, False, True], [True, True, True]]
     """
     _scalar_only("greater_equal_scalar", other)
-    return _compare("greater_equal_scalar", be.compare_ge, self, other)
+    return _compare("greater_equal_scalar", _GE, self, other)
 
 
 @tensor_method
@@ -231,7 +242,7 @@ def lower_scalar(self, other):
     [[True, True, False], [False, False, False]]
     """
     _scalar_only("lower_scalar", other)
-    return _compare("lower_scalar", be.compare_lt, self, other)
+    return _compare("lower_scalar", _LT, self, other)
 
 
 @tensor_method
@@ -243,7 +254,7 @@ def lower_equal_scalar(self, other):
     [[True, True, True], [False, False, False]]
     """
     _scalar_only("lower_equal_scalar", other)
-    return _compare("lower_equal_scalar", be.compare_le, self, other)
+    return _compare("lower_equal_scalar", _LE, self, other)
 
 
 Tensor.equal_elem = equal_scalar
@@ -272,12 +283,12 @@ def _operator(op, kernel):
 
 # Python reflects `3 < t` to `t.__gt__(3)`, so no __r*__ forms are needed. Tensor defines
 # __hash__ in its class body, so setting __eq__ here keeps hashing by identity.
-Tensor.__eq__ = _operator("equal (==)", be.compare_eq)
-Tensor.__ne__ = _operator("not_equal (!=)", be.compare_ne)
-Tensor.__gt__ = _operator("greater (>)", be.compare_gt)
-Tensor.__ge__ = _operator("greater_equal (>=)", be.compare_ge)
-Tensor.__lt__ = _operator("lower (<)", be.compare_lt)
-Tensor.__le__ = _operator("lower_equal (<=)", be.compare_le)
+Tensor.__eq__ = _operator("equal (==)", _EQ)
+Tensor.__ne__ = _operator("not_equal (!=)", _NE)
+Tensor.__gt__ = _operator("greater (>)", _GT)
+Tensor.__ge__ = _operator("greater_equal (>=)", _GE)
+Tensor.__lt__ = _operator("lower (<)", _LT)
+Tensor.__le__ = _operator("lower_equal (<=)", _LE)
 
 
 # -- closeness ---------------------------------------------------------------------------------
@@ -312,15 +323,19 @@ def _close(op, x, y, rtol, atol, equal_nan):
         raise InvalidParameterError(f"{op}: equal_nan must be a bool, got "
                                     f"{type(equal_nan).__name__} {equal_nan!r}", "equal_nan",
                                     equal_nan)
-    if isinstance(y, Tensor) and x._data.shape != y._data.shape:
-        broadcast_shapes(x._data.shape, y._data.shape, op=op)
+    if isinstance(y, Tensor):
+        if x._device is not y._device:
+            raise device_error(op, x, y)
+        if x._data.shape != y._data.shape:
+            broadcast_shapes(x._data.shape, y._data.shape, op=op)
+    be = x._device.backend
     if x._dtype.kind == "int" and (y._dtype.kind if isinstance(y, Tensor)
                                    else _scalar_kind(y)) == "int":
         dt = _dt.float64            # ints compare exactly enough in float64
     else:
         dt = _dt.result_type(x, y)
-    a = be.cast(x._data, dt.np)
-    b = be.cast(y._data, dt.np) if isinstance(y, Tensor) else be.compare_scalar(_as_float(y), dt.np)
+    a = be.cast(x._data, dt)
+    b = be.cast(y._data, dt) if isinstance(y, Tensor) else be.compare_scalar(_as_float(y), dt)
     return be.compare_isclose(a, b, rtol, atol, equal_nan)
 
 
@@ -354,7 +369,8 @@ def all_close(self, other, rtol=None, atol=None, equal_nan=False):
     >>> t1.all_close(ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.001]]))
     False
     """
-    return be.compare_all(_close("all_close", self, other, rtol, atol, equal_nan))
+    close = _close("all_close", self, other, rtol, atol, equal_nan)
+    return self._device.backend.compare_all(close)
 
 
 isclose = is_close
@@ -374,7 +390,7 @@ def is_nan(self):
     [[False, True, False], [False, False, False]]
     """
     check_tensor(self, "is_nan", "self")
-    return wrap(be.compare_isnan(self._data), _BOOL)
+    return wrap(self._device.backend.compare_isnan(self._data), _BOOL)
 
 
 @tensor_method
@@ -387,7 +403,7 @@ def is_inf(self):
     [[False, True, False], [False, False, False]]
     """
     check_tensor(self, "is_inf", "self")
-    return wrap(be.compare_isinf(self._data), _BOOL)
+    return wrap(self._device.backend.compare_isinf(self._data), _BOOL)
 
 
 @tensor_method
@@ -400,7 +416,7 @@ def is_finite(self):
     [[True, False, True], [False, True, True]]
     """
     check_tensor(self, "is_finite", "self")
-    return wrap(be.compare_isfinite(self._data), _BOOL)
+    return wrap(self._device.backend.compare_isfinite(self._data), _BOOL)
 
 
 @tensor_method
@@ -414,7 +430,7 @@ def contains_nan(self):
     False
     """
     check_tensor(self, "contains_nan", "self")
-    return wrap(be.compare_contains_nan(self._data), _BOOL)
+    return wrap(self._device.backend.compare_contains_nan(self._data), _BOOL)
 
 
 isnan = is_nan

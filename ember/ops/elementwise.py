@@ -9,13 +9,14 @@ Bool tensors have no arithmetic: they raise ``KindError`` (cast them with ``.int
 """
 
 import math as _math
+from operator import attrgetter as _kernel
 from sys import _getframe
 
 from .. import dtypes as _dt
-from ..backends import default as be
+from ..backends import default as be  # TRANSITIONAL: only the operator section below reads it
 from ..errors import InvalidParameterError, KindError
 from ..shapes import as_int, broadcast_shapes
-from ..tensor import Tensor, record, tensor_method, wrap
+from ..tensor import Tensor, device_error, record, tensor_method, wrap
 from . import fusion as _fusion
 
 __all__ = [
@@ -32,9 +33,28 @@ _BOOL = _dt.bool_
 _F32 = _dt.float32
 _F64 = _dt.float64
 _EXACT = 1 << 53  # Python ints below this are exact as floats
+_scalar_kind = _dt._scalar_kind
+_REAL = ("int", "float")
 
 
 # -- operand checks ---------------------------------------------------------------------------
+
+def _is_scalar(value):
+    """Whether ``value`` is a real number an op takes as a scalar operand: a Python int or float
+    or a backend's int or float scalar (bools excluded)."""
+    t = type(value)
+    if t is int or t is float:
+        return True
+    return (isinstance(value, (int, float)) or hasattr(value, "dtype")) and \
+        _scalar_kind(value) in _REAL
+
+
+def _is_int_scalar(value):
+    """Whether ``value`` is a Python or a backend's integer (bools excluded)."""
+    if type(value) is int:
+        return True
+    return (isinstance(value, int) or hasattr(value, "dtype")) and _scalar_kind(value) == "int"
+
 
 def _bool_error(op, param, t):
     return KindError(f"{op}: not defined for bool tensors ({param} has dtype bool); expected an "
@@ -62,7 +82,7 @@ def _check_operand(x, op, param):
     if isinstance(x, Tensor):
         if x._dtype.kind == "bool":
             raise _bool_error(op, param, x)
-    elif not be.ew_is_scalar(x):
+    elif not _is_scalar(x):
         raise _operand_error(op, param, x)
 
 
@@ -71,18 +91,19 @@ def _check_number(value, op, param):
     if isinstance(value, Tensor):
         raise KindError(f"{op}: {param} must be a number, got a Tensor; use the tensor form "
                         f"{op.replace('_scalar', '')}() for tensors")
-    if not be.ew_is_scalar(value):
+    if not _is_scalar(value):
         raise _operand_error(op, param, value, "a number")
 
 
-def _scalar(value, np_dtype, op, param):
-    """A Python number as an operand for arrays of ``np_dtype`` (ints wrap into an int dtype);
-    InvalidParameterError for an int that no 64-bit integer (or, for floats, no float) holds.
-    Every op that takes Python numbers converts them here (bitwise ops and shifts too)."""
+def _scalar(be, value, dtype, op, param):
+    """A Python number as an operand for ``be``'s arrays of ember ``dtype`` (ints wrap into an
+    int dtype); InvalidParameterError for an int that no 64-bit integer (or, for floats, no
+    float) holds. Every op that takes Python numbers converts them here (bitwise ops and shifts
+    too)."""
     try:
-        return be.ew_scalar(value, np_dtype)
+        return be.ew_scalar(value, dtype)
     except OverflowError:
-        what = "or a float" if np_dtype.kind == "f" else \
+        what = "or a float" if dtype.kind == "float" else \
             "(from -2**63 to 2**64 - 1)"
         raise InvalidParameterError(
             f"{op}: {param} {value!r} is out of range; expected a value that fits a 64-bit "
@@ -99,7 +120,7 @@ def _scalar_dtype(t, s, op, param):
         return d if d.kind == "float" else _dt.default_float
     if ts is int:
         return d
-    if not be.ew_is_scalar(s):
+    if not _is_scalar(s):
         raise _operand_error(op, param, s)
     return _result_type(t, s)
 
@@ -107,14 +128,16 @@ def _scalar_dtype(t, s, op, param):
 def _prep2(a, b, op, to_float=False):
     """Checked operands of a binary op as backend arrays of the result dtype.
 
-    Returns ``(xa, xb, dt, ta, tb)``: ``xa``/``xb`` the operands (0-d arrays or Python floats for
-    scalars), ``dt`` the result dtype, ``ta``/``tb`` the operands that are tensors (None for
-    scalars).
+    Returns ``(xa, xb, dt, ta, tb, be)``: ``xa``/``xb`` the operands (0-d arrays or Python
+    floats for scalars), ``dt`` the result dtype, ``ta``/``tb`` the operands that are tensors
+    (None for scalars), ``be`` their backend (DeviceError for tensors on two devices).
     """
     ta = a if isinstance(a, Tensor) else None
     tb = b if isinstance(b, Tensor) else None
     if ta is not None:
         if tb is not None:
+            if ta._device is not tb._device:
+                raise device_error(op, ta, tb)
             dt = ta._dtype
             if dt.kind == "bool":
                 raise _bool_error(op, "self", ta)
@@ -127,8 +150,10 @@ def _prep2(a, b, op, to_float=False):
                 broadcast_shapes(sa, sb, op=op)
         else:
             dt = _scalar_dtype(ta, b, op, "other")
+        be = ta._device.backend
     elif tb is not None:
         dt = _scalar_dtype(tb, a, op, "self")
+        be = tb._device.backend
     else:
         _check_operand(a, op, "self")
         _check_operand(b, op, "other")
@@ -136,41 +161,41 @@ def _prep2(a, b, op, to_float=False):
                         f"{type(b).__name__}")
     if to_float and dt.kind != "float":
         dt = _dt.default_float
-    np_dt = dt.np
     if ta is None:
-        xa = _scalar(a, np_dt, op, "self")
+        xa = _scalar(be, a, dt, op, "self")
     else:
-        xa = ta._data if ta._dtype is dt else be.ew_cast(ta._data, np_dt)
+        xa = ta._data if ta._dtype is dt else be.ew_cast(ta._data, dt)
     if tb is None:
-        xb = _scalar(b, np_dt, op, "other")
+        xb = _scalar(be, b, dt, op, "other")
     else:
-        xb = tb._data if tb._dtype is dt else be.ew_cast(tb._data, np_dt)
-    return xa, xb, dt, ta, tb
+        xb = tb._data if tb._dtype is dt else be.ew_cast(tb._data, dt)
+    return xa, xb, dt, ta, tb, be
 
 
-def _fit(g, t):
+def _fit(be, g, t):
     """A gradient reduced to tensor ``t``'s shape and cast to its dtype."""
-    return be.ew_cast(be.sum_to_shape(g, t._data.shape), t._dtype.np)
+    return be.ew_cast(be.sum_to_shape(g, t._data.shape), t._dtype)
 
 
-def _record2(out, dt, ta, tb, rule, name):
+def _record2(be, out, dt, ta, tb, rule, name):
     """Record a binary op; ``rule(g, need_a, need_b)`` gives the full-shape gradients."""
     if ta is not None and tb is not None:
         def backward(g, needs):
             ga, gb = rule(g, needs[0], needs[1])
-            return (None if ga is None else _fit(ga, ta), None if gb is None else _fit(gb, tb))
+            return (None if ga is None else _fit(be, ga, ta),
+                    None if gb is None else _fit(be, gb, tb))
         return record(out, dt, (ta, tb), backward, name)
     if ta is not None:
         def backward(g, needs):
-            return (_fit(rule(g, True, False)[0], ta),)
+            return (_fit(be, rule(g, True, False)[0], ta),)
         return record(out, dt, (ta,), backward, name)
 
     def backward(g, needs):
-        return (_fit(rule(g, False, True)[1], tb),)
+        return (_fit(be, rule(g, False, True)[1], tb),)
     return record(out, dt, (tb,), backward, name)
 
 
-def _check_int_divisor(xb, b, dt, op):
+def _check_int_divisor(be, xb, b, dt, op):
     """Integer division by zero raises (PyTorch raises; NumPy would warn and give 0)."""
     if dt.kind == "int" and be.ew_any_zero(xb):
         raise InvalidParameterError(
@@ -178,9 +203,11 @@ def _check_int_divisor(xb, b, dt, op):
             f"{dt.name} operands", "other", b)
 
 
-def _zeros_rule(g, need_a, need_b):
-    z = be.zeros_like(g)
-    return (z if need_a else None, z if need_b else None)
+def _zeros_rule_of(be):
+    def rule(g, need_a, need_b):
+        z = be.zeros_like(g)
+        return (z if need_a else None, z if need_b else None)
+    return rule
 
 
 def _pass2(g, needs):
@@ -190,30 +217,30 @@ def _pass2(g, needs):
 # -- add, sub, mul ----------------------------------------------------------------------------
 
 def _add(a, b, op):
-    xa, xb, dt, ta, tb = _prep2(a, b, op)
-    out = be.ew_cast(be.ew_add(xa, xb), dt.np)
+    xa, xb, dt, ta, tb, be = _prep2(a, b, op)
+    out = be.ew_cast(be.ew_add(xa, xb), dt)
 
     def rule(g, need_a, need_b):
         return (g if need_a else None, g if need_b else None)
-    return _record2(out, dt, ta, tb, rule, op)
+    return _record2(be, out, dt, ta, tb, rule, op)
 
 
 def _sub(a, b, op):
-    xa, xb, dt, ta, tb = _prep2(a, b, op)
-    out = be.ew_cast(be.ew_sub(xa, xb), dt.np)
+    xa, xb, dt, ta, tb, be = _prep2(a, b, op)
+    out = be.ew_cast(be.ew_sub(xa, xb), dt)
 
     def rule(g, need_a, need_b):
         return (g if need_a else None, be.ew_neg(g) if need_b else None)
-    return _record2(out, dt, ta, tb, rule, op)
+    return _record2(be, out, dt, ta, tb, rule, op)
 
 
 def _mul(a, b, op):
-    xa, xb, dt, ta, tb = _prep2(a, b, op)
-    out = be.ew_cast(be.ew_mul(xa, xb), dt.np)
+    xa, xb, dt, ta, tb, be = _prep2(a, b, op)
+    out = be.ew_cast(be.ew_mul(xa, xb), dt)
 
     def rule(g, need_a, need_b):
         return (be.ew_mul(g, xb) if need_a else None, be.ew_mul(g, xa) if need_b else None)
-    return _record2(out, dt, ta, tb, rule, op)
+    return _record2(be, out, dt, ta, tb, rule, op)
 
 
 @tensor_method
@@ -289,8 +316,8 @@ def mul_scalar(self, other):
 # -- division and remainders ------------------------------------------------------------------
 
 def _truediv(a, b, op):
-    xa, xb, dt, ta, tb = _prep2(a, b, op, to_float=True)
-    out = be.ew_cast(be.ew_truediv(xa, xb), dt.np)
+    xa, xb, dt, ta, tb, be = _prep2(a, b, op, to_float=True)
+    out = be.ew_cast(be.ew_truediv(xa, xb), dt)
 
     def rule(g, need_a, need_b):
         ga = be.ew_truediv(g, xb) if need_a else None
@@ -298,36 +325,36 @@ def _truediv(a, b, op):
         if need_b:  # -g * a / (b * b), as PyTorch
             gb = be.ew_truediv(be.ew_mul(be.ew_neg(g), xa), be.ew_mul(xb, xb))
         return ga, gb
-    return _record2(out, dt, ta, tb, rule, op)
+    return _record2(be, out, dt, ta, tb, rule, op)
 
 
 def _floordiv(a, b, op):
-    xa, xb, dt, ta, tb = _prep2(a, b, op)
-    _check_int_divisor(xb, b, dt, op)
-    out = be.ew_cast(be.ew_floordiv(xa, xb), dt.np)
-    return _record2(out, dt, ta, tb, _zeros_rule, op)
+    xa, xb, dt, ta, tb, be = _prep2(a, b, op)
+    _check_int_divisor(be, xb, b, dt, op)
+    out = be.ew_cast(be.ew_floordiv(xa, xb), dt)
+    return _record2(be, out, dt, ta, tb, _zeros_rule_of(be), op)
 
 
 def _remainder(a, b, op):
-    xa, xb, dt, ta, tb = _prep2(a, b, op)
-    _check_int_divisor(xb, b, dt, op)
-    out = be.ew_cast(be.ew_remainder(xa, xb), dt.np)
+    xa, xb, dt, ta, tb, be = _prep2(a, b, op)
+    _check_int_divisor(be, xb, b, dt, op)
+    out = be.ew_cast(be.ew_remainder(xa, xb), dt)
 
     def rule(g, need_a, need_b):  # a - b * floor(a / b)
         gb = be.ew_mul(be.ew_neg(g), be.ew_floordiv(xa, xb)) if need_b else None
         return (g if need_a else None), gb
-    return _record2(out, dt, ta, tb, rule, op)
+    return _record2(be, out, dt, ta, tb, rule, op)
 
 
 def _fmod(a, b, op):
-    xa, xb, dt, ta, tb = _prep2(a, b, op)
-    _check_int_divisor(xb, b, dt, op)
-    out = be.ew_cast(be.ew_fmod(xa, xb), dt.np)
+    xa, xb, dt, ta, tb, be = _prep2(a, b, op)
+    _check_int_divisor(be, xb, b, dt, op)
+    out = be.ew_cast(be.ew_fmod(xa, xb), dt)
 
     def rule(g, need_a, need_b):  # a - b * trunc(a / b)
         gb = be.ew_mul(be.ew_neg(g), be.ew_trunc_div(xa, xb)) if need_b else None
         return (g if need_a else None), gb
-    return _record2(out, dt, ta, tb, rule, op)
+    return _record2(be, out, dt, ta, tb, rule, op)
 
 
 def _burn_div(a, b, op):
@@ -457,13 +484,13 @@ def _pow(a, b, op, mode):
             if b._dtype.kind != "int":
                 raise KindError(f"{op}: other must be an int tensor, got dtype {b._dtype.name}; "
                                 "use powf for float exponents")
-        elif not be.ew_is_int_scalar(b):
-            if be.ew_is_scalar(b):
+        elif not _is_int_scalar(b):
+            if _is_scalar(b):
                 raise InvalidParameterError(
                     f"{op}: other must be an int, got {type(b).__name__} {b!r}; use powf_scalar "
                     "for float exponents", "other", b)
             raise _operand_error(op, "other", b)
-    xa, xb, dt, ta, tb = _prep2(a, b, op, to_float=(mode == "float"))
+    xa, xb, dt, ta, tb, be = _prep2(a, b, op, to_float=(mode == "float"))
     if dt.kind == "int":
         if be.ew_any_negative(xb):  # a scalar past the dtype's range has wrapped (as PyTorch)
             wrapped = "" if tb is not None or b < 0 else f": {b!r} wraps to a negative {dt.name}"
@@ -473,7 +500,7 @@ def _pow(a, b, op, mode):
                 "first", "other", b)
         return record(be.ew_ipow(xa, xb), dt, tuple([t for t in (ta, tb) if t is not None]),
                       None, op)
-    out = be.ew_cast(be.ew_pow(xa, xb), dt.np)
+    out = be.ew_cast(be.ew_pow(xa, xb), dt)
 
     def rule(g, need_a, need_b):
         ga = gb = None
@@ -485,7 +512,7 @@ def _pow(a, b, op, mode):
             mask = be.ew_logical_and(be.ew_eq(xa, 0), be.ew_ge(xb, 0))
             gb = be.ew_mul(g, be.ew_where(mask, 0, d))
         return ga, gb
-    return _record2(out, dt, ta, tb, rule, op)
+    return _record2(be, out, dt, ta, tb, rule, op)
 
 
 @tensor_method
@@ -731,6 +758,7 @@ def neg(self):
     [[-1.0, 2.0, -3.0], [-5.0, -9.0, -6.0]]
     """
     _check_tensor(self, "neg")
+    be = self._device.backend
     return record(be.ew_neg(self._data), self._dtype, (self,),
                   lambda g, needs: (be.ew_neg(g),), "neg")
 
@@ -764,6 +792,7 @@ def abs(self):
     [[1, 2, 3], [4, 5, 6], [7, 8, 9]]
     """
     _check_tensor(self, "abs")
+    be = self._device.backend
     x = self._data
     return record(be.ew_abs(x), self._dtype, (self,),
                   lambda g, needs: (be.ew_mul(g, be.ew_sign(x)),), "abs")
@@ -781,6 +810,7 @@ def sign(self):
     [[1.0, -1.0, 1.0], [1.0, 1.0, 1.0]]
     """
     _check_tensor(self, "sign")
+    be = self._device.backend
     return record(be.ew_sign(self._data), self._dtype, (self,),
                   lambda g, needs: (be.zeros_like(g),), "sign")
 
@@ -794,6 +824,7 @@ def square(self):
     [9, 16]
     """
     _check_tensor(self, "square")
+    be = self._device.backend
     x = self._data
     return record(be.ew_square(x), self._dtype, (self,),
                   lambda g, needs: (be.ew_mul(g, be.ew_mul(x, 2)),), "square")
@@ -809,47 +840,53 @@ def relu(self):
     [0.0, 0.0, 2.0]
     """
     _check_tensor(self, "relu")
+    be = self._device.backend
     x = self._data
     if self._node is None:
         return wrap(be.ew_relu(x), self._dtype, self._ad)  # nothing to record
-    return record(be.ew_relu(x), self._dtype, (self,), _relu_backward((x,), None), "relu",
-                  _RELU_RECOMPUTE)
+    dt = self._dtype
+    make = _relu_backward(be, dt)
+    return record(be.ew_relu(x), dt, (self,), make((x,), None), "relu", (be.ew_relu, make))
 
 
-def _relu_backward(arrays, out):
-    x = arrays[0]
-    return lambda g, needs: (be.ew_cast(be.ew_where(be.ew_le(x, 0), 0, g), g.dtype),)
-
-
-_RELU_RECOMPUTE = (be.ew_relu, _relu_backward)
+def _relu_backward(be, dt):
+    """The ``make_backward(arrays, out)`` of relu on backend ``be`` for dtype ``dt``."""
+    def make(arrays, out):
+        x = arrays[0]
+        return lambda g, needs: (be.ew_cast(be.ew_where(be.ew_le(x, 0), 0, g), dt),)
+    return make
 
 
 def _rounding(kernel, name, doc):
-    """round/floor/ceil/trunc: zero gradient; int tensors are returned unchanged (as PyTorch)."""
+    """round/floor/ceil/trunc (``kernel`` the name of its backend kernel): zero gradient; int
+    tensors are returned unchanged (as PyTorch)."""
+    kernel = _kernel(kernel)
+
     def op(self):
         _check_tensor(self, name)
         if self._dtype.kind == "int":
             return wrap(self._data, self._dtype, self._ad)
-        return record(kernel(self._data), self._dtype, (self,),
+        be = self._device.backend
+        return record(kernel(be)(self._data), self._dtype, (self,),
                       lambda g, needs: (be.zeros_like(g),), name)
     op.__name__ = op.__qualname__ = name
     op.__doc__ = doc
     return tensor_method(op)
 
 
-floor = _rounding(be.ew_floor, "floor", """Round down to an integral value (floats); ints unchanged.
+floor = _rounding("ew_floor", "floor", """Round down to an integral value (floats); ints unchanged.
 
     >>> import ember
     >>> ember.tensor([1.5, -1.5]).floor().tolist()
     [1.0, -2.0]
     """)
-ceil = _rounding(be.ew_ceil, "ceil", """Round up to an integral value (floats); ints unchanged.
+ceil = _rounding("ew_ceil", "ceil", """Round up to an integral value (floats); ints unchanged.
 
     >>> import ember
     >>> ember.tensor([1.5, -1.5]).ceil().tolist()
     [2.0, -1.0]
     """)
-trunc = _rounding(be.ew_trunc, "trunc", """Round toward zero, keeping the sign of zero.
+trunc = _rounding("ew_trunc", "trunc", """Round toward zero, keeping the sign of zero.
 
     ``trunc(-0.5) == -0.0``; ``trunc(±inf) == ±inf``; NaN stays NaN.
 
@@ -857,7 +894,7 @@ trunc = _rounding(be.ew_trunc, "trunc", """Round toward zero, keeping the sign o
     >>> ember.tensor([2.3, -1.7, 0.5, -0.5, 3.9]).trunc().tolist()
     [2.0, -1.0, 0.0, -0.0, 3.0]
     """)
-_round0 = _rounding(be.ew_round, "round", "")
+_round0 = _rounding("ew_round", "round", "")
 
 
 @tensor_method
@@ -879,89 +916,95 @@ def round(self, decimals=0):
     if self._dtype.kind == "int":
         raise KindError(f"round: decimals={decimals} is only defined for float tensors, this one "
                         f"is {self._dtype.name}")
+    be = self._device.backend
     return record(be.ew_round_decimals(self._data, decimals), self._dtype, (self,),
                   lambda g, needs: (be.zeros_like(g),), "round")
 
 
 # -- float math -------------------------------------------------------------------------------
 
-def _float_input(x, op):
-    """The tensor's buffer as a float array and the result dtype (ints compute in default float)."""
-    _check_tensor(x, op)
+def _float_input(be, x, op):
+    """The tensor's buffer as a float array and the result dtype (ints compute in default float);
+    ``x`` is a checked int or float tensor on backend ``be``."""
     dt = x._dtype
     if dt.kind != "float":
         dt = _dt.default_float
-        return be.ew_cast(x._data, dt.np), dt
+        return be.ew_cast(x._data, dt), dt
     return x._data, dt
 
 
 def _float_unary(kernel, name, grad, doc):
-    """A float-math op: ``grad(g, x, out)`` is its gradient rule."""
-    def make_backward(arrays, out):
-        x = arrays[0]
-        return lambda g, needs: (grad(g, x, out),)
-    recompute = (kernel, make_backward)
+    """A float-math op (``kernel`` the name of its backend kernel): ``grad(be, g, x, out)`` is
+    its gradient rule."""
+    kernel = _kernel(kernel)
 
     def op(self):
-        x, dt = _float_input(self, name)
-        out = kernel(x)
+        _check_tensor(self, name)
+        be = self._device.backend
+        x, dt = _float_input(be, self, name)
+        fn = kernel(be)
+        out = fn(x)
         if self._node is None:
             return wrap(out, dt, self._ad)  # nothing to record
-        return record(out, dt, (self,), make_backward((x,), out), name, recompute)
+
+        def make_backward(arrays, out):
+            x = arrays[0]
+            return lambda g, needs: (grad(be, g, x, out),)
+        return record(out, dt, (self,), make_backward((x,), out), name, (fn, make_backward))
     op.__name__ = op.__qualname__ = name
     op.__doc__ = doc
     return tensor_method(op)
 
 
-def _one_minus_sq(x):
+def _one_minus_sq(be, x):
     return be.ew_sub(1, be.ew_mul(x, x))
 
 
-exp = _float_unary(be.ew_exp, "exp", lambda g, x, y: be.ew_mul(g, y),
+exp = _float_unary("ew_exp", "exp", lambda be, g, x, y: be.ew_mul(g, y),
                    """``e ** self``. Int tensors compute in float32; bool tensors raise KindError.
 
     >>> import ember
     >>> ember.tensor([0.0, 1.0], dtype="float64").exp().tolist()
     [1.0, 2.718281828459045]
     """)
-log = _float_unary(be.ew_log, "log", lambda g, x, y: be.ew_truediv(g, x),
+log = _float_unary("ew_log", "log", lambda be, g, x, y: be.ew_truediv(g, x),
                    """The natural logarithm (``log(0) == -inf``, negative inputs give NaN).
 
     >>> import ember
     >>> ember.tensor([1.0, 0.0, -1.0]).log().tolist()
     [0.0, -inf, nan]
     """)
-log1p = _float_unary(be.ew_log1p, "log1p", lambda g, x, y: be.ew_truediv(g, be.ew_add(x, 1)),
+log1p = _float_unary("ew_log1p", "log1p", lambda be, g, x, y: be.ew_truediv(g, be.ew_add(x, 1)),
                      """``log(1 + self)``, accurate near 0.
 
     >>> import ember
     >>> ember.tensor([0.0, 1e-10], dtype="float64").log1p().tolist()
     [0.0, 9.999999999500001e-11]
     """)
-expm1 = _float_unary(be.ew_expm1, "expm1", lambda g, x, y: be.ew_mul(g, be.ew_add(y, 1)),
+expm1 = _float_unary("ew_expm1", "expm1", lambda be, g, x, y: be.ew_mul(g, be.ew_add(y, 1)),
                      """``exp(self) - 1``, accurate near 0.
 
     >>> import ember
     >>> ember.tensor([0.0, 1e-10], dtype="float64").expm1().tolist()
     [0.0, 1.00000000005e-10]
     """)
-sqrt = _float_unary(be.ew_sqrt, "sqrt", lambda g, x, y: be.ew_truediv(g, be.ew_mul(y, 2)),
+sqrt = _float_unary("ew_sqrt", "sqrt", lambda be, g, x, y: be.ew_truediv(g, be.ew_mul(y, 2)),
                     """The square root (NaN below 0; the gradient at 0 is inf, as PyTorch).
 
     >>> import ember
     >>> ember.tensor([4.0, 0.0, 2.25]).sqrt().tolist()
     [2.0, 0.0, 1.5]
     """)
-rsqrt = _float_unary(be.ew_rsqrt, "rsqrt",
-                     lambda g, x, y: be.ew_mul(be.ew_mul(g, -0.5), be.ew_mul(y, be.ew_mul(y, y))),
+rsqrt = _float_unary("ew_rsqrt", "rsqrt",
+                     lambda be, g, x, y: be.ew_mul(be.ew_mul(g, -0.5), be.ew_mul(y, be.ew_mul(y, y))),
                      """``1 / sqrt(self)``.
 
     >>> import ember
     >>> ember.tensor([4.0, 0.25]).rsqrt().tolist()
     [0.5, 2.0]
     """)
-recip = _float_unary(be.ew_recip, "recip",
-                     lambda g, x, y: be.ew_mul(be.ew_neg(g), be.ew_mul(y, y)),
+recip = _float_unary("ew_recip", "recip",
+                     lambda be, g, x, y: be.ew_mul(be.ew_neg(g), be.ew_mul(y, y)),
                      """``1 / self`` (Burn's ``recip``; ``reciprocal`` is the same op).
 
     >>> import ember
@@ -970,121 +1013,121 @@ recip = _float_unary(be.ew_recip, "recip",
     """)
 reciprocal = recip
 Tensor.reciprocal = recip
-erf = _float_unary(be.ew_erf, "erf", lambda g, x, y: be.ew_erf_grad(g, x),
+erf = _float_unary("ew_erf", "erf", lambda be, g, x, y: be.ew_erf_grad(g, x),
                    """The error function ``2/sqrt(pi) * integral of exp(-t**2) from 0 to self``.
 
     >>> import ember
     >>> ember.tensor([0.0, 1.0, -2.0], dtype="float64").erf().round(6).tolist()
     [0.0, 0.842701, -0.995322]
     """)
-sin = _float_unary(be.ew_sin, "sin", lambda g, x, y: be.ew_mul(g, be.ew_cos(x)),
+sin = _float_unary("ew_sin", "sin", lambda be, g, x, y: be.ew_mul(g, be.ew_cos(x)),
                    """The sine (radians).
 
     >>> import ember
     >>> ember.tensor([0.0]).sin().tolist()
     [0.0]
     """)
-cos = _float_unary(be.ew_cos, "cos", lambda g, x, y: be.ew_mul(g, be.ew_neg(be.ew_sin(x))),
+cos = _float_unary("ew_cos", "cos", lambda be, g, x, y: be.ew_mul(g, be.ew_neg(be.ew_sin(x))),
                    """The cosine (radians).
 
     >>> import ember
     >>> ember.tensor([0.0]).cos().tolist()
     [1.0]
     """)
-tan = _float_unary(be.ew_tan, "tan", lambda g, x, y: be.ew_mul(g, be.ew_add(be.ew_mul(y, y), 1)),
+tan = _float_unary("ew_tan", "tan", lambda be, g, x, y: be.ew_mul(g, be.ew_add(be.ew_mul(y, y), 1)),
                    """The tangent (radians).
 
     >>> import ember
     >>> ember.tensor([0.0, 1.0], dtype="float64").tan().tolist()
     [0.0, 1.5574077246549023]
     """)
-sinh = _float_unary(be.ew_sinh, "sinh", lambda g, x, y: be.ew_mul(g, be.ew_cosh(x)),
+sinh = _float_unary("ew_sinh", "sinh", lambda be, g, x, y: be.ew_mul(g, be.ew_cosh(x)),
                     """The hyperbolic sine.
 
     >>> import ember
     >>> ember.tensor([0.0, -1.0, 2.0], dtype="float64").sinh().round(4).tolist()
     [0.0, -1.1752, 3.6269]
     """)
-cosh = _float_unary(be.ew_cosh, "cosh", lambda g, x, y: be.ew_mul(g, be.ew_sinh(x)),
+cosh = _float_unary("ew_cosh", "cosh", lambda be, g, x, y: be.ew_mul(g, be.ew_sinh(x)),
                     """The hyperbolic cosine.
 
     >>> import ember
     >>> ember.tensor([0.0, -1.0, 2.0], dtype="float64").cosh().round(4).tolist()
     [1.0, 1.5431, 3.7622]
     """)
-tanh = _float_unary(be.ew_tanh, "tanh", lambda g, x, y: be.ew_mul(g, _one_minus_sq(y)),
+tanh = _float_unary("ew_tanh", "tanh", lambda be, g, x, y: be.ew_mul(g, _one_minus_sq(be, y)),
                     """The hyperbolic tangent.
 
     >>> import ember
     >>> ember.tensor([0.0, -1.0, 2.0], dtype="float64").tanh().round(4).tolist()
     [0.0, -0.7616, 0.964]
     """)
-asin = _float_unary(be.ew_asin, "asin",
-                    lambda g, x, y: be.ew_mul(g, be.ew_rsqrt(_one_minus_sq(x))),
+asin = _float_unary("ew_asin", "asin",
+                    lambda be, g, x, y: be.ew_mul(g, be.ew_rsqrt(_one_minus_sq(be, x))),
                     """The inverse sine (NaN outside [-1, 1]).
 
     >>> import ember
     >>> ember.tensor([0.0, -1.0, 1.0], dtype="float64").asin().round(4).tolist()
     [0.0, -1.5708, 1.5708]
     """)
-acos = _float_unary(be.ew_acos, "acos",
-                    lambda g, x, y: be.ew_mul(be.ew_neg(g), be.ew_rsqrt(_one_minus_sq(x))),
+acos = _float_unary("ew_acos", "acos",
+                    lambda be, g, x, y: be.ew_mul(be.ew_neg(g), be.ew_rsqrt(_one_minus_sq(be, x))),
                     """The inverse cosine (NaN outside [-1, 1]).
 
     >>> import ember
     >>> ember.tensor([0.0, -1.0, 1.0], dtype="float64").acos().round(4).tolist()
     [1.5708, 3.1416, 0.0]
     """)
-atan = _float_unary(be.ew_atan, "atan",
-                    lambda g, x, y: be.ew_truediv(g, be.ew_add(be.ew_mul(x, x), 1)),
+atan = _float_unary("ew_atan", "atan",
+                    lambda be, g, x, y: be.ew_truediv(g, be.ew_add(be.ew_mul(x, x), 1)),
                     """The inverse tangent.
 
     >>> import ember
     >>> ember.tensor([0.0, -1.0, 2.0], dtype="float64").atan().round(4).tolist()
     [0.0, -0.7854, 1.1071]
     """)
-asinh = _float_unary(be.ew_asinh, "asinh",
-                     lambda g, x, y: be.ew_mul(g, be.ew_rsqrt(be.ew_add(be.ew_mul(x, x), 1))),
+asinh = _float_unary("ew_asinh", "asinh",
+                     lambda be, g, x, y: be.ew_mul(g, be.ew_rsqrt(be.ew_add(be.ew_mul(x, x), 1))),
                      """The inverse hyperbolic sine.
 
     >>> import ember
     >>> ember.tensor([0.0, -1.0, 1.0], dtype="float64").asinh().round(4).tolist()
     [0.0, -0.8814, 0.8814]
     """)
-acosh = _float_unary(be.ew_acosh, "acosh",
-                     lambda g, x, y: be.ew_mul(g, be.ew_rsqrt(be.ew_sub(be.ew_mul(x, x), 1))),
+acosh = _float_unary("ew_acosh", "acosh",
+                     lambda be, g, x, y: be.ew_mul(g, be.ew_rsqrt(be.ew_sub(be.ew_mul(x, x), 1))),
                      """The inverse hyperbolic cosine (NaN below 1).
 
     >>> import ember
     >>> ember.tensor([1.0, 2.0, 3.0], dtype="float64").acosh().round(4).tolist()
     [0.0, 1.317, 1.7627]
     """)
-atanh = _float_unary(be.ew_atanh, "atanh",
-                     lambda g, x, y: be.ew_truediv(g, _one_minus_sq(x)),
+atanh = _float_unary("ew_atanh", "atanh",
+                     lambda be, g, x, y: be.ew_truediv(g, _one_minus_sq(be, x)),
                      """The inverse hyperbolic tangent (±inf at ±1, NaN outside).
 
     >>> import ember
     >>> ember.tensor([0.0, -0.5, 0.5], dtype="float64").atanh().round(4).tolist()
     [0.0, -0.5493, 0.5493]
     """)
-deg2rad = _float_unary(be.ew_deg2rad, "deg2rad",
-                       lambda g, x, y: be.ew_mul(g, _math.pi / 180.0),
+deg2rad = _float_unary("ew_deg2rad", "deg2rad",
+                       lambda be, g, x, y: be.ew_mul(g, _math.pi / 180.0),
                        """Degrees to radians.
 
     >>> import ember
     >>> ember.tensor([180.0, -90.0], dtype="float64").deg2rad().tolist()
     [3.141592653589793, -1.5707963267948966]
     """)
-rad2deg = _float_unary(be.ew_rad2deg, "rad2deg",
-                       lambda g, x, y: be.ew_mul(g, 180.0 / _math.pi),
+rad2deg = _float_unary("ew_rad2deg", "rad2deg",
+                       lambda be, g, x, y: be.ew_mul(g, 180.0 / _math.pi),
                        """Radians to degrees.
 
     >>> import ember
     >>> ember.tensor([3.141592653589793], dtype="float64").rad2deg().tolist()
     [180.0]
     """)
-sigmoid = _float_unary(be.ew_sigmoid, "sigmoid",
-                       lambda g, x, y: be.ew_mul(be.ew_mul(g, be.ew_sub(1, y)), y),
+sigmoid = _float_unary("ew_sigmoid", "sigmoid",
+                       lambda be, g, x, y: be.ew_mul(be.ew_mul(g, be.ew_sub(1, y)), y),
                        """The logistic ``1 / (1 + exp(-self))``, stable for large ``|self|``.
 
     >>> import ember
@@ -1094,12 +1137,12 @@ sigmoid = _float_unary(be.ew_sigmoid, "sigmoid",
 
 
 def _float_binary(a, b, op, kernel, rule_of):
-    xa, xb, dt, ta, tb = _prep2(a, b, op, to_float=True)
-    out = be.ew_cast(kernel(xa, xb), dt.np)
-    return _record2(out, dt, ta, tb, rule_of(xa, xb, out), op)
+    xa, xb, dt, ta, tb, be = _prep2(a, b, op, to_float=True)
+    out = be.ew_cast(kernel(be)(xa, xb), dt)
+    return _record2(be, out, dt, ta, tb, rule_of(be, xa, xb, out), op)
 
 
-def _atan2_rule(y, x, out):
+def _atan2_rule(be, y, x, out):
     def rule(g, need_a, need_b):
         denom = be.ew_add(be.ew_mul(x, x), be.ew_mul(y, y))
         # at (0, 0) the gradient is 0, as PyTorch's, rather than 0/0
@@ -1109,7 +1152,7 @@ def _atan2_rule(y, x, out):
     return rule
 
 
-def _hypot_rule(a, b, out):
+def _hypot_rule(be, a, b, out):
     def rule(g, need_a, need_b):
         r = be.ew_truediv(g, out)
         return (be.ew_mul(r, a) if need_a else None, be.ew_mul(r, b) if need_b else None)
@@ -1125,7 +1168,7 @@ def atan2(self, other):
     >>> y.atan2(x).cast("float64").round(4).tolist()
     [-1.1071, 2.0344, -2.0344]
     """
-    return _float_binary(self, other, "atan2", be.ew_atan2, _atan2_rule)
+    return _float_binary(self, other, "atan2", _ATAN2, _atan2_rule)
 
 
 @tensor_method
@@ -1136,23 +1179,32 @@ def hypot(self, other):
     >>> ember.tensor([3.0, 5.0]).hypot(ember.tensor([4.0, 12.0])).tolist()
     [5.0, 13.0]
     """
-    return _float_binary(self, other, "hypot", be.ew_hypot, _hypot_rule)
+    return _float_binary(self, other, "hypot", _HYPOT, _hypot_rule)
+
+
+_ATAN2, _HYPOT = _kernel("ew_atan2"), _kernel("ew_hypot")
 
 
 # -- clamps and pairwise extrema --------------------------------------------------------------
 
+_MAXIMUM, _MINIMUM = _kernel("ew_maximum"), _kernel("ew_minimum")
+_LT, _GT = _kernel("ew_lt"), _kernel("ew_gt")
+
+
 def _extremum(a, b, op, kernel, loses):
-    """max_pair/min_pair: NaN propagates; on ties each side gets half the gradient (PyTorch)."""
-    xa, xb, dt, ta, tb = _prep2(a, b, op)
-    out = be.ew_cast(kernel(xa, xb), dt.np)
+    """max_pair/min_pair: NaN propagates; on ties each side gets half the gradient (PyTorch).
+    ``kernel`` and ``loses`` pick the backend's kernels (``attrgetter``s)."""
+    xa, xb, dt, ta, tb, be = _prep2(a, b, op)
+    out = be.ew_cast(kernel(be)(xa, xb), dt)
+    loses = loses(be)
 
     def rule(g, need_a, need_b):
         half = be.ew_where(be.ew_eq(xa, xb), be.ew_mul(g, 0.5), g)
         ga = be.ew_where(loses(xa, xb), 0, half) if need_a else None
         gb = be.ew_where(loses(xb, xa), 0, half) if need_b else None
-        return (None if ga is None else be.ew_cast(ga, g.dtype),
-                None if gb is None else be.ew_cast(gb, g.dtype))
-    return _record2(out, dt, ta, tb, rule, op)
+        return (None if ga is None else be.ew_cast(ga, dt),
+                None if gb is None else be.ew_cast(gb, dt))
+    return _record2(be, out, dt, ta, tb, rule, op)
 
 
 @tensor_method
@@ -1164,7 +1216,7 @@ def max_pair(self, other):
     >>> a.max_pair(ember.tensor([[2.0, 3.0, 4.0], [1.0, 2.0, 3.0]])).tolist()
     [[2.0, 3.0, 4.0], [5.0, 9.0, 6.0]]
     """
-    return _extremum(self, other, "max_pair", be.ew_maximum, be.ew_lt)
+    return _extremum(self, other, "max_pair", _MAXIMUM, _LT)
 
 
 @tensor_method
@@ -1176,7 +1228,7 @@ def min_pair(self, other):
     >>> a.min_pair(ember.tensor([[2.0, 3.0, 4.0], [1.0, 2.0, 3.0]])).tolist()
     [[1.0, -2.0, 3.0], [1.0, 2.0, 3.0]]
     """
-    return _extremum(self, other, "min_pair", be.ew_minimum, be.ew_gt)
+    return _extremum(self, other, "min_pair", _MINIMUM, _GT)
 
 
 @tensor_method
@@ -1187,7 +1239,7 @@ def maximum(self, other):
     >>> ember.maximum(ember.tensor([1, 5]), ember.tensor([3, 2])).tolist()
     [3, 5]
     """
-    return _extremum(self, other, "maximum", be.ew_maximum, be.ew_lt)
+    return _extremum(self, other, "maximum", _MAXIMUM, _LT)
 
 
 @tensor_method
@@ -1198,7 +1250,7 @@ def minimum(self, other):
     >>> ember.minimum(ember.tensor([1, 5]), ember.tensor([3, 2])).tolist()
     [1, 2]
     """
-    return _extremum(self, other, "minimum", be.ew_minimum, be.ew_gt)
+    return _extremum(self, other, "minimum", _MINIMUM, _GT)
 
 
 def _clamp(self, lo, hi, op):
@@ -1210,6 +1262,10 @@ def _clamp(self, lo, hi, op):
     for b, p in bounds:
         _check_operand(b, op, p)
     tensors = [b for b, _ in bounds if isinstance(b, Tensor)]
+    for t in tensors:
+        if t._device is not self._device:
+            raise device_error(op, self, t)
+    be = self._device.backend
     if tensors:
         shapes = [self._data.shape] + [t._data.shape for t in tensors]
         if any(s != shapes[0] for s in shapes):
@@ -1221,20 +1277,19 @@ def _clamp(self, lo, hi, op):
         for b, p in bounds:
             if dt.kind != "float":
                 dt = _scalar_dtype(self, b, op, p)
-    np_dt = dt.np
-    x = be.ew_cast(self._data, np_dt)
+    x = be.ew_cast(self._data, dt)
 
     def operand(b, p):
         if b is None:
             return None
-        return be.ew_cast(b._data, np_dt) if isinstance(b, Tensor) else _scalar(b, np_dt, op, p)
+        return be.ew_cast(b._data, dt) if isinstance(b, Tensor) else _scalar(be, b, dt, op, p)
     xlo, xhi = operand(lo, "min"), operand(hi, "max")
     out = x
     if xlo is not None:
         out = be.ew_maximum(out, xlo)
     if xhi is not None:
         out = be.ew_minimum(out, xhi)
-    out = be.ew_cast(out, np_dt)
+    out = be.ew_cast(out, dt)
     inputs = (self,) + tuple(tensors)
     t_lo = lo if isinstance(lo, Tensor) else None
     t_hi = hi if isinstance(hi, Tensor) else None
@@ -1248,7 +1303,7 @@ def _clamp(self, lo, hi, op):
             if xhi is not None:
                 m = be.ew_le(x, xhi)
                 mask = m if mask is None else be.ew_logical_and(mask, m)
-            res.append(_fit(be.ew_mul(g, mask), self))
+            res.append(_fit(be, be.ew_mul(g, mask), self))
         else:
             res.append(None)
         i = 1
@@ -1257,7 +1312,7 @@ def _clamp(self, lo, hi, op):
                 mask = be.ew_lt(x, xlo)
                 if xhi is not None:
                     mask = be.ew_logical_and(mask, be.ew_lt(xlo, xhi))
-                res.append(_fit(be.ew_mul(g, mask), t_lo))
+                res.append(_fit(be, be.ew_mul(g, mask), t_lo))
             else:
                 res.append(None)
             i += 1
@@ -1266,7 +1321,7 @@ def _clamp(self, lo, hi, op):
                 mask = be.ew_gt(x, xhi)
                 if xlo is not None:
                     mask = be.ew_logical_or(mask, be.ew_lt(xhi, xlo))
-                res.append(_fit(be.ew_mul(g, mask), t_hi))
+                res.append(_fit(be, be.ew_mul(g, mask), t_hi))
             else:
                 res.append(None)
         return tuple(res)
@@ -1329,18 +1384,21 @@ def lerp(self, end, weight):
     _check_operand(end, op, "end")
     _check_operand(weight, op, "weight")
     tensors = [t for t in (self, end, weight) if isinstance(t, Tensor)]
+    for t in tensors:
+        if t._device is not self._device:
+            raise device_error(op, self, t)
+    be = self._device.backend
     shapes = [t._data.shape for t in tensors]
     if any(s != shapes[0] for s in shapes):
         broadcast_shapes(*shapes, op=op)
     dt = _result_type(self, end, weight)
     if dt.kind != "float":
         dt = _dt.default_float
-    np_dt = dt.np
-    x = be.ew_cast(self._data, np_dt)
-    e = be.ew_cast(end._data, np_dt) if isinstance(end, Tensor) else _scalar(end, np_dt, op, "end")
-    w = (be.ew_cast(weight._data, np_dt) if isinstance(weight, Tensor)
-         else _scalar(weight, np_dt, op, "weight"))
-    out = be.ew_cast(be.ew_lerp(x, e, w), np_dt)
+    x = be.ew_cast(self._data, dt)
+    e = be.ew_cast(end._data, dt) if isinstance(end, Tensor) else _scalar(be, end, dt, op, "end")
+    w = (be.ew_cast(weight._data, dt) if isinstance(weight, Tensor)
+         else _scalar(be, weight, dt, op, "weight"))
+    out = be.ew_cast(be.ew_lerp(x, e, w), dt)
     owners = [self] + [t for t in (end, weight) if isinstance(t, Tensor)]
 
     rules = [lambda g: be.ew_mul(g, be.ew_sub(1, w))]  # one per owner, in order
@@ -1350,6 +1408,6 @@ def lerp(self, end, weight):
         rules.append(lambda g: be.ew_mul(g, be.ew_sub(e, x)))
 
     def backward(g, needs):
-        return tuple([_fit(be.ew_cast(rule(g), g.dtype), t) if need else None
+        return tuple([_fit(be, be.ew_cast(rule(g), dt), t) if need else None
                       for t, rule, need in zip(owners, rules, needs)])
     return record(out, dt, tuple(owners), backward, op)

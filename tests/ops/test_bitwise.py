@@ -5,6 +5,7 @@ the bit patterns are computed through int64 in PyTorch or with plain Python ints
 """
 
 import operator
+import os
 
 import numpy as np
 import pytest
@@ -571,3 +572,72 @@ def test_augmented_assignment_rebinds():
     t <<= 1
     assert t.tolist() == [8, 4]
     assert alias.tolist() == [12, 10]
+
+
+# -- the torch backend gives the NumPy backend's results --------------------------------------
+
+# the torch device the comparisons run on: torch:cpu, or the suite's torch device (CUDA)
+TORCH_DEVICE = os.environ.get("EMBER_DEVICE", "") if os.environ.get(
+    "EMBER_DEVICE", "").startswith("torch:") else "torch:cpu"
+
+
+def _values(dtype, shape=(3, 5), seed=0):
+    rng = np.random.default_rng(seed)
+    if dtype == "bool":
+        return rng.random(shape) < 0.5
+    info = np.iinfo(dtype)
+    arr = rng.integers(int(info.min), int(info.max), shape, dtype=np.dtype(dtype), endpoint=True)
+    arr.flat[:3] = [0, info.max, info.min]
+    return arr
+
+
+def _on_both(arr, dtype):
+    return (ember.Tensor(arr, device="cpu").cast(dtype),
+            ember.Tensor(arr, device=TORCH_DEVICE).cast(dtype))
+
+
+def _same(ours, theirs, what):
+    assert ours.device == ember.Device(TORCH_DEVICE), what
+    assert ours.dtype is theirs.dtype, f"{what}: {ours.dtype} != {theirs.dtype}"
+    np.testing.assert_array_equal(np.asarray(ours.numpy()), np.asarray(theirs.numpy()),
+                                  err_msg=what)
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES + ["bool"])
+def test_torch_backend_matches_numpy(dtype):
+    na, ta = _on_both(_values(dtype), dtype)
+    nb, tb = _on_both(_values(dtype, seed=1), dtype)
+    ops = {"and": operator.and_, "or": operator.or_, "xor": operator.xor,
+           "logical_and": ember.logical_and, "logical_xor": ember.logical_xor,
+           "logical_or": ember.logical_or}
+    for name, fn in ops.items():
+        _same(fn(ta, tb), fn(na, nb), f"{name} {dtype}")
+        _same(fn(ta, tb[0]), fn(na, nb[0]), f"{name} {dtype} broadcast")
+        for s in (True, 1, -1, 2**63 + 5) if dtype != "bool" else (True, False):
+            _same(fn(ta, s), fn(na, s), f"{name} {dtype} {s!r}")
+    _same(~ta, ~na, f"~ {dtype}")
+    _same(ta.logical_not(), na.logical_not(), f"logical_not {dtype}")
+    if dtype == "bool":
+        _same(ta.bool_and(tb), na.bool_and(nb), "bool_and")
+        _same(ta.bool_xor(True), na.bool_xor(True), "bool_xor")
+        return
+    bits = BITS[dtype]
+    counts = np.array([0, 1, bits - 1, bits, bits + 3, 200, 5, 2, 3, 7, 1, 0, 4, 6, 9])
+    if not dtype.startswith("uint"):
+        counts[-3:] = [-1, -bits, -200]
+    _, tc = _on_both(counts.reshape(3, 5), dtype)
+    nc = ember.Tensor(counts.reshape(3, 5), device="cpu").cast(dtype)
+    for name, fn in (("<<", operator.lshift), (">>", operator.rshift)):
+        _same(fn(ta, tc), fn(na, nc), f"{name} {dtype} tensor counts")
+        for s in (0, 1, 3, bits - 1, bits, 99, -1, 2**63 - 1, -(2**63)):
+            _same(fn(ta, s), fn(na, s), f"{name} {dtype} {s}")
+
+
+def test_torch_backend_number_on_the_left_matches_numpy():
+    for dtype in INT_DTYPES:
+        na, ta = _on_both(_values(dtype, seed=2) % 7, dtype) if dtype.startswith("uint") else \
+            _on_both(np.abs(_values(dtype, seed=2) % 7).astype(dtype), dtype)
+        for fn in (lambda s, t: s & t, lambda s, t: s | t, lambda s, t: s ^ t,
+                   lambda s, t: s << t, lambda s, t: s >> t):
+            for s in (1, 5, -3, 2**63 + 7):
+                _same(fn(s, ta), fn(s, na), f"{dtype} {s}")

@@ -6,6 +6,7 @@ for), and Python ints where ember deliberately differs from PyTorch (out-of-rang
 
 import doctest
 import operator
+import os
 import pathlib
 
 import numpy as np
@@ -531,3 +532,73 @@ def test_uint64_against_signed_ints_needs_no_common_dtype():
         assert u.greater_equal(s).tolist() == [True, True, True, True]
         assert u.is_close(s).tolist() == [False, False, True, False]
     assert (u[2] == ember.tensor(5)).tolist() is True
+
+
+# -- the torch backend gives the NumPy backend's results --------------------------------------
+
+# the torch device the comparisons run on: torch:cpu, or the suite's torch device (CUDA)
+TORCH_DEVICE = os.environ.get("EMBER_DEVICE", "") if os.environ.get(
+    "EMBER_DEVICE", "").startswith("torch:") else "torch:cpu"
+
+
+def _values(dtype, shape=(3, 5), seed=0):
+    rng = np.random.default_rng(seed)
+    if dtype == "bool":
+        return rng.random(shape) < 0.5
+    if dtype in FLOATS:
+        arr = rng.standard_normal(shape) * 3
+        arr.flat[:5] = SPECIALS
+        return arr
+    info = np.iinfo(dtype)
+    arr = rng.integers(int(info.min), int(info.max), shape, dtype=np.dtype(dtype), endpoint=True)
+    arr.flat[:3] = [0, info.max, info.min]
+    return arr
+
+
+def _same(ours, theirs, what):
+    assert isinstance(ours, bool) and ours == theirs if isinstance(theirs, bool) else True, what
+    if isinstance(theirs, bool):
+        return
+    assert ours.device == ember.Device(TORCH_DEVICE), what
+    assert ours.dtype is theirs.dtype, f"{what}: {ours.dtype} != {theirs.dtype}"
+    np.testing.assert_array_equal(np.asarray(ours.numpy()), np.asarray(theirs.numpy()),
+                                  err_msg=what)
+
+
+ALL_DTYPES = FLOATS + TORCH_INTS + WIDE_UINTS + ["bool"]
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_torch_backend_matches_numpy(dtype):
+    arr, other = _values(dtype), _values(dtype, seed=1)
+    other.flat[5:8] = arr.flat[5:8]
+    na, ta = (ember.Tensor(arr, device=d).cast(dtype) for d in ("cpu", TORCH_DEVICE))
+    nb, tb = (ember.Tensor(other, device=d).cast(dtype) for d in ("cpu", TORCH_DEVICE))
+    ops = [operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge]
+    scalars = [0, 1, -1, 1000, 2**63 + 5, -(2**63), 2.5, float("nan"), float("inf"), 1e300,
+               True]
+    for fn in ops:
+        what = f"{fn.__name__} {dtype}"
+        _same(fn(ta, tb), fn(na, nb), what)
+        _same(fn(ta, tb[1]), fn(na, nb[1]), what + " broadcast")
+        for s in scalars:
+            _same(fn(ta, s), fn(na, s), f"{what} {s!r}")
+        for mixed in ("int64", "uint64", "int8", "float32"):
+            if dtype != "bool":
+                _same(fn(ta, tb.cast(mixed)), fn(na, nb.cast(mixed)), f"{what} vs {mixed}")
+    for name in ("is_nan", "is_inf", "is_finite", "contains_nan"):
+        _same(getattr(ta, name)(), getattr(na, name)(), f"{name} {dtype}")
+    if dtype != "bool":
+        for kw in ({}, {"equal_nan": True}, {"rtol": 0.5, "atol": 0.1}, {"rtol": 0, "atol": 0}):
+            _same(ta.is_close(tb, **kw), na.is_close(nb, **kw), f"is_close {dtype} {kw}")
+            _same(ta.is_close(1.5, **kw), na.is_close(1.5, **kw), f"is_close {dtype} {kw} 1.5")
+            _same(ta.all_close(ta, **kw), na.all_close(na, **kw), f"all_close {dtype} {kw}")
+
+
+def test_mixing_devices_raises_device_error():
+    a = ember.Tensor([1, 2], device="cpu")
+    b = ember.Tensor([1, 2], device="torch:cpu")
+    for fn in (lambda: a == b, lambda: b < a, lambda: a.is_close(b), lambda: a & b,
+               lambda: b << a, lambda: ember.logical_or(a, b)):
+        with pytest.raises(ember.DeviceError, match="different devices"):
+            fn()

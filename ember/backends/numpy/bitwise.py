@@ -8,6 +8,10 @@ input. Operands of the binary kernels already have the result dtype (the ops pro
 
 import numpy as np
 
+__all__ = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert", "bitwise_lshift",
+           "bitwise_rshift", "bitwise_lshift_scalar", "bitwise_rshift_scalar", "logical_truth",
+           "logical_and", "logical_or", "logical_xor", "logical_not"]
+
 _UNSIGNED = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
              8: np.dtype(np.uint64)}
 

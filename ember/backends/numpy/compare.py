@@ -10,6 +10,12 @@ arrays or Python numbers; NumPy compares Python ints exactly against any int dty
 import ml_dtypes as _ml_dtypes
 import numpy as np
 
+from .core import NP
+
+__all__ = ["compare_eq", "compare_ne", "compare_gt", "compare_ge", "compare_lt", "compare_le",
+           "compare_scalar", "compare_isnan", "compare_isinf", "compare_isfinite",
+           "compare_contains_nan", "compare_isclose", "compare_all"]
+
 
 def _kernel(ufunc):
     def kernel(a, b):
@@ -36,8 +42,9 @@ _FINITE_MAX = {}
 
 
 def compare_scalar(value, dtype):
-    """A 0-d array of NumPy dtype ``dtype`` holding the Python float ``value`` (rounded to the
-    dtype; beyond its range it becomes +-inf, silently)."""
+    """A 0-d array of ember ``dtype`` (a float dtype) holding the Python float ``value`` (rounded
+    to the dtype; beyond its range it becomes +-inf, silently)."""
+    dtype = NP[dtype]
     big = _FINITE_MAX.get(dtype)
     if big is None:
         finfo = _ml_dtypes.finfo if dtype.kind == "V" else np.finfo      # bfloat16: ml_dtypes

@@ -9,7 +9,21 @@ import math as _math
 
 import numpy as np
 
-from .core import _ERRVAR, _IGNORE
+__all__ = [
+    "ew_scalar", "ew_cast", "ew_is_scalar", "ew_is_int_scalar", "Chain", "ew_chain",
+    "ew_evaluate", "ew_any_zero", "ew_any_negative",
+    "ew_add", "ew_sub", "ew_mul", "ew_truediv", "ew_floordiv", "ew_remainder", "ew_fmod",
+    "ew_neg", "ew_abs", "ew_square", "ew_maximum", "ew_minimum", "ew_where", "ew_eq", "ew_lt",
+    "ew_le", "ew_gt", "ew_ge", "ew_logical_and", "ew_logical_or", "ew_ipow", "ew_pow", "ew_sign",
+    "ew_trunc_div",
+    "ew_exp", "ew_log", "ew_log1p", "ew_expm1", "ew_sqrt", "ew_recip", "ew_sin", "ew_cos",
+    "ew_tan", "ew_sinh", "ew_cosh", "ew_tanh", "ew_asin", "ew_acos", "ew_atan", "ew_asinh",
+    "ew_acosh", "ew_atanh", "ew_atan2", "ew_hypot", "ew_deg2rad", "ew_rad2deg", "ew_round",
+    "ew_floor", "ew_ceil", "ew_trunc", "ew_round_decimals", "ew_rsqrt", "ew_sigmoid", "ew_relu",
+    "ew_lerp", "ew_erf", "ew_erf_grad",
+]
+
+from .core import _ERRVAR, _IGNORE, NP
 
 if _ERRVAR is not None:
     _set = _ERRVAR.set
@@ -68,13 +82,14 @@ _INT_RANGE = (-(1 << 63), 1 << 64)
 
 
 def ew_scalar(value, dtype):
-    """A Python or NumPy number as an operand for arrays of NumPy dtype ``dtype``.
+    """A Python or NumPy number as an operand for arrays of ember ``dtype``.
 
     Integers wrap into the dtype (two's complement, as PyTorch); values outside the 64-bit range
     raise OverflowError. Floats are rounded to the dtype first (the Array API's rule for weak
     scalars; a float too large for float16 becomes inf). A Python float meeting float32 or
     float64 stays a Python float, which NumPy treats as weak: the same result, without a copy.
     """
+    dtype = NP[dtype]
     kind = dtype.kind
     if kind == "f" and type(value) is float and dtype.itemsize > 2:
         return value
@@ -100,7 +115,8 @@ _asarray_quiet = _quiet(np.asarray)
 
 
 def ew_cast(a, dtype):
-    """``a`` as NumPy dtype ``dtype`` (``a`` itself when it has it); overflow gives inf, quietly."""
+    """``a`` as ember ``dtype`` (``a`` itself when it has it); overflow gives inf, quietly."""
+    dtype = NP[dtype]
     return a if a.dtype == dtype else _astype_quiet(a, dtype)
 
 

@@ -1,3 +1,579 @@
-"""Torch kernels of the elementwise family (the same names and meanings as the NumPy backend's)."""
+"""Torch kernels of the elementwise family: the NumPy backend's ``ew_*`` kernels, same names,
+arguments and results (dtype, values, NaN, -0.0, integer wrap-around, rounding).
 
-__all__ = []
+Operands are tensors or Python numbers (what ``ew_scalar`` gives: a Python float for float
+dtypes, rounded to the dtype; a Python int wrapped into the dtype). torch 2.13 on the CPU lacks
+most arithmetic on uint16, uint32 and uint64: those compute exactly in int64 (uint16/uint32 as
+values, uint64 as its bits, which wrap the same), never leaving the device.
+"""
+
+import math as _math
+import numbers as _numbers
+
+import torch
+
+from .core import TORCH
+
+__all__ = [
+    "ew_scalar", "ew_cast", "ew_is_scalar", "ew_is_int_scalar", "ew_any_zero", "ew_any_negative",
+    "ew_add", "ew_sub", "ew_mul", "ew_truediv", "ew_floordiv", "ew_remainder", "ew_fmod",
+    "ew_neg", "ew_abs", "ew_square", "ew_maximum", "ew_minimum", "ew_where", "ew_eq", "ew_lt",
+    "ew_le", "ew_gt", "ew_ge", "ew_logical_and", "ew_logical_or", "ew_ipow", "ew_pow", "ew_sign",
+    "ew_trunc_div",
+    "ew_exp", "ew_log", "ew_log1p", "ew_expm1", "ew_sqrt", "ew_recip", "ew_sin", "ew_cos",
+    "ew_tan", "ew_sinh", "ew_cosh", "ew_tanh", "ew_asin", "ew_acos", "ew_atan", "ew_asinh",
+    "ew_acosh", "ew_atanh", "ew_atan2", "ew_hypot", "ew_deg2rad", "ew_rad2deg", "ew_round",
+    "ew_floor", "ew_ceil", "ew_trunc", "ew_round_decimals", "ew_rsqrt", "ew_sigmoid", "ew_relu",
+    "ew_lerp", "ew_erf", "ew_erf_grad",
+]
+
+_Tensor = torch.Tensor
+_I64 = torch.int64
+_U64 = torch.uint64
+_NARROW_U = (torch.uint16, torch.uint32)          # exact as int64 values
+_WIDE_U = (torch.uint16, torch.uint32, torch.uint64)
+_MIN64 = -(1 << 63)
+_MAX64 = (1 << 63) - 1
+_INT_RANGE = (-(1 << 63), 1 << 64)
+_HALF = (torch.float16, torch.bfloat16)
+
+
+# -- operands ---------------------------------------------------------------------------------
+
+def ew_scalar(value, dtype):
+    """A Python or a backend's number as an operand for tensors of ember ``dtype``: a Python
+    int wrapped into the dtype (OverflowError outside the 64-bit range) or a Python float
+    rounded to the dtype (beyond a 16-bit float's range: inf), as the NumPy backend's."""
+    t = TORCH[dtype]
+    kind = dtype.kind
+    if kind == "float":
+        if type(value) is float and t not in _HALF:
+            return value
+        if isinstance(value, int) or (hasattr(value, "dtype") and _dtype_kind(value) == "int"):
+            value = int(value)
+            try:
+                value = float(value)
+            except OverflowError:
+                raise OverflowError(f"{value!r} is too large for a float") from None
+        value = float(value)
+        if t is torch.float64 or not _math.isfinite(value):
+            return value
+        return torch.tensor(value, dtype=t).item()
+    v = int(value)
+    if not _INT_RANGE[0] <= v < _INT_RANGE[1]:
+        raise OverflowError(f"{value!r} is outside the 64-bit integer range")
+    bits = t.itemsize * 8
+    v %= 1 << bits
+    if t.is_signed and v >= 1 << (bits - 1):
+        v -= 1 << bits
+    return v
+
+
+def _dtype_kind(value):
+    """"int" or "float" of a backend's scalar (a NumPy scalar), by its dtype's kind letter."""
+    return "int" if getattr(value.dtype, "kind", "f") in "iu" else "float"
+
+
+def ew_cast(a, dtype):
+    """``a`` as ember ``dtype`` (``a`` itself when it has it); overflow gives inf."""
+    t = TORCH[dtype]
+    return a if a.dtype == t else a.to(t)
+
+
+def ew_is_scalar(value):
+    """Whether ``value`` is a real number a tensor op takes as a scalar operand (bools excluded)."""
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return False
+    return isinstance(value, (int, float)) or (
+        isinstance(value, _numbers.Real) and hasattr(value, "dtype"))
+
+
+def ew_is_int_scalar(value):
+    """Whether ``value`` is a Python or a backend's integer (bools excluded)."""
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return False
+    return isinstance(value, int) or (
+        isinstance(value, _numbers.Integral) and hasattr(value, "dtype"))
+
+
+def ew_any_zero(a):
+    """Whether any element of ``a`` (a tensor or a Python number) is zero."""
+    if not isinstance(a, _Tensor):
+        return a == 0
+    if a.dtype in _WIDE_U:
+        a = _bits(a)
+    return bool(a.numel()) and not bool(torch.all(a))
+
+
+def ew_any_negative(a):
+    """Whether any element of a signed integer tensor (or a Python int) is negative."""
+    if not isinstance(a, _Tensor):
+        return a < 0
+    return a.dtype.is_signed and not a.dtype.is_floating_point and bool(a.numel()) \
+        and bool(torch.any(a < 0))
+
+
+# -- unsigned emulation -----------------------------------------------------------------------
+
+def _bits(a):
+    """A uint16/32 tensor as int64 values, a uint64 tensor as its int64 bits."""
+    if a.dtype is _U64:
+        return a.view(_I64)
+    return a.to(_I64)
+
+
+def _wide_operand(x, dtype):
+    """An operand of a uint op (a tensor of ``dtype`` or a Python int) in int64."""
+    if isinstance(x, _Tensor):
+        return _bits(x) if x.dtype == dtype else x
+    x = int(x)
+    if dtype is _U64 and x > _MAX64:
+        x -= 1 << 64
+    return x
+
+
+def _back(r, dtype):
+    """An int64 result as ``dtype`` (uint64: its bits; uint16/32: wrapped)."""
+    if not isinstance(r, _Tensor):
+        r = torch.tensor(r, dtype=_I64)
+    if dtype is _U64:
+        return r.view(_U64)
+    return r.to(dtype)
+
+
+def _udtype(a, b):
+    """The uint16/32/64 dtype of a binary op's operands, or None."""
+    if isinstance(a, _Tensor):
+        if a.dtype in _WIDE_U:
+            return a.dtype
+    if isinstance(b, _Tensor) and b.dtype in _WIDE_U:
+        return b.dtype
+    return None
+
+
+def _ubinary(fn):
+    """``fn(x, y)`` on int64 operands (bits of uint64), result back in the uint dtype."""
+    def kernel(a, b):
+        d = _udtype(a, b)
+        return _back(fn(_wide_operand(a, d), _wide_operand(b, d)), d)
+    return kernel
+
+
+def _ukey(x):
+    """int64 keys that order as the unsigned values (the bits with the sign bit flipped)."""
+    if isinstance(x, _Tensor):
+        return x ^ _MIN64
+    return (x ^ _MIN64) if x >= 0 else x + (1 << 63)
+
+
+def _ucompare(fn, a, b, d):
+    x, y = _wide_operand(a, d), _wide_operand(b, d)
+    if d is _U64:
+        x, y = _ukey(x), _ukey(y)
+    if not isinstance(x, _Tensor):
+        x = torch.tensor(x, dtype=_I64, device=y.device)
+    return fn(x, y)
+
+
+def _udivmod(a, b):
+    """Unsigned 64-bit floor division and remainder of int64 bit patterns ``a`` and ``b``."""
+    if not isinstance(a, _Tensor):
+        a = torch.full_like(b, a) if isinstance(b, _Tensor) else torch.tensor(a, dtype=_I64)
+    if not isinstance(b, _Tensor):
+        b = torch.full_like(a, b)
+    a, b = torch.broadcast_tensors(a, b)
+    big_b = b < 0                                   # divisor >= 2**63: quotient 0 or 1
+    safe_b = torch.where(big_b | (b == 0), torch.ones_like(b), b)
+    half = (a >> 1) & _MAX64                        # a // 2, exact and non-negative
+    q = torch.div(half, safe_b, rounding_mode="floor") << 1
+    r = a - q * safe_b                              # < 2 * b, as unsigned
+    fix = (r ^ _MIN64) >= (safe_b ^ _MIN64)
+    q = torch.where(fix, q + 1, q)
+    r = torch.where(fix, r - safe_b, r)
+    ge = (a ^ _MIN64) >= (b ^ _MIN64)
+    q = torch.where(big_b, ge.to(_I64), q)
+    r = torch.where(big_b, torch.where(ge, a - b, a), r)
+    return q, r
+
+
+# -- arithmetic -------------------------------------------------------------------------------
+
+def _both_numbers(a, b):
+    return not isinstance(a, _Tensor) and not isinstance(b, _Tensor)
+
+
+def _binary(op, uop=None):
+    """A kernel from a Python operator: tensors or numbers on either side; uint16/32/64 through
+    ``uop`` on int64 (None: ``op`` itself, bit-exact on int64)."""
+    wide = _ubinary(uop or op)
+
+    def kernel(a, b):
+        if (isinstance(a, _Tensor) and a.dtype in _WIDE_U) or (
+                isinstance(b, _Tensor) and b.dtype in _WIDE_U):
+            return wide(a, b)
+        return op(a, b)                 # two numbers (in a backward rule): a number
+    return kernel
+
+
+def _add(a, b):
+    return a + b
+
+
+def _sub(a, b):
+    return a - b
+
+
+def _mul(a, b):
+    return a * b
+
+
+ew_add = _binary(_add)
+ew_sub = _binary(_sub)
+ew_mul = _binary(_mul)
+
+
+def ew_truediv(a, b):
+    """True division: int operands give the default float, as NumPy's ``true_divide`` gives
+    float64 for ints (the ops cast to the result dtype first, so this meets floats)."""
+    if _both_numbers(a, b):
+        return _num_div(a, b)
+    return torch.true_divide(a, b)
+
+
+def _num_div(a, b):
+    """IEEE division of two Python numbers (x / 0 is inf or nan, not ZeroDivisionError)."""
+    if b != 0:
+        return a / b
+    if a != a or a == 0:
+        return _math.nan
+    return _math.copysign(_math.inf, a) * _math.copysign(1.0, b)
+
+
+def _floordiv_i64(a, b):
+    a, b = _tensors(a, b)
+    return torch.div(a, b, rounding_mode="floor")
+
+
+_TRAPS = (torch.int32, torch.int64)   # MIN / -1 traps the CPU (SIGFPE) in these widths
+
+
+def _int_divide(fn, a, b, at_minus_one):
+    """``fn(a, b)`` on int tensors, with a divisor of -1 answered by ``at_minus_one(a)`` (the
+    wrapped result NumPy gives) instead of dividing: int32/int64 MIN / -1 traps the CPU."""
+    if a.dtype not in _TRAPS:
+        return fn(a, b)
+    if not isinstance(b, _Tensor):
+        return at_minus_one(a) if b == -1 else fn(a, b)
+    minus = b == -1
+    r = fn(a, torch.where(minus, torch.ones((), dtype=b.dtype, device=b.device), b))
+    return torch.where(minus, at_minus_one(a).expand_as(r) if a.shape != r.shape
+                       else at_minus_one(a), r)
+
+
+def _zero_like(a):
+    return torch.zeros_like(a)
+
+
+def ew_floordiv(a, b):
+    """Floor division (the floor of the quotient; ints: Python's ``//``)."""
+    d = _udtype(a, b)
+    if d is not None:
+        x, y = _wide_operand(a, d), _wide_operand(b, d)
+        if d is _U64:
+            return _back(_udivmod(x, y)[0], d)
+        return _back(_floordiv_i64(x, y), d)
+    a, b = _tensors(a, b)
+    if a.dtype.is_floating_point:
+        return torch.floor_divide(a, b)
+    return _int_divide(torch.floor_divide, a, b, torch.neg)
+
+
+def ew_remainder(a, b):
+    """Floor modulo (a nonzero result has the sign of the divisor)."""
+    d = _udtype(a, b)
+    if d is not None:
+        x, y = _wide_operand(a, d), _wide_operand(b, d)
+        if d is _U64:
+            return _back(_udivmod(x, y)[1], d)
+        return _back(torch.remainder(*_tensors(x, y)), d)
+    a, b = _tensors(a, b)
+    if a.dtype.is_floating_point:
+        return _float_remainder(a, b)
+    return _int_divide(torch.remainder, a, b, _zero_like)
+
+
+def _float_remainder(a, b):
+    """NumPy's float remainder: fmod, moved to the divisor's sign; a zero result takes the
+    divisor's sign (torch's own ``remainder`` differs on the sign of zero and at infinities)."""
+    mod = torch.fmod(a, b)
+    fix = (mod != 0) & ((b < 0) != (mod < 0))
+    mod = torch.where(fix, mod + b, mod)
+    return torch.where(mod == 0, torch.copysign(torch.zeros_like(mod), b), mod)
+
+
+def ew_fmod(a, b):
+    """C's ``fmod``: the remainder of the quotient truncated toward zero (sign of ``a``)."""
+    d = _udtype(a, b)
+    if d is not None:
+        return ew_remainder(a, b)                  # unsigned: the same
+    a, b = _tensors(a, b)
+    if a.dtype.is_floating_point:
+        return torch.fmod(a, b)
+    return _int_divide(torch.fmod, a, b, _zero_like)
+
+
+def ew_neg(a):
+    """``-a`` (unsigned ints wrap)."""
+    if a.dtype in _WIDE_U:
+        return _back(-_bits(a), a.dtype)
+    if a.dtype is torch.uint8:
+        return (-(a.to(torch.int16))).to(torch.uint8)
+    return torch.neg(a)
+
+
+def ew_abs(a):
+    """The absolute value (unsigned ints: themselves; the signed minimum wraps)."""
+    if a.dtype in _WIDE_U:
+        return a.clone()
+    return torch.abs(a)
+
+
+def ew_square(a):
+    if a.dtype in _WIDE_U:
+        return _back(_bits(a) * _bits(a), a.dtype)
+    return a * a
+
+
+def _extreme(pick_a):
+    """maximum/minimum with NaN propagating (torch's own do); uint16/32/64 through int64."""
+    def kernel(a, b):
+        d = _udtype(a, b)
+        if d is not None:
+            x, y = _wide_operand(a, d), _wide_operand(b, d)
+            kx, ky = (_ukey(x), _ukey(y)) if d is _U64 else (x, y)
+            if not isinstance(kx, _Tensor):
+                kx = torch.tensor(kx, dtype=_I64, device=ky.device)
+                x = torch.tensor(x, dtype=_I64, device=ky.device)
+            if not isinstance(ky, _Tensor):
+                ky = torch.tensor(ky, dtype=_I64, device=kx.device)
+                y = torch.tensor(y, dtype=_I64, device=kx.device)
+            return _back(torch.where(pick_a(kx, ky), x, y), d)
+        a, b = _tensors(a, b)
+        if a.dtype.is_floating_point:
+            # NumPy's choice on ties (the sign of zero): float16 keeps a, the others keep b;
+            # NaN on either side wins
+            wins = pick_a(a, b) if a.dtype is torch.float16 else strict(a, b)
+            return torch.where(wins | torch.isnan(a), a, b)
+        return fn(a, b)
+    strict = torch.gt if pick_a is torch.ge else torch.lt
+    fn = torch.maximum if pick_a is torch.ge else torch.minimum
+    return kernel
+
+
+def _tensors(a, b):
+    """Both operands as tensors (a Python number takes the other's dtype: weak, as NumPy)."""
+    if not isinstance(a, _Tensor):
+        if not isinstance(b, _Tensor):
+            return torch.tensor(a), torch.tensor(b)
+        a = torch.as_tensor(a, dtype=b.dtype, device=b.device)
+    elif not isinstance(b, _Tensor):
+        b = torch.as_tensor(b, dtype=a.dtype, device=a.device)
+    return a, b
+
+
+ew_maximum = _extreme(torch.ge)
+ew_minimum = _extreme(torch.le)
+
+
+def ew_where(cond, x, y):
+    """``x`` where ``cond`` else ``y`` (tensors or numbers)."""
+    if not isinstance(cond, _Tensor):
+        ref = x if isinstance(x, _Tensor) else y
+        cond = torch.as_tensor(bool(cond), device=ref.device if isinstance(ref, _Tensor)
+                               else None)
+    if not isinstance(x, _Tensor) and not isinstance(y, _Tensor):
+        return torch.where(cond, torch.tensor(x, device=cond.device),
+                           torch.tensor(y, device=cond.device))
+    return torch.where(cond, x, y)
+
+
+def _compare(op, uop):
+    def kernel(a, b):
+        d = _udtype(a, b)
+        if d is not None:
+            return _ucompare(uop, a, b, d)
+        if _both_numbers(a, b):
+            return op(a, b)
+        if not isinstance(a, _Tensor):
+            return op(torch.as_tensor(a, dtype=b.dtype, device=b.device), b)
+        return op(a, b)
+    return kernel
+
+
+ew_eq = _compare(lambda a, b: a == b, torch.eq)
+ew_lt = _compare(lambda a, b: a < b, torch.lt)
+ew_le = _compare(lambda a, b: a <= b, torch.le)
+ew_gt = _compare(lambda a, b: a > b, torch.gt)
+ew_ge = _compare(lambda a, b: a >= b, torch.ge)
+
+
+def ew_logical_and(a, b):
+    return torch.logical_and(*_tensors(a, b))
+
+
+def ew_logical_or(a, b):
+    return torch.logical_or(*_tensors(a, b))
+
+
+def ew_ipow(a, b):
+    """Integer power (wrapping; exponents are non-negative, the op checks)."""
+    d = _udtype(a, b)
+    if d is not None:
+        x, y = _wide_operand(a, d), _wide_operand(b, d)
+        x, y = _tensors(x, y)
+        if d is _U64:
+            # exponents >= 2**63 look negative in int64: odd bases repeat with period 2**62
+            # modulo 2**64, even ones are 0 from the 64th power on
+            big = y < 0
+            r = torch.pow(x, torch.where(big, y & ((1 << 62) - 1), y))
+            return _back(torch.where(big & ((x & 1) == 0), torch.zeros_like(r), r), d)
+        return _back(torch.pow(x, y), d)
+    a, b = _tensors(a, b)
+    return torch.pow(a, b)
+
+
+def ew_pow(a, b):
+    """Float power; a negative base with an integral exponent keeps its sign ((-2) ** 3 == -8)."""
+    if _both_numbers(a, b):
+        return _math.pow(a, b) if a or b >= 0 else _math.inf
+    if not isinstance(a, _Tensor):
+        a = torch.as_tensor(a, dtype=b.dtype, device=b.device)
+    return torch.pow(a, b)
+
+
+def ew_sign(a):
+    """-1, 0 or 1 in ``a``'s dtype; NaN and both zeros give +0 (as PyTorch and Burn)."""
+    if a.dtype in _WIDE_U or a.dtype is torch.uint8:
+        return (a != 0).to(a.dtype)
+    if a.dtype.is_floating_point:
+        return ((a > 0).to(a.dtype) - (a < 0).to(a.dtype))
+    return torch.sign(a)
+
+
+def ew_trunc_div(a, b):
+    """Division rounded toward zero (``fmod``'s quotient), in ``a``'s dtype."""
+    d = _udtype(a, b)
+    if d is not None:
+        return ew_floordiv(a, b)                 # unsigned: the same
+    a, b = _tensors(a, b)
+    if a.dtype.is_floating_point:
+        return torch.trunc(torch.true_divide(a, b))
+    return _int_divide(lambda x, y: torch.div(x, y, rounding_mode="trunc"), a, b, torch.neg)
+
+
+# -- float math -------------------------------------------------------------------------------
+
+ew_exp = torch.exp
+
+
+def ew_log(a):
+    """The natural logarithm (also of a Python number, which a backward rule may pass)."""
+    if not isinstance(a, _Tensor):
+        a = torch.tensor(float(a), dtype=torch.float64)
+    return torch.log(a)
+
+
+ew_log1p = torch.log1p
+ew_expm1 = torch.expm1
+ew_sqrt = torch.sqrt
+ew_sin = torch.sin
+ew_cos = torch.cos
+ew_tan = torch.tan
+ew_sinh = torch.sinh
+ew_cosh = torch.cosh
+ew_tanh = torch.tanh
+ew_asin = torch.asin
+ew_acos = torch.acos
+ew_atan = torch.atan
+ew_asinh = torch.asinh
+ew_acosh = torch.acosh
+ew_atanh = torch.atanh
+ew_round = torch.round
+ew_floor = torch.floor
+ew_ceil = torch.ceil
+ew_trunc = torch.trunc
+
+
+def ew_recip(a):
+    """``1 / a``."""
+    return torch.reciprocal(a)
+
+
+def ew_deg2rad(a):
+    return torch.deg2rad(a)
+
+
+def ew_rad2deg(a):
+    return torch.rad2deg(a)
+
+
+def ew_atan2(a, b):
+    return torch.atan2(*_tensors(a, b))
+
+
+def ew_hypot(a, b):
+    return torch.hypot(*_tensors(a, b))
+
+
+def ew_round_decimals(a, decimals):
+    """Round half to even at ``decimals`` digits (negative: left of the point), as the NumPy
+    backend (``numpy.round``: multiply by 10**decimals, round, divide)."""
+    decimals = max(-4000, min(decimals, 4000))
+    if decimals >= 0:
+        scale = torch.tensor(10.0 ** decimals if decimals <= 308 else _math.inf,
+                             dtype=a.dtype, device=a.device)
+        return torch.round(a * scale) / scale
+    scale = torch.tensor(10.0 ** -decimals if -decimals <= 308 else _math.inf,
+                         dtype=a.dtype, device=a.device)
+    return torch.round(a / scale) * scale
+
+
+def ew_rsqrt(a):
+    """1 / sqrt(a)."""
+    return torch.reciprocal(torch.sqrt(a))
+
+
+def ew_sigmoid(a):
+    """1 / (1 + exp(-a)), stable for large |a| (no overflow, no 0/0)."""
+    x = a.float() if a.dtype in _HALF else a
+    e = torch.exp(-torch.abs(x))
+    return torch.where(x >= 0, 1 / (1 + e), e / (1 + e)).to(a.dtype)
+
+
+def ew_relu(a):
+    """max(a, 0), keeping NaN (and -0.0, as NumPy's ``maximum``)."""
+    if a.dtype in _WIDE_U:
+        return a.clone()
+    return ew_maximum(a, torch.zeros((), dtype=a.dtype, device=a.device))
+
+
+def ew_lerp(start, end, weight):
+    """start + weight * (end - start), computed from the nearer end (as PyTorch)."""
+    diff = end - start
+    w = weight if isinstance(weight, _Tensor) else torch.tensor(weight, dtype=diff.dtype,
+                                                                device=diff.device)
+    return torch.where(torch.abs(w) < 0.5, start + w * diff, end - diff * (1 - w))
+
+
+def ew_erf(a):
+    """The error function, computed in float64 and cast back (as the NumPy backend)."""
+    return torch.special.erf(a.to(torch.float64)).to(a.dtype)
+
+
+_TWO_OVER_SQRT_PI = 2.0 / _math.sqrt(_math.pi)
+
+
+def ew_erf_grad(g, a):
+    """g * 2/sqrt(pi) * exp(-a**2), in ``g``'s dtype."""
+    x = a.to(torch.float64)
+    return (g * (_TWO_OVER_SQRT_PI * torch.exp(-x * x))).to(g.dtype)
