@@ -239,20 +239,24 @@ def from_host(a, dtype, *, device=None):
     if any(s < 0 for s in a.strides):  # torch has no negative strides: copy a flipped view
         a = a.copy()
     if dtype is _d.bfloat16:
-        bits = a.view(_host_uint16()) if a.dtype.itemsize == 2 else None
+        bits = a.view(_host_dtype(_d.uint16)) if a.dtype.itemsize == 2 else None
         if bits is None:
             raise KindError(f"from_host: bfloat16 data arrived as {a.dtype}")
         out = torch.from_numpy(bits).view(torch.bfloat16)
     else:
+        canon = _host_dtype(dtype)
+        if a.dtype.num != canon.num and a.dtype.kind == canon.kind and \
+                a.dtype.itemsize == canon.itemsize:
+            a = a.view(canon)  # e.g. ulonglong, which torch.from_numpy does not take, as uint64
         out = torch.from_numpy(a if a.flags.writeable else a.copy())
     if out.dtype != TORCH[dtype]:
         out = out.to(TORCH[dtype])
     return out if device is None or out.device == device else out.to(device)
 
 
-def _host_uint16():
+def _host_dtype(dtype):
     from .. import numpy as host
-    return host.NP[_d.uint16]
+    return host.NP[dtype]
 
 
 def move(a, *, device=None):
