@@ -79,7 +79,8 @@ def _reshape(self, shape, *args):
     (2, 3, 1)
     """
     sizes = (shape,) + args if args or type(shape) is not tuple else shape
-    if is_plain_shape(sizes, self._device.backend.numel(self._data)):  # fast path: nothing to infer or check
+    # fast path: nothing to infer or check
+    if is_plain_shape(sizes, self._device.backend.numel(self._data)):
         return _reshape_to(self, sizes, "reshape")
     new = infer_shape(argfix((shape,) + args, "reshape"), self._data.shape, "reshape")
     return _reshape_to(self, new, "reshape")
@@ -708,7 +709,8 @@ def _squeeze_dims(self, dims):
     for d, raw in zip(ds, dims):
         if shape[d] != 1:
             raise ShapeMismatchError(
-                f"squeeze_dims: dim {raw} has size {shape[d]} (shape {tuple(shape)}); expected size 1",
+                f"squeeze_dims: dim {raw} has size {shape[d]} (shape {tuple(shape)}); expected "
+                "size 1",
                 expected=1, actual=shape[d])
     drop = set(ds)
     return _reshape_to(self, tuple([s for i, s in enumerate(shape) if i not in drop]),
@@ -959,9 +961,9 @@ def _repeat_interleave(self, repeats, dim=None):
             raise KindError(f"{op}: repeats must be an int tensor, got {reps.dtype.name}")
         if reps.ndim > 1 or reps.numel() not in (1, shape[d]):
             raise ShapeMismatchError(
-                f"{op}: repeats has shape {reps.shape}; expected a single count or one count per "
-                f"element along dim {d} (size {shape[d]})", expected=(shape[d],),
-                actual=reps.shape)
+                f"{op}: repeats has shape {tuple(reps.shape)}; expected a single count or one "
+                f"count per element along dim {d} (size {shape[d]})", expected=(shape[d],),
+                actual=tuple(reps.shape))
         be = backend_of(x, reps, op)
         if be.mv_any_negative(reps._data):
             raise InvalidParameterError(f"{op}: repeats has a negative count; expected >= 0",

@@ -976,7 +976,8 @@ def cov(self, dim, correction_factor=1):
     _self(self, op)
     xd = self._data
     if xd.ndim < 2:
-        raise ShapeMismatchError(f"{op}: self has shape {tuple(xd.shape)} (rank {xd.ndim}); expected a "
+        raise ShapeMismatchError(f"{op}: self has shape {tuple(xd.shape)} (rank {xd.ndim}); "
+                                 "expected a "
                                  "tensor of rank 2 or more (variables and observations)",
                                  expected="rank >= 2", actual=tuple(xd.shape))
     axis = normalize_dim(dim, xd.ndim, op)
