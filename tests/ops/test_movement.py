@@ -1024,3 +1024,23 @@ def test_fast_path_lookalikes_still_raise(fn, error, match):
     with pytest.raises(error, match=match):
         fn(t)
     assert t.tolist() == [[0, 1, 2], [3, 4, 5]]
+
+
+@pytest.mark.parametrize("device", ["cpu", "torch:cpu"])
+def test_ops_keep_their_input_device(device):
+    x = ember.tensor([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]], device=device)
+    outs = [x.sum(), x.mean(1), x.prod(0), x.max(), x.argmax(1), x.var(1), x.median(), x.cumsum(1),
+            x.cummax(0), x.sort(1), x.topk(2), x.argsort(0), x.reshape(3, 2), x.permute(1, 0),
+            x.flip(0), x.expand(2, 2, 3), x.pad([(1, 1)]), x.roll(1, 1), x.repeat(2, 1),
+            x.unfold(1, 2, 1), x.repeat_interleave([1, 2], dim=0)]
+    for out in outs:
+        assert out.device is x.device
+    assert x.repeat_interleave([1, 2], dim=0).tolist() == [[3.0, 1.0, 2.0], [0.0, 5.0, 4.0],
+                                                           [0.0, 5.0, 4.0]]
+
+
+def test_repeat_interleave_counts_on_another_device_raise():
+    x = ember.tensor([1.0, 2.0], device="cpu")
+    counts = ember.tensor([1, 2], device="torch:cpu")
+    with pytest.raises(ember.errors.DeviceError, match="different devices"):
+        x.repeat_interleave(counts)
