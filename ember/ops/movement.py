@@ -11,11 +11,10 @@ See docs/movement.md for a guide.
 import numbers
 
 from .. import dtypes as _dt
-from ..backends import default as be
 from ..errors import DimensionError, InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import (MAX_RANK, argfix, as_int, check_rank, infer_shape, is_permutation, is_plain_shape, normalize_dim,
                       normalize_dims, prod)
-from ..tensor import Tensor, as_tensor, check_tensor, record, tensor_method, wrap
+from ..tensor import Tensor, _data_from, backend_of, check_tensor, record, tensor_method, wrap
 
 __all__ = ["PadMode", "reshape", "permute", "flip", "transpose", "t", "movedim", "flatten",
            "unflatten", "squeeze", "unsqueeze", "roll", "repeat_interleave"]
@@ -39,6 +38,7 @@ def _is_seq(value):
 def _reshape_to(x, shape, op):
     """``x`` with ``shape`` (already resolved and checked): a view when the layout allows."""
     in_shape = x._data.shape
+    be = x._device.backend
     out = be.mv_reshape(x._data, shape)
     if x._node is None:  # untracked: no gradient rule to build (what record would give)
         return wrap(out, x._dtype, x._ad)
@@ -51,6 +51,7 @@ def _reshape_to(x, shape, op):
 
 def _permute_to(x, order, op):
     """``x`` with its dims in ``order`` (already normalized and checked), a view."""
+    be = x._device.backend
     out = be.mv_permute(x._data, order)
     if x._node is None:  # untracked: no gradient rule to build (what record would give)
         return wrap(out, x._dtype, x._ad)
@@ -78,7 +79,8 @@ def _reshape(self, shape, *args):
     (2, 3, 1)
     """
     sizes = (shape,) + args if args or type(shape) is not tuple else shape
-    if is_plain_shape(sizes, self._data.size):  # fast path: nothing to infer or check
+    # fast path: nothing to infer or check
+    if is_plain_shape(sizes, self._device.backend.numel(self._data)):
         return _reshape_to(self, sizes, "reshape")
     new = infer_shape(argfix((shape,) + args, "reshape"), self._data.shape, "reshape")
     return _reshape_to(self, new, "reshape")
@@ -154,6 +156,7 @@ def _expand_shape(shape, sizes, op):
 
 def _expand_to(x, shape, op):
     in_shape = x._data.shape
+    be = x._device.backend
     out = be.mv_expand(x._data, shape)
 
     def backward(g, needs):
@@ -227,6 +230,7 @@ def _flip(self, axis, *args):
     """
     axes = normalize_dims(list(argfix((axis,) + args, "flip", "dims")), self._data.ndim, "flip",
                           "dims")
+    be = self._device.backend
     out = be.mv_flip(self._data, axes)
 
     def backward(g, needs):
@@ -261,7 +265,7 @@ def _shrink(self, arg):
     if not _is_seq(arg) or len(arg) != len(shape):
         raise InvalidParameterError(
             f"shrink: arg must be a sequence with one entry per dim ({len(shape)} for shape "
-            f"{shape}), each None or (start, end); got {arg!r}", "arg", arg)
+            f"{tuple(shape)}), each None or (start, end); got {arg!r}", "arg", arg)
     bounds = []
     for d, (entry, n) in enumerate(zip(arg, shape)):
         if entry is None:
@@ -278,6 +282,7 @@ def _shrink(self, arg):
                 f"shrink: entry {d} of arg is {tuple(entry)}: start {s} is after end {e}; "
                 "expected start <= end", "arg", arg)
         bounds.append((s, e))
+    be = self._device.backend
     out = be.mv_slice(self._data, bounds)
 
     def backward(g, needs):
@@ -402,13 +407,14 @@ def _pad_impl(x, padding, mode, value, op):
                 f"{op}: circular padding ({b}, {e}) of dim {d} needs amounts <= the dim's size {n}",
                 "padding", padding)
     dtype = x._dtype
+    be = x._device.backend
     if mode == "constant" and value != 0:
         dtype = _dt.result_type(x, value)
-        if dtype.kind == "int" and not be.mv_int_fits(value, dtype.np):
+        if dtype.kind == "int" and not be.mv_int_fits(value, dtype):
             raise InvalidParameterError(
                 f"{op}: value {value!r} does not fit the result dtype {dtype.name}; expected an "
                 f"integer in the range of {dtype.name}", "value", value)
-    out = be.mv_pad(x._data, pads, mode, value, dtype.np)
+    out = be.mv_pad(x._data, pads, mode, value, dtype)
 
     def backward(g, needs):
         return (be.mv_pad_backward(g, shape, pads, mode),)
@@ -680,7 +686,7 @@ def _squeeze_dim(self, dim):
     d = normalize_dim(dim, len(shape), "squeeze_dim")
     if shape[d] != 1:
         raise ShapeMismatchError(
-            f"squeeze_dim: dim {dim} has size {shape[d]} (shape {shape}); expected size 1",
+            f"squeeze_dim: dim {dim} has size {shape[d]} (shape {tuple(shape)}); expected size 1",
             expected=1, actual=shape[d])
     return _reshape_to(self, shape[:d] + shape[d + 1:], "squeeze_dim")
 
@@ -703,7 +709,8 @@ def _squeeze_dims(self, dims):
     for d, raw in zip(ds, dims):
         if shape[d] != 1:
             raise ShapeMismatchError(
-                f"squeeze_dims: dim {raw} has size {shape[d]} (shape {shape}); expected size 1",
+                f"squeeze_dims: dim {raw} has size {shape[d]} (shape {tuple(shape)}); expected "
+                "size 1",
                 expected=1, actual=shape[d])
     drop = set(ds)
     return _reshape_to(self, tuple([s for i, s in enumerate(shape) if i not in drop]),
@@ -807,13 +814,14 @@ def _unsqueeze_to(self, rank):
     if r < len(shape):
         raise InvalidParameterError(
             f"unsqueeze_to: rank {r} is smaller than the tensor's rank {len(shape)} (shape "
-            f"{shape}); expected rank >= {len(shape)}", "rank", rank)
+            f"{tuple(shape)}); expected rank >= {len(shape)}", "rank", rank)
     return _reshape_to(self, (1,) * (r - len(shape)) + shape, "unsqueeze_to")
 
 
 # -- roll, repeat, unfold ------------------------------------------------------------------------
 
 def _roll_to(x, shifts, axes, op):
+    be = x._device.backend
     out = be.mv_roll(x._data, shifts, axes)
     back = tuple([-s for s in shifts]) if isinstance(shifts, tuple) else -shifts
 
@@ -943,7 +951,7 @@ def _repeat_interleave(self, repeats, dim=None):
             reps = repeats
         else:
             try:
-                reps = as_tensor(list(repeats), op=op)
+                reps = wrap(*_data_from(list(repeats), None, op, x._device))
             except (KindError, InvalidParameterError):
                 raise InvalidParameterError(
                     f"{op}: repeats {repeats!r} must be ints", "repeats", repeats) from None
@@ -953,9 +961,10 @@ def _repeat_interleave(self, repeats, dim=None):
             raise KindError(f"{op}: repeats must be an int tensor, got {reps.dtype.name}")
         if reps.ndim > 1 or reps.numel() not in (1, shape[d]):
             raise ShapeMismatchError(
-                f"{op}: repeats has shape {reps.shape}; expected a single count or one count per "
-                f"element along dim {d} (size {shape[d]})", expected=(shape[d],),
-                actual=reps.shape)
+                f"{op}: repeats has shape {tuple(reps.shape)}; expected a single count or one "
+                f"count per element along dim {d} (size {shape[d]})", expected=(shape[d],),
+                actual=tuple(reps.shape))
+        be = backend_of(x, reps, op)
         if be.mv_any_negative(reps._data):
             raise InvalidParameterError(f"{op}: repeats has a negative count; expected >= 0",
                                         "repeats", repeats)
@@ -996,6 +1005,7 @@ def _unfold(self, dim, size, step):
     if step < 1:
         raise InvalidParameterError(f"unfold: step {step} must be >= 1", "step", step)
     check_rank(len(shape) + 1, "unfold", "self", shape)
+    be = self._device.backend
     out = be.mv_unfold(self._data, d, size, step)
 
     def backward(g, needs):

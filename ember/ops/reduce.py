@@ -18,15 +18,20 @@ in the input's dtype. float16 and bfloat16 accumulate in float32.
 """
 
 from .. import dtypes as _dt
-from ..backends import default as be
 from ..errors import DimensionError, InvalidParameterError, ShapeMismatchError
 from ..shapes import as_int, normalize_dim, normalize_dims
 from .. import return_types as _rt
-from ..return_types import values_tensor
 from ..tensor import Tensor, check_kind, record, tensor_method, wrap
 
 __all__ = ["sum", "mean", "prod", "max", "min", "argmax", "argmin", "any", "all", "var",
            "var_mean", "median", "cov", "count_nonzero"]
+
+
+def _values_tensor(t, op, indices):
+    """``return_types.values_tensor`` with the device carried over (it does not set it yet)."""
+    v = _rt.values_tensor(t, op, indices)
+    v._device = t._device
+    return v
 
 _int64 = _dt.int64
 _bool = _dt.bool_
@@ -103,7 +108,7 @@ def _nonempty(x, axes, op):
     shape = x._data.shape
     if _count(shape, axes) == 0:
         raise InvalidParameterError(
-            f"{op}: cannot reduce zero elements (dims {axes} of a tensor of shape {shape}); "
+            f"{op}: cannot reduce zero elements (dims {axes} of a tensor of shape {tuple(shape)}); "
             "expected a non-empty reduction", "dim", axes)
 
 
@@ -119,9 +124,10 @@ def _squeezed(shape, axes):
 
 def _sum(x, axes, keepdims, op):
     dt = x._dtype
+    be = x._device.backend
     if dt.kind != "float":
-        return wrap(be.reduce_sum(x._data, axes, keepdims, _int64.np), _int64)
-    data = be.reduce_sum(x._data, axes, keepdims, dt.np)
+        return wrap(be.reduce_sum(x._data, axes, keepdims, _int64), _int64)
+    data = be.reduce_sum(x._data, axes, keepdims, dt)
     if x._node is None:  # untracked: no gradient rule to build (what record would give)
         return wrap(data, dt, x._ad)
     shape = x._data.shape
@@ -134,13 +140,14 @@ def _sum(x, axes, keepdims, op):
 
 def _mean(x, axes, keepdims, op):
     check_kind(x, _NUMERIC, op)
+    be = x._device.backend
     shape = x._data.shape
     n = _count(shape, axes)
     if x._dtype.kind == "int":
         if n == 0:
             raise InvalidParameterError(
                 f"{op}: the mean of zero int elements is undefined (dims {axes} of a tensor of "
-                f"shape {shape}); expected a non-empty reduction", "dim", axes)
+                f"shape {tuple(shape)}); expected a non-empty reduction", "dim", axes)
         return wrap(be.reduce_mean_int(x._data, axes, keepdims), x._dtype)
     data = be.reduce_mean(x._data, axes, keepdims)
     if x._node is None:  # untracked: no gradient rule to build (what record would give)
@@ -156,7 +163,8 @@ def _prod(x, axes, keepdims, op):
     dt = x._dtype
     out_dt = dt if dt.kind == "float" else _int64
     xd = x._data
-    data = be.reduce_prod(xd, axes, keepdims, out_dt.np)
+    be = x._device.backend
+    data = be.reduce_prod(xd, axes, keepdims, out_dt)
     if out_dt.kind != "float":
         return wrap(data, out_dt)
 
@@ -309,6 +317,7 @@ def _extreme(x, axes, keepdims, op, kind, even):
         check_kind(x, _NUMERIC, op)
     _nonempty(x, axes, op)
     xd = x._data
+    be = x._device.backend
     if kind == "max":
         data = be.reduce_max(xd, axes, keepdims)
     elif kind == "min":
@@ -370,7 +379,7 @@ def _max_min(x, dim, keepdim, kind):
     out = _extreme(x, axes, _flag(keepdim, kind), kind, kind, dim is None)
     if dim is None or isinstance(dim, (tuple, list)):
         return out
-    return values_tensor(out, kind, lambda: _pair(x, dim, keepdim, kind)[1])
+    return _values_tensor(out, kind, lambda: _pair(x, dim, keepdim, kind)[1])
 
 
 def _pair(x, dim, keepdim, kind):
@@ -504,6 +513,7 @@ def max_abs_dims(self, dims):
 def _arg(x, dim, keepdim, op, kind):
     _self(x, op)
     xd = x._data
+    be = x._device.backend
     kernel = be.reduce_argmax if kind == "max" else be.reduce_argmin
     if dim is None:
         keep = False if keepdim is None else _flag(keepdim, op)
@@ -587,6 +597,7 @@ def argtopk(self, k, dim=-1):
     axis = _axis(self, dim, op)
     k = as_int(k, op, "k")
     xd = self._data
+    be = self._device.backend
     size = xd.shape[axis] if xd.ndim else 1
     if not xd.ndim and k != 1:
         raise InvalidParameterError(f"{op}: k {k} is out of range for a 0-d tensor; expected "
@@ -604,6 +615,7 @@ def _extreme_with_indices(x, dim, op, kind):
     _self(x, op)
     axis = _axis(x, dim, op)
     xd = x._data
+    be = x._device.backend
     shape = xd.shape
     x1 = xd if xd.ndim else be.reduce_reshape(xd, (1,))
     _nonempty(x, (axis,) if xd.ndim else (), op)
@@ -668,7 +680,7 @@ def any(self, dim=None, keepdim=False):
     """
     _self(self, "any")
     axes = _axes(self, dim, "any")
-    return wrap(be.reduce_any(self._data, axes, _flag(keepdim, "any")), _bool)
+    return wrap(self._device.backend.reduce_any(self._data, axes, _flag(keepdim, "any")), _bool)
 
 
 @tensor_method
@@ -683,7 +695,7 @@ def all(self, dim=None, keepdim=False):
     """
     _self(self, "all")
     axes = _axes(self, dim, "all")
-    return wrap(be.reduce_all(self._data, axes, _flag(keepdim, "all")), _bool)
+    return wrap(self._device.backend.reduce_all(self._data, axes, _flag(keepdim, "all")), _bool)
 
 
 @tensor_method
@@ -695,7 +707,7 @@ def any_dim(self, dim):
     [[True], [True]]
     """
     axes = _one(self, dim, "any_dim")
-    return wrap(be.reduce_any(self._data, axes, True), _bool)
+    return wrap(self._device.backend.reduce_any(self._data, axes, True), _bool)
 
 
 @tensor_method
@@ -707,7 +719,7 @@ def all_dim(self, dim):
     [[True, True, False]]
     """
     axes = _one(self, dim, "all_dim")
-    return wrap(be.reduce_all(self._data, axes, True), _bool)
+    return wrap(self._device.backend.reduce_all(self._data, axes, True), _bool)
 
 
 @tensor_method
@@ -721,7 +733,7 @@ def count_nonzero(self, dim=None):
     """
     _self(self, "count_nonzero")
     axes = _axes(self, dim, "count_nonzero")
-    return wrap(be.reduce_count_nonzero(self._data, axes), _int64)
+    return wrap(self._device.backend.reduce_count_nonzero(self._data, axes), _int64)
 
 
 # -- variance -----------------------------------------------------------------------------------
@@ -732,6 +744,7 @@ def _var(x, dim, keepdim, correction, op, with_mean):
     keep = (dim is not None) if keepdim is None else _flag(keepdim, op)
     check_kind(x, "float", op)
     xd = x._data
+    be = x._device.backend
     shape = xd.shape
     n = _count(shape, axes)
     var_data, mean_data = be.reduce_var_mean(xd, axes, correction, keep)
@@ -839,6 +852,7 @@ def var_mean(input, dim=None, unbiased=True, keepdim=False, *, correction=None):
 def _median(x, dim, keepdim, op, with_indices):
     _self(x, op)
     xd = x._data
+    be = x._device.backend
     shape = xd.shape
     nd = xd.ndim
     if dim is None:
@@ -855,11 +869,12 @@ def _median(x, dim, keepdim, op, with_indices):
         out_shape = _kept(shape, (axis,)) if keep else _squeezed(shape, (axis,))
     else:
         out_shape = ()
-    if axis is None and xd.size == 0 and is_float and not with_indices:
-        data = be.reduce_nan_like(out_shape, xd.dtype)
+    if axis is None and be.numel(xd) == 0 and is_float and not with_indices:
+        dt = x._dtype
+        data = be.reduce_nan_like(out_shape, dt)
 
         def backward_empty(g, needs):
-            return (be.reduce_zeros(shape, g.dtype),)
+            return (be.reduce_zeros(shape, dt),)
         return record(data, x._dtype, (x,), backward_empty, op)
     if axis is None:
         _nonempty(x, tuple(range(nd)), op)
@@ -909,7 +924,7 @@ def median_method(self, dim=None, keepdim=None):
     out = _median(self, dim, keepdim, "median", False)
     if dim is None:
         return out
-    return values_tensor(out, "median", lambda: _median(self, dim, keepdim, "median", True)[1])
+    return _values_tensor(out, "median", lambda: _median(self, dim, keepdim, "median", True)[1])
 
 
 def median(input, dim=None, keepdim=False):
@@ -961,15 +976,17 @@ def cov(self, dim, correction_factor=1):
     _self(self, op)
     xd = self._data
     if xd.ndim < 2:
-        raise ShapeMismatchError(f"{op}: self has shape {xd.shape} (rank {xd.ndim}); expected a "
+        raise ShapeMismatchError(f"{op}: self has shape {tuple(xd.shape)} (rank {xd.ndim}); "
+                                 "expected a "
                                  "tensor of rank 2 or more (variables and observations)",
-                                 expected="rank >= 2", actual=xd.shape)
+                                 expected="rank >= 2", actual=tuple(xd.shape))
     axis = normalize_dim(dim, xd.ndim, op)
     c = as_int(correction_factor, op, "correction_factor")
     if c < 0:
         raise InvalidParameterError(f"{op}: correction_factor {c} is negative; expected an int "
                                     ">= 0", "correction_factor", c)
     check_kind(self, "float", op)
+    be = self._device.backend
     data = be.reduce_cov(xd, axis, c)
 
     def backward(g, needs):

@@ -9,30 +9,38 @@ to the end of its scan.
 
 from .. import dtypes as _dt
 from .. import return_types as _rt
-from ..backends import default as be
 from ..errors import DimensionError, InvalidParameterError
 from ..shapes import as_int, normalize_dim
 from ..tensor import Tensor, record, tensor_method, wrap
 
 __all__ = ["cumsum", "cumprod", "cummin", "cummax"]
 
+
+def _values_tensor(t, op, indices):
+    """``return_types.values_tensor`` with the device carried over (it does not set it yet)."""
+    v = _rt.values_tensor(t, op, indices)
+    v._device = t._device
+    return v
+
 _int64 = _dt.int64
 
 
 def _prepare(x, dim, op):
-    """(data with at least one dim, axis, original shape); a 0-d tensor scans as one element."""
+    """(data with at least one dim, axis, original shape, backend); a 0-d tensor scans as one
+    element."""
     if not isinstance(x, Tensor):
         raise InvalidParameterError(f"{op}: expected a Tensor, got {type(x).__name__}", "self", x)
     xd = x._data
+    be = x._device.backend
     if xd.ndim:
-        return xd, normalize_dim(dim, xd.ndim, op), xd.shape
+        return xd, normalize_dim(dim, xd.ndim, op), xd.shape, be
     d = as_int(dim, op, "dim")
     if d not in (0, -1):
         raise DimensionError(f"{op}: dim {d} is out of range for a 0-d tensor; expected 0 or -1")
-    return be.scan_reshape(xd, (1,)), 0, ()
+    return be.scan_reshape(xd, (1,)), 0, (), be
 
 
-def _back(a, shape):
+def _back(be, a, shape):
     return a if a.shape == shape else be.scan_reshape(a, shape)
 
 
@@ -49,15 +57,15 @@ def cumsum(self, dim):
     >>> t.cumsum(1).tolist()
     [[1.0, 3.0, 6.0], [4.0, 9.0, 15.0]]
     """
-    x1, axis, shape = _prepare(self, dim, "cumsum")
+    x1, axis, shape, be = _prepare(self, dim, "cumsum")
     data = be.scan_cumsum(x1, axis)
     if self._dtype.kind != "float":
-        return wrap(_back(data, shape), _int64)
+        return wrap(_back(be, data, shape), _int64)
 
     def backward(g, needs):
-        return (_back(be.scan_cumsum_grad(_back(g, x1.shape), axis), shape),)
+        return (_back(be, be.scan_cumsum_grad(_back(be, g, x1.shape), axis), shape),)
 
-    return record(_back(data, shape), self._dtype, (self,), backward, "cumsum")
+    return record(_back(be, data, shape), self._dtype, (self,), backward, "cumsum")
 
 
 @tensor_method
@@ -73,28 +81,28 @@ def cumprod(self, dim):
     >>> t.cumprod(1).tolist()
     [[1.0, 2.0, 6.0], [4.0, 20.0, 120.0]]
     """
-    x1, axis, shape = _prepare(self, dim, "cumprod")
+    x1, axis, shape, be = _prepare(self, dim, "cumprod")
     data = be.scan_cumprod(x1, axis)
     if self._dtype.kind != "float":
-        return wrap(_back(data, shape), _int64)
+        return wrap(_back(be, data, shape), _int64)
 
     def backward(g, needs):
-        return (_back(be.scan_cumprod_grad(_back(g, x1.shape), x1, data, axis), shape),)
+        return (_back(be, be.scan_cumprod_grad(_back(be, g, x1.shape), x1, data, axis), shape),)
 
-    return record(_back(data, shape), self._dtype, (self,), backward, "cumprod")
+    return record(_back(be, data, shape), self._dtype, (self,), backward, "cumprod")
 
 
 def _cumext(x, dim, op, kind):
-    x1, axis, shape = _prepare(x, dim, op)
+    x1, axis, shape, be = _prepare(x, dim, op)
     vals, idx = be.scan_cumext(x1, axis, kind)
-    indices = wrap(_back(idx, shape), _int64)
+    indices = wrap(_back(be, idx, shape), _int64)
     if x._dtype.kind != "float":
-        return wrap(_back(vals, shape), x._dtype), indices
+        return wrap(_back(be, vals, shape), x._dtype), indices
 
     def backward(g, needs):
-        return (_back(be.scan_index_grad(_back(g, x1.shape), idx, axis), shape),)
+        return (_back(be, be.scan_index_grad(_back(be, g, x1.shape), idx, axis), shape),)
 
-    return record(_back(vals, shape), x._dtype, (x,), backward, op), indices
+    return record(_back(be, vals, shape), x._dtype, (x,), backward, op), indices
 
 
 @tensor_method(name="cummin")
@@ -110,7 +118,7 @@ def cummin_method(self, dim):
     [[3.0, 3.0, 2.0], [4.0, 1.0, 1.0]]
     """
     values, indices = _cumext(self, dim, "cummin", "min")
-    return _rt.values_tensor(values, "cummin", indices)
+    return _values_tensor(values, "cummin", indices)
 
 
 def cummin(input, dim):
@@ -137,7 +145,7 @@ def cummax_method(self, dim):
     [[3.0, 3.0, 3.0], [4.0, 5.0, 5.0]]
     """
     values, indices = _cumext(self, dim, "cummax", "max")
-    return _rt.values_tensor(values, "cummax", indices)
+    return _values_tensor(values, "cummax", indices)
 
 
 def cummax(input, dim):

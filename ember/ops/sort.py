@@ -9,7 +9,6 @@ back to the positions the indices select; the indices carry none. Bool tensors h
 from .. import dtypes as _dt
 from .. import return_types as _rt
 from ..autodiff.graph import _mode
-from ..backends import default as be
 from ..errors import InvalidParameterError
 from ..shapes import as_int, normalize_dim
 from ..tensor import check_kind, check_tensor, record, tensor_method, wrap
@@ -17,15 +16,23 @@ from ..tensor import check_kind, check_tensor, record, tensor_method, wrap
 __all__ = ["sort", "argsort", "topk", "kthvalue"]
 
 
+def _values_tensor(t, op, indices):
+    """``return_types.values_tensor`` with the device carried over (it does not set it yet)."""
+    v = _rt.values_tensor(t, op, indices)
+    v._device = t._device
+    return v
+
+
 def _prepare(self, dim, op):
-    """Checks; returns (data with at least one dim, axis, 0-d flag)."""
+    """Checks; returns (data with at least one dim, axis, 0-d flag, backend)."""
     check_tensor(self, op, "self")
     check_kind(self, ("float", "int"), op)
     x = self._data
+    be = self._device.backend
     if x.ndim == 0:
         normalize_dim(dim, 1, op)  # a 0-d tensor sorts as one element: dim 0 or -1
-        return be.sort_reshape(x, (1,)), 0, True
-    return x, normalize_dim(dim, x.ndim, op), False
+        return be.sort_reshape(x, (1,)), 0, True, be
+    return x, normalize_dim(dim, x.ndim, op), False, be
 
 
 def _check_bool(value, op, param):
@@ -37,7 +44,7 @@ def _sorted(self, dim, descending, k, op, values_only=False):
     """(values tensor, indices tensor) of a full sort (k None) or of the first k; with
     ``values_only``, just the values tensor of a full sort."""
     _check_bool(descending, op, "descending" if k is None else "largest")
-    x, axis, scalar = _prepare(self, dim, op)
+    x, axis, scalar, be = _prepare(self, dim, op)
     if values_only and (self._node is None or not _mode.enabled):
         # No indices wanted and no gradient to route through them: sort the values directly.
         vals = be.sort_values(x, axis, descending)
@@ -90,7 +97,7 @@ def sort_method(self, dim=-1, descending=False):
     [[1, 0, 0], [0, 1, 1]]
     """
     values = _sorted(self, dim, descending, None, "sort", values_only=True)
-    return _rt.values_tensor(
+    return _values_tensor(
         values, "sort", lambda: _sorted(self, dim, descending, None, "sort")[1])
 
 
@@ -178,7 +185,7 @@ def topk_method(self, k, dim=-1, largest=True):
     [[12.0], [6.0]]
     """
     values, indices = _sorted(self, dim, largest, k, "topk")
-    return _rt.values_tensor(values, "topk", indices)
+    return _values_tensor(values, "topk", indices)
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):

@@ -1087,7 +1087,7 @@ def test_untracked_sum_and_mean_keep_the_autodiff_state(ad, dtype):
         assert not out.is_tracked() and ref.is_tracked()
         assert out.gradient_checkpointing_strategy() == ad
         assert out.dtype is ref.dtype and out.shape == ref.shape
-        assert type(out._data) is np.ndarray
+        assert type(out._data) is type(t._data)  # an array, never a NumPy scalar
         np.testing.assert_array_equal(np.asarray(out.numpy()), np.asarray(ref.numpy()))
     tt = to_torch(tracked)
     assert_close(t.sum(), tt.sum(), **({"rtol": 2e-2, "atol": 2e-2} if "16" in dtype else {}))
@@ -1095,7 +1095,7 @@ def test_untracked_sum_and_mean_keep_the_autodiff_state(ad, dtype):
 
 
 def test_reductions_never_warn_nor_change_numpy_error_state():
-    from ember.backends import default as be
+    from ember.backends import numpy as be
     big = ember.tensor([3e38, 3e38, -1.0])
     empty = ember.tensor(np.zeros((0, 3)), dtype="float32")
     state = np.geterr()
@@ -1108,16 +1108,17 @@ def test_reductions_never_warn_nor_change_numpy_error_state():
         assert np.isnan(ember.tensor([2.0]).var(0).tolist()).all()  # 0 / 0
     assert np.geterr() == state
     with pytest.raises(np.exceptions.AxisError):  # a failing kernel restores the error state
-        be.reduce_sum(np.ones(3), (5,), False, np.dtype(np.float64))
+        be.reduce_sum(np.ones(3), (5,), False, ember.float64)
     assert np.geterr() == state
 
 
+@pytest.mark.numpy_only
 def test_sum_kernel_returns_arrays_of_the_requested_dtype():
-    from ember.backends import default as be
+    from ember.backends import numpy as be
     for arr, dtype in [(np.ones(3, np.float32), np.float32), (np.ones((2, 2)), np.float64),
                        (np.ones(3, np.float16), np.float16), (np.ones(3, np.int8), np.int64),
                        (np.ones(3, bool), np.int64)]:
-        out = be.reduce_sum(arr, tuple(range(arr.ndim)), False, np.dtype(dtype))
+        out = be.reduce_sum(arr, tuple(range(arr.ndim)), False, be.dtype_of(np.ones(1, dtype)))
         assert type(out) is np.ndarray and out.shape == () and out.dtype == dtype
         assert out == arr.size
         mean = be.reduce_mean(arr.astype(dtype), (0,), True)

@@ -1,5 +1,6 @@
 """Tests of ember/ops/sort.py: sort, argsort and topk against PyTorch, the spec, laws and bad input."""
 
+import ml_dtypes
 import numpy as np
 import pytest
 import torch
@@ -340,7 +341,7 @@ def _fast_path_data(rng, shape, dtype, special):
     arr = np.asarray(np.round(rng.standard_normal(shape) * 2) / 2).astype(
         "float32" if dtype == "bfloat16" else dtype)
     if dtype == "bfloat16":
-        arr = arr.astype(ember.bfloat16.np)
+        arr = arr.astype(ml_dtypes.bfloat16)
     if special and arr.size:
         bits = arr.reshape(-1).view(f"u{arr.dtype.itemsize}")
         width = 8 * arr.dtype.itemsize

@@ -8,7 +8,7 @@ their input's buffer; the others return fresh arrays.
 import numpy as _np
 from numpy.lib.stride_tricks import as_strided as _as_strided
 
-from .core import allocates, allocation_failed
+from .core import NP, allocates, allocation_failed
 
 __all__ = [
     "mv_reshape", "mv_expand", "mv_permute", "mv_flip", "mv_slice", "mv_slice_backward",
@@ -74,8 +74,9 @@ def mv_pad(a, pads, mode, value, dtype):
     """``a`` padded by ``pads`` (one (before, after) pair per axis; negative amounts crop).
 
     ``mode`` is "constant" (fill with ``value``), "reflect", "edge" or "circular"; the result has
-    NumPy dtype ``dtype``. Positive parts are padded first, negative parts cropped after.
+    ember dtype ``dtype``. Positive parts are padded first, negative parts cropped after.
     """
+    dtype = NP[dtype]
     if not any([b or e for b, e in pads]):
         return a.astype(dtype, copy=True)
     if mode == "constant":
@@ -199,8 +200,8 @@ def mv_any_negative(a):
 
 
 def mv_int_fits(value, dtype):
-    """Whether the number ``value`` is an integer that NumPy int dtype ``dtype`` can hold."""
-    info = _np.iinfo(dtype)
+    """Whether the number ``value`` is an integer that ember int dtype ``dtype`` can hold."""
+    info = _np.iinfo(NP[dtype])
     try:
         as_int = int(value)
     except (OverflowError, ValueError):  # inf, nan

@@ -8,7 +8,14 @@ Kernels that may meet inf or NaN run with NumPy's floating-point warnings off th
 
 import numpy as np
 
-from .core import _warnings_off  # NumPy's warnings off for a kernel: cheaper than errstate
+from .core import NP, _warnings_off  # NumPy's warnings off for a kernel: cheaper than errstate
+
+__all__ = ["reduce_expand", "reduce_sum", "reduce_prod", "reduce_mean", "reduce_mean_int",
+    "reduce_div_count", "reduce_max", "reduce_min", "reduce_abs", "reduce_argmax",
+    "reduce_argmin", "reduce_index_grad", "reduce_select_grad", "reduce_even_grad", "reduce_any",
+    "reduce_all", "reduce_count_nonzero", "reduce_var_mean", "reduce_var_grad", "reduce_median",
+    "reduce_nan_like", "reduce_argtopk", "reduce_cov", "reduce_cov_grad", "reduce_reshape",
+    "reduce_prod_grad", "reduce_zeros"]
 
 _ndarray = np.ndarray
 try:  # ``out=...`` makes a ufunc return a 0-d array, not a NumPy scalar (np.asarray costs 0.3 µs)
@@ -53,24 +60,24 @@ def reduce_expand(g, shape, axes, keepdims):
 
 @_warnings_off
 def reduce_sum(a, axes, keepdims, dtype):
-    """Sum over ``axes`` (a tuple); ints and bools accumulate in int64; the result has NumPy
+    """Sum over ``axes`` (a tuple); ints and bools accumulate in int64; the result has ember
     ``dtype``."""
     if a.dtype.kind in "biu":
         out = np.add.reduce(a, axis=axes, dtype=_INT64, keepdims=keepdims, out=_AS_ARRAY)
     else:
         out = np.add.reduce(a if a.dtype.itemsize > 2 else _wide(a), axis=axes,
                             keepdims=keepdims, out=_AS_ARRAY)
-    return _as_dtype(out, dtype)
+    return _as_dtype(out, NP[dtype])
 
 
 @_warnings_off
 def reduce_prod(a, axes, keepdims, dtype):
-    """Product over ``axes``; ints and bools accumulate in int64; result in NumPy ``dtype``."""
+    """Product over ``axes``; ints and bools accumulate in int64; result in ember ``dtype``."""
     if a.dtype.kind in "biu":
         out = np.prod(a, axis=axes, dtype=_INT64, keepdims=keepdims)
     else:
         out = np.prod(_wide(a), axis=axes, keepdims=keepdims)
-    return np.asarray(out).astype(dtype, copy=False)
+    return np.asarray(out).astype(NP[dtype], copy=False)
 
 
 @_warnings_off
@@ -290,8 +297,8 @@ def reduce_median(a, axis):
 
 
 def reduce_nan_like(shape, dtype):
-    """An array of ``shape`` filled with NaN in float dtype ``dtype``."""
-    return np.full(shape, np.nan, dtype=dtype)
+    """An array of ``shape`` filled with NaN in ember float dtype ``dtype``."""
+    return np.full(shape, np.nan, dtype=NP[dtype])
 
 
 def reduce_argtopk(a, k, axis):
@@ -366,5 +373,5 @@ def reduce_prod_grad(g, a, out, axes, keepdims):
 
 
 def reduce_zeros(shape, dtype):
-    """Zeros of ``shape`` and NumPy ``dtype``."""
-    return np.zeros(shape, dtype=dtype)
+    """Zeros of ``shape`` and ember ``dtype``."""
+    return np.zeros(shape, dtype=NP[dtype])

@@ -7,6 +7,9 @@ bfloat16 in float32) and are cast back to the input dtype, as PyTorch's CPU kern
 
 import numpy as np
 
+__all__ = ["scan_cumsum", "scan_cumprod", "scan_cumsum_grad", "scan_cumprod_grad", "scan_cumext",
+    "scan_index_grad", "scan_reshape"]
+
 _INT64 = np.dtype(np.int64)
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)

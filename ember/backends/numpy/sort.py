@@ -7,6 +7,9 @@ descending sort keeps equal elements in their original order, as ``torch.sort(st
 import ml_dtypes
 import numpy as np
 
+__all__ = ["sort_argsort", "sort_values", "sort_topk", "sort_take", "sort_first",
+    "sort_scatter_grad", "sort_reshape"]
+
 _BF16 = np.dtype(ml_dtypes.bfloat16)
 
 

@@ -1,3 +1,107 @@
-"""Torch kernels of the scan family (the same names and meanings as the NumPy backend's)."""
+"""Torch kernels of the scan family: the NumPy backend's kernels of the same names and results.
 
-__all__ = []
+Every kernel takes and returns tensors of at least one dim along ``axis``. Float sums and
+products accumulate in float64 (float16 and bfloat16 in float32) and are cast back to the input
+dtype; ints and bools give int64.
+"""
+
+import torch
+
+from .reduce import _HALF, _INT_KINDS, _ordered, _unordered, _wide
+
+__all__ = ["scan_cumsum", "scan_cumprod", "scan_cumsum_grad", "scan_cumprod_grad",
+           "scan_cumext", "scan_index_grad", "scan_reshape"]
+
+_I64 = torch.int64
+
+
+def _acc(a):
+    """The accumulation dtype of a float tensor: float32 for halves, float64 otherwise."""
+    return torch.float32 if a.dtype in _HALF else torch.float64
+
+
+def _int64(a):
+    """An int tensor as int64 (uint64 through its bits: sums and products wrap the same)."""
+    return a.view(_I64) if a.dtype is torch.uint64 else a
+
+
+def _rcumsum(a, axis):
+    """The reversed cumulative sum: out[i] = sum of a[j] for j >= i along ``axis``."""
+    return torch.flip(torch.cumsum(torch.flip(a, (axis,)), dim=axis), (axis,))
+
+
+def _positions(n, axis, ndim, device):
+    shape = [1] * ndim
+    shape[axis] = n
+    return torch.arange(n, dtype=_I64, device=device).reshape(shape)
+
+
+def scan_cumsum(a, axis):
+    """Cumulative sum along ``axis``; ints and bools give int64, floats keep their dtype."""
+    if a.dtype in _INT_KINDS:
+        return torch.cumsum(_int64(a), dim=axis, dtype=_I64)
+    return torch.cumsum(a, dim=axis, dtype=_acc(a)).to(a.dtype)
+
+
+def scan_cumprod(a, axis):
+    """Cumulative product along ``axis``; ints and bools give int64, floats keep their dtype."""
+    if a.dtype in _INT_KINDS:
+        return torch.cumprod(_int64(a), dim=axis, dtype=_I64)
+    return torch.cumprod(a, dim=axis, dtype=_acc(a)).to(a.dtype)
+
+
+def scan_cumsum_grad(g, axis):
+    """Gradient of cumsum: the reversed cumulative sum of ``g``."""
+    return _rcumsum(g.to(_acc(g)), axis).to(g.dtype)
+
+
+def scan_cumprod_grad(g, x, y, axis):
+    """Gradient of ``y = cumprod(x)``, exact where ``x`` holds zeros (as PyTorch)."""
+    acc = _acc(x)
+    xw, yw, gw = x.to(acc), y.to(acc), g.to(acc)
+    zero = xw == 0
+    if not bool(zero.any()):
+        return (_rcumsum(gw * yw, axis) / xw).to(x.dtype)
+    pos = _positions(x.shape[axis], axis, x.ndim, x.device)
+    one = torch.ones((), dtype=acc, device=x.device)
+    nought = torch.zeros((), dtype=acc, device=x.device)
+    has = zero.any(dim=axis, keepdim=True)
+    first = torch.argmax(zero.to(torch.uint8), dim=axis, keepdim=True)
+    before = ~has | (pos < first)
+    at = has & (pos == first)
+    out = torch.where(before, _rcumsum(gw * yw, axis) / torch.where(before, xw, one), nought)
+    y2 = torch.cumprod(torch.where(at, one, xw), dim=axis)
+    out = out + torch.where(at, _rcumsum(gw * y2, axis), nought)
+    return out.to(x.dtype)
+
+
+def scan_cumext(a, axis, kind):
+    """(values, indices) of the cumulative max (``kind`` "max") or min along ``axis``.
+
+    NaN propagates from its first position on; the index is the last position where the running
+    extreme was reached (a tie or a NaN moves it), as PyTorch's cummax/cummin.
+    """
+    w = _ordered(_wide(a))
+    vals = (torch.cummax if kind == "max" else torch.cummin)(w, dim=axis).values
+    mark = w == vals
+    if w.is_floating_point():
+        mark = mark | torch.isnan(w)
+    pos = _positions(a.shape[axis], axis, a.ndim, a.device)
+    idx = torch.cummax(torch.where(mark, pos, torch.zeros((), dtype=_I64, device=a.device)),
+                       dim=axis).values
+    if a.dtype in _HALF:
+        return vals.to(a.dtype), idx
+    return _unordered(vals, a.dtype), idx
+
+
+def scan_index_grad(g, idx, axis):
+    """Gradient of a cumulative max/min: each ``g`` element added at its index along ``axis``."""
+    if g.numel() == 0:
+        return torch.zeros(g.shape, dtype=g.dtype, device=g.device)
+    out = torch.zeros(g.shape, dtype=torch.float64, device=g.device)
+    return out.scatter_add(axis, idx, g.to(torch.float64)).to(g.dtype)
+
+
+def scan_reshape(a, shape):
+    """``a`` with a new shape of the same size (a view where the layout allows)."""
+    return a.reshape(shape)
