@@ -100,6 +100,7 @@ def values_tensor(t, op, indices):
     v = _new(ValuesTensor)
     v._data = t._data
     v._dtype = t._dtype
+    v._device = t._device
     v._node = t._node
     v._ad = t._ad
     v.grad = None

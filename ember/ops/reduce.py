@@ -27,11 +27,6 @@ __all__ = ["sum", "mean", "prod", "max", "min", "argmax", "argmin", "any", "all"
            "var_mean", "median", "cov", "count_nonzero"]
 
 
-def _values_tensor(t, op, indices):
-    """``return_types.values_tensor`` with the device carried over (it does not set it yet)."""
-    v = _rt.values_tensor(t, op, indices)
-    v._device = t._device
-    return v
 
 _int64 = _dt.int64
 _bool = _dt.bool_
@@ -379,7 +374,7 @@ def _max_min(x, dim, keepdim, kind):
     out = _extreme(x, axes, _flag(keepdim, kind), kind, kind, dim is None)
     if dim is None or isinstance(dim, (tuple, list)):
         return out
-    return _values_tensor(out, kind, lambda: _pair(x, dim, keepdim, kind)[1])
+    return _rt.values_tensor(out, kind, lambda: _pair(x, dim, keepdim, kind)[1])
 
 
 def _pair(x, dim, keepdim, kind):
@@ -924,7 +919,7 @@ def median_method(self, dim=None, keepdim=None):
     out = _median(self, dim, keepdim, "median", False)
     if dim is None:
         return out
-    return _values_tensor(out, "median", lambda: _median(self, dim, keepdim, "median", True)[1])
+    return _rt.values_tensor(out, "median", lambda: _median(self, dim, keepdim, "median", True)[1])
 
 
 def median(input, dim=None, keepdim=False):

@@ -16,11 +16,6 @@ from ..tensor import Tensor, record, tensor_method, wrap
 __all__ = ["cumsum", "cumprod", "cummin", "cummax"]
 
 
-def _values_tensor(t, op, indices):
-    """``return_types.values_tensor`` with the device carried over (it does not set it yet)."""
-    v = _rt.values_tensor(t, op, indices)
-    v._device = t._device
-    return v
 
 _int64 = _dt.int64
 
@@ -118,7 +113,7 @@ def cummin_method(self, dim):
     [[3.0, 3.0, 2.0], [4.0, 1.0, 1.0]]
     """
     values, indices = _cumext(self, dim, "cummin", "min")
-    return _values_tensor(values, "cummin", indices)
+    return _rt.values_tensor(values, "cummin", indices)
 
 
 def cummin(input, dim):
@@ -145,7 +140,7 @@ def cummax_method(self, dim):
     [[3.0, 3.0, 3.0], [4.0, 5.0, 5.0]]
     """
     values, indices = _cumext(self, dim, "cummax", "max")
-    return _values_tensor(values, "cummax", indices)
+    return _rt.values_tensor(values, "cummax", indices)
 
 
 def cummax(input, dim):

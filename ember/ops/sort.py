@@ -16,11 +16,6 @@ from ..tensor import check_kind, check_tensor, record, tensor_method, wrap
 __all__ = ["sort", "argsort", "topk", "kthvalue"]
 
 
-def _values_tensor(t, op, indices):
-    """``return_types.values_tensor`` with the device carried over (it does not set it yet)."""
-    v = _rt.values_tensor(t, op, indices)
-    v._device = t._device
-    return v
 
 
 def _prepare(self, dim, op):
@@ -97,7 +92,7 @@ def sort_method(self, dim=-1, descending=False):
     [[1, 0, 0], [0, 1, 1]]
     """
     values = _sorted(self, dim, descending, None, "sort", values_only=True)
-    return _values_tensor(
+    return _rt.values_tensor(
         values, "sort", lambda: _sorted(self, dim, descending, None, "sort")[1])
 
 
@@ -185,7 +180,7 @@ def topk_method(self, k, dim=-1, largest=True):
     [[12.0], [6.0]]
     """
     values, indices = _sorted(self, dim, largest, k, "topk")
-    return _values_tensor(values, "topk", indices)
+    return _rt.values_tensor(values, "topk", indices)
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):
