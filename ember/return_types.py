@@ -63,6 +63,7 @@ class ValuesTensor(Tensor):
         t = _new(Tensor)
         t._data = self._data
         t._dtype = self._dtype
+        t._device = self._device
         t._node = self._node
         t._ad = self._ad
         t.grad = None
@@ -100,6 +101,7 @@ def values_tensor(t, op, indices):
     v = _new(ValuesTensor)
     v._data = t._data
     v._dtype = t._dtype
+    v._device = t._device
     v._node = t._node
     v._ad = t._ad
     v.grad = None
