@@ -1,10 +1,11 @@
 """The command line of ember.
 
     python -m ember train [--epochs N] [--lr LR] [--batch-size B] [--seed S] [--out DIR]
-                          [--nproc N]
+                          [--nproc N] [--device D]
         train a small CNN on scikit-learn's 8x8 digits; writes digits.safetensors and digits.png
-        (--nproc N: data-parallel on N local processes; torchrun works too)
-    python -m ember predict FILE
+        (--nproc N: data-parallel on N local processes; torchrun works too; --device D: where
+        it computes, "cpu" (NumPy), "torch:cpu", "cuda", "cuda:N", "mps")
+    python -m ember predict FILE [--device D]
         the test accuracy of the weights in FILE (a digits.safetensors from train)
     python -m ember tour
         print the spec's movement examples run on ember
@@ -76,10 +77,15 @@ def _parser():
                     help="train data-parallel on N processes of this machine (127.0.0.1, "
                     "torch.distributed with gloo; needs PyTorch) with the same global batch "
                     "(default %(default)s)")
+    tr.add_argument("--device", default=None, metavar="D",
+                    help="where to compute: 'cpu' (NumPy), 'torch:cpu', 'cuda', 'cuda:N', "
+                    "'mps' (default: EMBER_DEVICE, else 'cpu')")
     pr = sub.add_parser("predict", help="test accuracy of a saved digits model",
                         description="Rebuild the digits CNN, load the weights in FILE and print "
                         "their accuracy on the test split.")
     pr.add_argument("file", metavar="FILE", help="a digits.safetensors written by train")
+    pr.add_argument("--device", default=None, metavar="D",
+                    help="where to compute (as train's --device)")
     sub.add_parser("tour", help="run and print the spec's movement examples")
     return parser
 
@@ -112,9 +118,9 @@ def main(argv=None):
             if args.nproc > 1:
                 return _launch(parser, prog, args, argv)
             train(epochs=args.epochs, lr=args.lr, batch_size=args.batch_size, seed=args.seed,
-                  out=args.out)
+                  out=args.out, device=args.device)
         else:
-            predict(args.file)
+            predict(args.file, device=args.device)
     except FileNotFoundError as exc:
         name = exc.filename if exc.filename is not None else str(exc)
         print(f"{prog}: error: no such file or folder: {name}", file=sys.stderr)

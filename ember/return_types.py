@@ -63,6 +63,7 @@ class ValuesTensor(Tensor):
         t = _new(Tensor)
         t._data = self._data
         t._dtype = self._dtype
+        t._device = self._device
         t._node = self._node
         t._ad = self._ad
         t.grad = None

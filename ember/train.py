@@ -4,7 +4,9 @@
 the pixels to [0, 1], splits them 80/20 (stratified, with the fixed seed ``DATA_SEED``, so the
 test set never changes), trains ``build_model()`` with Adam and a cosine learning-rate schedule,
 shows a progress bar per epoch, and writes ``digits.safetensors`` (the weights, PyTorch's names)
-and ``digits.png`` (loss and accuracy per epoch). ``python -m ember predict FILE`` rebuilds the
+and ``digits.png`` (loss and accuracy per epoch). ``--device`` picks where it computes
+(``"cpu"``, the NumPy backend, by default; ``"torch:cpu"``, ``"cuda"`` ...): the data and the
+model (``Module.to_device``) go there, and the weights are written from it. ``python -m ember predict FILE`` rebuilds the
 model, loads the weights and prints their accuracy on the same test set.
 
 The extras it needs (scikit-learn, tqdm, matplotlib, safetensors) are installed by
@@ -24,6 +26,7 @@ import time
 
 import ember
 import ember.io
+from ember.devices import as_device
 from ember import nn, optim
 from ember.nn import functional as F
 
@@ -50,9 +53,10 @@ def _require(module):
                             "safetensors`") from None
 
 
-def load_data():
+def load_data(device=None):
     """``(x_train, y_train, x_test, y_test)``: the digits as float32 images of shape
-    ``(N, 1, 8, 8)`` with pixels in [0, 1] and int64 labels; 1437 train, 360 test.
+    ``(N, 1, 8, 8)`` with pixels in [0, 1] and int64 labels; 1437 train, 360 test; on
+    ``device`` (None: the default device).
 
     >>> from ember.train import load_data
     >>> x_train, y_train, x_test, y_test = load_data()
@@ -68,11 +72,16 @@ def load_data():
         digits.images, digits.target, test_size=0.2, random_state=DATA_SEED,
         stratify=digits.target)
 
+    device = as_device(device, "load_data")
+
+    def on_device(t):
+        return t if t.device is device else ember.tensor(t, device=device)
+
     def images(a):
-        return (ember.from_numpy(a).cast("float32") / 16.0).reshape(-1, 1, 8, 8)
+        return on_device((ember.from_numpy(a).cast("float32") / 16.0).reshape(-1, 1, 8, 8))
 
     def labels(a):
-        return ember.from_numpy(a).cast("int64")
+        return on_device(ember.from_numpy(a).cast("int64"))
 
     return images(x_tr), labels(y_tr), images(x_te), labels(y_te)
 
@@ -143,14 +152,15 @@ def _process_group():
 
 
 def train(epochs=DEFAULTS["epochs"], lr=DEFAULTS["lr"], batch_size=DEFAULTS["batch_size"],
-          seed=DEFAULTS["seed"], out=".", progress=True, log=None):
+          seed=DEFAULTS["seed"], out=".", progress=True, log=None, device=None):
     """Train the digits CNN and write ``digits.safetensors`` and ``digits.png`` into ``out``.
 
     Returns a dict: ``history`` (per-epoch ``train_loss``, ``train_acc``, ``test_loss``,
     ``test_acc`` lists), ``test_accuracy``, ``model_path``, ``plot_path``, ``seconds``.
     ``progress`` shows a tqdm bar per epoch on stderr; ``log`` (a file, default stdout) gets
-    the summary lines. Launched on several ranks, it trains data-parallel with the same global
-    ``batch_size``; only rank 0 prints and writes files.
+    the summary lines. ``device`` (a device name or Device; None: the default device) is where
+    the data and the model live. Launched on several ranks, it trains data-parallel with the
+    same global ``batch_size``; only rank 0 prints and writes files.
 
     >>> import io, os, tempfile
     >>> from ember.train import train
@@ -159,19 +169,21 @@ def train(epochs=DEFAULTS["epochs"], lr=DEFAULTS["lr"], batch_size=DEFAULTS["bat
     >>> sorted(os.listdir(out)), result["test_accuracy"] > 0.8
     (['digits.png', 'digits.safetensors'], True)
     """
+    device = as_device(device, "train")
     tqdm = _require("tqdm").tqdm
     _require("matplotlib")
     _require("safetensors")
     rank, world, started = _process_group()
     try:
-        return _train(epochs, lr, batch_size, seed, out, progress, log, tqdm, rank, world)
+        return _train(epochs, lr, batch_size, seed, out, progress, log, tqdm, rank, world,
+                      device)
     finally:
         if started:
             import ember.distributed as dist
             dist.destroy_process_group()
 
 
-def _train(epochs, lr, batch_size, seed, out, progress, log, tqdm, rank, world):
+def _train(epochs, lr, batch_size, seed, out, progress, log, tqdm, rank, world, device):
     log = sys.stdout if log is None else log
     if rank == 0:
         os.makedirs(out, exist_ok=True)
@@ -182,9 +194,9 @@ def _train(epochs, lr, batch_size, seed, out, progress, log, tqdm, rank, world):
             f"train: batch_size is {batch_size}; expected at least one image per rank (>= "
             f"{world})", "batch_size", batch_size)
     start = time.perf_counter()
-    x_train, y_train, x_test, y_test = load_data()
+    x_train, y_train, x_test, y_test = load_data(device)
     ember.manual_seed(seed)
-    model = net = build_model()
+    model = net = build_model().to_device(device)
     if world > 1:
         net = nn.parallel.DistributedDataParallel(model)
     optimizer = optim.Adam(model.parameters(), lr=lr)
@@ -195,7 +207,7 @@ def _train(epochs, lr, batch_size, seed, out, progress, log, tqdm, rank, world):
     with _one_blas_thread():
         for epoch in range(1, epochs + 1):
             model.train()
-            order = ember.rand(n).argsort()
+            order = ember.rand(n, device=device).argsort()
             seen = total_loss = correct = 0
             bar = tqdm(total=batches, desc=f"epoch {epoch:>{len(str(epochs))}}/{epochs}",
                        unit="batch", file=sys.stderr, disable=not progress or rank != 0,
@@ -241,7 +253,7 @@ def _train(epochs, lr, batch_size, seed, out, progress, log, tqdm, rank, world):
     test_accuracy = history["test_acc"][-1]
     metadata = {"model": "ember.train.build_model", "epochs": str(epochs), "lr": repr(lr),
                 "batch_size": str(batch_size), "seed": str(seed), "data_seed": str(DATA_SEED),
-                "test_accuracy": f"{test_accuracy:.4f}"}
+                "test_accuracy": f"{test_accuracy:.4f}", "device": str(device)}
     if world > 1:
         metadata["world_size"] = str(world)
     if rank == 0:
@@ -255,9 +267,9 @@ def _train(epochs, lr, batch_size, seed, out, progress, log, tqdm, rank, world):
             "plot_path": plot_path, "seconds": seconds}
 
 
-def predict(path, log=None):
+def predict(path, log=None, device=None):
     """Rebuild the model, load the weights in ``path`` and print (to ``log``, default stdout)
-    and return their accuracy on the test split.
+    and return their accuracy on the test split, computed on ``device`` (None: the default).
 
     >>> import io, os, tempfile
     >>> from ember.train import predict, train
@@ -268,11 +280,13 @@ def predict(path, log=None):
     True
     """
     log = sys.stdout if log is None else log
+    device = as_device(device, "predict")
     _require("safetensors")
     state = ember.io.load_file(path)
     model = build_model()
     model.load_state_dict(state)
-    _, _, x_test, y_test = load_data()
+    model.to_device(device)
+    _, _, x_test, y_test = load_data(device)
     with _one_blas_thread():
         _, accuracy = evaluate(model, x_test, y_test)
     print(f"test accuracy: {accuracy:.4f}", file=log, flush=True)

@@ -114,12 +114,54 @@ def test_predict_missing_and_bad_files(tmp_path, capsys):
     _one_line_error(capsys.readouterr().err, "predict: error:", "is a folder")
 
 
+def test_bad_devices_print_one_line_and_exit_2(tmp_path, capsys):
+    assert main(["train", "--device", "tpu", "--out", str(tmp_path / "a")]) == 2
+    _one_line_error(capsys.readouterr().err, "python -m ember train: error:", "'tpu'",
+                    "not a device name")
+    if "torch:cuda:7" not in ember.devices():
+        assert main(["predict", str(tmp_path / "x.safetensors"), "--device", "cuda:7"]) == 2
+        _one_line_error(capsys.readouterr().err, "python -m ember predict: error:",
+                        "torch:cuda:7", "not available")
+    assert not (tmp_path / "a").exists()
+
+
+def _model_runs_on(device):
+    from ember.train import build_model
+    try:
+        model = build_model().to_device(device)
+        return model(ember.zeros(2, 1, 8, 8, device=device)).device == device
+    except Exception:  # noqa: BLE001 - a backend that cannot run the model yet
+        return False
+
+
+@pytest.mark.parametrize("device", [str(d) for d in ember.devices() if str(d) != "cpu"])
+def test_train_and_predict_on_another_device(tmp_path, device):
+    if not _model_runs_on(device):
+        pytest.skip(f"the digits model does not run on {device} yet")
+    out = tmp_path / "run"
+    res = _run("train", "--epochs", "2", "--seed", "1", "--out", str(out), "--device", device,
+               cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    last = res.stdout.strip().splitlines()[-1]
+    m = ACCURACY.match(last)
+    assert m, res.stdout
+    assert float(m.group(1)) > 0.85
+    model = out / "digits.safetensors"
+    assert ember.io.load_metadata(model)["device"] == device
+    assert ember.io.load_file(model)["0.weight"].shape == (16, 1, 3, 3)
+    for where in (device, "cpu"):  # the weights load and predict on any device
+        pred = _run("predict", str(model), "--device", where, cwd=tmp_path)
+        assert pred.returncode == 0, pred.stderr
+        got = float(pred.stdout.strip().splitlines()[-1].split()[-1])
+        assert abs(got - float(m.group(1))) <= 2 / 360  # float rounding may move an image
+
+
 def test_help_lists_the_flags(capsys):
     with pytest.raises(SystemExit) as info:
         main(["train", "--help"])
     assert info.value.code == 0
     text = capsys.readouterr().out
-    for flag in ("--epochs", "--lr", "--batch-size", "--seed", "--out"):
+    for flag in ("--epochs", "--lr", "--batch-size", "--seed", "--out", "--device"):
         assert flag in text
     with pytest.raises(SystemExit):
         main(["--help"])

@@ -23,7 +23,7 @@ from ..dtypes import (bool_ as bool, complex64, complex128, float32, float64, in
                       int16, int32, int64, uint8, uint16, uint32, uint64)
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..ops.dlpack import from_dlpack
-from ..backends import default as be
+from ..devices import as_device
 from ..tensor import Device, Tensor, tensor_method, wrap
 from ._info import __array_namespace_info__
 from . import linalg
@@ -60,8 +60,9 @@ def __array_namespace__(self, /, *, api_version=None):
 
 
 def _check_device(device, op):
-    if device is not None:
-        Device(device.split(":")[0] if isinstance(device, str) else device)
+    """``device`` (an ember Device, a device name or a ``torch.device``) as an available Device;
+    None stays None (the default device, or the input's)."""
+    return None if device is None else as_device(device, op)
 
 
 _COMPLEX_NAMES = {"complex64": complex64, "complex128": complex128}
@@ -85,10 +86,16 @@ def _axis(axis):
 
 def asarray(obj, /, *, dtype=None, device=None, copy=None):
     """A tensor of ``obj`` (a Tensor, nested sequences, a scalar, a DLPack or buffer object)."""
-    _check_device(device, "asarray")
+    device = _check_device(device, "asarray")
     dtype = _dtype(dtype)
     if isinstance(obj, Tensor):
         out = obj if dtype is None else obj.cast(dtype)
+        if device is not None and device is not out.device:
+            if copy is False:
+                raise InvalidParameterError(
+                    f"asarray: copy=False, but the tensor is on {out.device}, not {device}",
+                    "copy", copy)
+            return out.to_device(device)
         if copy and out is obj:
             out = obj.clone()
         return out
@@ -98,12 +105,14 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
             "copy", copy)
     if hasattr(obj, "__dlpack__") and not isinstance(obj, (list, tuple)):
         out = from_dlpack(obj, copy=copy)
+        if device is not None and device is not out.device:
+            out = out.to_device(device)
         return out if dtype is None else out.cast(dtype)
     if dtype is None and _has(obj, complex):
         _dt._no_complex(_dt.complex128, "asarray")
     if dtype is None and isinstance(obj, (_float, list, tuple)) and _has(obj, _float):
         dtype = _dt.default_float
-    return _e.tensor(obj, dtype=dtype)
+    return _e.tensor(obj, dtype=dtype, device=device)
 
 
 def _has(obj, kind):
@@ -119,50 +128,50 @@ def _shape(shape):
 
 
 def zeros(shape, *, dtype=None, device=None):
-    _check_device(device, "zeros")
-    return _e.zeros(_shape(shape), dtype=_dtype(dtype))
+    device = _check_device(device, "zeros")
+    return _e.zeros(_shape(shape), dtype=_dtype(dtype), device=device)
 
 
 def ones(shape, *, dtype=None, device=None):
-    _check_device(device, "ones")
-    return _e.ones(_shape(shape), dtype=_dtype(dtype))
+    device = _check_device(device, "ones")
+    return _e.ones(_shape(shape), dtype=_dtype(dtype), device=device)
 
 
 def empty(shape, *, dtype=None, device=None):
-    _check_device(device, "empty")
-    return _e.zeros(_shape(shape), dtype=_dtype(dtype))
+    device = _check_device(device, "empty")
+    return _e.zeros(_shape(shape), dtype=_dtype(dtype), device=device)
 
 
 def full(shape, fill_value, *, dtype=None, device=None):
-    _check_device(device, "full")
+    device = _check_device(device, "full")
     dtype = _dtype(dtype)
     if dtype is None:
         dtype = _dt.result_type(fill_value)
-    return _e.full(_shape(shape), fill_value, dtype=dtype)
+    return _e.full(_shape(shape), fill_value, dtype=dtype, device=device)
 
 
 def zeros_like(x, /, *, dtype=None, device=None):
-    _check_device(device, "zeros_like")
-    return _e.zeros_like(x, dtype=_dtype(dtype))
+    device = _check_device(device, "zeros_like")
+    return _e.zeros_like(x, dtype=_dtype(dtype), device=device)
 
 
 def ones_like(x, /, *, dtype=None, device=None):
-    _check_device(device, "ones_like")
-    return _e.ones_like(x, dtype=_dtype(dtype))
+    device = _check_device(device, "ones_like")
+    return _e.ones_like(x, dtype=_dtype(dtype), device=device)
 
 
 def empty_like(x, /, *, dtype=None, device=None):
-    _check_device(device, "empty_like")
-    return _e.zeros_like(x, dtype=_dtype(dtype))
+    device = _check_device(device, "empty_like")
+    return _e.zeros_like(x, dtype=_dtype(dtype), device=device)
 
 
 def full_like(x, /, fill_value, *, dtype=None, device=None):
-    _check_device(device, "full_like")
-    return _e.full_like(x, fill_value, dtype=_dtype(dtype) or x.dtype)
+    device = _check_device(device, "full_like")
+    return _e.full_like(x, fill_value, dtype=_dtype(dtype) or x.dtype, device=device)
 
 
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
-    _check_device(device, "arange")
+    device = _check_device(device, "arange")
     dtype = _dtype(dtype)
     if dtype is None:
         dtype = _dt.result_type(start, *(v for v in (stop, step) if v is not None))
@@ -170,22 +179,23 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
         start, stop = 0, start
     n = builtins.max(0, math.ceil((stop - start) / step))
     if dtype.kind == "int":
-        return _e.arange(start, stop, step, dtype=dtype)
-    return (_e.arange(n, dtype=_dt.float64) * step + start).cast(dtype)
+        return _e.arange(start, stop, step, dtype=dtype, device=device)
+    return (_e.arange(n, dtype=_dt.float64, device=device) * step + start).cast(dtype)
 
 
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
-    _check_device(device, "linspace")
+    device = _check_device(device, "linspace")
     dtype = _dtype(dtype) or _dt.default_float
     if endpoint:
-        return _e.linspace(start, stop, num, dtype=_dt.float64).cast(dtype)
-    return _e.linspace(start, stop, num + 1, dtype=_dt.float64)[:num].cast(dtype)
+        return _e.linspace(start, stop, num, dtype=_dt.float64, device=device).cast(dtype)
+    return _e.linspace(start, stop, num + 1, dtype=_dt.float64,
+                       device=device)[:num].cast(dtype)
 
 
 def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
-    _check_device(device, "eye")
+    device = _check_device(device, "eye")
     n_cols = n_rows if n_cols is None else n_cols
-    ones_ = _e.ones((n_rows, n_cols), dtype=_dtype(dtype))
+    ones_ = _e.ones((n_rows, n_cols), dtype=_dtype(dtype), device=device)
     return ones_.triu(k).tril(k)
 
 
@@ -216,8 +226,10 @@ def meshgrid(*arrays, indexing="xy"):
 # -- data types -----------------------------------------------------------------------------------
 
 def astype(x, dtype, /, *, copy=True, device=None):
-    _check_device(device, "astype")
+    device = _check_device(device, "astype")
     out = x.cast(_dtype(dtype))
+    if device is not None and device is not out.device:
+        return out.to_device(device)
     return out.clone() if copy and out is x else out
 
 
@@ -257,7 +269,7 @@ class finfo_object:
     def __init__(self, dtype):
         self.dtype = dtype
         self.bits, self.min, self.max, self.eps, self.smallest_normal = \
-            _e.backends.default.dtype_limits(dtype.np)
+            as_device(None, "finfo").backend.dtype_limits(dtype)
 
     def __repr__(self):
         return f"finfo(dtype={self.dtype.name}, bits={self.bits}, eps={self.eps})"
@@ -268,7 +280,7 @@ class iinfo_object:
 
     def __init__(self, dtype):
         self.dtype = dtype
-        self.bits, self.min, self.max = _e.backends.default.dtype_limits(dtype.np)[:3]
+        self.bits, self.min, self.max = as_device(None, "iinfo").backend.dtype_limits(dtype)[:3]
 
     def __repr__(self):
         return f"iinfo(dtype={self.dtype.name}, bits={self.bits}, min={self.min}, max={self.max})"
@@ -320,9 +332,9 @@ def _binary(name, method):
             dt = _dt.promote_types(x1.dtype, x2.dtype)
             x1, x2 = x1.cast(dt), x2.cast(dt)
         elif not isinstance(x1, Tensor):
-            x1 = _e.full((), x1, dtype=result_type(x2, x1))
+            x1 = _e.full((), x1, dtype=result_type(x2, x1), device=x2.device)
         elif not isinstance(x2, Tensor):
-            x2 = _e.full((), x2, dtype=result_type(x1, x2))
+            x2 = _e.full((), x2, dtype=result_type(x1, x2), device=x1.device)
         return method(x1, x2)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"The Array API's ``{name}``: ember's ``{method.__name__}``, with the standard's " \
@@ -424,8 +436,8 @@ _REAL_OF = {"complex64": _dt.float32, "complex128": _dt.float64}
 
 def _complex_part(x, part):
     if part == "conj":
-        return wrap(be.complex_part(x._data, part), x.dtype)
-    return wrap(be.complex_part(x._data, part), _REAL_OF[x.dtype.name])
+        return wrap(x._device.backend.complex_part(x._data, part), x.dtype)
+    return wrap(x._device.backend.complex_part(x._data, part), _REAL_OF[x.dtype.name])
 
 
 def real(x, /):
@@ -564,7 +576,8 @@ def tile(x, repetitions, /):
         nd = builtins.max(x.ndim, len(reps))
         shape = (1,) * (nd - x.ndim) + x.shape
         reps = (1,) * (nd - len(reps)) + reps
-        return _e.zeros(tuple(a * b for a, b in zip(shape, reps)), dtype=x.dtype)
+        return _e.zeros(tuple(a * b for a, b in zip(shape, reps)), dtype=x.dtype,
+                        device=x.device)
     return x.repeat((1,) * (x.ndim - len(reps)) + reps)
 
 
@@ -616,7 +629,7 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
 
 def argsort(x, /, *, axis=-1, descending=False, stable=True):
     if x.ndim == 0:
-        return _e.zeros((), dtype=_dt.int64)
+        return _e.zeros((), dtype=_dt.int64, device=x.device)
     return x.argsort(axis, descending=descending)
 
 
@@ -669,16 +682,18 @@ def unique_all(x, /):
     order = (flat.cast(_dt.uint8) if flat.dtype.kind == "bool" else flat).argsort(0)
     s = flat.take(0, order)
     if n == 0:
-        empty_i = _e.zeros((0,), dtype=_dt.int64)
+        empty_i = _e.zeros((0,), dtype=_dt.int64, device=x.device)
         return _UniqueAll((s, empty_i, empty_i.reshape(x.shape), empty_i))
-    new = _e.cat([_e.ones((1,), dtype=_dt.bool_), s[1:] != s[:-1]], 0)
+    device = x.device
+    new = _e.cat([_e.ones((1,), dtype=_dt.bool_, device=device), s[1:] != s[:-1]], 0)
     starts = new.nonzero()[0]
     values = s.take(0, starts)
-    ends = _e.cat([starts[1:], _e.full((1,), n, dtype=_dt.int64)], 0)
+    ends = _e.cat([starts[1:], _e.full((1,), n, dtype=_dt.int64, device=device)], 0)
     counts = ends - starts
     group = new.cast(_dt.int64).cumsum(0) - 1
-    inverse = _e.zeros((n,), dtype=_dt.int64).scatter(0, order, group, "add")
-    first = _e.full((values.shape[0],), n, dtype=_dt.int64).scatter(0, group, order, "min")
+    inverse = _e.zeros((n,), dtype=_dt.int64, device=device).scatter(0, order, group, "add")
+    first = _e.full((values.shape[0],), n, dtype=_dt.int64, device=device).scatter(
+        0, group, order, "min")
     return _UniqueAll((values, first, inverse.reshape(x.shape), counts))
 
 
@@ -755,7 +770,8 @@ def _cumulative(op, x, axis, dtype, include_initial):
     if include_initial:
         shape = list(x.shape)
         shape[axis] = 1
-        first = _e.full(tuple(shape), 0 if op == "cumulative_sum" else 1, dtype=x.dtype)
+        first = _e.full(tuple(shape), 0 if op == "cumulative_sum" else 1, dtype=x.dtype,
+                        device=x.device)
         out = _e.cat([first, out], axis)
     return out
 

@@ -1,8 +1,8 @@
 """``__array_namespace_info__``: what ember's Array API namespace offers."""
 
 from .. import dtypes as _dt
+from ..devices import as_device, devices, get_default_device
 from ..errors import InvalidParameterError
-from ..tensor import CPU, Device
 
 _KINDS = {
     "bool": ("bool",),
@@ -21,8 +21,10 @@ class __array_namespace_info__:
 
     >>> import ember.array_api as xp
     >>> info = xp.__array_namespace_info__()
-    >>> info.default_dtypes()["real floating"], info.default_device()
-    (ember.float32, Device('cpu'))
+    >>> info.default_dtypes()["real floating"], info.default_device() in info.devices()
+    (ember.float32, True)
+    >>> info.devices()[0]
+    Device('cpu')
     """
 
     def capabilities(self):
@@ -30,14 +32,16 @@ class __array_namespace_info__:
                 "max dimensions": None}
 
     def default_device(self):
-        return CPU
+        """The creation functions' default device (``ember.get_default_device()``)."""
+        return get_default_device()
 
     def devices(self):
-        return [CPU]
+        """The devices available here (``ember.devices()``): "cpu", then the torch devices."""
+        return devices()
 
     def _check(self, device):
         if device is not None:
-            Device(device)
+            as_device(device, "__array_namespace_info__")
 
     def default_dtypes(self, *, device=None):
         self._check(device)

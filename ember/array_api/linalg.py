@@ -56,7 +56,7 @@ def diagonal(x, /, *, offset=0):
     start_r, start_c = (0, offset) if offset >= 0 else (-offset, 0)
     n = max(0, min(rows - start_r, cols - start_c))
     flat = x.reshape(x.shape[:-2] + (rows * cols,))
-    idx = _e.arange(n, dtype=_e.int64) * (cols + 1) + (start_r * cols + start_c)
+    idx = _e.arange(n, dtype=_e.int64, device=x.device) * (cols + 1) + (start_r * cols + start_c)
     return flat.take(-1, idx)
 
 
@@ -90,7 +90,7 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
 
 
 def matrix_power(x, n, /):
-    eye = _e.eye(x.shape[-1], dtype=x.dtype).expand(x.shape)
+    eye = _e.eye(x.shape[-1], dtype=x.dtype, device=x.device).expand(x.shape)
     out, base = eye, x
     if n < 0:
         n, base = -n, _linalg.inv(x)

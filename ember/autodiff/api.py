@@ -2,7 +2,7 @@
 
 from operator import attrgetter
 
-from ..errors import GraphError, InvalidParameterError, KindError, ShapeMismatchError
+from ..errors import DeviceError, GraphError, InvalidParameterError, KindError, ShapeMismatchError
 from ..tensor import Tensor, tensor_method, wrap
 from .engine import Gradients, run_backward
 from .graph import Node
@@ -82,6 +82,9 @@ def check_grad(tensor, grad, op):
     if grad.dtype is not tensor.dtype:
         raise KindError(f"{op}: the gradient has dtype {grad.dtype.name}, expected "
                         f"{tensor.dtype.name} (the tensor's dtype)")
+    if grad._device is not tensor._device:
+        raise DeviceError(f"{op}: the gradient is on {grad._device}, expected {tensor._device} "
+                          "(the tensor's device)", (tensor._device, grad._device))
 
 
 def _grad_set(self, value):

@@ -2,8 +2,8 @@
 
 import weakref
 
-from ..backends import default as be
-from ..errors import GraphError, KindError, ShapeMismatchError
+from ..backends import adopt
+from ..errors import DeviceError, GraphError, KindError, ShapeMismatchError
 from ..tensor import Tensor
 
 __all__ = ["Gradients", "run_backward"]
@@ -108,15 +108,25 @@ def run_backward(tensor, seed=None, wrap=None):
         if node.consumed:
             raise GraphError(f"backward: a step ({node.name}) was consumed by an earlier backward; "
                              "recompute the forward pass or combine the losses into one")
+    device = tensor._device
+    be = device.backend
     if seed is None:
-        g = be.ones_like(tensor._data)
+        g = be.ones_like(tensor._data)  # on the tensor's device, as every kernel's result
     else:
-        g = seed._data if hasattr(seed, "_data") else be.asarray(seed, tensor._data.dtype)
+        if hasattr(seed, "_data"):
+            if seed._device is not device:
+                raise DeviceError(f"backward: seed is on {seed._device}, the tensor on {device}; "
+                                  "expected the seed on the tensor's device (move it with "
+                                  "to_device() first)", (device, seed._device))
+            g = seed._data
+        else:
+            g = be.asarray(seed, tensor._dtype)
         if tuple(g.shape) != tuple(tensor.shape):
             raise ShapeMismatchError(f"backward: seed has shape {tuple(g.shape)}, expected "
                                      f"{tuple(tensor.shape)}", expected=tensor.shape,
                                      actual=tuple(g.shape))
-        g = be.cast(g, tensor._data.dtype)
+        g = be.cast(g, tensor._dtype)
+    Array = be.Array
     sync = None if sync_hook is None else sync_hook(tensor, order)
     pending = {id(root): g}
     grads = Gradients()
@@ -126,11 +136,12 @@ def run_backward(tensor, seed=None, wrap=None):
         if not node.parents:
             if node.requires_grad and g is not None:
                 t = node.tensor_ref()
-                grad = wrap(g, t._dtype if t is not None else be.dtype_of(g))
+                grad = wrap(g, t._dtype if t is not None else _backend(g).dtype_of(g))
                 grads._grads[id(node)] = (node, grad)
                 if t is not None:
                     prev = t._grad
-                    t._grad = grad if prev is None else wrap(be.add(prev._data, g), t._dtype)
+                    t._grad = grad if prev is None else \
+                        wrap(prev._device.backend.add(prev._data, g), t._dtype)
                 if sync is not None:
                     sync.ready(node, t, grad)
             continue
@@ -147,7 +158,12 @@ def run_backward(tensor, seed=None, wrap=None):
                 if p is None or gp is None:
                     continue
                 prev = pending.get(id(p))
-                pending[id(p)] = gp if prev is None else be.add(prev, gp)
+                if prev is None:
+                    pending[id(p)] = gp
+                elif prev.__class__ is Array:
+                    pending[id(p)] = be.add(prev, gp)
+                else:  # a step on another backend (below a to_device)
+                    pending[id(p)] = _backend(prev).add(prev, gp)
         node.consumed = True
         node.backward = None
         if node.recompute is not None:
@@ -157,6 +173,12 @@ def run_backward(tensor, seed=None, wrap=None):
     if sync is not None:
         sync.finish(grads)
     return grads
+
+
+def _backend(array):
+    """The kernel table of the device that holds ``array`` (a gradient below a to_device: on
+    another device than the loss)."""
+    return adopt(array)[1].backend
 
 
 class _Recomputer:

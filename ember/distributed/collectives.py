@@ -1,15 +1,17 @@
 """Collectives on ember tensors: all_reduce, broadcast, all_gather, reduce_scatter.
 
-Each returns a new tensor (ember's values are immutable): the input is copied once into a
-buffer that ember owns, torch.distributed works on that buffer in place through
-``torch.from_numpy`` (no further copy), and the result wraps it. Every rank must call the same
+Each returns a new tensor (ember's values are immutable) on the input's device: the input is
+copied once into a buffer that ember owns, on that device, torch.distributed works on that
+buffer in place (a NumPy buffer through ``torch.from_numpy``, a torch buffer as it is; no
+further copy), and the result wraps it. Every rank must call the same
 collectives in the same order with tensors of the same shape and dtype, as with PyTorch.
 """
 
 import hashlib
 
 from .. import dtypes as _dt
-from ..backends import default as be
+from ..backends import adopt
+from ..devices import CPU
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..tensor import check_tensor, wrap
 from .group import failure, group
@@ -50,11 +52,12 @@ class Work:
         return f"<Work {self._op} {'done' if self._done else 'in flight'}>"
 
 
-def torch_view(g, array):
-    """``array`` (an ember-owned writable buffer) as a torch tensor sharing its memory."""
-    shared, bf16 = be.dist_shared(array)
-    t = g.torch.from_numpy(shared)
-    return t.view(g.torch.bfloat16) if bf16 else t
+def torch_view(g, array, be=None):
+    """``array`` (an ember-owned writable buffer of the backend ``be``, by default the one that
+    holds it) as a torch tensor sharing its memory."""
+    if be is None:
+        be = adopt(array)[1].backend
+    return be.dist_torch(array)
 
 
 def disagreement(g, op, value, local_problem=False):
@@ -63,9 +66,10 @@ def disagreement(g, op, value, local_problem=False):
     that every rank can raise the same error. One all-reduce of a digest when they agree."""
     digest = int.from_bytes(hashlib.blake2b(repr(value).encode(), digest_size=8).digest(),
                             "little") >> 2
-    probe = be.asarray([digest, -digest, 1 if local_problem else 0], _dt.int64.np)
+    be = CPU.backend  # gloo's probe: a host buffer
+    probe = be.asarray([digest, -digest, 1 if local_problem else 0], _dt.int64)
     try:
-        g.dist.all_reduce(torch_view(g, probe), op=g.dist.ReduceOp.MAX)
+        g.dist.all_reduce(be.dist_torch(probe), op=g.dist.ReduceOp.MAX)
         top, neg_bottom, problem = wrap(probe, _dt.int64).tolist()
         if top == -neg_bottom and not problem:
             return None
@@ -120,8 +124,9 @@ def all_reduce(tensor, op="sum", async_op=False):
     g = group("all_reduce")
     check_tensor(tensor, "all_reduce")
     _check_op("all_reduce", op, tensor)
+    be = tensor._device.backend
     buffer = be.dist_copy(tensor._data)
-    target = torch_view(g, buffer)
+    target = be.dist_torch(buffer)
     reduce_op = getattr(g.dist.ReduceOp, _TORCH_OPS[op])
     dtype, world = tensor._dtype, g.world_size
 
@@ -153,8 +158,9 @@ def broadcast(tensor, src=0, async_op=False):
     g = group("broadcast")
     check_tensor(tensor, "broadcast")
     _check_rank("broadcast", "src", src, g.world_size)
+    be = tensor._device.backend
     buffer = be.dist_copy(tensor._data)
-    target = torch_view(g, buffer)
+    target = be.dist_torch(buffer)
     dtype = tensor._dtype
     return _run(g, "broadcast", lambda a: g.dist.broadcast(target, src=src, async_op=a),
                 async_op, lambda: wrap(buffer, dtype))
@@ -172,13 +178,14 @@ def all_gather(tensor, async_op=False):
     g = group("all_gather")
     check_tensor(tensor, "all_gather")
     world, shape, dtype = g.world_size, tuple(tensor.shape), tensor._dtype
-    source = torch_view(g, be.dist_copy(tensor._data))
-    out = be.dist_buffer(world * tensor.numel(), tensor._data.dtype)
-    parts = be.dist_split(out, world)
-    targets = [torch_view(g, p).view(shape) for p in parts]
+    be = tensor._device.backend
+    source = be.dist_torch(be.dist_copy(tensor._data))
+    out = be.dist_buffer(world * tensor.numel(), dtype)
+    parts = [be.dist_unpack(p, 0, shape) for p in be.dist_split(out, world)]
+    targets = [be.dist_torch(p) for p in parts]
 
     def finish():
-        return [wrap(be.dist_unpack(p, 0, shape), dtype) for p in parts]
+        return [wrap(p, dtype) for p in parts]
 
     return _run(g, "all_gather", lambda a: g.dist.all_gather(targets, source, async_op=a),
                 async_op, finish)
@@ -205,12 +212,15 @@ def reduce_scatter(tensor, op="sum", async_op=False):
             f"reduce_scatter: tensor has {first}; expected a dim 0 whose size is a multiple of "
             f"the world size {world}", expected=f"a multiple of {world}", actual=tensor.shape)
     shape = (tensor.shape[0] // world,) + tuple(tensor.shape[1:])
-    source = be.dist_copy(tensor._data)
-    inputs = [torch_view(g, p) for p in be.dist_split(source.reshape(-1), world)]
-    out = be.dist_buffer(inputs[0].numel(), tensor._data.dtype)
-    target = torch_view(g, out)
-    reduce_op = getattr(g.dist.ReduceOp, _TORCH_OPS[op])
+    be = tensor._device.backend
     dtype = tensor._dtype
+    n = tensor.numel()
+    source = be.dist_buffer(n, dtype)
+    be.dist_pack(source, 0, tensor._data)
+    inputs = [be.dist_torch(p) for p in be.dist_split(source, world)]
+    out = be.dist_buffer(n // world, dtype)
+    target = be.dist_torch(out)
+    reduce_op = getattr(g.dist.ReduceOp, _TORCH_OPS[op])
 
     def finish():
         if op == "mean":

@@ -16,7 +16,6 @@ import contextlib
 import time
 
 from ..autodiff import engine
-from ..backends import default as be
 from ..errors import GraphError
 from ..tensor import wrap
 from .collectives import disagreement, first_difference, torch_view
@@ -106,24 +105,26 @@ class _Bucket:
 class _Sync:
     """One synchronised backward: the buckets and where each parameter's gradient goes."""
 
-    __slots__ = ("g", "slots", "buckets", "next", "start", "last_ready")
+    __slots__ = ("g", "be", "slots", "buckets", "next", "start", "last_ready")
 
     def __init__(self, g, loss, params):
         self.start = time.perf_counter()
         _check(g, loss, params)
         self.g = g
+        self.be = be = loss._device.backend  # every parameter is on the loss's device
         cap = _config["bucket_bytes"]
         layout, open_ = [], {}  # [dtype, [(node, tensor, offset, shape)], bytes, elements]
         for node, _, t in params:
-            dt = t._data.dtype
+            dt = t._dtype
             bucket = open_.get(dt)
-            nbytes = t._data.nbytes
+            size = t.numel()
+            nbytes = size * dt.itemsize
             if bucket is None or bucket[2] and bucket[2] + nbytes > cap:
                 bucket = open_[dt] = [dt, [], 0, 0]
                 layout.append(bucket)
             bucket[1].append((node, t, bucket[3], tuple(t.shape)))
             bucket[2] += nbytes
-            bucket[3] += t._data.size
+            bucket[3] += size
         # a bucket closes with its last parameter: start them in that order on every rank
         position = {id(node): i for i, (node, _, _) in enumerate(params)}
         layout.sort(key=lambda b: position[id(b[1][-1][0])])
@@ -145,17 +146,17 @@ class _Sync:
         self.last_ready = time.perf_counter()
         bucket, offset, _, _ = slot
         value = grad if t is None or t.grad is None else t.grad
-        be.dist_pack(bucket.buffer, offset, value._data)
+        self.be.dist_pack(bucket.buffer, offset, value._data)
         bucket.waiting -= 1
         if bucket.waiting == 0:
             self._launch_ready()
 
     def _launch_ready(self, everything=False):
-        buckets, g = self.buckets, self.g
+        buckets, g, be = self.buckets, self.g, self.be
         while self.next < len(buckets) and (everything or buckets[self.next].waiting == 0):
             bucket = buckets[self.next]
             try:
-                bucket.work = g.dist.all_reduce(torch_view(g, bucket.buffer), async_op=True)
+                bucket.work = g.dist.all_reduce(torch_view(g, bucket.buffer, be), async_op=True)
             except Exception as exc:
                 raise failure("backward", exc) from None
             self.next += 1
@@ -163,7 +164,7 @@ class _Sync:
     def finish(self, grads):
         self._launch_ready(everything=True)  # parameters without a gradient count as zeros
         waited = time.perf_counter()
-        world = self.g.world_size
+        world, be = self.g.world_size, self.be
         for bucket in self.buckets:
             try:
                 bucket.work.wait()

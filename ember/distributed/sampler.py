@@ -1,10 +1,10 @@
 """DistributedSampler: each rank's share of a dataset's indices, reshuffled per epoch."""
 
 from .. import dtypes as _dt
-from ..backends import default as be
+from ..devices import CPU, as_device
 from ..errors import InvalidParameterError
 from ..ops.creation import arange
-from ..tensor import wrap
+from ..tensor import Tensor, wrap
 from .group import _state
 
 __all__ = ["DistributedSampler"]
@@ -26,7 +26,8 @@ class DistributedSampler:
     ``num_replicas`` (or drops the tail with ``drop_last=True``), and takes every
     ``num_replicas``-th index from position ``rank``. So the ranks' shares are disjoint (up to
     the padding) and together cover the dataset. ``num_replicas`` and ``rank`` default to the
-    process group's.
+    process group's. The order is drawn on the host (the same on every rank and every device);
+    ``indices()`` gives it on ``device`` (None: the default device).
 
     >>> from ember.distributed import DistributedSampler
     >>> s = DistributedSampler(10, num_replicas=3, rank=1, shuffle=False)
@@ -35,8 +36,9 @@ class DistributedSampler:
     """
 
     def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0,
-                 drop_last=False):
+                 drop_last=False, device=None):
         op = "DistributedSampler"
+        self.device = as_device(device, op)
         n = dataset if isinstance(dataset, int) and not isinstance(dataset, bool) else None
         if n is None:
             try:
@@ -76,14 +78,16 @@ class DistributedSampler:
     def indices(self):
         """This rank's indices for the current epoch, an int64 tensor."""
         if self.shuffle:
-            order = wrap(be.dist_permutation(self.size, self.seed + self.epoch), _dt.int64)
+            order = wrap(CPU.backend.dist_permutation(self.size, self.seed + self.epoch),
+                         _dt.int64)
         else:
-            order = arange(self.size)
+            order = arange(self.size, dtype=_dt.int64, device=CPU)
         if self.total_size > self.size and self.size:
             reps = -(-self.total_size // self.size)
             order = order.repeat(reps)
         order = order[:self.total_size]
-        return order[self.rank:self.total_size:self.num_replicas]
+        out = order[self.rank:self.total_size:self.num_replicas]
+        return out if self.device is CPU else Tensor(out, device=self.device)
 
     def __iter__(self):
         return iter(self.indices().tolist())

@@ -21,7 +21,6 @@ four are differentiable (float inputs); see ``docs/vision.md``.
 """
 
 from .. import dtypes as _dt
-from ..backends import default as be
 from ..errors import ShapeMismatchError
 from ..tensor import check_kind, check_tensor, record, tensor_method
 
@@ -48,11 +47,9 @@ def _image(x, op, channels, float_only=True):
     return x
 
 
-def _compute(x):
-    """The array a color op computes on: float16/bfloat16 go to float32."""
-    if x._dtype.name in _LOW:
-        return be.cast(x._data, _dt.float32.np)
-    return x._data
+def _compute_dtype(x):
+    """The dtype a color op computes in: float16/bfloat16 go to float32."""
+    return _dt.float32 if x._dtype.name in _LOW else x._dtype
 
 
 @tensor_method
@@ -69,11 +66,12 @@ def rgb2gray(self):
     [0.299, 0.587]
     """
     _image(self, "rgb2gray", 3)
+    be = self._device.backend
     dt = self._dtype
-    out = be.cast(be.color_rgb2gray(_compute(self)), dt.np)
+    out = be.cast(be.color_rgb2gray(be.cast(self._data, _compute_dtype(self))), dt)
 
     def backward(g, needs):
-        return (be.cast(be.color_rgb2gray_grad(g), dt.np),)
+        return (be.cast(be.color_rgb2gray_grad(g), dt),)
 
     return record(out, dt, (self,), backward, "rgb2gray")
 
@@ -90,6 +88,7 @@ def gray2rgb(self):
     [[[[0.5, 1.0]], [[0.5, 1.0]], [[0.5, 1.0]]]]
     """
     _image(self, "gray2rgb", 1, float_only=False)
+    be = self._device.backend
     out = be.color_gray2rgb(self._data)
 
     def backward(g, needs):
@@ -112,7 +111,7 @@ def rgb2hsv(self):
     >>> img.rgb2hsv().tolist()
     [[[[30.0, 0.0]], [[1.0, 0.0]], [[1.0, 0.5]]]]
     """
-    return _hsv_conversion(self, "rgb2hsv", be.color_rgb2hsv, be.color_rgb2hsv_grad)
+    return _hsv_conversion(self, "rgb2hsv", "color_rgb2hsv", "color_rgb2hsv_grad")
 
 
 @tensor_method
@@ -128,18 +127,21 @@ def hsv2rgb(self):
     >>> hsv.hsv2rgb().tolist()
     [[[[0.0, 0.25]], [[1.0, 0.25]], [[0.0, 0.25]]]]
     """
-    return _hsv_conversion(self, "hsv2rgb", be.color_hsv2rgb, be.color_hsv2rgb_grad)
+    return _hsv_conversion(self, "hsv2rgb", "color_hsv2rgb", "color_hsv2rgb_grad")
 
 
 def _hsv_conversion(self, op, forward, grad):
-    """``forward`` of a 3-channel image with ``grad`` as its gradient (``grad(g, x)``), computed
-    in float32 or float64 and given back in the image's dtype."""
+    """The kernel ``forward`` of a 3-channel image with the kernel ``grad`` as its gradient
+    (``grad(g, x)``), computed in float32 or float64 and given back in the image's dtype."""
     _image(self, op, 3)
+    be = self._device.backend
+    forward, grad = getattr(be, forward), getattr(be, grad)
     dt = self._dtype
-    x = _compute(self)
-    out = be.cast(forward(x), dt.np)
+    cdt = _compute_dtype(self)
+    x = be.cast(self._data, cdt)
+    out = be.cast(forward(x), dt)
 
     def backward(g, needs):
-        return (be.cast(grad(be.cast(g, x.dtype), x), dt.np),)
+        return (be.cast(grad(be.cast(g, cdt), x), dt),)
 
     return record(out, dt, (self,), backward, op)

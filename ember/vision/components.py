@@ -19,7 +19,6 @@ import enum
 import numbers
 
 from .. import dtypes as _dt
-from ..backends import default as be
 from ..errors import InvalidParameterError, ShapeMismatchError
 from ..tensor import check_kind, check_tensor, tensor_method, wrap
 
@@ -201,7 +200,7 @@ def connected_components(self, connectivity=8):
     op = "connected_components"
     _mask_input(self, op)
     conn = _connectivity(connectivity, op)
-    labels, _ = be.cc_label(self._data, conn)
+    labels, _ = self._device.backend.cc_label(self._data, conn)
     return wrap(labels, _dt.int64)
 
 
@@ -238,6 +237,7 @@ def connected_components_with_stats(self, connectivity=8, options=None):
     bounds = options.bounds_enabled
     cents = options.centroids_enabled
     want_max = options.max_label_enabled
+    be = self._device.backend
     labels, count = be.cc_label(self._data, conn)
     st = be.cc_stats(labels, count, bounds, cents)
     i64 = _dt.int64
@@ -248,5 +248,5 @@ def connected_components_with_stats(self, connectivity=8, options=None):
     if cents:
         fields["centroids"] = wrap(st["centroids"], _dt.float64)
     if want_max:
-        fields["max_label"] = wrap(be.scalar_array(count, i64.np), i64)
+        fields["max_label"] = wrap(be.scalar_array(count, i64), i64)
     return wrap(labels, i64), ConnectedStats(**fields)

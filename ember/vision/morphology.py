@@ -21,9 +21,8 @@ same names are accepted as keyword arguments. The results carry no autodiff grap
 
 import numbers
 
-from ..backends import default as be
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
-from ..tensor import check_tensor, tensor_method, wrap
+from ..tensor import backend_of, check_tensor, tensor_method, wrap
 
 __all__ = ["MorphOptions", "BorderType", "erode", "dilate"]
 
@@ -146,6 +145,7 @@ def _morph(self, kernel, opts, overrides, op):
         raise ShapeMismatchError(
             f"{op}: kernel has shape {kshape} ({len(kshape)}-d); expected a 2-d (kh, kw) bool "
             "tensor", expected=2, actual=kshape)
+    be = backend_of(self, kernel, op)
     if not be.morph_has_true(kernel._data):
         raise InvalidParameterError(
             f"{op}: kernel of shape {kshape} has no True cell; expected at least one",
@@ -179,13 +179,13 @@ def _morph(self, kernel, opts, overrides, op):
             f"0 <= row < {kh} and 0 <= col < {kw}", "anchor", anchor)
     dt = self._dtype
     if border_type == "constant" and border_value is not None:
-        border_value = _border_value_for(border_value, dt, op)
+        border_value = _border_value_for(border_value, dt, op, be)
     out = be.morph_apply(self._data, kernel._data, anchor, iterations, op, border_type,
                          border_value)
     return wrap(out, dt)
 
 
-def _border_value_for(value, dt, op):
+def _border_value_for(value, dt, op, be):
     """``value`` checked to fit the image's dtype ``dt``."""
     if dt.kind == "bool":
         if isinstance(value, bool) or value in (0, 1):
@@ -194,7 +194,7 @@ def _border_value_for(value, dt, op):
             f"{op}: border_value {value!r} does not fit a bool image; expected True, False, "
             "0 or 1", "border_value", value)
     if dt.kind == "int":
-        lo, hi = be.morph_int_range(dt.np)
+        lo, hi = be.morph_int_range(dt)
         if (not isinstance(value, numbers.Integral) or isinstance(value, bool)
                 or not lo <= value <= hi):
             raise InvalidParameterError(

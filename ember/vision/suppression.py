@@ -17,9 +17,8 @@ import math
 import numbers
 
 from .. import dtypes as _dt
-from ..backends import default as be
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
-from ..tensor import check_tensor, tensor_method, wrap
+from ..tensor import backend_of, check_tensor, tensor_method, wrap
 
 __all__ = ["NmsOptions", "nms"]
 
@@ -151,5 +150,5 @@ def nms(self, scores, options=None, *, iou_threshold=_UNSET, score_threshold=_UN
         options.score_threshold if score_threshold is _UNSET else score_threshold, op)
     mob = _max_output_boxes(
         options.max_output_boxes if max_output_boxes is _UNSET else max_output_boxes, op)
-    keep = be.nms_keep(self._data, scores._data, iou, sth, mob)
+    keep = backend_of(self, scores, op).nms_keep(self._data, scores._data, iou, sth, mob)
     return wrap(keep, _dt.int64)

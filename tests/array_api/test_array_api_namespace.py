@@ -381,6 +381,38 @@ def test_gradients_flow_through_the_namespace():
     assert_close(y.grad, ty.grad)
 
 
+# -- devices ---------------------------------------------------------------------------------------
+
+def _creation_takes(device):
+    try:
+        return ember.zeros(1, device=device).device == device
+    except (InvalidParameterError, ember.DeviceError):
+        return False
+
+
+@pytest.mark.parametrize("device", [str(d) for d in ember.devices()])
+def test_functions_with_device_accept_every_device(device):
+    torch_device = None if device == "cpu" else torch.device(device.split(":", 1)[1])
+    for spelling in (device, ember.Device(device), torch_device):
+        if spelling is None:
+            continue
+        t = xp.asarray([1.0, 2.0], device=spelling)
+        assert t.device == device and t.tolist() == [1.0, 2.0]
+        info = xp.__array_namespace_info__()
+        assert info.dtypes(device=spelling)["float32"] is xp.float32
+        assert info.default_dtypes(device=spelling)["indexing"] is xp.int64
+    if not _creation_takes(device):
+        pytest.skip(f"ember's creation functions do not take device={device!r} yet")
+    spelling = torch_device or device
+    for out in (xp.zeros(2, device=spelling), xp.ones((2,), device=spelling),
+                xp.empty(2, device=spelling), xp.full(2, 3.0, device=spelling),
+                xp.arange(2, device=spelling), xp.arange(0.0, 1.0, 0.5, device=spelling),
+                xp.linspace(0, 1, 2, device=spelling), xp.eye(2, device=spelling),
+                xp.zeros_like(t, device=spelling), xp.full_like(t, 1.0, device=spelling)):
+        assert out.device == device
+    assert xp.add(t, 1.0).device == device and xp.add(2, t).device == device
+
+
 # -- the array object and the info object ---------------------------------------------------------
 
 def test_array_object():
@@ -406,7 +438,8 @@ def test_array_object():
 def test_namespace_info():
     info = xp.__array_namespace_info__()
     assert info.capabilities()["boolean indexing"] is True
-    assert info.devices() == [info.default_device()]
+    assert info.devices() == ember.devices() and info.devices()[0] == "cpu"
+    assert info.default_device() == ember.get_default_device() in info.devices()
     d = info.default_dtypes()
     assert d["real floating"] == xp.float32 and d["integral"] == xp.int64
     assert d["indexing"] == xp.int64
@@ -425,7 +458,12 @@ def test_namespace_info():
 
 def test_bad_input():
     with pytest.raises(InvalidParameterError, match="device"):
-        xp.zeros(3, device="cuda")
+        xp.zeros(3, device="tpu")
+    with pytest.raises(InvalidParameterError, match="device"):
+        xp.__array_namespace_info__().dtypes(device="tpu")
+    if "torch:cuda:7" not in ember.devices():
+        with pytest.raises(ember.DeviceError, match="torch:cuda:7"):
+            xp.ones(3, device="cuda:7")
     with pytest.raises(InvalidParameterError, match="indexing"):
         xp.meshgrid(xp.ones(2), indexing="yx")
     with pytest.raises(KindError, match="finfo"):

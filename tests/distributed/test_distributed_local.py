@@ -36,6 +36,7 @@ def test_import_ember_does_not_import_torch():
             "x = ember.ones(2).require_grad().set_distributed(0); "
             "print('torch' in sys.modules, x.is_distributed())")
     env = dict(os.environ, PYTHONPATH=ROOT)
+    env.pop("EMBER_DEVICE", None)  # the default device, "cpu": a torch default imports torch
     res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          timeout=120)
     assert res.returncode == 0, res.stderr
@@ -259,3 +260,21 @@ def test_docs_distributed_md_examples_run():
     path = os.path.join(ROOT, "docs", "distributed.md")
     result = doctest.testfile(path, module_relative=False)
     assert result.attempted >= 15 and result.failed == 0
+
+
+@pytest.mark.parametrize("device", [str(d) for d in ember.devices()])
+def test_collectives_keep_the_device(group, device):
+    x = np.arange(6.0).reshape(3, 2)
+    for dtype in ("float32", "bfloat16", "int64"):
+        t = ember.tensor(x, device=device).cast(dtype)
+        outs = [dist.all_reduce(t), dist.broadcast(t), dist.all_gather(t)[0],
+                dist.reduce_scatter(t), dist.all_reduce_async(t, "max").wait()]
+        if dtype != "int64":
+            outs.append(dist.all_reduce(t, "mean"))
+        for out in outs:
+            assert out.device == device and out.dtype.name == dtype
+            assert out.tolist() == t.tolist()
+        assert t.tolist() == ember.tensor(x).cast(dtype).tolist()  # the input is unchanged
+    s = dist.DistributedSampler(10, seed=1, device=device)
+    assert s.indices().device == device
+    assert list(s) == list(dist.DistributedSampler(10, seed=1, device="cpu"))

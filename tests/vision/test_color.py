@@ -270,7 +270,7 @@ def _grad_check(op, torch_fn, x, rng):
     tout = torch_fn(tt)
     assert_close(out, tout.detach().numpy(), rtol=1e-9, atol=1e-9)
     seed = rng.standard_normal(tuple(tout.shape))
-    out.backward(ember.tensor(seed, dtype="float64"))
+    out.backward(ember.tensor(seed, dtype="float64", device=out.device))
     tout.backward(torch.from_numpy(seed))
     assert t.grad is not None
     assert_close(t.grad, tt.grad, rtol=1e-8, atol=1e-8)
@@ -294,7 +294,7 @@ def test_rgb2hsv_gradient_matches_finite_differences(rng):
     for fn in ("rgb2hsv", "hsv2rgb"):
         t = ember_tensor(np.array(x, copy=True), requires_grad=True)
         seed = rng.standard_normal((1, 3, 2, 2))
-        getattr(t, fn)().backward(ember.tensor(seed))
+        getattr(t, fn)().backward(ember.tensor(seed, device=t.device))
         num = np.zeros(x.shape)
         eps = 1e-6
         for idx in np.ndindex(x.shape):
@@ -311,7 +311,7 @@ def test_grey_pixels_have_no_hue_gradient():
     x = np.full((1, 3, 1, 1), 0.5)
     t = ember_tensor(x, requires_grad=True)
     seed = np.array([1.0, 0.0, 0.0]).reshape(1, 3, 1, 1)  # only H's gradient
-    t.rgb2hsv().backward(ember.tensor(seed))
+    t.rgb2hsv().backward(ember.tensor(seed, device=t.device))
     assert t.grad.numpy().tolist() == [[[[0.0]], [[0.0]], [[0.0]]]]
 
 
@@ -367,3 +367,39 @@ def test_docs_vision_md():
     result = doctest.testfile(path, module_relative=False, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 10
     assert result.failed == 0
+
+
+# -- every device computes what the NumPy backend computes ------------------------------------
+
+OTHER_DEVICES = [str(d) for d in ember.devices() if d is not ember.devices()[0]]
+
+
+def _same_values(a, b, device):
+    assert a.dtype is b.dtype and tuple(a.shape) == tuple(b.shape)
+    tol = 0 if device.endswith("cpu") else 1e-5
+    np.testing.assert_allclose(to_torch(a).double().numpy(), to_torch(b).double().numpy(),
+                               rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("device", OTHER_DEVICES)
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_every_device_matches_the_numpy_backend(rng, device, dtype):
+    x = special_pixels()
+    x = np.concatenate([x, rng.random((1, 3, 4, 4))], axis=0)
+    hsv_in = np.concatenate([rng.random((2, 1, 4, 4)) * 720 - 180, x[:, 1:]], axis=1)
+    seed = rng.standard_normal(x.shape)
+    for op, data, g in (("rgb2gray", x, seed[:, :1]), ("gray2rgb", x[:, :1], seed),
+                        ("rgb2hsv", x, seed), ("hsv2rgb", hsv_in, seed)):
+        outs, grads = [], []
+        for dev in ("cpu", device):
+            t = ember.tensor(data, device=dev).cast(dtype).require_grad()
+            out = getattr(t, op)()
+            assert out.device == dev
+            out.backward(ember.tensor(g, device=dev).cast(dtype))
+            assert t.grad.device == dev and t.grad.dtype.name == dtype
+            outs.append(out)
+            grads.append(t.grad)
+        _same_values(outs[1], outs[0], device)
+        _same_values(grads[1], grads[0], device)
+    ints = ember.tensor([[[[1, 2]]]], dtype="uint32", device=device).gray2rgb()
+    assert ints.device == device and ints.tolist() == [[[[1, 2]], [[1, 2]], [[1, 2]]]]

@@ -321,3 +321,27 @@ def test_methods_attached_and_exported():
                  "connected_components", "connected_components_with_stats"):
         assert hasattr(ember.vision, name)
     assert int(Connectivity.FOUR) == 4 and Connectivity(8) is Connectivity.EIGHT
+
+
+# -- every device computes what the NumPy backend computes ------------------------------------
+
+OTHER_DEVICES = [str(d) for d in ember.devices() if d is not ember.devices()[0]]
+
+
+@pytest.mark.parametrize("device", OTHER_DEVICES)
+@pytest.mark.parametrize("shape", [(0, 3), (1, 1), (7, 9), (40, 33)])
+def test_every_device_matches_the_numpy_backend(device, shape):
+    rng = np.random.default_rng(zlib.crc32(repr(shape).encode()))
+    for p in (0.0, 0.45, 1.0):
+        mask = rng.random(shape) < p
+        for conn in (4, 8):
+            want = ember.tensor(mask, device="cpu").connected_components_with_stats(conn)
+            got = ember.tensor(mask, device=device).connected_components_with_stats(conn)
+            assert got[0].device == device and got[0].tolist() == want[0].tolist()
+            assert ember.tensor(mask, device=device).connected_components(conn).tolist() == \
+                want[0].tolist()
+            for k in ("area", "left", "top", "right", "bottom", "width", "height", "centroids",
+                      "max_label"):
+                a, b = getattr(got[1], k), getattr(want[1], k)
+                assert a.device == device and a.dtype is b.dtype
+                np.testing.assert_array_equal(a.numpy(), b.numpy())

@@ -257,7 +257,7 @@ def test_nan_propagates():
 def test_dilate_is_not_reflected():
     x = np.zeros((1, 5, 1))
     x[0, 2, 0] = 1.0
-    k = ember.tensor([[True, True, False]])
+    k = ember_tensor(np.array([[True, True, False]]))
     # out[x] = max(src[x - 1], src[x]): the one spreads to the right, as OpenCV's dilate
     assert ember_tensor(x).dilate(k).numpy()[0, :, 0].tolist() == [0, 0, 1, 1, 0]
     assert ember_tensor(1 - x).erode(k).numpy()[0, :, 0].tolist() == [1, 1, 0, 0, 1]
@@ -367,3 +367,37 @@ def test_options_validate_on_construction():
     opts.iterations = -1
     with pytest.raises(ember.InvalidParameterError, match="erode: iterations -1"):
         ember.ones((2, 2, 1)).erode(ember.ones((1, 1), dtype="bool"), opts)
+
+
+# -- every device computes what the NumPy backend computes ------------------------------------
+
+OTHER_DEVICES = [str(d) for d in ember.devices() if d is not ember.devices()[0]]
+
+
+@pytest.mark.parametrize("device", OTHER_DEVICES)
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int16", "uint8", "uint16", "uint32",
+                                   "uint64", "bool"])
+def test_every_device_matches_the_numpy_backend(device, dtype):
+    rng = np.random.default_rng(len(dtype))
+    if dtype == "bool":
+        x = rng.random((5, 6, 2)) > 0.5
+    elif dtype.startswith("float"):
+        x = rng.standard_normal((5, 6, 2)).astype(dtype)
+        x[0, 0, 0] = np.nan
+    else:
+        info = np.iinfo(dtype)
+        x = rng.integers(info.min, info.max, (5, 6, 2), dtype=dtype, endpoint=True)
+    kernels = [np.ones((3, 3), bool), rng.random((2, 7)) > 0.3, np.ones((9, 1), bool)]
+    kernels[1][0, 0] = True
+    for k in kernels:
+        for border in ("constant", "replicate", "reflect", "reflect101", "wrap"):
+            for op in ("erode", "dilate"):
+                kw = dict(iterations=2, border_type=border, anchor=(0, k.shape[1] - 1))
+                want = getattr(ember.tensor(x, device="cpu"), op)(ember.tensor(k, device="cpu"),
+                                                                    **kw)
+                got = getattr(ember.tensor(x, device=device), op)(
+                    ember.tensor(k, device=device), **kw)
+                assert got.device == device and got.dtype is want.dtype
+                np.testing.assert_array_equal(got.numpy(), want.numpy())
+    with pytest.raises(ember.DeviceError, match="different devices"):
+        ember.tensor(x, device=device).erode(ember.tensor(kernels[0], device="cpu"))

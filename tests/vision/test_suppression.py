@@ -298,3 +298,30 @@ def test_docs_detection_md():
     result = doctest.testfile(path, module_relative=False, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 10
     assert result.failed == 0
+
+
+# -- every device computes what the NumPy backend computes ------------------------------------
+
+OTHER_DEVICES = [str(d) for d in ember.devices() if d is not ember.devices()[0]]
+
+
+@pytest.mark.parametrize("device", OTHER_DEVICES)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_every_device_matches_the_numpy_backend(device, dtype):
+    rng = np.random.default_rng(len(dtype))
+    xy = rng.random((60, 2)) * 40
+    boxes = np.concatenate([xy, xy + rng.random((60, 2)) * 15], axis=1)
+    boxes[3] = boxes[2]
+    scores = np.round(rng.random(60), 1)
+    scores[5] = np.nan
+    for iou in (0.0, 0.3, 0.5, 1.0):
+        for kw in ({}, {"score_threshold": float("-inf")}, {"max_output_boxes": 4}):
+            cpu_boxes = ember.tensor(boxes, device="cpu").cast(dtype)
+            want = cpu_boxes.nms(ember.tensor(scores, device="cpu").cast(dtype),
+                                 iou_threshold=iou, **kw)
+            b = ember.tensor(boxes, device=device).cast(dtype)
+            got = b.nms(ember.tensor(scores, device=device).cast(dtype), iou_threshold=iou, **kw)
+            assert got.device == device and got.dtype is want.dtype
+            assert got.tolist() == want.tolist()
+    with pytest.raises(ember.DeviceError, match="different devices"):
+        b.nms(ember.tensor(scores, device="cpu").cast(dtype))

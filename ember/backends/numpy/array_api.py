@@ -3,12 +3,15 @@
 import ml_dtypes
 import numpy as np
 
+from .core import NP
+
 __all__ = ["dtype_limits", "complex_array", "complex_part"]
 
 
 def dtype_limits(dtype):
-    """``(bits, min, max, eps, smallest_normal)`` of a NumPy dtype (eps and smallest_normal are
+    """``(bits, min, max, eps, smallest_normal)`` of an ember dtype (eps and smallest_normal are
     None for ints)."""
+    dtype = NP.get(dtype, dtype)  # an ember DType (a NumPy dtype works too)
     dtype = np.dtype(dtype)
     if dtype.kind in "iub":
         if dtype.kind == "b":
@@ -21,10 +24,10 @@ def dtype_limits(dtype):
 
 
 def complex_array(data, dtype=None):
-    """An ndarray of complex ``data`` (NumPy dtype ``dtype`` or complex128), never sharing the
+    """An ndarray of complex ``data`` (ember dtype ``dtype`` or complex128), never sharing the
     caller's buffer; TypeError for data that are not numbers."""
     try:
-        arr = np.array(data, dtype=dtype or np.complex128, copy=True)
+        arr = np.array(data, dtype=NP[dtype] if dtype is not None else np.complex128, copy=True)
     except ValueError as exc:
         raise TypeError(str(exc)) from None
     if arr.dtype.kind != "c":

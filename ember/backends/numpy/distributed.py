@@ -4,20 +4,22 @@ torch.distributed (``torch.from_numpy`` shares them, so nothing is copied on the
 import ml_dtypes
 import numpy as np
 
-__all__ = ["dist_buffer", "dist_zeros", "dist_copy", "dist_pack", "dist_unpack", "dist_divide", "dist_shared",
-           "dist_split", "dist_permutation"]
+from .core import NP
+
+__all__ = ["dist_buffer", "dist_zeros", "dist_copy", "dist_pack", "dist_unpack", "dist_divide",
+           "dist_torch", "dist_split", "dist_permutation"]
 
 _BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 
 
 def dist_buffer(n, dtype):
-    """A new flat writable buffer of ``n`` elements of NumPy ``dtype`` (not initialised)."""
-    return np.empty(n, dtype=dtype)
+    """A new flat writable buffer of ``n`` elements of ember ``dtype`` (not initialised)."""
+    return np.empty(n, dtype=NP.get(dtype, dtype))  # TRANSITIONAL: a NumPy dtype works too
 
 
 def dist_zeros(n, dtype):
-    """A new flat writable buffer of ``n`` zeros of NumPy ``dtype``."""
-    return np.zeros(n, dtype=dtype)
+    """A new flat writable buffer of ``n`` zeros of ember ``dtype``."""
+    return np.zeros(n, dtype=NP.get(dtype, dtype))
 
 
 def dist_copy(a):
@@ -43,12 +45,13 @@ def dist_divide(buffer, divisor):
     np.divide(buffer, divisor, out=buffer, casting="unsafe")
 
 
-def dist_shared(a):
-    """``(array, is_bfloat16)``: ``a`` viewed so that ``torch.from_numpy`` accepts it (bfloat16,
-    which NumPy lacks, as its 16 bits; the caller views those as torch.bfloat16)."""
+def dist_torch(a):
+    """``a`` as a torch tensor sharing its memory, for torch.distributed to work on in place
+    (bfloat16, which NumPy lacks, through its 16 bits)."""
+    import torch
     if a.dtype == _BFLOAT16:
-        return a.view(np.int16), True
-    return a, False
+        return torch.from_numpy(a.view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(a)
 
 
 def dist_split(buffer, parts):
@@ -59,4 +62,3 @@ def dist_split(buffer, parts):
 def dist_permutation(n, seed):
     """A permutation of ``range(n)`` (int64) drawn from its own generator seeded by ``seed``."""
     return np.random.default_rng(seed).permutation(n).astype(np.int64)
-

@@ -6,6 +6,8 @@ minimum, dilation the maximum, of the shifted padded views at the element's True
 
 import numpy as np
 
+from .core import NP
+
 __all__ = ["morph_apply", "morph_int_range", "morph_has_true"]
 
 # ember's border names (OpenCV's) -> NumPy's pad modes
@@ -14,8 +16,8 @@ _PAD_MODES = {"constant": "constant", "replicate": "edge", "reflect": "symmetric
 
 
 def morph_int_range(dtype):
-    """(min, max) of the NumPy integer dtype ``dtype``, as Python ints."""
-    info = np.iinfo(dtype)
+    """(min, max) of the ember int dtype ``dtype``, as Python ints."""
+    info = np.iinfo(NP[dtype])
     return int(info.min), int(info.max)
 
 
