@@ -61,6 +61,7 @@ def _data_get(self):
     d = _new(DataTensor)
     d._data = self._data
     d._dtype = self._dtype
+    d._device = self._device
     d._node = None
     d._ad = self._ad
     d.grad = None
