@@ -74,7 +74,8 @@ def inv(A):
     A singular matrix raises InvalidParameterError. The gradient is ``-A^-T g A^-T``.
 
     >>> import ember
-    >>> ember.linalg.inv(ember.tensor([[1.0, 2.0], [3.0, 4.0]])).tolist()
+    >>> A = ember.linalg.inv(ember.tensor([[1.0, 2.0], [3.0, 4.0]]))
+    >>> [[round(v, 5) for v in row] for row in A.tolist()]
     [[-2.0, 1.0], [1.5, -0.5]]
     """
     A = matrices(A, "inv")
