@@ -302,9 +302,11 @@ default_generator = _DefaultGenerator()
 def _set_state(device, gen, new_state, op):
     if not isinstance(new_state, Tensor) or new_state._device.backend_name != \
             device.backend_name or not device.backend.random_set_state(gen, new_state._data):
+        got = (f"a {new_state._dtype.name} tensor of shape {tuple(new_state.shape)} on "
+               f"{new_state._device}" if isinstance(new_state, Tensor) else repr(new_state))
         raise InvalidParameterError(
-            f"{op}: new_state must be a uint8 tensor given by get_state(), got {new_state!r}",
-            "new_state", new_state)
+            f"{op}: new_state must be a uint8 tensor given by get_state() of a generator on "
+            f"{device}, got {got}", "new_state", new_state)
 
 
 def _gen(generator, op):

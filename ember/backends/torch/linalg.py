@@ -154,7 +154,9 @@ def _einsum_broadcast(eq, arrays):
     terms = lhs.split(",")
     labels = list(out)
     for t in terms:
-        labels += [c for c in t if c not in labels]
+        for c in t:
+            if c not in labels:
+                labels.append(c)
     prod = None
     for term, x in zip(terms, arrays):
         t = list(term)
