@@ -18,7 +18,7 @@ import math
 import sys
 
 from .. import dtypes as _dt
-from ..devices import CPU, as_device, get_default_device
+from ..devices import CPU, _default, as_device, get_default_device
 from ..errors import DeviceError, DimensionError, InvalidParameterError, KindError
 from ..shapes import as_int, check_rank
 from ..tensor import Tensor, tensor_method, wrap
@@ -322,19 +322,18 @@ def _gen(generator, op):
 def _source(generator, device, op):
     """(backend, backend generator or None) of a sampler: ``device`` (None: the generator's
     device, else the default device) and the generator, which must live there."""
-    if generator is not None:
-        gen = _gen(generator, op)
-        if gen is not None:
-            dev = generator._device if device is None else as_device(device, op)
-            if dev is not generator._device:
-                raise DeviceError(
-                    f"{op}: generator is on {generator._device} but the result is made on "
-                    f"{dev}; expected a generator of the same device", (generator._device, dev))
-            return dev.backend, gen
-    dev = as_device(device, op)
-    if dev is not CPU:
-        _sync(dev)
-    return dev.backend, None
+    gen = None if generator is None else _gen(generator, op)
+    if gen is None:  # the device's default generator
+        dev = _default[0] if device is None else as_device(device, op)
+        if dev is not CPU:  # NumPy's global generator is seeded by manual_seed itself
+            _sync(dev)
+        return dev.backend, None
+    dev = generator._device if device is None else as_device(device, op)
+    if dev is not generator._device:
+        raise DeviceError(
+            f"{op}: generator is on {generator._device} but the result is made on {dev}; "
+            "expected a generator of the same device", (generator._device, dev))
+    return dev.backend, gen
 
 
 def _tensor_source(t, generator, op):
