@@ -147,7 +147,8 @@ def random_normal(shape, mean, std, dtype, gen=None):
 
 @allocates(_first)
 def random_normal_int(shape, mean, std, dtype, gen=None):
-    """Ints of ember dtype ``dtype``: normal samples rounded to the nearest int, clipped to range."""
+    """Ints of ember dtype ``dtype``: normal samples rounded to the nearest int, clipped to
+    range."""
     dtype = NP.get(dtype, dtype)
     gen = _state["gen"] if gen is None else gen
     x = np.rint(gen.standard_normal(shape) * std + mean)
@@ -168,7 +169,8 @@ def random_bernoulli(shape, p, dtype, gen=None):
 
 @allocates(_first)
 def random_integers(shape, low, high, dtype, gen=None):
-    """Ints of ember dtype ``dtype`` uniform in ``[low, high)`` (``high`` may be one past the max)."""
+    """Ints of ember dtype ``dtype`` uniform in ``[low, high)`` (``high`` may be one past the
+    max)."""
     dtype = np.dtype(NP.get(dtype, dtype))
     gen = _state["gen"] if gen is None else gen
     if dtype.kind in "iu":

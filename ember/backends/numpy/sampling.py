@@ -236,7 +236,8 @@ def grid_sample_2d_grads(g, x, grid, mode, padding_mode, align_corners, dtype, n
             lin = (base + idx).reshape(-1)
             acc += np.bincount(lin, weights=(gw if mode == "nearest" else gw * w).reshape(-1),
                                minlength=size)
-        gx_out = acc.reshape(N, C, HW + 1)[:, :, :HW].reshape(N, C, H, W).astype(NP.get(x_dtype, x_dtype))
+        gx_out = acc.reshape(N, C, HW + 1)[:, :, :HW].reshape(N, C, H, W).astype(
+            NP.get(x_dtype, x_dtype))
     if need_grid:
         ggrid = np.zeros((N, Ho * Wo, 2), dtype=wd)
         if grad_needed:
