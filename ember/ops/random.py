@@ -244,7 +244,16 @@ def _sync(device):
 
 
 def _loaded_devices():
-    """The non-NumPy devices whose backend has been loaded."""
+    """The non-NumPy devices whose backend has been loaded; when the program has imported
+    torch, its devices are loaded here (cheap then), so that torch's own generators follow
+    ``manual_seed`` even for draws that do not pass through these samplers."""
+    if "torch" in sys.modules and "ember.backends.torch" not in sys.modules:
+        from ..devices import devices
+        try:
+            for device in devices():
+                device.backend  # noqa: B018 - loads the device's kernel table
+        except Exception:  # noqa: BLE001 - an unusable torch leaves only the CPU to seed
+            return []
     torch_backend = sys.modules.get("ember.backends.torch")
     if torch_backend is None:
         return []
@@ -309,9 +318,13 @@ def _set_state(device, gen, new_state, op):
             f"{device}, got {got}", "new_state", new_state)
 
 
-def _gen(generator, op):
-    """The backend generator of ``generator`` (None: the device's default one)."""
+def _gen(generator, op, device=None):
+    """The backend generator of ``generator`` (None: the device's default one). Kernels called
+    with ``gen=None`` draw from their device's default generator: pass that ``device`` so that
+    it is restarted from the last ``manual_seed`` first (free on the CPU)."""
     if generator is None:
+        if device is not None and device is not CPU:
+            _sync(device)
         return None
     if not isinstance(generator, Generator):
         raise InvalidParameterError(f"{op}: generator must be an ember.Generator, got "
