@@ -15,10 +15,9 @@ older signatures, so ember keeps no top-level spellings that could mean either.
 
 from collections import namedtuple
 
-from ..backends import default as be
 from ..errors import GraphError, InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import broadcast_shapes
-from ..tensor import check_tensor, record, wrap
+from ..tensor import backend_of, check_tensor, record, wrap
 
 __all__ = []
 
@@ -54,8 +53,9 @@ def matrices(A, op, param="A", square=True):
     return A
 
 
-def _run(kernel, args, op, param, failure):
-    """``kernel(*args)``, a factorization failure raised as InvalidParameterError."""
+def _run(be, kernel, args, op, param, failure):
+    """``kernel(*args)``, a factorization failure (the backend ``be``'s) raised as
+    InvalidParameterError."""
     try:
         return kernel(*args)
     except be.LinAlgFailure as exc:
@@ -74,11 +74,13 @@ def inv(A):
     A singular matrix raises InvalidParameterError. The gradient is ``-A^-T g A^-T``.
 
     >>> import ember
-    >>> ember.linalg.inv(ember.tensor([[1.0, 2.0], [3.0, 4.0]])).tolist()
+    >>> A = ember.linalg.inv(ember.tensor([[1.0, 2.0], [3.0, 4.0]]))
+    >>> [[round(v, 5) for v in row] for row in A.tolist()]
     [[-2.0, 1.0], [1.5, -0.5]]
     """
     A = matrices(A, "inv")
-    out = _run(be.linalg_inv, (A._data,), "inv", "A",
+    be = A._device.backend
+    out = _run(be, be.linalg_inv, (A._data,), "inv", "A",
                "is singular; expected an invertible matrix")
 
     def backward(g, needs):
@@ -97,11 +99,12 @@ def det(A):
     -2.0
     """
     A = matrices(A, "det")
+    be = A._device.backend
     a = A._data
-    out = be.cast(be.linalg_det(a), A._dtype.np)
+    out = be.cast(be.linalg_det(a), A._dtype)
 
     def backward(g, needs):
-        return (be.cast(be.linalg_det_grad(g, a), A._dtype.np),)
+        return (be.cast(be.linalg_det_grad(g, a), A._dtype),)
 
     return record(out, A._dtype, (A,), backward, "det")
 
@@ -125,6 +128,7 @@ def solve(A, B, *, left=True):
     op = "solve"
     A = matrices(A, op)
     check_tensor(B, op, "B")
+    be = backend_of(A, B, op)
     if left is not True and left is not False:
         raise InvalidParameterError(f"{op}: left must be a bool, got {left!r}", "left", left)
     if B._dtype is not A._dtype:
@@ -143,7 +147,8 @@ def solve(A, B, *, left=True):
     broadcast_shapes(A.shape[:-2], bshape[:-2], op=f"{op}: the batch dims of A and B")
     a = A._data
     b = be.linalg_reshape(B._data, bshape)
-    x = _run(be.linalg_solve, (a, b, left), op, "A", "is singular; expected an invertible matrix")
+    x = _run(be, be.linalg_solve, (a, b, left), op, "A",
+             "is singular; expected an invertible matrix")
     out = be.linalg_reshape(x, x.shape[:-1]) if vector else x
 
     def backward(g, needs):
@@ -179,8 +184,9 @@ def svd(A, full_matrices=True):
     """
     op = "svd"
     A = matrices(A, op, square=False)
+    be = A._device.backend
     full = _flag(full_matrices, op, "full_matrices")
-    u, s, vh = _run(be.linalg_svd, (A._data, full), op, "A",
+    u, s, vh = _run(be, be.linalg_svd, (A._data, full), op, "A",
                     "has singular values that did not converge")
     dt = A._dtype
 
@@ -209,10 +215,11 @@ def svdvals(A):
     """
     op = "svdvals"
     A = matrices(A, op, square=False)
+    be = A._device.backend
     failure = "has singular values that did not converge"
     if not _tracked(A):
-        return wrap(_run(be.linalg_svdvals, (A._data,), op, "A", failure), A._dtype)
-    u, s, vh = _run(be.linalg_svd, (A._data, False), op, "A", failure)
+        return wrap(_run(be, be.linalg_svdvals, (A._data,), op, "A", failure), A._dtype)
+    u, s, vh = _run(be, be.linalg_svd, (A._data, False), op, "A", failure)
 
     def backward(g, needs):
         return (be.linalg_svd_grad(None, g, None, u, s, vh),)
@@ -238,6 +245,7 @@ def qr(A, mode="reduced"):
     """
     op = "qr"
     A = matrices(A, op, square=False)
+    be = A._device.backend
     if mode not in _QR_MODES:
         raise InvalidParameterError(f"{op}: mode is {mode!r}; expected 'reduced', 'complete' or "
                                     "'r'", "mode", mode)
@@ -260,7 +268,7 @@ def qr(A, mode="reduced"):
         def back_r(g, needs):
             return (be.linalg_qr_grad(None, g, q, r),)
 
-    Q = wrap(be.creation_zeros((0,), dt.np), dt) if q is None else record(q, dt, (A,), back_q, op)
+    Q = wrap(q, dt) if mode == "r" else record(q, dt, (A,), back_q, op)
     return QR(Q, record(r, dt, (A,), back_r, op))
 
 
@@ -277,8 +285,9 @@ def cholesky(A, *, upper=False):
     """
     op = "cholesky"
     A = matrices(A, op)
+    be = A._device.backend
     up = _flag(upper, op, "upper")
-    out = _run(be.linalg_cholesky, (A._data, up), op, "A",
+    out = _run(be, be.linalg_cholesky, (A._data, up), op, "A",
                "is not positive-definite; expected a symmetric positive-definite matrix")
 
     def backward(g, needs):
@@ -302,9 +311,10 @@ def eigh(A, UPLO="L"):
     """
     op = "eigh"
     A = matrices(A, op)
+    be = A._device.backend
     if UPLO not in ("L", "U"):
         raise InvalidParameterError(f"{op}: UPLO is {UPLO!r}; expected 'L' or 'U'", "UPLO", UPLO)
-    lam, v = _run(be.linalg_eigh, (A._data, UPLO), op, "A",
+    lam, v = _run(be, be.linalg_eigh, (A._data, UPLO), op, "A",
                   "has eigenvalues that did not converge")
     dt = A._dtype
 

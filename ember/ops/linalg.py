@@ -11,10 +11,9 @@ rounded back, as PyTorch does on the CPU.
 """
 
 from .. import dtypes as _dt
-from ..backends import default as be
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import normalize_dim
-from ..tensor import Tensor, as_tensor, record, tensor_method, wrap
+from ..tensor import Tensor, backend_of, backend_of_all, record, tensor_method, wrap
 
 __all__ = ["matmul", "dot", "outer", "cross", "einsum"]
 
@@ -33,8 +32,8 @@ def _numeric(t, op, param):
 
 
 def _compute(dtype):
-    """The NumPy dtype a product of ``dtype`` is computed in (float32 for the half floats)."""
-    return _dt.float32.np if dtype.name in _LOW else dtype.np
+    """The dtype a product of ``dtype`` is computed in (float32 for the half floats)."""
+    return _dt.float32 if dtype.name in _LOW else dtype
 
 
 def _finish(data, dtype, inputs, backward, name):
@@ -94,13 +93,14 @@ def matmul(self, other):
     """
     _numeric(self, "matmul", "self")
     _numeric(other, "matmul", "other")
+    be = backend_of(self, other, "matmul")
     _matmul_shape(self._data.shape, other._data.shape)
     dtype = _dt.promote_types(self._dtype, other._dtype)
     cdt = _compute(dtype)
     a = be.cast(self._data, cdt)
     b = be.cast(other._data, cdt)
-    out = be.cast(be.linalg_matmul(a, b), dtype.np)
-    da, db = self._dtype.np, other._dtype.np
+    out = be.cast(be.linalg_matmul(a, b), dtype)
+    da, db = self._dtype, other._dtype
 
     def backward(g, needs):
         ga, gb = be.linalg_matmul_grads(be.cast(g, cdt), a, b, needs[0], needs[1])
@@ -112,14 +112,14 @@ def matmul(self, other):
 @tensor_method(name="__matmul__")
 def _matmul_op(self, other):
     if not isinstance(other, Tensor):
-        other = as_tensor(other, op="matmul")
+        other = Tensor(other, device=self._device)  # Python data goes to self's device
     return matmul(self, other)
 
 
 @tensor_method(name="__rmatmul__")
 def _rmatmul_op(self, other):
     if not isinstance(other, Tensor):
-        other = as_tensor(other, op="matmul")
+        other = Tensor(other, device=self._device)
     return matmul(other, self)
 
 
@@ -145,6 +145,7 @@ def dot(self, other):
     4.0
     """
     dtype = _vector_pair(self, other, "dot")
+    be = backend_of(self, other, "dot")
     n, m = self._data.shape[0], other._data.shape[0]
     if n != m:
         raise ShapeMismatchError(
@@ -153,8 +154,8 @@ def dot(self, other):
     cdt = _compute(dtype)
     a = be.cast(self._data, cdt)
     b = be.cast(other._data, cdt)
-    out = be.cast(be.linalg_dot(a, b), dtype.np)
-    da, db = self._dtype.np, other._dtype.np
+    out = be.cast(be.linalg_dot(a, b), dtype)
+    da, db = self._dtype, other._dtype
 
     def backward(g, needs):
         g = be.cast(g, cdt)
@@ -173,11 +174,12 @@ def outer(self, other):
     [[1, 10, 100], [2, 20, 200]]
     """
     dtype = _vector_pair(self, other, "outer")
+    be = backend_of(self, other, "outer")
     cdt = _compute(dtype)
     a = be.cast(self._data, cdt)
     b = be.cast(other._data, cdt)
-    out = be.cast(be.linalg_outer(a, b), dtype.np)
-    da, db = self._dtype.np, other._dtype.np
+    out = be.cast(be.linalg_outer(a, b), dtype)
+    da, db = self._dtype, other._dtype
 
     def backward(g, needs):
         g = be.cast(g, cdt)
@@ -201,6 +203,7 @@ def cross(self, other, dim=-1):
     """
     _numeric(self, "cross", "self")
     _numeric(other, "cross", "other")
+    be = backend_of(self, other, "cross")
     sa, sb = self._data.shape, other._data.shape
     if len(sa) != len(sb):
         raise ShapeMismatchError(
@@ -221,8 +224,8 @@ def cross(self, other, dim=-1):
     cdt = _compute(dtype)
     a = be.cast(self._data, cdt)
     b = be.cast(other._data, cdt)
-    out = be.cast(be.linalg_cross(a, b, d), dtype.np)
-    da, db = self._dtype.np, other._dtype.np
+    out = be.cast(be.linalg_cross(a, b, d), dtype)
+    da, db = self._dtype, other._dtype
 
     def backward(g, needs):
         g = be.cast(g, cdt)
@@ -446,7 +449,8 @@ def einsum(equation, *operands):
         if t.is_quantized:  # Burn's einsum panics on quantized operands
             raise KindError(f"einsum: the tensor is quantized (operand {k}); einsum takes no "
                             "quantized operands (call dequantize() first)")
-    subs, squeezed, out_sub, _ = _plan(equation, [t._data.shape for t in operands])
+    be = backend_of_all(operands, "einsum")
+    subs, squeezed, out_sub, _ = _plan(equation, [tuple(t._data.shape) for t in operands])
     dtype = operands[0]._dtype
     for t in operands[1:]:
         dtype = _dt.promote_types(dtype, t._dtype)
@@ -458,16 +462,16 @@ def einsum(equation, *operands):
             x = be.linalg_reshape(x, s)
         arrays.append(x)
     eq = ",".join(subs) + "->" + out_sub
-    out = be.cast(be.einsum_contract(eq, arrays), dtype.np)
+    out = be.cast(be.einsum_contract(eq, arrays), dtype)
     if dtype.kind != "float":
         return wrap(out, dtype)
     shapes = [t._data.shape for t in operands]
-    np_dtypes = [t._dtype.np for t in operands]
+    in_dtypes = [t._dtype for t in operands]
 
     def backward(g, needs):
         grads = be.einsum_grads(be.cast(g, cdt), arrays, subs, out_sub, needs)
         result = []
-        for gi, shape, dt in zip(grads, shapes, np_dtypes):
+        for gi, shape, dt in zip(grads, shapes, in_dtypes):
             if gi is not None:
                 if gi.shape != shape:
                     gi = be.linalg_reshape(gi, shape)

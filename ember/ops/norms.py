@@ -12,7 +12,6 @@ first and must not narrow it. float16 and bfloat16 vector norms accumulate in fl
 import math
 
 from .. import dtypes as _dt
-from ..backends import default as be
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import normalize_dim
 from ..tensor import check_tensor, record, tensor_method
@@ -91,7 +90,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
             f"{tuple(x.shape)}); it has no identity. Expected a non-empty reduction or ord >= 0",
             "input", tuple(x.shape))
     xd = x._data
-    cdt = _dt.float32.np if x._dtype.name in _LOW else x._dtype.np
+    be = x._device.backend
+    cdt = _dt.float32 if x._dtype.name in _LOW else x._dtype
     out = be.linalg_vector_norm(xd, p, axes, keep, cdt)
 
     def backward(g, needs):
@@ -154,14 +154,15 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
                 f"(shape {tuple(A.shape)}) has no value; expected a non-empty matrix", "input",
                 tuple(A.shape))
         a = A._data
-        cdt = _dt.float32.np if A._dtype.name in _LOW else A._dtype.np
+        be = A._device.backend
+        cdt = _dt.float32 if A._dtype.name in _LOW else A._dtype
         r, s = be.linalg_abs_sum_extreme(be.cast(a, cdt), sum_axis, ext_axis, ord > 0)
-        out = be.linalg_reshape(be.cast(r, A._dtype.np), final)
+        out = be.linalg_reshape(be.cast(r, A._dtype), final)
 
         def backward(g, needs):
             gk = be.linalg_reshape(be.cast(g, cdt), kept)
             ga = be.linalg_abs_sum_extreme_grad(gk, be.cast(a, cdt), s, r, ext_axis)
-            return (be.cast(ga, A._dtype.np),)
+            return (be.cast(ga, A._dtype),)
 
         return record(out, A._dtype, (A,), backward, op)
     matrices(A, op, "input", square=False)
@@ -173,10 +174,11 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     if ord == "nuc":
         out = s.sum(-1)
     else:
+        be = s._device.backend
         r, w = be.linalg_extreme_last(s._data, ord > 0)
 
         def backward(g, needs):
-            return (be.linalg_mul(be.linalg_reshape(g, g.shape + (1,)), w),)
+            return (be.linalg_mul(be.linalg_reshape(g, tuple(g.shape) + (1,)), w),)
 
         out = record(r, s._dtype, (s,), backward, op)
     return out.reshape(final)

@@ -26,9 +26,9 @@ tensor and, as in Burn, computes on the dequantized values and gives an ordinary
 """
 
 from .. import dtypes as _dt
-from ..backends import default as be
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
-from ..tensor import (Tensor, _slot_get, as_tensor, check_tensor, new_holding, rebind_plain,
+from ..tensor import (Tensor, _slot_get, as_tensor, backend_of, check_tensor, new_holding,
+                      rebind_plain, transfer,
                       tensor_method, wrap)
 from .display import format_values
 
@@ -179,9 +179,10 @@ class QParams:
     QParams(scales=Tensor([0.5], shape=(1,), dtype=float32))
     """
 
-    __slots__ = ("scales",)
+    __slots__ = ("scales", "_numbers")
 
     def __init__(self, scales):
+        numbers = not isinstance(scales, Tensor)
         if isinstance(scales, Tensor):
             t = scales
             if t._dtype.kind != "float":
@@ -200,6 +201,8 @@ class QParams:
                 f"QParams: scales has shape {tuple(t.shape)}; expected a 1-D tensor",
                 expected="1-D", actual=tuple(t.shape))
         object.__setattr__(self, "scales", t)
+        # scales given as Python numbers follow the quantized tensor's device
+        object.__setattr__(self, "_numbers", numbers)
 
     def __setattr__(self, name, value):
         raise AttributeError("QParams is immutable")
@@ -222,7 +225,8 @@ class _QStore:
 
 def _dequantized(self):
     st = _slot_get(self)
-    return be.quant_dequantize(st.values, st.scales, st.scheme.block_size, self._dtype.np)
+    return self._device.backend.quant_dequantize(st.values, st.scales, st.scheme.block_size,
+                                                 self._dtype)
 
 
 def _not_for_quantized(op):
@@ -256,7 +260,7 @@ class QuantizedTensor(Tensor):
     @property
     def shape(self):
         """The sizes of the dims, known without dequantizing."""
-        return _slot_get(self).values.shape
+        return tuple(_slot_get(self).values.shape)
 
     @property
     def ndim(self):
@@ -275,7 +279,7 @@ class QuantizedTensor(Tensor):
 
     def numel(self):
         """The number of elements."""
-        return _slot_get(self).values.size
+        return self._device.backend.numel(_slot_get(self).values)
 
     def size(self, dim=None):
         """The shape, or the size of one dim."""
@@ -315,11 +319,11 @@ class QuantizedTensor(Tensor):
     def clone(self):
         """A quantized tensor with the same stored values (nothing is copied: values are
         immutable)."""
-        return _make(_slot_get(self), self._dtype, self._ad)
+        return _make(_slot_get(self), self._dtype, self._ad, self._device)
 
     def detach(self):
         """This tensor as a new object; quantized tensors are never tracked."""
-        return _make(_slot_get(self), self._dtype, self._ad)
+        return _make(_slot_get(self), self._dtype, self._ad, self._device)
 
     def set_require_grad(self, require_grad):
         """Does nothing on a quantized tensor (Burn's spec); returns the tensor itself."""
@@ -345,16 +349,18 @@ class QuantizedTensor(Tensor):
 
     def __reduce__(self):
         st = _slot_get(self)
+        be = self._device.backend
         return (_rebuild_quantized, (be.copy(st.values), be.copy(st.scales), st.scheme,
                                      self._dtype.name, self._ad))
 
 
-def _make(store, dtype, ad):
-    return new_holding(QuantizedTensor, store, dtype, ad)
+def _make(store, dtype, ad, device):
+    return new_holding(QuantizedTensor, store, dtype, ad, device)
 
 
 def _rebuild_quantized(values, scales, scheme, dtype_name, ad):
-    return _make(_QStore(values, scales, scheme), _dt.as_dtype(dtype_name), ad)
+    device = wrap(values, _dt.int8)._device  # the device of the values' backend array
+    return _make(_QStore(values, scales, scheme), _dt.as_dtype(dtype_name), ad, device)
 
 
 def _is_quantized(self):
@@ -399,7 +405,7 @@ def _check_input(self, scheme, op):
 
 
 def _quantized_result(self, values, scales, scheme):
-    return _make(_QStore(values, scales, scheme), self._dtype, self._ad)
+    return _make(_QStore(values, scales, scheme), self._dtype, self._ad, self._device)
 
 
 @tensor_method
@@ -433,8 +439,12 @@ def quantize(self, scheme, qparams):
         raise ShapeMismatchError(
             f"{op}: qparams has {scales.shape[0]} scales; expected {nscales} for {what}",
             expected=nscales, actual=scales.shape[0])
+    if scales._device is not self._device and qparams._numbers:
+        scales = wrap(transfer(scales._data, scales._dtype, scales._device, self._device),
+                      scales._dtype)
+    be = backend_of(self, scales, op)
     raw = scales._data
-    cast = be.quant_cast_scales(raw, scheme.param_dtype.np)
+    cast = be.quant_cast_scales(raw, scheme.param_dtype)
     for arr, note in ((raw, ""), (cast, f" as {scheme.param} (the scheme's param dtype)")):
         bad = be.quant_first_bad_scale(arr)
         if bad is not None:
@@ -465,8 +475,8 @@ def quantize_dynamic(self, scheme):
     _check_input(self, scheme, op)
     lo, hi = scheme.range
     data = self._data
-    scales, overflow = be.quant_dynamic_scales(data, scheme.block_size, hi,
-                                               scheme.param_dtype.np)
+    be = self._device.backend
+    scales, overflow = be.quant_dynamic_scales(data, scheme.block_size, hi, scheme.param_dtype)
     if overflow is not None:
         raise InvalidParameterError(
             f"{op}: the calibrated scale {overflow!r} (max |x| / {hi}) is too large for param "

@@ -1,8 +1,12 @@
 """Random sampling: distributions, random tensors of every kind, categorical draws, seeding.
 
-One global generator feeds every sampler; ``ember.manual_seed(seed)`` restarts it, so the same
-seed gives the same values. An ``ember.Generator`` is a generator of its own: pass it as
-``generator=`` to a sampler to draw from it instead (PyTorch's spelling).
+Every device has a default generator that feeds its samplers; ``ember.manual_seed(seed)``
+restarts all of them, so the same seed on the same device gives the same values. The samplers
+take ``device=`` (None: the default device, or the generator's). Values are the device's
+backend's own stream: the same seed gives different values on ``"cpu"`` (NumPy's PCG64) and on
+``"torch:cpu"`` or CUDA (torch's generators), with the same distributions. An
+``ember.Generator(device)`` is a generator of its own: pass it as ``generator=`` to a sampler to
+draw from it instead (PyTorch's spelling).
 
 >>> import ember
 >>> ember.manual_seed(0)
@@ -11,12 +15,13 @@ seed gives the same values. An ``ember.Generator`` is a generator of its own: pa
 """
 
 import math
+import sys
 
 from .. import dtypes as _dt
-from ..backends import default as be
-from ..errors import DimensionError, InvalidParameterError, KindError
+from ..devices import CPU, _default, as_device, get_default_device
+from ..errors import DeviceError, DimensionError, InvalidParameterError, KindError
 from ..shapes import as_int, check_rank
-from ..tensor import Device, Tensor, tensor_method, wrap
+from ..tensor import Tensor, tensor_method, wrap
 from .data import _is_device
 
 __all__ = ["Distribution", "Generator", "random", "random_like", "rand", "randn", "randint",
@@ -167,11 +172,13 @@ def _seed_value(seed, op):
 
 
 class Generator:
-    """A random generator of its own (PyTorch's ``torch.Generator``): ``manual_seed``, ``seed``,
-    ``initial_seed``, ``get_state``, ``set_state``; pass it as ``generator=`` to ``rand``,
-    ``randn``, ``randint``, ``randperm``, ``random``, ``multinomial``, ``categorical``,
-    ``Tensor.normal_``/``uniform_`` and the ``nn.init`` functions. ``ember.default_generator``
-    is the global one that ``ember.manual_seed`` restarts.
+    """A random generator of its own (PyTorch's ``torch.Generator``) on a device (None: the
+    default device): ``manual_seed``, ``seed``, ``initial_seed``, ``get_state``, ``set_state``;
+    pass it as ``generator=`` to ``rand``, ``randn``, ``randint``, ``randperm``, ``random``,
+    ``multinomial``, ``categorical``, ``Tensor.normal_``/``uniform_`` and the ``nn.init``
+    functions. On a torch device it wraps a ``torch.Generator`` of that device; its values are
+    that backend's stream, not NumPy's. ``ember.default_generator`` stands for every device's
+    default generator, which ``ember.manual_seed`` restarts.
 
     >>> import ember
     >>> g = ember.Generator().manual_seed(42)
@@ -180,27 +187,27 @@ class Generator:
     True
     """
 
-    __slots__ = ("_gen", "_seed")
+    __slots__ = ("_gen", "_seed", "_device")
 
-    def __init__(self, device="cpu"):
-        Device(device.split(":")[0] if isinstance(device, str) else device)
+    def __init__(self, device=None):
+        self._device = as_device(device, "Generator")
         self._seed = 67280421310721  # PyTorch's default seed
-        self._gen = be.random_generator(self._seed)
+        self._gen = self._device.backend.random_generator(self._seed)
 
     @property
     def device(self):
-        """Where the generator lives: ``Device('cpu')``."""
-        return Device("cpu")
+        """The device whose samplers it feeds."""
+        return self._device
 
     def manual_seed(self, seed):
         """Restart from ``seed`` (an int in [-2**63, 2**64)); returns the generator."""
         self._seed = _seed_value(seed, "Generator.manual_seed")
-        self._gen = be.random_generator(self._seed)
+        self._gen = self._device.backend.random_generator(self._seed)
         return self
 
     def seed(self):
         """Restart from a fresh seed from the operating system's entropy; returns that seed."""
-        self.manual_seed(be.random_entropy_seed())
+        self.manual_seed(self._device.backend.random_entropy_seed())
         return self._seed
 
     def initial_seed(self):
@@ -209,55 +216,142 @@ class Generator:
 
     def get_state(self):
         """Its state, a uint8 tensor (give it back to ``set_state`` to replay the draws)."""
-        return wrap(be.random_get_state(self._gen), _dt.uint8)
+        return wrap(self._device.backend.random_get_state(self._gen), _dt.uint8)
 
     def set_state(self, new_state):
         """Restore a state of ``get_state``; returns the generator."""
-        _set_state(self._gen, new_state, "Generator.set_state")
+        _set_state(self._device, self._gen, new_state, "Generator.set_state")
         return self
 
     def __repr__(self):
-        return f"<ember.Generator seed={self._seed}>"
+        return f"<ember.Generator device={self._device} seed={self._seed}>"
+
+
+# the last seed of manual_seed, and a count of the calls; a device's default generator is
+# restarted from that seed before its first draw after the call (devices whose backend is
+# loaded at the call are restarted at once)
+_seed_state = [None, 0]
+_seeded = {}
+
+
+def _sync(device):
+    """Restart ``device``'s default generator from the last manual seed, once per seeding."""
+    epoch = _seed_state[1]
+    if _seeded.get(device) != epoch:
+        _seeded[device] = epoch
+        if _seed_state[0] is not None:
+            device.backend.random_seed(_seed_state[0])
+
+
+def _loaded_devices():
+    """The non-NumPy devices whose backend has been loaded; when the program has imported
+    torch, its devices are loaded here (cheap then), so that torch's own generators follow
+    ``manual_seed`` even for draws that do not pass through these samplers."""
+    if "torch" in sys.modules and "ember.backends.torch" not in sys.modules:
+        from ..devices import devices
+        try:
+            for device in devices():
+                device.backend  # noqa: B018 - loads the device's kernel table
+        except Exception:  # noqa: BLE001 - an unusable torch leaves only the CPU to seed
+            return []
+    torch_backend = sys.modules.get("ember.backends.torch")
+    if torch_backend is None:
+        return []
+    return list(getattr(torch_backend, "_tables", {}))
 
 
 class _DefaultGenerator(Generator):
-    """The global generator: its draws are the backend's global ones."""
+    """Every device's default generator: seeding it seeds all of them; its state is the default
+    device's."""
 
     __slots__ = ()
 
     def __init__(self):
         self._seed = None
-        self._gen = None  # None selects the backend's global generator
+        self._gen = None  # None selects the backend's default generator
+
+    @property
+    def device(self):
+        """The default device (whose generator ``get_state`` reads)."""
+        return get_default_device()
+
+    @property
+    def _device(self):
+        device = get_default_device()
+        if device is not CPU:
+            _sync(device)
+        return device
 
     def manual_seed(self, seed):
         self._seed = _seed_value(seed, "manual_seed")
-        be.random_seed(self._seed)
+        CPU.backend.random_seed(self._seed)
+        _seed_state[0] = self._seed
+        _seed_state[1] += 1
+        _seeded[CPU] = _seed_state[1]
+        for device in _loaded_devices():
+            _sync(device)
         return self
+
+    def seed(self):
+        self.manual_seed(CPU.backend.random_entropy_seed())
+        return self._seed
 
     def initial_seed(self):
         if self._seed is None:
-            self.manual_seed(be.random_entropy_seed())
+            self.manual_seed(CPU.backend.random_entropy_seed())
         return self._seed
+
+    def __repr__(self):
+        return "<ember.default_generator>"
 
 
 default_generator = _DefaultGenerator()
 
 
-def _set_state(gen, new_state, op):
-    if not isinstance(new_state, Tensor) or not be.random_set_state(gen, new_state._data):
+def _set_state(device, gen, new_state, op):
+    if not isinstance(new_state, Tensor) or new_state._device.backend_name != \
+            device.backend_name or not device.backend.random_set_state(gen, new_state._data):
+        got = (f"a {new_state._dtype.name} tensor of shape {tuple(new_state.shape)} on "
+               f"{new_state._device}" if isinstance(new_state, Tensor) else repr(new_state))
         raise InvalidParameterError(
-            f"{op}: new_state must be a uint8 tensor given by get_state(), got {new_state!r}",
-            "new_state", new_state)
+            f"{op}: new_state must be a uint8 tensor given by get_state() of a generator on "
+            f"{device}, got {got}", "new_state", new_state)
 
 
-def _gen(generator, op):
-    """The backend generator of ``generator`` (None: the global one)."""
+def _gen(generator, op, device=None):
+    """The backend generator of ``generator`` (None: the device's default one). Kernels called
+    with ``gen=None`` draw from their device's default generator: pass that ``device`` so that
+    it is restarted from the last ``manual_seed`` first (free on the CPU)."""
     if generator is None:
+        if device is not None and device is not CPU:
+            _sync(device)
         return None
     if not isinstance(generator, Generator):
         raise InvalidParameterError(f"{op}: generator must be an ember.Generator, got "
                                     f"{type(generator).__name__}", "generator", generator)
     return generator._gen
+
+
+def _source(generator, device, op):
+    """(backend, backend generator or None) of a sampler: ``device`` (None: the generator's
+    device, else the default device) and the generator, which must live there."""
+    gen = None if generator is None else _gen(generator, op)
+    if gen is None:  # the device's default generator
+        dev = _default[0] if device is None else as_device(device, op)
+        if dev is not CPU:  # NumPy's global generator is seeded by manual_seed itself
+            _sync(dev)
+        return dev.backend, None
+    dev = generator._device if device is None else as_device(device, op)
+    if dev is not generator._device:
+        raise DeviceError(
+            f"{op}: generator is on {generator._device} but the result is made on {dev}; "
+            "expected a generator of the same device", (generator._device, dev))
+    return dev.backend, gen
+
+
+def _tensor_source(t, generator, op):
+    """(backend, backend generator or None) of a sampler of the tensor ``t``'s device."""
+    return _source(generator, t._device, op)
 
 
 _NAMED = {"default": Distribution.default, "uniform": Distribution.uniform,
@@ -297,24 +391,24 @@ def _varargs_shape(args, op):
     return _shape(args, op)
 
 
-def _int_bounds(lo, hi, dtype, op, what):
+def _int_bounds(be, lo, hi, dtype, op, what):
     """Check that ``[lo, hi)`` holds an int and fits ``dtype``."""
     if lo >= hi:
         raise InvalidParameterError(f"{op}: {what} holds no integer; expected low < high",
                                     "high", hi)
     if dtype.kind == "int":
-        mn, mx = be.random_dtype_info(dtype.np)
+        mn, mx = be.random_dtype_info(dtype)
         if lo < mn or hi - 1 > mx:
             raise InvalidParameterError(
                 f"{op}: {what} does not fit {dtype.name}, whose values lie in [{mn}, {mx}]",
                 "high" if hi - 1 > mx else "low", hi if hi - 1 > mx else lo)
 
 
-def _sample(shape, dist, dtype, op, gen=None):
+def _sample(be, shape, dist, dtype, op, gen=None):
     """A backend array of ``shape`` and ember ``dtype`` sampled from ``dist`` (checked first),
-    drawn from the backend generator ``gen`` (None: the global one)."""
+    drawn from the backend ``be``'s generator ``gen`` (None: the device's default one)."""
     kind, params = dist.kind, dist.params
-    npd = dtype.np
+    npd = dtype
     if dtype.kind == "float":
         if kind == "default":
             return be.random_uniform(shape, 0.0, 1.0, npd, gen)
@@ -329,7 +423,7 @@ def _sample(shape, dist, dtype, op, gen=None):
             return be.random_integers(shape, mn, mx + 1, npd, gen)
         if kind == "uniform":
             lo, hi = math.ceil(params[0]), math.ceil(params[1])
-            _int_bounds(lo, hi, dtype, op, f"the range [{params[0]}, {params[1]})")
+            _int_bounds(be, lo, hi, dtype, op, f"the range [{params[0]}, {params[1]})")
             return be.random_integers(shape, lo, hi, npd, gen)
         if kind == "normal":
             return be.random_normal_int(shape, params[0], params[1], npd, gen)
@@ -367,17 +461,15 @@ def random(shape, distribution=None, dtype=None, device=None, requires_grad=Fals
     ember.int32
     """
     op = "random"
-    gen = _gen(generator, op)
     if dtype is not None and _is_device(dtype):
         device, dtype = dtype, None  # Burn's third argument: the device
     shape = _shape(shape, op)
     dist = _distribution(distribution, op)
     dtype = _dt.default_float if dtype is None else _dt.as_dtype(dtype)
-    if device is not None:
-        Device(device.split(":")[0] if isinstance(device, str) else device)
+    be, gen = _source(generator, device, op)
     if requires_grad and dtype.kind != "float":
         raise KindError(f"{op}: only float tensors can require grad; dtype is {dtype.name}")
-    return _finish(_sample(shape, dist, dtype, op, gen), dtype, requires_grad)
+    return _finish(_sample(be, shape, dist, dtype, op, gen), dtype, requires_grad)
 
 
 Tensor.random = staticmethod(random)
@@ -402,7 +494,8 @@ def random_like(self, distribution=None, dtype=None, *, generator=None):
                         "supported (call dequantize() first)")
     dist = _distribution(distribution, op)
     dtype = self._dtype if dtype is None else _dt.as_dtype(dtype)
-    return wrap(_sample(self._data.shape, dist, dtype, op, _gen(generator, op)), dtype)
+    be, gen = _source(generator, self._device, op)
+    return wrap(_sample(be, tuple(self._data.shape), dist, dtype, op, gen), dtype)
 
 
 def _float_dtype(dtype, op):
@@ -422,10 +515,8 @@ def rand(*shape, generator=None, dtype=None, device=None, requires_grad=False):
     op = "rand"
     shape = _varargs_shape(shape, op)
     dtype = _float_dtype(dtype, op)
-    if device is not None:
-        Device(device.split(":")[0] if isinstance(device, str) else device)
-    gen = _gen(generator, op)
-    return _finish(be.random_uniform(shape, 0.0, 1.0, dtype.np, gen), dtype, requires_grad)
+    be, gen = _source(generator, device, op)
+    return _finish(be.random_uniform(shape, 0.0, 1.0, dtype, gen), dtype, requires_grad)
 
 
 def randn(*shape, generator=None, dtype=None, device=None, requires_grad=False):
@@ -438,10 +529,8 @@ def randn(*shape, generator=None, dtype=None, device=None, requires_grad=False):
     op = "randn"
     shape = _varargs_shape(shape, op)
     dtype = _float_dtype(dtype, op)
-    if device is not None:
-        Device(device.split(":")[0] if isinstance(device, str) else device)
-    gen = _gen(generator, op)
-    return _finish(be.random_normal(shape, 0.0, 1.0, dtype.np, gen), dtype, requires_grad)
+    be, gen = _source(generator, device, op)
+    return _finish(be.random_normal(shape, 0.0, 1.0, dtype, gen), dtype, requires_grad)
 
 
 def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
@@ -470,13 +559,11 @@ def randint(low, high=None, size=None, *, generator=None, dtype=None, device=Non
     if dtype.kind == "bool":
         raise KindError(f"{op}: dtype bool is not an int or float dtype; expected an int or "
                         "float dtype")
-    if device is not None:
-        Device(device.split(":")[0] if isinstance(device, str) else device)
-    _int_bounds(low, high, dtype, op, f"the range [{low}, {high})")
-    gen = _gen(generator, op)
+    be, gen = _source(generator, device, op)
+    _int_bounds(be, low, high, dtype, op, f"the range [{low}, {high})")
     if requires_grad and dtype.kind != "float":
         raise KindError(f"{op}: only float tensors can require grad; dtype is {dtype.name}")
-    return _finish(be.random_integers(shape, low, high, dtype.np, gen), dtype, requires_grad)
+    return _finish(be.random_integers(shape, low, high, dtype, gen), dtype, requires_grad)
 
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
@@ -494,14 +581,12 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     if dtype.kind == "bool":
         raise KindError(f"{op}: dtype bool is not an int or float dtype; expected an int or "
                         "float dtype")
-    if dtype.kind == "int" and n and n - 1 > be.random_dtype_info(dtype.np)[1]:
+    be, gen = _source(generator, device, op)
+    if dtype.kind == "int" and n and n - 1 > be.random_dtype_info(dtype)[1]:
         raise InvalidParameterError(f"{op}: n {n} does not fit {dtype.name}", "n", n)
-    if device is not None:
-        Device(device.split(":")[0] if isinstance(device, str) else device)
-    gen = _gen(generator, op)
     if requires_grad and dtype.kind != "float":
         raise KindError(f"{op}: only float tensors can require grad; dtype is {dtype.name}")
-    return _finish(be.random_permutation(n, dtype.np, gen), dtype, requires_grad)
+    return _finish(be.random_permutation(n, dtype, gen), dtype, requires_grad)
 
 
 def manual_seed(seed):
@@ -549,8 +634,8 @@ def get_rng_state():
 
 
 def set_rng_state(new_state):
-    """Restore the global generator's state from ``get_rng_state``."""
-    _set_state(None, new_state, "set_rng_state")
+    """Restore the default device's generator's state from ``get_rng_state``."""
+    _set_state(default_generator._device, None, new_state, "set_rng_state")
 
 
 def _weights(self, op):
@@ -568,7 +653,7 @@ def _weights(self, op):
         raise InvalidParameterError(
             f"{op}: the last dim has no categories (shape {tuple(shape)}); expected at least one",
             "self", tuple(shape))
-    bad = be.random_weights_check(self._data)
+    bad = self._device.backend.random_weights_check(self._data)
     if bad is not None:
         what, idx, value = bad
         if what == "bad":
@@ -608,7 +693,8 @@ def categorical(self, num_samples, *, generator=None):
     op = "categorical"
     _weights(self, op)
     n = _num_samples(num_samples, op)
-    return wrap(be.random_categorical(self._data, n, True, _gen(generator, op)), _dt.int64)
+    be, gen = _tensor_source(self, generator, op)
+    return wrap(be.random_categorical(self._data, n, True, gen), _dt.int64)
 
 
 @tensor_method
@@ -629,7 +715,7 @@ def multinomial(self, num_samples, replacement=False, *, generator=None):
     if not isinstance(replacement, bool):
         raise InvalidParameterError(f"{op}: replacement must be a bool, got {replacement!r}",
                                     "replacement", replacement)
-    gen = _gen(generator, op)
+    be, gen = _tensor_source(self, generator, op)
     if not replacement:
         k = be.random_positive_counts(self._data)
         if n > k:

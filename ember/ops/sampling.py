@@ -12,9 +12,8 @@ modes ``"zeros"``, ``"border"``, ``"reflection"``; ``align_corners`` (default Fa
 """
 
 from .. import dtypes as _dt
-from ..backends import default as be
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
-from ..tensor import Tensor, record, tensor_method
+from ..tensor import Tensor, backend_of, record, tensor_method
 
 __all__ = ["grid_sample_2d", "GridSampleOptions"]
 
@@ -192,13 +191,14 @@ def grid_sample_2d(self, grid, options=None, *, mode=None, padding_mode=None,
         raise ShapeMismatchError(
             f"{_OP}: input has shape {xs} with an empty spatial dim; expected H > 0 and W > 0",
             expected="H > 0 and W > 0", actual=xs)
+    be = backend_of(x, g, _OP)
     dtype = _dt.promote_types(x._dtype, g._dtype)
     xd, gd = x._data, g._data
-    out = be.grid_sample_2d_forward(xd, gd, m, p, a, dtype.np)
-    xdt, gdt = x._dtype.np, g._dtype.np
+    out = be.grid_sample_2d_forward(xd, gd, m, p, a, dtype)
+    xdt, gdt = x._dtype, g._dtype
 
     def backward(gout, needs):
-        return be.grid_sample_2d_grads(gout, xd, gd, m, p, a, dtype.np, needs[0], needs[1],
+        return be.grid_sample_2d_grads(gout, xd, gd, m, p, a, dtype, needs[0], needs[1],
                                        xdt, gdt)
 
     return record(out, dtype, (x, g), backward, _OP)

@@ -518,3 +518,52 @@ def test_docs_linalg_md():
     result = doctest.testfile(path, module_relative=False, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 10
     assert result.failed == 0
+
+
+# -- devices ---------------------------------------------------------------------------------
+
+INT_DTYPES = ["int8", "uint8", "int16", "int32", "int64", "uint16", "uint32", "uint64"]
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES)
+def test_int_products_wrap_as_numpy_on_every_device(dtype):
+    rng = np.random.default_rng(3)
+    a = (rng.integers(0, 200, (2, 3, 4)) * 37).astype(dtype)
+    b = (rng.integers(0, 200, (4, 5)) * 91).astype(dtype)
+    want = np.matmul(a, b)
+    for device in ("cpu", "torch:cpu"):
+        ta, tb = ember.Tensor(a, device=device), ember.Tensor(b, device=device)
+        out = ta @ tb
+        assert out.dtype.name == dtype and str(out.device) == device
+        np.testing.assert_array_equal(out.numpy(), want)
+        np.testing.assert_array_equal(ember.einsum("bij,jk->bik", ta, tb).numpy(), want)
+        np.testing.assert_array_equal(ta[0, 0].dot(tb[:, 0]).numpy(), np.dot(a[0, 0], b[:, 0]))
+
+
+def test_cuda_int_product_emulation_matches_numpy():
+    # the broadcast multiply-and-sum the torch kernels use for int products on CUDA, run here
+    from ember.backends.torch import linalg as tl
+    rng = np.random.default_rng(4)
+    x = rng.integers(-5, 5, (3, 3, 4))
+    y = rng.integers(-5, 5, (4, 2))
+    tx, ty = torch.from_numpy(x), torch.from_numpy(y)
+    for eq, ops, arrays in (("iij->j", [tx], [x]), ("iij,jk->ki", [tx, ty], [x, y]),
+                            ("ij,ij->", [tx[0], tx[1]], [x[0], x[1]])):
+        np.testing.assert_array_equal(tl._einsum_broadcast(eq, ops).numpy(),
+                                      np.einsum(eq, *arrays))
+    for sa, sb in (((3, 4), (4, 2)), ((4,), (4, 2)), ((3, 4), (4,)), ((2, 3, 4), (4,))):
+        a, b = rng.integers(-9, 9, sa).astype(np.int8), rng.integers(-9, 9, sb).astype(np.int8)
+        got = tl._mm(torch.from_numpy(a), torch.from_numpy(b), True).numpy()
+        np.testing.assert_array_equal(got, np.matmul(a, b))
+
+
+def test_products_of_tensors_on_two_devices_raise_device_error():
+    a = ember.Tensor([[1.0, 2.0]], device="cpu")
+    b = ember.Tensor([[1.0], [2.0]], device="torch:cpu")
+    for fn in (lambda: a @ b, lambda: ember.einsum("ij,jk->ik", a, b),
+               lambda: ember.linalg.solve(ember.Tensor([[2.0]], device="cpu"),
+                                          ember.Tensor([1.0], device="torch:cpu"))):
+        with pytest.raises(ember.errors.DeviceError, match="cpu and torch:cpu"):
+            fn()
+    out = ember.Tensor([[1.0, 2.0]], device="torch:cpu") @ [[1.0], [2.0]]  # data follows self
+    assert str(out.device) == "torch:cpu" and out.tolist() == [[5.0]]

@@ -432,7 +432,7 @@ def test_generator_state_seed_and_initial_seed():
     assert _draws(other) == first
     s = g.seed()
     assert isinstance(s, int) and g.initial_seed() == s and 0 <= s < 2**64
-    assert g.device == ember.Device("cpu")
+    assert g.device == ember.get_default_device()
 
 
 def test_global_generator_functions():
@@ -466,8 +466,68 @@ def test_randperm_matches_torch_contract():
     (lambda: ember.set_rng_state("x"), r"set_rng_state: new_state must be a uint8 tensor"),
     (lambda: ember.randperm(-1), r"randperm: n is -1; expected n >= 0"),
     (lambda: ember.randperm(300, dtype="int8"), r"randperm: n 300 does not fit int8"),
-    (lambda: ember.Generator("cuda"), r"device: 'cuda' is not available"),
 ])
 def test_generator_errors(fn, match):
     with pytest.raises(ember.InvalidParameterError, match=match):
         fn()
+
+
+def test_generator_on_a_device_this_machine_lacks():
+    if "torch:cuda:0" in [str(d) for d in ember.devices()]:
+        pytest.skip("this machine has CUDA")
+    with pytest.raises(ember.errors.DeviceError, match=r"torch:cuda:0 is not available"):
+        ember.Generator("cuda")
+
+
+# -- devices: a generator per device ----------------------------------------------------------
+
+def test_each_device_has_its_own_seeded_stream():
+    for device in ("cpu", "torch:cpu"):
+        ember.manual_seed(11)
+        a = ember.rand(6, device=device)
+        assert str(a.device) == device
+        ember.manual_seed(11)
+        assert ember.rand(6, device=device).tolist() == a.tolist()
+        ember.manual_seed(12)
+        assert ember.rand(6, device=device).tolist() != a.tolist()
+
+
+def test_generators_follow_their_device():
+    g = ember.Generator("torch:cpu").manual_seed(5)
+    assert g.device == ember.Device("torch:cpu")
+    a = ember.randn(4, generator=g)
+    assert str(a.device) == "torch:cpu"            # device=None: the generator's device
+    assert ember.randn(4, generator=ember.Generator("torch:cpu").manual_seed(5)).tolist() == \
+        a.tolist()
+    state = g.get_state()
+    b = ember.randint(0, 100, (5,), generator=g)
+    g.set_state(state)
+    assert ember.randint(0, 100, (5,), generator=g).tolist() == b.tolist()
+    with pytest.raises(ember.errors.DeviceError, match="generator is on torch:cpu"):
+        ember.rand(2, generator=g, device="cpu")
+    with pytest.raises(ember.InvalidParameterError, match="new_state must"):
+        ember.Generator("cpu").set_state(state)    # a torch state is not a NumPy one
+
+
+@pytest.mark.parametrize("device", ["cpu", "torch:cpu"])
+def test_distributions_on_every_device(device):
+    ember.manual_seed(0)
+    u = _values(ember.random((20000,), Distribution.uniform(-2.0, 3.0), device=device))
+    assert u.min() >= -2.0 and u.max() < 3.0 and abs(u.mean() - 0.5) < 0.05
+    n = _values(ember.random((20000,), Distribution.normal(1.0, 2.0), device=device))
+    assert abs(n.mean() - 1.0) < 0.08 and abs(n.std() - 2.0) < 0.08
+    b = _values(ember.random((20000,), Distribution.bernoulli(0.3), device=device))
+    assert set(np.unique(b)) <= {0.0, 1.0} and abs(b.mean() - 0.3) < 0.02
+    for dtype in INTS:
+        lo, hi = (0, 2**64) if dtype == "uint64" else (-2**63, 2**63) if dtype == "int64" \
+            else (0, 7)
+        x = ember.randint(lo, hi, (4000,), dtype=dtype, device=device)
+        assert x.dtype.name == dtype and str(x.device) == device
+        v = [int(i) for i in x.tolist()]
+        assert lo <= min(v) and max(v) < hi
+        if hi == 7:
+            assert set(v) == set(range(7))
+        else:  # the whole 64-bit range: both halves are drawn
+            assert min(v) < lo + (hi - lo) // 4 and max(v) > hi - (hi - lo) // 4
+    p = ember.randperm(50, device=device)
+    assert sorted(p.tolist()) == list(range(50))

@@ -3,7 +3,7 @@
 import numpy as np
 from numpy.lib.stride_tricks import as_strided as _as_strided
 
-from .core import _warnings_off, allocates, sum_to_shape
+from .core import NP, _warnings_off, allocates, sum_to_shape
 
 __all__ = ["linalg_matmul", "linalg_matmul_grads", "linalg_dot", "linalg_outer", "linalg_cross",
            "linalg_reshape", "linalg_mul", "einsum_contract", "einsum_grads",
@@ -207,10 +207,10 @@ def _guard(fn, a, what):
 
 @_warnings_off
 def linalg_vector_norm(x, ord, axes, keepdim, cdt):
-    """The ``ord``-norm of ``x`` over ``axes`` (a tuple), computed in the NumPy dtype ``cdt`` and
+    """The ``ord``-norm of ``x`` over ``axes`` (a tuple), computed in the ember dtype ``cdt`` and
     returned in ``x``'s dtype: max/min of |x| for ±inf, the count of nonzeros for 0, else
     ``sum(|x| ** ord) ** (1 / ord)``."""
-    w = x.astype(cdt, copy=False)
+    w = x.astype(NP[cdt], copy=False)
     if ord == 2:
         r = np.sqrt(np.sum(w * w, axis=axes, keepdims=keepdim))
     elif ord == 1:
@@ -230,6 +230,7 @@ def linalg_vector_norm(x, ord, axes, keepdim, cdt):
 def linalg_vector_norm_grad(g, x, norm, ord, axes, keepdim, cdt):
     """The gradient of ``linalg_vector_norm`` (PyTorch's rules: zero where the norm is zero, and
     ties of the ±inf norms share the gradient evenly)."""
+    cdt = NP[cdt]
     w = x.astype(cdt, copy=False)
     g = g.astype(cdt, copy=False)
     n = norm.astype(cdt, copy=False)
@@ -396,9 +397,10 @@ def linalg_svd_grad(gu, gs, gvh, u, s, vh):
 
 
 def linalg_qr(a, mode):
-    """(Q, R) of each matrix of ``a``; ``mode`` "reduced", "complete" or "r" (Q is then None)."""
+    """(Q, R) of each matrix of ``a``; ``mode`` "reduced", "complete" or "r" (Q is then an empty
+    1-D array)."""
     if mode == "r":
-        return None, np.linalg.qr(a, mode="r")
+        return np.zeros((0,), dtype=a.dtype), np.linalg.qr(a, mode="r")
     q, r = np.linalg.qr(a, mode=mode)
     return q, r
 

@@ -9,21 +9,24 @@ numbered in row-major order.
 
 import numpy as np
 
+from .core import NP
+
 __all__ = ["quant_compute_dtype", "quant_cast_scales", "quant_first_bad_scale",
            "quant_dynamic_scales", "quant_quantize", "quant_dequantize"]
 
 
 def quant_compute_dtype(dtype):
-    """The NumPy dtype quantization arithmetic runs in for float dtype ``dtype``: float64 for
-    float64 data, float32 for every narrower float."""
-    return np.dtype(np.float64) if np.dtype(dtype) == np.float64 else np.dtype(np.float32)
+    """The NumPy dtype quantization arithmetic runs in for float dtype ``dtype`` (an ember or a
+    NumPy dtype): float64 for float64 data, float32 for every narrower float."""
+    return np.dtype(np.float64) if np.dtype(NP.get(dtype, dtype)) == np.float64 \
+        else np.dtype(np.float32)
 
 
 def quant_cast_scales(scales, param):
-    """A fresh copy of the 1-D ``scales`` as NumPy dtype ``param`` (out-of-range values become
+    """A fresh copy of the 1-D ``scales`` as ember dtype ``param`` (out-of-range values become
     inf or 0 silently; the caller checks them)."""
     with np.errstate(over="ignore", under="ignore"):
-        return np.array(scales, dtype=param, copy=True, order="C")
+        return np.array(scales, dtype=NP.get(param, param), copy=True, order="C")
 
 
 def quant_first_bad_scale(scales):
@@ -53,13 +56,14 @@ def _scale_view(scales, shape, block, dtype):
 
 def quant_dynamic_scales(x, block, hi, param):
     """Min-max calibration: per tensor (``block`` None) or per block, the largest finite ``|x|``
-    divided by ``hi``, as NumPy dtype ``param`` (a 1-D array).
+    divided by ``hi``, as ember dtype ``param`` (a 1-D array).
 
     NaN and infinities are left out of the maximum. A scale that is 0 in ``param`` (an all-zero
     or empty block, or values so small the scale underflows) becomes 1. Returns
     ``(scales, overflow)``: ``overflow`` is None, or the first scale (a float) that is infinite
     in ``param``.
     """
+    param = NP.get(param, param)
     cdt = quant_compute_dtype(x.dtype)
     a = np.abs(x.astype(cdt, copy=False))
     a = np.where(np.isfinite(a), a, cdt.type(0))
@@ -88,7 +92,8 @@ def quant_quantize(x, scales, block, lo, hi):
 
 
 def quant_dequantize(values, scales, block, dtype):
-    """``values * scale`` as NumPy float dtype ``dtype`` (computed in its compute dtype)."""
+    """``values * scale`` as ember float dtype ``dtype`` (computed in its compute dtype)."""
+    dtype = NP.get(dtype, dtype)
     cdt = quant_compute_dtype(dtype)
     out = _blocked(values.astype(cdt), block) * _scale_view(scales, values.shape, block, cdt)
     return np.asarray(out.reshape(values.shape).astype(dtype, copy=False))

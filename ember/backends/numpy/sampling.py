@@ -12,7 +12,7 @@ Half-precision inputs (float16, bfloat16) are computed in float32 and cast back.
 
 import numpy as np
 
-from .core import _warnings_off
+from .core import NP, _warnings_off
 
 __all__ = ["grid_sample_2d_forward", "grid_sample_2d_grads"]
 
@@ -21,8 +21,8 @@ _INT_LIMIT = 2.0 ** 31 - 2  # coordinates beyond this read as out of range (PyTo
 
 
 def _work_dtype(dtype):
-    """The NumPy dtype the kernels compute in for result dtype ``dtype``."""
-    dtype = np.dtype(dtype)
+    """The NumPy dtype the kernels compute in for result (ember) dtype ``dtype``."""
+    dtype = np.dtype(NP.get(dtype, dtype))
     return np.dtype(np.float32) if dtype.itemsize < 4 else dtype
 
 
@@ -197,7 +197,7 @@ def _gather(planes, idx):
 @_warnings_off
 def grid_sample_2d_forward(x, grid, mode, padding_mode, align_corners, dtype):
     """Sample ``x`` (N, C, H, W) at ``grid`` (N, Ho, Wo, 2) as PyTorch's ``grid_sample``;
-    the result (N, C, Ho, Wo) has NumPy dtype ``dtype``."""
+    the result (N, C, Ho, Wo) has ember dtype ``dtype``."""
     wd = _work_dtype(dtype)
     N, C = x.shape[:2]
     Ho, Wo = grid.shape[1:3]
@@ -208,7 +208,7 @@ def grid_sample_2d_forward(x, grid, mode, padding_mode, align_corners, dtype):
     for idx, w, _, _ in plan:  # the corners / taps (1, 4 or 16)
         v = _gather(planes, idx)
         out += v if mode == "nearest" else v * w
-    return out.reshape(N, C, Ho, Wo).astype(dtype, copy=False)
+    return out.reshape(N, C, Ho, Wo).astype(NP.get(dtype, dtype), copy=False)
 
 
 @_warnings_off
@@ -216,7 +216,7 @@ def grid_sample_2d_grads(g, x, grid, mode, padding_mode, align_corners, dtype, n
                          need_grid, x_dtype, grid_dtype):
     """The gradients (of ``x`` or None, of ``grid`` or None) of ``grid_sample_2d_forward`` for
     the output gradient ``g`` (N, C, Ho, Wo), computed for result dtype ``dtype`` and returned
-    in NumPy dtypes ``x_dtype`` and ``grid_dtype``. Nearest sampling gives a zero gradient to
+    in ember dtypes ``x_dtype`` and ``grid_dtype``. Nearest sampling gives a zero gradient to
     the grid, as PyTorch."""
     wd = _work_dtype(dtype)
     N, C, H, W = x.shape
@@ -236,7 +236,8 @@ def grid_sample_2d_grads(g, x, grid, mode, padding_mode, align_corners, dtype, n
             lin = (base + idx).reshape(-1)
             acc += np.bincount(lin, weights=(gw if mode == "nearest" else gw * w).reshape(-1),
                                minlength=size)
-        gx_out = acc.reshape(N, C, HW + 1)[:, :, :HW].reshape(N, C, H, W).astype(x_dtype)
+        gx_out = acc.reshape(N, C, HW + 1)[:, :, :HW].reshape(N, C, H, W).astype(
+            NP.get(x_dtype, x_dtype))
     if need_grid:
         ggrid = np.zeros((N, Ho * Wo, 2), dtype=wd)
         if grad_needed:
@@ -249,5 +250,5 @@ def grid_sample_2d_grads(g, x, grid, mode, padding_mode, align_corners, dtype, n
                 sy += v * dwy
             ggrid[:, :, 0] = (sx * gw).sum(axis=1)
             ggrid[:, :, 1] = (sy * gw).sum(axis=1)
-        ggrid_out = ggrid.reshape(N, Ho, Wo, 2).astype(grid_dtype)
+        ggrid_out = ggrid.reshape(N, Ho, Wo, 2).astype(NP.get(grid_dtype, grid_dtype))
     return gx_out, ggrid_out

@@ -1,3 +1,561 @@
-"""Torch kernels of the linalg family (the same names and meanings as the NumPy backend's)."""
+"""Torch kernels of the linalg family: the same names, arguments and results as the NumPy
+backend's (``ember/backends/numpy/linalg.py``). Public names here are kernels; helpers start
+with _.
 
-__all__ = []
+Integer products wrap around as NumPy's do. torch has no matmul for uint16/uint32/uint64 (on any
+device) nor for any int dtype on CUDA: uint16 and uint32 products run in int64 and wrap back
+(exact modulo 2**16 / 2**32), uint64 ones in int64 bits (two's complement: the same bits), and
+CUDA int products as broadcast multiply-and-sum in the operands' dtype.
+"""
+
+import math
+
+import torch
+
+from .core import TORCH, allocates, sum_to_shape
+
+__all__ = ["linalg_matmul", "linalg_matmul_grads", "linalg_dot", "linalg_outer", "linalg_cross",
+           "linalg_reshape", "linalg_mul", "einsum_contract", "einsum_grads",
+           "LinAlgFailure", "linalg_vector_norm", "linalg_vector_norm_grad",
+           "linalg_abs_sum_extreme", "linalg_abs_sum_extreme_grad", "linalg_extreme_last",
+           "linalg_inv", "linalg_inv_grad", "linalg_det", "linalg_det_grad", "linalg_solve",
+           "linalg_solve_grads", "linalg_svd", "linalg_svdvals", "linalg_svd_grad", "linalg_qr",
+           "linalg_qr_grad", "linalg_cholesky", "linalg_cholesky_grad", "linalg_eigh",
+           "linalg_eigh_grad"]
+
+_WIDEN = (torch.uint16, torch.uint32)
+_INTS = (torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64, torch.uint16,
+         torch.uint32, torch.uint64)
+
+
+def _shape_of(a, b):
+    sa = (1,) + tuple(a.shape) if a.ndim == 1 else tuple(a.shape)
+    sb = tuple(b.shape) + (1,) if b.ndim == 1 else tuple(b.shape)
+    out = tuple(torch.broadcast_shapes(sa[:-2], sb[:-2])) + (sa[-2], sb[-1])
+    return out[:len(out) - (a.ndim == 1) - (b.ndim == 1)] if a.ndim == 1 else \
+        out[:len(out) - (b.ndim == 1)]
+
+
+def _int_product(fn, a, b):
+    """``fn(a, b)`` (a product) for int operands torch has no kernel for: uint16/uint32 in
+    int64 (wrapped back), uint64 as int64 bits, and every int dtype on CUDA as ``fn`` over
+    broadcast multiply-and-sum (``_mulsum``)."""
+    dt = a.dtype
+    if dt in _WIDEN:
+        return _int_product(fn, a.to(torch.int64), b.to(torch.int64)).to(dt)
+    if dt is torch.uint64:
+        return _int_product(fn, a.view(torch.int64), b.view(torch.int64)).view(torch.uint64)
+    if a.device.type != "cpu":
+        return fn(a, b, True)
+    return fn(a, b, False)
+
+
+def _mm(a, b, emulate):
+    if not emulate:
+        return torch.matmul(a, b)
+    A = a[None, :] if a.ndim == 1 else a
+    B = b[:, None] if b.ndim == 1 else b
+    out = (A[..., :, :, None] * B[..., None, :, :]).sum(-2, dtype=a.dtype)
+    if a.ndim == 1:
+        out = out.squeeze(-2)
+    if b.ndim == 1:
+        out = out.squeeze(-1)
+    return out
+
+
+@allocates(_shape_of)
+def linalg_matmul(a, b):
+    """torch's matmul (batched, broadcasting, 1-D operands promoted and removed)."""
+    if a.dtype in _INTS and (a.dtype in _WIDEN or a.dtype is torch.uint64
+                             or a.device.type != "cpu"):
+        return _int_product(_mm, a, b)
+    return torch.matmul(a, b)
+
+
+def linalg_matmul_grads(g, a, b, need_a, need_b):
+    """The gradients of ``matmul(a, b)`` for the output gradient ``g``: (ga or None, gb or None)."""
+    a1, b1 = a.ndim == 1, b.ndim == 1
+    A = a[None, :] if a1 else a
+    B = b[:, None] if b1 else b
+    if a1 and b1:
+        G = g.reshape(1, 1)
+    elif a1:
+        G = g[..., None, :]
+    elif b1:
+        G = g[..., :, None]
+    else:
+        G = g
+    ga = gb = None
+    batch = tuple(G.shape[:-2])
+    if need_a:
+        if A.ndim == 2 and B.ndim > 2 and tuple(B.shape[:-2]) == batch:
+            k = B.shape[-2]
+            rest = math.prod(batch) * G.shape[-1]
+            Gm = torch.movedim(G, -2, 0).reshape(G.shape[-2], rest)
+            Bm = torch.movedim(B, -2, 0).reshape(k, rest)
+            ga = Gm @ Bm.T
+        else:
+            ga = sum_to_shape(torch.matmul(G, B.transpose(-1, -2)), tuple(A.shape))
+        ga = ga.reshape(a.shape)
+    if need_b:
+        if B.ndim == 2 and A.ndim > 2 and tuple(A.shape[:-2]) == batch:
+            rows = math.prod(batch) * A.shape[-2]
+            gb = A.reshape(rows, A.shape[-1]).T @ G.reshape(rows, G.shape[-1])
+        else:
+            gb = sum_to_shape(torch.matmul(A.transpose(-1, -2), G), tuple(B.shape))
+        gb = gb.reshape(b.shape)
+    return ga, gb
+
+
+def _dot(a, b, emulate):
+    return (a * b).sum(dtype=a.dtype) if emulate else torch.dot(a, b)
+
+
+def linalg_dot(a, b):
+    """The inner product of two 1-D tensors, as a 0-d tensor."""
+    if a.dtype in _INTS and (a.dtype in _WIDEN or a.dtype is torch.uint64
+                             or a.device.type != "cpu"):
+        return _int_product(_dot, a, b)
+    return torch.dot(a, b)
+
+
+@allocates(lambda a, b: tuple(a.shape) + tuple(b.shape))
+def linalg_outer(a, b):
+    """The outer product of two 1-D tensors."""
+    return a[:, None] * b[None, :]
+
+
+def linalg_cross(a, b, dim):
+    """The cross product along ``dim`` (size 3 in both), broadcasting the other dims."""
+    shape = torch.broadcast_shapes(a.shape, b.shape)
+    a = a.expand(shape)
+    b = b.expand(shape)
+    a0, a1, a2 = (a.select(dim, i) for i in range(3))
+    b0, b1, b2 = (b.select(dim, i) for i in range(3))
+    return torch.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], dim=dim)
+
+
+def linalg_mul(a, b):
+    """The elementwise product with broadcasting."""
+    return torch.mul(a, b)
+
+
+def linalg_reshape(a, shape):
+    """``a`` with a new shape of the same number of elements (a view where the layout allows)."""
+    return a.reshape(shape)
+
+
+# -- einsum -----------------------------------------------------------------------------------
+
+def _einsum_broadcast(eq, arrays):
+    """``einsum`` as one broadcast product and a sum, in the operands' dtype (ints wrap): for
+    the int dtypes torch's einsum (a batched matmul) lacks."""
+    lhs, out = eq.split("->")
+    terms = lhs.split(",")
+    labels = list(out)
+    for t in terms:
+        for c in t:
+            if c not in labels:
+                labels.append(c)
+    prod = None
+    for term, x in zip(terms, arrays):
+        t = list(term)
+        while len(set(t)) != len(t):  # a repeated label: take the diagonal (moved to the end)
+            c = next(c for c in t if t.count(c) > 1)
+            i = t.index(c)
+            j = t.index(c, i + 1)
+            x = x.diagonal(dim1=i, dim2=j)
+            del t[j], t[i]
+            t.append(c)
+        x = x.permute([t.index(c) for c in labels if c in t])
+        x = x.reshape([x.shape[[c for c in labels if c in t].index(c)] if c in t else 1
+                       for c in labels])
+        prod = x if prod is None else prod * x
+    summed = tuple(range(len(out), len(labels)))
+    if summed:
+        prod = prod.sum(dim=summed, dtype=prod.dtype)
+    return prod.contiguous()
+
+
+@allocates()
+def einsum_contract(eq, arrays):
+    """``torch.einsum`` of an explicit equation without ellipses (every label of one size across
+    the operands)."""
+    dt = arrays[0].dtype
+    if dt in _INTS:
+        if dt in _WIDEN:
+            return einsum_contract(eq, [x.to(torch.int64) for x in arrays]).to(dt)
+        if dt is torch.uint64:
+            return einsum_contract(eq, [x.view(torch.int64) for x in arrays]).view(torch.uint64)
+        if arrays[0].device.type != "cpu":
+            return _einsum_broadcast(eq, arrays)
+    return torch.einsum(eq, *arrays)
+
+
+def einsum_grads(g, arrays, subs, out, needs):
+    """Gradients of ``einsum(",".join(subs) + "->" + out, *arrays)`` for output gradient ``g``
+    (as the NumPy kernel: the einsum of ``g`` with the other operands, broadcast back over
+    labels summed inside the operand, put on the diagonal for repeated labels)."""
+    grads = []
+    sizes = {}
+    for s, x in zip(subs, arrays):
+        for lab, n in zip(s, x.shape):
+            sizes[lab] = n
+    for i, (s, x) in enumerate(zip(subs, arrays)):
+        if not needs[i]:
+            grads.append(None)
+            continue
+        uniq = "".join(dict.fromkeys(s))
+        others = [subs[j] for j in range(len(subs)) if j != i]
+        avail = set(out).union(*others) if others else set(out)
+        present = "".join(lab for lab in uniq if lab in avail)
+        eq = ",".join([out] + others) + "->" + present
+        gi = einsum_contract(eq, [g] + [arrays[j] for j in range(len(arrays)) if j != i])
+        if len(present) != len(uniq):
+            gi = gi.reshape([sizes[lab] if lab in avail else 1 for lab in uniq])
+            gi = gi.expand([sizes[lab] for lab in uniq])
+            if len(uniq) == len(s):
+                gi = gi.contiguous()
+        if len(uniq) != len(s):
+            full = torch.zeros(tuple(x.shape), dtype=gi.dtype, device=gi.device)
+            strides = [sum(full.stride(k) for k, lab2 in enumerate(s) if lab2 == lab)
+                       for lab in uniq]
+            full.as_strided(tuple(gi.shape), strides).copy_(gi)
+            gi = full
+        grads.append(gi)
+    return grads
+
+
+# -- norms and decompositions (ember.linalg) ----------------------------------------------------
+
+class LinAlgFailure(Exception):
+    """A factorization failed: a singular matrix (inv, solve) or one that is not positive-definite
+    (cholesky) or whose eigen/singular values did not converge. ``index`` is the batch index (a
+    tuple) of the first such matrix, or None when it cannot be told."""
+
+    def __init__(self, message, index=None):
+        super().__init__(message)
+        self.index = index
+
+
+def _mT(a):
+    return a.transpose(-1, -2)
+
+
+def _sum(w, axes, keep):
+    return w.sum(dim=axes, keepdim=keep) if axes else w
+
+
+def _amax(w, axes, keep):
+    return torch.amax(w, dim=axes, keepdim=keep) if axes else w
+
+
+def _amin(w, axes, keep):
+    return torch.amin(w, dim=axes, keepdim=keep) if axes else w
+
+
+def linalg_vector_norm(x, ord, axes, keepdim, cdt):
+    """The ``ord``-norm of ``x`` over ``axes`` (a tuple), computed in the ember dtype ``cdt`` and
+    returned in ``x``'s dtype (as the NumPy kernel)."""
+    w = x.to(TORCH[cdt])
+    if ord == 2:
+        r = torch.sqrt(_sum(w * w, axes, keepdim))
+    elif ord == 1:
+        r = _sum(torch.abs(w), axes, keepdim)
+    elif ord == math.inf:
+        r = _amax(torch.abs(w), axes, keepdim)
+    elif ord == -math.inf:
+        r = _amin(torch.abs(w), axes, keepdim)
+    elif ord == 0:
+        r = _sum((w != 0).to(w.dtype), axes, keepdim)
+    else:
+        r = torch.pow(_sum(torch.pow(torch.abs(w), ord), axes, keepdim), 1.0 / ord)
+    return r.to(x.dtype)
+
+
+def _expand_dims(t, axes):
+    for ax in sorted(axes):
+        t = t.unsqueeze(ax)
+    return t
+
+
+def linalg_vector_norm_grad(g, x, norm, ord, axes, keepdim, cdt):
+    """The gradient of ``linalg_vector_norm`` (PyTorch's rules, as the NumPy kernel)."""
+    cdt = TORCH[cdt]
+    w = x.to(cdt)
+    g = g.to(cdt)
+    n = norm.to(cdt)
+    if not keepdim:
+        g = _expand_dims(g, axes)
+        n = _expand_dims(n, axes)
+    zero = torch.zeros((), dtype=cdt, device=w.device)
+    if ord == 0:
+        out = torch.zeros_like(w)
+    elif ord == 1:
+        out = torch.sign(w) * g
+    elif ord == 2:
+        out = w * torch.where(n == 0, zero, g / n)
+    elif ord in (math.inf, -math.inf):
+        a = torch.abs(w)
+        mask = (a == n) | torch.isnan(a)
+        out = torch.sign(w) * (g / _sum(mask.to(cdt), axes, True)) * mask
+    elif ord < 1:
+        a = torch.abs(w)
+        out = (torch.sign(w) * torch.where(w == 0, zero, torch.pow(a, ord - 1)) * g
+               * torch.pow(n, 1 - ord))
+    elif ord < 2:
+        out = (torch.sign(w) * torch.pow(torch.abs(w), ord - 1)
+               * torch.where(n == 0, zero, g / n ** (ord - 1)))
+    else:
+        out = w * torch.pow(torch.abs(w), ord - 2) * torch.where(n == 0, zero, g / n ** (ord - 1))
+    return out.expand(w.shape).contiguous().to(x.dtype)
+
+
+def linalg_abs_sum_extreme(a, sum_axis, ext_axis, largest):
+    """max (``largest``) or min over ``ext_axis`` of ``sum(|a|, sum_axis)``, both dims kept: the
+    matrix 1- and inf-norms. Returns (result, the kept column sums for the gradient)."""
+    s = torch.abs(a).sum(dim=sum_axis, keepdim=True)
+    if largest:
+        if s.shape[ext_axis] == 0:  # 0 is the max of no sums (PyTorch's value)
+            shape = list(s.shape)
+            shape[ext_axis] = 1
+            return torch.zeros(shape, dtype=s.dtype, device=s.device), s
+        r = torch.amax(s, dim=ext_axis, keepdim=True)
+    else:
+        r = torch.amin(s, dim=ext_axis, keepdim=True)
+    return r, s
+
+
+def linalg_abs_sum_extreme_grad(g, a, s, r, ext_axis):
+    """The gradient of ``linalg_abs_sum_extreme``; tied sums share it evenly."""
+    mask = (s == r) | torch.isnan(s)
+    share = g * mask / mask.sum(dim=ext_axis, keepdim=True)
+    return (torch.sign(a) * share).to(a.dtype)
+
+
+def linalg_extreme_last(s, largest):
+    """max (``largest``; 0 over an empty axis) or min of ``s`` (>= 0) over its last axis, and the
+    weights that share a gradient evenly among the tied extremes."""
+    if s.shape[-1] == 0:
+        r = torch.zeros(tuple(s.shape[:-1]), dtype=s.dtype, device=s.device)
+    elif largest:
+        r = torch.amax(s, dim=-1)
+    else:
+        r = torch.amin(s, dim=-1)
+    mask = (s == r[..., None]) | torch.isnan(s)
+    return r, (mask / torch.clamp(mask.sum(dim=-1, keepdim=True), min=1)).to(s.dtype)
+
+
+def _first_bad(info):
+    """The batch index (a tuple) of the first nonzero ``info``, or None."""
+    bad = torch.nonzero(info)
+    if bad.shape[0] == 0:
+        return None
+    return tuple(int(i) for i in bad[0].tolist())
+
+
+def _failure(info, message):
+    """LinAlgFailure when an ``info`` of a ``*_ex`` function is nonzero somewhere."""
+    if bool((info != 0).any()):
+        raise LinAlgFailure(message, _first_bad(info))
+
+
+def linalg_inv(a):
+    """The inverse of each matrix of ``a``; LinAlgFailure for a singular one."""
+    out, info = torch.linalg.inv_ex(a)
+    _failure(info, "Singular matrix")
+    return out
+
+
+def linalg_inv_grad(g, inv):
+    """The gradient of ``inv``: ``-inv^T @ g @ inv^T``."""
+    t = _mT(inv)
+    return -torch.matmul(t, torch.matmul(g, t))
+
+
+def linalg_det(a):
+    """The determinant of each matrix of ``a`` (0 for a singular one)."""
+    return torch.linalg.det(a)
+
+
+def _prod_others(s):
+    """For each i along the last axis, the product of the other entries (no division)."""
+    ones = torch.ones_like(s[..., :1])
+    before = torch.cumprod(torch.cat([ones, s[..., :-1]], dim=-1), dim=-1)
+    after = torch.flip(torch.cumprod(torch.flip(torch.cat([s[..., 1:], ones], dim=-1), (-1,)),
+                                     dim=-1), (-1,))
+    return before * after
+
+
+def linalg_det_grad(g, a):
+    """The gradient of ``det``: ``g * adj(a)^T``, from an SVD (singular matrices included)."""
+    if a.shape[-1] == 0:
+        return torch.zeros_like(a)
+    u, s, vh = torch.linalg.svd(a)
+    sign = torch.linalg.det(u) * torch.linalg.det(vh)
+    cof = torch.matmul(u * _prod_others(s)[..., None, :], vh)
+    return (g * sign)[..., None, None] * cof
+
+
+def linalg_solve(a, b, left):
+    """X with ``a @ X = b`` (``left``) or ``X @ a = b``; LinAlgFailure for a singular ``a``."""
+    out, info = torch.linalg.solve_ex(a, b, left=left)
+    if bool((info != 0).any()):
+        # the index of a singular matrix of a itself (info is over the broadcast batch)
+        index = _first_bad(torch.linalg.inv_ex(a)[1])
+        raise LinAlgFailure("Singular matrix", index)
+    return out
+
+
+def linalg_solve_grads(g, a, x, left, need_a, need_b):
+    """The gradients (ga, gb) of ``linalg_solve``, each summed back to its operand's batch."""
+    if left:
+        gb = torch.linalg.solve(_mT(a), g)
+        ga = -torch.matmul(gb, _mT(x)) if need_a else None
+    else:
+        gb = _mT(torch.linalg.solve(a, _mT(g)))
+        ga = -torch.matmul(_mT(x), gb) if need_a else None
+    return ga, gb
+
+
+def _converged(fn, *args, **kwargs):
+    try:
+        return fn(*args, **kwargs)
+    except torch.linalg.LinAlgError as exc:
+        raise LinAlgFailure(str(exc)) from None
+
+
+def linalg_svd(a, full_matrices):
+    """(U, S, Vh) of each matrix of ``a``; LinAlgFailure if it does not converge."""
+    u, s, vh = _converged(torch.linalg.svd, a, full_matrices=full_matrices)
+    return u, s, vh
+
+
+def linalg_svdvals(a):
+    """The singular values of each matrix of ``a``, in descending order."""
+    return _converged(torch.linalg.svdvals, a)
+
+
+def _fill_diagonal(m, value):
+    m.diagonal(dim1=-2, dim2=-1).fill_(value)
+    return m
+
+
+def linalg_svd_grad(gu, gs, gvh, u, s, vh):
+    """The gradient of the reduced SVD ``a = u diag(s) vh`` (PyTorch's ``svd_backward``, as the
+    NumPy kernel)."""
+    m, n, k = u.shape[-2], vh.shape[-1], s.shape[-1]
+    u, vh = u[..., :k], vh[..., :k, :]
+    gu = None if gu is None else gu[..., :k]
+    gvh = None if gvh is None else gvh[..., :k, :]
+    if gu is None and gvh is None:
+        return torch.matmul(u * gs[..., None, :], vh)
+    s2 = s * s
+    e = _fill_diagonal(s2[..., None, :] - s2[..., :, None], 1)
+    if gu is not None:
+        uhgu = torch.matmul(_mT(u), gu)
+        uhgu = uhgu - _mT(uhgu)
+    if gvh is not None:
+        vhgv = torch.matmul(vh, _mT(gvh))
+        vhgv = vhgv - _mT(vhgv)
+    if gu is not None and gvh is not None:
+        ga = (uhgu * s[..., None, :] + s[..., :, None] * vhgv) / e
+    elif gu is not None:
+        ga = uhgu * (s[..., None, :] / e)
+    else:
+        ga = s[..., :, None] * (vhgv / e)
+    if gs is not None:
+        ga.diagonal(dim1=-2, dim2=-1).add_(gs)
+    if m > k and gu is not None:
+        ga = torch.matmul(u, ga)
+        gusinv = gu / s[..., None, :]
+        ga = ga + gusinv - torch.matmul(u, torch.matmul(_mT(u), gusinv))
+        return torch.matmul(ga, vh)
+    if n > k and gvh is not None:
+        ga = torch.matmul(ga, vh)
+        sinvgvh = gvh / s[..., :, None]
+        ga = ga + sinvgvh - torch.matmul(torch.matmul(sinvgvh, _mT(vh)), vh)
+        return torch.matmul(u, ga)
+    return torch.matmul(u, torch.matmul(ga, vh))
+
+
+def linalg_qr(a, mode):
+    """(Q, R) of each matrix of ``a``; ``mode`` "reduced", "complete" or "r" (Q is then an empty
+    1-D tensor)."""
+    if mode == "r":
+        r = torch.linalg.qr(a, mode="r")[1]
+        return torch.zeros((0,), dtype=a.dtype, device=a.device), r
+    q, r = torch.linalg.qr(a, mode=mode)
+    return q, r
+
+
+def _right_solve_t(b, r):
+    """``b @ r^-T`` for square ``r``; NaN where ``r`` is singular (as the NumPy kernel)."""
+    x, info = torch.linalg.solve_ex(r, _mT(b))
+    if bool((info != 0).any()):
+        shape = tuple(torch.broadcast_shapes(b.shape[:-2], r.shape[:-2])) + tuple(b.shape[-2:])
+        return torch.full(shape, math.nan, dtype=b.dtype, device=b.device)
+    return _mT(x)
+
+
+def _copyltu(m):
+    """The symmetric matrix with ``m``'s lower triangle (diagonal included)."""
+    return torch.tril(m) + _mT(torch.tril(m, -1))
+
+
+def linalg_qr_grad(gq, gr, q, r):
+    """The gradient of ``a = q @ r`` for output gradients ``gq``, ``gr`` (None: zero)."""
+    m, n = q.shape[-2], r.shape[-1]
+    gq = torch.zeros_like(q) if gq is None else gq
+    gr = torch.zeros_like(r) if gr is None else gr
+    if m >= n:
+        mm = torch.matmul(r, _mT(gr)) - torch.matmul(_mT(gq), q)
+        return _right_solve_t(gq + torch.matmul(q, _copyltu(mm)), r)
+    r1, gr1, gr2 = r[..., :, :m], gr[..., :, :m], gr[..., :, m:]
+    y = torch.matmul(q, r[..., :, m:])
+    gq1 = gq + torch.matmul(y, _mT(gr2))
+    mm = torch.matmul(r1, _mT(gr1)) - torch.matmul(_mT(gq1), q)
+    gx = _right_solve_t(gq1 + torch.matmul(q, _copyltu(mm)), r1)
+    gy = torch.matmul(q, gr2)
+    return torch.cat([gx, gy], dim=-1)
+
+
+def linalg_cholesky(a, upper):
+    """The Cholesky factor of each matrix of ``a`` (lower, or upper = its transpose);
+    LinAlgFailure for one that is not positive-definite."""
+    low, info = torch.linalg.cholesky_ex(a)
+    if bool((info != 0).any()):
+        raise LinAlgFailure("Matrix is not positive definite")
+    return _mT(low).contiguous() if upper else low
+
+
+def linalg_cholesky_grad(g, factor, upper):
+    """The gradient of the Cholesky factor (Murray 2016, as PyTorch): ``L^-T Φ(L^T g) L^-1``."""
+    low, g = (_mT(factor), _mT(g)) if upper else (factor, g)
+    phi = torch.tril(torch.matmul(_mT(low), g))
+    phi = 0.5 * (phi + _mT(torch.tril(phi, -1)))
+    inv = torch.linalg.inv(low)
+    return torch.matmul(_mT(inv), torch.matmul(phi, inv))
+
+
+def linalg_eigh(a, uplo):
+    """(eigenvalues ascending, eigenvectors as columns) of each symmetric matrix of ``a``, read
+    from its lower (``uplo`` "L") or upper triangle."""
+    w, v = _converged(torch.linalg.eigh, a, UPLO=uplo)
+    return w, v
+
+
+def linalg_eigh_grad(gl, gv, lam, v):
+    """The gradient of ``eigh`` (PyTorch's ``linalg_eig_backward`` for Hermitian input)."""
+    if gv is None:
+        return torch.matmul(v * gl[..., None, :], _mT(v))
+    vhgv = torch.matmul(_mT(v), gv)
+    vhgv = 0.5 * (vhgv - _mT(vhgv))
+    e = _fill_diagonal(lam[..., None, :] - lam[..., :, None], 1)
+    ga = vhgv / e
+    diag = ga.diagonal(dim1=-2, dim2=-1)
+    if gl is None:
+        diag.fill_(0)
+    else:
+        diag.copy_(gl.expand(diag.shape))
+    return torch.matmul(v, torch.matmul(ga, _mT(v)))
