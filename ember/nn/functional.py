@@ -23,6 +23,7 @@ import math
 from .. import dtypes as _dt
 from ..errors import DimensionError, InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import broadcast_shapes, normalize_dim
+from ..ops.random import _gen
 from .init import _random
 from ..tensor import _adopt_device, check_tensor, device_error, record, wrap
 
@@ -825,7 +826,8 @@ def dropout(input, p=0.5, training=True):
         mask = be.nn_full_like_shape(tuple(x.shape), 0, npd)
         scale = 0.0
     else:
-        mask = _random("random_bernoulli", be, tuple(x.shape), 1.0 - p, npd, None)
+        mask = _random("random_bernoulli", (be, _gen(None, "dropout", x._device)),
+                       tuple(x.shape), 1.0 - p, npd)
         scale = 1.0 / (1.0 - p)
     out = be.nn_dropout_apply(x._data, mask, scale)
 
@@ -1305,7 +1307,9 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         if p == 1.0:
             keep, keep_scale = be.nn_full_like_shape(tuple(scores), 0, work), 0.0
         else:
-            keep = _random("random_bernoulli", be, tuple(scores), 1.0 - p, work, None)
+            keep = _random("random_bernoulli",
+                           (be, _gen(None, "scaled_dot_product_attention", q._device)),
+                           tuple(scores), 1.0 - p, work)
             keep_scale = 1.0 / (1.0 - p)
     if sc is None:
         sc = 1.0 / math.sqrt(E) if E else 1.0

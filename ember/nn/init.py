@@ -23,7 +23,7 @@ from .. import dtypes as _dt
 from ..devices import as_device
 from ..errors import InvalidParameterError, KindError
 from ..ops.inplace import rebind
-from ..ops.random import _gen
+from ..ops.random import _source
 from ..tensor import Tensor, wrap
 
 __all__ = ["calculate_gain", "uniform", "normal", "constant", "zeros", "ones",
@@ -80,24 +80,17 @@ def _backend(device, op):
     return as_device(device, op).backend
 
 
-def _random(kernel, be, *args):
-    """``be.<kernel>(*args)``, the dtype (the last but one argument) an ember DType.
-    TRANSITIONAL: a NumPy random kernel that still takes a NumPy dtype raises TypeError for an
-    ember DType; it then gets the NumPy one (``be.NP``), until the random family takes DTypes."""
-    fn = getattr(be, kernel)
-    try:
-        return fn(*args)
-    except TypeError:
-        table = getattr(be, "NP", None)
-        if table is None:
-            raise
-        return fn(*args[:-2], table[args[-2]], args[-1])
+def _random(kernel, source, *args):
+    """``be.<kernel>(*args, gen)`` for ``source = (be, gen)``, a backend and its generator
+    (``ember.ops.random._source``)."""
+    be, gen = source
+    return getattr(be, kernel)(*args, gen)
 
 
 def _uniform(shape, low, high, dt, gen, be):
     if high == low:
         return be.nn_full_like_shape(shape, low, dt)
-    return _random("random_uniform", be, shape, low, high, dt, gen)
+    return _random("random_uniform", (be, gen), shape, low, high, dt)
 
 
 def calculate_gain(nonlinearity, param=None):
@@ -159,8 +152,8 @@ def uniform(shape, a=0.0, b=1.0, dtype=None, requires_grad=True, generator=None,
     a, b = _number(a, op, "a"), _number(b, op, "b")
     if a > b:
         raise InvalidParameterError(f"{op}: a={a} is above b={b}; expected a <= b", "a", a)
-    be = _backend(device, op)
-    return _finish(_uniform(shape, a, b, dt, _gen(generator, op), be), dt, requires_grad, op)
+    be, gen = _source(generator, device, op)
+    return _finish(_uniform(shape, a, b, dt, gen, be), dt, requires_grad, op)
 
 
 def normal(shape, mean=0.0, std=1.0, dtype=None, requires_grad=True, generator=None, device=None):
@@ -175,8 +168,8 @@ def normal(shape, mean=0.0, std=1.0, dtype=None, requires_grad=True, generator=N
     mean, std = _number(mean, op, "mean"), _number(std, op, "std")
     if std < 0:
         raise InvalidParameterError(f"{op}: std is {std}; expected std >= 0", "std", std)
-    data = _random("random_normal", _backend(device, op), shape, mean, std, dt,
-                   _gen(generator, op))
+    data = _random("random_normal", _source(generator, device, op),
+                   shape, mean, std, dt)
     return _finish(data, dt, requires_grad, op)
 
 
@@ -241,8 +234,8 @@ def kaiming_uniform(shape, a=0.0, mode="fan_in", nonlinearity="leaky_relu", dtyp
     op = "kaiming_uniform"
     shape, dt = _shape(shape, op), _dtype(dtype, op)
     bound = math.sqrt(3.0) * _kaiming_std(op, shape, a, mode, nonlinearity)
-    be = _backend(device, op)
-    return _finish(_uniform(shape, -bound, bound, dt, _gen(generator, op), be), dt,
+    be, gen = _source(generator, device, op)
+    return _finish(_uniform(shape, -bound, bound, dt, gen, be), dt,
                    requires_grad, op)
 
 
@@ -257,8 +250,8 @@ def kaiming_normal(shape, a=0.0, mode="fan_in", nonlinearity="leaky_relu", dtype
     op = "kaiming_normal"
     shape, dt = _shape(shape, op), _dtype(dtype, op)
     std = _kaiming_std(op, shape, a, mode, nonlinearity)
-    data = _random("random_normal", _backend(device, op), shape, 0.0, std, dt,
-                   _gen(generator, op))
+    data = _random("random_normal", _source(generator, device, op),
+                   shape, 0.0, std, dt)
     return _finish(data, dt, requires_grad, op)
 
 
@@ -275,8 +268,8 @@ def xavier_uniform(shape, gain=1.0, dtype=None, requires_grad=True, generator=No
     fan_in, fan_out = fan_in_and_fan_out(shape)
     gain = _number(gain, op, "gain")
     bound = 0.0 if fan_in + fan_out == 0 else gain * math.sqrt(6.0 / (fan_in + fan_out))
-    be = _backend(device, op)
-    return _finish(_uniform(shape, -bound, bound, dt, _gen(generator, op), be), dt,
+    be, gen = _source(generator, device, op)
+    return _finish(_uniform(shape, -bound, bound, dt, gen, be), dt,
                    requires_grad, op)
 
 
@@ -292,8 +285,8 @@ def xavier_normal(shape, gain=1.0, dtype=None, requires_grad=True, generator=Non
     fan_in, fan_out = fan_in_and_fan_out(shape)
     gain = _number(gain, op, "gain")
     std = 0.0 if fan_in + fan_out == 0 else gain * math.sqrt(2.0 / (fan_in + fan_out))
-    data = _random("random_normal", _backend(device, op), shape, 0.0, abs(std), dt,
-                   _gen(generator, op))
+    data = _random("random_normal", _source(generator, device, op),
+                   shape, 0.0, abs(std), dt)
     return _finish(data, dt, requires_grad, op)
 
 
@@ -314,8 +307,8 @@ def trunc_normal(shape, mean=0.0, std=1.0, a=-2.0, b=2.0, dtype=None, requires_g
         raise InvalidParameterError(f"{op}: std is {std}; expected std >= 0", "std", std)
     if a > b:
         raise InvalidParameterError(f"{op}: a={a} is above b={b}; expected a <= b", "a", a)
-    data = _random("random_trunc_normal", _backend(device, op), shape, mean, std, a, b, dt,
-                   _gen(generator, op))
+    data = _random("random_trunc_normal", _source(generator, device, op),
+                   shape, mean, std, a, b, dt)
     return _finish(data, dt, requires_grad, op)
 
 
@@ -338,8 +331,8 @@ def orthogonal(shape, gain=1.0, dtype=None, requires_grad=True, generator=None, 
     if not all(shape):
         return _finish(_backend(device, op).nn_full_like_shape(shape, 0.0, dt), dt,
                        requires_grad, op)
-    data = _random("random_orthogonal", _backend(device, op), shape, gain, dt,
-                   _gen(generator, op))
+    data = _random("random_orthogonal", _source(generator, device, op),
+                   shape, gain, dt)
     return _finish(data, dt, requires_grad, op)
 
 

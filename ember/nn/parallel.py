@@ -98,10 +98,7 @@ class DistributedDataParallel(Module):
         for (device, dt), group_ in by_dtype.items():
             be = device.backend
             n = sum(t.numel() for t in group_)
-            try:
-                buffer = be.dist_buffer(n, dt)
-            except TypeError:  # TRANSITIONAL: a NumPy kernel that still takes a NumPy dtype
-                buffer = be.dist_buffer(n, be.NP[dt])
+            buffer = be.dist_buffer(n, dt)
             offset = 0
             for t in group_:
                 be.dist_pack(buffer, offset, t._data)
