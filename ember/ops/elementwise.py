@@ -572,6 +572,15 @@ def _dunder(binary, name, symbol, reverse=False):
 _new = object.__new__
 
 
+def _kernel_of(memo, be, kname):
+    """Backend ``be``'s kernel ``kname``, remembered in ``memo[0]`` as one ``(be, kernel)`` tuple
+    (replaced whole, so a thread never sees one backend with another's kernel): an operator's
+    next call on the same device finds it with an identity check, not an attribute lookup."""
+    kernel = getattr(be, kname)
+    memo[0] = (be, kernel)
+    return kernel
+
+
 def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False):
     """An operator with the short path of DESIGN.md: two tensors of one dtype, shape and device,
     or a float32/float64 tensor with a Python float (or small int), go straight to the kernel
@@ -581,6 +590,7 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False):
     result is built directly: what ``record`` would return, without building a rule it would
     drop; from ``fusion.MIN_NUMEL`` elements on, ``fusion.start`` defers it (a Pending)."""
     kinds = ("float",) if float_only else ("float", "int")
+    memo = [(None, None)]
 
     def method(self, other):
         dt = self._dtype
@@ -591,7 +601,8 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False):
                 if other._device is not device:
                     raise _device_error(name, self, other)
                 be = device.backend
-                kernel = getattr(be, kname)
+                last = memo[0]  # the kernel of the backend of the last call
+                kernel = last[1] if last[0] is be else _kernel_of(memo, be, kname)
                 ad = self._ad
                 if self._node is None and other._node is None and ad is other._ad:
                     if be.numel(a) >= _fusion.MIN_NUMEL:
@@ -613,7 +624,8 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False):
                 a, other = self._data, float(other)
                 device = self._device
                 be = device.backend
-                kernel = getattr(be, kname)
+                last = memo[0]  # the kernel of the backend of the last call
+                kernel = last[1] if last[0] is be else _kernel_of(memo, be, kname)
                 if self._node is None:
                     if be.numel(a) >= _fusion.MIN_NUMEL:
                         return _fusion.start(be, kernel, a, other, dt, self._ad, device)
@@ -637,6 +649,8 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False):
 def _short_reverse(kname, slow, name, symbol, grad_st):
     """The reflected operator (``other OP self`` for a number ``other``), with the short path for
     a Python float and a float32/float64 tensor. ``grad_st(be, s, a)`` builds the backward rule."""
+    memo = [(None, None)]
+
     def method(self, other):
         dt = self._dtype
         if dt is _F32 or dt is _F64:
@@ -645,7 +659,8 @@ def _short_reverse(kname, slow, name, symbol, grad_st):
                 a, other = self._data, float(other)
                 device = self._device
                 be = device.backend
-                kernel = getattr(be, kname)
+                last = memo[0]  # the kernel of the backend of the last call
+                kernel = last[1] if last[0] is be else _kernel_of(memo, be, kname)
                 if self._node is None:
                     if be.numel(a) >= _fusion.MIN_NUMEL:
                         return _fusion.start(be, kernel, other, a, dt, self._ad, device)

@@ -26,7 +26,7 @@ from oracle import assert_close, assert_unchanged, ember_tensor, layouts, random
 from oracle import to_torch
 
 RNG = np.random.default_rng(7)
-BIG = (600, 300)  # 180,000 elements: 720 KB in float32, above fusion.MIN_BYTES
+BIG = (600, 300)  # 180,000 elements: 720 KB in float32, above fusion.MIN_NUMEL
 
 
 class Keep:
