@@ -570,14 +570,15 @@ def _dunder(binary, name, symbol, reverse=False):
 
 
 _new = object.__new__
+_prod = _math.prod  # elements from the shape: a C call, no kernel call on the hot path
 
 
-def _kernel_of(memo, be, kname):
-    """Backend ``be``'s kernel ``kname``, remembered in ``memo[0]`` as one ``(be, kernel)`` tuple
-    (replaced whole, so a thread never sees one backend with another's kernel): an operator's
-    next call on the same device finds it with an identity check, not an attribute lookup."""
-    kernel = getattr(be, kname)
-    memo[0] = (be, kernel)
+def _kernel_of(memo, device, kname):
+    """The kernel ``kname`` of ``device``'s backend, remembered in ``memo[0]`` as one
+    ``(device, kernel)`` tuple (replaced whole, so a thread never sees one device with another's
+    kernel): an operator's next call on the same device finds it with an identity check."""
+    kernel = getattr(device.backend, kname)
+    memo[0] = (device, kernel)
     return kernel
 
 
@@ -596,17 +597,16 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False):
         dt = self._dtype
         if type(other) is Tensor:
             a, b = self._data, other._data
-            if other._dtype is dt and a.shape == b.shape and dt.kind in kinds:
+            if other._dtype is dt and (shape := a.shape) == b.shape and dt.kind in kinds:
                 device = self._device
                 if other._device is not device:
                     raise _device_error(name, self, other)
-                be = device.backend
-                last = memo[0]  # the kernel of the backend of the last call
-                kernel = last[1] if last[0] is be else _kernel_of(memo, be, kname)
+                last = memo[0]  # the kernel of the device of the last call
+                kernel = last[1] if last[0] is device else _kernel_of(memo, device, kname)
                 ad = self._ad
                 if self._node is None and other._node is None and ad is other._ad:
-                    if be.numel(a) >= _fusion.MIN_NUMEL:
-                        return _fusion.start(be, kernel, a, b, dt, ad, device)
+                    if _prod(shape) >= _fusion.MIN_NUMEL:
+                        return _fusion.start(device.backend, kernel, a, b, dt, ad, device)
                     t = _new(Tensor)  # nothing to record: what ``wrap`` gives, inline
                     t._data = kernel(a, b)
                     t._dtype = dt
@@ -615,6 +615,7 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False):
                     t._ad = ad
                     t._grad = None
                     return t
+                be = device.backend
                 return record(kernel(a, b), dt, (self, other), grad_tt(be, a, b), name,
                               (kernel, lambda arrays, out: grad_tt(be, *arrays))
                               if ad == "balanced" or other._ad == "balanced" else None)
@@ -623,12 +624,12 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False):
             if t is float or (t is int and -_EXACT < other < _EXACT):
                 a, other = self._data, float(other)
                 device = self._device
-                be = device.backend
-                last = memo[0]  # the kernel of the backend of the last call
-                kernel = last[1] if last[0] is be else _kernel_of(memo, be, kname)
+                last = memo[0]  # the kernel of the device of the last call
+                kernel = last[1] if last[0] is device else _kernel_of(memo, device, kname)
                 if self._node is None:
-                    if be.numel(a) >= _fusion.MIN_NUMEL:
-                        return _fusion.start(be, kernel, a, other, dt, self._ad, device)
+                    if _prod(a.shape) >= _fusion.MIN_NUMEL:
+                        return _fusion.start(device.backend, kernel, a, other, dt, self._ad,
+                                             device)
                     t = _new(Tensor)
                     t._data = kernel(a, other)
                     t._dtype = dt
@@ -637,6 +638,7 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False):
                     t._ad = self._ad
                     t._grad = None
                     return t
+                be = device.backend
                 return record(kernel(a, other), dt, (self,), grad_ts(be, a, other), name,
                               _scalar_recompute(be, kernel, grad_ts, other, False)
                               if self._ad == "balanced" else None)
@@ -658,12 +660,12 @@ def _short_reverse(kname, slow, name, symbol, grad_st):
             if t is float or (t is int and -_EXACT < other < _EXACT):
                 a, other = self._data, float(other)
                 device = self._device
-                be = device.backend
-                last = memo[0]  # the kernel of the backend of the last call
-                kernel = last[1] if last[0] is be else _kernel_of(memo, be, kname)
+                last = memo[0]  # the kernel of the device of the last call
+                kernel = last[1] if last[0] is device else _kernel_of(memo, device, kname)
                 if self._node is None:
-                    if be.numel(a) >= _fusion.MIN_NUMEL:
-                        return _fusion.start(be, kernel, other, a, dt, self._ad, device)
+                    if _prod(a.shape) >= _fusion.MIN_NUMEL:
+                        return _fusion.start(device.backend, kernel, other, a, dt, self._ad,
+                                             device)
                     t = _new(Tensor)
                     t._data = kernel(other, a)
                     t._dtype = dt
@@ -672,6 +674,7 @@ def _short_reverse(kname, slow, name, symbol, grad_st):
                     t._ad = self._ad
                     t._grad = None
                     return t
+                be = device.backend
                 return record(kernel(other, a), dt, (self,), grad_st(be, other, a), name,
                               _scalar_recompute(be, kernel, grad_st, other, True)
                               if self._ad == "balanced" else None)

@@ -30,7 +30,7 @@ from ..tensor import Pending, Tensor, new_holding, pending, pending_chain
 
 __all__ = ["MIN_NUMEL", "MAX_DEPTH", "MAX_HELD", "defers", "start", "attach_operators"]
 
-MIN_NUMEL = 1 << 16  # 256 KiB of float32, NumPy's temporary-elision size: below, a buffer costs little
+MIN_NUMEL = 1 << 16  # elements; 256 KiB of float32: below it a second buffer costs little
 MAX_DEPTH = 32  # operators in one Chain; a longer expression is computed in parts
 MAX_HELD = 4  # operand buffers one Chain keeps alive, each the size of its result
 _F32 = _dt.float32
