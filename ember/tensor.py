@@ -5,6 +5,8 @@ file holds only what every op needs: construction, metadata, and ``record``, whi
 kernel's result and records the autodiff step.
 """
 
+import threading as _threading
+
 from . import dtypes as _dt
 from .autodiff.graph import Node, _mode
 from .backends import adopt as _adopt
@@ -221,26 +223,41 @@ _slot_get = Tensor._data.__get__
 _slot_set = Tensor._data.__set__
 
 
+_publishing = _threading.Lock()  # a buffer and class that change together, seen together
+
+
 def rebind_plain(t, data):
     """The ``_data`` setter of a Tensor subclass whose ``_data`` is a property (Pending, a
-    quantized tensor): ``t`` holds the array ``data`` and is a plain Tensor from then on."""
-    _slot_set(t, data)
-    t.__class__ = Tensor
+    quantized tensor): ``t`` holds the array ``data`` and is a plain Tensor from then on.
+    The buffer and the class change under one lock, which Pending's readers take too."""
+    with _publishing:
+        _slot_set(t, data)
+        t.__class__ = Tensor
 
 
 class Pending(Tensor):
     """A Tensor whose buffer is an elementwise expression not computed yet (a backend Chain in
-    the ``_data`` slot): the middle of a fused ``x * y + z``, see ``ember/ops/fusion.py``.
+    the ``_data`` slot): a deferred ``x * y + z``, see ``ember/ops/fusion.py``.
 
     Reading its buffer computes the expression once and turns the object into a plain Tensor,
-    so every op sees an ordinary tensor; only the fused operators look at the Chain.
+    so every op sees an ordinary tensor; only the fused operators look at the Chain. Threads
+    may read one Pending at once: the values are computed outside the lock and published under
+    it (the first result wins), so every reader gets a complete array.
     """
 
     __slots__ = ()
 
     def _compute(self):
-        data = self._device.backend.ew_evaluate(_slot_get(self))
-        rebind_plain(self, data)
+        chain = pending_chain(self)
+        if chain is None:  # another thread published it since this read began
+            return _slot_get(self)
+        data = self._device.backend.ew_evaluate(chain)
+        with _publishing:
+            if self.__class__ is Pending:
+                _slot_set(self, data)
+                self.__class__ = Tensor
+            else:
+                data = _slot_get(self)
         return data
 
     _data = property(_compute, rebind_plain)
@@ -249,6 +266,12 @@ class Pending(Tensor):
     def shape(self):
         """The sizes of the dims, known without computing the values."""
         return _slot_get(self).shape
+
+
+def pending_chain(t):
+    """The backend Chain of Pending ``t``, or None once it has been computed (a plain Tensor)."""
+    with _publishing:
+        return _slot_get(t) if t.__class__ is Pending else None
 
 
 def new_holding(cls, raw, dtype, ad, device=CPU):
@@ -263,9 +286,9 @@ def new_holding(cls, raw, dtype, ad, device=CPU):
     return t
 
 
-def pending(chain, dtype, ad):
-    """A new untracked Pending tensor of the backend Chain ``chain``."""
-    return new_holding(Pending, chain, dtype, ad)
+def pending(chain, dtype, ad, device=CPU):
+    """A new untracked Pending tensor of the backend Chain ``chain`` on ``device``."""
+    return new_holding(Pending, chain, dtype, ad, device)
 
 
 def _identity_backward(g, needs):

@@ -10,10 +10,8 @@ Bool tensors have no arithmetic: they raise ``KindError`` (cast them with ``.int
 
 import math as _math
 from operator import attrgetter as _kernel
-from sys import _getframe
 
 from .. import dtypes as _dt
-from ..backends import default as be  # TRANSITIONAL: only the operator section below reads it
 from ..errors import InvalidParameterError, KindError
 from ..shapes import as_int, broadcast_shapes
 from ..tensor import Tensor, device_error, record, tensor_method, wrap
@@ -596,37 +594,78 @@ def _dunder(binary, name, symbol, reverse=False):
     return method
 
 
-def _short(kernel, slow, name, symbol, grad_tt, grad_ts, float_only=False):
-    """An operator with the short path of DESIGN.md: two tensors of one dtype and one shape, or a
-    float32/float64 tensor with a Python float (or small int), go straight to the kernel (no
-    promotion, no broadcasting checks); everything else takes ``slow``. ``grad_tt(a, b)`` and
-    ``grad_ts(a, s)`` build the backward rule of each case. When no operand is tracked (and
-    both carry the same checkpointing strategy) the result is wrapped directly: what ``record``
-    would return, without building a rule it would drop; from 256 KiB on, ``fusion.start``
-    may leave it Pending, the middle of a fused ``x * y + z``."""
-    recompute = (kernel, lambda arrays, out: grad_tt(*arrays))
+_new = object.__new__
+_prod = _math.prod  # elements from the shape: a C call, no kernel call on the hot path
+
+
+def _kernel_of(memo, device, kname):
+    """The kernel ``kname`` of ``device``'s backend, remembered in ``memo[0]`` as one
+    ``(device, kernel)`` tuple (replaced whole, so a thread never sees one device with another's
+    kernel): an operator's next call on the same device finds it with an identity check."""
+    kernel = getattr(device.backend, kname)
+    memo[0] = (device, kernel)
+    return kernel
+
+
+def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False):
+    """An operator with the short path of DESIGN.md: two tensors of one dtype, shape and device,
+    or a float32/float64 tensor with a Python float (or small int), go straight to the kernel
+    ``kname`` of the operand's backend (no promotion, no broadcasting checks); everything else
+    takes ``slow``. ``grad_tt(be, a, b)`` and ``grad_ts(be, a, s)`` build the backward rule of
+    each case. When no operand is tracked (and both carry the same checkpointing strategy) the
+    result is built directly: what ``record`` would return, without building a rule it would
+    drop; from ``fusion.MIN_NUMEL`` elements on, ``fusion.start`` defers it (a Pending)."""
     kinds = ("float",) if float_only else ("float", "int")
+    memo = [(None, None)]
 
     def method(self, other):
         dt = self._dtype
         if type(other) is Tensor:
             a, b = self._data, other._data
-            if other._dtype is dt and a.shape == b.shape and dt.kind in kinds:
-                if self._node is None and other._node is None and self._ad is other._ad:
-                    if a.nbytes < _fusion.MIN_BYTES:
-                        return wrap(kernel(a, b), dt, self._ad)  # nothing to record
-                    return _fusion.start(kernel, a, b, dt, self._ad, _getframe(1))
-                return record(kernel(a, b), dt, (self, other), grad_tt(a, b), name, recompute)
+            if other._dtype is dt and (shape := a.shape) == b.shape and dt.kind in kinds:
+                device = self._device
+                if other._device is not device:
+                    raise _device_error(name, self, other)
+                last = memo[0]  # the kernel of the device of the last call
+                kernel = last[1] if last[0] is device else _kernel_of(memo, device, kname)
+                ad = self._ad
+                if self._node is None and other._node is None and ad is other._ad:
+                    if _prod(shape) >= _fusion.MIN_NUMEL:
+                        return _fusion.start(device.backend, kernel, a, b, dt, ad, device)
+                    t = _new(Tensor)  # nothing to record: what ``wrap`` gives, inline
+                    t._data = kernel(a, b)
+                    t._dtype = dt
+                    t._device = device
+                    t._node = None
+                    t._ad = ad
+                    t._grad = None
+                    return t
+                be = device.backend
+                return record(kernel(a, b), dt, (self, other), grad_tt(be, a, b), name,
+                              (kernel, lambda arrays, out: grad_tt(be, *arrays))
+                              if ad == "balanced" or other._ad == "balanced" else None)
         elif dt is _F32 or dt is _F64:
             t = type(other)
             if t is float or (t is int and -_EXACT < other < _EXACT):
                 a, other = self._data, float(other)
+                device = self._device
+                last = memo[0]  # the kernel of the device of the last call
+                kernel = last[1] if last[0] is device else _kernel_of(memo, device, kname)
                 if self._node is None:
-                    if a.nbytes < _fusion.MIN_BYTES:
-                        return wrap(kernel(a, other), dt, self._ad)  # nothing to record
-                    return _fusion.start(kernel, a, other, dt, self._ad, _getframe(1))
-                return record(kernel(a, other), dt, (self,), grad_ts(a, other), name,
-                              _scalar_recompute(kernel, grad_ts, other, False)
+                    if _prod(a.shape) >= _fusion.MIN_NUMEL:
+                        return _fusion.start(device.backend, kernel, a, other, dt, self._ad,
+                                             device)
+                    t = _new(Tensor)
+                    t._data = kernel(a, other)
+                    t._dtype = dt
+                    t._device = device
+                    t._node = None
+                    t._ad = self._ad
+                    t._grad = None
+                    return t
+                be = device.backend
+                return record(kernel(a, other), dt, (self,), grad_ts(be, a, other), name,
+                              _scalar_recompute(be, kernel, grad_ts, other, False)
                               if self._ad == "balanced" else None)
         return slow(self, other, name)
     method.__name__ = name
@@ -634,21 +673,35 @@ def _short(kernel, slow, name, symbol, grad_tt, grad_ts, float_only=False):
     return method
 
 
-def _short_reverse(kernel, slow, name, symbol, grad_st):
+def _short_reverse(kname, slow, name, symbol, grad_st):
     """The reflected operator (``other OP self`` for a number ``other``), with the short path for
-    a Python float and a float32/float64 tensor. ``grad_st(s, a)`` builds the backward rule."""
+    a Python float and a float32/float64 tensor. ``grad_st(be, s, a)`` builds the backward rule."""
+    memo = [(None, None)]
+
     def method(self, other):
         dt = self._dtype
         if dt is _F32 or dt is _F64:
             t = type(other)
             if t is float or (t is int and -_EXACT < other < _EXACT):
                 a, other = self._data, float(other)
+                device = self._device
+                last = memo[0]  # the kernel of the device of the last call
+                kernel = last[1] if last[0] is device else _kernel_of(memo, device, kname)
                 if self._node is None:
-                    if a.nbytes < _fusion.MIN_BYTES:
-                        return wrap(kernel(other, a), dt, self._ad)  # nothing to record
-                    return _fusion.start(kernel, other, a, dt, self._ad, _getframe(1))
-                return record(kernel(other, a), dt, (self,), grad_st(other, a), name,
-                              _scalar_recompute(kernel, grad_st, other, True)
+                    if _prod(a.shape) >= _fusion.MIN_NUMEL:
+                        return _fusion.start(device.backend, kernel, other, a, dt, self._ad,
+                                             device)
+                    t = _new(Tensor)
+                    t._data = kernel(other, a)
+                    t._dtype = dt
+                    t._device = device
+                    t._node = None
+                    t._ad = self._ad
+                    t._grad = None
+                    return t
+                be = device.backend
+                return record(kernel(other, a), dt, (self,), grad_st(be, other, a), name,
+                              _scalar_recompute(be, kernel, grad_st, other, True)
                               if self._ad == "balanced" else None)
         return slow(other, self, name)
     method.__name__ = "r" + name
@@ -656,18 +709,18 @@ def _short_reverse(kernel, slow, name, symbol, grad_st):
     return method
 
 
-def _scalar_recompute(kernel, grad, s, reverse):
+def _scalar_recompute(be, kernel, grad, s, reverse):
     """The "balanced" recompute recipe of a tensor-with-number op (see ``record``)."""
     if reverse:
-        return (lambda a: kernel(s, a), lambda arrays, out: grad(s, arrays[0]))
-    return (lambda a: kernel(a, s), lambda arrays, out: grad(arrays[0], s))
+        return (lambda a: kernel(s, a), lambda arrays, out: grad(be, s, arrays[0]))
+    return (lambda a: kernel(a, s), lambda arrays, out: grad(be, arrays[0], s))
 
 
-def _add_tt(a, b):
+def _add_tt(be, a, b):
     return _pass2
 
 
-def _add_ts(a, s):
+def _add_ts(be, a, s):
     return _pass1
 
 
@@ -675,25 +728,27 @@ def _pass1(g, needs):
     return (g,)
 
 
-def _sub_tt(a, b):
-    return _sub_backward
+def _sub_tt(be, a, b):
+    def backward(g, needs):
+        return (g, be.ew_neg(g) if needs[1] else None)
+    return backward
 
 
-def _sub_backward(g, needs):
-    return (g, be.ew_neg(g) if needs[1] else None)
-
-
-def _mul_tt(a, b):
+def _mul_tt(be, a, b):
     def backward(g, needs):
         return (be.ew_mul(g, b) if needs[0] else None, be.ew_mul(g, a) if needs[1] else None)
     return backward
 
 
-def _mul_ts(a, s):
+def _mul_ts(be, a, s):
     return lambda g, needs: (be.ew_mul(g, s),)
 
 
-def _div_tt(a, b):
+def _mul_st(be, s, a):
+    return lambda g, needs: (be.ew_mul(g, s),)
+
+
+def _div_tt(be, a, b):
     def backward(g, needs):
         gb = None
         if needs[1]:
@@ -702,27 +757,27 @@ def _div_tt(a, b):
     return backward
 
 
-def _div_ts(a, s):
+def _div_ts(be, a, s):
     return lambda g, needs: (be.ew_truediv(g, s),)
 
 
-def _rsub_st(s, a):
+def _rsub_st(be, s, a):
     return lambda g, needs: (be.ew_neg(g),)
 
 
-def _rdiv_st(s, a):  # d(s / a)/da = -s / a**2
+def _rdiv_st(be, s, a):  # d(s / a)/da = -s / a**2
     return lambda g, needs: (be.ew_truediv(be.ew_mul(be.ew_neg(g), s), be.ew_mul(a, a)),)
 
 
-Tensor.__add__ = _short(be.ew_add, _add, "add", "+", _add_tt, _add_ts)
-Tensor.__radd__ = _short_reverse(be.ew_add, _add, "add", "+", _add_ts)
-Tensor.__sub__ = _short(be.ew_sub, _sub, "sub", "-", _sub_tt, _add_ts)
-Tensor.__rsub__ = _short_reverse(be.ew_sub, _sub, "sub", "-", _rsub_st)
-Tensor.__mul__ = _short(be.ew_mul, _mul, "mul", "*", _mul_tt, _mul_ts)
-Tensor.__rmul__ = _short_reverse(be.ew_mul, _mul, "mul", "*", lambda s, a: _mul_ts(a, s))
-Tensor.__truediv__ = _short(be.ew_truediv, _truediv, "true_divide", "/", _div_tt, _div_ts,
+Tensor.__add__ = _short("ew_add", _add, "add", "+", _add_tt, _add_ts)
+Tensor.__radd__ = _short_reverse("ew_add", _add, "add", "+", _add_ts)
+Tensor.__sub__ = _short("ew_sub", _sub, "sub", "-", _sub_tt, _add_ts)
+Tensor.__rsub__ = _short_reverse("ew_sub", _sub, "sub", "-", _rsub_st)
+Tensor.__mul__ = _short("ew_mul", _mul, "mul", "*", _mul_tt, _mul_ts)
+Tensor.__rmul__ = _short_reverse("ew_mul", _mul, "mul", "*", _mul_st)
+Tensor.__truediv__ = _short("ew_truediv", _truediv, "true_divide", "/", _div_tt, _div_ts,
                             float_only=True)
-Tensor.__rtruediv__ = _short_reverse(be.ew_truediv, _truediv, "true_divide", "/", _rdiv_st)
+Tensor.__rtruediv__ = _short_reverse("ew_truediv", _truediv, "true_divide", "/", _rdiv_st)
 Tensor.__floordiv__ = _dunder(_floordiv, "floor_divide", "//")
 Tensor.__rfloordiv__ = _dunder(_floordiv, "floor_divide", "//", reverse=True)
 Tensor.__mod__ = _dunder(_remainder, "remainder", "%")

@@ -138,55 +138,112 @@ def ew_is_int_scalar(value):
 
 class Chain:
     """An elementwise expression not computed yet: ``kernel(left, right)``, where each operand
-    is an array, a Python number or another Chain, every node of one shape and dtype."""
+    is an array, a Python number or another Chain, every node of one shape and dtype.
 
-    __slots__ = ("ufunc", "left", "right", "shape", "depth")
+    ``held`` are the distinct arrays it reads (the buffers it keeps alive), ``depth`` its
+    operators along the longest path. Once ``ew_evaluate`` has computed it, ``value`` is its
+    array and ``operands`` is None: it is a leaf from then on and holds only that array.
+    """
 
-    def __init__(self, kernel, left, right, shape, depth):
+    __slots__ = ("ufunc", "operands", "shape", "depth", "held", "value")
+
+    def __init__(self, kernel, left, right, shape, depth, held):
         self.ufunc = kernel.ufunc
-        self.left = left
-        self.right = right
+        self.operands = (left, right)
         self.shape = shape
         self.depth = depth
+        self.held = held
+        self.value = None
 
 
-def ew_chain(kernel, left, right):
+def _leaf(x):
+    """``x``, or the array of a Chain already computed (read in this order: ``ew_evaluate``
+    publishes the value before it drops the operands)."""
+    if x.__class__ is Chain and x.operands is None:
+        return x.value
+    return x
+
+
+def ew_chain(kernel, left, right, max_depth=32, max_held=4):
     """A Chain of ``kernel`` (an ``ew_*`` binary kernel) over ``left`` and ``right``: arrays of
-    one shape and dtype, Chains of that shape and dtype, or one Python number."""
+    one shape and dtype, Chains of that shape and dtype, or one Python number.
+
+    At most ``max_depth`` operators deep and holding at most ``max_held`` arrays: an operand
+    Chain that would pass either cap is computed first (and its array becomes the operand)."""
+    left, right = _leaf(left), _leaf(right)
+    depth, held = _measure(left, right)
+    for side in (0, 1):
+        if depth <= max_depth and len(held) <= max_held:
+            break
+        if side == 0 and left.__class__ is Chain:
+            left = ew_evaluate(left)
+        elif side == 1 and right.__class__ is Chain:
+            right = ew_evaluate(right)
+        depth, held = _measure(left, right)
+    shape = left.shape if left.__class__ is not float else right.shape
+    return Chain(kernel, left, right, shape, depth, held)
+
+
+def _measure(left, right):
+    """(depth, held) of a Chain over ``left`` and ``right``."""
     depth = 1
-    shape = None
+    held = ()
     for x in (left, right):
         if x.__class__ is Chain:
             depth = max(depth, x.depth + 1)
-            shape = x.shape
+            found = x.held
         elif x.__class__ is _ndarray:
-            shape = x.shape
-    return Chain(kernel, left, right, shape, depth)
+            found = (x,)
+        else:
+            continue
+        for a in found:
+            for h in held:
+                if h is a:
+                    break
+            else:
+                held += (a,)
+    return depth, held
 
 
 def ew_evaluate(chain):
-    """The array a Chain computes: its innermost step allocates the one buffer, every later step
-    writes into it (NumPy's ``out=``), so ``x * y + z`` makes one array, not two."""
+    """The array a Chain computes, computed once: its innermost step allocates the one buffer,
+    every later step writes into it (NumPy's ``out=``), so ``x * y + z`` makes one array, not
+    two. The result is published on the Chain (``value`` first, then the operands are dropped,
+    so that the Chain releases their buffers); a computed Chain gives its array again."""
+    if chain.operands is None:
+        return chain.value
     if _ERRVAR is None:  # pragma: no cover
         with np.errstate(all="ignore"):
-            return _evaluate(chain)
-    token = _set(_IGNORE)
-    try:
-        return _evaluate(chain)
-    finally:
-        _reset(token)
+            out = _evaluate(chain)[0]
+    else:
+        token = _set(_IGNORE)
+        try:
+            out = _evaluate(chain)[0]
+        finally:
+            _reset(token)
+    chain.value = out
+    chain.operands = None
+    return out
 
 
 def _evaluate(chain):
-    a, b = chain.left, chain.right
+    """(array, scratch): the array of ``chain`` and whether it is a new buffer that the step
+    above may write into (a computed Chain's array is a tensor's buffer: never written)."""
+    operands = chain.operands
+    if operands is None:
+        return chain.value, False
+    a, b = operands
+    scratch_a = scratch_b = False
     if a.__class__ is Chain:
-        out = _evaluate(a)
-        return chain.ufunc(out, _evaluate(b) if b.__class__ is Chain else b, out=out)
+        a, scratch_a = _evaluate(a)
     if b.__class__ is Chain:
-        out = _evaluate(b)
-        return chain.ufunc(a, out, out=out)
+        b, scratch_b = _evaluate(b)
+    if scratch_a:
+        return chain.ufunc(a, b, out=a), True
+    if scratch_b:
+        return chain.ufunc(a, b, out=b), True
     out = chain.ufunc(a, b)
-    return out if type(out) is _ndarray else _asarray(out)  # 0-d operands give a NumPy scalar
+    return (out if type(out) is _ndarray else _asarray(out)), True  # 0-d gives a NumPy scalar
 
 
 def ew_any_zero(a):
