@@ -44,7 +44,7 @@ def _floats(shape, offset=0):
 def _ember(arr):
     import ember
 
-    return ember.from_numpy(arr)
+    return ember.tensor(arr)  # a copy on the default device (EMBER_DEVICE), owned by ember
 
 
 def _torch(arr):
@@ -71,7 +71,7 @@ def add_torch(p):
 
 def add_ember(p):
     a, b = map(_ember, _add_inputs(p))
-    return lambda: a + b
+    return lambda: (a + b)._data  # the buffer: a large result is deferred until read
 
 
 def add_tracked_torch(p):
@@ -104,7 +104,7 @@ def chain_torch(p):
 
 def chain_ember(p):
     x, y, z = map(_ember, _chain_inputs(p))
-    return lambda: x * y + z
+    return lambda: (x * y + z)._data  # the buffer: the chain is computed when read
 
 
 def sum_numpy(p):

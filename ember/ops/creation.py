@@ -63,8 +63,8 @@ def from_numpy(array):
     except KindError:
         raise KindError(f"from_numpy: dtype {array.dtype} has no ember kind") from None
     device = as_device(None, "from_numpy")
-    if device is CPU:
-        return wrap(array, dtype)
+    if device is CPU:  # a view: the owner can still write it, so no op defers reading it
+        return wrap(_host.ew_shared_view(array), dtype)
     try:  # zero-copy where the device can share host memory
         data = device.backend.from_host(array, dtype)
     except ValueError:  # a layout the device cannot share (negative strides): a copy

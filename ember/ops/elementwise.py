@@ -625,7 +625,7 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False):
             if other._dtype is dt and (shape := a.shape) == b.shape and dt.kind in kinds:
                 device = self._device
                 if other._device is not device:
-                    raise _device_error(name, self, other)
+                    raise device_error(name, self, other)
                 last = memo[0]  # the kernel of the device of the last call
                 kernel = last[1] if last[0] is device else _kernel_of(memo, device, kname)
                 ad = self._ad

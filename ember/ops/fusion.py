@@ -55,7 +55,7 @@ def start(be, kernel, a, b, dtype, ad, device):
     """The result of ``kernel(a, b)`` on the operands' arrays (or one array and a number, either
     order), on ``device`` of backend ``be``: a Pending where the backend defers, else now."""
     make = _maker(be)
-    if make is None:
+    if make is None or not (be.ew_deferrable(a) and be.ew_deferrable(b)):
         return new_holding(Tensor, kernel(a, b), dtype, ad, device)
     return pending(make(kernel, a, b, MAX_DEPTH, MAX_HELD), dtype, ad, device)
 
@@ -75,6 +75,8 @@ def _operand(p, chain, other, kinds):
         operand = pending_chain(other) if cls is Pending else None
         if operand is None:  # a plain tensor, or a Pending computed meanwhile
             operand = other._data
+            if not p._device.backend.ew_deferrable(operand):
+                return None
         return operand if operand.shape == chain.shape else None
     if (dt is _F32 or dt is _F64) and (cls is float or cls is int and -_EXACT < other < _EXACT):
         return float(other)

@@ -22,10 +22,16 @@ import torch
 import ember
 from ember.ops import fusion
 from ember.tensor import Pending, Tensor, _slot_get
-from oracle import assert_close, assert_unchanged, ember_tensor, layouts, random_array, snapshot
+from oracle import assert_close, assert_unchanged, layouts, random_array, snapshot
 from oracle import to_torch
 
 RNG = np.random.default_rng(7)
+
+
+def ember_tensor(arr, dtype=None, requires_grad=False):
+    """An ember tensor owning a copy of ``arr`` (a ``from_numpy`` view of a caller's array is
+    never deferred: see the last test)."""
+    return ember.tensor(np.array(arr, copy=True), dtype=dtype, requires_grad=requires_grad)
 BIG = (600, 300)  # 180,000 elements: 720 KB in float32, above fusion.MIN_NUMEL
 
 
@@ -123,7 +129,7 @@ def computed(t):
 
 
 def floats(n, k=4):
-    return [ember.from_numpy(RNG.random(n)) for _ in range(k)]
+    return [ember.tensor(RNG.random(n)) for _ in range(k)]
 
 
 def test_the_middle_of_an_expression_is_not_materialized():
@@ -296,9 +302,9 @@ def test_the_memory_a_chain_holds_is_capped():
     nbytes = 8 * n
 
     def running_sum():
-        total = ember.from_numpy(RNG.random(n))
+        total = ember.tensor(RNG.random(n))
         for _ in range(11):
-            total = total + ember.from_numpy(RNG.random(n))
+            total = total + ember.tensor(RNG.random(n))
             assert len(_slot_get(total).held) <= fusion.MAX_HELD
         return total
 
@@ -327,7 +333,7 @@ def test_operands_on_different_devices_raise_device_error():
     torch_cpu = pytest.importorskip("torch") and ember.Device("torch:cpu")
     a = ember.from_numpy(np.arange(4.0))
     b = ember.Tensor(np.arange(4.0), device=torch_cpu)  # one dtype and shape: the short path
-    big = ember.from_numpy(np.ones(1 << 17))
+    big = ember.tensor(np.ones(1 << 17))
     for left, right in ((a, b), (b, a), (big * 2.0, ember.Tensor(np.ones(1 << 17),
                                                                 device=torch_cpu))):
         for op in ("__add__", "__sub__", "__mul__", "__truediv__"):
@@ -443,3 +449,17 @@ def test_pending_tensors_with_tracked_operands(everything_pending):
     loss = (u * v + x * x - u / v).sum()
     loss.backward()
     assert_close(x.grad, 2 * torch.from_numpy(arrays[0]))
+
+
+@pytest.mark.numpy_only
+def test_a_deferred_result_never_sees_a_later_write_to_a_shared_array():
+    # from_numpy shares the caller's array, which the caller may write after the op: the op's
+    # value is the one at the time of the op, as with eager evaluation
+    a = np.ones(1 << 17, dtype=np.float32)
+    x = ember.from_numpy(a)
+    y = ember.from_numpy(np.full(1 << 17, 2.0, dtype=np.float32))
+    out = x * 3.0
+    out2 = x * y + 1.0
+    a[:] = 100.0
+    assert out.numpy()[0] == 3.0
+    assert out2.numpy()[0] == 3.0

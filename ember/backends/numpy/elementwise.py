@@ -11,6 +11,7 @@ import numpy as np
 
 __all__ = [
     "ew_scalar", "ew_cast", "ew_is_scalar", "ew_is_int_scalar", "Chain", "ew_chain",
+    "ew_shared_view", "ew_deferrable",
     "ew_evaluate", "ew_any_zero", "ew_any_negative",
     "ew_add", "ew_sub", "ew_mul", "ew_truediv", "ew_floordiv", "ew_remainder", "ew_fmod",
     "ew_neg", "ew_abs", "ew_square", "ew_maximum", "ew_minimum", "ew_where", "ew_eq", "ew_lt",
@@ -162,6 +163,18 @@ def _leaf(x):
     if x.__class__ is Chain and x.operands is None:
         return x.value
     return x
+
+
+def ew_shared_view(a):
+    """A view of ``a``, an array someone else owns and may still write (``from_numpy``)."""
+    return a.view()
+
+
+def ew_deferrable(a):
+    """Whether the operand ``a`` may wait in a Chain: a number, or an array that owns its buffer.
+    A view may be of an array its owner can still write (``from_numpy``), which a deferred
+    result must not see; deferring it would change the values, so it is computed now."""
+    return a.__class__ is not _ndarray or a.flags.owndata
 
 
 def ew_chain(kernel, left, right, max_depth=32, max_held=4):
