@@ -1,31 +1,29 @@
-"""The NumPy backend: one kernel table, gathered from one file per op family."""
+"""The NumPy backend: one kernel table, gathered from one file per op family.
 
-from .core import *  # noqa: F401,F403
-from .creation import *  # noqa: F401,F403
-from .movement import *  # noqa: F401,F403
-from .segments import *  # noqa: F401,F403
-from .slicing import *  # noqa: F401,F403
-from .elementwise import *  # noqa: F401,F403
-from .bitwise import *  # noqa: F401,F403
-from .compare import *  # noqa: F401,F403
-from .reduce import *  # noqa: F401,F403
-from .scan import *  # noqa: F401,F403
-from .sort import *  # noqa: F401,F403
-from .indexing import *  # noqa: F401,F403
-from .linalg import *  # noqa: F401,F403
-from .random import *  # noqa: F401,F403
-from .nn import *  # noqa: F401,F403
-from .optim import *  # noqa: F401,F403
-from .io import *  # noqa: F401,F403
-from .threads import *  # noqa: F401,F403
-from .sampling import *  # noqa: F401,F403
-from .quantization import *  # noqa: F401,F403
-from .color import *  # noqa: F401,F403
-from .morphology import *  # noqa: F401,F403
-from .components import *  # noqa: F401,F403
-from .suppression import *  # noqa: F401,F403
-from .distributed import *  # noqa: F401,F403
-from .dlpack import *  # noqa: F401,F403
-from .array_api import *  # noqa: F401,F403
+Each family module lists its kernels in ``__all__``; this package is the table (a kernel defined
+twice is an error), and ``Device("cpu").backend`` is this module.
+"""
 
+from . import (array_api, bitwise, color, compare, components, core, creation, distributed,
+               dlpack, elementwise, indexing, io, linalg, morphology, movement, nn, optim,
+               quantization, random, reduce, sampling, scan, segments, slicing, sort,
+               suppression, threads)
+
+FAMILIES = (core, creation, movement, segments, slicing, elementwise, bitwise, compare, reduce,
+            scan, sort, indexing, linalg, random, nn, optim, io, threads, sampling, quantization,
+            color, morphology, components, suppression, distributed, dlpack, array_api)
 name = "numpy"
+
+
+def _kernels():
+    table = {}
+    for module in FAMILIES:
+        for kernel in module.__all__:
+            if kernel in table and table[kernel] is not getattr(module, kernel):
+                raise RuntimeError(f"numpy backend: kernel {kernel!r} is defined twice")
+            table[kernel] = getattr(module, kernel)
+    return table
+
+
+KERNELS = _kernels()
+globals().update(KERNELS)

@@ -13,6 +13,14 @@ Array = np.ndarray
 _EXTENSION_DTYPES = (np.dtype(ml_dtypes.bfloat16),)
 
 
+__all__ = [
+    "Array", "NP", "allocation_failed", "allocation_error", "allocates", "check_items",
+    "RaggedError", "RankError", "asarray", "as_array", "is_array", "cast", "readonly", "copy",
+    "contiguous", "is_contiguous", "shares_memory", "tolist", "item", "scalar_array",
+    "sum_to_shape", "broadcast_to", "add", "ones_like", "zeros_like", "dtype_of", "ember_dtype",
+    "owns", "adopt", "for_device", "numel", "to_host", "from_host", "synchronize",
+]
+
 try:  # NumPy >= 2: the error state lives in a context variable that ufuncs read on each call
     from numpy._core._ufunc_config import _extobj_contextvar as _ERRVAR
     from numpy._core.umath import _make_extobj

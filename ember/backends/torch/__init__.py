@@ -20,9 +20,14 @@ from ...errors import DeviceError
 if torch is None:  # pragma: no cover
     raise DeviceError("the torch backend needs PyTorch: pip install 'ember[torch]'")
 
-from . import (core, creation, movement, segments, slicing, elementwise, bitwise, compare, reduce, scan, sort, indexing, linalg, random, nn, optim, io, threads, sampling, quantization, color, morphology, components, suppression, distributed, dlpack, array_api)  # noqa: E501
+from . import (array_api, bitwise, color, compare, components, core, creation, distributed,  # noqa: E402
+               dlpack, elementwise, indexing, io, linalg, morphology, movement, nn, optim,
+               quantization, random, reduce, sampling, scan, segments, slicing, sort,
+               suppression, threads)
 
-FAMILIES = (core, creation, movement, segments, slicing, elementwise, bitwise, compare, reduce, scan, sort, indexing, linalg, random, nn, optim, io, threads, sampling, quantization, color, morphology, components, suppression, distributed, dlpack, array_api)
+FAMILIES = (core, creation, movement, segments, slicing, elementwise, bitwise, compare, reduce,
+            scan, sort, indexing, linalg, random, nn, optim, io, threads, sampling, quantization,
+            color, morphology, components, suppression, distributed, dlpack, array_api)
 name = "torch"
 _tables = {}
 _lock = threading.Lock()
