@@ -23,7 +23,8 @@ PyTorch's ``.data`` idioms keep their meaning. ``t.data = v`` rebinds ``t`` with
 
 from ..autodiff.graph import _mode
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
-from ..tensor import Tensor, _data_from, check_tensor, device_error, tensor_method, wrap
+from ..tensor import (Tensor, _data_from, check_tensor, device_error, tensor_method,
+                      transfer, wrap)
 from .creation import full
 from .random import Distribution, _gen, _real, random
 from .slicing import _broadcasts_into, _leaf_error, _leaf_requiring_grad, _rebind
@@ -94,7 +95,13 @@ def _broadcast_value(self, value, op, param):
     if isinstance(value, Tensor):
         v = value
         if v._device is not self._device:
-            raise device_error(op, self, v)
+            if op not in ("copy_", "fill_"):
+                raise device_error(op, self, v)
+            # PyTorch's copy_ (and fill_ with a 0-d tensor) read across devices: the values move
+            # to this tensor's device
+            # (a tracked source through to_device, so its gradient goes back to its device)
+            v = (wrap(transfer(v._data, v._dtype, v._device, self._device), v._dtype, v._ad)
+                 if v._node is None else v.to_device(self._device))
     else:
         v = wrap(*_data_from(value, None, op, self._device))
     shape = self._data.shape
@@ -110,7 +117,8 @@ def _broadcast_value(self, value, op, param):
 @tensor_method
 def copy_(self, src, non_blocking=False):
     """PyTorch's ``copy_``: rebind this tensor to ``src``'s values, broadcast to this shape and
-    cast to this dtype; returns this tensor. Gradients flow to ``src``.
+    cast to this dtype (and moved to this tensor's device); returns this tensor. Gradients flow
+    to ``src``.
 
     >>> import ember
     >>> t = ember.zeros(2, 3)
