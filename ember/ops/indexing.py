@@ -14,11 +14,11 @@ not split as in PyTorch).
 import operator
 
 from .. import dtypes as _dt
-from ..backends import default as be
 from ..errors import (DimensionError, EmberError, InvalidParameterError, KindError,
                       ShapeMismatchError)
 from ..shapes import as_int, broadcast_shapes, check_rank, normalize_dim
-from ..tensor import Tensor, as_tensor, check_kind, check_tensor, record, tensor_method, wrap
+from ..tensor import (Tensor, _data_from, backend_of, check_kind, check_tensor, device_error,
+                      record, tensor_method, wrap)
 
 __all__ = ["IndexingUpdateOp", "where", "nonzero", "argwhere", "gather", "scatter", "one_hot",
            "masked_fill"]
@@ -55,26 +55,42 @@ def _update_op(update, op):
 
 
 # -- argument helpers ----------------------------------------------------------------------------
-def _index(indices, op, param="indices"):
-    """An int tensor from a tensor, a list, an array or an int; KindError for other kinds."""
+def _is_array_like(value):
+    """Whether ``value`` is an array of some library (it has a shape and a dtype)."""
+    return hasattr(value, "shape") and hasattr(value, "dtype") and not isinstance(value, Tensor)
+
+
+def _on(value, device, op):
+    """A new tensor on ``device`` from a list or an array (Python data next to a tensor operand
+    goes to that operand's device)."""
+    arr, dt = _data_from(value, None, op, device)
+    return wrap(arr, dt)
+
+
+def _index(indices, op, param="indices", self=None):
+    """An int tensor on self's device from a tensor, a list, an array or an int; KindError for
+    other kinds, DeviceError for an index tensor on another device."""
+    device = self._device
     if isinstance(indices, Tensor):
         t = indices
-    elif isinstance(indices, (list, tuple)) or be.is_array(indices):
-        t = as_tensor(indices, op=op)
-        if t._data.size == 0 and not be.is_array(indices):
-            t = wrap(be.idx_zero_index(t._data.shape), _dt.int64)  # [] is an empty index
+        if t._device is not device:
+            raise device_error(op, self, t)
+    elif isinstance(indices, (list, tuple)) or _is_array_like(indices):
+        t = _on(indices, device, op)
+        if isinstance(indices, (list, tuple)) and device.backend.numel(t._data) == 0:
+            t = wrap(device.backend.idx_zero_index(t._data.shape), _dt.int64)  # [] is empty
     elif isinstance(indices, bool) or not hasattr(indices, "__index__"):
         raise KindError(f"{op}: {param} must be an int tensor, got {type(indices).__name__} "
                         f"{indices!r}")
     else:
-        t = wrap(be.scalar_array(as_int(indices, op, param), _dt.int64.np), _dt.int64)
+        t = wrap(device.backend.scalar_array(as_int(indices, op, param), _dt.int64), _dt.int64)
     if t._dtype.kind != "int":
         raise KindError(f"{op}: {param} must be an int tensor, got a {t._dtype.kind} tensor "
                         f"(dtype {t._dtype.name})")
     return t
 
 
-def _check_range(arr, n, op, param, where):
+def _check_range(be, arr, n, op, param, where):
     """DimensionError unless every index of ``arr`` is in ``[-n, n - 1]``."""
     bounds = be.idx_bounds(arr)
     if bounds is None:
@@ -88,15 +104,21 @@ def _check_range(arr, n, op, param, where):
                              f"{n}; {expected}")
 
 
-def _mask(mask, op, param="mask"):
-    t = mask if isinstance(mask, Tensor) else as_tensor(mask, op=op)
+def _mask(mask, op, param="mask", self=None):
+    """A bool tensor on self's device (or on the default device without ``self``)."""
+    if isinstance(mask, Tensor):
+        t = mask
+        if self is not None and t._device is not self._device:
+            raise device_error(op, self, t)
+    else:
+        t = _on(mask, None if self is None else self._device, op)
     if t._dtype.kind != "bool":
         raise KindError(f"{op}: {param} must be a bool tensor, got a {t._dtype.kind} tensor "
                         f"(dtype {t._dtype.name})")
     return t
 
 
-def _number(value, dtype, op, param):
+def _number(be, value, dtype, op, param):
     """A 0-d backend array of ``dtype`` from a Python number (Burn's ElementConversion)."""
     if isinstance(value, Tensor) or not isinstance(value, (bool, int, float)) and not (
             hasattr(value, "dtype") and hasattr(value, "item") and getattr(value, "ndim", 1) == 0):
@@ -111,16 +133,19 @@ def _number(value, dtype, op, param):
                                         value)
         value = int(value)
     try:
-        return be.scalar_array(value, dtype.np)
-    except (OverflowError, ValueError):
+        return be.scalar_array(value, dtype)
+    except (OverflowError, ValueError, RuntimeError):
         raise InvalidParameterError(f"{op}: {param} {value!r} is out of range for dtype "
                                     f"{dtype.name}", param, value) from None
 
 
 def _values(values, self, op, shape, param="values"):
     """(values tensor or None, backend data in self's dtype) checked against ``shape``."""
+    be = self._device.backend
     if not isinstance(values, Tensor):
-        return None, _number(values, self._dtype, op, param)
+        return None, _number(be, values, self._dtype, op, param)
+    if values._device is not self._device:
+        raise device_error(op, self, values)
     if values._dtype.kind != self._dtype.kind:
         raise KindError(f"{op}: {param} is a {values._dtype.kind} tensor (dtype "
                         f"{values._dtype.name}), expected a {self._dtype.kind} tensor like self")
@@ -128,15 +153,16 @@ def _values(values, self, op, shape, param="values"):
         raise ShapeMismatchError(f"{op}: {param} has shape {tuple(values.shape)}, expected "
                                  f"{tuple(shape)}", expected=tuple(shape),
                                  actual=tuple(values.shape))
-    return values, be.cast(values._data, self._dtype.np)
+    return values, be.cast(values._data, self._dtype)
 
 
 def _updated(self, work, key, vt, vdata, update, op, to_work=None, from_work=None):
     """Record ``update`` of ``work`` (self's data, maybe reshaped) at ``key`` with values."""
+    be = self._device.backend
     out_work = be.idx_update(work, key, vdata, update)
     out = from_work(out_work) if from_work is not None else out_work
     vshape = None if vt is None else vt._data.shape
-    vnp = None if vt is None else vt._dtype.np
+    vdt = None if vt is None else vt._dtype
 
     def backward(g, needs):
         gw = to_work(g) if to_work is not None else g
@@ -159,7 +185,7 @@ def _updated(self, work, key, vt, vdata, update, op, to_work=None, from_work=Non
         if vt is None:
             return (gx,)
         if gv is not None:
-            gv = be.cast(be.idx_reshape(be.sum_to_shape(gv, vshape), vshape), vnp)
+            gv = be.cast(be.idx_reshape(be.sum_to_shape(gv, vshape), vshape), vdt)
         return gx, gv
 
     inputs = (self,) if vt is None else (self, vt)
@@ -169,14 +195,15 @@ def _updated(self, work, key, vt, vdata, update, op, to_work=None, from_work=Non
 # -- select / take ---------------------------------------------------------------------------------
 def _dim_take(self, dim, indices, op, one_d):
     check_tensor(self, op, "self")
+    be = self._device.backend
     d = normalize_dim(dim, self._data.ndim, op)
-    idx = _index(indices, op)
+    idx = _index(indices, op, self=self)
     if one_d and idx._data.ndim > 1:
         raise ShapeMismatchError(f"{op}: indices must be 1-D, got shape {tuple(idx.shape)}; "
                                  "use take for indices of any rank", expected=1,
                                  actual=tuple(idx.shape))
     n = self._data.shape[d]
-    _check_range(idx._data, n, op, "indices", f"dim {d}")
+    _check_range(be, idx._data, n, op, "indices", f"dim {d}")
     ia = be.idx_as_intp(idx._data)
     if one_d and ia.ndim == 0:
         ia = be.idx_reshape(ia, (1,))
@@ -234,8 +261,9 @@ def select_assign(self, dim, indices, values, update="assign"):
     """
     op = "select_assign"
     check_tensor(self, op, "self")
+    be = self._device.backend
     d = normalize_dim(dim, self._data.ndim, op)
-    idx = _index(indices, op)
+    idx = _index(indices, op, self=self)
     if idx._data.ndim > 1:
         raise ShapeMismatchError(f"{op}: indices must be 1-D, got shape {tuple(idx.shape)}",
                                  expected=1, actual=tuple(idx.shape))
@@ -246,7 +274,7 @@ def select_assign(self, dim, indices, values, update="assign"):
     shape = list(self._data.shape)
     shape[d] = ia.shape[0]
     vt, vdata = _values(values, self, op, shape)
-    _check_range(ia, self._data.shape[d], op, "indices", f"dim {d}")
+    _check_range(be, ia, self._data.shape[d], op, "indices", f"dim {d}")
     return _updated(self, self._data, be.idx_dim_key(ia, d), vt, vdata, update, op)
 
 
@@ -257,7 +285,7 @@ def _along(self, dim, index, op):
     check_tensor(self, op, "self")
     nd = self._data.ndim
     d = normalize_dim(dim, max(nd, 1), op)
-    idx = _index(index, op, "index")
+    idx = _index(index, op, "index", self)
     ishape = idx._data.shape
     if len(ishape) != nd:
         raise ShapeMismatchError(f"{op}: index has rank {len(ishape)} (shape {tuple(ishape)}), "
@@ -278,7 +306,7 @@ def _along_range(self, d, idx, op):
     the index; the kernel's result is a new array, so nothing is left half-done."""
     n = self._data.shape[d] if self._data.ndim else 1
     try:
-        _check_range(idx._data, n, op, "index", f"dim {d}")
+        _check_range(self._device.backend, idx._data, n, op, "index", f"dim {d}")
     except DimensionError as err:
         raise err from None  # ours alone: not shown as raised while handling NumPy's error
 
@@ -297,6 +325,7 @@ def gather(self, dim, index):
     """
     op = "gather"
     d, idx, lifted = _along(self, dim, index, op)
+    be = self._device.backend
     x = self._data
     ia = be.idx_as_intp(idx._data)
     shape = x.shape
@@ -341,6 +370,7 @@ def scatter(self, dim, index, values, update="assign"):
     except EmberError:
         _along_range(self, d, idx, op)  # an index out of range is reported first, as ever
         raise
+    be = self._device.backend
     ia = be.idx_as_intp(idx._data)
     work = self._data
     to_work = from_work = None
@@ -367,7 +397,8 @@ def scatter(self, dim, index, values, update="assign"):
 def _nd(self, indices, op):
     """Checks of gather_nd/scatter_nd; returns (key, lead, batch shape, K)."""
     check_tensor(self, op, "self")
-    idx = _index(indices, op)
+    be = self._device.backend
+    idx = _index(indices, op, self=self)
     ishape = idx._data.shape
     nd = self._data.ndim
     if len(ishape) < 1:
@@ -410,6 +441,7 @@ def gather_nd(self, indices):
     """
     op = "gather_nd"
     key, lead, batch, k = _nd(self, indices, op)
+    be = self._device.backend
     x = be.idx_lead(self._data) if lead else self._data
     shape = self._data.shape
     wshape = x.shape
@@ -436,6 +468,7 @@ def scatter_nd(self, indices, values, update="assign"):
     key, lead, batch, k = _nd(self, indices, op)
     update = _update_op(update, op)
     vt, vdata = _values(values, self, op, tuple(batch) + tuple(self._data.shape[k:]))
+    be = self._device.backend
     if not lead:
         return _updated(self, self._data, key, vt, vdata, update, op)
     return _updated(self, be.idx_lead(self._data), key, vt, vdata, update, op, be.idx_lead,
@@ -451,7 +484,7 @@ def _broadcasts_to(src, dst):
 
 def _mask_same(self, mask, op):
     check_tensor(self, op, "self")
-    m = _mask(mask, op)
+    m = _mask(mask, op, self=self)
     if tuple(m.shape) != tuple(self.shape):
         raise ShapeMismatchError(f"{op}: mask has shape {tuple(m.shape)}, expected "
                                  f"{tuple(self.shape)} (self's shape; the mask is not broadcast)",
@@ -473,7 +506,7 @@ def _broadcast_with(shape, t, param, op, against="self's shape"):
 def _mask_broadcast(self, mask, op):
     """The bool mask and the result's shape: self's shape broadcast with the mask's."""
     check_tensor(self, op, "self")
-    m = _mask(mask, op)
+    m = _mask(mask, op, self=self)
     shape = tuple(self.shape)
     if tuple(m.shape) != shape:
         shape = _broadcast_with(shape, m, "mask", op)
@@ -502,11 +535,12 @@ def mask_where(self, mask, value):
     if value._dtype.kind != self._dtype.kind:
         raise KindError(f"{op}: value is a {value._dtype.kind} tensor (dtype {value._dtype.name}),"
                         f" expected a {self._dtype.kind} tensor like self")
+    be = backend_of(self, value, op)
     _broadcast_with(shape, value, "value", op, "the shape of self and mask")
-    return _where_record(m._data, self, value, self._dtype, op)
+    return _where_record(be, m._data, self, value, self._dtype, op)
 
 
-def _where_record(cond, a, b_or_value, dtype, op, swap=True):
+def _where_record(be, cond, a, b_or_value, dtype, op, swap=True):
     """Record ``where(cond, value, self)`` (swap) or ``where(cond, a, b)``; a, b tensors/numbers."""
     if swap:
         t_true, t_false = b_or_value, a
@@ -515,8 +549,8 @@ def _where_record(cond, a, b_or_value, dtype, op, swap=True):
 
     def data(v):
         if isinstance(v, Tensor):
-            return be.cast(v._data, dtype.np)
-        return _number(v, dtype, op, "value")
+            return be.cast(v._data, dtype)
+        return _number(be, v, dtype, op, "value")
 
     out = be.idx_where(cond, data(t_true), data(t_false))
     tensors = [v for v in (t_true, t_false) if isinstance(v, Tensor)]
@@ -525,19 +559,19 @@ def _where_record(cond, a, b_or_value, dtype, op, swap=True):
     def backward(g, needs):
         res = []
         if true_is_t:
-            res.append(_grad_part(be.idx_masked(g, cond), t_true))
+            res.append(_grad_part(be, be.idx_masked(g, cond), t_true))
         if isinstance(t_false, Tensor):
-            res.append(_grad_part(be.idx_masked(g, be.idx_logical_not(cond)), t_false))
+            res.append(_grad_part(be, be.idx_masked(g, be.idx_logical_not(cond)), t_false))
         return tuple(res)
 
     return record(out, dtype, tuple(tensors), backward, op)
 
 
-def _grad_part(g, t):
+def _grad_part(be, g, t):
     if t._dtype.kind != "float":
         return None
     shape = t._data.shape
-    return be.cast(be.idx_reshape(be.sum_to_shape(g, shape), shape), t._dtype.np)
+    return be.cast(be.idx_reshape(be.sum_to_shape(g, shape), shape), t._dtype)
 
 
 @tensor_method
@@ -558,7 +592,9 @@ def mask_fill(self, mask, value):
     op = "mask_fill"
     m, shape = _mask_broadcast(self, mask, op)
     if isinstance(value, Tensor):
-        if value._data.size != 1:
+        if value._device is not self._device:
+            raise device_error(op, self, value)
+        if self._device.backend.numel(value._data) != 1:
             raise ShapeMismatchError(f"{op}: value has shape {tuple(value.shape)}, expected a "
                                      "number or a one-element tensor", expected=(),
                                      actual=tuple(value.shape))
@@ -590,6 +626,8 @@ def masked_fill(self, mask, value):
     op = "masked_fill"
     m, _ = _mask_broadcast(self, mask, op)
     if isinstance(value, Tensor):
+        if value._device is not self._device:
+            raise device_error(op, self, value)
         if value._data.ndim != 0:
             raise ShapeMismatchError(f"{op}: value has shape {tuple(value.shape)}, expected a "
                                      "number or a 0-d tensor", expected=(),
@@ -601,9 +639,10 @@ def masked_fill(self, mask, value):
 
 def _fill(self, m, value, op):
     """Record self with ``value`` (a checked tensor or a number) where mask ``m`` is true."""
+    be = self._device.backend
     if isinstance(value, Tensor):
-        return _where_record(m._data, self, value, self._dtype, op)
-    fill = _number(value, self._dtype, op, "value")
+        return _where_record(be, m._data, self, value, self._dtype, op)
+    fill = _number(be, value, self._dtype, op, "value")
     cond = m._data
     shape = self._data.shape
 
@@ -624,6 +663,7 @@ def mask_select(self, mask):
     """
     op = "mask_select"
     m = _mask_same(self, mask, op)
+    be = self._device.backend
     cond = m._data
     shape = self._data.shape
 
@@ -650,15 +690,18 @@ def where(condition, input=None, other=None):
     if input is None or other is None:
         raise InvalidParameterError(f"{op}: give both input and other, or neither (got "
                                     f"input={input!r}, other={other!r})", "other", other)
-    cond = _mask(condition, op, "condition")
+    first = next((v for v in (condition, input, other) if isinstance(v, Tensor)), None)
+    cond = _mask(condition, op, "condition", first)
     for name, v in (("input", input), ("other", other)):
         if not isinstance(v, (Tensor, bool, int, float)) and not (
                 hasattr(v, "dtype") and getattr(v, "ndim", None) == 0):
             raise KindError(f"{op}: {name} must be a tensor or a number, got "
                             f"{type(v).__name__} {v!r}")
+        if isinstance(v, Tensor) and v._device is not cond._device:
+            raise device_error(op, cond, v)
     dtype = _dt.result_type(input, other)
     broadcast_shapes(tuple(cond.shape), _shape_of(input), _shape_of(other), op=op)
-    return _where_record(cond._data, input, other, dtype, op, swap=False)
+    return _where_record(cond._device.backend, cond._data, input, other, dtype, op, swap=False)
 
 
 def _shape_of(v):
@@ -697,7 +740,7 @@ def nonzero_method(self, as_tuple=None):
         return nonzero(self, as_tuple=as_tuple)
     if self._data.ndim == 0:
         return []
-    return [wrap(a, _dt.int64) for a in be.idx_nonzero(self._data)]
+    return [wrap(a, _dt.int64) for a in self._device.backend.idx_nonzero(self._data)]
 
 
 def nonzero(input, *, as_tuple=False):
@@ -729,7 +772,7 @@ def argwhere(self):
     [[0, 0], [0, 2], [1, 1], [2, 1]]
     """
     check_tensor(self, "argwhere", "self")
-    return wrap(be.idx_argwhere(self._data), _dt.int64)
+    return wrap(self._device.backend.idx_argwhere(self._data), _dt.int64)
 
 
 @tensor_method
@@ -758,16 +801,17 @@ def _one_hot(self, num_classes, on_value, off_value, axis, op):
                                     "num_classes", n)
     check_rank(self._data.ndim + 1, op, "self", self.shape)
     ax = normalize_dim(axis, self._data.ndim + 1, op, "axis")
-    on = _number(on_value, self._dtype, op, "on_value")
-    off = _number(off_value, self._dtype, op, "off_value")
+    be = self._device.backend
+    on = _number(be, on_value, self._dtype, op, "on_value")
+    off = _number(be, off_value, self._dtype, op, "off_value")
     data = self._data
     if self._dtype.kind == "float":
         if not be.idx_is_integral(data):
             raise InvalidParameterError(f"{op}: class indices must be whole numbers, got "
                                         "fractional, NaN or infinite values", "self", None)
-    _check_range(data, n, op, "class index", "num_classes")
+    _check_range(be, data, n, op, "class index", "num_classes")
     ia = be.idx_wrap_negative(be.idx_as_intp(data), n)
-    out = be.idx_one_hot(ia, n, on, off, ax, self._dtype.np)
+    out = be.idx_one_hot(ia, n, on, off, ax, self._dtype)
     return wrap(out, self._dtype)
 
 
@@ -786,8 +830,10 @@ def one_hot(self, num_classes):
 _NEW, _SLICE, _ARR, _INT = 0, 1, 2, 3
 
 
-def _key_entries(key, op):
-    """Classify the entries of a key: (kind, value) with kind int/slice/array/mask/new/bool/ell."""
+def _key_entries(t, key, op):
+    """Classify the entries of a key: (kind, value) with kind int/slice/array/mask/new/bool/ell.
+    Index tensors must be on t's device; lists and arrays go there."""
+    be = t._device.backend
     if not isinstance(key, tuple):
         key = (key,)
     out = []
@@ -804,11 +850,13 @@ def _key_entries(key, op):
             out.append(("int", k))
         else:
             if isinstance(k, Tensor):
+                if k._device is not t._device:
+                    raise device_error(op, t, k)
                 arr, kind = k._data, k._dtype.kind
-            elif isinstance(k, (list, tuple)) or be.is_array(k) or hasattr(k, "dtype"):
-                t = as_tensor(k, op=op)
-                arr, kind = t._data, t._dtype.kind
-                if arr.size == 0 and isinstance(k, (list, tuple)):
+            elif isinstance(k, (list, tuple)) or hasattr(k, "dtype"):
+                kt = _on(k, t._device, op)
+                arr, kind = kt._data, kt._dtype.kind
+                if be.numel(arr) == 0 and isinstance(k, (list, tuple)):
                     arr, kind = be.idx_zero_index(arr.shape), "int"
             elif hasattr(k, "__index__"):
                 out.append(("int", operator.index(k)))
@@ -840,7 +888,8 @@ def _slice_of(s, op):
 def _plan(t, key, op):
     """Turn a key into (int_key, axes, key2, kinds2, work_shape): apply int_key (basic), insert
     unit axes at ``axes``, then index with key2 (slices and intp arrays, NumPy's rules)."""
-    entries = _key_entries(key, op)
+    entries = _key_entries(t, key, op)
+    be = t._device.backend
     shape = t._data.shape
     nd = len(shape)
     used = 0
@@ -881,7 +930,7 @@ def _plan(t, key, op):
             pos += 1
         elif kind == "arr":
             n = shape[pos]
-            _check_range(v, n, op, "index", f"dim {pos}")
+            _check_range(be, v, n, op, "index", f"dim {pos}")
             key2.append(be.idx_as_intp(v))
             kinds2.append(_ARR)
             work.append(n)
@@ -960,10 +1009,12 @@ def advanced_getitem(t, key):
     """
     op = "__getitem__"
     check_tensor(t, op, "self")
+    be = t._device.backend
     shape = t._data.shape
-    if type(key) is Tensor and key._dtype.kind == "int" and key._data.ndim and shape:
+    if type(key) is Tensor and key._dtype.kind == "int" and key._data.ndim and shape and \
+            key._device is t._device:
         # the common t[index_tensor] (an embedding lookup): one array on dim 0
-        _check_range(key._data, shape[0], op, "index", "dim 0")
+        _check_range(be, key._data, shape[0], op, "index", "dim 0")
         int_key, axes, key2, advanced = None, (), (be.idx_as_intp(key._data),), True
     else:
         int_key, axes, key2, adv, _, _ = _plan(t, key, op)
@@ -993,14 +1044,17 @@ def advanced_setitem(t, key, value):
     int_key, axes, key2, adv, bshape, work = _plan(t, key, op)
     target = _result_shape(key2, adv, bshape, work)
     dtype = t._dtype
+    be = t._device.backend
     if isinstance(value, Tensor):
         vt = value
-    elif isinstance(value, (list, tuple)) or be.is_array(value):
-        vt = as_tensor(value, op=op)
+        if vt._device is not t._device:
+            raise device_error(op, t, vt)
+    elif isinstance(value, (list, tuple)) or _is_array_like(value):
+        vt = _on(value, t._device, op)
     else:
         vt = None
     if vt is None:
-        vdata = _number(value, dtype, op, "value")
+        vdata = _number(be, value, dtype, op, "value")
         vshape = vstrip = ()
     else:
         vshape = tuple(vt.shape)
@@ -1011,7 +1065,7 @@ def advanced_setitem(t, key, value):
             raise ShapeMismatchError(f"{op}: value has shape {vshape}, which does not broadcast "
                                      f"to the indexed shape {target}", expected=target,
                                      actual=vshape)
-        vdata = be.idx_reshape(be.cast(vt._data, dtype.np), vstrip)
+        vdata = be.idx_reshape(be.cast(vt._data, dtype), vstrip)
     out = be.idx_adv_set(t._data, int_key, axes, key2, vdata)
     value_grad = vt is not None and vt._dtype.kind == "float"
 
@@ -1022,7 +1076,7 @@ def advanced_setitem(t, key, value):
         gv = None
         if value_grad and needs[1]:
             gsel = be.idx_adv_get(g, int_key, axes, key2)
-            gv = be.cast(be.idx_reshape(be.sum_to_shape(gsel, vstrip), vshape), vt._dtype.np)
+            gv = be.cast(be.idx_reshape(be.sum_to_shape(gsel, vstrip), vshape), vt._dtype)
         return gx, gv
 
     inputs = (t,) if vt is None else (t, vt)

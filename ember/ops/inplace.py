@@ -22,10 +22,11 @@ PyTorch's ``.data`` idioms keep their meaning. ``t.data = v`` rebinds ``t`` with
 """
 
 from ..autodiff.graph import _mode
-from ..backends import default as be
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
-from ..tensor import Tensor, as_tensor, check_tensor, tensor_method, wrap
-from .random import _gen, _real
+from ..tensor import (Tensor, _data_from, check_tensor, device_error, tensor_method,
+                      transfer, wrap)
+from .creation import full
+from .random import Distribution, _gen, _real, random
 from .slicing import _broadcasts_into, _leaf_error, _leaf_requiring_grad, _rebind
 
 __all__ = []
@@ -89,8 +90,20 @@ recording a step (a leaf stays a leaf).
 
 
 def _broadcast_value(self, value, op, param):
-    """``value`` (a tensor or a number) cast to self's dtype and broadcast to its shape."""
-    v = as_tensor(value, op=op) if not isinstance(value, Tensor) else value
+    """``value`` (a tensor on self's device, or a number) cast to self's dtype and broadcast to
+    its shape."""
+    if isinstance(value, Tensor):
+        v = value
+        if v._device is not self._device:
+            if op not in ("copy_", "fill_"):
+                raise device_error(op, self, v)
+            # PyTorch's copy_ (and fill_ with a 0-d tensor) read across devices: the values move
+            # to this tensor's device
+            # (a tracked source through to_device, so its gradient goes back to its device)
+            v = (wrap(transfer(v._data, v._dtype, v._device, self._device), v._dtype, v._ad)
+                 if v._node is None else v.to_device(self._device))
+    else:
+        v = wrap(*_data_from(value, None, op, self._device))
     shape = self._data.shape
     if not _broadcasts_into(v._data.shape, shape) or len(v._data.shape) > len(shape):
         raise ShapeMismatchError(f"{op}: {param} of shape {tuple(v._data.shape)} does not "
@@ -104,7 +117,8 @@ def _broadcast_value(self, value, op, param):
 @tensor_method
 def copy_(self, src, non_blocking=False):
     """PyTorch's ``copy_``: rebind this tensor to ``src``'s values, broadcast to this shape and
-    cast to this dtype; returns this tensor. Gradients flow to ``src``.
+    cast to this dtype (and moved to this tensor's device); returns this tensor. Gradients flow
+    to ``src``.
 
     >>> import ember
     >>> t = ember.zeros(2, 3)
@@ -173,9 +187,10 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     mean, std = _real(mean, op, "mean"), _real(std, op, "std")
     if std < 0:
         raise InvalidParameterError(f"{op}: std is {std}; expected std >= 0", "std", std)
-    gen = _gen(generator, op)
-    data = be.random_normal(self._data.shape, mean, std, self._dtype.np, gen)
-    rebind(self, wrap(data, self._dtype), op)
+    _gen(generator, op)
+    data = random(tuple(self._data.shape), Distribution.normal(mean, std), self._dtype,
+                  self._device, generator=generator)
+    rebind(self, data, op)
     return self
 
 
@@ -194,9 +209,9 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None):
     if low > high:
         raise InvalidParameterError(f"{op}: from_={low} is above to={high}; expected "
                                     "from_ <= to", "from_", low)
-    gen = _gen(generator, op)
-    shape, npd = self._data.shape, self._dtype.np
-    data = (be.nn_full_like_shape(shape, low, npd) if low == high
-            else be.random_uniform(shape, low, high, npd, gen))
-    rebind(self, wrap(data, self._dtype), op)
+    _gen(generator, op)
+    shape, dtype, device = tuple(self._data.shape), self._dtype, self._device
+    data = (full(shape, low, dtype, device) if low == high else
+            random(shape, Distribution.uniform(low, high), dtype, device, generator=generator))
+    rebind(self, data, op)
     return self

@@ -17,10 +17,10 @@ from weakref import ref as _weakref
 
 from .. import dtypes as _dt
 from ..autodiff.graph import Node, _mode
-from ..backends import default as be
+from ..devices import as_device
 from ..errors import DimensionError, InvalidParameterError, ShapeMismatchError
 from ..shapes import as_int, check_rank, normalize_dim
-from ..tensor import Tensor, check_tensor, record, tensor_method, wrap
+from ..tensor import Tensor, backend_of_all, check_tensor, record, tensor_method, wrap
 
 __all__ = ["cat", "stack", "split", "split_with_sizes", "chunk", "unbind"]
 
@@ -119,17 +119,18 @@ def cat(tensors, dim=0, *, shape=None, dtype=None):
     if shape is None and dtype is None and tensors.__class__ in (list, tuple) and tensors:
         t0 = tensors[0]
         if t0.__class__ is Tensor and t0._node is None:
-            dt, ad = t0._dtype, t0._ad
+            dt, ad, dev = t0._dtype, t0._ad, t0._device
             try:
                 arrays = [t._data for t in tensors
-                          if t._dtype is dt and t._node is None and t._ad is ad]
+                          if t._dtype is dt and t._node is None and t._ad is ad
+                          and t._device is dev]
             except AttributeError:
                 arrays = ()
             if len(arrays) == len(tensors):
                 d = normalize_dim(dim, t0._data.ndim, "cat")
                 try:
-                    return wrap(be.segments_cat(arrays, d), dt, ad)
-                except ValueError:
+                    return wrap(dev.backend.segments_cat(arrays, d), dt, ad)
+                except (ValueError, RuntimeError):
                     pass
     tensors = _family(tensors, "cat")
     shape = _shape_param(shape, "cat")
@@ -141,8 +142,10 @@ def cat(tensors, dim=0, *, shape=None, dtype=None):
                                         tensors)
         d = normalize_dim(dim, len(shape), "cat")
         dt = dtype or _dt.default_float
-        return wrap(be.segments_zeros(shape[:d] + (0,) + shape[d + 1:], dt.np), dt)
-    ref_shape = tensors[0]._data.shape if shape is None else shape
+        be = as_device(None, "cat").backend
+        return wrap(be.segments_zeros(shape[:d] + (0,) + shape[d + 1:], dt), dt)
+    be = backend_of_all(tensors, "cat")
+    ref_shape = tuple(tensors[0]._data.shape) if shape is None else shape
     d = normalize_dim(dim, len(ref_shape), "cat")
     if shape is not None:
         _check_cat_shapes(tensors, ref_shape, d)
@@ -158,8 +161,8 @@ def cat(tensors, dim=0, *, shape=None, dtype=None):
     arrays = [t._data for t in tensors]
     try:
         data = be.segments_cat(arrays, d, None if single and out_dtype is promoted else
-                               out_dtype.np)
-    except ValueError:
+                               out_dtype)
+    except (ValueError, RuntimeError):
         _check_cat_shapes(tensors, ref_shape, d)  # raises ShapeMismatchError naming the tensor
         raise
     sizes = [a.shape[d] for a in arrays]
@@ -171,7 +174,7 @@ def cat(tensors, dim=0, *, shape=None, dtype=None):
         for need, size, src in zip(needs, sizes, sources):
             if need and src.kind == "float":
                 part = be.slicing_view(g, (_FULL,) * d + (slice(start, start + size),))
-                grads.append(be.cast(part, src.np))
+                grads.append(be.cast(part, src))
             else:
                 grads.append(None)
             start += size
@@ -185,7 +188,7 @@ def _check_cat_shapes(tensors, ref_shape, d):
     ``d`` (or whose rank differs); raised ``from None``, as it may word NumPy's own error."""
     rank = len(ref_shape)
     for i, t in enumerate(tensors):
-        ts = t._data.shape
+        ts = tuple(t._data.shape)
         if len(ts) != rank:
             raise ShapeMismatchError(f"cat: tensor {i} has rank {len(ts)}, expected {rank}",
                                      expected=ref_shape, actual=ts) from None
@@ -197,6 +200,7 @@ def _check_cat_shapes(tensors, ref_shape, d):
 
 
 def _unsqueeze(x, d, op):
+    be = x._device.backend
     shape = x._data.shape
 
     def backward(g, needs):
@@ -235,9 +239,10 @@ def stack(tensors, dim=0, *, shape=None, dtype=None):
                                         "tensors", tensors)
         d = _new_dim(dim, len(shape), "stack")
         dt = dtype or _dt.default_float
-        return wrap(be.segments_zeros(shape[:d] + (0,) + shape[d:], dt.np), dt)
+        be = as_device(None, "stack").backend
+        return wrap(be.segments_zeros(shape[:d] + (0,) + shape[d:], dt), dt)
     first = tensors[0]
-    first_shape = first._data.shape
+    first_shape = tuple(first._data.shape)
     if shape is not None and first_shape != shape:
         raise ShapeMismatchError(f"stack: tensor 0 has shape {first_shape}, expected {shape} "
                                  "(the shape= given)", expected=shape, actual=first_shape)
@@ -249,7 +254,7 @@ def stack(tensors, dim=0, *, shape=None, dtype=None):
     first_dtype = first._dtype
     for i in range(1, len(tensors)):
         t = tensors[i]
-        ts = t._data.shape
+        ts = tuple(t._data.shape)
         if t._dtype is not first_dtype:
             raise InvalidParameterError(f"stack: tensor {i} has dtype {t._dtype.name}, expected "
                                         f"{first_dtype.name}; all tensors must have the same dtype",
@@ -261,8 +266,9 @@ def stack(tensors, dim=0, *, shape=None, dtype=None):
             raise ShapeMismatchError(f"stack: tensor {i} has shape {ts}, expected {first_shape}",
                                      expected=first_shape, actual=ts)
     out_dtype = dtype or first_dtype
-    data = be.segments_stack([t._data for t in tensors], d, out_dtype.np)
-    src = first_dtype.np
+    be = backend_of_all(tensors, "stack")
+    data = be.segments_stack([t._data for t in tensors], d, out_dtype)
+    src = first_dtype
     head = (_FULL,) * d
 
     def backward(g, needs):
@@ -320,21 +326,23 @@ class _SplitHub:
     split makes no reference cycle: its graph goes as soon as the parts are dropped.
     """
 
-    __slots__ = ("x_node", "shape", "np_dtype", "name", "buf", "parts")
+    __slots__ = ("x_node", "shape", "dtype", "be", "name", "buf", "parts")
 
-    def __init__(self, x_node, shape, np_dtype, name):
+    def __init__(self, x_node, shape, dtype, be, name):
         self.x_node = x_node
         self.shape = shape
-        self.np_dtype = np_dtype
+        self.dtype = dtype
+        self.be = be
         self.name = name
         self.buf = None
         self.parts = ()
 
     def part_backward(self, key):
         def backward(g, needs):
+            be = self.be
             buf = self.buf
             if buf is None:
-                buf = self.buf = be.segments_zeros(self.shape, self.np_dtype)
+                buf = self.buf = be.segments_zeros(self.shape, self.dtype)
             be.slicing_add_at(buf, key, g)
             return (be.segments_token(),)
         return backward
@@ -343,7 +351,7 @@ class _SplitHub:
         buf = self.buf
         self.buf = None
         if buf is None:
-            buf = be.segments_zeros(self.shape, self.np_dtype)
+            buf = self.be.segments_zeros(self.shape, self.dtype)
         fresh = Node(self._backward, (self.x_node,), self.name)
         for r in self.parts:
             p = r()
@@ -356,12 +364,13 @@ def _parts(x, keys, name):
     """The views ``x[key]`` for each key, sharing one backward step when ``x`` is tracked."""
     data = x._data
     dtype = x._dtype
+    be = x._device.backend
     views = [be.slicing_view(data, k) for k in keys]
     node = x._node
     if node is None or not views or not _mode.enabled or dtype.kind != "float":
         ad = x._ad
         return [wrap(v, dtype, ad) for v in views]
-    hub = _SplitHub(node, data.shape, dtype.np, name)
+    hub = _SplitHub(node, data.shape, dtype, be, name)
     holder = wrap(data, dtype, x._ad)
     holder._node = Node(hub._backward, (node,), name)
     parts = [record(v, dtype, (holder,), hub.part_backward(k), name) for v, k in zip(views, keys)]

@@ -19,10 +19,9 @@ from weakref import ref as _weakref
 
 from .. import dtypes as _dt
 from ..autodiff.graph import _mode
-from ..backends import default as be
 from ..errors import DimensionError, GraphError, InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import as_int, normalize_dim
-from ..tensor import Tensor, as_tensor, record, tensor_method, wrap
+from ..tensor import Tensor, _data_from, device_error, record, tensor_method, wrap
 
 __all__ = ["s"]
 
@@ -54,8 +53,9 @@ s = _SliceMaker()
 
 # -- key parsing ------------------------------------------------------------------------------
 
-def _is_advanced(item):
-    """Whether one element of a key makes the whole key an advanced index."""
+def _is_advanced(item, be):
+    """Whether one element of a key makes the whole key an advanced index (``be``: the indexed
+    tensor's backend, which knows its own array types)."""
     t = type(item)
     if t is int or t is slice or item is None or item is Ellipsis:
         return False
@@ -213,6 +213,7 @@ def _ranges_key(ranges, shape, op):
 def _view(x, key, name):
     """``x[key]`` (a normalized basic key) as a view that carries the gradient."""
     data = x._data
+    be = x._device.backend
     if x._node is None:  # untracked: no gradient rule to build (what record would give)
         return wrap(be.slicing_view(data, key), x._dtype, x._ad)
     shape = data.shape
@@ -237,8 +238,9 @@ def __getitem__(self, key):
     items = key if type(key) is tuple else (key,)
     if _plain_key(items, self._data.shape):  # fast path: ``t[1:, ::2]``, ``t[0]``: nothing to parse
         return _view(self, items, "__getitem__")
+    be = self._device.backend
     for it in items:
-        if _is_advanced(it):
+        if _is_advanced(it, be):
             from .indexing import advanced_getitem
             return advanced_getitem(self, key)
     return _view(self, _basic_key(items, self._data.shape, "__getitem__")[0], "__getitem__")
@@ -335,8 +337,9 @@ def narrow(self, dim, start, length):
 
 # -- writes (new buffers) ---------------------------------------------------------------------
 
-def _scalar_value(value, dtype, op, param):
-    """A 0-d untracked tensor of ``dtype`` holding the number ``value``; None if not a number."""
+def _scalar_value(be, value, dtype, op, param):
+    """A 0-d untracked tensor of ``dtype`` (on ``be``'s device) holding the number ``value``;
+    None if not a number."""
     kind = _dt._scalar_kind(value)
     if kind is None:
         return None
@@ -344,7 +347,7 @@ def _scalar_value(value, dtype, op, param):
         raise InvalidParameterError(f"{op}: {param} {value!r} cannot be stored in a {dtype.name} "
                                     "tensor; expected a finite number", param, value)
     try:
-        return wrap(be.slicing_scalar(value, dtype.np), dtype)
+        return wrap(be.slicing_scalar(value, dtype), dtype)
     except OverflowError:
         raise InvalidParameterError(f"{op}: {param} {value!r} does not fit the tensor's dtype "
                                     f"{dtype.name}", param, value) from None
@@ -360,7 +363,7 @@ def _broadcasts_into(vshape, target):
     return all(size == 1 or size == target[offset + i] for i, size in enumerate(vshape))
 
 
-def _reduce_to(region, vshape):
+def _reduce_to(be, region, vshape):
     """Sum a gradient region over the dims broadcasting added, back to ``vshape``."""
     if region.shape == vshape:
         return region
@@ -372,17 +375,22 @@ def _reduce_to(region, vshape):
 
 def _assign(x, key, v, name):
     """A new tensor: ``x`` with ``v`` (same dtype, broadcastable to ``x[key]``) written at ``key``."""
+    if v._device is not x._device:
+        raise device_error(name, x, v)
+    be = x._device.backend
     vshape = v._data.shape
 
     def backward(g, needs):
         gx = be.slicing_zero_region(g, key) if needs[0] else None
-        gv = _reduce_to(be.slicing_view(g, key), vshape) if needs[1] else None
+        gv = _reduce_to(be, be.slicing_view(g, key), vshape) if needs[1] else None
         return gx, gv
 
     return record(be.slicing_assign(x._data, key, v._data), x._dtype, (x, v), backward, name)
 
 
 def _fill(x, key, value, name):
+    be = x._device.backend
+
     def backward(g, needs):
         return (be.slicing_zero_region(g, key),)
 
@@ -413,9 +421,10 @@ def slice_assign(self, ranges, values):
                         f"{values._dtype.name}); expected a {self._dtype.kind} tensor like self "
                         f"({self._dtype.name})")
     if values._data.shape != region:
-        raise ShapeMismatchError(f"slice_assign: values have shape {values._data.shape}, expected "
+        actual = tuple(values._data.shape)
+        raise ShapeMismatchError(f"slice_assign: values have shape {actual}, expected "
                                  f"{region} (the shape of the slice)", expected=region,
-                                 actual=values._data.shape)
+                                 actual=actual)
     if values._dtype is not self._dtype:
         values = values.cast(self._dtype)
     return _assign(self, key, values, "slice_assign")
@@ -430,7 +439,7 @@ def slice_fill(self, ranges, value):
     [7, 0, 7, 0, 7, 0]
     """
     key, _ = _ranges_key(ranges, self._data.shape, "slice_fill")
-    v = _scalar_value(value, self._dtype, "slice_fill", "value")
+    v = _scalar_value(self._device.backend, value, self._dtype, "slice_fill", "value")
     if v is None:
         raise InvalidParameterError(
             f"slice_fill: value must be a number, got {type(value).__name__}; use slice_assign "
@@ -460,9 +469,11 @@ def _rebind(self, result, op):
         if result._node is not None and result._node is not node:
             raise _leaf_error(op)
         keep_leaf = result._dtype.kind == "float"
-    same = result._data.shape == self._data.shape and result._dtype is self._dtype
+    same = (result._data.shape == self._data.shape and result._dtype is self._dtype
+            and result._device is self._device)
     self._data = result._data
     self._dtype = result._dtype
+    self._device = result._device
     self._ad = result._ad
     if keep_leaf:
         if not same:
@@ -488,8 +499,9 @@ def __setitem__(self, key, value):
     """
     items = key if type(key) is tuple else (key,)
     advanced = False
+    be = self._device.backend
     for it in items:
-        if _is_advanced(it):
+        if _is_advanced(it, be):
             advanced = True
             break
     if _mode.enabled and _leaf_requiring_grad(self):
@@ -504,13 +516,14 @@ def __setitem__(self, key, value):
         if isinstance(value, Tensor):
             v = value
         else:
-            v = _scalar_value(value, dtype, op, "value")
+            v = _scalar_value(be, value, dtype, op, "value")
             if v is None:
-                v = as_tensor(value, op=op)
+                v = wrap(*_data_from(value, None, op, self._device))
         if not _broadcasts_into(v._data.shape, region):
-            raise ShapeMismatchError(f"__setitem__: value of shape {v._data.shape} does not "
+            vshape = tuple(v._data.shape)
+            raise ShapeMismatchError(f"__setitem__: value of shape {vshape} does not "
                                      f"broadcast to the selection's shape {region}",
-                                     expected=region, actual=v._data.shape)
+                                     expected=region, actual=vshape)
         if v._dtype is not dtype:
             v = v.cast(dtype)
         result = _assign(self, nkey, v, op)
@@ -561,7 +574,7 @@ def extract(self):
     if _leaf_requiring_grad(self):
         node.tensor_ref = _weakref(out)
     shape = (0,) * self._data.ndim or (0,)
-    self._data = be.slicing_empty(shape, self._dtype.np)
+    self._data = self._device.backend.slicing_empty(shape, self._dtype)
     self._node = None
     self.grad = None
     return out

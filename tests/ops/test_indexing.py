@@ -851,6 +851,7 @@ def test_getitem_single_entries_and_negative_steps(rng):
     assert_close(advanced_getitem(ember.tensor(5.0), ember.tensor(True)), np.array([5.0]))
 
 
+@pytest.mark.numpy_only
 def test_basic_getitem_is_a_view():
     x = np.arange(24.0).reshape(2, 3, 4)
     t = ember.from_numpy(x)

@@ -658,11 +658,11 @@ def test_cat_fast_path_equals_general_path(shape, dtype, rng):
 
 def test_cat_fast_path_of_many_tensors_and_its_shape_errors(rng):
     xs = [arr_of(rng, (2, 3), "float32") for _ in range(100)]
-    ts = [ember.from_numpy(x) for x in xs]
+    ts = [ember.tensor(x) for x in xs]  # the default device, as the tensors below
     assert_close(ember.cat(ts, 1), torch.cat([torch.from_numpy(x) for x in xs], 1))
     assert_close(ember.cat(tuple(ts), -2), np.concatenate(xs, axis=0))
     before = snapshot(*ts)
-    bad = ts[:57] + [ember.from_numpy(arr_of(rng, (2, 4), "float32"))] + ts[57:]
+    bad = ts[:57] + [ember.tensor(arr_of(rng, (2, 4), "float32"))] + ts[57:]
     with pytest.raises(ShapeMismatchError, match=r"cat: tensor 57 has shape \(2, 4\), expected "
                                                  r"\(2, 3\) \(shapes must agree except at dim 0\)"
                        ) as err:
@@ -685,19 +685,19 @@ def test_cat_fast_path_of_many_tensors_and_its_shape_errors(rng):
 
 def test_cat_families_off_the_fast_path_match_torch(rng):
     a, b = arr_of(rng, (2, 3)), arr_of(rng, (4, 3))
-    plain, sub = ember.from_numpy(a), _SubTensor(b)
+    plain, sub = ember.tensor(a), _SubTensor(b)
     assert_close(ember.cat([plain, sub]), np.concatenate([a, b]))
     assert_close(ember.cat([sub, plain]), np.concatenate([b, a]))
     # one tracked tensor among untracked ones: the general path records the step
-    x = ember.from_numpy(a).require_grad()
-    out = ember.cat([ember.from_numpy(b), x, plain], 0)
+    x = ember.tensor(a).require_grad()
+    out = ember.cat([ember.tensor(b), x, plain], 0)
     assert out.is_tracked()
     seed = rng.standard_normal((8, 3))
     out.backward(ember.tensor(seed))
     np.testing.assert_array_equal(np.asarray(x.grad.numpy()), seed[4:6])
     # mixed dtypes promote as torch
     i = ember.tensor([[1, 2, 3]], dtype="int16")
-    h = ember.from_numpy(a.astype(np.float16))
+    h = ember.tensor(a.astype(np.float16))
     assert_close(ember.cat([i, h, i]), torch.cat([to_torch(i), to_torch(h), to_torch(i)]))
 
 

@@ -783,3 +783,17 @@ def test_plain_int_keys_out_of_range_raise():
         with pytest.raises(DimensionError, match=match):
             t[key]
     assert t.tolist() == [[0.0] * 3] * 2
+
+
+def test_basic_views_share_the_buffer_on_every_backend():
+    """Basic keys with positive steps give views of the input's buffer on any backend (seen
+    through the backend's own shares_memory kernel); a negative step reads the same values."""
+    t = ember.tensor([[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0]])
+    be = t._device.backend
+    for v in (t[1], t[:, 1:3], t[0, ::2], t.slice(ember.s[0:1, 1:]), t.narrow(1, 1, 2),
+              t.select_dim(1, 2)):
+        assert be.shares_memory(v._data, t._data)
+    assert t[:, ::-2].tolist() == [[3.0, 1.0], [7.0, 5.0]]
+    assert t[::-1, 3:0:-2].tolist() == [[7.0, 5.0], [3.0, 1.0]]
+    parts = t.split(2, dim=1)
+    assert all(be.shares_memory(p._data, t._data) for p in parts)

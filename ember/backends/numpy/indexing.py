@@ -7,7 +7,16 @@ first: nothing here writes into an array it was given.
 
 import numpy as np
 
-from .core import allocates
+from .core import NP, allocates
+
+__all__ = ["idx_bounds", "idx_bounds_last", "idx_as_intp", "idx_is_integral", "idx_zero_index",
+           "idx_nonzero", "idx_argwhere", "idx_scalar_index", "idx_dim_key", "idx_along_key",
+           "idx_nd_key", "idx_lead_key", "idx_lead", "idx_unlead", "idx_get", "idx_gather",
+           "idx_update", "idx_where", "idx_mask_select", "idx_one_hot", "idx_wrap_negative",
+           "idx_broadcast", "idx_reshape", "idx_logical_not", "idx_zero_at",
+           "idx_add_into_zeros", "idx_masked", "idx_mask_select_grad", "idx_minmax_grad",
+           "idx_mul_grad", "idx_expand", "idx_adv_get", "idx_adv_grad", "idx_adv_set",
+           "idx_adv_zero"]
 
 _INTP = np.intp
 
@@ -145,7 +154,9 @@ def idx_mask_select(x, mask):
 
 @allocates(lambda index, n, on, off, axis, dtype: index.shape[:axis] + (n,) + index.shape[axis:])
 def idx_one_hot(index, num_classes, on_value, off_value, axis, dtype):
-    """One-hot of an intp array (non-negative, in range) with the class axis at ``axis``."""
+    """One-hot of an intp array (non-negative, in range) with the class axis at ``axis``; ember
+    ``dtype``."""
+    dtype = NP[dtype]
     hot = index[..., None] == np.arange(num_classes, dtype=_INTP)
     out = np.where(hot, np.asarray(on_value, dtype), np.asarray(off_value, dtype))
     return np.moveaxis(out, -1, axis)

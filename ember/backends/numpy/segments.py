@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .core import _first, allocates
+from .core import NP, _first, allocates
 
 __all__ = ["segments_cat", "segments_stack", "segments_zeros", "segments_expand_dims",
            "segments_token"]
@@ -10,9 +10,12 @@ __all__ = ["segments_cat", "segments_stack", "segments_zeros", "segments_expand_
 
 @allocates()
 def segments_cat(arrays, axis, dtype=None):
-    """The arrays joined along ``axis`` into a new array of NumPy ``dtype`` (each cast to it);
+    """The arrays joined along ``axis`` into a new array of ember ``dtype`` (each cast to it);
     ``dtype`` None: the arrays all have the result's dtype already (no per-array scan)."""
-    if dtype is None or all(a.dtype == dtype for a in arrays):
+    if dtype is None:
+        return np.concatenate(arrays, axis=axis)
+    dtype = NP[dtype]
+    if all(a.dtype == dtype for a in arrays):
         return np.concatenate(arrays, axis=axis)
     with np.errstate(all="ignore"):
         return np.concatenate(arrays, axis=axis, dtype=dtype, casting="unsafe")
@@ -20,7 +23,8 @@ def segments_cat(arrays, axis, dtype=None):
 
 @allocates()
 def segments_stack(arrays, axis, dtype):
-    """The arrays (all of one shape) stacked along a new ``axis``, as NumPy ``dtype``."""
+    """The arrays (all of one shape) stacked along a new ``axis``, as ember ``dtype``."""
+    dtype = NP[dtype]
     if all(a.dtype == dtype for a in arrays):
         return np.stack(arrays, axis=axis)
     with np.errstate(all="ignore"):
@@ -29,7 +33,7 @@ def segments_stack(arrays, axis, dtype):
 
 @allocates(_first)
 def segments_zeros(shape, dtype):
-    return np.zeros(shape, dtype=dtype)
+    return np.zeros(shape, dtype=NP[dtype])
 
 
 def segments_expand_dims(a, axis):

@@ -6,6 +6,8 @@ A ``key`` here is a normalized basic index: a tuple of Python ints (already in r
 
 import numpy as np
 
+from .core import NP
+
 __all__ = ["slicing_view", "slicing_grad", "slicing_assign", "slicing_fill", "slicing_zero_region",
            "slicing_region_copy", "slicing_empty", "slicing_zeros", "slicing_add_at",
            "slicing_scalar", "slicing_is_index_object", "slicing_reshape"]
@@ -48,11 +50,11 @@ def slicing_region_copy(g, key):
 
 
 def slicing_empty(shape, dtype):
-    return np.empty(shape, dtype=dtype)
+    return np.empty(shape, dtype=NP[dtype])
 
 
 def slicing_zeros(shape, dtype):
-    return np.zeros(shape, dtype=dtype)
+    return np.zeros(shape, dtype=NP[dtype])
 
 
 def slicing_add_at(buf, key, g):
@@ -61,11 +63,12 @@ def slicing_add_at(buf, key, g):
 
 
 def slicing_scalar(value, dtype):
-    """A 0-d array of NumPy ``dtype`` holding the number ``value``.
+    """A 0-d array of ember ``dtype`` holding the number ``value``.
 
     Raises OverflowError when an integer dtype cannot hold it. Float dtypes round (to inf
     where the value is beyond their range), as NumPy and PyTorch do.
     """
+    dtype = NP[dtype]
     if dtype.kind in "iu":
         try:
             with np.errstate(all="raise"):

@@ -1,3 +1,460 @@
-"""Torch kernels of the indexing family (the same names and meanings as the NumPy backend's)."""
+"""Torch kernels of the indexing family: the NumPy backend's names, argument order and results.
 
-__all__ = []
+A *key* is a tuple of ints, slices (any nonzero step), None, Ellipsis and int64 tensors, read
+with NumPy's rules (torch's advanced indexing follows them). torch has no negative strides, so a
+slice with a negative step is read as the positive slice of the same elements, flipped. Update
+kernels compute on flat positions (an arange indexed by the key), so every update op accumulates
+repeated positions deterministically; for assign the last one wins, as in NumPy. Nothing here
+writes into a tensor it was given.
+
+torch 2.13 on the CPU lacks index_put, flip, scatter_reduce and min/max for uint16/32/64: those
+dtypes move as the signed ints of the same width (the same bits) and reduce exactly in int64
+(uint64 with its sign bit flipped, which keeps the order).
+"""
+
+import torch
+
+from .core import TORCH, allocates
+
+__all__ = ["idx_bounds", "idx_bounds_last", "idx_as_intp", "idx_is_integral", "idx_zero_index",
+           "idx_nonzero", "idx_argwhere", "idx_scalar_index", "idx_dim_key", "idx_along_key",
+           "idx_nd_key", "idx_lead_key", "idx_lead", "idx_unlead", "idx_get", "idx_gather",
+           "idx_update", "idx_where", "idx_mask_select", "idx_one_hot", "idx_wrap_negative",
+           "idx_broadcast", "idx_reshape", "idx_logical_not", "idx_zero_at",
+           "idx_add_into_zeros", "idx_masked", "idx_mask_select_grad", "idx_minmax_grad",
+           "idx_mul_grad", "idx_expand", "idx_adv_get", "idx_adv_grad", "idx_adv_set",
+           "idx_adv_zero"]
+
+_I64 = torch.int64
+_SIGNED = {torch.uint16: torch.int16, torch.uint32: torch.int32, torch.uint64: torch.int64}
+_MIN64 = -(1 << 63)
+_REDUCE = {"add": "sum", "mul": "prod", "min": "amin", "max": "amax"}
+_BOOL_REDUCE = {"add": "amax", "mul": "amin", "min": "amin", "max": "amax"}
+
+
+# -- dtype helpers (the uint gaps) ------------------------------------------------------------------
+def _bits(x):
+    """``x`` as a dtype torch can move on every device: uints as the signed ints of their width."""
+    s = _SIGNED.get(x.dtype)
+    return x if s is None else x.view(s)
+
+
+def _unbits(x, dtype):
+    return x if x.dtype == dtype else x.view(dtype)
+
+
+def _ordered(x):
+    """``x`` as a dtype torch reduces, in the same order (int64 for uint16/32, uint64's bits with
+    the sign bit flipped)."""
+    dt = x.dtype
+    if dt in (torch.uint16, torch.uint32):
+        return x.to(_I64)
+    if dt == torch.uint64:
+        return x.view(_I64) ^ _MIN64
+    return x
+
+
+def _unordered(x, dtype):
+    if dtype in (torch.uint16, torch.uint32):
+        return x.to(dtype)
+    if dtype == torch.uint64:
+        return (x ^ _MIN64).view(dtype)
+    return x
+
+
+# -- keys with negative steps -----------------------------------------------------------------------
+def _has_negative(key):
+    for k in key:
+        if k.__class__ is slice and k.step is not None and k.step < 0:
+            return True
+    return False
+
+
+def _positive(x, key):
+    """``(x', key')`` with ``x'[key'] == x[key]`` and no negative step in ``key'``: each such dim
+    of ``x`` is cut to the slice's elements and flipped."""
+    consumed = sum(1 for k in key if k is not None and k is not Ellipsis)
+    out = []
+    d = 0
+    for k in key:
+        if k is None:
+            out.append(k)
+            continue
+        if k is Ellipsis:
+            out.append(k)
+            d += x.ndim - consumed
+            continue
+        if k.__class__ is slice and k.step is not None and k.step < 0:
+            r = range(*k.indices(x.shape[d]))
+            cut = slice(r[-1], r[0] + 1, -k.step) if len(r) else slice(0, 0)
+            x = x[(slice(None),) * d + (cut,)].flip(d)
+            out.append(slice(None))
+        else:
+            out.append(k)
+        d += 1
+    return x, tuple(out)
+
+
+def _get(x, key):
+    """``x[key]`` with NumPy's rules (a view for basic keys without negative steps)."""
+    if _has_negative(key):
+        dt = x.dtype
+        y, key = _positive(_bits(x), key)
+        return _unbits(y[key], dt)
+    if x.dtype in _SIGNED and any(isinstance(k, torch.Tensor) for k in key):
+        return _unbits(_bits(x)[key], x.dtype)
+    return x[key]
+
+
+def _check_key(x, key):
+    """IndexError for an index tensor out of range (torch's CUDA kernels would assert)."""
+    if x.device.type == "cpu":
+        return
+    consumed = sum(1 for k in key if k is not None and k is not Ellipsis)
+    d = 0
+    for k in key:
+        if k is None:
+            continue
+        if k is Ellipsis:
+            d += x.ndim - consumed
+            continue
+        if isinstance(k, torch.Tensor) and k.numel():
+            n = x.shape[d]
+            if int(k.min()) < -n or int(k.max()) >= n:
+                raise IndexError(f"index out of range for dimension {d} with size {n}")
+        d += 1
+
+
+def _positions(shape, key, device):
+    """The flat positions of ``key``'s elements in a contiguous tensor of ``shape``."""
+    n = 1
+    for s in shape:
+        n *= s
+    return _get(torch.arange(n, dtype=_I64, device=device).view(tuple(shape)), key)
+
+
+def _set(out, key, values):
+    """``out[key] = values`` in place (``out`` fresh and contiguous); for an advanced key with
+    repeated positions the last value wins."""
+    adv = any(isinstance(k, torch.Tensor) for k in key)
+    if not adv and not _has_negative(key):
+        if out.dtype in _SIGNED:
+            v = values if isinstance(values, torch.Tensor) else torch.tensor(values,
+                                                                           dtype=out.dtype)
+            _bits(out)[key] = _bits(v.to(out.device))
+        else:
+            out[key] = values
+        return out
+    pos = _positions(out.shape, key, out.device)
+    lin = pos.reshape(-1)
+    if not isinstance(values, torch.Tensor):
+        values = torch.tensor(values, dtype=out.dtype, device=out.device)
+    vals = _bits(values).expand(pos.shape).reshape(-1)
+    if adv and lin.numel() > 1:
+        order = torch.arange(lin.numel(), dtype=_I64, device=out.device)
+        last = torch.full((out.numel(),), -1, dtype=_I64, device=out.device)
+        last.scatter_reduce_(0, lin, order, "amax")
+        keep = last[lin] == order
+        lin, vals = lin[keep], vals[keep]
+    flat = _bits(out).view(-1)
+    flat[lin] = vals
+    return out
+
+
+def _combine(out, key, values, op):
+    """``op`` (add, mul, min, max) of ``values`` into ``out`` at ``key`` in place; repeated
+    positions accumulate."""
+    pos = _positions(out.shape, key, out.device)
+    lin = pos.reshape(-1)
+    dt = out.dtype
+    if not isinstance(values, torch.Tensor):
+        values = torch.tensor(values, dtype=dt, device=out.device)
+    vals = values.expand(pos.shape).reshape(-1)
+    flat = out.view(-1)
+    if dt == torch.bool:
+        work = flat.to(torch.uint8)
+        work.scatter_reduce_(0, lin, vals.to(torch.uint8), _BOOL_REDUCE[op])
+        flat.copy_(work.bool())
+        return out
+    if op in ("add", "mul") and dt in _SIGNED:  # wrapping arithmetic: the same bits signed
+        work = _bits(flat)
+        work.scatter_reduce_(0, lin, _bits(vals.contiguous()), _REDUCE[op])
+        return out
+    if dt in _SIGNED:
+        work = _ordered(flat)
+        work.scatter_reduce_(0, lin, _ordered(vals.contiguous()), _REDUCE[op])
+        _bits(flat).copy_(_bits(_unordered(work, dt)))
+        return out
+    if op in ("min", "max") and dt.is_floating_point:
+        # NumPy's minimum/maximum propagate NaN from either side
+        nan = torch.zeros(flat.shape, dtype=torch.bool, device=out.device)
+        nan.index_put_((lin,), torch.isnan(vals), accumulate=True)
+        flat.scatter_reduce_(0, lin, vals, _REDUCE[op])
+        flat.masked_fill_(nan, float("nan"))
+        return out
+    if op == "add":
+        flat.index_put_((lin,), vals, accumulate=True)
+    else:
+        flat.scatter_reduce_(0, lin, vals, _REDUCE[op])
+    return out
+
+
+# -- index arrays -----------------------------------------------------------------------------
+def _py_ints(v, dtype):
+    """Python ints of a tensor computed by ``_ordered`` from one of ``dtype``."""
+    if dtype == torch.uint64:
+        return [(i ^ _MIN64) % (1 << 64) for i in v.tolist()]
+    return v.tolist()
+
+
+def idx_bounds(a):
+    """``(min, max)`` of an int tensor as Python ints, or None when it is empty."""
+    if a.numel() == 0:
+        return None
+    lo, hi = torch.aminmax(_ordered(a))
+    lo, hi = _py_ints(torch.stack([lo, hi]), a.dtype)
+    return lo, hi
+
+
+def idx_bounds_last(a):
+    """Per column of the last axis: ``(mins, maxs)`` lists of Python ints, or None when empty."""
+    if a.numel() == 0:
+        return None
+    flat = _ordered(a).reshape(-1, a.shape[-1])
+    return _py_ints(flat.amin(dim=0), a.dtype), _py_ints(flat.amax(dim=0), a.dtype)
+
+
+def idx_as_intp(a):
+    """``a`` as an int64 tensor (no copy when it already is one)."""
+    return a if a.dtype == _I64 else a.to(_I64)
+
+
+def idx_is_integral(a):
+    """Whether every element of a float tensor is a finite whole number."""
+    return bool(torch.all(torch.isfinite(a) & (torch.floor(a) == a)))
+
+
+def idx_zero_index(shape, *, device=None):
+    """An int64 tensor of zeros of ``shape``."""
+    return torch.zeros(shape, dtype=_I64, device=device)
+
+
+def idx_nonzero(a):
+    """The indices of the nonzero elements, one int64 tensor per dim."""
+    return list(torch.nonzero(_bits(a) if a.dtype in _SIGNED else a, as_tuple=True))
+
+
+def idx_argwhere(a):
+    """The indices of the nonzero elements, one row (int64) per element."""
+    return torch.argwhere(_bits(a) if a.dtype in _SIGNED else a)
+
+
+def idx_scalar_index(value):
+    """A 0-d or one-element int tensor as a Python int."""
+    return _py_ints(_ordered(value).reshape(1), value.dtype)[0]
+
+
+# -- keys ---------------------------------------------------------------------------------------
+def idx_dim_key(index, axis):
+    """The key selecting ``index`` (any shape) along ``axis``."""
+    return (slice(None),) * axis + (index,)
+
+
+def idx_along_key(index, axis):
+    """The key of ``take_along_axis``: ``index`` on ``axis``, aranges broadcast on the others."""
+    nd = index.ndim
+    key = []
+    for d, n in enumerate(index.shape):
+        if d == axis:
+            key.append(index)
+        else:
+            shape = [1] * nd
+            shape[d] = n
+            key.append(torch.arange(n, dtype=_I64, device=index.device).reshape(shape))
+    return tuple(key)
+
+
+def idx_nd_key(indices):
+    """The key of ``gather_nd``: column ``k`` of the last axis indexes dim ``k``."""
+    return tuple(indices.unbind(-1))
+
+
+def idx_lead_key(batch_shape, *, device=None):
+    """The key that picks index 0 of a leading unit axis once per batch element."""
+    return (torch.zeros(tuple(batch_shape), dtype=_I64, device=device),)
+
+
+def idx_lead(x):
+    return x.unsqueeze(0)
+
+
+def idx_unlead(x):
+    return x[0]
+
+
+# -- forward kernels ----------------------------------------------------------------------------
+def idx_get(x, key):
+    """``x[key]``: a view for basic keys, a new tensor for advanced ones."""
+    return _get(x, key)
+
+
+def idx_gather(x, key):
+    """``x[key]`` for a key of ``idx_along_key``; an index out of range raises IndexError."""
+    _check_key(x, key)
+    return _get(x, key)
+
+
+def idx_update(x, key, values, op):
+    """A copy of ``x`` with ``values`` combined at ``key`` by ``op`` (assign, add, mul, min,
+    max); repeated positions accumulate (assign: the last wins). On bools add and max are or,
+    mul and min are and."""
+    _check_key(x, key)
+    out = x.clone(memory_format=torch.contiguous_format)
+    if op == "assign":
+        return _set(out, key, values)
+    return _combine(out, key, values, op)
+
+
+def idx_where(cond, a, b):
+    """``a`` where ``cond`` else ``b`` (broadcasting)."""
+    dt = a.dtype
+    if dt in _SIGNED:
+        return _unbits(torch.where(cond, _bits(a), _bits(b)), dt)
+    return torch.where(cond, a, b)
+
+
+def idx_mask_select(x, mask):
+    """The elements of ``x`` where ``mask`` (same shape) is true, flattened in order."""
+    return _unbits(_bits(x)[mask], x.dtype)
+
+
+@allocates(lambda index, n, on, off, axis, dtype: tuple(index.shape[:axis]) + (n,)
+           + tuple(index.shape[axis:]))
+def idx_one_hot(index, num_classes, on_value, off_value, axis, dtype):
+    """One-hot of an int64 tensor (non-negative, in range) with the class axis at ``axis``."""
+    target = TORCH[dtype]
+    hot = index[..., None] == torch.arange(num_classes, dtype=_I64, device=index.device)
+    on = on_value.to(device=index.device, dtype=target)
+    off = off_value.to(device=index.device, dtype=target)
+    out = _unbits(torch.where(hot, _bits(on), _bits(off)), target)
+    return out.movedim(-1, axis)
+
+
+def idx_wrap_negative(index, n):
+    """``index`` with negative entries shifted up by ``n`` (Python's wrap)."""
+    return torch.where(index < 0, index + n, index)
+
+
+def idx_broadcast(a, shape):
+    return a.expand(tuple(shape))
+
+
+def idx_reshape(a, shape):
+    return a.reshape(tuple(shape))
+
+
+def idx_logical_not(a):
+    return torch.logical_not(a)
+
+
+# -- gradient kernels ----------------------------------------------------------------------------
+def idx_zero_at(g, key):
+    """A copy of ``g`` with zeros at ``key``."""
+    return _set(g.clone(memory_format=torch.contiguous_format), key, 0)
+
+
+def idx_add_into_zeros(shape, key, g):
+    """Zeros of ``shape`` with ``g`` added at ``key`` (repeated positions accumulate)."""
+    out = torch.zeros(tuple(shape), dtype=g.dtype, device=g.device)
+    return _combine(out, key, g, "add")
+
+
+def idx_masked(g, mask):
+    """``g`` where ``mask`` else 0."""
+    return torch.where(mask, g, torch.zeros((), dtype=g.dtype, device=g.device))
+
+
+def idx_mask_select_grad(g, mask, shape):
+    """Zeros of ``shape`` with ``g`` at the true positions of ``mask``."""
+    out = torch.zeros(tuple(shape), dtype=g.dtype, device=g.device)
+    out[mask] = g
+    return out
+
+
+def idx_minmax_grad(g, x, values, out, key):
+    """Gradients of a min/max update: every contribution equal to its result gets the whole
+    gradient of that result; ties are not split."""
+    zero = torch.zeros((), dtype=g.dtype, device=g.device)
+    gx = torch.where(x == out, g, zero)
+    gv = torch.where(values == _get(out, key), _get(g, key), zero)
+    return gx, gv
+
+
+def idx_mul_grad(g, x, values, out, key):
+    """Gradients of a mul update (``torch.scatter_reduce``'s "prod" rule, zeros included)."""
+    prod = _combine(torch.ones_like(x, memory_format=torch.contiguous_format), key, values, "mul")
+    gx = g * prod
+    vzero = values == 0
+    nzero = _combine(torch.zeros(tuple(x.shape), dtype=g.dtype, device=g.device), key,
+                     vzero.to(g.dtype), "add")
+    single = vzero & (_get(nzero, key) == 1)
+    one = torch.ones((), dtype=values.dtype, device=values.device)
+    masked = torch.where(single, one, values)
+    res_masked = _combine(x.clone(memory_format=torch.contiguous_format), key, masked, "mul")
+    safe = torch.where(vzero, one, values)
+    gv = torch.where(single, _get(g * res_masked, key), _get(g * out, key) / safe)
+    return gx.to(g.dtype), gv.to(g.dtype)
+
+
+# -- advanced indexing (__getitem__ / __setitem__) ----------------------------------------------
+def idx_expand(x, axes):
+    """``x`` with unit axes inserted at ``axes`` (positions in the result; a view)."""
+    for a in sorted(axes):
+        x = x.unsqueeze(a)
+    return x
+
+
+def idx_adv_get(x, int_key, axes, key):
+    """``x[int_key]`` (basic), unit axes at ``axes``, then ``[key]`` (NumPy's rules)."""
+    if int_key is not None:
+        x = x[int_key]
+    if axes:
+        x = idx_expand(x, axes)
+    return _get(x, key)
+
+
+def _region_write(out, int_key, axes, write):
+    """Apply ``write`` (a function of a fresh contiguous tensor, returning it) to ``out[int_key]``
+    with unit axes at ``axes``, and store the result back into ``out``."""
+    view = out[int_key] if int_key is not None else out
+    shape = view.shape
+    region = view.clone(memory_format=torch.contiguous_format)
+    if axes:
+        region = idx_expand(region, axes).contiguous()
+    region = write(region).reshape(shape)
+    if int_key is None:
+        return region
+    if out.dtype in _SIGNED:
+        _bits(out)[int_key] = _bits(region)
+    else:
+        out[int_key] = region
+    return out
+
+
+def idx_adv_grad(g, shape, int_key, axes, key, advanced):
+    """The gradient of ``idx_adv_get``: zeros of ``shape`` with ``g`` added back at the key."""
+    out = torch.zeros(tuple(shape), dtype=g.dtype, device=g.device)
+    if advanced:
+        return _region_write(out, int_key, axes, lambda r: _combine(r, key, g, "add"))
+    return _region_write(out, int_key, axes, lambda r: _set(r, key, g))
+
+
+def idx_adv_set(x, int_key, axes, key, value):
+    """A copy of ``x`` with ``value`` (broadcast) written at the key of ``idx_adv_get``."""
+    out = x.clone(memory_format=torch.contiguous_format)
+    return _region_write(out, int_key, axes, lambda r: _set(r, key, value))
+
+
+def idx_adv_zero(g, int_key, axes, key):
+    """A copy of ``g`` with zeros at the key of ``idx_adv_get``."""
+    return idx_adv_set(g, int_key, axes, key, 0)

@@ -1,3 +1,57 @@
-"""Torch kernels of the segments family (the same names and meanings as the NumPy backend's)."""
+"""Torch kernels of the segments family: the NumPy backend's names, argument order and results."""
 
-__all__ = []
+import torch
+
+from .core import TORCH, allocates
+from .indexing import _SIGNED, _bits, _unbits
+
+__all__ = ["segments_cat", "segments_stack", "segments_zeros", "segments_expand_dims",
+           "segments_token"]
+
+
+def _cast_all(arrays, dtype):
+    target = TORCH[dtype]
+    return [a if a.dtype == target else a.to(target) for a in arrays], target
+
+
+@allocates()
+def segments_cat(arrays, axis, dtype=None):
+    """The tensors joined along ``axis`` into a new tensor of ember ``dtype`` (each cast to it);
+    ``dtype`` None: the tensors all have the result's dtype already."""
+    if dtype is not None:
+        arrays, target = _cast_all(arrays, dtype)
+    else:
+        target = arrays[0].dtype
+    if target in _SIGNED:
+        return _unbits(torch.cat([_bits(a) for a in arrays], dim=axis), target)
+    return torch.cat(arrays, dim=axis)
+
+
+@allocates()
+def segments_stack(arrays, axis, dtype):
+    """The tensors (all of one shape) stacked along a new ``axis``, as ember ``dtype``."""
+    arrays, target = _cast_all(arrays, dtype)
+    if target in _SIGNED:
+        return _unbits(torch.stack([_bits(a) for a in arrays], dim=axis), target)
+    return torch.stack(arrays, dim=axis)
+
+
+@allocates(lambda shape, *a, **k: tuple(shape))
+def segments_zeros(shape, dtype, *, device=None):
+    return torch.zeros(tuple(shape), dtype=TORCH[dtype], device=device)
+
+
+def segments_expand_dims(a, axis):
+    """A view of ``a`` with a new dim of size 1 at ``axis``."""
+    return a.unsqueeze(axis)
+
+
+_TOKENS = {}
+
+
+def segments_token(*, device=None):
+    """A 0-d tensor: the placeholder gradient a part of a split passes to its hub."""
+    token = _TOKENS.get(device)
+    if token is None:
+        token = _TOKENS[device] = torch.zeros((), dtype=torch.float64, device=device)
+    return token
