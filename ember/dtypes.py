@@ -40,11 +40,6 @@ class DType:
         self._rank = _KIND_RANK[kind]
 
     @property
-    def np(self):
-        """TRANSITIONAL: the NumPy backend's dtype; removed once no op reads it."""
-        return sys.modules["ember.backends.numpy"].NP[self]
-
-    @property
     def is_floating_point(self):
         return self.kind == "float"
 

@@ -1,6 +1,5 @@
 """A short tour: the movement examples of the spec, run on ember and printed with their results."""
 
-import numpy as np
 
 EXAMPLES = [
     ("reshape", "t = Tensor.arange(6)\nprint(t.reshape(2, 3).numpy())"),
@@ -42,7 +41,7 @@ def run(out=print):
     from . import Tensor
     for name, code in EXAMPLES:
         out(f"== {name}")
-        namespace = {"Tensor": Tensor, "np": np, "print": out}
+        namespace = {"Tensor": Tensor, "print": out}
         for line in code.splitlines():
             out(f">>> {line}")
             exec(line, namespace)  # the examples are fixed strings of this module

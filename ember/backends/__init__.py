@@ -30,5 +30,3 @@ def host_of(data):
             return module
     return None
 
-
-from . import numpy as default  # noqa: E402  TRANSITIONAL: removed once no op imports it

@@ -48,7 +48,7 @@ def test_no_numpy_outside_the_numpy_backend():
             continue
         rel = os.path.relpath(path, PACKAGE)
         for line, name in _imports(tree):
-            root = name.lstrip(".").split(".")[0]
+            root = name.split(".")[0]  # a relative import ("..numpy") is ember's own backend
             if root in ("numpy", "ml_dtypes"):
                 found.append(f"{rel}:{line} imports {name}")
         for line, name in _names(tree):

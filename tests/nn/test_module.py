@@ -442,10 +442,6 @@ def _mlp_losses(device, steps=20):
     return losses
 
 
-# TRANSITIONAL: the autodiff engine seeds and sums gradients with the NumPy backend until it takes
-# its backend from the tensors; remove this mark then (the test passes with that change)
-@pytest.mark.xfail(raises=(AttributeError, TypeError, ember.DeviceError), strict=False,
-                   reason="the autodiff engine does not take its backend from the tensors yet")
 def test_mlp_trains_the_same_on_torch_cpu():
     cpu = _mlp_losses("cpu")
     moved = _mlp_losses("torch:cpu")

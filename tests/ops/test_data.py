@@ -564,12 +564,7 @@ def test_to_device_between_backends_carries_gradients(rng, src, dst):
     np.testing.assert_allclose(x2.grad.numpy(), seed.astype(np.float32))
 
 
-_TORCH_OPS = pytest.mark.xfail(reason="until the elementwise, reduce and linalg ops run on the "
-                               "torch backend", strict=False)
-
-
 @torch_cpu
-@_TORCH_OPS
 def test_to_device_ops_on_the_target_device_carry_gradients(rng):
     # a leaf on "cpu", the ops on "torch:cpu", the gradient back on "cpu"
     base = rng.standard_normal((2, 3))
@@ -585,7 +580,6 @@ def test_to_device_ops_on_the_target_device_carry_gradients(rng):
 
 
 @torch_cpu
-@_TORCH_OPS
 def test_mixing_devices_raises_device_error():
     a = ember.tensor([1.0, 2.0], device="cpu")
     b = ember.tensor([1.0, 2.0], device="torch:cpu")

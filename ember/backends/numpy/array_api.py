@@ -11,7 +11,7 @@ __all__ = ["dtype_limits", "complex_array", "complex_part"]
 def dtype_limits(dtype):
     """``(bits, min, max, eps, smallest_normal)`` of an ember dtype (eps and smallest_normal are
     None for ints)."""
-    dtype = NP.get(dtype, dtype)  # an ember DType (a NumPy dtype works too)
+    dtype = NP[dtype]
     dtype = np.dtype(dtype)
     if dtype.kind in "iub":
         if dtype.kind == "b":

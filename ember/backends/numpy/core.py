@@ -130,7 +130,7 @@ def asarray(data, dtype=None):
     Raises RaggedError for ragged nesting, RankError for nesting deeper than an array's dims, and
     TypeError for values that are not numbers.
     """
-    dtype = NP.get(dtype, dtype)  # TRANSITIONAL: also a NumPy dtype
+    dtype = NP[dtype]
     try:
         arr = np.asarray(data, dtype=dtype)
         if not arr.flags.owndata or arr is data:
@@ -159,7 +159,7 @@ def is_array(data):
 
 def cast(a, dtype):
     """``a`` with elements of ember ``dtype``; ``a`` itself when it already has it."""
-    dtype = NP.get(dtype, dtype)  # TRANSITIONAL: also a NumPy dtype, until no op passes one
+    dtype = NP[dtype]
     return a if a.dtype == dtype else a.astype(dtype)
 
 
@@ -208,7 +208,7 @@ def item(a):
 
 def scalar_array(value, dtype):
     """A 0-d array holding ``value`` as ember ``dtype``."""
-    return np.asarray(value, dtype=NP.get(dtype, dtype))  # TRANSITIONAL: also a NumPy dtype
+    return np.asarray(value, dtype=NP[dtype])
 
 
 def sum_to_shape(g, shape):

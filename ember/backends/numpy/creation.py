@@ -28,8 +28,8 @@ def _is_float(dtype):
 
 
 def _np(dtype):
-    """The NumPy dtype of an ember DType (TRANSITIONAL: a NumPy dtype passes through)."""
-    return NP.get(dtype, dtype)
+    """The NumPy dtype of an ember DType."""
+    return NP[dtype]
 
 
 def _finfo(dtype):

@@ -14,12 +14,12 @@ _BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 
 def dist_buffer(n, dtype):
     """A new flat writable buffer of ``n`` elements of ember ``dtype`` (not initialised)."""
-    return np.empty(n, dtype=NP.get(dtype, dtype))  # TRANSITIONAL: a NumPy dtype works too
+    return np.empty(n, dtype=NP[dtype])
 
 
 def dist_zeros(n, dtype):
     """A new flat writable buffer of ``n`` zeros of ember ``dtype``."""
-    return np.zeros(n, dtype=NP.get(dtype, dtype))
+    return np.zeros(n, dtype=NP[dtype])
 
 
 def dist_copy(a):

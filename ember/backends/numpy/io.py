@@ -18,7 +18,7 @@ def io_buffer(a):
 def io_from_buffer(data, dtype, shape):
     """An array of NumPy ``dtype`` and ``shape`` over the bytes ``data`` (a bytearray the caller
     hands over), or None when the number of bytes does not fit the shape."""
-    dtype = np.dtype(NP.get(dtype, dtype)).newbyteorder("<")
+    dtype = np.dtype(NP[dtype]).newbyteorder("<")
     n = 1
     for s in shape:
         n *= s
@@ -34,7 +34,7 @@ def io_unpickled(values, dtype):
     """``values`` (what a pickle gave for a tensor's buffer) as an array of NumPy ``dtype`` in
     native byte order, or None unless it is a plain ndarray of that dtype (either byte order):
     never an object array, a subclass or another dtype (``dtype`` an ember DType)."""
-    dtype = NP.get(dtype, dtype)  # TRANSITIONAL: also a NumPy dtype
+    dtype = NP[dtype]
     if type(values) is not np.ndarray:
         return None
     if values.dtype == dtype:

@@ -77,7 +77,7 @@ def nn_int_max(a):
 
 def nn_full_like_shape(shape, value, dtype):
     """A new array of ``shape`` filled with ``value`` (``dtype`` an ember DType)."""
-    return np.full(shape, value, dtype=NP.get(dtype, dtype))  # TRANSITIONAL: or a NumPy dtype
+    return np.full(shape, value, dtype=NP[dtype])
 
 
 # -- activations --------------------------------------------------------------------------------

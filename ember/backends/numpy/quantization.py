@@ -18,7 +18,7 @@ __all__ = ["quant_compute_dtype", "quant_cast_scales", "quant_first_bad_scale",
 def quant_compute_dtype(dtype):
     """The NumPy dtype quantization arithmetic runs in for float dtype ``dtype`` (an ember or a
     NumPy dtype): float64 for float64 data, float32 for every narrower float."""
-    return np.dtype(np.float64) if np.dtype(NP.get(dtype, dtype)) == np.float64 \
+    return np.dtype(np.float64) if np.dtype(NP[dtype]) == np.float64 \
         else np.dtype(np.float32)
 
 
@@ -26,7 +26,7 @@ def quant_cast_scales(scales, param):
     """A fresh copy of the 1-D ``scales`` as ember dtype ``param`` (out-of-range values become
     inf or 0 silently; the caller checks them)."""
     with np.errstate(over="ignore", under="ignore"):
-        return np.array(scales, dtype=NP.get(param, param), copy=True, order="C")
+        return np.array(scales, dtype=NP[param], copy=True, order="C")
 
 
 def quant_first_bad_scale(scales):
@@ -63,7 +63,7 @@ def quant_dynamic_scales(x, block, hi, param):
     ``(scales, overflow)``: ``overflow`` is None, or the first scale (a float) that is infinite
     in ``param``.
     """
-    param = NP.get(param, param)
+    param = NP[param]
     cdt = quant_compute_dtype(x.dtype)
     a = np.abs(x.astype(cdt, copy=False))
     a = np.where(np.isfinite(a), a, cdt.type(0))
@@ -93,7 +93,7 @@ def quant_quantize(x, scales, block, lo, hi):
 
 def quant_dequantize(values, scales, block, dtype):
     """``values * scale`` as ember float dtype ``dtype`` (computed in its compute dtype)."""
-    dtype = NP.get(dtype, dtype)
+    dtype = NP[dtype]
     cdt = quant_compute_dtype(dtype)
     out = _blocked(values.astype(cdt), block) * _scale_view(scales, values.shape, block, cdt)
     return np.asarray(out.reshape(values.shape).astype(dtype, copy=False))

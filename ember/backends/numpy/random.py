@@ -66,7 +66,7 @@ def random_set_state(gen, raw):
 @allocates(lambda n, *args, **kwargs: (n,))
 def random_permutation(n, dtype, gen=None):
     """A random permutation of ``0 .. n-1`` of ember dtype ``dtype``."""
-    dtype = NP.get(dtype, dtype)
+    dtype = NP[dtype]
     gen = _state["gen"] if gen is None else gen
     return np.asarray(gen.permutation(n).astype(dtype, copy=False))
 
@@ -75,7 +75,7 @@ def random_permutation(n, dtype, gen=None):
 def random_trunc_normal(shape, mean, std, a, b, dtype, gen=None):
     """Floats from N(mean, std**2) restricted to ``[a, b]`` (redrawing the ones outside, a
     vectorized round at a time; after 100 rounds the rest are clipped)."""
-    dtype = NP.get(dtype, dtype)
+    dtype = NP[dtype]
     gen = _state["gen"] if gen is None else gen
     x = gen.standard_normal(shape) * std + mean
     bad = (x < a) | (x > b)
@@ -93,7 +93,7 @@ def random_orthogonal(shape, gain, dtype, gen=None):
     """An array of ``shape`` whose flattening to (shape[0], rest) has orthonormal rows or
     columns, times ``gain`` (PyTorch's ``orthogonal_``: QR of a normal matrix, signs fixed by
     R's diagonal)."""
-    dtype = NP.get(dtype, dtype)
+    dtype = NP[dtype]
     gen = _state["gen"] if gen is None else gen
     rows = shape[0]
     cols = int(np.prod(shape[1:]))
@@ -120,7 +120,7 @@ def _below(x, dtype):
 @allocates(_first)
 def random_uniform(shape, low, high, dtype, gen=None):
     """Floats of ember dtype ``dtype`` uniform in ``[low, high)``."""
-    dtype = NP.get(dtype, dtype)
+    dtype = NP[dtype]
     gen = _state["gen"] if gen is None else gen
     work = dtype if dtype in _NATIVE else np.dtype(np.float32)
     u = gen.random(shape, dtype=work)
@@ -136,7 +136,7 @@ def random_uniform(shape, low, high, dtype, gen=None):
 @allocates(_first)
 def random_normal(shape, mean, std, dtype, gen=None):
     """Floats of ember dtype ``dtype`` from the normal distribution N(mean, std**2)."""
-    dtype = NP.get(dtype, dtype)
+    dtype = NP[dtype]
     gen = _state["gen"] if gen is None else gen
     work = dtype if dtype in _NATIVE else np.dtype(np.float32)
     x = gen.standard_normal(shape, dtype=work)
@@ -149,7 +149,7 @@ def random_normal(shape, mean, std, dtype, gen=None):
 def random_normal_int(shape, mean, std, dtype, gen=None):
     """Ints of ember dtype ``dtype``: normal samples rounded to the nearest int, clipped to
     range."""
-    dtype = NP.get(dtype, dtype)
+    dtype = NP[dtype]
     gen = _state["gen"] if gen is None else gen
     x = np.rint(gen.standard_normal(shape) * std + mean)
     info = np.iinfo(dtype)
@@ -162,7 +162,7 @@ def random_normal_int(shape, mean, std, dtype, gen=None):
 @allocates(_first)
 def random_bernoulli(shape, p, dtype, gen=None):
     """Ones (True) with probability ``p``, else zeros (False), of ember dtype ``dtype``."""
-    dtype = NP.get(dtype, dtype)
+    dtype = NP[dtype]
     gen = _state["gen"] if gen is None else gen
     return np.asarray((gen.random(shape) < p).astype(dtype, copy=False))
 
@@ -171,7 +171,7 @@ def random_bernoulli(shape, p, dtype, gen=None):
 def random_integers(shape, low, high, dtype, gen=None):
     """Ints of ember dtype ``dtype`` uniform in ``[low, high)`` (``high`` may be one past the
     max)."""
-    dtype = np.dtype(NP.get(dtype, dtype))
+    dtype = np.dtype(NP[dtype])
     gen = _state["gen"] if gen is None else gen
     if dtype.kind in "iu":
         info = np.iinfo(dtype)
@@ -183,7 +183,7 @@ def random_integers(shape, low, high, dtype, gen=None):
 
 def random_dtype_info(dtype):
     """(min, max) of an int ember dtype as Python ints."""
-    info = np.iinfo(NP.get(dtype, dtype))
+    info = np.iinfo(NP[dtype])
     return int(info.min), int(info.max)
 
 

@@ -22,7 +22,7 @@ _INT_LIMIT = 2.0 ** 31 - 2  # coordinates beyond this read as out of range (PyTo
 
 def _work_dtype(dtype):
     """The NumPy dtype the kernels compute in for result (ember) dtype ``dtype``."""
-    dtype = np.dtype(NP.get(dtype, dtype))
+    dtype = np.dtype(NP[dtype])
     return np.dtype(np.float32) if dtype.itemsize < 4 else dtype
 
 
@@ -208,7 +208,7 @@ def grid_sample_2d_forward(x, grid, mode, padding_mode, align_corners, dtype):
     for idx, w, _, _ in plan:  # the corners / taps (1, 4 or 16)
         v = _gather(planes, idx)
         out += v if mode == "nearest" else v * w
-    return out.reshape(N, C, Ho, Wo).astype(NP.get(dtype, dtype), copy=False)
+    return out.reshape(N, C, Ho, Wo).astype(NP[dtype], copy=False)
 
 
 @_warnings_off
@@ -237,7 +237,7 @@ def grid_sample_2d_grads(g, x, grid, mode, padding_mode, align_corners, dtype, n
             acc += np.bincount(lin, weights=(gw if mode == "nearest" else gw * w).reshape(-1),
                                minlength=size)
         gx_out = acc.reshape(N, C, HW + 1)[:, :, :HW].reshape(N, C, H, W).astype(
-            NP.get(x_dtype, x_dtype))
+            NP[x_dtype])
     if need_grid:
         ggrid = np.zeros((N, Ho * Wo, 2), dtype=wd)
         if grad_needed:
@@ -250,5 +250,5 @@ def grid_sample_2d_grads(g, x, grid, mode, padding_mode, align_corners, dtype, n
                 sy += v * dwy
             ggrid[:, :, 0] = (sx * gw).sum(axis=1)
             ggrid[:, :, 1] = (sy * gw).sum(axis=1)
-        ggrid_out = ggrid.reshape(N, Ho, Wo, 2).astype(NP.get(grid_dtype, grid_dtype))
+        ggrid_out = ggrid.reshape(N, Ho, Wo, 2).astype(NP[grid_dtype])
     return gx_out, ggrid_out
