@@ -47,7 +47,7 @@ def test_module_names():
     assert dtypes.default_of_kind("float") is ember.float32
     assert dtypes.default_of_kind("int") is ember.int64
     assert dtypes.default_of_kind("bool") is ember.bool_
-    assert ember.bfloat16.np == np.dtype(ml_dtypes.bfloat16)
+    assert ember.Device("cpu").backend.NP[ember.bfloat16] == np.dtype(ml_dtypes.bfloat16)
 
 
 @pytest.mark.parametrize("value, name", [

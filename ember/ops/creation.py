@@ -525,6 +525,14 @@ def _arange(op, start, end, step, dtype, device, requires_grad):
     _grad_arg(requires_grad, dtype, op)
     n = _arange_length(start, end, step, is_float)
     _check_nbytes((n,), dtype, op)
+    if n == 0:
+        return _new(be.creation_zeros((0,), dtype), dtype, requires_grad)
+    if not is_float:
+        for value, param in ((start, "start"), (start + (n - 1) * step, "end")):
+            if not -2 ** 63 <= value < 2 ** 63:
+                raise InvalidParameterError(
+                    f"{op}: the range reaches {value}, outside int64; expected values from "
+                    "-2**63 to 2**63 - 1", param, value)
     data = _alloc(be.creation_arange, (start, end, step, dtype, is_float), op, (n,))
     return _new(data, dtype, requires_grad)
 

@@ -642,10 +642,9 @@ def test_state_follows_the_parameters_device():
     assert w.device == "torch:cpu" and w.is_leaf and w.tolist() == [0.5, 1.5]
     buf = opt.state_dict()["state"][0]["momentum_buffer"]
     assert buf.device == "torch:cpu"
-    w.grad = ember.tensor([1.0, 1.0], device="cpu")
-    with pytest.raises(ember.DeviceError, match="SGD.step: the .grad of parameter 0 of group 0 "
-                                                "is on cpu, the parameter on torch:cpu"):
-        opt.step()
+    with pytest.raises(ember.DeviceError, match="grad: the gradient is on cpu, expected "
+                                                "torch:cpu"):  # refused as PyTorch refuses it
+        w.grad = ember.tensor([1.0, 1.0], device="cpu")
     assert w.tolist() == [0.5, 1.5]  # nothing changed
     m = ember.nn.Linear(2, 1, device="cpu")
     opt = ember.optim.Adam(m.parameters(), lr=0.1)

@@ -130,7 +130,7 @@ def asarray(data, dtype=None):
     Raises RaggedError for ragged nesting, RankError for nesting deeper than an array's dims, and
     TypeError for values that are not numbers.
     """
-    dtype = NP[dtype]
+    dtype = None if dtype is None else NP[dtype]
     try:
         arr = np.asarray(data, dtype=dtype)
         if not arr.flags.owndata or arr is data:

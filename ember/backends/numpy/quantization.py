@@ -18,7 +18,7 @@ __all__ = ["quant_compute_dtype", "quant_cast_scales", "quant_first_bad_scale",
 def quant_compute_dtype(dtype):
     """The NumPy dtype quantization arithmetic runs in for float dtype ``dtype`` (an ember or a
     NumPy dtype): float64 for float64 data, float32 for every narrower float."""
-    return np.dtype(np.float64) if np.dtype(NP[dtype]) == np.float64 \
+    return np.dtype(np.float64) if np.dtype(NP.get(dtype, dtype)) == np.float64 \
         else np.dtype(np.float32)
 
 
@@ -63,7 +63,7 @@ def quant_dynamic_scales(x, block, hi, param):
     ``(scales, overflow)``: ``overflow`` is None, or the first scale (a float) that is infinite
     in ``param``.
     """
-    param = NP[param]
+    np_param = NP[param]
     cdt = quant_compute_dtype(x.dtype)
     a = np.abs(x.astype(cdt, copy=False))
     a = np.where(np.isfinite(a), a, cdt.type(0))
@@ -76,7 +76,7 @@ def quant_dynamic_scales(x, block, hi, param):
     over = ~np.isfinite(s.astype(np.float64))
     if over.any():
         return s, float(raw[int(np.argmax(over))])
-    s = np.where(s.astype(np.float64) > 0, s, np.ones((), dtype=param)).astype(param)
+    s = np.where(s.astype(np.float64) > 0, s, np.ones((), dtype=np_param)).astype(np_param)
     return s, None
 
 
