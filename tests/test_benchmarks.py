@@ -47,9 +47,9 @@ def test_quick_run_writes_every_case(quick_report):
     rows = _table_rows(text)
     assert [c.name for c in cases.CASES] == list(rows)
     for case in cases.CASES:
-        what, e, n, t, r_n, r_t, agree = rows[case.name]
+        what, e, n, t, r_n, r_t, et, r_et, agree = rows[case.name]
         assert re.fullmatch(r"[\d.]+ (s|ms|µs|ns)( ~)?", e), (case.name, e)
-        for lib, cell in (("numpy", n), ("torch", t)):
+        for lib, cell in (("numpy", n), ("torch", t), ("ember", et)):
             if lib in case.setups:
                 assert re.fullmatch(r"[\d.]+ (s|ms|µs|ns)( ~)?", cell), (case.name, lib, cell)
             else:
