@@ -342,7 +342,7 @@ class QuantizedTensor(Tensor):
 
     def __repr__(self):
         st = _slot_get(self)
-        text = format_values(self._data, indent=len("Tensor("))
+        text = format_values(self._data, len("Tensor("), self._device.backend)
         block = f", block_size={st.scheme.block_size}" if st.scheme.block_size else ""
         return (f"Tensor({text}, shape={tuple(st.values.shape)}, dtype={self._dtype.name}, "
                 f"quantized={st.scheme.value}{block})")

@@ -966,13 +966,14 @@ def _ember_run(c, arrays, extra, seeds=None, wanted=None):
     tracked = [o.is_tracked() for o in outs]
     if any(tracked):
         if len(outs) == 1:
-            outs[0].backward(ember.from_numpy(seeds[0]))
+            # the seed on the output's device (to_device moves across devices)
+            outs[0].backward(ember.from_numpy(seeds[0]).to_device(outs[0].device))
         else:
             total = None
             for o, s in zip(outs, seeds):
                 if not o.is_tracked():
                     continue
-                term = (o * ember.from_numpy(s)).sum()
+                term = (o * ember.from_numpy(s).to_device(o.device)).sum()
                 total = term if total is None else total + term
             total.backward()
     grads = [np.zeros(a.shape) if x.grad is None else np.array(x.grad.numpy()) for a, x in

@@ -7,7 +7,7 @@ import torch
 
 from ... import dtypes as _d
 from ...errors import KindError
-from ..guard import _entry_op, allocation_error
+from ..guard import _PHYSICAL_BYTES, _entry_op, allocation_error
 
 __all__ = [
     "Array", "RaggedError", "RankError", "allocates", "allocation_failed", "asarray", "as_array",
@@ -49,7 +49,7 @@ def allocation_failed(exc, kernel, shape=None, inputs=()):
     if not isinstance(exc, MemoryError) and not any(m in text for m in _TOO_LARGE):
         return exc
     return allocation_error(_entry_op(kernel), shape, "not enough memory" if "memory" in text
-                            else "more elements or bytes than a tensor can address", inputs)
+                            else "more elements or bytes than an array can address", inputs)
 
 
 def allocates(result_shape=None):
@@ -137,8 +137,26 @@ def copy(a):
         raise allocation_failed(exc, copy, tuple(a.shape)) from None
 
 
+def _check_bytes(a, per_item, kernel, what):
+    """Raise the allocation guard's error unless ``a.numel()`` items of ``per_item`` bytes each
+    fit in the machine's memory: checked before a CPU allocation, which torch would otherwise
+    attempt (terabytes of an expanded view) instead of failing at once as NumPy does."""
+    if a.numel() * per_item > _PHYSICAL_BYTES:
+        raise allocation_error(_entry_op(kernel), tuple(a.shape),
+                               f"{a.numel()} {what} need more than the machine's "
+                               f"{_PHYSICAL_BYTES} bytes of memory")
+
+
 def contiguous(a):
-    return a.contiguous()
+    """``a`` if it is contiguous, else a contiguous copy."""
+    if a.is_contiguous():
+        return a
+    if a.device.type == "cpu":
+        _check_bytes(a, a.element_size(), contiguous, "elements")
+    try:
+        return a.contiguous()
+    except (MemoryError, RuntimeError) as exc:
+        raise allocation_failed(exc, contiguous, tuple(a.shape)) from None
 
 
 def is_contiguous(a):
@@ -153,6 +171,7 @@ def shares_memory(a, b):
 
 
 def tolist(a):
+    _check_bytes(a, 8, tolist, "Python objects")  # a list holds at least one pointer per element
     return a.tolist()
 
 

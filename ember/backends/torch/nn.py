@@ -13,6 +13,7 @@ import torch
 import torch.nn.functional as TF
 
 from .core import TORCH, sum_to_shape
+from .elementwise import ew_relu as _ew_relu
 
 __all__ = [
     "nn_gelu", "nn_gelu_grad", "nn_silu", "nn_silu_grad", "nn_relu", "nn_relu_grad",
@@ -127,7 +128,9 @@ def nn_log_softmax_grad(g, y, axis):
 
 
 def nn_relu(x):
-    return torch.relu(x)
+    """``max(x, 0)`` of a float tensor, keeping nan; the sign of zero as NumPy's ``maximum``
+    (and Tensor.relu): -0.0 gives +0.0, except in float16 where it stays -0.0."""
+    return _ew_relu(x)
 
 
 def nn_relu_grad(g, x):
