@@ -9,7 +9,20 @@ kernel returned. See docs/devices.md for the protocol and how to add a backend.
 
 import sys
 
-__all__ = ["adopt", "host_of"]
+__all__ = ["adopt", "host_of", "kernel_table"]
+
+
+def kernel_table(families, backend):
+    """``{name: kernel}`` of a backend, gathered from each family module's ``__all__``; a name
+    that two families define differently is an error (a backend has one kernel per name)."""
+    table = {}
+    for module in families:
+        for name in module.__all__:
+            kernel = getattr(module, name)
+            if table.get(name, kernel) is not kernel:
+                raise RuntimeError(f"{backend} backend: kernel {name!r} is defined twice")
+            table[name] = kernel
+    return table
 
 
 def adopt(data):

@@ -4,6 +4,7 @@ Each family module lists its kernels in ``__all__``; this package is the table (
 twice is an error), and ``Device("cpu").backend`` is this module.
 """
 
+from .. import kernel_table
 from . import (array_api, bitwise, color, compare, components, core, creation, distributed,
                dlpack, elementwise, indexing, io, linalg, morphology, movement, nn, optim,
                quantization, random, reduce, sampling, scan, segments, slicing, sort,
@@ -15,15 +16,5 @@ FAMILIES = (core, creation, movement, segments, slicing, elementwise, bitwise, c
 name = "numpy"
 
 
-def _kernels():
-    table = {}
-    for module in FAMILIES:
-        for kernel in module.__all__:
-            if kernel in table and table[kernel] is not getattr(module, kernel):
-                raise RuntimeError(f"numpy backend: kernel {kernel!r} is defined twice")
-            table[kernel] = getattr(module, kernel)
-    return table
-
-
-KERNELS = _kernels()
+KERNELS = kernel_table(FAMILIES, name)
 globals().update(KERNELS)

@@ -16,6 +16,7 @@ except ImportError:  # pragma: no cover - torch is an optional dependency
     torch = None
 
 from ...errors import DeviceError
+from .. import kernel_table
 
 if torch is None:  # pragma: no cover
     raise DeviceError("the torch backend needs PyTorch: pip install 'ember[torch]'")
@@ -33,17 +34,7 @@ _tables = {}
 _lock = threading.Lock()
 
 
-def _kernels():
-    table = {}
-    for module in FAMILIES:
-        for kernel in module.__all__:
-            if kernel in table:
-                raise RuntimeError(f"torch backend: kernel {kernel!r} is defined twice")
-            table[kernel] = getattr(module, kernel)
-    return table
-
-
-KERNELS = _kernels()
+KERNELS = kernel_table(FAMILIES, name)
 
 
 class Kernels:
