@@ -1,6 +1,7 @@
 """The allocation guard's shared part: the typed error of a result too large to allocate, naming
 the op the user called (every backend's guard raises it)."""
 
+import functools
 import os
 import sys
 
@@ -66,3 +67,29 @@ def allocation_error(op, shape, reason, inputs=()):
                                  None if shape is None else tuple(shape))
 
 
+
+
+def allocation_guard(allocation_failed, caught):
+    """A backend's ``allocates`` decorator: for a kernel that allocates a buffer whose size the
+    caller chose (creation, random, repeat, pad, cat, matmul ...), an exception of ``caught``
+    that the backend's ``allocation_failed(exc, kernel, shape, inputs)`` recognises becomes
+    ``InvalidParameterError`` naming the op the user called and the shape of the result.
+    ``allocates(result_shape)``: ``result_shape(*args)`` gives that shape for the message (only
+    computed on failure)."""
+    def allocates(result_shape=None):
+        def decorate(kernel):
+            @functools.wraps(kernel)
+            def guarded(*args, **kwargs):
+                try:
+                    return kernel(*args, **kwargs)
+                except caught as exc:
+                    shape = None
+                    if result_shape is not None:
+                        try:
+                            shape = result_shape(*args, **kwargs)
+                        except Exception:  # noqa: BLE001 - the message falls back to input shapes
+                            shape = None
+                    raise allocation_failed(exc, kernel, shape, args) from None
+            return guarded
+        return decorate
+    return allocates

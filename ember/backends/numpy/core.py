@@ -1,13 +1,12 @@
 """Core NumPy kernels: conversion in and out, dtype casts, layout and memory queries."""
 
-import functools
 import os
 import sys
 
 import ml_dtypes
 import numpy as np
 
-from ..guard import _PHYSICAL_BYTES, _entry_op, allocation_error  # noqa: F401
+from ..guard import _PHYSICAL_BYTES, _entry_op, allocation_error, allocation_guard  # noqa: F401
 
 Array = np.ndarray
 _EXTENSION_DTYPES = (np.dtype(ml_dtypes.bfloat16),)
@@ -75,27 +74,8 @@ def allocation_failed(exc, kernel, shape=None, inputs=()):
     return allocation_error(_entry_op(kernel), shape, reason, inputs)
 
 
-def allocates(result_shape=None):
-    """The allocation guard as a decorator, for a kernel that allocates a buffer whose size the
-    caller chose (creation, random, repeat, pad, cat, matmul ...): NumPy's MemoryError, or its
-    ValueError for a size past what an array can address, becomes ``InvalidParameterError``
-    naming the op the user called and the shape of the result. ``result_shape(*args)`` gives
-    that shape for the message (only computed on failure)."""
-    def decorate(kernel):
-        @functools.wraps(kernel)
-        def guarded(*args, **kwargs):
-            try:
-                return kernel(*args, **kwargs)
-            except (MemoryError, ValueError) as exc:
-                shape = None
-                if result_shape is not None:
-                    try:
-                        shape = result_shape(*args, **kwargs)
-                    except Exception:  # noqa: BLE001 - the message falls back to input shapes
-                        shape = None
-                raise allocation_failed(exc, kernel, shape, args) from None
-        return guarded
-    return decorate
+# NumPy raises MemoryError, or ValueError for a size past what an array can address
+allocates = allocation_guard(allocation_failed, (MemoryError, ValueError))
 
 
 def _first(shape, *args, **kwargs):

@@ -1,13 +1,12 @@
 """Core torch kernels: conversion in and out, dtype casts, layout and memory queries, the
 allocation guard and host transfer."""
 
-import functools
 
 import torch
 
 from ... import dtypes as _d
 from ...errors import KindError
-from ..guard import _PHYSICAL_BYTES, _entry_op, allocation_error
+from ..guard import _PHYSICAL_BYTES, _entry_op, allocation_error, allocation_guard
 
 __all__ = [
     "Array", "RaggedError", "RankError", "allocates", "allocation_failed", "asarray", "as_array",
@@ -52,23 +51,8 @@ def allocation_failed(exc, kernel, shape=None, inputs=()):
                             else "more elements or bytes than an array can address", inputs)
 
 
-def allocates(result_shape=None):
-    """The allocation guard as a decorator (as the NumPy backend's)."""
-    def decorate(kernel):
-        @functools.wraps(kernel)
-        def guarded(*args, **kwargs):
-            try:
-                return kernel(*args, **kwargs)
-            except (MemoryError, RuntimeError, ValueError) as exc:
-                shape = None
-                if result_shape is not None:
-                    try:
-                        shape = result_shape(*args, **kwargs)
-                    except Exception:  # noqa: BLE001 - the message falls back to input shapes
-                        shape = None
-                raise allocation_failed(exc, kernel, shape, args) from None
-        return guarded
-    return decorate
+# torch raises RuntimeError (and its OutOfMemoryError), MemoryError or ValueError
+allocates = allocation_guard(allocation_failed, (MemoryError, RuntimeError, ValueError))
 
 
 # -- conversion -------------------------------------------------------------------------------
