@@ -23,8 +23,7 @@ import threading
 
 from .errors import DeviceError, InvalidParameterError
 
-__all__ = ["Device", "as_device", "default_device", "get_default_device", "set_default_device",
-           "devices", "CPU"]
+__all__ = ["Device", "as_device", "get_default_device", "set_default_device", "devices", "CPU"]
 
 _BACKEND_OF = {"cpu": "numpy", "numpy": "numpy"}
 _TORCH_TYPES = ("cpu", "cuda", "mps")
@@ -188,8 +187,6 @@ def set_default_device(device):
     """
     _default[0] = CPU if device is None else as_device(device, "set_default_device")
 
-
-default_device = get_default_device
 
 
 def devices():
