@@ -8,8 +8,9 @@
 from . import dtypes
 from .autodiff import (Gradients, enable_grad, grad_enabled, inference_mode, no_grad,
                        set_grad_enabled)
-from .dtypes import (DType, bfloat16, float16, float32, float64, int8, int16, int32, int64,
-                     promote_types, result_type, uint8, uint16, uint32, uint64)
+from .dtypes import (DType, bfloat16, complex64, complex128, float16, float32, float64, int8,
+                     int16, int32, int64, promote_types, result_type, uint8, uint16, uint32,
+                     uint64)
 from .dtypes import bool_
 from .errors import (DimensionError, EmberError, GraphError, InvalidParameterError, KindError,
                      ShapeMismatchError)

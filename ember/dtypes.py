@@ -1,6 +1,8 @@
 """dtypes, kinds and type promotion.
 
-Three kinds, as Burn: ``"float"``, ``"int"`` and ``"bool"``. Promotion follows PyTorch: Python
+Three kinds, as Burn: ``"float"``, ``"int"`` and ``"bool"``, and ``"complex"`` (complex64 and
+complex128, for the Array API standard; the ops that take them are listed in docs/complex.md).
+Promotion follows PyTorch: Python
 scalars are weak (they only choose the kind), 0-d tensors only decide when they raise the kind,
 and an int tensor meeting a Python float gives the default float dtype.
 
@@ -18,11 +20,11 @@ from .errors import InvalidParameterError, KindError
 
 __all__ = [
     "DType", "float64", "float32", "float16", "bfloat16", "int64", "int32", "int16", "int8",
-    "uint8", "uint16", "uint32", "uint64", "bool_", "promote_types", "result_type", "as_dtype",
+    "uint8", "uint16", "uint32", "uint64", "bool_", "complex64", "complex128", "promote_types", "result_type", "as_dtype",
     "default_float", "default_int", "KINDS",
 ]
 
-KINDS = ("bool", "int", "float")
+KINDS = ("bool", "int", "float", "complex")
 _KIND_RANK = {"bool": 0, "int": 1, "float": 2, "complex": 3}
 
 
@@ -42,6 +44,10 @@ class DType:
     @property
     def is_floating_point(self):
         return self.kind == "float"
+
+    @property
+    def is_complex(self):
+        return self.kind == "complex"
 
     def __repr__(self):
         return f"ember.{self.name}"
@@ -74,21 +80,38 @@ _BY_NAME.update({"float": float32, "int": int64, "double": float64, "half": floa
                  "i64": int64, "i32": int32, "i16": int16, "i8": int8, "u8": uint8,
                  "u16": uint16, "u32": uint32, "u64": uint64, "bool_": bool_})
 
-# The Array API's complex dtypes, for its dtype queries (finfo, isdtype, dtypes()); no op makes a
-# tensor of them (as_dtype refuses them), so no op can return a silently wrong complex value
-# (ember.tensor and as_dtype keep to the three kinds); see docs/array-api.md.
+# The complex kind: the ops that take it are listed in docs/complex.md; every other op refuses a
+# complex tensor with KindError, and no op casts one to a real dtype.
 complex64 = DType("complex64", "complex", 8, True)
 complex128 = DType("complex128", "complex", 16, True)
 COMPLEX = {d.name: d for d in (complex64, complex128)}
+_BY_NAME.update(COMPLEX)
+_BY_NAME.update({"cfloat": complex64, "cdouble": complex128, "c64": complex64,
+                 "c128": complex128})
 
 default_float = float32
 default_int = int64
 
 
-def _no_complex(dtype, op):
-    raise KindError(f"{op or 'dtype'}: {dtype.name} tensors are not supported: ember's kinds are "
-                    "float, int and bool (the complex dtypes exist for the Array API namespace's "
-                    "dtype queries; see docs/array-api.md)")
+def complex_of(dtype):
+    """The complex dtype that holds a float dtype's values (complex64 for 32 bits and less)."""
+    if dtype.kind == "complex":
+        return dtype
+    return complex128 if dtype is float64 else complex64
+
+
+def real_of(dtype):
+    """The float dtype of a complex dtype's parts; other dtypes are returned as they are."""
+    if dtype.kind != "complex":
+        return dtype
+    return float64 if dtype is complex128 else float32
+
+
+def complex_error(op, param="input", dtype=complex64):
+    """The KindError of an op that is not defined for complex tensors."""
+    return KindError(f"{op}: not defined for complex tensors ({param} has dtype {dtype.name}); "
+                     "expected a bool, int or float tensor (the ops that take complex tensors "
+                     "are listed in docs/complex.md)")
 
 
 def as_dtype(value, param="dtype", op=None):
@@ -100,8 +123,6 @@ def as_dtype(value, param="dtype", op=None):
     ember.float64
     """
     if type(value) is DType:
-        if value.kind == "complex":
-            _no_complex(value, op)
         return value
     if isinstance(value, str):
         found = _BY_NAME.get(value)
@@ -117,7 +138,7 @@ def as_dtype(value, param="dtype", op=None):
         found = _native(value)
         if found is not None:
             return found
-    names = ", ".join(d.name for d in ALL)
+    names = ", ".join(d.name for d in ALL + (complex64, complex128))
     where = f"{op}: {param}" if op else f"{param}:"
     raise InvalidParameterError(
         f"{where} {value!r} is not an ember dtype; expected one of {names}", param, value)
@@ -130,7 +151,7 @@ def _native(value):
         module = sys.modules.get(f"ember.backends.{name}")
         if module is not None:
             found = module.ember_dtype(value)
-            if found is not None and found.kind != "complex":
+            if found is not None:
                 return found
     return None
 
@@ -161,12 +182,17 @@ def promote_types(a, b):
     if a is b:
         return a
     if a._rank != b._rank:
-        return a if a._rank > b._rank else b
+        hi, lo = (a, b) if a._rank > b._rank else (b, a)
+        if hi.kind == "complex" and lo.kind == "float":
+            return complex128 if complex128 in (hi, complex_of(lo)) else complex64
+        return hi
     if a.kind == "int":
         return _promote_ints(a, b)
     if a.kind == "float":
         if {a.name, b.name} == {"float16", "bfloat16"}:
             return float32
+        return a if a.itemsize >= b.itemsize else b
+    if a.kind == "complex":
         return a if a.itemsize >= b.itemsize else b
     return a
 
@@ -179,17 +205,19 @@ def _scalar_kind(value):
         return "int"
     if isinstance(value, numbers.Real):
         return "float"
+    if isinstance(value, numbers.Complex):
+        return "complex"
     if type(value).__name__ == "bool_":  # a backend's bool scalar (numpy.bool_)
         return "bool"
     return None
 
 
-_DEFAULT_OF_KIND = {"bool": bool_, "int": int64, "float": float32}
+_DEFAULT_OF_KIND = {"bool": bool_, "int": int64, "float": float32, "complex": complex64}
 
 
 def default_of_kind(kind):
-    """The default dtype of a kind: float32, int64 or bool."""
-    return float32 if kind == "float" else (int64 if kind == "int" else bool_)
+    """The default dtype of a kind: float32, int64, bool or complex64."""
+    return _DEFAULT_OF_KIND[kind]
 
 
 def result_type(*operands):
@@ -220,5 +248,7 @@ def result_type(*operands):
     if zero_dt is not None and (result is None or zero_dt._rank > result._rank):
         result = zero_dt
     if scalar_rank >= 0 and (result is None or scalar_rank > result._rank):
+        if scalar_rank == 3 and result is not None and result.kind == "float":
+            return complex_of(result)  # float64 tensor with a Python complex: complex128
         result = _DEFAULT_OF_KIND[KINDS[scalar_rank]]
     return result

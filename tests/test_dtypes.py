@@ -42,7 +42,7 @@ def test_dtype_attributes(name):
 
 def test_module_names():
     assert ember.bool is ember.bool_
-    assert dtypes.KINDS == ("bool", "int", "float")
+    assert dtypes.KINDS == ("bool", "int", "float", "complex")
     assert dtypes.default_float is ember.float32 and dtypes.default_int is ember.int64
     assert dtypes.default_of_kind("float") is ember.float32
     assert dtypes.default_of_kind("int") is ember.int64
@@ -61,8 +61,8 @@ def test_as_dtype(value, name):
     assert dtypes.as_dtype(value) is dt(name)
 
 
-@pytest.mark.parametrize("value", ["float8", "complex64", np.complex64, object, 3, "",
-                                   torch.complex64, "F32"])
+@pytest.mark.parametrize("value", ["float8", "complex32", np.complex256, object, 3, "",
+                                   torch.complex32, "F32"])
 def test_as_dtype_errors(value):
     with pytest.raises(InvalidParameterError, match=r"dtype: .* is not an ember dtype; expected one of float64, float32"):
         dtypes.as_dtype(value)

@@ -58,8 +58,6 @@ def from_numpy(array):
             f"from_numpy: array must be a numpy.ndarray, got {type(array).__name__}", "array", array)
     try:
         dtype = _host.dtype_of(array)
-        if dtype.kind == "complex":  # the complex dtypes exist only for the Array API's queries
-            raise KindError(dtype.name)
     except KindError:
         raise KindError(f"from_numpy: dtype {array.dtype} has no ember kind") from None
     device = as_device(None, "from_numpy")
@@ -95,8 +93,6 @@ def _new_from_primitive(primitive, op="new", backend=None):
             "primitive", primitive)
     try:
         dtype = be.dtype_of(primitive)
-        if dtype.kind == "complex":
-            raise KindError(dtype.name)
     except KindError:
         raise KindError(f"{op}: primitive of dtype {primitive.dtype} has no ember kind") from None
     return wrap(primitive, dtype)
@@ -253,11 +249,12 @@ def _alloc(kernel, args, op, shape=None):
                                     "shape", shape) from None
 
 
-_NUMBER_KIND = {bool: "bool", int: "int", float: "float"}
+_NUMBER_KIND = {bool: "bool", int: "int", float: "float", complex: "complex"}
 
 
 def _number_kind(value):
-    """``"bool"``, ``"int"`` or ``"float"`` for Python and NumPy numbers, else None."""
+    """``"bool"``, ``"int"``, ``"float"`` or ``"complex"`` for Python and NumPy numbers, else
+    None."""
     if not _host.data_is_number(value):
         return None
     value = _host.data_to_python(value)
