@@ -364,6 +364,10 @@ def record(data, dtype, inputs, backward, name="", recompute=None):
             t._node = _recomputed_node(recompute, inputs, parents, name)
         else:
             t._node = Node(backward, parents, name)
+    elif dtype.kind == "complex" and _mode.enabled:
+        raise KindError(f"{name or 'op'}: a complex result of a tracked tensor: ember has no "
+                        "gradients through complex tensors (docs/complex.md); detach the input "
+                        "or compute under ember.no_grad()")
     return t
 
 
