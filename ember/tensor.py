@@ -51,6 +51,9 @@ def _data_from(data, dtype, op="Tensor", device=None):
             arr = transfer(arr, data._dtype, data._device, device)
         if dtype is None:
             return arr, data._dtype
+        if data._dtype.kind == "complex" and dtype.kind != "complex":
+            raise KindError(f"{op}: data is a {data._dtype.name} tensor: "
+                            + (device or data._device).backend.complex_cast_message(dtype))
         return (device or data._device).backend.cast(arr, dtype), dtype
     be = (device or as_device(None, op)).backend
     try:
@@ -70,6 +73,9 @@ def _data_from(data, dtype, op="Tensor", device=None):
             raise KindError(f"{op}: data of dtype {arr.dtype} has no ember kind") from None
         if dtype.kind == "float" and not hasattr(data, "dtype"):
             dtype = _dt.default_float
+            arr = be.cast(arr, dtype)
+        elif dtype.kind == "complex" and not hasattr(data, "dtype"):
+            dtype = _dt.complex64  # Python complex values: the default complex dtype, as PyTorch
             arr = be.cast(arr, dtype)
     return arr, dtype
 
@@ -146,7 +152,7 @@ class Tensor:
 
     @property
     def kind(self):
-        """``"float"``, ``"int"`` or ``"bool"``."""
+        """``"float"``, ``"int"``, ``"bool"`` or ``"complex"``."""
         return self._dtype.kind
 
     @property

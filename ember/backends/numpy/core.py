@@ -14,10 +14,10 @@ _EXTENSION_DTYPES = (np.dtype(ml_dtypes.bfloat16),)
 
 __all__ = [
     "Array", "NP", "allocation_failed", "allocation_error", "allocates", "check_items",
-    "RaggedError", "RankError", "asarray", "as_array", "is_array", "cast", "readonly", "copy",
-    "contiguous", "is_contiguous", "shares_memory", "tolist", "item", "scalar_array",
-    "sum_to_shape", "broadcast_to", "add", "ones_like", "zeros_like", "dtype_of", "ember_dtype",
-    "owns", "adopt", "for_device", "numel", "to_host", "from_host", "synchronize",
+    "RaggedError", "RankError", "asarray", "complex_cast_message", "as_array", "is_array",
+    "cast", "readonly", "copy", "contiguous", "is_contiguous", "shares_memory", "tolist", "item",
+    "scalar_array", "sum_to_shape", "broadcast_to", "add", "ones_like", "zeros_like", "dtype_of",
+    "ember_dtype", "owns", "adopt", "for_device", "numel", "to_host", "from_host", "synchronize",
 ]
 
 try:  # NumPy >= 2: the error state lives in a context variable that ufuncs read on each call
@@ -110,7 +110,19 @@ def asarray(data, dtype=None):
     Raises RaggedError for ragged nesting, RankError for nesting deeper than an array's dims, and
     TypeError for values that are not numbers.
     """
-    dtype = None if dtype is None else NP[dtype]
+    if dtype is not None:
+        target = dtype
+        dtype = NP[dtype]
+        if dtype.kind != "c":  # complex values never become real ones on their own
+            src = getattr(data, "dtype", None)
+            if src.__class__ is not np.dtype:
+                src = None if not isinstance(data, np.generic) else data.dtype
+            if src is not None and src.kind == "c":
+                raise TypeError(complex_cast_message(target))
+            if dtype.kind == "b" and isinstance(data, (list, tuple, complex)):
+                found = np.asarray(data)  # NumPy would take a complex as its nonzero test
+                if found.dtype.kind == "c":
+                    raise TypeError(complex_cast_message(target))
     try:
         arr = np.asarray(data, dtype=dtype)
         if not arr.flags.owndata or arr is data:
@@ -121,10 +133,22 @@ def asarray(data, dtype=None):
         if "inhomogeneous" in str(exc) or "sequence" in str(exc):
             raise RaggedError(str(exc)) from None
         raise TypeError(str(exc)) from None
-    if arr.dtype == object or arr.dtype.kind in "USMmc" or (
+    except TypeError as exc:
+        if dtype is not None and "'complex'" in str(exc):  # a Python complex into a real dtype
+            raise TypeError(complex_cast_message(target)) from None
+        raise
+    if arr.dtype == object or arr.dtype.kind in "USMm" or (
             arr.dtype.kind == "V" and arr.dtype not in _EXTENSION_DTYPES):
         raise TypeError(f"values of type {arr.dtype} are not numbers")
     return arr
+
+
+def complex_cast_message(dtype):
+    """Why complex values cannot become ember ``dtype`` (a real one): the imaginary part would
+    be lost (docs/complex.md)."""
+    return (f"complex values cannot become {dtype.name} values (the imaginary part would be "
+            "lost); expected a complex dtype, or take .real(), .imag() or .abs() of a complex "
+            "tensor first")
 
 
 def as_array(data):

@@ -324,15 +324,27 @@ def _float_text(v, dtype):
     return sci
 
 
+def _complex_text(v, dtype):
+    """A complex element as ``real+imagj``, each part as a float of the part's dtype prints
+    (``1.0+2.0j``, ``-0.0-1.5e-05j``, ``nan+infj``): PyTorch's ``1.+2.j`` in ember's float
+    format."""
+    part = np.float32 if dtype == np.complex64 else np.float64
+    re, im = _float_text(v.real, part), _float_text(v.imag, part)
+    return f"{re}{im if im[0] == '-' else '+' + im}j"
+
+
 def display_strings(a):
     """The elements of ``a`` as display strings, nested lists like ``a.tolist()`` (a single
     string for a 0-d array): floats always with a decimal point or an exponent, in the
-    shortest form that reads back in their dtype; ints plain; bools True/False."""
+    shortest form that reads back in their dtype; complex numbers ``1.0+2.0j`` (each part as a
+    float of the part's dtype); ints plain; bools True/False."""
     dtype = a.dtype
     if dtype.kind == "b":
         flat = ["True" if v else "False" for v in a.reshape(-1).tolist()]
     elif dtype.kind in "iu":
         flat = [str(v) for v in a.reshape(-1).tolist()]
+    elif dtype.kind == "c":
+        flat = [_complex_text(v, dtype) for v in a.reshape(-1).tolist()]
     else:
         flat = [_float_text(v, dtype) for v in a.astype(np.float64).reshape(-1).tolist()]
     if a.ndim == 0:

@@ -9,7 +9,8 @@ from ...errors import KindError
 from ..guard import _PHYSICAL_BYTES, _entry_op, allocation_error, allocation_guard
 
 __all__ = [
-    "Array", "RaggedError", "RankError", "allocates", "allocation_failed", "asarray", "as_array",
+    "Array", "RaggedError", "RankError", "allocates", "allocation_failed", "asarray",
+    "complex_cast_message", "as_array",
     "is_array", "cast", "readonly", "copy", "contiguous", "is_contiguous", "shares_memory",
     "tolist", "item", "scalar_array", "sum_to_shape", "broadcast_to", "add", "ones_like",
     "zeros_like", "dtype_of", "ember_dtype", "owns", "adopt", "numel", "to_host", "from_host",
@@ -81,6 +82,8 @@ def asarray(data, dtype=None, *, device=None):
     """A tensor on ``device`` from nested sequences, numbers, host arrays or torch tensors
     (always a new buffer); ``dtype`` an ember DType or None."""
     if isinstance(data, torch.Tensor):
+        if dtype is not None and data.is_complex() and dtype.kind != "complex":
+            raise TypeError(complex_cast_message(dtype))
         out = data.to(device=device, dtype=TORCH[dtype] if dtype is not None else None, copy=True)
         if out.dtype not in _EMBER:
             raise TypeError(f"values of type {out.dtype} are not numbers")
@@ -88,10 +91,20 @@ def asarray(data, dtype=None, *, device=None):
     from .. import numpy as host
     arr = _host_array(data)
     src = host.dtype_of(arr)
-    out = from_host(arr, src, device=device)
     if dtype is not None and dtype is not src:
-        out = cast(out, dtype)
+        if src.kind == "complex" and dtype.kind != "complex":
+            raise TypeError(complex_cast_message(dtype))
+        out = cast(from_host(arr, src, device=device), dtype)
+    else:
+        out = from_host(arr, src, device=device)
     return out
+
+
+def complex_cast_message(dtype):
+    """Why complex values cannot become ember ``dtype`` (a real one): the imaginary part would
+    be lost (docs/complex.md)."""
+    from .. import numpy as host
+    return host.complex_cast_message(dtype)
 
 
 def as_array(data):
