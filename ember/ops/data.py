@@ -8,6 +8,11 @@ read-only view of the tensor's buffer (no copy) unless a dtype change or ``copy=
 for one. Pickling keeps the values (through host memory), the dtype, the device and whether
 the tensor requires grad; a tensor that requires grad comes back as a leaf (as PyTorch, the
 graph that produced it does not travel). ``TensorData`` always holds host (NumPy) values.
+
+Complex tensors (docs/complex.md): ``item()``, ``tolist()`` and ``complex(t)`` give Python
+``complex`` values; ``bool(t)`` tests ``!= 0``; ``float(t)`` and ``int(t)`` raise KindError, and
+so does every cast of complex values to a real dtype (``cast``, ``convert``, ``to_data_as``,
+``np.asarray(t, dtype=float)``): take ``.real()``, ``.imag()``, ``.abs()`` or ``.angle()`` first.
 """
 
 from .. import dtypes as _dt
@@ -68,7 +73,10 @@ def tolist(self):
 def cast(self, dtype):
     """The values converted to ``dtype`` (any kind); the same tensor when it already has it.
 
-    Casts between float dtypes carry gradients; casts to int or bool do not.
+    Casts between float dtypes carry gradients; casts to int or bool do not. Real values cast
+    to a complex dtype (no gradient: a tracked tensor raises KindError); complex values cast to
+    a complex dtype only, a real dtype raises KindError (take ``.real()``, ``.imag()``,
+    ``.abs()`` or ``.angle()`` first).
 
     >>> import ember
     >>> ember.tensor([1.7, -1.7]).cast("int32").tolist()
@@ -78,13 +86,25 @@ def cast(self, dtype):
     src = self._dtype
     if dtype is src:
         return self
-    be = self._device.backend
-    out = be.cast(self._data, dtype)
     backward = None
-    if src.kind == "float" and dtype.kind == "float":
-        def backward(g, needs):
-            return (be.cast(g, src),)
+    if src.kind == "float":
+        if dtype.kind == "float":
+            be = self._device.backend
+
+            def backward(g, needs):
+                return (be.cast(g, src),)
+    elif src.kind == "complex" and dtype.kind != "complex":
+        raise complex_cast_error("cast", src, dtype)
+    out = self._device.backend.cast(self._data, dtype)
     return record(out, dtype, (self,), backward, "cast")
+
+
+def complex_cast_error(op, src, dtype, param="self"):
+    """The KindError of a cast of complex values (``src``) to a real dtype: no op drops the
+    imaginary part on its own (docs/complex.md; PyTorch drops it with a warning)."""
+    return KindError(f"{op}: {param} has dtype {src.name}; casting complex values to "
+                     f"{dtype.name} would drop the imaginary part; expected a complex dtype, or "
+                     "take .real(), .imag(), .abs() or .angle() first")
 
 
 # -- devices, clones, buffer ownership ----------------------------------------------------------
@@ -322,6 +342,8 @@ def _read(data, dtype, op, device=None):
             t = wrap(t._device.backend.copy(t._data), t._dtype)
     if dtype is None or t._dtype is dtype:
         return t
+    if t._dtype.kind == "complex" and dtype.kind != "complex":
+        raise complex_cast_error(op, t._dtype, dtype, "data")
     return wrap(t._device.backend.cast(t._data, dtype), dtype)
 
 
@@ -406,7 +428,7 @@ class TensorData:
 
     @property
     def kind(self):
-        """``"float"``, ``"int"`` or ``"bool"``."""
+        """``"float"``, ``"int"``, ``"bool"`` or ``"complex"``."""
         return self.dtype.kind
 
     @property
@@ -456,6 +478,8 @@ class TensorData:
         return _hostbe.copy(self._values) if copy else self._values
 
     def __array__(self, dtype=None, copy=None):
+        if dtype is not None and self.dtype.kind == "complex":
+            _complex_array_dtype(self.dtype, dtype, "TensorData.__array__")
         out = _hostbe.data_array(self._values, dtype, copy)
         if out is None:
             raise InvalidParameterError(
@@ -474,6 +498,8 @@ class TensorData:
         dtype = _dtype_arg(dtype, "convert")
         if dtype is self.dtype:
             return self
+        if self.dtype.kind == "complex" and dtype.kind != "complex":
+            raise complex_cast_error("convert", self.dtype, dtype)
         return TensorData._own(_hostbe.cast(self._values, dtype), dtype)
 
     to_data_as = convert
@@ -608,6 +634,8 @@ def to_data_as(self, dtype):
     [1, 2]
     """
     dtype = _dtype_arg(dtype, "to_data_as")
+    if self._dtype.kind == "complex" and dtype.kind != "complex":
+        raise complex_cast_error("to_data_as", self._dtype, dtype)
     data = self._device.backend.cast(self._data, dtype)
     return TensorData._own(_host_copy(data, dtype, self._device), dtype)
 
@@ -625,6 +653,8 @@ def to_vec_as(self, dtype=None):
     if dtype is None:
         return be.data_flat_list(self._data)
     dtype = _dtype_arg(dtype, "to_vec_as")
+    if self._dtype.kind == "complex" and dtype.kind != "complex":
+        raise complex_cast_error("to_vec_as", self._dtype, dtype)
     return be.data_flat_list(be.cast(self._data, dtype))
 
 
@@ -730,6 +760,8 @@ def into_scalar(self, dtype=None):
     if dtype is None:
         return be.item(self._data)
     dtype = _dtype_arg(dtype, "into_scalar")
+    if self._dtype.kind == "complex" and dtype.kind != "complex":
+        raise complex_cast_error("into_scalar", self._dtype, dtype)
     return be.item(be.cast(self._data, dtype))
 
 
@@ -816,13 +848,23 @@ def _bool_method(self):
 def __array__(self, dtype=None, copy=None):
     """NumPy's array protocol: ``np.asarray(t)`` is a read-only view of the buffer (no copy);
     ``dtype`` converts (a copy), ``copy=True`` gives a writable copy, ``copy=False`` raises
-    InvalidParameterError when a copy is needed."""
+    InvalidParameterError when a copy is needed; a complex tensor converts to complex dtypes only
+    (KindError)."""
+    if dtype is not None and self._dtype.kind == "complex":
+        _complex_array_dtype(self._dtype, dtype, "__array__")
     out = CPU.backend.data_array(_host(self), dtype, copy)
     if out is None:
         raise InvalidParameterError(
             f"__array__: converting {self._dtype.name} to {dtype} needs a copy, but copy=False",
             "copy", copy)
     return out
+
+
+def _complex_array_dtype(src, dtype, op):
+    """Raise KindError when NumPy's array protocol asks for complex values as a real dtype."""
+    target = _hostbe.ember_dtype(dtype)
+    if target is not None and target.kind != "complex":
+        raise complex_cast_error(op, src, target)
 
 
 def __bool__(self):
@@ -835,8 +877,18 @@ def __bool__(self):
     return bool(self._device.backend.item(self._data))
 
 
+def _complex_number(self, op):
+    """float() and int() of a complex tensor raise KindError (Python's float(1j) raises too;
+    PyTorch raises unless the imaginary part is 0): take .real() or .abs() first."""
+    raise KindError(f"{op}: the tensor has dtype {self._dtype.name}; a complex value has no "
+                    f"{op} value; expected a real tensor, or take .real() or .abs() first, or "
+                    "use complex()")
+
+
 def __float__(self):
     _one(self, "float")
+    if self._dtype.kind == "complex":
+        _complex_number(self, "float")
     return float(self._device.backend.item(self._data))
 
 
@@ -847,8 +899,11 @@ def __complex__(self):
 
 def __int__(self):
     _one(self, "int")
+    kind = self._dtype.kind
+    if kind == "complex":
+        _complex_number(self, "int")
     v = self._device.backend.item(self._data)
-    if self._dtype.kind == "float" and not (v - v == 0):
+    if kind == "float" and not (v - v == 0):
         raise InvalidParameterError(f"int: cannot convert {v!r} to an int; expected a finite "
                                     "value", "self", v)
     return int(v)
