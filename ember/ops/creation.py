@@ -216,8 +216,10 @@ def _grad_arg(requires_grad, dtype, op):
             f"{op}: requires_grad must be a bool, got {requires_grad!r}", "requires_grad",
             requires_grad)
     if requires_grad and dtype.kind != "float":
+        why = " (ember has no gradients through complex tensors, docs/complex.md)" \
+            if dtype.kind == "complex" else ""
         raise KindError(f"{op}: only float tensors can require grad, dtype {dtype.name} is "
-                        f"{dtype.kind}; expected a float dtype")
+                        f"{dtype.kind}{why}; expected a float dtype")
     return requires_grad
 
 
@@ -280,6 +282,8 @@ def _fill_arg(value, dtype, op, param="fill_value"):
         kind_dtype = _dt.default_of_kind(kind)
     if dtype is None:
         dtype = kind_dtype
+    if dtype.kind == "complex" or kind_dtype.kind == "complex":
+        return _complex_fill(value, dtype, op, param)
     if not _host.creation_fill_value_fits(value, dtype):
         expected = {"bool": "a bool (or 0 or 1)",
                     "int": "an integral value in the dtype's range",
@@ -291,6 +295,23 @@ def _fill_arg(value, dtype, op, param="fill_value"):
         value = bool(value)
     elif dtype.kind == "int":
         value = int(value)
+    return value, dtype
+
+
+def _complex_fill(value, dtype, op, param):
+    """The fill value and dtype when either is complex: a complex value needs a complex dtype
+    (InvalidParameterError: PyTorch refuses it too), and each part must fit the dtype's parts."""
+    if dtype.kind != "complex":
+        raise InvalidParameterError(
+            f"{op}: {param} {value!r} is complex and does not fit dtype {dtype.name}; expected a "
+            "complex dtype (complex64 or complex128) or a real fill value", param, value)
+    value = complex(value)
+    part = _dt.real_of(dtype)
+    if not (_host.creation_fill_value_fits(value.real, part)
+            and _host.creation_fill_value_fits(value.imag, part)):
+        raise InvalidParameterError(
+            f"{op}: {param} {value!r} does not fit dtype {dtype.name}; expected real and "
+            f"imaginary parts in the finite range of {part.name} (or nan or inf)", param, value)
     return value, dtype
 
 
@@ -412,7 +433,7 @@ def full(shape, fill_value, dtype=None, device=None, requires_grad=False):
     """A new tensor of ``shape`` (an int or a sequence) filled with ``fill_value``.
 
     Without ``dtype``, the value decides: int64 for an int, float32 for a float, bool for a
-    bool (PyTorch). A value that does not fit ``dtype`` raises InvalidParameterError: a
+    bool, complex64 for a complex (PyTorch). A complex value needs a complex dtype. A value that does not fit ``dtype`` raises InvalidParameterError: a
     non-integral, infinite or NaN float or an out-of-range int for an int dtype, anything but
     0/1 for bool, a finite value that overflows a float dtype.
 
@@ -518,6 +539,8 @@ def _arange(op, start, end, step, dtype, device, requires_grad):
     dtype = _dtype_arg(dtype, op, _dt.default_float if is_float else _dt.default_int)
     if dtype.kind == "bool":
         raise KindError(f"{op}: not defined for dtype bool; expected an int or float dtype")
+    if dtype.kind == "complex":  # as PyTorch: a range walks a real line
+        raise _dt.complex_error(op, "dtype", dtype)
     be = _device_arg(device, op).backend
     _grad_arg(requires_grad, dtype, op)
     n = _arange_length(start, end, step, is_float)
@@ -600,21 +623,40 @@ def arange_step(range_, step, dtype=None, device=None, requires_grad=False):
     return _arange(op, start, end, step, dtype, device, requires_grad)
 
 
+def _linspace_end(value, op, param):
+    """A linspace end: an int, a float or a complex (each part finite)."""
+    if _number_kind(value) == "complex":
+        value = complex(_host.data_to_python(value))
+        if not (math.isfinite(value.real) and math.isfinite(value.imag)):
+            raise InvalidParameterError(f"{op}: {param} is {value!r}; expected a finite number",
+                                        param, value)
+        return value
+    return _range_number(value, op, param)
+
+
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     """``steps`` evenly spaced values from ``start`` to ``end``, both included; float32 by
-    default. Computed in float64 from both ends (as PyTorch), then converted to ``dtype``.
+    default, complex64 when an end is complex (as PyTorch). Computed in float64 (each part of a
+    complex) from both ends (as PyTorch), then converted to ``dtype``; complex ends need a
+    complex dtype (KindError).
 
     >>> import ember
     >>> ember.linspace(0, 1, 5).tolist()
     [0.0, 0.25, 0.5, 0.75, 1.0]
+    >>> ember.linspace(0, 2 + 2j, 3).tolist()
+    [0j, (1+1j), (2+2j)]
     """
     op = "linspace"
-    start = _range_number(start, op, "start")
-    end = _range_number(end, op, "end")
+    start = _linspace_end(start, op, "start")
+    end = _linspace_end(end, op, "end")
     steps = _size_arg(steps, op, "steps")
-    dtype = _dtype_arg(dtype, op, _dt.default_float)
+    is_complex = isinstance(start, complex) or isinstance(end, complex)
+    dtype = _dtype_arg(dtype, op, _dt.complex64 if is_complex else _dt.default_float)
     if dtype.kind == "bool":
         raise KindError(f"{op}: not defined for dtype bool; expected an int or float dtype")
+    if is_complex and dtype.kind != "complex":
+        raise KindError(f"{op}: start {start!r} and end {end!r} are complex, dtype {dtype.name} "
+                        "is not (the imaginary parts would be lost); expected a complex dtype")
     be = _device_arg(device, op).backend
     _grad_arg(requires_grad, dtype, op)
     _check_nbytes((steps,), dtype, op)

@@ -111,10 +111,12 @@ def creation_arange_length(start, end, step, is_float):
 @allocates(lambda start, end, steps, dtype: (steps,))
 def creation_linspace(start, end, steps, dtype):
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive, computed in float64
-    from both ends as PyTorch does, then converted to ``dtype``."""
+    from both ends as PyTorch does (complex ends: both parts so), then converted to ``dtype``
+    (a complex dtype for complex ends)."""
+    wide = np.complex128 if dtype.kind == "complex" else np.float64  # complex: each part in float64
     dtype = _np(dtype)
     if steps == 1:
-        return np.full((1,), start, dtype=np.float64).astype(dtype)
+        return np.full((1,), start, dtype=wide).astype(dtype)
     i = np.arange(steps, dtype=np.float64)
     step = (end - start) / (steps - 1)
     half = steps // 2
@@ -274,8 +276,10 @@ def data_as_dtype(value):
 
 
 def data_is_number(value):
-    """Whether ``value`` is a Python or NumPy number or bool (not a string, not an array)."""
-    return isinstance(value, (bool, int, float, np.bool_, np.integer, np.floating))
+    """Whether ``value`` is a Python or NumPy number (complex included) or bool (not a string,
+    not an array)."""
+    return isinstance(value, (bool, int, float, complex, np.bool_, np.integer, np.floating,
+                              np.complexfloating))
 
 
 def data_to_python(value):

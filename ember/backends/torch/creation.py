@@ -100,10 +100,12 @@ def creation_arange_length(start, end, step, is_float):
 @allocates(lambda start, end, steps, dtype, **kwargs: (steps,))
 def creation_linspace(start, end, steps, dtype, *, device=None):
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive, computed in float64
-    from both ends as PyTorch does, then converted to ``dtype``."""
+    from both ends as PyTorch does (complex ends: both parts so), then converted to ``dtype``
+    (a complex dtype for complex ends)."""
     target = TORCH[dtype]
     if steps == 1:
-        return torch.full((1,), start, dtype=torch.float64, device=device).to(target)
+        wide = torch.complex128 if dtype.kind == "complex" else torch.float64
+        return torch.full((1,), start, dtype=wide, device=device).to(target)
     i = torch.arange(steps, dtype=torch.float64, device=device)
     step = (end - start) / (steps - 1)
     half = steps // 2
