@@ -7,7 +7,8 @@ honours; PyTorch has no read-only tensors and gets a view that the caller must n
 "read-only") and ``copy=True`` get a copy. An imported buffer is held read-only, so ember never
 writes into it; its owner still can, and ``from_dlpack(x, copy=True)`` takes a private copy.
 A tensor on a torch device exports and imports through torch's own DLPack (torch has no
-read-only tensors: a consumer must not write what it shares). See docs/array-api.md.
+read-only tensors: a consumer must not write what it shares). Every dtype travels, complex64
+and complex128 included (DLPack's kDLComplex). See docs/array-api.md.
 """
 
 from ..devices import CPU, Device, as_device
@@ -112,8 +113,6 @@ def from_dlpack(x, /, *, device=None, copy=None):
         dtype = be.dtype_of(arr)
     except KindError:
         raise KindError(f"from_dlpack: x has dtype {arr.dtype}, which ember has no dtype for")
-    if dtype.kind == "complex":  # the complex dtypes exist only for the Array API's queries
-        raise KindError(f"from_dlpack: x has dtype {dtype.name}, which ember has no kind for")
     return wrap(arr, dtype)
 
 

@@ -31,7 +31,10 @@ def dlpack_export(a, stream, max_version, dl_device, copy):
         kwargs["max_version"] = tuple(max_version)
     if dl_device is not None:
         kwargs["dl_device"] = dl_device
-    return a.detach().__dlpack__(**kwargs)
+    a = a.detach()
+    if a.is_conj() or a.is_neg():  # torch exports no lazy conjugate: its values, resolved
+        a = a.resolve_conj().resolve_neg()
+    return a.__dlpack__(**kwargs)
 
 
 def dlpack_import(x, copy, *, device=None):
