@@ -120,11 +120,15 @@ def _mask(mask, op, param="mask", self=None):
 
 def _number(be, value, dtype, op, param):
     """A 0-d backend array of ``dtype`` from a Python number (Burn's ElementConversion)."""
-    if isinstance(value, Tensor) or not isinstance(value, (bool, int, float)) and not (
+    if isinstance(value, Tensor) or not isinstance(value, (bool, int, float, complex)) and not (
             hasattr(value, "dtype") and hasattr(value, "item") and getattr(value, "ndim", 1) == 0):
         raise KindError(f"{op}: {param} must be a number, got {type(value).__name__} {value!r}")
     value = value.item() if hasattr(value, "item") else value
-    if dtype.kind == "bool":
+    if isinstance(value, complex):
+        if dtype.kind != "complex":
+            from .slicing import _complex_into
+            raise _complex_into(op, param, value, dtype)
+    elif dtype.kind == "bool":
         value = bool(value)
     elif dtype.kind == "int" and isinstance(value, float):
         if value != value or value in (float("inf"), float("-inf")):
@@ -693,7 +697,7 @@ def where(condition, input=None, other=None):
     first = next((v for v in (condition, input, other) if isinstance(v, Tensor)), None)
     cond = _mask(condition, op, "condition", first)
     for name, v in (("input", input), ("other", other)):
-        if not isinstance(v, (Tensor, bool, int, float)) and not (
+        if not isinstance(v, (Tensor, bool, int, float, complex)) and not (
                 hasattr(v, "dtype") and getattr(v, "ndim", None) == 0):
             raise KindError(f"{op}: {name} must be a tensor or a number, got "
                             f"{type(v).__name__} {v!r}")
@@ -1065,6 +1069,9 @@ def advanced_setitem(t, key, value):
             raise ShapeMismatchError(f"{op}: value has shape {vshape}, which does not broadcast "
                                      f"to the indexed shape {target}", expected=target,
                                      actual=vshape)
+        if vt._dtype.kind == "complex" and dtype.kind != "complex":
+            from .slicing import _complex_into
+            raise _complex_into(op, "value", vt, dtype)
         vdata = be.idx_reshape(be.cast(vt._data, dtype), vstrip)
     out = be.idx_adv_set(t._data, int_key, axes, key2, vdata)
     value_grad = vt is not None and vt._dtype.kind == "float"

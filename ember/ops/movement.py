@@ -423,9 +423,9 @@ def _pad_impl(x, padding, mode, value, op):
 
 
 def _check_value(value, op):
-    if not isinstance(value, numbers.Real):
+    if not isinstance(value, numbers.Number):
         raise InvalidParameterError(
-            f"{op}: value must be a real number, got {type(value).__name__} {value!r}",
+            f"{op}: value must be a number, got {type(value).__name__} {value!r}",
             "value", value)
 
 
@@ -438,7 +438,8 @@ def _pad(self, padding, mode="constant", value=0.0):
     dim first). ``mode`` is ``"constant"`` (fill with ``value``), ``"reflect"``, ``"edge"`` (alias
     ``"replicate"``), ``"circular"``, or a ``PadMode``; a number in its place is the constant
     ``value`` (tinygrad's ``t.pad(arg, -2)``). Negative amounts crop. A fill value of another
-    kind promotes the result as arithmetic would (an int tensor padded with ``-inf`` is float).
+    kind promotes the result as arithmetic would (an int tensor padded with ``-inf`` is float,
+    a float32 tensor padded with ``1j`` is complex64).
 
     >>> import ember
     >>> t = ember.tensor([[0, 1, 2], [3, 4, 5]])
@@ -449,7 +450,7 @@ def _pad(self, padding, mode="constant", value=0.0):
     """
     if getattr(mode, "_is_pad_mode", False):  # a PadMode (duck-typed: survives module reloads)
         mode, value = mode.mode, (mode.value if mode.mode == "constant" else value)
-    elif isinstance(mode, numbers.Real):
+    elif isinstance(mode, numbers.Number):
         if value != 0.0:
             raise InvalidParameterError(
                 f"pad: got the fill value twice ({mode!r} in place of mode and value={value!r}); "

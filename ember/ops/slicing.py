@@ -343,6 +343,8 @@ def _scalar_value(be, value, dtype, op, param):
     kind = _dt._scalar_kind(value)
     if kind is None:
         return None
+    if kind == "complex" and dtype.kind != "complex":
+        raise _complex_into(op, param, value, dtype)
     if dtype.kind == "int" and kind == "float" and not math.isfinite(value):
         raise InvalidParameterError(f"{op}: {param} {value!r} cannot be stored in a {dtype.name} "
                                     "tensor; expected a finite number", param, value)
@@ -351,6 +353,16 @@ def _scalar_value(be, value, dtype, op, param):
     except OverflowError:
         raise InvalidParameterError(f"{op}: {param} {value!r} does not fit the tensor's dtype "
                                     f"{dtype.name}", param, value) from None
+
+
+def _complex_into(op, param, value, dtype):
+    """The KindError of complex values written into a real tensor: no op drops the imaginary
+    part on its own (docs/complex.md; PyTorch drops it with a warning)."""
+    what = f"{param} {value!r} is complex" if not isinstance(value, Tensor) else \
+        f"{param} is a {value._dtype.name} tensor"
+    return KindError(f"{op}: {what} and the tensor has dtype {dtype.name}; writing it would drop "
+                     "the imaginary part; expected a real value, or a complex tensor to write "
+                     "into")
 
 
 def _broadcasts_into(vshape, target):
@@ -525,6 +537,8 @@ def __setitem__(self, key, value):
                                      f"broadcast to the selection's shape {region}",
                                      expected=region, actual=vshape)
         if v._dtype is not dtype:
+            if v._dtype.kind == "complex" and dtype.kind != "complex":
+                raise _complex_into(op, "value", v, dtype)
             v = v.cast(dtype)
         result = _assign(self, nkey, v, op)
     _rebind(self, result, "__setitem__")

@@ -833,7 +833,7 @@ BAD = [
     ("pad5", lambda t: t.pad([1, (2, 3)]), InvalidParameterError, "pad: padding .* mixes numbers with pairs"),
     ("pad5b", lambda t: t.pad([(1, (2, 3))]), InvalidParameterError, r"pad: padding must be an int, got tuple \(2, 3\)"),
     ("pad6", lambda t: t.pad([(-2, -2)]), InvalidParameterError, r"pad: padding \(-2, -2\) of dim 1 crops more than its size 3"),
-    ("pad7", lambda t: t.pad([(1, 1)], value="x"), InvalidParameterError, "pad: value must be a real number, got str"),
+    ("pad7", lambda t: t.pad([(1, 1)], value="x"), InvalidParameterError, "pad: value must be a number, got str"),
     ("pad8", lambda t: t.pad([(1, 1)], 2, value=3), InvalidParameterError, "pad: got the fill value twice"),
     ("pad9", lambda t: t.pad(5), InvalidParameterError, "pad: padding must be a sequence"),
     ("pad10", lambda t: t.pad([(4, 0)], "circular"), InvalidParameterError, "circular padding .* <= the dim's size 3"),

@@ -85,6 +85,8 @@ def _source_index(n, b, e, mode):
 def _fill(value, dtype):
     if dtype is torch.bool:
         return bool(value)
+    if dtype.is_complex:
+        return complex(value)
     if not dtype.is_floating_point:
         return int(value)
     return float(value)

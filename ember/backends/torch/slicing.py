@@ -100,6 +100,8 @@ def slicing_scalar(value, dtype, *, device=None):
         return torch.tensor(v, dtype=target, device=device)
     if dtype.kind == "bool":
         return torch.tensor(bool(value), dtype=target, device=device)
+    if dtype.kind == "complex":
+        return torch.tensor(complex(value), dtype=torch.complex128, device=device).to(target)
     return torch.tensor(float(value), dtype=torch.float64, device=device).to(target)
 
 
