@@ -45,12 +45,16 @@ _UPDATES = {"add": "add", "sum": "add", "assign": "assign", "mul": "mul", "multi
             "prod": "mul", "min": "min", "amin": "min", "max": "max", "amax": "max"}
 
 
-def _update_op(update, op):
+def _update_op(update, op, self):
+    """The canonical update name; "min" and "max" order values, which complex tensors have no
+    order for (KindError, docs/complex.md); "assign", "add" and "mul" take them."""
     name = _UPDATES.get(update.lower()) if isinstance(update, str) else None
     if name is None:
         raise InvalidParameterError(
             f"{op}: update {update!r} is not an update op; expected one of 'add', 'assign', "
             "'mul', 'min', 'max' (or IndexingUpdateOp.ADD, ...)", "update", update)
+    if (name == "min" or name == "max") and self._dtype.kind == "complex":
+        raise _dt.complex_error(f"{op} (update={name!r})", "self", self._dtype)
     return name
 
 
@@ -271,7 +275,7 @@ def select_assign(self, dim, indices, values, update="assign"):
     if idx._data.ndim > 1:
         raise ShapeMismatchError(f"{op}: indices must be 1-D, got shape {tuple(idx.shape)}",
                                  expected=1, actual=tuple(idx.shape))
-    update = _update_op(update, op)
+    update = _update_op(update, op, self)
     ia = be.idx_as_intp(idx._data)
     if ia.ndim == 0:
         ia = be.idx_reshape(ia, (1,))
@@ -369,7 +373,7 @@ def scatter(self, dim, index, values, update="assign"):
     op = "scatter"
     d, idx, lifted = _along(self, dim, index, op)
     try:
-        update = _update_op(update, op)
+        update = _update_op(update, op, self)
         vt, vdata = _values(values, self, op, idx._data.shape)
     except EmberError:
         _along_range(self, d, idx, op)  # an index out of range is reported first, as ever
@@ -470,7 +474,7 @@ def scatter_nd(self, indices, values, update="assign"):
     """
     op = "scatter_nd"
     key, lead, batch, k = _nd(self, indices, op)
-    update = _update_op(update, op)
+    update = _update_op(update, op, self)
     vt, vdata = _values(values, self, op, tuple(batch) + tuple(self._data.shape[k:]))
     be = self._device.backend
     if not lead:
@@ -798,6 +802,8 @@ def one_hot_fill(self, num_classes, on_value=1.0, off_value=0.0, axis=-1):
 
 def _one_hot(self, num_classes, on_value, off_value, axis, op):
     check_tensor(self, op, "self")
+    if self._dtype.kind == "complex":  # class indices are whole real numbers
+        raise _dt.complex_error(op, "self", self._dtype)
     check_kind(self, ("int", "float"), op)
     n = as_int(num_classes, op, "num_classes")
     if n < 0:

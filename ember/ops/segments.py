@@ -18,7 +18,7 @@ from weakref import ref as _weakref
 from .. import dtypes as _dt
 from ..autodiff.graph import Node, _mode
 from ..devices import as_device
-from ..errors import DimensionError, InvalidParameterError, ShapeMismatchError
+from ..errors import DimensionError, InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import as_int, check_rank, normalize_dim
 from ..tensor import Tensor, backend_of_all, check_tensor, record, tensor_method, wrap
 
@@ -65,6 +65,15 @@ def _shape_param(shape, op):
 
 def _dtype_param(dtype):
     return None if dtype is None else _dt.as_dtype(dtype)
+
+
+def _check_out_dtype(src, dtype, op):
+    """KindError when ``dtype=`` would turn complex tensors (of dtype ``src``) real: no op drops
+    the imaginary part on its own (docs/complex.md)."""
+    if src.kind == "complex" and dtype.kind != "complex":
+        raise KindError(f"{op}: the tensors have dtype {src.name} and dtype={dtype.name} would "
+                        "drop the imaginary part; expected a complex dtype, or take .real(), "
+                        ".imag() or .abs() first")
 
 
 def _new_dim(dim, rank, op):
@@ -157,6 +166,8 @@ def cat(tensors, dim=0, *, shape=None, dtype=None):
     if not single:
         for t in tensors:
             promoted = _dt.promote_types(promoted, t._dtype)
+    if dtype is not None:
+        _check_out_dtype(promoted, dtype, "cat")
     out_dtype = dtype or promoted
     arrays = [t._data for t in tensors]
     try:
@@ -248,6 +259,8 @@ def stack(tensors, dim=0, *, shape=None, dtype=None):
                                  "(the shape= given)", expected=shape, actual=first_shape)
     rank = len(first_shape)
     d = _new_dim(dim, rank, "stack")
+    if dtype is not None:
+        _check_out_dtype(first._dtype, dtype, "stack")
     if len(tensors) == 1:
         out = _unsqueeze(first, d, "stack")
         return out if dtype is None else out.cast(dtype)
