@@ -1,7 +1,7 @@
 """Checkpoints: ``ember.save(obj, path)`` and ``ember.load(path)``, for what training code saves.
 
 ``obj`` is a tree of None, bools, ints, floats (inf and NaN included), strs, ember Tensors of
-any dtype, and lists, tuples and dicts of them (dict keys: str or int) -- a model's
+any real dtype (a complex tensor raises KindError: safetensors has no complex dtype), and lists, tuples and dicts of them (dict keys: str or int) -- a model's
 ``state_dict()``, an optimizer's (nested state and parameter groups), a scheduler's, epoch
 counters, configuration. The file is a safetensors file: the tensors are its tensors (named
 ``"0"``, ``"1"``, ...), and the structure is JSON in its metadata header. ``load`` parses JSON
@@ -27,7 +27,7 @@ import math
 import os
 
 from ..devices import as_device
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, KindError
 from ..tensor import Pending, Tensor
 from .safetensors import load_file, load_metadata, save_file
 
@@ -63,6 +63,10 @@ def _encode(x, where, tensors, names, active):
     if isinstance(x, Tensor):
         if type(x) is not Tensor and type(x) is not Pending:
             raise _unsupported(where, f"a {type(x).__name__}")
+        if x._dtype.kind == "complex":  # a checkpoint is a safetensors file (docs/complex.md)
+            raise KindError(f"save: {where} is a {x._dtype.name} tensor, which a checkpoint "
+                            "cannot store (safetensors has no complex dtype); expected a bool, "
+                            "int or float tensor (save its .real() and .imag() parts)")
         name = names.get(id(x))
         if name is None:
             name = names[id(x)] = str(len(tensors))

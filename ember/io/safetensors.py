@@ -2,7 +2,8 @@
 
 ``save_file(tensors, path, metadata=None)`` writes a dict of named ember tensors;
 ``load_file(path)`` reads one back as a dict. Every ember dtype round-trips (float64, float32,
-float16, bfloat16, the signed and unsigned ints, bool), and the files are the ones
+float16, bfloat16, the signed and unsigned ints, bool; complex tensors raise KindError, as
+safetensors has no complex dtype ember writes), and the files are the ones
 ``safetensors.torch`` reads and writes, so a model's ``state_dict()`` travels to and from
 PyTorch under PyTorch's names (``"0.weight"``, ``"conv1.bias"``, ...).
 
@@ -43,7 +44,8 @@ _CODES = {
     "uint64": "U64", "uint32": "U32", "uint16": "U16", "uint8": "U8", "bool": "BOOL",
 }
 _DTYPES = {code: _dt.as_dtype(name) for name, code in _CODES.items()}
-# safetensors dtypes that ember has no dtype for: a file using one is valid, ember refuses it
+# safetensors dtypes that ember does not read (C64: ember writes no complex tensors, so it reads
+# none either, docs/complex.md): a file using one is valid, ember refuses it
 _FOREIGN = ("F4", "F6_E2M3", "F6_E3M2", "F8_E5M2", "F8_E4M3", "F8_E8M0", "C64")
 _MAX_HEADER = 100_000_000  # the safetensors limit on the header's length
 
@@ -72,9 +74,10 @@ def _check_tensors(tensors, op):
         if not isinstance(t, Tensor):
             raise InvalidParameterError(f"{op}: tensors[{name!r}] is a {type(t).__name__}; "
                                         "expected an ember Tensor", "tensors", name)
-        if t.dtype.name not in _CODES:  # pragma: no cover - every ember dtype has a code
+        if t.dtype.name not in _CODES:  # the complex dtypes (docs/complex.md)
             raise KindError(f"{op}: tensors[{name!r}] has dtype {t.dtype.name}, which "
-                            "safetensors cannot store")
+                            "safetensors cannot store; expected a bool, int or float tensor "
+                            "(save the .real() and .imag() parts of a complex tensor)")
 
 
 def _check_metadata(metadata, op):
@@ -390,7 +393,7 @@ def _parse_entry(name, info, op, path):
     if dtype is None:
         if code in _FOREIGN:
             raise KindError(f"{op}: tensor {name!r} in {where} has safetensors dtype {code}, "
-                            f"which ember has no dtype for; expected one of {', '.join(_DTYPES)}")
+                            f"which ember does not read; expected one of {', '.join(_DTYPES)}")
         raise _bad_file(op, path, f"invalid header: tensor {name!r} has unknown dtype {code!r}")
     begin, end = offsets
     count = 1
