@@ -114,10 +114,9 @@ def asarray(data, dtype=None):
         target = dtype
         dtype = NP[dtype]
         if dtype.kind != "c":  # complex values never become real ones on their own
-            src = getattr(data, "dtype", None)
-            if src.__class__ is not np.dtype:
-                src = None if not isinstance(data, np.generic) else data.dtype
-            if src is not None and src.kind == "c":
+            src = getattr(data, "dtype", None)  # an array's: NumPy's, or torch's (is_complex)
+            if src is not None and (src.kind == "c" if isinstance(src, np.dtype)
+                                    else getattr(src, "is_complex", False) is True):
                 raise TypeError(complex_cast_message(target))
             if dtype.kind == "b" and isinstance(data, (list, tuple, complex)):
                 found = np.asarray(data)  # NumPy would take a complex as its nonzero test

@@ -182,6 +182,9 @@ def data_equal(a, b):
     """Whether two arrays have the same shape and values (NaN equal to NaN)."""
     if a.shape != b.shape:
         return False
+    if a.dtype.kind == "c" or b.dtype.kind == "c":  # each part, NaN equal to NaN
+        x, y = _parts(a), _parts(b)
+        return bool(np.array_equal(x, y, equal_nan=True))
     if _is_float(a.dtype) or _is_float(b.dtype):
         return bool(np.array_equal(a.astype(np.float64), b.astype(np.float64), equal_nan=True))
     if a.dtype == b.dtype:
@@ -190,12 +193,27 @@ def data_equal(a, b):
     return bool(np.array_equal(a.astype(object), b.astype(object)))
 
 
+def _parts(a):
+    """The real and imaginary parts of ``a`` in float64, stacked in a last dim of size 2."""
+    c = a.astype(np.complex128)
+    return np.stack([c.real, c.imag], axis=-1)
+
+
 def data_mismatches(a, b, rtol, atol, limit=5):
     """Up to ``limit`` mismatching (index, actual, expected) triples and their total count.
 
     Exact comparison when ``rtol`` and ``atol`` are None; NaN matches NaN.
     """
-    if rtol is None:
+    if a.dtype.kind == "c" or b.dtype.kind == "c":  # each part, NaN matches NaN
+        x, y = _parts(a), _parts(b)
+        if rtol is None:
+            same = (x == y) | (np.isnan(x) & np.isnan(y))
+        else:
+            with np.errstate(invalid="ignore", over="ignore"):
+                same = (np.abs(x - y) <= atol + rtol * np.abs(y)) & np.isfinite(x) & np.isfinite(y)
+            same |= (x == y) | (np.isnan(x) & np.isnan(y))
+        bad = ~same.all(axis=-1)
+    elif rtol is None:
         if _is_float(a.dtype) or _is_float(b.dtype):
             x, y = a.astype(np.float64), b.astype(np.float64)
             bad = ~((x == y) | (np.isnan(x) & np.isnan(y)))
