@@ -10,6 +10,9 @@ The format, for every dtype:
   the same value of their own dtype (float32 1.9 prints ``1.9``, bfloat16 too); positional for
   magnitudes in [1e-4, 1e16), scientific otherwise (``1e+20``, ``1.5e-05``), as Python's
   ``repr(float)``; ``nan``, ``inf``, ``-inf``, ``-0.0``. Ints print plain, bools ``True``/``False``.
+- Complex numbers print as ``real+imagj`` (PyTorch's ``1.+2.j`` in ember's float format), each
+  part as a float of the part's dtype (float32 for complex64): ``1.0+2.0j``, ``-0.0-1.5e-05j``,
+  ``nan+infj``.
 - A tensor of more than 1000 elements is summarized: along each dim longer than 6 only the
   first 3 and last 3 entries are shown, with ``...`` between.
 - Values that fit on one 80-column line print on one line; longer ones print one row of the
@@ -27,6 +30,8 @@ Tensor([[1.0, 2.0], [3.0, 4.0]], shape=(2, 2), dtype=float32)
 Tensor(3.5, shape=(), dtype=float32)
 >>> print(ember.arange(2000))
 [0, 1, 2, ..., 1997, 1998, 1999]
+>>> ember.tensor([1 + 2j, 3 - 0.5j])
+Tensor([1.0+2.0j, 3.0-0.5j], shape=(2,), dtype=complex64)
 """
 
 from ..backends import host_of

@@ -524,8 +524,10 @@ def test_full_bad_value_types():
         ember.full(2, None)
     with pytest.raises(InvalidParameterError, match=r"full: fill_value is a tensor of shape \(2,\)"):
         ember.full(2, ember.tensor([1, 2]))
-    with pytest.raises(InvalidParameterError, match="full: fill_value must be a number"):
-        ember.full(2, 1 + 2j)
+    with pytest.raises(InvalidParameterError, match=r"full: fill_value \(1\+2j\) is complex and "
+                                                    "does not fit dtype int64"):
+        ember.full(2, 1 + 2j, dtype="int64")
+    assert ember.full(2, 1 + 2j).dtype is ember.complex64  # complex values: docs/complex.md
 
 
 def test_like_bad_inputs():

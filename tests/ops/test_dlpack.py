@@ -126,10 +126,12 @@ def test_gradients_flow_through_an_imported_tensor():
     assert t.grad.tolist() == [2.0, 4.0]
 
 
-def test_complex_buffers_are_refused():
-    # ember has three kinds; a complex tensor would meet ops that cast it silently
-    with pytest.raises(KindError, match="from_dlpack: x has dtype complex64"):
-        ember.from_dlpack(torch.tensor([1 + 2j, -3j], dtype=torch.complex64))
+def test_complex_buffers_are_imported():
+    # complex is ember's fourth kind (docs/complex.md): shared like any other dtype
+    x = torch.tensor([1 + 2j, -3j], dtype=torch.complex64)
+    t = ember.from_dlpack(x)
+    assert t.dtype is ember.complex64 and t.tolist() == [1 + 2j, -3j]
+    assert t._data.data_ptr() == x.data_ptr()
 
 
 def test_torch_tensors_import_through_torch():
