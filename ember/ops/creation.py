@@ -37,10 +37,14 @@ __all__ = ["tensor", "from_numpy", "from_data", "from_floats", "from_ints", "fro
 def tensor(data, dtype=None, device=None, requires_grad=False):
     """A new tensor holding a copy of ``data`` (nested lists, numbers, arrays or a tensor).
 
-    Python floats give float32, ints int64, bools bool, unless ``dtype`` says otherwise.
+    Python floats give float32, ints int64, bools bool, complex numbers complex64 (as PyTorch),
+    unless ``dtype`` says otherwise; arrays keep their dtype. Complex values for a real ``dtype``
+    raise KindError (the imaginary part would be lost).
 
     >>> tensor([[1, 2], [3, 4]]).dtype
     ember.int64
+    >>> tensor([1 + 2j, 3]).dtype
+    ember.complex64
     """
     return Tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)
 

@@ -110,6 +110,7 @@ def asarray(data, dtype=None):
     Raises RaggedError for ragged nesting, RankError for nesting deeper than an array's dims, and
     TypeError for values that are not numbers.
     """
+    probe = False
     if dtype is not None:
         target = dtype
         dtype = NP[dtype]
@@ -118,14 +119,15 @@ def asarray(data, dtype=None):
             if src is not None and (src.kind == "c" if isinstance(src, np.dtype)
                                     else getattr(src, "is_complex", False) is True):
                 raise TypeError(complex_cast_message(target))
-            if dtype.kind == "b" and isinstance(data, (list, tuple, complex)):
-                found = np.asarray(data)  # NumPy would take a complex as its nonzero test
-                if found.dtype.kind == "c":
-                    raise TypeError(complex_cast_message(target))
+            # NumPy would read a Python complex as its nonzero test for bool: look first
+            probe = dtype.kind == "b" and isinstance(data, (list, tuple, complex))
     try:
-        arr = np.asarray(data, dtype=dtype)
-        if not arr.flags.owndata or arr is data:
-            arr = arr.copy()  # never share a buffer the caller can still change
+        if probe and np.asarray(data).dtype.kind == "c":
+            probe = None  # raised below, outside this block
+        else:
+            arr = np.asarray(data, dtype=dtype)
+            if not arr.flags.owndata or arr is data:
+                arr = arr.copy()  # never share a buffer the caller can still change
     except ValueError as exc:
         if "maximum number of dimension" in str(exc):
             raise RankError(str(exc)) from None
@@ -136,6 +138,8 @@ def asarray(data, dtype=None):
         if dtype is not None and "'complex'" in str(exc):  # a Python complex into a real dtype
             raise TypeError(complex_cast_message(target)) from None
         raise
+    if probe is None:
+        raise TypeError(complex_cast_message(target))
     if arr.dtype == object or arr.dtype.kind in "USMm" or (
             arr.dtype.kind == "V" and arr.dtype not in _EXTENSION_DTYPES):
         raise TypeError(f"values of type {arr.dtype} are not numbers")
