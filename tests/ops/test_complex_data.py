@@ -417,6 +417,29 @@ def test_tensor_data_of_complex_tensors(rng, dtype):
         "TensorData([1.0+2.0j], shape=(1,), dtype=complex64)"
 
 
+def test_tensor_data_comparisons_of_complex_values():
+    a = ember.TensorData([1 + 1j, complex(np.nan, 2), 3j])
+    a.assert_eq(ember.TensorData([1 + 1j, complex(np.nan, 2), 3j]))
+    assert a == ember.TensorData([1 + 1j, complex(np.nan, 2), 3j])
+    assert a != ember.TensorData([1 + 1j, complex(np.nan, 3), 3j])
+    with pytest.raises(AssertionError, match=r"assert_eq: 1 of 3 elements differ: at \(2,\): "
+                                             r"3j != 3.5j"):
+        a.assert_eq(ember.TensorData([1 + 1j, complex(np.nan, 2), 3.5j]))
+    a.assert_approx_eq([1 + 1.000001j, complex(np.nan, 2), 3j])
+    with pytest.raises(AssertionError, match=r"assert_approx_eq: 1 of 3 elements differ"):
+        a.assert_approx_eq([1 + 1.1j, complex(np.nan, 2), 3j])
+    with pytest.raises(AssertionError, match=r"assert_approx_eq: 1 of 3 elements differ"):
+        a.assert_approx_eq([1 + 1j, complex(2, np.nan), 3j])  # nan in the other part
+    # strict=False converts the other data to this dtype: real values to complex
+    ember.TensorData([1 + 0j, 2 + 0j]).assert_eq(ember.TensorData([1.0, 2.0]), strict=False)
+
+
+def test_bool_target_probe_keeps_the_ragged_error():
+    with pytest.raises(InvalidParameterError, match="ragged"):
+        ember.tensor([[1j], [2, 3]], dtype="bool")
+    assert ember.tensor([2, 0], dtype="bool").tolist() == [True, False]
+
+
 @pytest.mark.parametrize("dtype", CDTYPES)
 def test_pickle_round_trips_complex_tensors(rng, dtype):
     arr = crand(rng, (3, 4), dtype)
