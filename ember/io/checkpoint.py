@@ -1,10 +1,11 @@
 """Checkpoints: ``ember.save(obj, path)`` and ``ember.load(path)``, for what training code saves.
 
 ``obj`` is a tree of None, bools, ints, floats (inf and NaN included), strs, ember Tensors of
-any real dtype (a complex tensor raises KindError: safetensors has no complex dtype), and lists, tuples and dicts of them (dict keys: str or int) -- a model's
-``state_dict()``, an optimizer's (nested state and parameter groups), a scheduler's, epoch
-counters, configuration. The file is a safetensors file: the tensors are its tensors (named
-``"0"``, ``"1"``, ...), and the structure is JSON in its metadata header. ``load`` parses JSON
+any real dtype (a complex tensor raises KindError: safetensors has no complex dtype), and
+lists, tuples and dicts of them (dict keys: str or int) -- a model's ``state_dict()``, an
+optimizer's (nested state and parameter groups), a scheduler's, epoch counters, configuration.
+The file is a safetensors file: the tensors are its tensors (named ``"0"``, ``"1"``, ...), and
+the structure is JSON in its metadata header. ``load`` parses JSON
 and reads raw tensor bytes; it never executes code and never unpickles, so a checkpoint from an
 untrusted source is as safe to load as a safetensors file.
 

@@ -437,15 +437,18 @@ def full(shape, fill_value, dtype=None, device=None, requires_grad=False):
     """A new tensor of ``shape`` (an int or a sequence) filled with ``fill_value``.
 
     Without ``dtype``, the value decides: int64 for an int, float32 for a float, bool for a
-    bool, complex64 for a complex (PyTorch). A complex value needs a complex dtype. A value that does not fit ``dtype`` raises InvalidParameterError: a
-    non-integral, infinite or NaN float or an out-of-range int for an int dtype, anything but
-    0/1 for bool, a finite value that overflows a float dtype.
+    bool, complex64 for a complex (PyTorch). A value that does not fit ``dtype`` raises
+    InvalidParameterError: a complex value for a real dtype, a non-integral, infinite or NaN
+    float or an out-of-range int for an int dtype, anything but 0/1 for bool, a finite value
+    (or part of a complex value) that overflows a float dtype.
 
     >>> import ember
     >>> print(ember.Tensor.full((2, 3), 5.0))
     [[5.0, 5.0, 5.0], [5.0, 5.0, 5.0]]
     >>> ember.full(2, 5).dtype
     ember.int64
+    >>> ember.full(2, 1 + 2j).tolist()
+    [(1+2j), (1+2j)]
     """
     dtype, device = _options(dtype, device, "full")
     shape = _shape_arg((shape,), "full")
