@@ -372,8 +372,8 @@ def record(data, dtype, inputs, backward, name="", recompute=None):
             t._node = Node(backward, parents, name)
     elif dtype.kind == "complex" and _mode.enabled:
         raise KindError(f"{name or 'op'}: a complex result of a tracked tensor: ember has no "
-                        "gradients through complex tensors (docs/complex.md); detach the input "
-                        "or compute under ember.no_grad()")
+                        "gradients through complex tensors (docs/complex.md); compute it from "
+                        "an untracked tensor (without_autodiff()) or under ember.no_grad()")
     return t
 
 

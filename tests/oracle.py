@@ -9,7 +9,8 @@ TORCH_DTYPES = {
     "float64": torch.float64, "float32": torch.float32, "float16": torch.float16,
     "bfloat16": torch.bfloat16, "int64": torch.int64, "int32": torch.int32, "int16": torch.int16,
     "int8": torch.int8, "uint8": torch.uint8, "uint16": torch.uint16, "uint32": torch.uint32,
-    "uint64": torch.uint64, "bool": torch.bool,
+    "uint64": torch.uint64, "bool": torch.bool, "complex64": torch.complex64,
+    "complex128": torch.complex128,
 }
 
 
@@ -65,6 +66,8 @@ def random_array(rng, shape, dtype="float32", low=-3, high=3):
     if dtype.startswith(("int", "uint")):
         lo = 0 if dtype.startswith("uint") else low
         return np.asarray(rng.integers(lo, high, size=shape)).astype(dtype)
+    if dtype.startswith("complex"):
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
     arr = np.asarray(rng.standard_normal(shape))
     if dtype == "bfloat16":
         return arr.astype(np.float32)
