@@ -39,7 +39,8 @@ def _compute(dtype):
 
 
 def _finish(data, dtype, inputs, backward, name):
-    if dtype.kind != "float":
+    kind = dtype.kind
+    if kind != "float" and kind != "complex":  # record refuses a complex result of a tracked input
         return wrap(data, dtype)
     return record(data, dtype, inputs, backward, name)
 
@@ -512,7 +513,7 @@ def einsum(equation, *operands):
         arrays.append(x)
     eq = ",".join(subs) + "->" + out_sub
     out = be.cast(be.einsum_contract(eq, arrays), dtype)
-    if dtype.kind != "float":
+    if dtype.kind != "float" and dtype.kind != "complex":
         return wrap(out, dtype)
     shapes = [t._data.shape for t in operands]
     in_dtypes = [t._dtype for t in operands]
