@@ -6,9 +6,9 @@ Inputs must be float32, float64, complex64 or complex128 (KindError otherwise, a
 for ints and for the half floats). Complex matrices follow torch.linalg: Hermitian where real
 ones are symmetric (``cholesky``, ``eigh``, ``eigvalsh``), conjugate transposes where real ones
 transpose; singular values, eigenvalues of ``eigh`` and ``slogdet``'s ``logabsdet`` are real.
-Complex results carry no gradient (docs/complex.md). A singular matrix (``inv``, ``solve``) or one that is not positive-definite
-(``cholesky``) raises InvalidParameterError naming the batch element, where PyTorch raises its
-``LinAlgError``. These names live in ``ember.linalg`` only: ``torch.svd`` and ``torch.qr`` have
+Complex results carry no gradient (docs/complex.md). A singular matrix (``inv``, ``solve``) or
+one that is not positive-definite (``cholesky``) raises InvalidParameterError naming the batch
+element, where PyTorch raises its ``LinAlgError``. These names live in ``ember.linalg`` only: ``torch.svd`` and ``torch.qr`` have
 older signatures, so ember keeps no top-level spellings that could mean either.
 
 >>> import ember
@@ -347,7 +347,8 @@ def eigvalsh(A, UPLO="L"):
     (*, n, n), real, as ``torch.linalg.eigvalsh``: ``eigh(A).eigenvalues``, with its gradient.
 
     >>> import ember
-    >>> [round(v, 4) for v in ember.linalg.eigvalsh(ember.tensor([[2.0, 1.0], [1.0, 2.0]])).tolist()]
+    >>> w = ember.linalg.eigvalsh(ember.tensor([[2.0, 1.0], [1.0, 2.0]]))
+    >>> [round(v, 4) for v in w.tolist()]
     [1.0, 3.0]
     """
     op = "eigvalsh"

@@ -3,8 +3,9 @@
 Ints stay ints (``int @ int`` is an int tensor), mixed kinds promote (int with float gives the
 float, a complex operand gives a complex result), bools raise ``KindError``. Complex products
 follow PyTorch: ``dot``, ``matmul``, ``outer`` and ``einsum`` do not conjugate; ``vecdot``
-(``ember.linalg.vecdot``) conjugates its first argument. Complex results carry no gradient. float16 and bfloat16 products accumulate in float32 and are
-rounded back, as PyTorch does on the CPU.
+(``ember.linalg.vecdot``) conjugates its first argument. Complex results carry no gradient.
+float16 and bfloat16 products accumulate in float32 and are rounded back, as PyTorch does on the
+CPU.
 
 >>> import ember
 >>> a = ember.tensor([[1.0, 2.0], [3.0, 4.0]])
@@ -198,7 +199,8 @@ def vecdot(x, y, *, dim=-1):
     complex tensors (PyTorch refuses ints); both must have the same size along ``dim``.
 
     >>> import ember
-    >>> ember.linalg.vecdot(ember.tensor([[1.0, 2.0], [3.0, 4.0]]), ember.tensor([1.0, 1.0])).tolist()
+    >>> x = ember.tensor([[1.0, 2.0], [3.0, 4.0]])
+    >>> ember.linalg.vecdot(x, ember.tensor([1.0, 1.0])).tolist()
     [3.0, 7.0]
     """
     op = "vecdot"

@@ -684,7 +684,8 @@ def min_dim_with_indices(self, dim):
 def any(self, dim=None, keepdim=False):
     """Whether any element is nonzero (True), over ``dim`` or the whole tensor (a 0-d bool).
 
-    Every kind (a complex element is nonzero when either part is); NaN counts as nonzero; the ``any`` of nothing is False.
+    Every kind (a complex element is nonzero when either part is); NaN counts as nonzero; the
+    ``any`` of nothing is False.
 
     >>> import ember
     >>> ember.tensor([[True, False, True], [False, True, False]]).any().tolist()
@@ -701,7 +702,8 @@ def any(self, dim=None, keepdim=False):
 def all(self, dim=None, keepdim=False):
     """Whether every element is nonzero (True), over ``dim`` or the whole tensor (a 0-d bool).
 
-    Every kind (a complex element is nonzero when either part is); NaN counts as nonzero; the ``all`` of nothing is True.
+    Every kind (a complex element is nonzero when either part is); NaN counts as nonzero; the
+    ``all`` of nothing is True.
 
     >>> import ember
     >>> ember.tensor([[True, False, True], [True, True, True]]).all().tolist()
