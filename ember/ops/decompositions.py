@@ -8,8 +8,9 @@ ones are symmetric (``cholesky``, ``eigh``, ``eigvalsh``), conjugate transposes 
 transpose; singular values, eigenvalues of ``eigh`` and ``slogdet``'s ``logabsdet`` are real.
 Complex results carry no gradient (docs/complex.md). A singular matrix (``inv``, ``solve``) or
 one that is not positive-definite (``cholesky``) raises InvalidParameterError naming the batch
-element, where PyTorch raises its ``LinAlgError``. These names live in ``ember.linalg`` only: ``torch.svd`` and ``torch.qr`` have
-older signatures, so ember keeps no top-level spellings that could mean either.
+element, where PyTorch raises its ``LinAlgError``. These names live in ``ember.linalg`` only:
+``torch.svd`` and ``torch.qr`` have older signatures, so ember keeps no top-level spellings that
+could mean either.
 
 >>> import ember
 >>> ember.linalg.inv(ember.tensor([[2.0, 0.0], [0.0, 4.0]])).tolist()
