@@ -1,5 +1,6 @@
-"""Matrix decompositions and solvers of ``ember.linalg``: inv, det, solve, svd, svdvals, qr,
-cholesky and eigh, with PyTorch's semantics and gradient rules.
+"""Matrix decompositions and solvers of ``ember.linalg``: inv, pinv, det, slogdet, solve, svd,
+svdvals, qr, cholesky, eigh, eigvalsh, matrix_rank and matrix_power, with PyTorch's semantics and
+gradient rules.
 
 Every function works on batches: the last two dims are the matrix, the leading dims batch dims.
 Inputs must be float32, float64, complex64 or complex128 (KindError otherwise, as PyTorch raises
