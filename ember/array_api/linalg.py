@@ -1,7 +1,9 @@
 """The standard's ``linalg`` extension over ember's ops.
 
-The factorizations are ``ember.linalg``'s (one implementation); ``eigvalsh``, ``matrix_rank``,
-``pinv`` and ``slogdet`` are not provided yet (docs/array-api.md).
+The factorizations are ``ember.linalg``'s (one implementation), with the standard's signatures
+(2024.12): ``matrix_rank(x, /, *, rtol=None)``, ``pinv(x, /, *, rtol=None)``, ``slogdet``
+(the named tuple ``sign, logabsdet``), ``vecdot(x1, x2, /, *, axis=-1)`` conjugating ``x1``.
+Every function takes complex64/complex128 arrays (docs/complex.md).
 
 >>> import ember
 >>> import ember.array_api as xp
@@ -13,9 +15,10 @@ import math
 
 import ember as _e
 from .. import linalg as _linalg
-from ..linalg import cholesky, det, eigh, inv, qr, solve, svd, svdvals
+from ..linalg import cholesky, det, eigh, eigvalsh, inv, qr, slogdet, solve, svd, svdvals
 
-__all__ = ["cholesky", "det", "eigh", "inv", "qr", "solve", "svd", "svdvals",
+__all__ = ["cholesky", "det", "eigh", "eigvalsh", "inv", "matrix_rank", "pinv", "qr", "slogdet",
+           "solve", "svd", "svdvals",
            "cross", "diagonal", "matmul", "matrix_norm", "matrix_power", "matrix_transpose",
            "outer", "tensordot", "trace", "vecdot", "vector_norm"]
 
@@ -44,7 +47,24 @@ def tensordot(x1, x2, /, *, axes=2):
 
 
 def vecdot(x1, x2, /, *, axis=-1):
+    """The dot product along ``axis`` with ``x1`` conjugated (the standard's ``vecdot``)."""
+    if (isinstance(x1, _e.Tensor) and isinstance(x2, _e.Tensor)
+            and "complex" in (x1.dtype.kind, x2.dtype.kind)):
+        x1, x2 = _xp()._binary("vecdot", lambda a, b: (a, b))(x1, x2)
+        return _linalg.vecdot(x1, x2, dim=axis)
     return _xp().vecdot(x1, x2, axis=axis)
+
+
+def matrix_rank(x, /, *, rtol=None):
+    """The rank of each matrix of ``x``: singular values above ``rtol`` times the largest
+    (default ``max(M, N) * eps``) count."""
+    return _linalg.matrix_rank(x, rtol=rtol)
+
+
+def pinv(x, /, *, rtol=None):
+    """The pseudoinverse of each matrix of ``x``; singular values at or below ``rtol`` times the
+    largest (default ``max(M, N) * eps``) count as zero."""
+    return _linalg.pinv(x, rtol=rtol)
 
 
 def outer(x1, x2, /):
@@ -61,10 +81,18 @@ def diagonal(x, /, *, offset=0):
 
 
 def trace(x, /, *, offset=0, dtype=None):
-    return _xp().sum(diagonal(x, offset=offset), axis=-1, dtype=dtype)
+    d = diagonal(x, offset=offset)
+    if x.dtype.kind == "complex":  # a complex sum keeps its dtype (ember's sum)
+        out = d.sum(-1)
+        return out if dtype is None or _e.dtypes.as_dtype(dtype) is out.dtype else out.cast(dtype)
+    return _xp().sum(d, axis=-1, dtype=dtype)
 
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+    if x.dtype.kind == "complex":  # the norm of |x|, real (ember.linalg's)
+        dims = None if axis is None else (tuple(axis) if isinstance(axis, (tuple, list))
+                                          else (axis,))
+        return _linalg.vector_norm(x, ord, dims, keepdims)
     a = x.abs()
     dims = tuple(range(x.ndim)) if axis is None else (
         tuple(axis) if isinstance(axis, (tuple, list)) else (axis,))
@@ -90,14 +118,4 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
 
 
 def matrix_power(x, n, /):
-    eye = _e.eye(x.shape[-1], dtype=x.dtype, device=x.device).expand(x.shape)
-    out, base = eye, x
-    if n < 0:
-        n, base = -n, _linalg.inv(x)
-    while n:
-        if n & 1:
-            out = out @ base
-        n >>= 1
-        if n:
-            base = base @ base
-    return out
+    return _linalg.matrix_power(x, n)

@@ -1,12 +1,17 @@
-"""Matrix decompositions and solvers of ``ember.linalg``: inv, det, solve, svd, svdvals, qr,
-cholesky and eigh, with PyTorch's semantics and gradient rules.
+"""Matrix decompositions and solvers of ``ember.linalg``: inv, pinv, det, slogdet, solve, svd,
+svdvals, qr, cholesky, eigh, eigvalsh, matrix_rank and matrix_power, with PyTorch's semantics and
+gradient rules.
 
 Every function works on batches: the last two dims are the matrix, the leading dims batch dims.
-Inputs must be float32 or float64 (KindError otherwise, as PyTorch raises for ints and for the
-half floats). A singular matrix (``inv``, ``solve``) or one that is not positive-definite
-(``cholesky``) raises InvalidParameterError naming the batch element, where PyTorch raises its
-``LinAlgError``. These names live in ``ember.linalg`` only: ``torch.svd`` and ``torch.qr`` have
-older signatures, so ember keeps no top-level spellings that could mean either.
+Inputs must be float32, float64, complex64 or complex128 (KindError otherwise, as PyTorch raises
+for ints and for the half floats). Complex matrices follow torch.linalg: Hermitian where real
+ones are symmetric (``cholesky``, ``eigh``, ``eigvalsh``), conjugate transposes where real ones
+transpose; singular values, eigenvalues of ``eigh`` and ``slogdet``'s ``logabsdet`` are real.
+Complex results carry no gradient (docs/complex.md). A singular matrix (``inv``, ``solve``) or
+one that is not positive-definite (``cholesky``) raises InvalidParameterError naming the batch
+element, where PyTorch raises its ``LinAlgError``. These names live in ``ember.linalg`` only:
+``torch.svd`` and ``torch.qr`` have older signatures, so ember keeps no top-level spellings that
+could mean either.
 
 >>> import ember
 >>> ember.linalg.inv(ember.tensor([[2.0, 0.0], [0.0, 4.0]])).tolist()
@@ -15,9 +20,10 @@ older signatures, so ember keeps no top-level spellings that could mean either.
 
 from collections import namedtuple
 
+from .. import dtypes as _dt
 from ..errors import GraphError, InvalidParameterError, KindError, ShapeMismatchError
-from ..shapes import broadcast_shapes
-from ..tensor import backend_of, check_tensor, record, wrap
+from ..shapes import as_int, broadcast_shapes
+from ..tensor import Tensor, backend_of, check_tensor, record, wrap
 
 __all__ = []
 
@@ -27,6 +33,11 @@ QR = namedtuple("QR", ["Q", "R"])
 QR.__doc__ = "The result of ``ember.linalg.qr``: ``Q``, ``R`` (``A = Q R``)."
 Eigh = namedtuple("Eigh", ["eigenvalues", "eigenvectors"])
 Eigh.__doc__ = "The result of ``ember.linalg.eigh``: ascending ``eigenvalues``, ``eigenvectors``."
+SlogDet = namedtuple("SlogDet", ["sign", "logabsdet"])
+SlogDet.__doc__ = ("The result of ``ember.linalg.slogdet``: ``sign`` and ``logabsdet`` "
+                   "(``det = sign * exp(logabsdet)``).")
+
+_LINALG_DTYPES = ("float32", "float64", "complex64", "complex128")
 
 
 def _shape_str(shape):
@@ -34,12 +45,13 @@ def _shape_str(shape):
 
 
 def matrices(A, op, param="A", square=True):
-    """``A`` checked to be a float32/float64 Tensor of at least 2 dims (square when asked)."""
+    """``A`` checked to be a float32/float64/complex64/complex128 Tensor of at least 2 dims
+    (square when asked)."""
     check_tensor(A, op, param)
     dt = A._dtype
-    if dt.kind != "float":
-        raise KindError(f"{op}: {param} has dtype {dt.name}; expected a float32 or float64 tensor "
-                        "(cast it with .float())")
+    if dt.kind != "float" and dt.kind != "complex":
+        raise KindError(f"{op}: {param} has dtype {dt.name}; expected a float32, float64, "
+                        "complex64 or complex128 tensor (cast it with .float())")
     if dt.name in ("float16", "bfloat16"):
         raise KindError(f"{op}: {param} has dtype {dt.name}; low-precision dtypes are not "
                         "supported (as in PyTorch); expected float32 or float64")
@@ -189,6 +201,7 @@ def svd(A, full_matrices=True):
     u, s, vh = _run(be, be.linalg_svd, (A._data, full), op, "A",
                     "has singular values that did not converge")
     dt = A._dtype
+    rdt = _dt.real_of(dt)  # singular values are real, also of a complex matrix
 
     def back_u(g, needs):
         return (be.linalg_svd_grad(g, None, None, u, s, vh),)
@@ -199,7 +212,7 @@ def svd(A, full_matrices=True):
     def back_vh(g, needs):
         return (be.linalg_svd_grad(None, None, g, u, s, vh),)
 
-    return SVD(record(u, dt, (A,), back_u, op), record(s, dt, (A,), back_s, op),
+    return SVD(record(u, dt, (A,), back_u, op), record(s, rdt, (A,), back_s, op),
                record(vh, dt, (A,), back_vh, op))
 
 
@@ -218,7 +231,8 @@ def svdvals(A):
     be = A._device.backend
     failure = "has singular values that did not converge"
     if not _tracked(A):
-        return wrap(_run(be, be.linalg_svdvals, (A._data,), op, "A", failure), A._dtype)
+        return wrap(_run(be, be.linalg_svdvals, (A._data,), op, "A", failure),
+                    _dt.real_of(A._dtype))
     u, s, vh = _run(be, be.linalg_svd, (A._data, False), op, "A", failure)
 
     def backward(g, needs):
@@ -274,7 +288,8 @@ def qr(A, mode="reduced"):
 
 def cholesky(A, *, upper=False):
     """The Cholesky factor of each symmetric positive-definite matrix of ``A`` (*, n, n): lower
-    triangular L with ``A = L L^T``, or ``upper=True`` for U = L^T with ``A = U^T U``.
+    triangular L with ``A = L L^T``, or ``upper=True`` for U = L^T with ``A = U^T U``. For a
+    complex Hermitian matrix, ``A = L L^H`` and U = L^H.
 
     A matrix that is not positive-definite raises InvalidParameterError (PyTorch raises its
     LinAlgError). The lower triangle of ``A`` is read.
@@ -299,7 +314,8 @@ def cholesky(A, *, upper=False):
 def eigh(A, UPLO="L"):
     """Eigenvalues (ascending) and eigenvectors (columns) of each symmetric matrix of ``A``
     (*, n, n), read from its lower (``UPLO="L"``) or upper (``"U"``) triangle. Returns the named
-    tuple ``Eigh(eigenvalues, eigenvectors)``.
+    tuple ``Eigh(eigenvalues, eigenvectors)``. A complex Hermitian matrix has real eigenvalues
+    (float32 for complex64, float64 for complex128).
 
     Eigenvectors are determined up to sign; as in PyTorch the gradient assumes distinct
     eigenvalues and is meaningful for sign-invariant functions of them.
@@ -317,6 +333,7 @@ def eigh(A, UPLO="L"):
     lam, v = _run(be, be.linalg_eigh, (A._data, UPLO), op, "A",
                   "has eigenvalues that did not converge")
     dt = A._dtype
+    rdt = _dt.real_of(dt)  # the eigenvalues of a Hermitian matrix are real
 
     def back_l(g, needs):
         return (be.linalg_eigh_grad(g, None, lam, v),)
@@ -324,4 +341,165 @@ def eigh(A, UPLO="L"):
     def back_v(g, needs):
         return (be.linalg_eigh_grad(None, g, lam, v),)
 
-    return Eigh(record(lam, dt, (A,), back_l, op), record(v, dt, (A,), back_v, op))
+    return Eigh(record(lam, rdt, (A,), back_l, op), record(v, dt, (A,), back_v, op))
+
+
+def eigvalsh(A, UPLO="L"):
+    """The eigenvalues (ascending) of each symmetric (complex: Hermitian) matrix of ``A``
+    (*, n, n), real, as ``torch.linalg.eigvalsh``: ``eigh(A).eigenvalues``, with its gradient.
+
+    >>> import ember
+    >>> w = ember.linalg.eigvalsh(ember.tensor([[2.0, 1.0], [1.0, 2.0]]))
+    >>> [round(v, 4) for v in w.tolist()]
+    [1.0, 3.0]
+    """
+    op = "eigvalsh"
+    A = matrices(A, op)
+    be = A._device.backend
+    if UPLO not in ("L", "U"):
+        raise InvalidParameterError(f"{op}: UPLO is {UPLO!r}; expected 'L' or 'U'", "UPLO", UPLO)
+    failure = "has eigenvalues that did not converge"
+    rdt = _dt.real_of(A._dtype)
+    if not _tracked(A):
+        return wrap(_run(be, be.linalg_eigvalsh, (A._data, UPLO), op, "A", failure), rdt)
+    lam, v = _run(be, be.linalg_eigh, (A._data, UPLO), op, "A", failure)
+
+    def backward(g, needs):
+        return (be.linalg_eigh_grad(g, None, lam, v),)
+
+    return record(lam, rdt, (A,), backward, op)
+
+
+def slogdet(A):
+    """The sign and the log of the absolute value of the determinant of each square matrix of
+    ``A`` (*, n, n), as ``torch.linalg.slogdet``: the named tuple ``SlogDet(sign, logabsdet)``
+    with ``det = sign * exp(logabsdet)``, both of shape (*). A singular matrix has sign 0 and
+    logabsdet -inf. A complex matrix has a complex sign of modulus 1 and a real logabsdet.
+
+    ``logabsdet`` of a real matrix has the gradient ``g * A^-T``; ``sign`` is piecewise constant
+    and carries none.
+
+    >>> import ember
+    >>> sign, logabsdet = ember.linalg.slogdet(ember.tensor([[-2.0, 0.0], [0.0, 1.0]]))
+    >>> sign.item(), round(logabsdet.item(), 4)
+    (-1.0, 0.6931)
+    """
+    op = "slogdet"
+    A = matrices(A, op)
+    be = A._device.backend
+    a = A._data
+    sign, logabs = be.linalg_slogdet(a)
+
+    def backward(g, needs):
+        return (be.linalg_slogdet_grad(g, a),)
+
+    return SlogDet(wrap(sign, A._dtype), record(logabs, _dt.real_of(A._dtype), (A,), backward, op))
+
+
+def _tolerance(value, A, op, param):
+    """An ``atol``/``rtol`` argument: None, a real number, or a real Tensor on ``A``'s device that
+    broadcasts against ``A``'s batch dims (its backend array in the dtype of ``A``'s parts)."""
+    if value is None:
+        return None
+    if isinstance(value, Tensor):
+        if value._dtype.kind not in ("float", "int"):
+            raise KindError(f"{op}: {param} has dtype {value._dtype.name}; expected a real "
+                            "(float or int) tensor or number")
+        be = backend_of(A, value, op)
+        broadcast_shapes(A.shape[:-2], value.shape, op=f"{op}: {param} and the batch dims of A")
+        return be.cast(value._data, _dt.real_of(A._dtype))
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidParameterError(f"{op}: {param} is {value!r}; expected None, a real number or "
+                                    "a real tensor", param, value)
+    return float(value)
+
+
+def pinv(A, *, atol=None, rtol=None, hermitian=False):
+    """The Moore-Penrose pseudoinverse of each matrix of ``A`` (*, m, n): shape (*, n, m), as
+    ``torch.linalg.pinv``. Singular values (absolute eigenvalues when ``hermitian``) at or below
+    ``max(atol, rtol * largest)`` count as zero; ``rtol`` None is ``eps * max(m, n)`` when
+    ``atol`` is None or zero, else 0. ``atol``/``rtol`` are numbers or real tensors over the batch
+    dims. ``hermitian=True`` takes ``A`` symmetric (complex: Hermitian) and reads its lower
+    triangle. The gradient (real ``A``) is PyTorch's, valid where the rank does not change.
+
+    >>> import ember
+    >>> ember.linalg.pinv(ember.tensor([[2.0, 0.0], [0.0, 0.0]])).tolist()
+    [[0.5, 0.0], [0.0, 0.0]]
+    """
+    op = "pinv"
+    herm = _flag(hermitian, op, "hermitian")
+    A = matrices(A, op, square=herm)
+    at = _tolerance(atol, A, op, "atol")
+    rt = _tolerance(rtol, A, op, "rtol")
+    be = A._device.backend
+    a = A._data
+    out = _run(be, be.linalg_pinv, (a, at, rt, herm), op, "A",
+               "has singular values that did not converge")
+
+    def backward(g, needs):
+        return (be.sum_to_shape(be.linalg_pinv_grad(g, out, a), a.shape),)
+
+    return record(out, A._dtype, (A,), backward, op)
+
+
+def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
+    """The rank of each matrix of ``A`` (*, m, n), int64 of shape (*), as
+    ``torch.linalg.matrix_rank``: the number of singular values (absolute eigenvalues when
+    ``hermitian``) above ``max(atol, rtol * largest)``, with ``pinv``'s defaults.
+
+    >>> import ember
+    >>> ember.linalg.matrix_rank(ember.tensor([[1.0, 2.0], [2.0, 4.0]])).item()
+    1
+    """
+    op = "matrix_rank"
+    herm = _flag(hermitian, op, "hermitian")
+    A = matrices(A, op, square=herm)
+    at = _tolerance(atol, A, op, "atol")
+    rt = _tolerance(rtol, A, op, "rtol")
+    be = A._device.backend
+    out = _run(be, be.linalg_matrix_rank, (A._data, at, rt, herm), op, "A",
+               "has singular values that did not converge")
+    return wrap(out, _dt.int64)
+
+
+def matrix_power(A, n):
+    """``A`` to the integer power ``n`` for each square matrix of ``A`` (*, m, m), as
+    ``torch.linalg.matrix_power``: ``n == 0`` gives identities, a negative ``n`` the power of the
+    inverse (float and complex tensors only). Float, complex and int tensors; computed by
+    repeated squaring with ``matmul`` (and ``inv``), whose gradients it has.
+
+    >>> import ember
+    >>> ember.linalg.matrix_power(ember.tensor([[1, 1], [0, 1]]), 3).tolist()
+    [[1, 3], [0, 1]]
+    """
+    op = "matrix_power"
+    check_tensor(A, op, "A")
+    kind = A._dtype.kind
+    if kind == "bool":
+        raise KindError(f"{op}: A has dtype bool; expected a float, complex or int tensor")
+    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
+        raise ShapeMismatchError(
+            f"{op}: A has shape {_shape_str(A.shape)}; expected batches of square matrices "
+            "(*, m, m)", expected="(*, m, m)", actual=tuple(A.shape))
+    if isinstance(n, bool):
+        raise InvalidParameterError(f"{op}: n must be an int, got bool {n!r}", "n", n)
+    n = as_int(n, op, "n")
+    base = A
+    if n < 0 and kind == "int":
+        raise KindError(f"{op}: n is {n} and A has dtype {A._dtype.name}; a negative power needs "
+                        "the inverse: expected a float or complex tensor")
+    if n < 0:
+        base = inv(A)  # its checks: float or complex matrices only
+        n = -n
+    if n == 0:
+        from .creation import eye
+        m = A.shape[-1]
+        return eye(m, dtype=A._dtype, device=A.device).expand(tuple(A.shape))
+    out = None
+    while n:
+        if n & 1:
+            out = base if out is None else out @ base
+        n >>= 1
+        if n:
+            base = base @ base
+    return out

@@ -1,8 +1,11 @@
 """Linear algebra: matmul and ``@``, dot, outer, cross and einsum, with their gradient rules.
 
 Ints stay ints (``int @ int`` is an int tensor), mixed kinds promote (int with float gives the
-float), bools raise ``KindError``. float16 and bfloat16 products accumulate in float32 and are
-rounded back, as PyTorch does on the CPU.
+float, a complex operand gives a complex result), bools raise ``KindError``. Complex products
+follow PyTorch: ``dot``, ``matmul``, ``outer`` and ``einsum`` do not conjugate; ``vecdot``
+(``ember.linalg.vecdot``) conjugates its first argument. Complex results carry no gradient.
+float16 and bfloat16 products accumulate in float32 and are rounded back, as PyTorch does on the
+CPU.
 
 >>> import ember
 >>> a = ember.tensor([[1.0, 2.0], [3.0, 4.0]])
@@ -12,7 +15,7 @@ rounded back, as PyTorch does on the CPU.
 
 from .. import dtypes as _dt
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
-from ..shapes import normalize_dim
+from ..shapes import broadcast_shapes, normalize_dim
 from ..tensor import Tensor, backend_of, backend_of_all, record, tensor_method, wrap
 
 __all__ = ["matmul", "dot", "outer", "cross", "einsum"]
@@ -37,7 +40,8 @@ def _compute(dtype):
 
 
 def _finish(data, dtype, inputs, backward, name):
-    if dtype.kind != "float":
+    kind = dtype.kind
+    if kind != "float" and kind != "complex":  # record refuses a complex result of a tracked input
         return wrap(data, dtype)
     return record(data, dtype, inputs, backward, name)
 
@@ -187,6 +191,54 @@ def outer(self, other):
                 be.cast(be.linalg_matmul(a, g), db) if needs[1] else None)
 
     return _finish(out, dtype, (self, other), backward, "outer")
+
+
+def vecdot(x, y, *, dim=-1):
+    """The dot product of vectors along ``dim`` with the first argument conjugated,
+    ``sum(conj(x) * y, dim)``, as ``torch.linalg.vecdot``; the other dims broadcast. Float and
+    complex tensors (PyTorch refuses ints); both must have the same size along ``dim``.
+
+    >>> import ember
+    >>> x = ember.tensor([[1.0, 2.0], [3.0, 4.0]])
+    >>> ember.linalg.vecdot(x, ember.tensor([1.0, 1.0])).tolist()
+    [3.0, 7.0]
+    """
+    op = "vecdot"
+    for name, t in (("x", x), ("y", y)):
+        if not isinstance(t, Tensor):
+            raise InvalidParameterError(f"{op}: {name} must be a Tensor, got {type(t).__name__}",
+                                        name, t)
+        k = t._dtype.kind
+        if k != "float" and k != "complex":
+            raise KindError(f"{op}: {name} has dtype {t._dtype.name}; expected a float or "
+                            "complex tensor (as torch.linalg.vecdot)")
+    be = backend_of(x, y, op)
+    sx, sy = tuple(x._data.shape), tuple(y._data.shape)
+    shape = broadcast_shapes(sx, sy, op=op)
+    if not shape:
+        raise ShapeMismatchError(f"{op}: x and y are 0-d; expected tensors with at least 1 dim",
+                                 expected="at least 1 dim", actual=shape)
+    d = normalize_dim(dim, len(shape), op)
+    nx = sx[d - len(shape) + len(sx)] if d - len(shape) + len(sx) >= 0 else 1
+    ny = sy[d - len(shape) + len(sy)] if d - len(shape) + len(sy) >= 0 else 1
+    if nx != ny:
+        raise ShapeMismatchError(f"{op}: x has size {nx} and y has size {ny} along dim {dim} "
+                                 f"(shapes {sx} and {sy}); expected the same size",
+                                 expected=nx, actual=ny)
+    dtype = _dt.promote_types(x._dtype, y._dtype)
+    cdt = _compute(dtype)
+    a = be.cast(x._data, cdt)
+    b = be.cast(y._data, cdt)
+    out = be.cast(be.linalg_vecdot(a, b, d), dtype)
+    dx, dy = x._dtype, y._dtype
+    kept = shape[:d] + (1,) + shape[d + 1:]
+
+    def backward(g, needs):  # real operands only: d/dx = g * y, d/dy = g * x
+        g = be.linalg_reshape(be.cast(g, cdt), kept)
+        return (be.cast(be.sum_to_shape(be.linalg_mul(g, b), sx), dx) if needs[0] else None,
+                be.cast(be.sum_to_shape(be.linalg_mul(g, a), sy), dy) if needs[1] else None)
+
+    return record(out, dtype, (x, y), backward, op)
 
 
 # -- cross -----------------------------------------------------------------------------------
@@ -463,7 +515,7 @@ def einsum(equation, *operands):
         arrays.append(x)
     eq = ",".join(subs) + "->" + out_sub
     out = be.cast(be.einsum_contract(eq, arrays), dtype)
-    if dtype.kind != "float":
+    if dtype.kind != "float" and dtype.kind != "complex":
         return wrap(out, dtype)
     shapes = [t._data.shape for t in operands]
     in_dtypes = [t._dtype for t in operands]

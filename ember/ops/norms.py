@@ -1,8 +1,10 @@
 """Vector and matrix norms: ``ember.linalg.vector_norm``, ``matrix_norm``, ``norm`` and
 ``Tensor.norm`` (also ``ember.norm``), with PyTorch's semantics and gradients.
 
-Norms take float tensors (KindError for ints and bools, as PyTorch); ``dtype=`` casts the input
-first and must not narrow it. float16 and bfloat16 vector norms accumulate in float32.
+Norms take float and complex tensors (KindError for ints and bools, as PyTorch); ``dtype=`` casts
+the input first and must not narrow it (a complex input takes a complex ``dtype``). float16 and
+bfloat16 vector norms accumulate in float32. The norm of a complex tensor is the norm of its
+absolute values, real (float32 for complex64, float64 for complex128), as PyTorch's.
 
 >>> import ember
 >>> ember.tensor([3.0, 4.0]).norm().item()
@@ -14,7 +16,7 @@ import math
 from .. import dtypes as _dt
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import normalize_dim
-from ..tensor import check_tensor, record, tensor_method
+from ..tensor import check_tensor, record, tensor_method, wrap
 from .decompositions import matrices, svdvals
 from .reduce import _axes
 
@@ -25,17 +27,19 @@ _MATRIX_ORDS = ("fro", "nuc", math.inf, -math.inf, 1, -1, 2, -2)
 
 
 def _float_input(x, op, dtype):
-    """``x`` checked to be a float Tensor, cast to ``dtype`` (which must not narrow it)."""
+    """``x`` checked to be a float or complex Tensor, cast to ``dtype`` (which must not narrow it
+    and is of ``x``'s kind)."""
     check_tensor(x, op, "input")
-    if x._dtype.kind != "float":
-        raise KindError(f"{op}: input has dtype {x._dtype.name}; expected a float tensor "
-                        "(cast it with .float())")
+    kind = x._dtype.kind
+    if kind != "float" and kind != "complex":
+        raise KindError(f"{op}: input has dtype {x._dtype.name}; expected a float or complex "
+                        "tensor (cast it with .float())")
     if dtype is None:
         return x
     dt = _dt.as_dtype(dtype, "dtype", op)
-    if dt.kind != "float":
-        raise InvalidParameterError(f"{op}: dtype is {dt.name}; expected a float dtype",
-                                    "dtype", dtype)
+    if dt.kind != kind:
+        raise InvalidParameterError(f"{op}: dtype is {dt.name}; expected a {kind} dtype for an "
+                                    f"input of dtype {x._dtype.name}", "dtype", dtype)
     if _dt.promote_types(x._dtype, dt) is not dt:
         raise InvalidParameterError(
             f"{op}: dtype {dt.name} would narrow the input's dtype {x._dtype.name}; expected a "
@@ -91,6 +95,9 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
             "input", tuple(x.shape))
     xd = x._data
     be = x._device.backend
+    if x._dtype.kind == "complex":  # the norm of |x|, real; no gradient through complex tensors
+        rdt = _dt.real_of(x._dtype)
+        return wrap(be.linalg_vector_norm(xd, p, axes, keep, rdt), rdt, x._ad)
     cdt = _dt.float32 if x._dtype.name in _LOW else x._dtype
     out = be.linalg_vector_norm(xd, p, axes, keep, cdt)
 
@@ -157,6 +164,9 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         be = A._device.backend
         cdt = _dt.float32 if A._dtype.name in _LOW else A._dtype
         r, s = be.linalg_abs_sum_extreme(be.cast(a, cdt), sum_axis, ext_axis, ord > 0)
+        if A._dtype.kind == "complex":  # sums of |a|: real, no gradient
+            rdt = _dt.real_of(A._dtype)
+            return wrap(be.linalg_reshape(be.cast(r, rdt), final), rdt)
         out = be.linalg_reshape(be.cast(r, A._dtype), final)
 
         def backward(g, needs):

@@ -15,6 +15,11 @@ The module-level functions ``ember.max/min/median/argmax/argmin/var/var_mean`` a
 
 Sums and products of ints and bools are int64; the mean of ints is the floor of the exact mean
 in the input's dtype. float16 and bfloat16 accumulate in float32.
+
+Complex tensors (docs/complex.md): ``sum``, ``mean``, ``prod`` (complex results, PyTorch's),
+``any``, ``all`` and ``count_nonzero`` (an element is nonzero when either part is). Every other
+reduction here orders or squares its elements (max, min, argmax, median, var, cov ...) and
+raises ``dtypes.complex_error`` for a complex tensor, as PyTorch's do where it defines none.
 """
 
 from .. import dtypes as _dt
@@ -31,6 +36,7 @@ __all__ = ["sum", "mean", "prod", "max", "min", "argmax", "argmin", "any", "all"
 _int64 = _dt.int64
 _bool = _dt.bool_
 _NUMERIC = ("float", "int")
+_MEAN_KINDS = ("float", "int", "complex")
 _ALL_AXES = tuple(tuple(range(n)) for n in range(65))  # every dim of a rank-n tensor (n <= 64)
 
 
@@ -40,6 +46,12 @@ def _self(x, op):
     if not isinstance(x, Tensor):
         raise InvalidParameterError(f"{op}: expected a Tensor, got {type(x).__name__}", "self", x)
     return x
+
+
+def _no_complex(x, op):
+    """Raise ``dtypes.complex_error`` for a complex tensor (a reduction not defined for them)."""
+    if x._dtype.kind == "complex":
+        raise _dt.complex_error(op, "input", x._dtype)
 
 
 def _dim_of_0d(dim, op, param):
@@ -121,6 +133,8 @@ def _sum(x, axes, keepdims, op):
     dt = x._dtype
     be = x._device.backend
     if dt.kind != "float":
+        if dt.kind == "complex":  # a complex sum (complex tensors carry no gradient)
+            return wrap(be.reduce_sum(x._data, axes, keepdims, dt), dt, x._ad)
         return wrap(be.reduce_sum(x._data, axes, keepdims, _int64), _int64)
     data = be.reduce_sum(x._data, axes, keepdims, dt)
     if x._node is None:  # untracked: no gradient rule to build (what record would give)
@@ -134,7 +148,7 @@ def _sum(x, axes, keepdims, op):
 
 
 def _mean(x, axes, keepdims, op):
-    check_kind(x, _NUMERIC, op)
+    check_kind(x, _MEAN_KINDS, op)
     be = x._device.backend
     shape = x._data.shape
     n = _count(shape, axes)
@@ -144,7 +158,7 @@ def _mean(x, axes, keepdims, op):
                 f"{op}: the mean of zero int elements is undefined (dims {axes} of a tensor of "
                 f"shape {tuple(shape)}); expected a non-empty reduction", "dim", axes)
         return wrap(be.reduce_mean_int(x._data, axes, keepdims), x._dtype)
-    data = be.reduce_mean(x._data, axes, keepdims)
+    data = be.reduce_mean(x._data, axes, keepdims)  # complex: the mean of each part
     if x._node is None:  # untracked: no gradient rule to build (what record would give)
         return wrap(data, x._dtype, x._ad)
 
@@ -156,7 +170,7 @@ def _mean(x, axes, keepdims, op):
 
 def _prod(x, axes, keepdims, op):
     dt = x._dtype
-    out_dt = dt if dt.kind == "float" else _int64
+    out_dt = dt if dt.kind == "float" or dt.kind == "complex" else _int64
     xd = x._data
     be = x._device.backend
     data = be.reduce_prod(xd, axes, keepdims, out_dt)
@@ -173,7 +187,7 @@ def _prod(x, axes, keepdims, op):
 def sum(self, dim=None, keepdim=False):
     """The sum over ``dim`` (an int, a tuple, or None for every dim: a 0-d result).
 
-    Ints and bools sum to int64; floats keep their dtype.
+    Ints and bools sum to int64; floats and complex tensors keep their dtype.
 
     >>> import ember
     >>> t = ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]])
@@ -228,7 +242,7 @@ def mean(self, dim=None, keepdim=False):
     """The mean over ``dim`` (an int, a tuple, or None for every dim: a 0-d result).
 
     Floats keep their dtype (the mean of nothing is nan); the mean of ints is the floor of the
-    exact mean, in their dtype. Bools raise KindError.
+    exact mean, in their dtype. A complex tensor's mean is complex. Bools raise KindError.
 
     >>> import ember
     >>> ember.tensor([[2.0, 4.0], [6.0, -4.0]]).mean().tolist()
@@ -267,7 +281,7 @@ def mean_dims(self, dims):
 def prod(self, dim=None, keepdim=False):
     """The product over ``dim`` (an int, a tuple, or None for every dim: a 0-d result).
 
-    Ints and bools multiply to int64; floats keep their dtype.
+    Ints and bools multiply to int64; floats and complex tensors keep their dtype.
 
     >>> import ember
     >>> ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).prod().tolist()
@@ -308,6 +322,8 @@ def _extreme(x, axes, keepdims, op, kind, even):
     The gradient is shared evenly among tied elements when ``even`` (a whole-tensor reduction,
     as PyTorch's ``max()``), else it goes to the first extreme element of each slice.
     """
+    if x._dtype.kind == "complex":  # inlined _no_complex: max/min are hot
+        raise _dt.complex_error(op, "input", x._dtype)
     if kind == "absmax":
         check_kind(x, _NUMERIC, op)
     _nonempty(x, axes, op)
@@ -507,6 +523,7 @@ def max_abs_dims(self, dims):
 
 def _arg(x, dim, keepdim, op, kind):
     _self(x, op)
+    _no_complex(x, op)
     xd = x._data
     be = x._device.backend
     kernel = be.reduce_argmax if kind == "max" else be.reduce_argmin
@@ -589,6 +606,7 @@ def argtopk(self, k, dim=-1):
     """
     op = "argtopk"
     _self(self, op)
+    _no_complex(self, op)
     axis = _axis(self, dim, op)
     k = as_int(k, op, "k")
     xd = self._data
@@ -608,6 +626,7 @@ def argtopk(self, k, dim=-1):
 
 def _extreme_with_indices(x, dim, op, kind):
     _self(x, op)
+    _no_complex(x, op)
     axis = _axis(x, dim, op)
     xd = x._data
     be = x._device.backend
@@ -665,7 +684,8 @@ def min_dim_with_indices(self, dim):
 def any(self, dim=None, keepdim=False):
     """Whether any element is nonzero (True), over ``dim`` or the whole tensor (a 0-d bool).
 
-    Every kind; NaN counts as nonzero; the ``any`` of nothing is False.
+    Every kind (a complex element is nonzero when either part is); NaN counts as nonzero; the
+    ``any`` of nothing is False.
 
     >>> import ember
     >>> ember.tensor([[True, False, True], [False, True, False]]).any().tolist()
@@ -682,7 +702,8 @@ def any(self, dim=None, keepdim=False):
 def all(self, dim=None, keepdim=False):
     """Whether every element is nonzero (True), over ``dim`` or the whole tensor (a 0-d bool).
 
-    Every kind; NaN counts as nonzero; the ``all`` of nothing is True.
+    Every kind (a complex element is nonzero when either part is); NaN counts as nonzero; the
+    ``all`` of nothing is True.
 
     >>> import ember
     >>> ember.tensor([[True, False, True], [True, True, True]]).all().tolist()
@@ -735,6 +756,7 @@ def count_nonzero(self, dim=None):
 
 def _var(x, dim, keepdim, correction, op, with_mean):
     _self(x, op)
+    _no_complex(x, op)
     axes = _axes(x, dim, op)
     keep = (dim is not None) if keepdim is None else _flag(keepdim, op)
     check_kind(x, "float", op)
@@ -846,6 +868,7 @@ def var_mean(input, dim=None, unbiased=True, keepdim=False, *, correction=None):
 
 def _median(x, dim, keepdim, op, with_indices):
     _self(x, op)
+    _no_complex(x, op)
     xd = x._data
     be = x._device.backend
     shape = xd.shape
@@ -969,6 +992,7 @@ def cov(self, dim, correction_factor=1):
     """
     op = "cov"
     _self(self, op)
+    _no_complex(self, op)
     xd = self._data
     if xd.ndim < 2:
         raise ShapeMismatchError(f"{op}: self has shape {tuple(xd.shape)} (rank {xd.ndim}); "

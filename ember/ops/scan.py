@@ -5,6 +5,9 @@ accumulate in higher precision. The methods ``cummin`` and ``cummax`` return the
 as a ``ValuesTensor`` with ``.indices``); ``ember.cummin``/``ember.cummax`` and the
 ``_with_indices`` methods return PyTorch's ``(values, indices)``. A NaN propagates from its first position
 to the end of its scan.
+
+Complex tensors (docs/complex.md): ``cumsum`` and ``cumprod`` keep their complex dtype (as
+PyTorch's); ``cummin`` and ``cummax`` order their elements and raise ``dtypes.complex_error``.
 """
 
 from .. import dtypes as _dt
@@ -35,6 +38,12 @@ def _prepare(x, dim, op):
     return be.scan_reshape(xd, (1,)), 0, (), be
 
 
+def _int_or_complex(dtype):
+    """The result dtype of a cumulative sum or product that is not a float: int64 for ints and
+    bools, the dtype itself for complex tensors."""
+    return dtype if dtype.kind == "complex" else _int64
+
+
 def _back(be, a, shape):
     return a if a.shape == shape else be.scan_reshape(a, shape)
 
@@ -43,7 +52,7 @@ def _back(be, a, shape):
 def cumsum(self, dim):
     """The cumulative sum along ``dim`` (negative dims count from the end).
 
-    Ints and bools give int64; floats keep their dtype.
+    Ints and bools give int64; floats and complex tensors keep their dtype.
 
     >>> import ember
     >>> t = ember.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
@@ -55,7 +64,7 @@ def cumsum(self, dim):
     x1, axis, shape, be = _prepare(self, dim, "cumsum")
     data = be.scan_cumsum(x1, axis)
     if self._dtype.kind != "float":
-        return wrap(_back(be, data, shape), _int64)
+        return wrap(_back(be, data, shape), _int_or_complex(self._dtype))
 
     def backward(g, needs):
         return (_back(be, be.scan_cumsum_grad(_back(be, g, x1.shape), axis), shape),)
@@ -65,7 +74,8 @@ def cumsum(self, dim):
 
 @tensor_method
 def cumprod(self, dim):
-    """The cumulative product along ``dim``. Ints and bools give int64; floats keep their dtype.
+    """The cumulative product along ``dim``. Ints and bools give int64; floats and complex
+    tensors keep their dtype.
 
     The gradient is exact where the input holds zeros, as PyTorch's.
 
@@ -79,7 +89,7 @@ def cumprod(self, dim):
     x1, axis, shape, be = _prepare(self, dim, "cumprod")
     data = be.scan_cumprod(x1, axis)
     if self._dtype.kind != "float":
-        return wrap(_back(be, data, shape), _int64)
+        return wrap(_back(be, data, shape), _int_or_complex(self._dtype))
 
     def backward(g, needs):
         return (_back(be, be.scan_cumprod_grad(_back(be, g, x1.shape), x1, data, axis), shape),)
@@ -88,6 +98,8 @@ def cumprod(self, dim):
 
 
 def _cumext(x, dim, op, kind):
+    if isinstance(x, Tensor) and x._dtype.kind == "complex":
+        raise _dt.complex_error(op, "input", x._dtype)
     x1, axis, shape, be = _prepare(x, dim, op)
     vals, idx = be.scan_cumext(x1, axis, kind)
     indices = wrap(_back(be, idx, shape), _int64)

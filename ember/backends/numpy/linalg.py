@@ -1,4 +1,9 @@
-"""NumPy kernels of the linalg family. Public names here are kernels (`be.NAME`); helpers start with _."""
+"""NumPy kernels of the linalg family. Public names here are kernels (`be.NAME`); helpers start with _.
+
+Complex arrays go through the same kernels (products, einsum, the factorizations): NumPy's
+LAPACK routines take them; a Hermitian transpose is written ``_mH``. The gradient kernels are
+for real arrays only (ember has no gradients through complex tensors).
+"""
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided as _as_strided
@@ -11,7 +16,9 @@ __all__ = ["linalg_matmul", "linalg_matmul_grads", "linalg_dot", "linalg_outer",
            "linalg_abs_sum_extreme", "linalg_abs_sum_extreme_grad", "linalg_extreme_last", "linalg_inv", "linalg_inv_grad",
            "linalg_det", "linalg_det_grad", "linalg_solve", "linalg_solve_grads", "linalg_svd",
            "linalg_svdvals", "linalg_svd_grad", "linalg_qr", "linalg_qr_grad", "linalg_cholesky",
-           "linalg_cholesky_grad", "linalg_eigh", "linalg_eigh_grad"]
+           "linalg_cholesky_grad", "linalg_eigh", "linalg_eigh_grad", "linalg_eigvalsh",
+           "linalg_slogdet", "linalg_slogdet_grad", "linalg_pinv", "linalg_pinv_grad",
+           "linalg_matrix_rank", "linalg_vecdot"]
 
 
 def _matmul_shape(a, b):
@@ -191,6 +198,11 @@ def _mT(a):
     return np.swapaxes(a, -1, -2)
 
 
+def _mH(a):
+    """The conjugate transpose of the last two dims (the transpose of a real array)."""
+    return np.conj(_mT(a)) if a.dtype.kind == "c" else _mT(a)
+
+
 def _first_singular(a):
     """The batch index of the first matrix of ``a`` with an exactly zero LU pivot, or None."""
     bad = np.argwhere(np.linalg.det(a) == 0)
@@ -209,7 +221,10 @@ def _guard(fn, a, what):
 def linalg_vector_norm(x, ord, axes, keepdim, cdt):
     """The ``ord``-norm of ``x`` over ``axes`` (a tuple), computed in the ember dtype ``cdt`` and
     returned in ``x``'s dtype: max/min of |x| for ±inf, the count of nonzeros for 0, else
-    ``sum(|x| ** ord) ** (1 / ord)``."""
+    ``sum(|x| ** ord) ** (1 / ord)``. A complex ``x`` is the norm of ``|x|``, in the dtype of
+    its parts (``cdt`` is then that real dtype)."""
+    if x.dtype.kind == "c":
+        x = np.abs(x)
     w = x.astype(NP[cdt], copy=False)
     if ord == 2:
         r = np.sqrt(np.sum(w * w, axis=axes, keepdims=keepdim))
@@ -444,7 +459,7 @@ def linalg_cholesky(a, upper):
     """The Cholesky factor of each matrix of ``a`` (lower, or upper = its transpose);
     LinAlgFailure for one that is not positive-definite."""
     low = _guard(lambda: np.linalg.cholesky(a), a, "definite")
-    return np.ascontiguousarray(_mT(low)) if upper else low
+    return np.ascontiguousarray(_mH(low)) if upper else low
 
 
 def linalg_cholesky_grad(g, factor, upper):
@@ -479,3 +494,106 @@ def linalg_eigh_grad(gl, gv, lam, v):
     ga = vhgv / e
     ga[..., idx, idx] = 0 if gl is None else gl
     return np.matmul(v, np.matmul(ga, _mT(v)))
+
+
+def linalg_eigvalsh(a, uplo):
+    """The eigenvalues (ascending, real) of each Hermitian matrix of ``a``, read from its lower
+    (``uplo`` "L") or upper triangle."""
+    return _guard(lambda: np.linalg.eigvalsh(a, UPLO=uplo), a, "converge")
+
+
+@_warnings_off
+def linalg_slogdet(a):
+    """(sign, log|det|) of each matrix of ``a``: sign 0 and log|det| -inf for a singular one;
+    the sign of a complex matrix is a complex number of modulus 1."""
+    sign, logabs = np.linalg.slogdet(a)
+    return np.asarray(sign), np.asarray(logabs)
+
+
+@_warnings_off
+def linalg_slogdet_grad(g, a):
+    """The gradient of log|det(a)| (real ``a``): ``g * a^-T``; NaN for a singular matrix."""
+    try:
+        inv = np.linalg.inv(a)
+    except np.linalg.LinAlgError:
+        inv = np.full(a.shape, np.nan, dtype=a.dtype)
+    return np.asarray(g)[..., None, None] * _mT(inv)
+
+
+def _real_dtype(a):
+    return np.abs(np.zeros((), dtype=a.dtype)).dtype
+
+
+def _tolerance(smax, atol, rtol, m, n, real):
+    """``max(atol, rtol * smax)`` as torch.linalg.pinv/matrix_rank: ``rtol`` None is
+    ``eps * max(m, n)`` where ``atol`` is None or not positive, else 0."""
+    if rtol is None:
+        default = np.finfo(real).eps * max(m, n)
+        rtol = default if atol is None else np.where(np.asarray(atol) > 0, 0.0, default)
+    tol = np.asarray(rtol, dtype=real) * smax
+    if atol is not None:
+        tol = np.maximum(np.asarray(atol, dtype=real), tol)
+    return tol
+
+
+@_warnings_off
+def linalg_pinv(a, atol, rtol, hermitian):
+    """The pseudoinverse of each matrix of ``a`` (*, m, n) -> (*, n, m), as torch.linalg.pinv:
+    singular values (|eigenvalues| when ``hermitian``) at or below ``max(atol, rtol * largest)``
+    count as zero; ``atol``/``rtol`` are None, numbers or arrays over the batch dims."""
+    m, n = a.shape[-2], a.shape[-1]
+    real = _real_dtype(a)
+    if m == 0 or n == 0:
+        return np.zeros(a.shape[:-2] + (n, m), dtype=a.dtype)
+    if hermitian:
+        w, v = _guard(lambda: np.linalg.eigh(a), a, "converge")
+        s = np.abs(w)
+        tol = _tolerance(np.max(s, axis=-1), atol, rtol, m, n, real)
+        winv = np.where(s > tol[..., None], 1 / np.where(s > 0, w, 1), 0).astype(real)
+        return np.matmul(v * winv[..., None, :], _mH(v))
+    u, s, vh = _guard(lambda: np.linalg.svd(a, full_matrices=False), a, "converge")
+    tol = _tolerance(s[..., 0], atol, rtol, m, n, real)
+    sinv = np.where(s > tol[..., None], 1 / np.where(s > 0, s, 1), 0).astype(real)
+    return np.matmul(_mH(vh) * sinv[..., None, :], _mH(u))
+
+
+def linalg_pinv_grad(g, p, a):
+    """The gradient of ``p = pinv(a)`` (real ``a``), PyTorch's ``pinv_backward``."""
+    m, n = a.shape[-2], a.shape[-1]
+    ph, gh = _mT(p), _mT(g)
+    if m <= n:
+        k = np.matmul(gh, p)
+        kph = np.matmul(k, ph)
+        return (-_mT(np.matmul(p, k)) + kph - np.matmul(np.matmul(a, p), kph)
+                + np.matmul(np.matmul(ph, p), gh - np.matmul(k, a)))
+    k = np.matmul(p, gh)
+    phk = np.matmul(ph, k)
+    return (-_mT(np.matmul(k, p)) + phk - np.matmul(phk, np.matmul(p, a))
+            + np.matmul(gh - np.matmul(a, k), np.matmul(p, ph)))
+
+
+def linalg_matrix_rank(a, atol, rtol, hermitian):
+    """The rank of each matrix of ``a`` (int64 over the batch dims): the number of singular
+    values (|eigenvalues| when ``hermitian``) above ``max(atol, rtol * largest)``."""
+    m, n = a.shape[-2], a.shape[-1]
+    real = _real_dtype(a)
+    if m == 0 or n == 0:
+        shape = np.broadcast_shapes(a.shape[:-2], np.shape(atol) if atol is not None else (),
+                                    np.shape(rtol) if rtol is not None else ())
+        return np.zeros(shape, dtype=np.int64)
+    if hermitian:
+        s = np.abs(_guard(lambda: np.linalg.eigvalsh(a), a, "converge"))
+        smax = np.max(s, axis=-1)
+    else:
+        s = _guard(lambda: np.linalg.svd(a, compute_uv=False), a, "converge")
+        smax = s[..., 0]
+    tol = _tolerance(smax, atol, rtol, m, n, real)
+    return np.asarray(np.count_nonzero(s > tol[..., None], axis=-1), dtype=np.int64)
+
+
+def linalg_vecdot(a, b, axis):
+    """``sum(conj(a) * b)`` along ``axis`` of the broadcast shape (the first operand
+    conjugated, as torch.linalg.vecdot)."""
+    if a.dtype.kind == "c":
+        a = np.conj(a)
+    return np.asarray(np.sum(np.multiply(a, b), axis=axis))

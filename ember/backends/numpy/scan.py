@@ -13,6 +13,7 @@ __all__ = ["scan_cumsum", "scan_cumprod", "scan_cumsum_grad", "scan_cumprod_grad
 _INT64 = np.dtype(np.int64)
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
+_C128 = np.dtype(np.complex128)
 
 
 def _is_half(dt):
@@ -24,7 +25,10 @@ def _is_float(a):
 
 
 def _acc(a):
-    """The accumulation dtype of a float array: float32 for halves, float64 otherwise."""
+    """The accumulation dtype of a float or complex array: float32 for halves, complex128 for
+    complex arrays, float64 otherwise."""
+    if a.dtype.kind == "c":
+        return _C128
     return _F32 if _is_half(a.dtype) else _F64
 
 

@@ -6,6 +6,9 @@ Integer products wrap around as NumPy's do. torch has no matmul for uint16/uint3
 device) nor for any int dtype on CUDA: uint16 and uint32 products run in int64 and wrap back
 (exact modulo 2**16 / 2**32), uint64 ones in int64 bits (two's complement: the same bits), and
 CUDA int products as broadcast multiply-and-sum in the operands' dtype.
+
+Complex tensors go through the same kernels (products, einsum, the factorizations); the gradient
+kernels are for real tensors only (ember has no gradients through complex tensors).
 """
 
 import math
@@ -21,7 +24,8 @@ __all__ = ["linalg_matmul", "linalg_matmul_grads", "linalg_dot", "linalg_outer",
            "linalg_inv", "linalg_inv_grad", "linalg_det", "linalg_det_grad", "linalg_solve",
            "linalg_solve_grads", "linalg_svd", "linalg_svdvals", "linalg_svd_grad", "linalg_qr",
            "linalg_qr_grad", "linalg_cholesky", "linalg_cholesky_grad", "linalg_eigh",
-           "linalg_eigh_grad"]
+           "linalg_eigh_grad", "linalg_eigvalsh", "linalg_slogdet", "linalg_slogdet_grad",
+           "linalg_pinv", "linalg_pinv_grad", "linalg_matrix_rank", "linalg_vecdot"]
 
 _WIDEN = (torch.uint16, torch.uint32)
 _INTS = (torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64, torch.uint16,
@@ -256,7 +260,10 @@ def _amin(w, axes, keep):
 
 def linalg_vector_norm(x, ord, axes, keepdim, cdt):
     """The ``ord``-norm of ``x`` over ``axes`` (a tuple), computed in the ember dtype ``cdt`` and
-    returned in ``x``'s dtype (as the NumPy kernel)."""
+    returned in ``x``'s dtype (as the NumPy kernel); a complex ``x`` is the norm of ``|x|``, in
+    the dtype of its parts."""
+    if x.is_complex():
+        x = torch.abs(x)
     w = x.to(TORCH[cdt])
     if ord == 2:
         r = torch.sqrt(_sum(w * w, axes, keepdim))
@@ -526,7 +533,7 @@ def linalg_cholesky(a, upper):
     low, info = torch.linalg.cholesky_ex(a)
     if bool((info != 0).any()):
         raise LinAlgFailure("Matrix is not positive definite")
-    return _mT(low).contiguous() if upper else low
+    return _mT(low).conj().resolve_conj().contiguous() if upper else low
 
 
 def linalg_cholesky_grad(g, factor, upper):
@@ -559,3 +566,58 @@ def linalg_eigh_grad(gl, gv, lam, v):
     else:
         diag.copy_(gl.expand(diag.shape))
     return torch.matmul(v, torch.matmul(ga, _mT(v)))
+
+
+def linalg_eigvalsh(a, uplo):
+    """The eigenvalues (ascending, real) of each Hermitian matrix of ``a``."""
+    return _converged(torch.linalg.eigvalsh, a, UPLO=uplo)
+
+
+def linalg_slogdet(a):
+    """(sign, log|det|) of each matrix of ``a`` (sign 0, log|det| -inf for a singular one)."""
+    sign, logabs = torch.linalg.slogdet(a)
+    return sign, logabs
+
+
+def linalg_slogdet_grad(g, a):
+    """The gradient of log|det(a)| (real ``a``): ``g * a^-T``; NaN for a singular matrix."""
+    inv, info = torch.linalg.inv_ex(a)
+    if bool((info != 0).any()):
+        inv = torch.where((info != 0)[..., None, None], torch.full_like(inv, math.nan), inv)
+    return g[..., None, None] * _mT(inv)
+
+
+def _tol_arg(t, a):
+    return t if t is None or isinstance(t, float) else t.to(a.device)
+
+
+def linalg_pinv(a, atol, rtol, hermitian):
+    """The pseudoinverse of each matrix of ``a`` (*, m, n) -> (*, n, m): torch.linalg.pinv."""
+    return _converged(torch.linalg.pinv, a, atol=_tol_arg(atol, a), rtol=_tol_arg(rtol, a),
+                      hermitian=hermitian)
+
+
+def linalg_pinv_grad(g, p, a):
+    """The gradient of ``p = pinv(a)`` (real ``a``), PyTorch's ``pinv_backward``."""
+    m, n = a.shape[-2], a.shape[-1]
+    ph, gh = _mT(p), _mT(g)
+    if m <= n:
+        k = torch.matmul(gh, p)
+        kph = torch.matmul(k, ph)
+        return (-_mT(torch.matmul(p, k)) + kph - torch.matmul(torch.matmul(a, p), kph)
+                + torch.matmul(torch.matmul(ph, p), gh - torch.matmul(k, a)))
+    k = torch.matmul(p, gh)
+    phk = torch.matmul(ph, k)
+    return (-_mT(torch.matmul(k, p)) + phk - torch.matmul(phk, torch.matmul(p, a))
+            + torch.matmul(gh - torch.matmul(a, k), torch.matmul(p, ph)))
+
+
+def linalg_matrix_rank(a, atol, rtol, hermitian):
+    """The rank of each matrix of ``a`` (int64 over the batch dims): torch.linalg.matrix_rank."""
+    return _converged(torch.linalg.matrix_rank, a, atol=_tol_arg(atol, a),
+                      rtol=_tol_arg(rtol, a), hermitian=hermitian)
+
+
+def linalg_vecdot(a, b, axis):
+    """``sum(conj(a) * b)`` along ``axis`` of the broadcast shape: torch.linalg.vecdot."""
+    return torch.linalg.vecdot(a, b, dim=axis)

@@ -16,8 +16,12 @@ _I64 = torch.int64
 
 
 def _acc(a):
-    """The accumulation dtype of a float tensor: float32 for halves, float64 otherwise."""
-    return torch.float32 if a.dtype in _HALF else torch.float64
+    """The accumulation dtype of a float or complex tensor: float32 for halves, complex128 for
+    complex tensors, float64 otherwise."""
+    dt = a.dtype
+    if dt in _HALF:
+        return torch.float32
+    return torch.complex128 if dt is torch.complex64 or dt is torch.complex128 else torch.float64
 
 
 def _int64(a):
