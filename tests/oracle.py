@@ -53,8 +53,9 @@ def assert_close(actual, expected, rtol=None, atol=None, check_dtype=True, equal
             rtol = {"float16": 1e-3, "bfloat16": 1e-2, "float32": 1e-5}.get(actual.dtype.name, 1e-7)
         if atol is None:
             atol = {"float16": 1e-3, "bfloat16": 1e-2, "float32": 1e-6}.get(actual.dtype.name, 1e-9)
-        np.testing.assert_allclose(act.astype(np.float64), exp.astype(np.float64), rtol=rtol,
-                                   atol=atol, equal_nan=equal_nan)
+        wide = np.complex128 if "c" in (act.dtype.kind, exp.dtype.kind) else np.float64
+        np.testing.assert_allclose(act.astype(wide), exp.astype(wide), rtol=rtol, atol=atol,
+                                   equal_nan=equal_nan)
     else:
         np.testing.assert_array_equal(act, exp)
 
