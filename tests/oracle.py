@@ -50,9 +50,11 @@ def assert_close(actual, expected, rtol=None, atol=None, check_dtype=True, equal
     assert tuple(act.shape) == tuple(exp.shape), f"shape {act.shape} != {exp.shape}"
     if act.dtype.kind in "fc" or exp.dtype.kind in "fc":
         if rtol is None:
-            rtol = {"float16": 1e-3, "bfloat16": 1e-2, "float32": 1e-5}.get(actual.dtype.name, 1e-7)
+            rtol = {"float16": 1e-3, "bfloat16": 1e-2, "float32": 1e-5,
+                    "complex64": 1e-5}.get(actual.dtype.name, 1e-7)
         if atol is None:
-            atol = {"float16": 1e-3, "bfloat16": 1e-2, "float32": 1e-6}.get(actual.dtype.name, 1e-9)
+            atol = {"float16": 1e-3, "bfloat16": 1e-2, "float32": 1e-6,
+                    "complex64": 1e-6}.get(actual.dtype.name, 1e-9)
         wide = np.complex128 if "c" in (act.dtype.kind, exp.dtype.kind) else np.float64
         np.testing.assert_allclose(act.astype(wide), exp.astype(wide), rtol=rtol, atol=atol,
                                    equal_nan=equal_nan)
