@@ -9,6 +9,9 @@ __all__ = ["fft_c2c", "fft_r2c", "fft_c2r", "fft_freq"]
 
 
 def _as(r, dtype):
+    # torch's inverse transforms of real inputs may return a lazily conjugated view (its conj
+    # bit set), which NumPy and DLPack cannot read: resolve it here, once
+    r = r.resolve_conj()
     target = TORCH[dtype]
     return r if r.dtype == target else r.to(target)
 
