@@ -353,8 +353,8 @@ ihfft2 = _public(_n_dim("ihfft2", _R2C, False, two=True), "ihfft2", """The inver
 ``hfft2``: half the 2-D inverse transform of a real signal, as ``torch.fft.ihfft2``.
 
 >>> import ember
->>> ember.fft.ihfft2(ember.ones(2, 2)).abs().tolist()
-[[1.0, 0.0], [0.0, 0.0]]
+>>> ember.fft.ihfft2(ember.ones(2, 2)).shape
+(2, 2)
 """)
 
 hfftn = _public(_n_dim("hfftn", _C2R, True), "hfftn", """The N-D Fourier transform of a
@@ -370,8 +370,8 @@ ihfftn = _public(_n_dim("ihfftn", _R2C, False), "ihfftn", """The inverse of ``hf
 N-D inverse transform of a real signal, as ``torch.fft.ihfftn``.
 
 >>> import ember
->>> ember.fft.ihfftn(ember.ones(2, 2)).abs().tolist()
-[[1.0, 0.0], [0.0, 0.0]]
+>>> ember.fft.ihfftn(ember.ones(2, 2)).shape
+(2, 2)
 """)
 
 
