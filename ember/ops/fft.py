@@ -186,193 +186,216 @@ def _transform(op, x, arr, dt, dims, sizes, norm, shape_kind, forward):
     return record(out, out_dt, (x,), None, op)
 
 
-def _one_dim(op, shape_kind, forward):
-    real_only = shape_kind == _R2C
-
-    def fn(input, n=None, dim=-1, norm=None):
-        arr, dt = _signal(input, op, real_only)
-        dims, sizes = _dims_1d(input, n, dim, op)
-        norm = _norm(norm, op)
-        return _transform(op, input, arr, dt, dims, sizes, norm, shape_kind, forward)
-    return fn
+def _one_dim(op, shape_kind, forward, input, n, dim, norm):
+    arr, dt = _signal(input, op, shape_kind == _R2C)
+    dims, sizes = _dims_1d(input, n, dim, op)
+    norm = _norm(norm, op)
+    return _transform(op, input, arr, dt, dims, sizes, norm, shape_kind, forward)
 
 
-def _n_dim(op, shape_kind, forward, two=False):
-    real_only = shape_kind == _R2C
-    at_least_one = shape_kind != _C2C
-
-    if two:
-        def fn(input, s=None, dim=(-2, -1), norm=None):
-            arr, dt = _signal(input, op, real_only)
-            dims, sizes = _dims_nd(input, s, dim, op, at_least_one)
-            norm = _norm(norm, op)
-            return _transform(op, input, arr, dt, dims, sizes, norm, shape_kind, forward)
-    else:
-        def fn(input, s=None, dim=None, norm=None):
-            arr, dt = _signal(input, op, real_only)
-            dims, sizes = _dims_nd(input, s, dim, op, at_least_one)
-            norm = _norm(norm, op)
-            return _transform(op, input, arr, dt, dims, sizes, norm, shape_kind, forward)
-    return fn
+def _n_dim(op, shape_kind, forward, input, s, dim, norm):
+    arr, dt = _signal(input, op, shape_kind == _R2C)
+    dims, sizes = _dims_nd(input, s, dim, op, shape_kind != _C2C)
+    norm = _norm(norm, op)
+    return _transform(op, input, arr, dt, dims, sizes, norm, shape_kind, forward)
 
 
-def _public(fn, name, doc):
-    fn.__name__ = fn.__qualname__ = name
-    fn.__module__ = "ember.fft"
-    fn.__doc__ = doc
-    return fn
+def fft(input, n=None, dim=-1, norm=None):
+    """The 1-D discrete Fourier transform along ``dim`` (``n`` points: the input is trimmed or
+    padded with zeros), as ``torch.fft.fft``.
+
+    >>> import ember
+    >>> ember.fft.fft(ember.tensor([1.0, 2.0, 3.0, 4.0])).tolist()
+    [(10+0j), (-2+2j), (-2+0j), (-2-2j)]
+    """
+    return _one_dim("fft", _C2C, True, input, n, dim, norm)
 
 
-fft = _public(_one_dim("fft", _C2C, True), "fft", """The 1-D discrete Fourier transform along
-``dim`` (``n`` points: the input is trimmed or padded with zeros), as ``torch.fft.fft``.
+def ifft(input, n=None, dim=-1, norm=None):
+    """The 1-D inverse discrete Fourier transform along ``dim``, as ``torch.fft.ifft``.
 
->>> import ember
->>> ember.fft.fft(ember.tensor([1.0, 2.0, 3.0, 4.0])).tolist()
-[(10+0j), (-2+2j), (-2+0j), (-2-2j)]
-""")
+    >>> import ember
+    >>> ember.fft.ifft(ember.tensor([4.0, 0.0, 0.0, 0.0])).tolist()
+    [(1+0j), (1+0j), (1+0j), (1+0j)]
+    """
+    return _one_dim("ifft", _C2C, False, input, n, dim, norm)
 
-ifft = _public(_one_dim("ifft", _C2C, False), "ifft", """The 1-D inverse discrete Fourier
-transform along ``dim``, as ``torch.fft.ifft``.
 
->>> import ember
->>> ember.fft.ifft(ember.tensor([4.0, 0.0, 0.0, 0.0])).tolist()
-[(1+0j), (1+0j), (1+0j), (1+0j)]
-""")
+def rfft(input, n=None, dim=-1, norm=None):
+    """The 1-D Fourier transform of a real signal: the ``n // 2 + 1`` non-negative frequencies, as
+    ``torch.fft.rfft``.
 
-rfft = _public(_one_dim("rfft", _R2C, True), "rfft", """The 1-D Fourier transform of a real
-signal: the ``n // 2 + 1`` non-negative frequencies, as ``torch.fft.rfft``.
+    >>> import ember
+    >>> ember.fft.rfft(ember.tensor([1.0, 2.0, 3.0, 4.0])).tolist()
+    [(10+0j), (-2+2j), (-2+0j)]
+    """
+    return _one_dim("rfft", _R2C, True, input, n, dim, norm)
 
->>> import ember
->>> ember.fft.rfft(ember.tensor([1.0, 2.0, 3.0, 4.0])).tolist()
-[(10+0j), (-2+2j), (-2+0j)]
-""")
 
-irfft = _public(_one_dim("irfft", _C2R, False), "irfft", """The inverse of ``rfft``: a real
-signal of ``n`` points (default ``2 * (m - 1)``) from half a Hermitian spectrum, as
-``torch.fft.irfft``.
+def irfft(input, n=None, dim=-1, norm=None):
+    """The inverse of ``rfft``: a real signal of ``n`` points (default ``2 * (m - 1)``) from half a
+    Hermitian spectrum, as ``torch.fft.irfft``.
 
->>> import ember
->>> ember.fft.irfft(ember.fft.rfft(ember.tensor([1.0, 2.0, 3.0, 4.0]))).tolist()
-[1.0, 2.0, 3.0, 4.0]
->>> ember.fft.irfft(ember.tensor([4.0, 0.0, 0.0])).tolist()  # a real input: zero imaginary parts
-[1.0, 1.0, 1.0, 1.0]
-""")
+    >>> import ember
+    >>> ember.fft.irfft(ember.fft.rfft(ember.tensor([1.0, 2.0, 3.0, 4.0]))).tolist()
+    [1.0, 2.0, 3.0, 4.0]
+    >>> ember.fft.irfft(ember.tensor([4.0, 0.0, 0.0])).tolist()  # zero imaginary parts
+    [1.0, 1.0, 1.0, 1.0]
+    """
+    return _one_dim("irfft", _C2R, False, input, n, dim, norm)
 
-hfft = _public(_one_dim("hfft", _C2R, True), "hfft", """The 1-D Fourier transform of a signal
-with Hermitian symmetry, given by its first half: a real result of ``n`` points (default
-``2 * (m - 1)``), as ``torch.fft.hfft``.
 
->>> import ember
->>> ember.fft.hfft(ember.tensor([1.0, 0.0, 0.0])).tolist()
-[1.0, 1.0, 1.0, 1.0]
-""")
+def hfft(input, n=None, dim=-1, norm=None):
+    """The 1-D Fourier transform of a signal with Hermitian symmetry, given by its first half: a
+    real result of ``n`` points (default ``2 * (m - 1)``), as ``torch.fft.hfft``.
 
-ihfft = _public(_one_dim("ihfft", _R2C, False), "ihfft", """The inverse of ``hfft``: half the
-inverse Fourier transform of a real signal, as ``torch.fft.ihfft``.
+    >>> import ember
+    >>> ember.fft.hfft(ember.tensor([1.0, 0.0, 0.0])).tolist()
+    [1.0, 1.0, 1.0, 1.0]
+    """
+    return _one_dim("hfft", _C2R, True, input, n, dim, norm)
 
->>> import ember
->>> ember.fft.ihfft(ember.tensor([1.0, 1.0, 1.0, 1.0])).tolist()
-[(1-0j), -0j, -0j]
-""")
 
-fft2 = _public(_n_dim("fft2", _C2C, True, two=True), "fft2", """The 2-D discrete Fourier
-transform over ``dim`` (the last two dims by default), as ``torch.fft.fft2``.
+def ihfft(input, n=None, dim=-1, norm=None):
+    """The inverse of ``hfft``: half the inverse Fourier transform of a real signal, as
+    ``torch.fft.ihfft``.
 
->>> import ember
->>> ember.fft.fft2(ember.ones(2, 2)).tolist()
-[[(4+0j), 0j], [0j, 0j]]
-""")
+    >>> import ember
+    >>> ember.fft.ihfft(ember.tensor([1.0, 1.0, 1.0, 1.0])).tolist()
+    [(1-0j), -0j, -0j]
+    """
+    return _one_dim("ihfft", _R2C, False, input, n, dim, norm)
 
-ifft2 = _public(_n_dim("ifft2", _C2C, False, two=True), "ifft2", """The 2-D inverse discrete
-Fourier transform over ``dim`` (the last two dims by default), as ``torch.fft.ifft2``.
 
->>> import ember
->>> ember.fft.ifft2(ember.tensor([[4.0, 0.0], [0.0, 0.0]])).tolist()
-[[(1+0j), (1+0j)], [(1+0j), (1+0j)]]
-""")
+def fft2(input, s=None, dim=(-2, -1), norm=None):
+    """The 2-D discrete Fourier
+    transform over ``dim`` (the last two dims by default), as ``torch.fft.fft2``.
 
-fftn = _public(_n_dim("fftn", _C2C, True), "fftn", """The N-D discrete Fourier transform over
-``dim`` (every dim by default; the last ``len(s)`` dims when only ``s`` is given), as
-``torch.fft.fftn``.
+    >>> import ember
+    >>> ember.fft.fft2(ember.ones(2, 2)).tolist()
+    [[(4+0j), 0j], [0j, 0j]]
+    """
+    return _n_dim("fft2", _C2C, True, input, s, dim, norm)
 
->>> import ember
->>> ember.fft.fftn(ember.ones(2, 2)).tolist()
-[[(4+0j), 0j], [0j, 0j]]
-""")
 
-ifftn = _public(_n_dim("ifftn", _C2C, False), "ifftn", """The N-D inverse discrete Fourier
-transform over ``dim``, as ``torch.fft.ifftn``.
+def ifft2(input, s=None, dim=(-2, -1), norm=None):
+    """The 2-D inverse discrete
+    Fourier transform over ``dim`` (the last two dims by default), as ``torch.fft.ifft2``.
 
->>> import ember
->>> ember.fft.ifftn(ember.tensor([[4.0, 0.0], [0.0, 0.0]])).tolist()
-[[(1+0j), (1+0j)], [(1+0j), (1+0j)]]
-""")
+    >>> import ember
+    >>> ember.fft.ifft2(ember.tensor([[4.0, 0.0], [0.0, 0.0]])).tolist()
+    [[(1+0j), (1+0j)], [(1+0j), (1+0j)]]
+    """
+    return _n_dim("ifft2", _C2C, False, input, s, dim, norm)
 
-rfft2 = _public(_n_dim("rfft2", _R2C, True, two=True), "rfft2", """The 2-D Fourier transform
-of a real signal (the last transformed dim halved), as ``torch.fft.rfft2``.
 
->>> import ember
->>> ember.fft.rfft2(ember.ones(2, 2)).tolist()
-[[(4+0j), 0j], [0j, 0j]]
-""")
+def fftn(input, s=None, dim=None, norm=None):
+    """The N-D discrete Fourier transform over ``dim`` (every dim by default; the last ``len(s)``
+    dims when only ``s`` is given), as ``torch.fft.fftn``.
 
-irfft2 = _public(_n_dim("irfft2", _C2R, False, two=True), "irfft2", """The inverse of
-``rfft2``: a real result, as ``torch.fft.irfft2``.
+    >>> import ember
+    >>> ember.fft.fftn(ember.ones(2, 2)).tolist()
+    [[(4+0j), 0j], [0j, 0j]]
+    """
+    return _n_dim("fftn", _C2C, True, input, s, dim, norm)
 
->>> import ember
->>> ember.fft.irfft2(ember.tensor([[4.0, 0.0], [0.0, 0.0]])).tolist()
-[[1.0, 1.0], [1.0, 1.0]]
-""")
 
-rfftn = _public(_n_dim("rfftn", _R2C, True), "rfftn", """The N-D Fourier transform of a real
-signal (the last transformed dim halved), as ``torch.fft.rfftn``.
+def ifftn(input, s=None, dim=None, norm=None):
+    """The N-D inverse discrete Fourier transform over ``dim``, as ``torch.fft.ifftn``.
 
->>> import ember
->>> ember.fft.rfftn(ember.ones(2, 2)).shape
-(2, 2)
-""")
+    >>> import ember
+    >>> ember.fft.ifftn(ember.tensor([[4.0, 0.0], [0.0, 0.0]])).tolist()
+    [[(1+0j), (1+0j)], [(1+0j), (1+0j)]]
+    """
+    return _n_dim("ifftn", _C2C, False, input, s, dim, norm)
 
-irfftn = _public(_n_dim("irfftn", _C2R, False), "irfftn", """The inverse of ``rfftn``: a real
-result whose last transformed dim has ``s[-1]`` points (default ``2 * (m - 1)``), as
-``torch.fft.irfftn``.
 
->>> import ember
->>> ember.fft.irfftn(ember.tensor([[4.0, 0.0], [0.0, 0.0]])).tolist()
-[[1.0, 1.0], [1.0, 1.0]]
-""")
+def rfft2(input, s=None, dim=(-2, -1), norm=None):
+    """The 2-D Fourier transform
+    of a real signal (the last transformed dim halved), as ``torch.fft.rfft2``.
 
-hfft2 = _public(_n_dim("hfft2", _C2R, True, two=True), "hfft2", """The 2-D Fourier transform
-of a Hermitian-symmetric signal given by its half: a real result, as ``torch.fft.hfft2``.
+    >>> import ember
+    >>> ember.fft.rfft2(ember.ones(2, 2)).tolist()
+    [[(4+0j), 0j], [0j, 0j]]
+    """
+    return _n_dim("rfft2", _R2C, True, input, s, dim, norm)
 
->>> import ember
->>> ember.fft.hfft2(ember.tensor([[1.0, 0.0], [0.0, 0.0]])).tolist()
-[[1.0, 1.0], [1.0, 1.0]]
-""")
 
-ihfft2 = _public(_n_dim("ihfft2", _R2C, False, two=True), "ihfft2", """The inverse of
-``hfft2``: half the 2-D inverse transform of a real signal, as ``torch.fft.ihfft2``.
+def irfft2(input, s=None, dim=(-2, -1), norm=None):
+    """The inverse of
+    ``rfft2``: a real result, as ``torch.fft.irfft2``.
 
->>> import ember
->>> ember.fft.ihfft2(ember.ones(2, 2)).shape
-(2, 2)
-""")
+    >>> import ember
+    >>> ember.fft.irfft2(ember.tensor([[4.0, 0.0], [0.0, 0.0]])).tolist()
+    [[1.0, 1.0], [1.0, 1.0]]
+    """
+    return _n_dim("irfft2", _C2R, False, input, s, dim, norm)
 
-hfftn = _public(_n_dim("hfftn", _C2R, True), "hfftn", """The N-D Fourier transform of a
-Hermitian-symmetric signal given by its half (the last transformed dim): a real result, as
-``torch.fft.hfftn``.
 
->>> import ember
->>> ember.fft.hfftn(ember.tensor([[1.0, 0.0], [0.0, 0.0]])).tolist()
-[[1.0, 1.0], [1.0, 1.0]]
-""")
+def rfftn(input, s=None, dim=None, norm=None):
+    """The N-D Fourier transform of a real signal (the last transformed dim halved), as
+    ``torch.fft.rfftn``.
 
-ihfftn = _public(_n_dim("ihfftn", _R2C, False), "ihfftn", """The inverse of ``hfftn``: half the
-N-D inverse transform of a real signal, as ``torch.fft.ihfftn``.
+    >>> import ember
+    >>> ember.fft.rfftn(ember.ones(2, 2)).shape
+    (2, 2)
+    """
+    return _n_dim("rfftn", _R2C, True, input, s, dim, norm)
 
->>> import ember
->>> ember.fft.ihfftn(ember.ones(2, 2)).shape
-(2, 2)
-""")
+
+def irfftn(input, s=None, dim=None, norm=None):
+    """The inverse of ``rfftn``: a real result whose last transformed dim has ``s[-1]`` points
+    (default ``2 * (m - 1)``), as ``torch.fft.irfftn``.
+
+    >>> import ember
+    >>> ember.fft.irfftn(ember.tensor([[4.0, 0.0], [0.0, 0.0]])).tolist()
+    [[1.0, 1.0], [1.0, 1.0]]
+    """
+    return _n_dim("irfftn", _C2R, False, input, s, dim, norm)
+
+
+def hfft2(input, s=None, dim=(-2, -1), norm=None):
+    """The 2-D Fourier transform
+    of a Hermitian-symmetric signal given by its half: a real result, as ``torch.fft.hfft2``.
+
+    >>> import ember
+    >>> ember.fft.hfft2(ember.tensor([[1.0, 0.0], [0.0, 0.0]])).tolist()
+    [[1.0, 1.0], [1.0, 1.0]]
+    """
+    return _n_dim("hfft2", _C2R, True, input, s, dim, norm)
+
+
+def ihfft2(input, s=None, dim=(-2, -1), norm=None):
+    """The inverse of
+    ``hfft2``: half the 2-D inverse transform of a real signal, as ``torch.fft.ihfft2``.
+
+    >>> import ember
+    >>> ember.fft.ihfft2(ember.ones(2, 2)).shape
+    (2, 2)
+    """
+    return _n_dim("ihfft2", _R2C, False, input, s, dim, norm)
+
+
+def hfftn(input, s=None, dim=None, norm=None):
+    """The N-D Fourier transform of a Hermitian-symmetric signal given by its half (the last
+    transformed dim): a real result, as ``torch.fft.hfftn``.
+
+    >>> import ember
+    >>> ember.fft.hfftn(ember.tensor([[1.0, 0.0], [0.0, 0.0]])).tolist()
+    [[1.0, 1.0], [1.0, 1.0]]
+    """
+    return _n_dim("hfftn", _C2R, True, input, s, dim, norm)
+
+
+def ihfftn(input, s=None, dim=None, norm=None):
+    """The inverse of ``hfftn``: half the N-D inverse transform of a real signal, as
+    ``torch.fft.ihfftn``.
+
+    >>> import ember
+    >>> ember.fft.ihfftn(ember.ones(2, 2)).shape
+    (2, 2)
+    """
+    return _n_dim("ihfftn", _R2C, False, input, s, dim, norm)
 
 
 # -- frequencies and shifts ------------------------------------------------------------------------

@@ -54,7 +54,7 @@ def _in_dtypes(name):
     return ["float32", "float64"] if name in REAL_IN else ["complex64", "complex128"]
 
 
-# -- signatures -------------------------------------------------------------------------------------
+# -- signatures -----------------------------------------------------------------------------------
 
 P, K = inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.KEYWORD_ONLY
 SIGNATURES = {  # the 2024.12 stubs: (name, kind, default)
@@ -86,7 +86,7 @@ def test_options_are_keyword_only():
         xfft.fftfreq(4, 0.5)
 
 
-# -- the transforms against numpy.fft --------------------------------------------------------------
+# -- the transforms against numpy.fft -------------------------------------------------------------
 
 @pytest.mark.parametrize("name", ONE_D)
 @pytest.mark.parametrize("shape", [(6,), (3, 5), (2, 4, 3)])
@@ -168,7 +168,7 @@ def test_inverse_pairs_round_trip(rng):
                         norm=norm).numpy(), r, atol=1e-12)
 
 
-# -- where the standard leaves the behaviour open: ember follows PyTorch ---------------------------
+# -- where the standard leaves the behaviour open: ember follows PyTorch --------------------------
 
 def test_real_inputs_to_complex_transforms(rng):
     arr = _data(rng, (5,), "float64")
@@ -211,7 +211,7 @@ def test_errors_are_typed():
         xfft.fftn([1.0, 2.0])
 
 
-# -- frequencies and shifts -------------------------------------------------------------------------
+# -- frequencies and shifts -----------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", ["fftfreq", "rfftfreq"])
 @pytest.mark.parametrize("n", [1, 2, 5, 8, 31])
@@ -226,7 +226,8 @@ def test_frequencies_match_numpy(name, n):
         assert out.dtype == xp.float64
         np.testing.assert_allclose(out.numpy(), exp, rtol=1e-15)
     out = getattr(xfft, name)(n, device=ember.Device("cpu"))
-    assert out.device == ember.Device("cpu") and out.shape == (n // 2 + 1 if name == "rfftfreq" else n,)
+    assert out.device == ember.Device("cpu")
+    assert out.shape == (n // 2 + 1 if name == "rfftfreq" else n,)
 
 
 def test_frequency_dtypes_must_be_real_floats():

@@ -21,7 +21,21 @@ def _as(r, dtype):
     return r if r.dtype == target else r.astype(target)
 
 
-@allocates()
+def _result_shape(a, s, dims, norm, forward, dtype, half=False):
+    """The shape of a transform's result, for the allocation guard's message."""
+    shape = list(a.shape)
+    for d, n in zip(dims, s):
+        shape[d] = n
+    if half:
+        shape[dims[-1]] = s[-1] // 2 + 1
+    return tuple(shape)
+
+
+def _half_shape(*args):
+    return _result_shape(*args, half=True)
+
+
+@allocates(_result_shape)
 @_warnings_off
 def fft_c2c(a, s, dims, norm, forward, dtype):
     """The N-D transform (``forward``) or inverse transform of ``a`` over ``dims``."""
@@ -29,7 +43,7 @@ def fft_c2c(a, s, dims, norm, forward, dtype):
     return _as(f(a, s, dims, norm), dtype)
 
 
-@allocates()
+@allocates(_half_shape)
 @_warnings_off
 def fft_r2c(a, s, dims, norm, forward, dtype):
     """rfftn (``forward``) or ihfftn of the real ``a``: the last dim halved."""
@@ -39,7 +53,7 @@ def fft_r2c(a, s, dims, norm, forward, dtype):
     return _as(np.conj(np.fft.rfftn(a, s, dims, _SWAP[norm])), dtype)
 
 
-@allocates()
+@allocates(_result_shape)
 @_warnings_off
 def fft_c2r(a, s, dims, norm, forward, dtype):
     """hfftn (``forward``) or irfftn of ``a`` (half a Hermitian spectrum in the last dim): a
