@@ -43,7 +43,6 @@ __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rf
            "rfftfreq", "fftshift", "ifftshift"]
 
 _NORMS = ("backward", "ortho", "forward")
-_HALF = (_dt.float16, _dt.bfloat16)
 
 # the three transform shapes: complex to complex, real to (half) complex, (half) complex to real
 _C2C, _R2C, _C2R = "c2c", "r2c", "c2r"
@@ -52,7 +51,7 @@ _C2C, _R2C, _C2R = "c2c", "r2c", "c2r"
 # -- argument checks -------------------------------------------------------------------------------
 
 def _signal(x, op, real_only):
-    """The input's backend array and the dtype the transform computes in (checks first)."""
+    """The dtype the transform of ``x`` computes in (after the checks of the input)."""
     check_tensor(x, op, "input")
     dt = x._dtype
     kind = dt.kind
@@ -68,8 +67,8 @@ def _signal(x, op, real_only):
         raise KindError(f"{op}: input is tracked (it requires grad): ember has no gradients "
                         "through the fft ops; detach it or compute under ember.no_grad()")
     if kind == "bool" or kind == "int":  # PyTorch computes in the default float dtype
-        return x._device.backend.cast(x._data, _dt.default_float), _dt.default_float
-    return x._data, dt
+        return _dt.default_float
+    return dt
 
 
 def _norm(norm, op):
@@ -138,9 +137,10 @@ def _dims_nd(x, s, dim, op, at_least_one):
 
 # -- the transform ---------------------------------------------------------------------------------
 
-def _transform(op, x, arr, dt, dims, sizes, norm, shape_kind, forward):
-    """Run a checked transform: ``sizes[i]`` is the signal size along ``dims[i]`` (None: the
-    default), the last dim being the Hermitian one of r2c/c2r transforms."""
+def _transform(op, x, dt, dims, sizes, norm, shape_kind, forward):
+    """Run a checked transform of ``x`` computed in ``dt``: ``sizes[i]`` is the signal size
+    along ``dims[i]`` (None: the default), the last dim being the Hermitian one of r2c/c2r
+    transforms."""
     in_shape = x.shape
     sizes = list(sizes)
     last = len(dims) - 1
@@ -171,8 +171,11 @@ def _transform(op, x, arr, dt, dims, sizes, norm, shape_kind, forward):
     cdt = _dt.complex_of(dt)
     out_dt = _dt.real_of(cdt) if shape_kind == _C2R else cdt
     be = x._device.backend
-    if not dims:  # fftn over no dims: the input as a complex tensor, as PyTorch
+    arr = x._data if dt is x._dtype else be.cast(x._data, dt)  # bool and int inputs
+    if not dims:  # fftn over no dims: a complex copy of the input, as PyTorch
         out = be.cast(arr, out_dt)
+        if out is arr:
+            out = be.copy(arr)
     elif 0 in out_shape or 0 in in_shape:
         # an empty batch, or an empty signal padded with zeros: the transform is all zeros
         # (PyTorch's MKL path fails on empty batches; the answer is not in doubt)
@@ -187,17 +190,17 @@ def _transform(op, x, arr, dt, dims, sizes, norm, shape_kind, forward):
 
 
 def _one_dim(op, shape_kind, forward, input, n, dim, norm):
-    arr, dt = _signal(input, op, shape_kind == _R2C)
+    dt = _signal(input, op, shape_kind == _R2C)
     dims, sizes = _dims_1d(input, n, dim, op)
     norm = _norm(norm, op)
-    return _transform(op, input, arr, dt, dims, sizes, norm, shape_kind, forward)
+    return _transform(op, input, dt, dims, sizes, norm, shape_kind, forward)
 
 
 def _n_dim(op, shape_kind, forward, input, s, dim, norm):
-    arr, dt = _signal(input, op, shape_kind == _R2C)
+    dt = _signal(input, op, shape_kind == _R2C)
     dims, sizes = _dims_nd(input, s, dim, op, shape_kind != _C2C)
     norm = _norm(norm, op)
-    return _transform(op, input, arr, dt, dims, sizes, norm, shape_kind, forward)
+    return _transform(op, input, dt, dims, sizes, norm, shape_kind, forward)
 
 
 def fft(input, n=None, dim=-1, norm=None):

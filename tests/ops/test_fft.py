@@ -192,6 +192,15 @@ def test_n_dim_on_four_dims_with_lists(rng):
     _check(efft.hfftn(x, s=[3, 3, 3]), torch.fft.hfftn(t, s=[3, 3, 3]))
 
 
+@pytest.mark.numpy_only
+def test_fftn_over_no_dims_is_a_copy():
+    arr = np.ones((2, 3), dtype="complex64")
+    out = efft.fftn(ember.from_numpy(arr), dim=())
+    arr[0, 0] = 5  # the owner of a from_numpy array may still write it
+    assert out.tolist() == [[1, 1, 1], [1, 1, 1]]
+    assert out.dtype == ember.complex64
+
+
 def test_zero_dim_inputs(rng):
     x, t = _pair(np.asarray(2.5, dtype="float64"))
     _check(efft.fftn(x), torch.fft.fftn(t))
