@@ -44,6 +44,7 @@ from .io.checkpoint import load, save  # noqa: E402  (ember.save / ember.load, a
 from . import return_types  # noqa: E402
 from .threads import get_num_threads, set_num_threads  # noqa: E402
 from . import linalg  # noqa: E402,F811  (the torch.linalg namespace)
+from . import fft  # noqa: E402,F811  (the torch.fft namespace)
 
 # PyTorch's dtype aliases. They shadow the builtins in this module's namespace only, so they
 # come last; no other module of ember sees them.

@@ -22,13 +22,13 @@ if torch is None:  # pragma: no cover
     raise DeviceError("the torch backend needs PyTorch: pip install 'ember[torch]'")
 
 from . import (array_api, bitwise, color, compare, components, core, creation, distributed,  # noqa: E402
-               dlpack, elementwise, indexing, io, linalg, morphology, movement, nn, optim,
+               dlpack, elementwise, fft, indexing, io, linalg, morphology, movement, nn, optim,
                quantization, random, reduce, sampling, scan, segments, slicing, sort,
                suppression, threads)
 
 FAMILIES = (core, creation, movement, segments, slicing, elementwise, bitwise, compare, reduce,
             scan, sort, indexing, linalg, random, nn, optim, io, threads, sampling, quantization,
-            color, morphology, components, suppression, distributed, dlpack, array_api)
+            color, morphology, components, suppression, distributed, dlpack, array_api, fft)
 name = "torch"
 _tables = {}
 _lock = threading.Lock()
