@@ -68,7 +68,7 @@ MOVEMENT = {  # every movement, slicing, indexing and segment op
     "slice", "slice_assign", "slice_dim", "slice_fill", "mask_fill", "mask_where",
     "mask_select", "take", "gather_nd", "scatter_nd", "swap_dims", "squeeze_dim",
     "squeeze_dims", "unsqueeze_dim", "unsqueeze_dims", "unsqueeze_to", "roll_dim", "iter_dim",
-    "unfold", "shrink", "__getitem__", "__setitem__", "__iter__", "__len__",
+    "unfold", "shrink", "__getitem__", "__setitem__", "__iter__", "__len__", "index_select",
     "fft.fftshift", "fft.ifftshift",
     "F.pad",  # nn.functional's pad is Tensor.pad (constant, reflect, ...): it moves values
 }
@@ -108,6 +108,7 @@ FFT = {  # every function of ember.fft; the real-input ones refuse a complex inp
     "fft.fft", "fft.ifft", "fft.fft2", "fft.ifft2", "fft.fftn", "fft.ifftn", "fft.rfft",
     "fft.irfft", "fft.rfft2", "fft.irfft2", "fft.rfftn", "fft.irfftn", "fft.hfft", "fft.ihfft",
     "fft.hfft2", "fft.ihfft2", "fft.hfftn", "fft.ihfftn", "fft.fftfreq", "fft.rfftfreq",
+    "fft.fftshift", "fft.ifftshift",
 }
 COMPLEX_OPS = CREATION | DATA | CASTS | MOVEMENT | ARITHMETIC | PARTS | FLOAT_MATH | TESTS \
     | REDUCTIONS | LINALG | FFT
@@ -133,11 +134,12 @@ REAL_RESULT = {
     "fft.hfftn", "fft.fftfreq", "fft.rfftfreq", "__dlpack_device__", "__len__", "__bool__",
     "__repr__", "__str__", "__format__", "__array__", "numpy", "tolist",
 } | CASTS
-# fft's real-input transforms take real tensors only (as torch.fft.rfft): a complex input
-# raises KindError, as an op outside the list.
 # Results that may be int indices (``where(cond)``: the indices of the nonzero elements).
 INDEX_RESULT = {"where"}
-REAL_INPUT = {"fft.rfft", "fft.rfft2", "fft.rfftn", "fft.ihfft", "fft.ihfft2", "fft.ihfftn"}
+# fft's real-input transforms take real tensors only (as torch.fft.rfft), and
+# ``complex(real, imag)`` and ``polar(abs, angle)`` build complex tensors from real ones (as
+# torch.complex and torch.polar): a complex input raises KindError, as for an unlisted op.
+REAL_INPUT = {"complex", "polar", "fft.rfft", "fft.rfft2", "fft.rfftn", "fft.ihfft", "fft.ihfft2", "fft.ihfftn"}
 
 # Operators checked besides the public methods (the fuzz leaves dunders out).
 DUNDERS = [
@@ -499,7 +501,7 @@ def _gate():
             if name not in NO_PATTERN:
                 uncovered.append(label)
             continue
-        takes = name in COMPLEX_OPS and name not in REAL_INPUT
+        takes = (name in COMPLEX_OPS or name.startswith("fft.")) and name not in REAL_INPUT
         successes = 0
         for shape, args_p, kwargs_p in found:
             inputs = _inputs(shape, True)
@@ -551,3 +553,107 @@ def test_complex_gate_whole_api(capsys):
     assert not uncovered, ("callables no float pattern reaches and NO_PATTERN does not list: "
                            + ", ".join(uncovered))
     assert not failures, f"{len(failures)} gate failures:\n" + "\n".join(failures)
+
+
+# -- creation with dtype=complex64 (docs/complex.md, "Creation and data") ---------------------
+
+def _float23():
+    return _inputs((2, 3), False)["X"]
+
+
+CREATES_COMPLEX = [  # (label, call): each must give a complex tensor, without a warning
+    ("zeros", lambda dt: ember.zeros(2, 3, dtype=dt)),
+    ("ones", lambda dt: ember.ones(2, 3, dtype=dt)),
+    ("full", lambda dt: ember.full((2, 3), 1.5, dtype=dt)),
+    ("full complex fill", lambda dt: ember.full((2, 3), 1 + 2j, dtype=dt)),
+    ("empty", lambda dt: ember.empty(2, 3, dtype=dt)),
+    ("zeros_like", lambda dt: ember.zeros_like(_float23(), dtype=dt)),
+    ("ones_like", lambda dt: ember.ones_like(_float23(), dtype=dt)),
+    ("full_like", lambda dt: ember.full_like(_float23(), 2j, dtype=dt)),
+    ("empty_like", lambda dt: ember.empty_like(_float23(), dtype=dt)),
+    ("eye", lambda dt: ember.eye(3, dtype=dt)),
+    ("linspace", lambda dt: ember.linspace(0, 1, 5, dtype=dt)),
+    ("tensor", lambda dt: ember.tensor([1.0, 2.0], dtype=dt)),
+    ("tensor of complex values", lambda dt: ember.tensor([1 + 2j, -1j], dtype=dt)),
+]
+REFUSES_COMPLEX = [  # (label, call): each must raise KindError
+    ("arange", lambda dt: ember.arange(3, dtype=dt)),
+    ("arange_step", lambda dt: ember.arange_step((0, 6), 2, dtype=dt)),
+    ("rand", lambda dt: ember.rand(2, 3, dtype=dt)),
+    ("randn", lambda dt: ember.randn(2, 3, dtype=dt)),
+    ("randint", lambda dt: ember.randint(0, 5, (2, 3), dtype=dt)),
+    ("randperm", lambda dt: ember.randperm(4, dtype=dt)),
+    ("random", lambda dt: ember.random((2, 3), dtype=dt)),
+    ("random_like", lambda dt: _float23().random_like(dtype=dt)),
+    ("zeros requires_grad", lambda dt: ember.zeros(2, dtype=dt, requires_grad=True)),
+    ("rand_like of complex", lambda dt: ember.zeros(2, dtype=dt).random_like()),
+]
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("label,call", CREATES_COMPLEX, ids=[c[0] for c in CREATES_COMPLEX])
+def test_creation_gives_complex(label, call, dtype):
+    dt = getattr(ember, dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        t = call(dt)
+    assert t.dtype is dt
+    if label in ("ones", "ones_like"):
+        assert t.tolist()[0][0] == 1 + 0j
+    if label == "full complex fill":
+        assert t.tolist()[1][2] == 1 + 2j
+    if label == "full_like":
+        assert t.tolist()[0][0] == 2j
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("label,call", REFUSES_COMPLEX, ids=[c[0] for c in REFUSES_COMPLEX])
+def test_creation_refuses_complex(label, call, dtype):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(KindError, match="complex"):
+            call(getattr(ember, dtype))
+
+
+def test_require_grad_refuses_complex():
+    with pytest.raises(KindError, match="require_grad"):
+        ember.ones(2, dtype=ember.complex64).require_grad()
+    with pytest.raises(KindError):
+        ember.ones(2, dtype=ember.complex128).set_require_grad(True)
+    z = ember.ones(2, dtype=ember.complex64)
+    assert z.set_require_grad(False).is_require_grad() is False
+
+
+# The names docs/complex.md spells out (COMPLEX_OPS adds Burn's spellings and the operators).
+DOC_NAMES = {
+    "tensor", "from_numpy", "zeros", "ones", "full", "empty", "zeros_like", "ones_like",
+    "full_like", "empty_like", "eye", "linspace", "tolist", "item", "numpy", "clone", "detach",
+    "to_device", "contiguous", "reshape", "permute", "flip", "cat", "stack", "split", "gather",
+    "index_select", "where", "masked_fill", "scatter", "tril", "triu", "repeat", "roll", "pad",
+    "add", "sub", "mul", "div", "neg", "pow", "reciprocal", "square", "real", "imag", "conj",
+    "angle", "abs", "complex", "polar", "exp", "expm1", "log", "log1p", "log2", "log10", "sqrt",
+    "rsqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh", "asin", "acos", "atan", "asinh",
+    "acosh", "atanh", "sign", "sgn", "round", "isnan", "isinf", "isfinite", "equal", "eq",
+    "not_equal", "ne", "isclose", "allclose", "all_close", "sum", "prod", "mean", "cumsum",
+    "cumprod", "count_nonzero", "any", "all", "matmul", "dot", "vecdot", "outer", "tensordot",
+    "einsum", "trace", "diagonal", "linalg.det", "linalg.inv", "linalg.solve",
+    "linalg.cholesky", "linalg.qr", "linalg.svd", "linalg.svdvals", "linalg.eigh",
+    "linalg.eigvalsh", "linalg.slogdet", "linalg.pinv", "linalg.matrix_rank",
+    "linalg.matrix_power", "linalg.vector_norm", "linalg.matrix_norm",
+} | FFT
+
+
+def test_complex_ops_exist():
+    """Every name docs/complex.md spells out is a public function, method or operator of
+    ember, and COMPLEX_OPS has it (the families add them; this lists the ones missing)."""
+    assert DOC_NAMES <= COMPLEX_OPS | {"index_select"}, DOC_NAMES - COMPLEX_OPS
+    missing = []
+    for name in sorted(DOC_NAMES):
+        module, dot, short = name.rpartition(".")
+        if dot:
+            where = F if module == "F" else getattr(ember, module, None)
+            if where is None or not hasattr(where, short):
+                missing.append(name)
+        elif not (hasattr(ember, name) or hasattr(ember.Tensor, name)):
+            missing.append(name)
+    assert not missing, "docs/complex.md names missing from ember: " + ", ".join(missing)
