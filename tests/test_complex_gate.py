@@ -320,7 +320,8 @@ def _run(target, is_method, args, kwargs):
             value = _call(target, is_method, args, kwargs)
             if inspect.isgenerator(value) or type(value).__name__ in ("generator", "map"):
                 value = list(value)
-            outcome = "ok"
+            # an operator's NotImplemented (Python then tries the other operand) is no result
+            outcome = "na" if value is NotImplemented else "ok"
         except KindError as e:
             outcome, value = "kind", e
         except EmberError as e:
@@ -442,6 +443,10 @@ for _name in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
         NO_PATTERN[_name + "_scalar"] = ("kind", lambda n=_name: getattr(_c(), n + "_scalar")(1))
 for _name in ("bitwise_not", "bool_not"):
     NO_PATTERN[_name] = ("kind", lambda n=_name: getattr(_c(), n)())
+# the bitwise operators (int and bool tensors only), each with a complex operand
+for _name in ("and", "or", "xor", "lshift", "rshift"):
+    NO_PATTERN[f"__{_name}__"] = ("kind", lambda n=_name: getattr(_c(), f"__{n}__")(_c()))
+    NO_PATTERN[f"__r{_name}__"] = ("kind", lambda n=_name: getattr(_c(), f"__r{n}__")(_c()))
 
 # Callables that take no tensor and no dtype: a complex tensor cannot reach them.
 NO_TENSOR = {"cartesian_grid", "diag_mask", "tril_mask", "triu_mask"}
