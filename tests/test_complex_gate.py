@@ -26,18 +26,12 @@ import pytest
 import ember
 from ember import nn
 from ember.errors import EmberError, KindError
+from test_fuzz import SKIP as FUZZ_SKIP
 
 F = nn.functional
 
-# Stateful or process-wide functions (test_fuzz.py's SKIP): each has its own tests.
-SKIP = {
-    "manual_seed", "seed", "set_default_device", "set_default_dtype", "set_num_threads",
-    "set_grad_enabled", "enable_grad", "no_grad", "inference_mode", "set_printoptions",
-    "save", "load", "save_file", "load_file", "load_record", "save_record", "try_load_file",
-    "try_load_record", "to_data_async", "into_data_async", "train", "main",
-    "init_process_group", "destroy_process_group", "barrier", "set_distributed",
-    "set_rng_state", "get_rng_state", "initial_seed",
-}
+# Stateful or process-wide functions: test_fuzz.py's SKIP, and the generator's state.
+SKIP = FUZZ_SKIP | {"set_rng_state", "get_rng_state", "initial_seed"}
 
 # ---------------------------------------------------------------------------------------------
 # The names docs/complex.md lists as taking complex tensors, as ember spells them (functions,
