@@ -51,6 +51,9 @@ def _tensors(rng):
         ember.tensor(3),                                          # 0-d int
         ember.tensor([1.0, 2.0], dtype="float16"),
         ember.ones(2, 3).require_grad(),                          # tracked leaf
+        ember.from_numpy((rng.standard_normal((2, 3))            # complex64 (docs/complex.md)
+                          + 1j * rng.standard_normal((2, 3))).astype(np.complex64)),
+        ember.from_numpy(np.array([1j, -0.0, complex("nan+1j")], np.complex128)),
     ]
 
 

@@ -2,6 +2,7 @@
 
 from operator import attrgetter
 
+from .. import dtypes as _dt
 from ..errors import DeviceError, GraphError, InvalidParameterError, KindError, ShapeMismatchError
 from ..tensor import Tensor, tensor_method, wrap
 from .engine import Gradients, run_backward
@@ -39,6 +40,8 @@ def set_require_grad(self, require_grad):
     if self._ad is None:
         raise GraphError("require_grad: autodiff is disabled for this tensor; call autodiff() first")
     if self._dtype.kind != "float":
+        if self._dtype.kind == "complex":  # docs/complex.md: no gradients through complex
+            raise _dt.complex_error("require_grad", "self", self._dtype)
         raise KindError(f"require_grad: only float tensors can require grad, this one is "
                         f"{self._dtype.name}")
     if node is not None and not (node.backward is None and not node.parents):
@@ -201,6 +204,8 @@ def backward(self, seed=None):
     [2.0, 4.0, 6.0]
     """
     if self._dtype.kind != "float":
+        if self._dtype.kind == "complex":  # docs/complex.md: no gradients through complex
+            raise _dt.complex_error("backward", "self", self._dtype)
         raise KindError(f"backward: only float tensors have gradients, this one is "
                         f"{self._dtype.name}")
     if seed is not None and not isinstance(seed, Tensor):

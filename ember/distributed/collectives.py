@@ -97,6 +97,13 @@ def _run(g, op, call, async_op, finish):
     return finish()
 
 
+def _check_tensor(tensor, op):
+    """A Tensor of a real kind: docs/complex.md, distributed takes real tensors only."""
+    check_tensor(tensor, op)
+    if tensor._dtype.kind == "complex":
+        raise _dt.complex_error(op, "tensor", tensor._dtype)
+
+
 def _check_op(op, name, tensor):
     if name not in REDUCE_OPS:
         raise InvalidParameterError(f"{op}: op {name!r} is unknown; expected one of {REDUCE_OPS}",
@@ -122,7 +129,7 @@ def all_reduce(tensor, op="sum", async_op=False):
     >>> dist.destroy_process_group()
     """
     g = group("all_reduce")
-    check_tensor(tensor, "all_reduce")
+    _check_tensor(tensor, "all_reduce")
     _check_op("all_reduce", op, tensor)
     be = tensor._device.backend
     buffer = be.dist_copy(tensor._data)
@@ -156,7 +163,7 @@ def broadcast(tensor, src=0, async_op=False):
     >>> dist.destroy_process_group()
     """
     g = group("broadcast")
-    check_tensor(tensor, "broadcast")
+    _check_tensor(tensor, "broadcast")
     _check_rank("broadcast", "src", src, g.world_size)
     be = tensor._device.backend
     buffer = be.dist_copy(tensor._data)
@@ -176,7 +183,7 @@ def all_gather(tensor, async_op=False):
     >>> dist.destroy_process_group()
     """
     g = group("all_gather")
-    check_tensor(tensor, "all_gather")
+    _check_tensor(tensor, "all_gather")
     world, shape, dtype = g.world_size, tuple(tensor.shape), tensor._dtype
     be = tensor._device.backend
     source = be.dist_torch(be.dist_copy(tensor._data))
@@ -203,7 +210,7 @@ def reduce_scatter(tensor, op="sum", async_op=False):
     >>> dist.destroy_process_group()
     """
     g = group("reduce_scatter")
-    check_tensor(tensor, "reduce_scatter")
+    _check_tensor(tensor, "reduce_scatter")
     _check_op("reduce_scatter", op, tensor)
     world = g.world_size
     if tensor.ndim == 0 or tensor.shape[0] % world:

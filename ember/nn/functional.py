@@ -44,6 +44,8 @@ def _float_tensor(x, op, param="input"):
     """``x`` itself; InvalidParameterError unless a Tensor, KindError unless a float one."""
     check_tensor(x, op, param)
     if x._dtype.kind != "float":
+        if x._dtype.kind == "complex":  # docs/complex.md: nn takes real tensors only
+            raise _dt.complex_error(op, param, x._dtype)
         raise KindError(f"{op}: {param} has dtype {x._dtype.name}; expected a float tensor "
                         f"(cast it with .float())")
     return x
@@ -61,6 +63,8 @@ def _float_math(x, op, param="input"):
         return x
     if kind == "int":
         return x.cast(_dt.default_float)
+    if kind == "complex":  # docs/complex.md: nn takes real tensors only
+        raise _dt.complex_error(op, param, x._dtype)
     raise KindError(f"{op}: not defined for bool tensors ({param}); expected a float or int "
                     "tensor")
 
@@ -126,7 +130,10 @@ def _real(value, op, param, low=None, high=None):
             raise InvalidParameterError(
                 f"{op}: {param} must be a real number, got {type(value).__name__} {value!r}",
                 param, value)
+        held = value
         value = item()
+        if isinstance(value, complex):  # a complex 0-d tensor: no real number to take
+            raise _dt.complex_error(op, param, held.dtype)
     value = float(value)
     if math.isnan(value) or (low is not None and value < low) or (
             high is not None and value > high):
@@ -179,6 +186,8 @@ def relu(input):
     """
     check_tensor(input, "relu", "input")
     if input._dtype.kind != "float":
+        if input._dtype.kind == "complex":  # docs/complex.md: nn takes real tensors only
+            raise _dt.complex_error("relu", "input", input._dtype)
         return input.relu()  # ints keep their dtype; bools raise Tensor.relu's KindError
     xd = input._data
     be = input._device.backend
@@ -215,6 +224,8 @@ def sigmoid(input):
     [0.5]
     """
     check_tensor(input, "sigmoid", "input")
+    if input._dtype.kind == "complex":  # docs/complex.md: nn takes real tensors only
+        raise _dt.complex_error("sigmoid", "input", input._dtype)
     return input.sigmoid()
 
 
@@ -227,6 +238,8 @@ def tanh(input):
     [0.0]
     """
     check_tensor(input, "tanh", "input")
+    if input._dtype.kind == "complex":  # docs/complex.md: nn takes real tensors only
+        raise _dt.complex_error("tanh", "input", input._dtype)
     return input.tanh()
 
 
@@ -817,6 +830,8 @@ def dropout(input, p=0.5, training=True):
                                     "training", training)
     x = input
     if x._dtype.kind != "float":
+        if x._dtype.kind == "complex":
+            raise _dt.complex_error(op, "input", x._dtype)
         raise KindError(f"{op}: input has dtype {x._dtype.name}; expected a float tensor")
     if not training or p == 0.0:
         return x
@@ -920,7 +935,9 @@ def _class_args(op, input, target, weight, ignore_index):
     tkind = target._dtype.kind
     unbatched = x.ndim == 1
     C = x.shape[0] if unbatched else x.shape[1]
-    if tkind == "bool":
+    if tkind == "bool" or tkind == "complex":
+        if tkind == "complex":
+            raise _dt.complex_error(op, "target", target._dtype)
         raise KindError(f"{op}: target has dtype bool; expected class indices (int) or class "
                         "probabilities (float)")
     probs = tkind == "float"
@@ -1041,7 +1058,10 @@ def _pair_loss(op, kind, input, target, reduction):
     reduction = _reduction(reduction, op)
     x = _float_tensor(input, op, "input")
     check_tensor(target, op, "target")
-    if target._dtype.kind == "bool":
+    tkind = target._dtype.kind
+    if tkind == "bool" or tkind == "complex":
+        if tkind == "complex":
+            raise _dt.complex_error(op, "target", target._dtype)
         raise KindError(f"{op}: target has dtype bool; expected a float or int tensor")
     be = _backend((x, target), op)
     t = target if target._dtype.kind == "float" else target.cast(x._dtype)
@@ -1100,7 +1120,10 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean
     reduction = _reduction(reduction, op)
     x = _float_tensor(input, op, "input")
     check_tensor(target, op, "target")
-    if target._dtype.kind == "bool":
+    tkind = target._dtype.kind
+    if tkind == "bool" or tkind == "complex":
+        if tkind == "complex":
+            raise _dt.complex_error(op, "target", target._dtype)
         raise KindError(f"{op}: target has dtype bool; expected a float tensor")
     t = target if target._dtype.kind == "float" else target.cast(x._dtype)
     if tuple(t.shape) != tuple(x.shape):

@@ -50,6 +50,8 @@ def _shape(shape, op):
 def _dtype(dtype, op):
     dt = _dt.default_float if dtype is None else _dt.as_dtype(dtype)
     if dt.kind != "float":
+        if dt.kind == "complex":  # docs/complex.md: nn takes real tensors only
+            raise _dt.complex_error(op, "dtype", dt)
         raise KindError(f"{op}: dtype {dt.name} is not a float dtype; expected a float dtype")
     return dt
 
@@ -345,6 +347,8 @@ def _target(tensor, op, float_only=True):
     if not isinstance(tensor, Tensor):
         raise InvalidParameterError(f"{op}: tensor must be a Tensor, got "
                                     f"{type(tensor).__name__}", "tensor", tensor)
+    if tensor._dtype.kind == "complex":  # docs/complex.md: nn takes real tensors only
+        raise _dt.complex_error(op, "tensor", tensor._dtype)
     if float_only and tensor._dtype.kind != "float":
         raise KindError(f"{op}: tensor has dtype {tensor._dtype.name}; expected a float tensor")
     return tensor

@@ -59,6 +59,8 @@ def _bool(v, layer, param):
 def _float_dtype(dtype, layer):
     dt = _dt.default_float if dtype is None else _dt.as_dtype(dtype)
     if dt.kind != "float":
+        if dt.kind == "complex":  # docs/complex.md: nn takes real tensors only
+            raise _dt.complex_error(layer, "dtype", dt)
         raise KindError(f"{layer}: dtype {dt.name} is not a float dtype; expected a float dtype")
     return dt
 

@@ -86,6 +86,9 @@ def Parameter(data, requires_grad=True):
         t = wrap(data._data, data._dtype)
     else:
         t = as_tensor(data, None, "Parameter")
+    if t._dtype.kind == "complex":  # docs/complex.md: nn takes real tensors only
+        raise _dt.complex_error("Parameter", "data", t._dtype)
+    if not isinstance(data, Tensor):
         if t.kind != "float" and requires_grad:
             t = t.cast(_dt.default_float)
     if not isinstance(requires_grad, bool):
@@ -651,6 +654,8 @@ class Module:
         if dtype is not None:
             dt = _dt.as_dtype(dtype)
             if dt.kind != "float":
+                if dt.kind == "complex":
+                    raise _dt.complex_error("to", "dtype", dt)
                 raise KindError(f"to: dtype {dt.name} is not a float dtype; modules cast their "
                                 "float tensors only")
         if device is not None:

@@ -382,6 +382,8 @@ def _check_input(self, scheme, op):
     """The common checks: a float Tensor, a QuantScheme, a shape the level fits."""
     check_tensor(self, op, "self")
     if self._dtype.kind != "float":
+        if self._dtype.kind == "complex":
+            raise _dt.complex_error(op, "self", self._dtype)
         raise KindError(f"{op}: only float tensors can be quantized, this one is "
                         f"{self._dtype.name}; expected a float tensor")
     if not isinstance(scheme, QuantScheme):
@@ -501,4 +503,6 @@ def dequantize(self):
     check_tensor(self, "dequantize", "self")
     if self.__class__ is QuantizedTensor:
         return wrap(self._data, self._dtype, self._ad)
+    if self._dtype.kind == "complex":  # docs/complex.md: quantization takes real tensors only
+        raise _dt.complex_error("dequantize", "self", self._dtype)
     return self

@@ -428,6 +428,8 @@ def _sample(be, shape, dist, dtype, op, gen=None):
         if kind == "normal":
             return be.random_normal_int(shape, params[0], params[1], npd, gen)
         return be.random_bernoulli(shape, params[0], npd, gen)
+    if dtype.kind == "complex":  # docs/complex.md: random takes real tensors only
+        raise _dt.complex_error(op, "dtype", dtype)
     if kind == "default":
         return be.random_bernoulli(shape, 0.5, npd, gen)
     if kind == "bernoulli":
@@ -493,7 +495,12 @@ def random_like(self, distribution=None, dtype=None, *, generator=None):
         raise KindError(f"{op}: the tensor is quantized; quantized tensor creation is not "
                         "supported (call dequantize() first)")
     dist = _distribution(distribution, op)
-    dtype = self._dtype if dtype is None else _dt.as_dtype(dtype)
+    if dtype is None:
+        dtype = self._dtype
+        if dtype.kind == "complex":
+            raise _dt.complex_error(op, "self", dtype)
+    else:
+        dtype = _dt.as_dtype(dtype)
     be, gen = _source(generator, self._device, op)
     return wrap(_sample(be, tuple(self._data.shape), dist, dtype, op, gen), dtype)
 
@@ -501,6 +508,8 @@ def random_like(self, distribution=None, dtype=None, *, generator=None):
 def _float_dtype(dtype, op):
     dtype = _dt.default_float if dtype is None else _dt.as_dtype(dtype)
     if dtype.kind != "float":
+        if dtype.kind == "complex":
+            raise _dt.complex_error(op, "dtype", dtype)
         raise KindError(f"{op}: dtype {dtype.name} is not a float dtype; expected a float dtype")
     return dtype
 
@@ -559,6 +568,8 @@ def randint(low, high=None, size=None, *, generator=None, dtype=None, device=Non
     if dtype.kind == "bool":
         raise KindError(f"{op}: dtype bool is not an int or float dtype; expected an int or "
                         "float dtype")
+    if dtype.kind == "complex":
+        raise _dt.complex_error(op, "dtype", dtype)
     be, gen = _source(generator, device, op)
     _int_bounds(be, low, high, dtype, op, f"the range [{low}, {high})")
     if requires_grad and dtype.kind != "float":
@@ -581,6 +592,8 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     if dtype.kind == "bool":
         raise KindError(f"{op}: dtype bool is not an int or float dtype; expected an int or "
                         "float dtype")
+    if dtype.kind == "complex":
+        raise _dt.complex_error(op, "dtype", dtype)
     be, gen = _source(generator, device, op)
     if dtype.kind == "int" and n and n - 1 > be.random_dtype_info(dtype)[1]:
         raise InvalidParameterError(f"{op}: n {n} does not fit {dtype.name}", "n", n)
@@ -642,9 +655,12 @@ def _weights(self, op):
     if not isinstance(self, Tensor):
         raise InvalidParameterError(f"{op}: expected a Tensor of weights, got "
                                     f"{type(self).__name__}", "self", self)
-    if self._dtype.kind == "bool":
+    kind = self._dtype.kind
+    if kind == "bool":
         raise KindError(f"{op}: not defined for bool tensors; expected a float (or int) tensor "
                         "of weights")
+    if kind == "complex":
+        raise _dt.complex_error(op, "self", self._dtype)
     shape = self._data.shape
     if not shape:
         raise DimensionError(f"{op}: a 0-d tensor has no dim of categories; expected at least "

@@ -142,6 +142,8 @@ def _float4d(t, param, layout):
         raise InvalidParameterError(f"{_OP}: {param} must be a Tensor, got {type(t).__name__}",
                                     param, t)
     if t._dtype.kind != "float":
+        if t._dtype.kind == "complex":
+            raise _dt.complex_error(_OP, param, t._dtype)
         raise KindError(f"{_OP}: {param} has dtype {t._dtype.name}; expected a float tensor "
                         "(cast it with .float())")
     if t._data.ndim != 4:

@@ -21,7 +21,11 @@ __all__ = ["sort", "argsort", "topk", "kthvalue"]
 def _prepare(self, dim, op):
     """Checks; returns (data with at least one dim, axis, 0-d flag, backend)."""
     check_tensor(self, op, "self")
-    check_kind(self, ("float", "int"), op)
+    kind = self._dtype.kind
+    if kind != "float" and kind != "int":
+        if kind == "complex":  # docs/complex.md: complex numbers have no order
+            raise _dt.complex_error(op, "self", self._dtype)
+        check_kind(self, ("float", "int"), op)
     x = self._data
     be = self._device.backend
     if x.ndim == 0:

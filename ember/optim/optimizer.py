@@ -15,6 +15,7 @@ since the update computes into a temporary of the parameter's size anyway.
 import math
 import numbers
 
+from .. import dtypes as _dt
 from ..autodiff import enable_grad
 from ..errors import DeviceError, InvalidParameterError, KindError, ShapeMismatchError
 from ..tensor import Tensor, _adopt_device, transfer, wrap
@@ -410,6 +411,9 @@ class Optimizer:
                         f"{tuple(value.shape)}, expected {tuple(p.shape)}",
                         expected=tuple(p.shape), actual=tuple(value.shape))
                 if value.kind != "float":
+                    if value.kind == "complex":
+                        raise _dt.complex_error(op, f"state {name!r} of parameter {index}",
+                                                value.dtype)
                     raise KindError(f"{op}: state {name!r} of parameter {index} is "
                                     f"{value.dtype.name}; expected a float tensor")
                 v = value._data
@@ -440,6 +444,8 @@ def _check_param(op, p, what):
         raise InvalidParameterError(f"{op}: {what} is a {type(p).__name__}; expected a Tensor "
                                     "(a float leaf tensor)", "params", p)
     if p.kind != "float":
+        if p.kind == "complex":  # docs/complex.md: optimizers take real tensors only
+            raise _dt.complex_error(op, what, p.dtype)
         raise KindError(f"{op}: {what} has dtype {p.dtype.name}; only float tensors can be "
                         "optimized")
     if not p.is_leaf:

@@ -33,6 +33,8 @@ def _image(x, op, channels, float_only=True):
     """``x`` checked: a Tensor (of the float kind when ``float_only``), 4-D (N, C, H, W),
     with ``channels`` channels on dim 1."""
     check_tensor(x, op, "self")
+    if x._dtype.kind == "complex":  # docs/complex.md: vision takes real tensors only
+        raise _dt.complex_error(op, "self", x._dtype)
     if float_only:
         check_kind(x, "float", op)
     shape = tuple(x._data.shape)

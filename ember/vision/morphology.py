@@ -21,6 +21,7 @@ same names are accepted as keyword arguments. The results carry no autodiff grap
 
 import numbers
 
+from .. import dtypes as _dt
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..tensor import backend_of, check_tensor, tensor_method, wrap
 
@@ -131,6 +132,8 @@ class MorphOptions:
 def _morph(self, kernel, opts, overrides, op):
     """Validate everything, then erode or dilate (``op``)."""
     check_tensor(self, op, "self")
+    if self._dtype.kind == "complex":  # docs/complex.md: vision takes real tensors only
+        raise _dt.complex_error(op, "self", self._dtype)
     shape = tuple(self._data.shape)
     if len(shape) != 3:
         raise ShapeMismatchError(

@@ -125,6 +125,8 @@ def nms(self, scores, options=None, *, iou_threshold=_UNSET, score_threshold=_UN
     check_tensor(scores, op, "scores")
     for name, t in (("boxes", self), ("scores", scores)):
         if t._dtype.kind != "float":
+            if t._dtype.kind == "complex":  # docs/complex.md: vision takes real tensors only
+                raise _dt.complex_error(op, name, t._dtype)
             raise KindError(f"{op}: {name} must be a float tensor, got dtype {t._dtype.name}")
     bshape, sshape = tuple(self.shape), tuple(scores.shape)
     if len(bshape) != 2 or bshape[1] != 4:

@@ -379,3 +379,34 @@ def test_gradients_arguments_are_checked():
                  lambda: ember.Tensor.from_inner(None)):
         with pytest.raises(ember.KindError, match="must be"):
             call()
+
+
+# -- complex: no gradients through complex tensors (docs/complex.md) ---------------------------
+def _complex(values, dtype=np.complex64):
+    return ember.from_numpy(np.asarray(values, dtype=dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_require_grad_refused(dtype):
+    z = _complex([1 + 2j, -1j], dtype)
+    with pytest.raises(KindError, match=r"require_grad.*complex"):
+        z.require_grad()
+    with pytest.raises(KindError, match="complex"):
+        z.set_require_grad(True)
+    assert not z.is_require_grad() and z.grad is None
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_backward_refused(dtype):
+    with pytest.raises(KindError, match=r"backward.*complex"):
+        _complex(1 + 2j, dtype).backward()
+
+
+def test_complex_result_of_a_tracked_tensor_refused():
+    x = leaf([1.0, 2.0])
+    with pytest.raises(KindError, match="complex"):
+        x.cast(ember.complex64)
+    with ember.no_grad():
+        z = x.cast(ember.complex64)
+    assert z.dtype is ember.complex64 and z.tolist() == [1 + 0j, 2 + 0j]
+    assert not z.is_require_grad()

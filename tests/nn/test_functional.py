@@ -1244,3 +1244,83 @@ def test_one_hot_matches_torch():
     for n in (-1, 5):
         assert_close(F.one_hot(ember.tensor(idx), n), TF.one_hot(torch.tensor(idx), n))
     assert_close(F.one_hot(ember.tensor(idx, dtype="int32")), TF.one_hot(torch.tensor(idx)))
+
+
+# -- complex: nn takes real tensors only (docs/complex.md) -------------------------------------
+def _complex(shape, dtype=np.complex64):
+    rng = np.random.default_rng(6)
+    return ember.from_numpy(np.asarray(rng.random(shape) + 1j * rng.random(shape), dtype=dtype))
+
+
+def _f(*shape):
+    return ember.from_numpy(np.full(shape, 0.5, dtype=np.float32))
+
+
+# op -> (parameter named in the error, call given a complex tensor maker ``c``)
+F_COMPLEX_CALLS = {
+    "relu": ("input", lambda c: F.relu(c(2, 3))),
+    "gelu": ("input", lambda c: F.gelu(c(2, 3))),
+    "silu": ("input", lambda c: F.silu(c(2, 3))),
+    "sigmoid": ("input", lambda c: F.sigmoid(c(2, 3))),
+    "tanh": ("input", lambda c: F.tanh(c(2, 3))),
+    "softmax": ("input", lambda c: F.softmax(c(2, 3), 1)),
+    "log_softmax": ("input", lambda c: F.log_softmax(c(2, 3), 1)),
+    "linear": ("input", lambda c: F.linear(c(2, 3), _f(4, 3))),
+    "linear weight": ("weight", lambda c: F.linear(_f(2, 3), c(4, 3))),
+    "linear bias": ("bias", lambda c: F.linear(_f(2, 3), _f(4, 3), c(4))),
+    "conv2d": ("input", lambda c: F.conv2d(c(1, 1, 4, 4), _f(1, 1, 2, 2))),
+    "conv2d weight": ("weight", lambda c: F.conv2d(_f(1, 1, 4, 4), c(1, 1, 2, 2))),
+    "max_pool2d": ("input", lambda c: F.max_pool2d(c(1, 1, 4, 4), 2)),
+    "avg_pool2d": ("input", lambda c: F.avg_pool2d(c(1, 1, 4, 4), 2)),
+    "max_unpool2d": ("input", lambda c: F.max_unpool2d(
+        c(1, 1, 2, 2), ember.zeros(1, 1, 2, 2, dtype="int64"), 2)),
+    "batch_norm": ("input", lambda c: F.batch_norm(c(2, 3), _f(3), _f(3))),
+    "batch_norm running_mean": ("running_mean", lambda c: F.batch_norm(_f(2, 3), c(3), _f(3))),
+    "layer_norm": ("input", lambda c: F.layer_norm(c(2, 3), (3,))),
+    "layer_norm weight": ("weight", lambda c: F.layer_norm(_f(2, 3), (3,), c(3))),
+    "dropout": ("input", lambda c: F.dropout(c(2, 3), 0.5)),
+    "dropout eval": ("input", lambda c: F.dropout(c(2, 3), 0.5, training=False)),
+    "dropout p": ("p", lambda c: F.dropout(_f(2, 3), c())),
+    "embedding": ("weight", lambda c: F.embedding(ember.tensor([0, 1]), c(3, 2))),
+    "cross_entropy": ("input", lambda c: F.cross_entropy(c(2, 3), ember.tensor([0, 1]))),
+    "cross_entropy target": ("target", lambda c: F.cross_entropy(_f(2, 3), c(2, 3))),
+    "nll_loss": ("input", lambda c: F.nll_loss(c(2, 3), ember.tensor([0, 1]))),
+    "mse_loss": ("input", lambda c: F.mse_loss(c(2, 3), _f(2, 3))),
+    "mse_loss target": ("target", lambda c: F.mse_loss(_f(2, 3), c(2, 3))),
+    "l1_loss": ("input", lambda c: F.l1_loss(c(2, 3), _f(2, 3))),
+    "l1_loss target": ("target", lambda c: F.l1_loss(_f(2, 3), c(2, 3))),
+    "binary_cross_entropy_with_logits": (
+        "input", lambda c: F.binary_cross_entropy_with_logits(c(2, 3), _f(2, 3))),
+    "binary_cross_entropy_with_logits target": (
+        "target", lambda c: F.binary_cross_entropy_with_logits(_f(2, 3), c(2, 3))),
+    "scaled_dot_product_attention": ("query", lambda c: F.scaled_dot_product_attention(
+        c(1, 2, 4), _f(1, 2, 4), _f(1, 2, 4))),
+    "scaled_dot_product_attention value": ("value", lambda c: F.scaled_dot_product_attention(
+        _f(1, 2, 4), _f(1, 2, 4), c(1, 2, 4))),
+    "one_hot": ("tensor", lambda c: F.one_hot(c(3), 3)),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("name", sorted(F_COMPLEX_CALLS))
+def test_complex_refused(name, dtype):
+    param, call = F_COMPLEX_CALLS[name]
+    made = []
+
+    def c(*shape):
+        made.append(_complex(shape, dtype))
+        return made[-1]
+
+    op = name.split()[0]
+    with pytest.raises(ember.KindError, match=rf"{op}.*{param}.*complex|{op}.*complex.*{param}"):
+        call(c)
+    # each complex input is left as it was (same dtype and values)
+    assert all(t.dtype.name == np.dtype(dtype).name for t in made)
+
+
+def test_pad_moves_complex_values():
+    """``F.pad`` is ``Tensor.pad``, a movement op: complex values pass (docs/complex.md)."""
+    z = ember.from_numpy(np.array([[1 + 2j, -3j]], dtype=np.complex64))
+    out = F.pad(z, (1, 0))
+    assert out.dtype is ember.complex64
+    assert np.array_equal(out.numpy(), np.array([[0, 1 + 2j, -3j]], dtype=np.complex64))

@@ -162,3 +162,32 @@ def test_bad_input_raises_typed_errors():
 def test_module_doctests():
     result = doctest.testmod(init)
     assert result.attempted > 20 and result.failed == 0
+
+
+# -- complex: init takes real tensors only (docs/complex.md) -----------------------------------
+INIT_INPLACE = ["uniform_", "normal_", "trunc_normal_", "constant_", "zeros_", "ones_",
+                "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
+                "orthogonal_"]
+INIT_CREATORS = ["uniform", "normal", "trunc_normal", "constant", "zeros", "ones",
+                 "xavier_uniform", "xavier_normal", "kaiming_uniform", "kaiming_normal",
+                 "orthogonal"]
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("name", INIT_INPLACE)
+def test_complex_tensor_refused(name, dtype):
+    z = ember.from_numpy(np.array([[1 + 2j, 3j], [-1, 0.5j]], dtype=dtype))
+    before = snapshot(z)
+    args = (0.5,) if name == "constant_" else ()
+    op = "constant_" if name in ("zeros_", "ones_") else name
+    with pytest.raises(ember.KindError, match=rf"{op}.*complex"):
+        getattr(init, name)(z, *args)
+    assert_unchanged([z], before)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("name", INIT_CREATORS)
+def test_complex_dtype_refused(name, dtype):
+    args = ((2, 2), 0.5) if name == "constant" else ((2, 2),)
+    with pytest.raises(ember.KindError, match=rf"{name}.*complex"):
+        getattr(init, name)(*args, dtype=getattr(ember, dtype))

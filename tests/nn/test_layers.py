@@ -602,3 +602,85 @@ def test_conv2d_without_input_channels_gives_the_bias(rng):
     out.backward(ember.tensor(seed))
     assert_close(conv.bias.grad, torch.from_numpy(seed).sum((0, 2, 3)))
     assert conv.weight.grad.shape == (3, 0, 3, 3) and x.grad.shape == (2, 0, 5, 5)
+
+
+# -- complex: layers take real tensors only (docs/complex.md) ----------------------------------
+def _complex(shape, dtype=np.complex64):
+    rng = np.random.default_rng(8)
+    return ember.from_numpy(np.asarray(rng.random(shape) + 1j * rng.random(shape), dtype=dtype))
+
+
+LAYER_CALLS = {  # layer name -> (the layer, the shape of its complex input)
+    "Linear": (lambda: nn.Linear(3, 2), (2, 3)),
+    "Conv2d": (lambda: nn.Conv2d(1, 2, 2), (1, 1, 4, 4)),
+    "MaxPool2d": (lambda: nn.MaxPool2d(2), (1, 1, 4, 4)),
+    "AvgPool2d": (lambda: nn.AvgPool2d(2), (1, 1, 4, 4)),
+    "BatchNorm1d": (lambda: nn.BatchNorm1d(3), (2, 3)),
+    "BatchNorm2d": (lambda: nn.BatchNorm2d(1), (2, 1, 2, 2)),
+    "LayerNorm": (lambda: nn.LayerNorm(3), (2, 3)),
+    "Dropout": (lambda: nn.Dropout(0.5), (2, 3)),
+    "ReLU": (lambda: nn.ReLU(), (2, 3)),
+    "GELU": (lambda: nn.GELU(), (2, 3)),
+    "SiLU": (lambda: nn.SiLU(), (2, 3)),
+    "Sigmoid": (lambda: nn.Sigmoid(), (2, 3)),
+    "Tanh": (lambda: nn.Tanh(), (2, 3)),
+    "Softmax": (lambda: nn.Softmax(1), (2, 3)),
+    "LogSoftmax": (lambda: nn.LogSoftmax(1), (2, 3)),
+    "Sequential": (lambda: nn.Sequential(nn.Linear(3, 3), nn.ReLU()), (2, 3)),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("name", sorted(LAYER_CALLS))
+def test_complex_input_refused(name, dtype):
+    make, shape = LAYER_CALLS[name]
+    layer = make()
+    z = _complex(shape, dtype)
+    with pytest.raises(ember.KindError, match="complex"):
+        layer(z)
+    assert z.dtype.name == np.dtype(dtype).name
+
+
+@pytest.mark.parametrize("name", ["MSELoss", "L1Loss", "BCEWithLogitsLoss"])
+def test_complex_loss_refused(name):
+    loss = getattr(nn, name)()
+    z, x = _complex((2, 3)), ember.from_numpy(np.full((2, 3), 0.5, np.float32))
+    for args in ((z, x), (x, z)):
+        with pytest.raises(ember.KindError, match="complex"):
+            loss(*args)
+
+
+@pytest.mark.parametrize("name", ["CrossEntropyLoss", "NLLLoss"])
+def test_complex_class_loss_refused(name):
+    with pytest.raises(ember.KindError, match="complex"):
+        getattr(nn, name)()(_complex((2, 3)), ember.tensor([0, 1]))
+
+
+def test_complex_embedding_indices_refused():
+    with pytest.raises(ember.KindError, match="complex"):
+        nn.Embedding(4, 2)(_complex((3,)))
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("make", [lambda dt: nn.Linear(3, 2, dtype=dt),
+                                  lambda dt: nn.Conv2d(1, 1, 2, dtype=dt),
+                                  lambda dt: nn.LayerNorm(3, dtype=dt),
+                                  lambda dt: nn.Embedding(3, 2, dtype=dt)],
+                         ids=["Linear", "Conv2d", "LayerNorm", "Embedding"])
+def test_complex_layer_dtype_refused(make, dtype):
+    with pytest.raises(ember.KindError, match=rf"dtype has dtype {dtype}"):
+        make(getattr(ember, dtype))
+
+
+def test_complex_parameter_and_module_cast_refused():
+    with pytest.raises(ember.KindError, match=r"Parameter.*complex"):
+        nn.Parameter(_complex((2,)))
+    with pytest.raises(ember.KindError, match=r"Parameter.*complex"):
+        nn.Parameter([1 + 2j, 3j])
+    with pytest.raises(ember.KindError, match=r"Parameter.*complex"):
+        nn.Parameter(_complex((2,)), requires_grad=False)
+    m = nn.Linear(2, 2)
+    before = m.weight.numpy().copy()
+    with pytest.raises(ember.KindError, match=r"to.*complex"):
+        m.to(ember.complex64)
+    assert m.weight.dtype is ember.float32 and np.array_equal(m.weight.numpy(), before)

@@ -524,3 +524,28 @@ def test_docs_quantization_md():
     result = doctest.testfile(path, module_relative=False, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 10
     assert result.failed == 0
+
+
+# -- complex: quantization takes real tensors only (docs/complex.md) ---------------------------
+def _complex(shape, dtype=np.complex64):
+    rng = np.random.default_rng(3)
+    return ember.from_numpy(np.asarray(rng.random(shape) + 1j * rng.random(shape), dtype=dtype))
+
+
+QUANT_COMPLEX_CALLS = {
+    "quantize": lambda z: z.quantize(QS(), ember.QParams(0.1)),
+    "quantize_function": lambda z: ember.quantize(z, QS("q8s", level=2), ember.QParams([0.1, 0.2])),
+    "quantize_dynamic": lambda z: z.quantize_dynamic(QS()),
+    "dequantize": lambda z: z.dequantize(),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("name", sorted(QUANT_COMPLEX_CALLS))
+def test_complex_refused(name, dtype):
+    z = _complex((2, 2), dtype)
+    before = snapshot(z)
+    op = name.replace("_function", "")
+    with pytest.raises(ember.KindError, match=rf"{op}.*complex"):
+        QUANT_COMPLEX_CALLS[name](z)
+    assert_unchanged([z], before)

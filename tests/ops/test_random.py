@@ -8,6 +8,7 @@ import torch
 
 import ember
 from ember import Distribution
+from oracle import assert_unchanged, snapshot
 
 FLOATS = ["float32", "float64", "float16", "bfloat16"]
 INTS = ["int64", "int32", "int16", "int8", "uint8", "uint16", "uint32", "uint64"]
@@ -531,3 +532,63 @@ def test_distributions_on_every_device(device):
             assert min(v) < lo + (hi - lo) // 4 and max(v) > hi - (hi - lo) // 4
     p = ember.randperm(50, device=device)
     assert sorted(p.tolist()) == list(range(50))
+
+
+# -- complex: random takes real tensors only (docs/complex.md) ---------------------------------
+def _complex(shape, dtype=np.complex64):
+    rng = np.random.default_rng(9)
+    return ember.from_numpy(np.asarray(rng.random(shape) + 1j * rng.random(shape), dtype=dtype))
+
+
+COMPLEX_DTYPE_CALLS = {  # op -> call with a complex dtype
+    "rand": lambda dt: ember.rand(2, 3, dtype=dt),
+    "randn": lambda dt: ember.randn(4, dtype=dt),
+    "randint": lambda dt: ember.randint(0, 5, (2, 3), dtype=dt),
+    "randperm": lambda dt: ember.randperm(4, dtype=dt),
+    "random": lambda dt: ember.random((2, 3), dtype=dt),
+    "random_normal": lambda dt: ember.random((2,), Distribution.normal(0.0, 1.0), dtype=dt),
+    "random_bernoulli": lambda dt: ember.Tensor.random((2,), Distribution.bernoulli(0.5),
+                                                       dtype=dt),
+    "random_like": lambda dt: ember.ones(2, 3).random_like(dtype=dt),
+}
+COMPLEX_INPUT_CALLS = {  # op -> call with a complex tensor
+    "random_like": lambda z: z.random_like(),
+    "random_like_uniform": lambda z: ember.random_like(z, Distribution.uniform(0.0, 1.0)),
+    "categorical": lambda z: z.categorical(2),
+    "multinomial": lambda z: z.multinomial(1),
+    "multinomial_replacement": lambda z: ember.multinomial(z, 3, True),
+    "normal_": lambda z: z.normal_(),
+    "uniform_": lambda z: z.uniform_(),
+}
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("name", sorted(COMPLEX_DTYPE_CALLS))
+def test_complex_dtype_refused(name, dtype):
+    op = name.split("_")[0] if name.startswith("random_") and name != "random_like" else name
+    with pytest.raises(ember.KindError, match=rf"{op}.*complex"):
+        COMPLEX_DTYPE_CALLS[name](getattr(ember, dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("shape", [(2, 3), (4,)])
+@pytest.mark.parametrize("name", sorted(COMPLEX_INPUT_CALLS))
+def test_complex_input_refused(name, shape, dtype):
+    z = _complex(shape, dtype)
+    before = snapshot(z)
+    op = {"random_like_uniform": "random_like",
+          "multinomial_replacement": "multinomial"}.get(name, name)
+    with pytest.raises(ember.KindError, match=rf"{op}.*complex"):
+        COMPLEX_INPUT_CALLS[name](z)
+    assert_unchanged([z], before)
+
+
+def test_complex_refusal_leaves_the_generator_alone():
+    ember.manual_seed(11)
+    expected = ember.rand(3).tolist()
+    ember.manual_seed(11)
+    with pytest.raises(ember.KindError):
+        ember.rand(3, dtype=ember.complex64)
+    with pytest.raises(ember.KindError):
+        _complex((3,)).multinomial(1)
+    assert ember.rand(3).tolist() == expected

@@ -370,3 +370,22 @@ def test_docs_sampling_md():
     result = doctest.testfile(path, module_relative=False, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 10
     assert result.failed == 0
+
+
+# -- complex: grid_sample_2d takes real tensors only (docs/complex.md) -------------------------
+def _complex(shape, dtype=np.complex64):
+    rng = np.random.default_rng(4)
+    return ember.from_numpy(np.asarray(rng.random(shape) + 1j * rng.random(shape), dtype=dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("param", ["input", "grid"])
+def test_complex_refused(param, dtype):
+    x = _complex((1, 2, 3, 3), dtype) if param == "input" else ember.ones(1, 2, 3, 3)
+    grid = _complex((1, 2, 2, 2), dtype) if param == "grid" else ember.zeros(1, 2, 2, 2)
+    before = snapshot(x, grid)
+    with pytest.raises(ember.KindError, match=rf"grid_sample_2d.*complex.*\({param} has"):
+        x.grid_sample_2d(grid)
+    with pytest.raises(ember.KindError, match="complex"):
+        ember.grid_sample_2d(x, grid, mode="nearest")
+    assert_unchanged([x, grid], before)

@@ -417,3 +417,36 @@ def test_bad_input_untracked(call, err, match):
     with pytest.raises(err, match=match):
         call(t)
     assert_unchanged([t], before)
+
+
+# -- complex tensors: no order (docs/complex.md) ----------------------------------------------
+def _complex(shape, dtype=np.complex64):
+    rng = np.random.default_rng(5)
+    return ember.from_numpy(np.asarray(rng.standard_normal(shape)
+                                       + 1j * rng.standard_normal(shape), dtype=dtype))
+
+
+SORT_CALLS = {
+    "sort": lambda z: z.sort(), "sort_function": lambda z: ember.sort(z, 0),
+    "sort_descending": lambda z: z.sort_descending(),
+    "sort_with_indices": lambda z: z.sort_with_indices(),
+    "sort_descending_with_indices": lambda z: z.sort_descending_with_indices(),
+    "argsort": lambda z: z.argsort(), "argsort_descending": lambda z: z.argsort_descending(),
+    "topk": lambda z: z.topk(1), "topk_function": lambda z: ember.topk(z, 1),
+    "topk_with_indices": lambda z: z.topk_with_indices(1),
+    "kthvalue": lambda z: z.kthvalue(1),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("shape", [(2, 3), (), (0,)])
+@pytest.mark.parametrize("name", sorted(SORT_CALLS))
+def test_complex_refused(name, shape, dtype):
+    if shape == (0,) and "k" in name.replace("sort", ""):
+        shape = (0, 2)  # k = 1 must fit the sorted dim
+    z = _complex(shape, dtype)
+    before = snapshot(z)
+    op = name.replace("_function", "").replace("_with_indices", "").replace("_descending", "")
+    with pytest.raises(ember.KindError, match=rf"{op}.*complex"):
+        SORT_CALLS[name](z)
+    assert_unchanged([z], before)

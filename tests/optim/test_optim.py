@@ -658,3 +658,47 @@ def test_state_follows_the_parameters_device():
     assert all(v.device == "torch:cpu" for s in opt.state_dict()["state"].values()
                for v in s.values() if isinstance(v, ember.Tensor))
     assert m.devices() == [ember.Device("torch:cpu")]
+
+
+# -- complex: optimizers take real tensors only (docs/complex.md) ------------------------------
+OPTIMIZERS = {
+    "SGD": lambda p: optim.SGD(p, lr=0.1),
+    "Adam": lambda p: optim.Adam(p, lr=0.1),
+    "AdamW": lambda p: optim.AdamW(p, lr=0.1),
+    "NAdam": lambda p: optim.NAdam(p, lr=0.1),
+    "RMSprop": lambda p: optim.RMSprop(p, lr=0.1),
+    "Adagrad": lambda p: optim.Adagrad(p, lr=0.1),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("name", sorted(OPTIMIZERS))
+def test_complex_parameter_refused(name, dtype):
+    z = ember.from_numpy(np.array([1 + 2j, -3j], dtype=dtype))
+    with pytest.raises(KindError, match=r"parameter 0 of group 0.*complex"):
+        OPTIMIZERS[name]([z])
+    w = ember.ones(2).require_grad()
+    opt = OPTIMIZERS[name]([w])
+    with pytest.raises(KindError, match="complex"):
+        opt.add_param_group({"params": [z]})
+    assert len(opt.param_groups) == 1
+
+
+def test_complex_state_refused():
+    w = ember.ones(2).require_grad()
+    opt = optim.SGD([w], lr=0.1, momentum=0.9)
+    w.grad = ember.ones(2)
+    opt.step()
+    sd = opt.state_dict()
+    sd["state"][0]["momentum_buffer"] = ember.from_numpy(np.array([1j, 2j], np.complex64))
+    before = w.numpy().copy()
+    with pytest.raises(KindError, match=r"momentum_buffer.*complex"):
+        opt.load_state_dict(sd)
+    assert np.array_equal(w.numpy(), before)
+
+
+def test_complex_gradient_refused():
+    w = ember.ones(2).require_grad()
+    with pytest.raises(KindError, match="complex64"):
+        w.grad = ember.from_numpy(np.array([1j, 2j], np.complex64))
+    assert w.grad is None

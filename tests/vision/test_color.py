@@ -403,3 +403,22 @@ def test_every_device_matches_the_numpy_backend(rng, device, dtype):
         _same_values(grads[1], grads[0], device)
     ints = ember.tensor([[[[1, 2]]]], dtype="uint32", device=device).gray2rgb()
     assert ints.device == device and ints.tolist() == [[[[1, 2]], [[1, 2]], [[1, 2]]]]
+
+
+# -- complex: vision takes real tensors only (docs/complex.md) ---------------------------------
+def _complex(shape, dtype=np.complex64):
+    rng = np.random.default_rng(2)
+    return ember.from_numpy(np.asarray(rng.random(shape) + 1j * rng.random(shape), dtype=dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("name,channels", [("rgb2gray", 3), ("gray2rgb", 1), ("rgb2hsv", 3),
+                                           ("hsv2rgb", 3)])
+def test_complex_refused(name, channels, dtype):
+    z = _complex((1, channels, 2, 2), dtype)
+    before = snapshot(z)
+    with pytest.raises(ember.KindError, match=rf"{name}.*complex"):
+        getattr(z, name)()
+    with pytest.raises(ember.KindError, match=rf"{name}.*complex"):
+        getattr(ember.vision, name)(z)
+    assert_unchanged([z], before)

@@ -345,3 +345,17 @@ def test_every_device_matches_the_numpy_backend(device, shape):
                 a, b = getattr(got[1], k), getattr(want[1], k)
                 assert a.device == device and a.dtype is b.dtype
                 np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+# -- complex: vision takes real tensors only (docs/complex.md) ---------------------------------
+def _complex(shape, dtype=np.complex64):
+    rng = np.random.default_rng(2)
+    return ember.from_numpy(np.asarray(rng.random(shape) + 1j * rng.random(shape), dtype=dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("op", ["connected_components", "connected_components_with_stats"])
+def test_complex_refused(op, dtype):
+    z = _complex((3, 3), dtype)
+    with pytest.raises(ember.KindError, match=rf"{op}.*complex"):
+        getattr(z, op)()

@@ -401,3 +401,22 @@ def test_every_device_matches_the_numpy_backend(device, dtype):
                 np.testing.assert_array_equal(got.numpy(), want.numpy())
     with pytest.raises(ember.DeviceError, match="different devices"):
         ember.tensor(x, device=device).erode(ember.tensor(kernels[0], device="cpu"))
+
+
+# -- complex: vision takes real tensors only (docs/complex.md) ---------------------------------
+def _complex(shape, dtype=np.complex64):
+    rng = np.random.default_rng(2)
+    return ember.from_numpy(np.asarray(rng.random(shape) + 1j * rng.random(shape), dtype=dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("op", ["erode", "dilate"])
+def test_complex_refused(op, dtype):
+    z = _complex((4, 4, 1), dtype)
+    before = snapshot(z)
+    kernel = ember.from_numpy(np.ones((3, 3), dtype=bool))
+    with pytest.raises(ember.KindError, match=rf"{op}.*complex"):
+        getattr(z, op)(kernel)
+    with pytest.raises(ember.KindError, match=rf"{op}.*complex"):
+        getattr(ember.vision, op)(z, kernel, border_type=BorderType.CONSTANT, border_value=0)
+    assert_unchanged([z], before)

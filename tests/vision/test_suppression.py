@@ -325,3 +325,20 @@ def test_every_device_matches_the_numpy_backend(device, dtype):
             assert got.tolist() == want.tolist()
     with pytest.raises(ember.DeviceError, match="different devices"):
         b.nms(ember.tensor(scores, device="cpu").cast(dtype))
+
+
+# -- complex: vision takes real tensors only (docs/complex.md) ---------------------------------
+def _complex(shape, dtype=np.complex64):
+    rng = np.random.default_rng(2)
+    return ember.from_numpy(np.asarray(rng.random(shape) + 1j * rng.random(shape), dtype=dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("param", ["boxes", "scores"])
+def test_complex_refused(param, dtype):
+    boxes = np.array([[0, 0, 1, 1], [0, 0, 1, 1.1]], dtype=np.float32)
+    boxes = _complex((2, 4), dtype) if param == "boxes" else ember.from_numpy(boxes)
+    scores = _complex((2,), dtype) if param == "scores" else ember.from_numpy(
+        np.array([0.9, 0.8], np.float32))
+    with pytest.raises(ember.KindError, match=rf"nms.*complex.*\({param} has"):
+        nms(boxes, scores)
