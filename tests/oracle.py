@@ -9,9 +9,9 @@ TORCH_DTYPES = {
     "float64": torch.float64, "float32": torch.float32, "float16": torch.float16,
     "bfloat16": torch.bfloat16, "int64": torch.int64, "int32": torch.int32, "int16": torch.int16,
     "int8": torch.int8, "uint8": torch.uint8, "uint16": torch.uint16, "uint32": torch.uint32,
-    "uint64": torch.uint64, "bool": torch.bool, "complex64": torch.complex64,
-    "complex128": torch.complex128,
+    "uint64": torch.uint64, "bool": torch.bool,
 }
+COMPLEX_TORCH_DTYPES = {"complex64": torch.complex64, "complex128": torch.complex128}
 
 
 def to_torch(t, requires_grad=False):
