@@ -22,6 +22,8 @@ __all__ = [
     "ew_acosh", "ew_atanh", "ew_atan2", "ew_hypot", "ew_deg2rad", "ew_rad2deg", "ew_round",
     "ew_floor", "ew_ceil", "ew_trunc", "ew_round_decimals", "ew_rsqrt", "ew_sigmoid", "ew_relu",
     "ew_lerp", "ew_erf", "ew_erf_grad",
+    "ew_sgn", "ew_log2", "ew_log10", "ew_real", "ew_imag", "ew_conj", "ew_angle", "ew_complex",
+    "ew_polar",
 ]
 
 from .core import _ERRVAR, _IGNORE, NP
@@ -325,7 +327,73 @@ ew_log = _quiet(np.log)
 ew_log1p = _quiet(np.log1p)
 ew_expm1 = _quiet(np.expm1)
 ew_sqrt = _quiet(np.sqrt)
-ew_recip = _quiet(np.reciprocal)
+ew_log2 = _quiet(np.log2)
+ew_log10 = _quiet(np.log10)
+
+
+@_quiet
+def ew_recip(a):
+    """``1 / a``; of complex arrays as ``1 / a`` (NumPy's ``reciprocal`` differs from PyTorch's
+    in the sign of zero parts, its ``true_divide`` does not)."""
+    if a.dtype.kind == "c":
+        return np.true_divide(1, a)
+    return np.reciprocal(a)
+
+
+@_quiet
+def ew_sgn(a):
+    """``a / abs(a)`` of a complex array, 0 where ``a`` is 0 (PyTorch's ``sgn``: NaN where a
+    part is NaN or infinite, the Array API's rule; NumPy's ``sign`` gives ±1 at infinities)."""
+    m = np.abs(a)
+    zero = m == 0
+    m = np.where(zero, np.ones((), m.dtype), m)
+    out = ew_complex(a.real / m, a.imag / m)  # each part divided by the real modulus
+    out[zero] = 0
+    return out
+
+
+def ew_real(a):
+    """The real part of a complex array (a view)."""
+    return a.real
+
+
+def ew_imag(a):
+    """The imaginary part of a complex array (a view)."""
+    return a.imag
+
+
+ew_conj = _quiet(np.conjugate)
+
+
+@_quiet
+def ew_angle(a):
+    """The argument of a complex array (``atan2(imag, real)``); of a float array PyTorch's
+    ``angle``: pi below 0, else 0 (also at -0.0), NaN at NaN."""
+    if a.dtype.kind == "c":
+        return np.angle(a)
+    return np.where(a < 0, np.asarray(np.pi, a.dtype), np.where(a != a, a, np.zeros((), a.dtype)))
+
+
+_COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64),
+               np.dtype(np.float64): np.dtype(np.complex128)}
+
+
+@_quiet
+def ew_complex(re, im):
+    """The complex array ``re + 1j * im`` of two float32 or two float64 arrays (broadcast);
+    each part exactly as given (no arithmetic: -0.0, inf and NaN parts are kept)."""
+    re, im = np.broadcast_arrays(re, im)
+    out = np.empty(re.shape, _COMPLEX_OF[re.dtype])
+    out.real = re
+    out.imag = im
+    return out
+
+
+@_quiet
+def ew_polar(r, theta):
+    """``r * cos(theta) + 1j * r * sin(theta)`` (PyTorch's ``polar``) of two float32 or two
+    float64 arrays, broadcast."""
+    return ew_complex(r * np.cos(theta), r * np.sin(theta))
 ew_sin = _quiet(np.sin)
 ew_cos = _quiet(np.cos)
 ew_tan = _quiet(np.tan)
