@@ -107,8 +107,8 @@ def _compare(op, kernel, x, y, xname="self", yname="other", ordered=False):
                             f"and {type(y).__name__} {y!r}")
         name, s = (yname, y) if xt else (xname, x)
         if _scalar_kind(s) is None:
-            raise KindError(f"{op}: {name} must be a Tensor or a number (int, float, complex or "
-                            f"bool), got {type(s).__name__} {s!r}")
+            raise KindError(f"{op}: {name} must be a Tensor or a number (int, float or bool), "
+                            f"got {type(s).__name__} {s!r}")
     be = (x if xt else y)._device.backend
     dt = _dt.result_type(x, y)
     if dt.kind == "complex" and ordered:
