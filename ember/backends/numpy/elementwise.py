@@ -426,7 +426,10 @@ def ew_round_decimals(a, decimals):
 
 @_quiet
 def ew_rsqrt(a):
-    """1 / sqrt(a)."""
+    """1 / sqrt(a) (of complex arrays by true division, as PyTorch's: NumPy's ``reciprocal``
+    differs in the sign of zero parts)."""
+    if a.dtype.kind == "c":
+        return np.true_divide(1, np.sqrt(a))
     return np.reciprocal(np.sqrt(a))
 
 

@@ -40,6 +40,7 @@ _INT_RANGE = (-(1 << 63), 1 << 64)
 _HALF = (torch.float16, torch.bfloat16)
 _COMPLEX = (torch.complex64, torch.complex128)
 _ODD_ADD = _WIDE_U + _COMPLEX   # the dtypes add and sub do not leave to torch's own kernel
+_NEG_ODD = _WIDE_U + (torch.uint8,) + _COMPLEX  # the dtypes neg does not leave to torch.neg
 
 
 # -- operands ---------------------------------------------------------------------------------
@@ -371,11 +372,15 @@ def ew_fmod(a, b):
 
 
 def ew_neg(a):
-    """``-a`` (unsigned ints wrap)."""
-    if a.dtype in _WIDE_U:
-        return _back(-_bits(a), a.dtype)
-    if a.dtype is torch.uint8:
-        return (-(a.to(torch.int16))).to(torch.uint8)
+    """``-a`` (unsigned ints wrap; complex tensors have each part negated)."""
+    d = a.dtype
+    if d in _NEG_ODD:
+        if d in _WIDE_U:
+            return _back(-_bits(a), d)
+        if d is torch.uint8:
+            return (-(a.to(torch.int16))).to(torch.uint8)
+        # complex: each part negated, as NumPy's (torch's neg gives 0 - a: -0.0 parts are lost)
+        return ew_complex(torch.neg(a.real), torch.neg(a.imag))
     return torch.neg(a)
 
 
@@ -542,8 +547,8 @@ def ew_log1p(a):
     out = torch.log1p(a)
     if a.dtype in _COMPLEX:
         odd = ~torch.isfinite(a) | (a == 0)
-        if bool(odd.any()):
-            out = torch.where(odd, torch.log(ew_add(a, 1.0)), out)
+        if bool(odd.any()):  # 1 + a keeps a's imaginary part as it is (its -0.0 too)
+            out = torch.where(odd, torch.log(ew_complex(a.real + 1, a.imag)), out)
     return out
 ew_expm1 = torch.expm1
 ew_sqrt = torch.sqrt
