@@ -304,7 +304,7 @@ def _operator(op, kernel, ordered=False):
         if t is not int and t is not float and not isinstance(other, Tensor) \
                 and _scalar_kind(other) is None:
             return NotImplemented        # Python falls back (== gives identity, < raises TypeError)
-        return _compare(op, kernel, self, other, ordered=ordered)
+        return _compare(op, kernel, self, other, "self", "other", ordered)
     return method
 
 

@@ -923,8 +923,8 @@ def sgn(self):
     """PyTorch's ``sgn``: ``self / abs(self)`` for complex tensors (0 at 0), ``sign`` for real ones.
 
     >>> import ember, numpy
-    >>> ember.from_numpy(numpy.array([3 + 4j, 0j])).sgn().tolist()
-    [(0.6+0.8j), 0j]
+    >>> ember.from_numpy(numpy.array([4j, -2 + 0j, 0j])).sgn().tolist()
+    [1j, (-1+0j), 0j]
     """
     return _sign(self, "sgn")
 
@@ -1615,7 +1615,7 @@ def angle(self):
     >>> ember.from_numpy(numpy.array([1j, -1 + 0j])).angle().tolist()
     [1.5707963267948966, 3.141592653589793]
     >>> ember.tensor([-2.0, 0.0, 3.0]).angle().tolist()
-    [3.1415927410125977, 0.0, 0.0]
+    [3.1415927410125732, 0.0, 0.0]
     """
     _check_tensor(self, "angle", "self", cx=True)
     be = self._device.backend

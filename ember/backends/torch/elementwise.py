@@ -39,8 +39,8 @@ _MAX64 = (1 << 63) - 1
 _INT_RANGE = (-(1 << 63), 1 << 64)
 _HALF = (torch.float16, torch.bfloat16)
 _COMPLEX = (torch.complex64, torch.complex128)
-_ODD_ADD = _WIDE_U + _COMPLEX   # the dtypes add and sub do not leave to torch's own kernel
-_NEG_ODD = _WIDE_U + (torch.uint8,) + _COMPLEX  # the dtypes neg does not leave to torch.neg
+_ODD_ADD = frozenset(_WIDE_U + _COMPLEX)   # the dtypes add and sub do not leave to torch's own kernel
+_NEG_ODD = frozenset(_WIDE_U + (torch.uint8,) + _COMPLEX)  # the dtypes neg does not leave to torch.neg
 
 
 # -- operands ---------------------------------------------------------------------------------
