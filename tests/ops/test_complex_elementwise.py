@@ -274,6 +274,22 @@ def test_add_sub_mul_keep_infinite_parts(dtype):
 
 
 @pytest.mark.parametrize("dtype", CDTYPES)
+def test_pow_and_div_special_values_match_numpy(dtype):
+    # NumPy's complex power: x ** 0 is 1 + 0j (also for infinite and NaN x); 0 ** y is 0 when
+    # y has a positive real part, else NaN + NaN j
+    z = _grid(dtype)
+    a, b = (g.ravel().copy() for g in np.meshgrid(z, z))
+    ta, tb = tensor(a), tensor(b)
+    with np.errstate(all="ignore"):
+        _assert_same_special((ta ** tb).numpy(), np.power(a, b), dtype, "pow")
+        _assert_same_special(ta.pow(0).numpy(), np.power(a, np.asarray(0, dtype)), dtype, "pow 0")
+        _assert_same_special((0 ** tb).numpy(), np.power(np.asarray(0, dtype), b), dtype, "0 pow")
+        finite = np.isfinite(a) & np.isfinite(b) & (b != 0)
+        # finite quotients agree to rounding (torch's division rounds z / z to 1 + 1e-17j)
+        np.testing.assert_allclose((ta / tb).numpy()[finite], (a / b)[finite], **TOL[dtype])
+
+
+@pytest.mark.parametrize("dtype", CDTYPES)
 def test_predicates_of_either_part(dtype):
     z = _grid(dtype)
     t = tensor(z)

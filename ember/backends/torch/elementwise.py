@@ -501,7 +501,28 @@ def ew_pow(a, b):
         return _math.pow(a, b) if a or b >= 0 else _math.inf
     if not isinstance(a, _Tensor):
         a = torch.as_tensor(a, dtype=b.dtype, device=b.device)
-    return torch.pow(a, b)
+    out = torch.pow(a, b)
+    if out.dtype in _COMPLEX:
+        return _complex_pow_special(a, b, out)
+    return out
+
+
+def _complex_pow_special(a, b, out):
+    """NumPy's complex power where torch's differs: a zero exponent gives 1 + 0j (also for an
+    infinite or NaN base, as the real rule ``x ** 0 == 1``); a zero base gives 0 for an exponent
+    with a positive real part and NaN + NaN j otherwise (torch gives inf + NaN j or 1 - 0j there)."""
+    if not isinstance(b, _Tensor):
+        b = torch.as_tensor(b, dtype=out.dtype, device=out.device)
+    one = b == 0
+    zero_base = (a == 0) & ~one
+    if not bool((one | zero_base).any()):
+        return out
+    dt, dev = out.dtype, out.device
+    positive = b.real > 0
+    nan = torch.full((), complex(_math.nan, _math.nan), dtype=dt, device=dev)
+    out = torch.where(zero_base, torch.where(positive, torch.zeros((), dtype=dt, device=dev),
+                                             nan), out)
+    return torch.where(one, torch.ones((), dtype=dt, device=dev), out)
 
 
 def ew_sign(a):
