@@ -131,7 +131,7 @@ def _scalar(be, value, dtype, op, param):
     try:
         return be.ew_scalar(value, dtype)
     except OverflowError:
-        what = "or a float" if dtype.kind == "float" else \
+        what = "or a float" if dtype._rank >= 2 else \
             "(from -2**63 to 2**64 - 1)"
         raise InvalidParameterError(
             f"{op}: {param} {value!r} is out of range; expected a value that fits a 64-bit "
@@ -1583,8 +1583,8 @@ def imag(self):
     >>> ember.from_numpy(numpy.array([1 + 2j, -1j], "complex64")).imag().tolist()
     [2.0, -1.0]
     """
-    check = _check_tensor(self, "imag", "self", cx=True)
-    dt = check._dtype
+    _check_tensor(self, "imag", "self", cx=True)
+    dt = self._dtype
     if dt.kind != "complex":
         raise KindError(f"imag: not defined for real tensors (self has dtype {dt.name}); "
                         "expected a complex tensor (a real tensor's imaginary part is 0)")

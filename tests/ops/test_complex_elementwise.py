@@ -489,3 +489,19 @@ def test_refusal_leaves_inputs_unchanged():
         with pytest.raises(KindError):
             call()
     np.testing.assert_array_equal(z.numpy(), before)
+
+
+def test_python_numbers_with_complex_tensors():
+    z = tensor(np.array([1j, 2 + 0j], "complex64"))
+    with pytest.raises(ember.InvalidParameterError, match="add: other 1000.* is out of range; "
+                                                          "expected a value that fits a 64-bit "
+                                                          "integer or a float"):
+        z + 10 ** 400
+    check(z * 2 ** 70, torch.tensor([1j, 2 + 0j]) * float(2 ** 70))
+    assert (z + 1e300j).tolist()[0] == complex(0, math.inf)       # rounded to complex64's parts
+    check(ember.tensor([1.0, 2.0], dtype="float64") * (0.1 + 0.2j),
+          torch.tensor([1.0, 2.0], dtype=torch.float64) * (0.1 + 0.2j))
+    with pytest.raises(KindError, match=r"mul: not defined for bool tensors"):
+        ember.tensor([True]) * 1j
+    with pytest.raises(KindError, match="mul: other must be a Tensor or a number, got str"):
+        z * "x"
