@@ -81,6 +81,18 @@ def test_unary_matches_torch(name, dtype, shape):
     np.testing.assert_array_equal(t.numpy(), before)     # the input is unchanged
 
 
+@pytest.mark.parametrize("dtype", CDTYPES)
+def test_log1p_expm1_are_accurate_near_zero(dtype):
+    rng = np.random.default_rng(7)
+    arr = cx_array(rng, (50,), dtype, scale=1e-6)
+    for name in ("log1p", "expm1"):
+        expected = getattr(torch, name)(torch.from_numpy(arr)).numpy()
+        out = getattr(tensor(arr), name)().numpy()
+        # part by part: the real part of log1p is about |z|**2, far below |z|
+        np.testing.assert_allclose(out.real, expected.real, rtol=1e-3, atol=0)
+        np.testing.assert_allclose(out.imag, expected.imag, rtol=1e-4, atol=0)
+
+
 def test_operators_on_complex_tensors():
     rng = np.random.default_rng(0)
     a = cx_array(rng, (2, 3), "complex64")

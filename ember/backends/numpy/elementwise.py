@@ -324,7 +324,23 @@ def ew_trunc_div(a, b):
 
 ew_exp = _quiet(np.exp)
 ew_log = _quiet(np.log)
-ew_log1p = _quiet(np.log1p)
+
+
+@_quiet
+def ew_log1p(a):
+    """``log(1 + a)``, accurate near 0. NumPy's complex ``log1p`` is ``log(1 + a)`` (C99 Annex G
+    special values, kept), which loses the real part for small ``|a|`` (``log1p(1e-5j)`` has
+    real part 5e-11, not 0): there it is ``0.5 * log1p(x * (2 + x) + y * y) + 1j * atan2(y,
+    1 + x)``, as PyTorch's."""
+    out = np.log1p(a)
+    if a.dtype.kind != "c":
+        return out
+    small = np.abs(a) < 0.5                 # NaN and infinities are not small
+    if small.any():
+        x, y = a.real, a.imag
+        near = ew_complex(0.5 * np.log1p(x * (2 + x) + y * y), np.arctan2(y, 1 + x))
+        out = np.where(small, near, out)
+    return out
 ew_expm1 = _quiet(np.expm1)
 ew_sqrt = _quiet(np.sqrt)
 ew_log2 = _quiet(np.log2)
