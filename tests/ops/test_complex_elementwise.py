@@ -413,6 +413,14 @@ def test_parts_of_real_tensors_follow_torch():
           torch.angle(torch.tensor([-1.0, 1.0], dtype=torch.float64)))
 
 
+def test_angle_of_real_tensors_has_zero_gradient():
+    x = ember.tensor([-2.0, 0.0, 3.0]).require_grad()
+    x.angle().sum().backward()
+    tx = torch.tensor([-2.0, 0.0, 3.0], requires_grad=True)
+    torch.angle(tx).sum().backward()
+    assert x.grad.tolist() == tx.grad.tolist() == [0.0, 0.0, 0.0]
+
+
 def test_log2_log10_on_real_tensors():
     x = ember.tensor([0.5, 1.0, 8.0, 0.0, -1.0])
     check(x.log2(), torch.log2(torch.tensor([0.5, 1.0, 8.0, 0.0, -1.0])))
