@@ -2,7 +2,8 @@
 PyTorch's ``logical_*`` ops.
 
 Bitwise ops take int and bool tensors (on bools ``& | ^ ~`` are the logical ops, as PyTorch);
-floats raise ``KindError``. Operands are promoted with ``dtypes.result_type`` (Python ints are
+floats and complex numbers raise ``KindError``. The ``logical_*`` ops take every kind, complex
+tensors too (nonzero is true, as PyTorch). Operands are promoted with ``dtypes.result_type`` (Python ints are
 weak: ``int8_tensor & 0xFF`` stays int8, the scalar wrapping to the dtype's width as PyTorch;
 an int that no 64-bit integer holds raises InvalidParameterError, as for ``+``) and broadcast
 with NumPy's rule. Shifts are deterministic: a count below 0 or at least the bit width
@@ -43,17 +44,27 @@ _LAND, _LOR, _LXOR = _kernel("logical_and"), _kernel("logical_or"), _kernel("log
 def _check_int_operand(x, op, param):
     """Raise KindError unless ``x`` is an int/bool tensor or an int/bool number."""
     if isinstance(x, Tensor):
-        if x._dtype.kind == "float":
-            raise KindError(f"{op}: not defined for float tensors (dtype {x._dtype.name}); "
-                            "expected an int or bool tensor")
+        if x._dtype._rank >= 2:  # float or complex
+            raise _not_int(op, param, x._dtype)
         return
     kind = _scalar_kind(x)
     if kind is None:
         raise KindError(f"{op}: {param} must be a Tensor, an int or a bool, got "
                         f"{type(x).__name__} {x!r}")
+    if kind == "complex":
+        raise KindError(f"{op}: {param} {x!r} is a complex number; expected an int or a bool "
+                        "(bitwise ops are not defined for complex numbers)")
     if kind == "float":
         raise KindError(f"{op}: {param} {x!r} is a float; expected an int or a bool "
                         "(bitwise ops are not defined for floats)")
+
+
+def _not_int(op, param, dtype):
+    """The KindError of a bitwise op on a float or complex tensor."""
+    if dtype.kind == "complex":
+        return _dt.complex_error(op, param, dtype)
+    return KindError(f"{op}: not defined for float tensors (dtype {dtype.name}); "
+                     "expected an int or bool tensor")
 
 
 def _check_pair(x, y, op, xname, yname):
@@ -97,7 +108,7 @@ def _bitwise(op, kernel, x, y, xname="self", yname="other"):
         if type(y) is int and dt.kind == "int":
             be = x._device.backend
             return wrap(kernel(be)(x._data, _scalar(be, y, dt, op, yname)), dt)
-        if isinstance(y, Tensor) and dt is y._dtype and dt.kind != "float" \
+        if isinstance(y, Tensor) and dt is y._dtype and dt._rank < 2 \
                 and x._data.shape == y._data.shape and x._device is y._device:
             return wrap(kernel(x._device.backend)(x._data, y._data), dt)
     _check_int_operand(x, op, xname)
@@ -176,9 +187,8 @@ def bitwise_not(self):
     [252]
     """
     check_tensor(self, "bitwise_not", "self")
-    if self._dtype.kind == "float":
-        raise KindError(f"bitwise_not: not defined for float tensors (dtype {self._dtype.name}); "
-                        "expected an int or bool tensor")
+    if self._dtype._rank >= 2:  # float or complex
+        raise _not_int("bitwise_not", "self", self._dtype)
     return wrap(self._device.backend.bitwise_invert(self._data), self._dtype)
 
 
@@ -358,7 +368,8 @@ def _logical(op, kernel, x, y):
 
 @tensor_method
 def logical_and(self, other):
-    """Elementwise ``bool(self) and bool(other)`` for any kinds (nonzero and NaN are true).
+    """Elementwise ``bool(self) and bool(other)`` for any kinds (nonzero and NaN are true;
+    complex values too, as PyTorch).
 
     >>> import ember
     >>> ember.tensor([0.0, 2.5, float("nan")]).logical_and(ember.tensor([1, 1, 1])).tolist()
@@ -444,9 +455,8 @@ Tensor.__rshift__, Tensor.__rrshift__ = _shift_operator(
 
 
 def _invert(self):
-    if self._dtype.kind == "float":
-        raise KindError(f"bitwise_not (~): not defined for float tensors (dtype "
-                        f"{self._dtype.name}); expected an int or bool tensor")
+    if self._dtype._rank >= 2:  # float or complex
+        raise _not_int("bitwise_not (~)", "self", self._dtype)
     return wrap(self._device.backend.bitwise_invert(self._data), self._dtype)
 
 

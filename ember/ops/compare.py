@@ -6,6 +6,10 @@ is untracked). Tensor operands broadcast; operands of different kinds promote li
 int tensor against a float compares as the default float dtype); a Python int is compared with
 an int tensor exactly, so ``int8_tensor < 1000`` is all true.
 
+Complex tensors and Python complex numbers take ``==``/``!=`` (``equal``, ``not_equal``), the
+closeness tests and the NaN/infinity predicates (of either part); ordering (``<``, ``>`` ...) is
+not defined for complex numbers and raises ``KindError`` (docs/complex.md).
+
 >>> import ember
 >>> (ember.tensor([1.0, 2.0, 3.0]) > 2).tolist()
 [False, False, True]
@@ -43,16 +47,37 @@ def _as_float(value):
 
 def _cmp_operand(be, x, dt):
     if isinstance(x, Tensor):
-        if dt.kind == "float" or x._dtype.kind != dt.kind:  # a bool tensor meeting an int
+        if dt._rank >= 2 or x._dtype.kind != dt.kind:  # floats, complex; a bool meeting an int
             return be.cast(x._data, dt)
         return x._data
     if dt.kind == "float":
         return be.compare_scalar(_as_float(x), dt)
+    if dt.kind == "complex":
+        return be.compare_scalar(_as_complex(x), dt)
     return int(x) if dt.kind == "int" else bool(x)
 
 
-def _compare(op, kernel, x, y, xname="self", yname="other"):
-    """``kernel`` picks the backend's kernel (an ``attrgetter`` of its name)."""
+def _as_complex(value):
+    if _scalar_kind(value) == "complex":
+        return complex(value)
+    return complex(_as_float(value))
+
+
+def _complex_operand(op, x, y, xname, yname):
+    """The KindError of an ordering comparison with a complex operand."""
+    for v, name in ((x, xname), (y, yname)):
+        if isinstance(v, Tensor):
+            if v._dtype.kind == "complex":
+                return _dt.complex_error(op, name, v._dtype)
+        elif _scalar_kind(v) == "complex":
+            return KindError(f"{op}: not defined for complex numbers ({name} is {v!r}); "
+                             "complex numbers have no order (docs/complex.md)")
+    return _dt.complex_error(op, xname)
+
+
+def _compare(op, kernel, x, y, xname="self", yname="other", ordered=False):
+    """``kernel`` picks the backend's kernel (an ``attrgetter`` of its name); ``ordered``: an
+    ordering comparison, not defined for complex operands."""
     xt = isinstance(x, Tensor)
     ty = type(y)
     if xt and (ty is int or ty is float):                        # fast path: tensor vs number
@@ -70,7 +95,7 @@ def _compare(op, kernel, x, y, xname="self", yname="other"):
             raise device_error(op, x, y)
         if x._data.shape != y._data.shape:
             broadcast_shapes(x._data.shape, y._data.shape, op=op)
-        if x._dtype is y._dtype:
+        if x._dtype is y._dtype and not (ordered and x._dtype.kind == "complex"):
             return wrap(kernel(x._device.backend)(x._data, y._data), _BOOL)   # the fast path
         if x._dtype.kind == "int" and y._dtype.kind == "int":
             # any two int dtypes compare exactly, also uint64 with a signed int, which have no
@@ -86,6 +111,8 @@ def _compare(op, kernel, x, y, xname="self", yname="other"):
                             f"got {type(s).__name__} {s!r}")
     be = (x if xt else y)._device.backend
     dt = _dt.result_type(x, y)
+    if dt.kind == "complex" and ordered:
+        raise _complex_operand(op, x, y, xname, yname)
     return wrap(kernel(be)(_cmp_operand(be, x, dt), _cmp_operand(be, y, dt)), _BOOL)
 
 
@@ -141,7 +168,7 @@ def greater(self, other):
     >>> t1.greater(t2).tolist()
     [[False, False, False], [True, True, True]]
     """
-    return _compare("greater", _GT, self, other)
+    return _compare("greater", _GT, self, other, ordered=True)
 
 
 @tensor_method
@@ -154,7 +181,7 @@ def greater_equal(self, other):
     >>> t1.greater_equal(t2).tolist()
     [[True, False, False], [True, True, True]]
     """
-    return _compare("greater_equal", _GE, self, other)
+    return _compare("greater_equal", _GE, self, other, ordered=True)
 
 
 @tensor_method
@@ -167,7 +194,7 @@ def lower(self, other):
     >>> t1.lower(t2).tolist()
     [[False, True, True], [False, False, False]]
     """
-    return _compare("lower", _LT, self, other)
+    return _compare("lower", _LT, self, other, ordered=True)
 
 
 @tensor_method
@@ -180,7 +207,7 @@ def lower_equal(self, other):
     >>> t1.lower_equal(t2).tolist()
     [[True, True, True], [False, False, False]]
     """
-    return _compare("lower_equal", _LE, self, other)
+    return _compare("lower_equal", _LE, self, other, ordered=True)
 
 
 # -- scalar forms (Burn's *_scalar; *_elem are the same functions) -----------------------------
@@ -218,7 +245,7 @@ def greater_scalar(self, other):
     [[False, False, False], [True, True, True]]
     """
     _scalar_only("greater_scalar", other)
-    return _compare("greater_scalar", _GT, self, other)
+    return _compare("greater_scalar", _GT, self, other, ordered=True)
 
 
 @tensor_method
@@ -230,7 +257,7 @@ def greater_equal_scalar(self, other):
     [[False, False, True], [True, True, True]]
     """
     _scalar_only("greater_equal_scalar", other)
-    return _compare("greater_equal_scalar", _GE, self, other)
+    return _compare("greater_equal_scalar", _GE, self, other, ordered=True)
 
 
 @tensor_method
@@ -242,7 +269,7 @@ def lower_scalar(self, other):
     [[True, True, False], [False, False, False]]
     """
     _scalar_only("lower_scalar", other)
-    return _compare("lower_scalar", _LT, self, other)
+    return _compare("lower_scalar", _LT, self, other, ordered=True)
 
 
 @tensor_method
@@ -254,7 +281,7 @@ def lower_equal_scalar(self, other):
     [[True, True, True], [False, False, False]]
     """
     _scalar_only("lower_equal_scalar", other)
-    return _compare("lower_equal_scalar", _LE, self, other)
+    return _compare("lower_equal_scalar", _LE, self, other, ordered=True)
 
 
 Tensor.equal_elem = equal_scalar
@@ -271,13 +298,13 @@ Tensor.eq, Tensor.ne, Tensor.gt, Tensor.ge, Tensor.lt, Tensor.le = eq, ne, gt, g
 
 # -- operators ---------------------------------------------------------------------------------
 
-def _operator(op, kernel):
+def _operator(op, kernel, ordered=False):
     def method(self, other):
         t = type(other)
         if t is not int and t is not float and not isinstance(other, Tensor) \
                 and _scalar_kind(other) is None:
             return NotImplemented        # Python falls back (== gives identity, < raises TypeError)
-        return _compare(op, kernel, self, other)
+        return _compare(op, kernel, self, other, "self", "other", ordered)
     return method
 
 
@@ -285,10 +312,10 @@ def _operator(op, kernel):
 # __hash__ in its class body, so setting __eq__ here keeps hashing by identity.
 Tensor.__eq__ = _operator("equal (==)", _EQ)
 Tensor.__ne__ = _operator("not_equal (!=)", _NE)
-Tensor.__gt__ = _operator("greater (>)", _GT)
-Tensor.__ge__ = _operator("greater_equal (>=)", _GE)
-Tensor.__lt__ = _operator("lower (<)", _LT)
-Tensor.__le__ = _operator("lower_equal (<=)", _LE)
+Tensor.__gt__ = _operator("greater (>)", _GT, True)
+Tensor.__ge__ = _operator("greater_equal (>=)", _GE, True)
+Tensor.__lt__ = _operator("lower (<)", _LT, True)
+Tensor.__le__ = _operator("lower_equal (<=)", _LE, True)
 
 
 # -- closeness ---------------------------------------------------------------------------------
@@ -314,9 +341,9 @@ def _close(op, x, y, rtol, atol, equal_nan):
                                 "expected a float or int tensor (use equal for bools)")
         else:
             kind = _scalar_kind(t)
-            if kind not in ("int", "float"):
-                raise KindError(f"{op}: other must be a Tensor or a number (int or float), got "
-                                f"{type(t).__name__} {t!r}")
+            if kind not in ("int", "float", "complex"):
+                raise KindError(f"{op}: other must be a Tensor or a number (int, float or "
+                                f"complex), got {type(t).__name__} {t!r}")
     rtol = _tolerance(rtol, DEFAULT_RTOL, op, "rtol")
     atol = _tolerance(atol, DEFAULT_ATOL, op, "atol")
     if not isinstance(equal_nan, bool):
@@ -335,7 +362,10 @@ def _close(op, x, y, rtol, atol, equal_nan):
     else:
         dt = _dt.result_type(x, y)
     a = be.cast(x._data, dt)
-    b = be.cast(y._data, dt) if isinstance(y, Tensor) else be.compare_scalar(_as_float(y), dt)
+    if isinstance(y, Tensor):
+        b = be.cast(y._data, dt)
+    else:
+        b = be.compare_scalar(_as_complex(y) if dt.kind == "complex" else _as_float(y), dt)
     return be.compare_isclose(a, b, rtol, atol, equal_nan)
 
 
@@ -346,6 +376,7 @@ def is_close(self, other, rtol=None, atol=None, equal_nan=False):
     ``rtol`` defaults to 1e-5 and ``atol`` to 1e-8 (``None`` means the default). Equal values
     (equal infinities included) are close; NaN is close to nothing unless ``equal_nan=True``;
     a finite value is never close to an infinite one. Ints compare in float64; bools raise.
+    Complex values compare by the modulus of the difference, as ``torch.isclose``.
 
     >>> import ember
     >>> t1 = ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]])
@@ -383,7 +414,8 @@ Tensor.allclose = all_close
 
 @tensor_method
 def is_nan(self):
-    """Elementwise whether each element is NaN (all false for int and bool tensors).
+    """Elementwise whether each element is NaN (all false for int and bool tensors; for complex
+    ones, whether either part is NaN).
 
     >>> import ember
     >>> ember.tensor([[1.0, float("nan"), 3.0], [5.0, 9.0, 6.0]]).is_nan().tolist()
@@ -395,7 +427,8 @@ def is_nan(self):
 
 @tensor_method
 def is_inf(self):
-    """Elementwise whether each element is +inf or -inf (all false for int and bool tensors).
+    """Elementwise whether each element is +inf or -inf (all false for int and bool tensors; for
+    complex ones, whether either part is infinite).
 
     >>> import ember
     >>> inf, nan = float("inf"), float("nan")
@@ -430,6 +463,8 @@ def contains_nan(self):
     False
     """
     check_tensor(self, "contains_nan", "self")
+    if self._dtype.kind == "complex":
+        raise _dt.complex_error("contains_nan", "self", self._dtype)
     return wrap(self._device.backend.compare_contains_nan(self._data), _BOOL)
 
 

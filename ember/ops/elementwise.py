@@ -6,6 +6,14 @@ division, ``%`` floor modulo); the Burn-named methods keep Burn's (``div`` keeps
 is floor division on ints). Float math on int tensors computes in the default float dtype.
 Bool tensors have no arithmetic: they raise ``KindError`` (cast them with ``.int()`` or
 ``.float()`` first). See docs/math.md for the user guide.
+
+Complex tensors (docs/complex.md) take the arithmetic (``+ - * / **``, ``neg``, ``reciprocal``,
+``square``), the float math listed there, ``abs``/``angle``/``real``/``imag``/``conj`` and
+Python complex scalars (weak, as ``dtypes.result_type``); every other op here raises
+``dtypes.complex_error`` for them, and none casts a complex tensor to a real dtype. Special
+values (nan, inf, -0.0 parts) of the complex float math follow NumPy's functions, which
+implement C99 Annex G as the Array API standard asks, where PyTorch differs only there; both
+backends give the same values.
 """
 
 import math as _math
@@ -24,6 +32,7 @@ __all__ = [
     "asin", "acos", "atan", "asinh", "acosh", "atanh", "atan2", "hypot", "deg2rad", "rad2deg",
     "round", "floor", "ceil", "trunc", "sigmoid", "relu", "clamp", "clamp_min", "clamp_max",
     "max_pair", "min_pair", "maximum", "minimum", "lerp",
+    "sgn", "log2", "log10", "real", "imag", "conj", "angle", "complex", "polar",
 ]
 
 _result_type = _dt.result_type
@@ -33,6 +42,7 @@ _F64 = _dt.float64
 _EXACT = 1 << 53  # Python ints below this are exact as floats
 _scalar_kind = _dt._scalar_kind
 _REAL = ("int", "float")
+_ODD = ("bool", "complex")  # the kinds most ops check for: bool always raises, complex often
 
 
 # -- operand checks ---------------------------------------------------------------------------
@@ -62,34 +72,54 @@ def _bool_error(op, param, t):
 def _operand_error(op, param, value, want="a Tensor or a number"):
     if isinstance(value, bool) or type(value).__name__ == "bool_":
         return KindError(f"{op}: {param} is the bool {value!r}; expected an int or float number")
+    if _scalar_kind(value) == "complex":
+        return KindError(f"{op}: not defined for complex numbers ({param} is {value!r}); "
+                         "expected an int or float number (the ops that take complex values "
+                         "are listed in docs/complex.md)")
     return KindError(f"{op}: {param} must be {want}, got {type(value).__name__} {value!r}")
 
 
-def _check_tensor(x, op, param="input"):
-    """``x`` itself if it is an int or float Tensor; typed errors otherwise."""
+def _odd_kind(x, op, param, cx):
+    """The check of a bool or complex tensor ``x``: bool raises; complex raises unless the op
+    takes complex tensors (``cx``)."""
+    if x._dtype.kind == "bool":
+        raise _bool_error(op, param, x)
+    if not cx:
+        raise _dt.complex_error(op, param, x._dtype)
+
+
+def _check_tensor(x, op, param="input", cx=False):
+    """``x`` itself if it is an int or float Tensor (or a complex one, when ``cx``: the op takes
+    complex tensors); typed errors otherwise."""
     if not isinstance(x, Tensor):
         raise InvalidParameterError(
             f"{op}: {param} must be a Tensor, got {type(x).__name__} {x!r}", param, x)
-    if x._dtype.kind == "bool":
-        raise _bool_error(op, param, x)
+    if x._dtype.kind in _ODD:
+        _odd_kind(x, op, param, cx)
     return x
 
 
-def _check_operand(x, op, param):
-    """Tensor operands must not be bool; other operands must be real numbers."""
+def _is_complex_scalar(value):
+    """Whether ``value`` is a Python or a backend's complex number (not a real one)."""
+    return _scalar_kind(value) == "complex"
+
+
+def _check_operand(x, op, param, cx=False):
+    """Tensor operands must not be bool (nor complex unless ``cx``); other operands must be real
+    numbers (or complex ones when ``cx``)."""
     if isinstance(x, Tensor):
-        if x._dtype.kind == "bool":
-            raise _bool_error(op, param, x)
-    elif not _is_scalar(x):
+        if x._dtype.kind in _ODD:
+            _odd_kind(x, op, param, cx)
+    elif not _is_scalar(x) and not (cx and _is_complex_scalar(x)):
         raise _operand_error(op, param, x)
 
 
-def _check_number(value, op, param):
-    """``value`` must be a real number (not a Tensor, not a bool)."""
+def _check_number(value, op, param, cx=False):
+    """``value`` must be a real number (not a Tensor, not a bool), or a complex one when ``cx``."""
     if isinstance(value, Tensor):
         raise KindError(f"{op}: {param} must be a number, got a Tensor; use the tensor form "
                         f"{op.replace('_scalar', '')}() for tensors")
-    if not _is_scalar(value):
+    if not _is_scalar(value) and not (cx and _is_complex_scalar(value)):
         raise _operand_error(op, param, value, "a number")
 
 
@@ -101,30 +131,34 @@ def _scalar(be, value, dtype, op, param):
     try:
         return be.ew_scalar(value, dtype)
     except OverflowError:
-        what = "or a float" if dtype.kind == "float" else \
+        what = "or a float" if dtype._rank >= 2 else \
             "(from -2**63 to 2**64 - 1)"
         raise InvalidParameterError(
             f"{op}: {param} {value!r} is out of range; expected a value that fits a 64-bit "
             f"integer {what}", param, value) from None
 
 
-def _scalar_dtype(t, s, op, param):
-    """The result dtype of tensor ``t`` with the scalar ``s`` (PyTorch: the scalar is weak)."""
+def _scalar_dtype(t, s, op, param, cx=False):
+    """The result dtype of tensor ``t`` with the scalar ``s`` (PyTorch: the scalar is weak);
+    ``cx``: the op takes complex tensors and Python complex numbers."""
     d = t._dtype
-    if d.kind == "bool":
-        raise _bool_error(op, "self" if param == "other" else "other", t)
+    if d.kind in _ODD:
+        _odd_kind(t, op, "self" if param == "other" else "other", cx)
     ts = type(s)
     if ts is float:
-        return d if d.kind == "float" else _dt.default_float
+        return d if d._rank >= 2 else _dt.default_float  # float and complex keep their dtype
     if ts is int:
         return d
     if not _is_scalar(s):
+        if cx and _is_complex_scalar(s):
+            return _result_type(t, s)  # complex_of a float dtype; complex64 for ints
         raise _operand_error(op, param, s)
     return _result_type(t, s)
 
 
-def _prep2(a, b, op, to_float=False):
-    """Checked operands of a binary op as backend arrays of the result dtype.
+def _prep2(a, b, op, to_float=False, cx=False):
+    """Checked operands of a binary op as backend arrays of the result dtype (``cx``: the op
+    takes complex tensors and numbers; ``to_float`` keeps a complex result complex).
 
     Returns ``(xa, xb, dt, ta, tb, be)``: ``xa``/``xb`` the operands (0-d arrays or Python
     floats for scalars), ``dt`` the result dtype, ``ta``/``tb`` the operands that are tensors
@@ -137,27 +171,27 @@ def _prep2(a, b, op, to_float=False):
             if ta._device is not tb._device:
                 raise device_error(op, ta, tb)
             dt = ta._dtype
-            if dt.kind == "bool":
-                raise _bool_error(op, "self", ta)
+            if dt.kind in _ODD:
+                _odd_kind(ta, op, "self", cx)
             if tb._dtype is not dt:
-                if tb._dtype.kind == "bool":
-                    raise _bool_error(op, "other", tb)
+                if tb._dtype.kind in _ODD:
+                    _odd_kind(tb, op, "other", cx)
                 dt = _result_type(ta, tb)
             sa, sb = ta._data.shape, tb._data.shape
             if sa != sb:
                 broadcast_shapes(sa, sb, op=op)
         else:
-            dt = _scalar_dtype(ta, b, op, "other")
+            dt = _scalar_dtype(ta, b, op, "other", cx)
         be = ta._device.backend
     elif tb is not None:
-        dt = _scalar_dtype(tb, a, op, "self")
+        dt = _scalar_dtype(tb, a, op, "self", cx)
         be = tb._device.backend
     else:
-        _check_operand(a, op, "self")
-        _check_operand(b, op, "other")
+        _check_operand(a, op, "self", cx)
+        _check_operand(b, op, "other", cx)
         raise KindError(f"{op}: expected at least one Tensor operand, got {type(a).__name__} and "
                         f"{type(b).__name__}")
-    if to_float and dt.kind != "float":
+    if to_float and dt._rank < 2:  # int (bool raised): the default float; complex stays
         dt = _dt.default_float
     if ta is None:
         xa = _scalar(be, a, dt, op, "self")
@@ -215,7 +249,7 @@ def _pass2(g, needs):
 # -- add, sub, mul ----------------------------------------------------------------------------
 
 def _add(a, b, op):
-    xa, xb, dt, ta, tb, be = _prep2(a, b, op)
+    xa, xb, dt, ta, tb, be = _prep2(a, b, op, cx=True)
     out = be.ew_cast(be.ew_add(xa, xb), dt)
 
     def rule(g, need_a, need_b):
@@ -224,7 +258,7 @@ def _add(a, b, op):
 
 
 def _sub(a, b, op):
-    xa, xb, dt, ta, tb, be = _prep2(a, b, op)
+    xa, xb, dt, ta, tb, be = _prep2(a, b, op, cx=True)
     out = be.ew_cast(be.ew_sub(xa, xb), dt)
 
     def rule(g, need_a, need_b):
@@ -233,7 +267,7 @@ def _sub(a, b, op):
 
 
 def _mul(a, b, op):
-    xa, xb, dt, ta, tb, be = _prep2(a, b, op)
+    xa, xb, dt, ta, tb, be = _prep2(a, b, op, cx=True)
     out = be.ew_cast(be.ew_mul(xa, xb), dt)
 
     def rule(g, need_a, need_b):
@@ -261,7 +295,7 @@ def add_scalar(self, other):
     >>> ember.tensor([1, 2]).add_scalar(3).tolist()
     [4, 5]
     """
-    _check_number(other, "add_scalar", "other")
+    _check_number(other, "add_scalar", "other", cx=True)
     return _add(self, other, "add_scalar")
 
 
@@ -284,7 +318,7 @@ def sub_scalar(self, other):
     >>> ember.tensor([1.0, 2.0]).sub_scalar(2.0).tolist()
     [-1.0, 0.0]
     """
-    _check_number(other, "sub_scalar", "other")
+    _check_number(other, "sub_scalar", "other", cx=True)
     return _sub(self, other, "sub_scalar")
 
 
@@ -307,14 +341,14 @@ def mul_scalar(self, other):
     >>> ember.tensor([1.0, -2.0]).mul_scalar(2.0).tolist()
     [2.0, -4.0]
     """
-    _check_number(other, "mul_scalar", "other")
+    _check_number(other, "mul_scalar", "other", cx=True)
     return _mul(self, other, "mul_scalar")
 
 
 # -- division and remainders ------------------------------------------------------------------
 
 def _truediv(a, b, op):
-    xa, xb, dt, ta, tb, be = _prep2(a, b, op, to_float=True)
+    xa, xb, dt, ta, tb, be = _prep2(a, b, op, to_float=True, cx=True)
     out = be.ew_cast(be.ew_truediv(xa, xb), dt)
 
     def rule(g, need_a, need_b):
@@ -356,9 +390,10 @@ def _fmod(a, b, op):
 
 
 def _burn_div(a, b, op):
-    """Burn's ``div``: keeps the kind (floor division on ints, true division on floats)."""
-    _check_operand(a, op, "self")
-    _check_operand(b, op, "other")
+    """Burn's ``div``: keeps the kind (floor division on ints, true division on floats and
+    complex numbers)."""
+    _check_operand(a, op, "self", cx=True)
+    _check_operand(b, op, "other", cx=True)
     if _result_type(a, b).kind == "int":
         return _floordiv(a, b, op)
     return _truediv(a, b, op)
@@ -394,7 +429,7 @@ def div_scalar(self, other):
     >>> ember.tensor([7, -7]).div_scalar(2).tolist()
     [3, -4]
     """
-    _check_number(other, "div_scalar", "other")
+    _check_number(other, "div_scalar", "other", cx=True)
     return _burn_div(self, other, "div_scalar")
 
 
@@ -488,7 +523,7 @@ def _pow(a, b, op, mode):
                     f"{op}: other must be an int, got {type(b).__name__} {b!r}; use powf_scalar "
                     "for float exponents", "other", b)
             raise _operand_error(op, "other", b)
-    xa, xb, dt, ta, tb, be = _prep2(a, b, op, to_float=(mode == "float"))
+    xa, xb, dt, ta, tb, be = _prep2(a, b, op, to_float=(mode == "float"), cx=(mode == "auto"))
     if dt.kind == "int":
         if be.ew_any_negative(xb):  # a scalar past the dtype's range has wrapped (as PyTorch)
             wrapped = "" if tb is not None or b < 0 else f": {b!r} wraps to a negative {dt.name}"
@@ -518,6 +553,7 @@ def pow(self, exponent):
     """``self ** exponent``, PyTorch's promotion: int ** int stays int, with a float it is float.
 
     Integers to negative integer powers raise ``InvalidParameterError`` (as PyTorch and NumPy).
+    Complex tensors and Python complex numbers take the principal branch (``exp(b * log(a))``).
 
     >>> import ember
     >>> ember.tensor([1, -2, 3]).pow(2).tolist()
@@ -812,7 +848,7 @@ def neg(self):
     >>> ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).neg().tolist()
     [[-1.0, 2.0, -3.0], [-5.0, -9.0, -6.0]]
     """
-    _check_tensor(self, "neg")
+    _check_tensor(self, "neg", cx=True)
     be = self._device.backend
     return record(be.ew_neg(self._data), self._dtype, (self,),
                   lambda g, needs: (be.ew_neg(g),), "neg")
@@ -829,7 +865,7 @@ def positive(self):
     >>> (+ember.tensor([1, -2])).tolist()
     [1, -2]
     """
-    _check_tensor(self, "positive")
+    _check_tensor(self, "positive", cx=True)
     return self
 
 
@@ -840,15 +876,18 @@ Tensor.__pos__ = positive
 def abs(self):
     """The absolute value; for signed ints the minimum wraps (``abs(-128) == -128`` in int8).
 
-    The gradient at 0 is 0, as PyTorch.
+    The gradient at 0 is 0, as PyTorch. Of a complex tensor: the modulus, in its parts' float
+    dtype (``complex64`` gives ``float32``).
 
     >>> import ember
     >>> ember.tensor([[1, -2, 3], [4, -5, 6], [7, -8, 9]]).abs().tolist()
     [[1, 2, 3], [4, 5, 6], [7, 8, 9]]
     """
-    _check_tensor(self, "abs")
+    _check_tensor(self, "abs", cx=True)
     be = self._device.backend
     x = self._data
+    if self._dtype.kind == "complex":  # complex tensors carry no gradient (docs/complex.md)
+        return wrap(be.ew_abs(x), _dt.real_of(self._dtype), self._ad)
     return record(be.ew_abs(x), self._dtype, (self,),
                   lambda g, needs: (be.ew_mul(g, be.ew_sign(x)),), "abs")
 
@@ -860,14 +899,34 @@ Tensor.__abs__ = abs
 def sign(self):
     """-1, 0 or 1 in the tensor's dtype; NaN and ±0 give 0 (as PyTorch and Burn). Zero gradient.
 
+    Of a complex tensor: ``self / abs(self)``, 0 at 0 (PyTorch's ``sgn``, the Array API's
+    ``sign``).
+
     >>> import ember
     >>> ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).sign().tolist()
     [[1.0, -1.0, 1.0], [1.0, 1.0, 1.0]]
     """
-    _check_tensor(self, "sign")
+    return _sign(self, "sign")
+
+
+def _sign(self, op):
+    _check_tensor(self, op, cx=True)
     be = self._device.backend
+    if self._dtype.kind == "complex":
+        return wrap(be.ew_sgn(self._data), self._dtype, self._ad)
     return record(be.ew_sign(self._data), self._dtype, (self,),
-                  lambda g, needs: (be.zeros_like(g),), "sign")
+                  lambda g, needs: (be.zeros_like(g),), op)
+
+
+@tensor_method
+def sgn(self):
+    """PyTorch's ``sgn``: ``self / abs(self)`` for complex tensors (0 at 0), ``sign`` for real ones.
+
+    >>> import ember, numpy
+    >>> ember.from_numpy(numpy.array([4j, -2 + 0j, 0j])).sgn().tolist()
+    [1j, (-1+0j), 0j]
+    """
+    return _sign(self, "sgn")
 
 
 @tensor_method
@@ -878,7 +937,7 @@ def square(self):
     >>> ember.tensor([-3, 4]).square().tolist()
     [9, 16]
     """
-    _check_tensor(self, "square")
+    _check_tensor(self, "square", cx=True)
     be = self._device.backend
     x = self._data
     return record(be.ew_square(x), self._dtype, (self,),
@@ -963,9 +1022,19 @@ def round(self, decimals=0):
     [0.0, 2.0, 2.0, -2.0, 3.0]
     >>> ember.tensor([1.2345], dtype="float64").round(2).tolist()
     [1.23]
+
+    A complex tensor has each part rounded (the Array API's rule).
     """
-    _check_tensor(self, "round")
+    _check_tensor(self, "round", cx=True)
     decimals = as_int(decimals, "round", "decimals")
+    if self._dtype.kind == "complex":
+        be = self._device.backend
+        x = self._data
+
+        def part(p):
+            return be.ew_round(p) if decimals == 0 else be.ew_round_decimals(p, decimals)
+        return wrap(be.ew_complex(part(be.ew_real(x)), part(be.ew_imag(x))), self._dtype,
+                    self._ad)
     if decimals == 0:
         return _round0(self)
     if self._dtype.kind == "int":
@@ -979,22 +1048,25 @@ def round(self, decimals=0):
 # -- float math -------------------------------------------------------------------------------
 
 def _float_input(be, x, op):
-    """The tensor's buffer as a float array and the result dtype (ints compute in default float);
-    ``x`` is a checked int or float tensor on backend ``be``."""
+    """The tensor's buffer as a float array and the result dtype (ints compute in default float;
+    complex tensors stay as they are, never cast to a real dtype); ``x`` is a checked int, float
+    or complex tensor on backend ``be``."""
     dt = x._dtype
     if dt.kind != "float":
+        if dt.kind == "complex":
+            return x._data, dt
         dt = _dt.default_float
         return be.ew_cast(x._data, dt), dt
     return x._data, dt
 
 
-def _float_unary(kernel, name, grad, doc):
+def _float_unary(kernel, name, grad, doc, cx=True):
     """A float-math op (``kernel`` the name of its backend kernel): ``grad(be, g, x, out)`` is
-    its gradient rule."""
+    its gradient rule; ``cx``: it takes complex tensors (a complex result, no gradient)."""
     kernel = _kernel(kernel)
 
     def op(self):
-        _check_tensor(self, name)
+        _check_tensor(self, name, "input", cx)
         be = self._device.backend
         x, dt = _float_input(be, self, name)
         fn = kernel(be)
@@ -1036,6 +1108,22 @@ log1p = _float_unary("ew_log1p", "log1p", lambda be, g, x, y: be.ew_truediv(g, b
     >>> ember.tensor([0.0, 1e-10], dtype="float64").log1p().tolist()
     [0.0, 9.999999999500001e-11]
     """)
+log2 = _float_unary("ew_log2", "log2",
+                    lambda be, g, x, y: be.ew_truediv(g, be.ew_mul(x, _math.log(2.0))),
+                    """The base-2 logarithm (``log2(0) == -inf``, negative inputs give NaN).
+
+    >>> import ember
+    >>> ember.tensor([1.0, 8.0, 0.5]).log2().tolist()
+    [0.0, 3.0, -1.0]
+    """)
+log10 = _float_unary("ew_log10", "log10",
+                     lambda be, g, x, y: be.ew_truediv(g, be.ew_mul(x, _math.log(10.0))),
+                     """The base-10 logarithm (``log10(0) == -inf``, negative inputs give NaN).
+
+    >>> import ember
+    >>> ember.tensor([1.0, 100.0], dtype="float64").log10().tolist()
+    [0.0, 2.0]
+    """)
 expm1 = _float_unary("ew_expm1", "expm1", lambda be, g, x, y: be.ew_mul(g, be.ew_add(y, 1)),
                      """``exp(self) - 1``, accurate near 0.
 
@@ -1074,7 +1162,7 @@ erf = _float_unary("ew_erf", "erf", lambda be, g, x, y: be.ew_erf_grad(g, x),
     >>> import ember
     >>> ember.tensor([0.0, 1.0, -2.0], dtype="float64").erf().round(6).tolist()
     [0.0, 0.842701, -0.995322]
-    """)
+    """, cx=False)
 sin = _float_unary("ew_sin", "sin", lambda be, g, x, y: be.ew_mul(g, be.ew_cos(x)),
                    """The sine (radians).
 
@@ -1172,7 +1260,7 @@ deg2rad = _float_unary("ew_deg2rad", "deg2rad",
     >>> import ember
     >>> ember.tensor([180.0, -90.0], dtype="float64").deg2rad().tolist()
     [3.141592653589793, -1.5707963267948966]
-    """)
+    """, cx=False)
 rad2deg = _float_unary("ew_rad2deg", "rad2deg",
                        lambda be, g, x, y: be.ew_mul(g, 180.0 / _math.pi),
                        """Radians to degrees.
@@ -1180,7 +1268,7 @@ rad2deg = _float_unary("ew_rad2deg", "rad2deg",
     >>> import ember
     >>> ember.tensor([3.141592653589793], dtype="float64").rad2deg().tolist()
     [180.0]
-    """)
+    """, cx=False)
 sigmoid = _float_unary("ew_sigmoid", "sigmoid",
                        lambda be, g, x, y: be.ew_mul(be.ew_mul(g, be.ew_sub(1, y)), y),
                        """The logistic ``1 / (1 + exp(-self))``, stable for large ``|self|``.
@@ -1188,7 +1276,7 @@ sigmoid = _float_unary("ew_sigmoid", "sigmoid",
     >>> import ember
     >>> ember.tensor([0.0, -1000.0, 1000.0]).sigmoid().tolist()
     [0.5, 0.0, 1.0]
-    """)
+    """, cx=False)
 
 
 def _float_binary(a, b, op, kernel, rule_of):
@@ -1466,3 +1554,121 @@ def lerp(self, end, weight):
         return tuple([_fit(be, be.ew_cast(rule(g), dt), t) if need else None
                       for t, rule, need in zip(owners, rules, needs)])
     return record(out, dt, tuple(owners), backward, op)
+
+
+# -- complex parts ----------------------------------------------------------------------------
+
+@tensor_method
+def real(self):
+    """The real part: a float tensor of a complex tensor's parts' dtype; a real tensor itself
+    (as PyTorch). May be a view of ``self``'s buffer.
+
+    >>> import ember, numpy
+    >>> ember.from_numpy(numpy.array([1 + 2j, -1j], "complex64")).real().tolist()
+    [1.0, -0.0]
+    """
+    _check_tensor(self, "real", "self", cx=True)
+    dt = self._dtype
+    if dt.kind != "complex":
+        return self
+    return wrap(self._device.backend.ew_real(self._data), _dt.real_of(dt), self._ad)
+
+
+@tensor_method
+def imag(self):
+    """The imaginary part of a complex tensor, a float tensor (PyTorch's ``imag``; a real tensor
+    raises ``KindError``, as in PyTorch). May be a view of ``self``'s buffer.
+
+    >>> import ember, numpy
+    >>> ember.from_numpy(numpy.array([1 + 2j, -1j], "complex64")).imag().tolist()
+    [2.0, -1.0]
+    """
+    _check_tensor(self, "imag", "self", cx=True)
+    dt = self._dtype
+    if dt.kind != "complex":
+        raise KindError(f"imag: not defined for real tensors (self has dtype {dt.name}); "
+                        "expected a complex tensor (a real tensor's imaginary part is 0)")
+    return wrap(self._device.backend.ew_imag(self._data), _dt.real_of(dt), self._ad)
+
+
+@tensor_method
+def conj(self):
+    """The complex conjugate (the imaginary part negated); a real tensor itself (as PyTorch).
+
+    >>> import ember, numpy
+    >>> ember.from_numpy(numpy.array([1 + 2j], "complex64")).conj().tolist()
+    [(1-2j)]
+    """
+    _check_tensor(self, "conj", "self", cx=True)
+    if self._dtype.kind != "complex":
+        return self
+    return wrap(self._device.backend.ew_conj(self._data), self._dtype, self._ad)
+
+
+@tensor_method
+def angle(self):
+    """The argument ``atan2(imag, real)`` in ``[-pi, pi]``, a float tensor (complex64 gives
+    float32). Of a real tensor, as PyTorch: ``pi`` below 0, else 0 (``-0.0`` gives 0), NaN for
+    NaN; int tensors give the default float. Zero gradient for real tensors.
+
+    >>> import ember, numpy
+    >>> ember.from_numpy(numpy.array([1j, -1 + 0j])).angle().tolist()
+    [1.5707963267948966, 3.141592653589793]
+    >>> ember.tensor([-2.0, 0.0, 3.0]).angle().tolist()
+    [3.1415927410125732, 0.0, 0.0]
+    """
+    _check_tensor(self, "angle", "self", cx=True)
+    be = self._device.backend
+    dt = self._dtype
+    if dt.kind == "complex":
+        return wrap(be.ew_angle(self._data), _dt.real_of(dt), self._ad)
+    x, dt = _float_input(be, self, "angle")
+    return record(be.ew_angle(x), dt, (self,), lambda g, needs: (be.zeros_like(g),), "angle")
+
+
+def _parts_pair(a, b, op, pa, pb):
+    """Checked float32/float64 tensors ``a`` and ``b`` of one dtype on one device, broadcast:
+    their buffers, the complex result dtype and the backend."""
+    for t, p in ((a, pa), (b, pb)):
+        if not isinstance(t, Tensor):
+            raise InvalidParameterError(
+                f"{op}: {p} must be a Tensor, got {type(t).__name__} {t!r}", p, t)
+        if t._dtype is not _F32 and t._dtype is not _F64:
+            raise KindError(f"{op}: {p} has dtype {t._dtype.name}; expected a float32 or "
+                            "float64 tensor (as torch." + op + ")")
+    if a._dtype is not b._dtype:
+        raise KindError(f"{op}: {pa} has dtype {a._dtype.name} and {pb} has dtype "
+                        f"{b._dtype.name}; expected the same dtype (float32 or float64)")
+    if a._device is not b._device:
+        raise device_error(op, a, b)
+    if a._data.shape != b._data.shape:
+        broadcast_shapes(a._data.shape, b._data.shape, op=op)
+    return a._data, b._data, _dt.complex_of(a._dtype), a._device.backend
+
+
+def _complex(real, imag):
+    """A complex tensor from its real and imaginary parts (PyTorch's ``torch.complex``): two
+    float32 tensors give complex64, two float64 tensors complex128; they broadcast.
+
+    >>> import ember
+    >>> ember.complex(ember.tensor([1.0, 0.0]), ember.tensor([2.0, -1.0])).tolist()
+    [(1+2j), -1j]
+    """
+    re, im, dt, be = _parts_pair(real, imag, "complex", "real", "imag")
+    return record(be.ew_complex(re, im), dt, (real, imag), None, "complex")
+
+
+def polar(abs, angle):
+    """The complex tensor ``abs * (cos(angle) + 1j * sin(angle))`` (PyTorch's ``torch.polar``):
+    two float32 tensors give complex64, two float64 tensors complex128; they broadcast.
+
+    >>> import ember
+    >>> ember.polar(ember.tensor([2.0], dtype="float64"), ember.tensor([0.0], dtype="float64")).tolist()
+    [(2+0j)]
+    """
+    r, t, dt, be = _parts_pair(abs, angle, "polar", "abs", "angle")
+    return record(be.ew_polar(r, t), dt, (abs, angle), None, "polar")
+
+
+complex = _complex  # noqa: A001 (ember.complex, as torch.complex)
+complex.__name__ = complex.__qualname__ = "complex"

@@ -110,6 +110,11 @@ def _broadcast_value(self, value, op, param):
                                  f"broadcast to the tensor's shape {tuple(shape)}",
                                  expected=tuple(shape), actual=tuple(v._data.shape))
     if v._dtype is not self._dtype:
+        if v._dtype.kind == "complex" and self._dtype.kind != "complex":
+            # no op drops an imaginary part on its own (docs/complex.md)
+            raise KindError(f"{op}: {param} has dtype {v._dtype.name} and the tensor has dtype "
+                            f"{self._dtype.name}; a complex value does not fit a real tensor "
+                            f"(take {param}.real() or {param}.abs() first)")
         v = v.cast(self._dtype)
     return v if v._data.shape == shape else v.expand(shape)
 
@@ -148,9 +153,13 @@ def fill_(self, value):
             raise ShapeMismatchError(f"{op}: value has shape {tuple(value.shape)}; expected a "
                                      "number or a 0-d tensor", expected=(),
                                      actual=tuple(value.shape))
-    elif isinstance(value, bool) or not isinstance(value, (int, float)):
+    elif isinstance(value, bool) or not isinstance(value, (int, float, complex)):
         raise InvalidParameterError(f"{op}: value must be a number or a 0-d tensor, got "
                                     f"{value!r}", "value", value)
+    elif isinstance(value, complex) and self._dtype.kind != "complex":
+        raise KindError(f"{op}: value {value!r} is complex and the tensor has dtype "
+                        f"{self._dtype.name}; expected a real number (a complex value does not "
+                        "fit a real tensor)")
     rebind(self, _broadcast_value(self, value, op, "value"), op)
     return self
 

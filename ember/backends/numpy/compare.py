@@ -42,9 +42,12 @@ _FINITE_MAX = {}
 
 
 def compare_scalar(value, dtype):
-    """A 0-d array of ember ``dtype`` (a float dtype) holding the Python float ``value`` (rounded
-    to the dtype; beyond its range it becomes +-inf, silently)."""
+    """A 0-d array of ember ``dtype`` (a float or complex dtype) holding the Python float (or
+    complex) ``value`` (rounded to the dtype; beyond its range it becomes +-inf, silently)."""
     dtype = NP[dtype]
+    if type(value) is complex or dtype.kind == "c":
+        with np.errstate(over="ignore", invalid="ignore"):
+            return np.asarray(value, dtype=dtype)
     big = _FINITE_MAX.get(dtype)
     if big is None:
         finfo = _ml_dtypes.finfo if dtype.kind == "V" else np.finfo      # bfloat16: ml_dtypes

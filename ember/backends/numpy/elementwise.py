@@ -22,6 +22,8 @@ __all__ = [
     "ew_acosh", "ew_atanh", "ew_atan2", "ew_hypot", "ew_deg2rad", "ew_rad2deg", "ew_round",
     "ew_floor", "ew_ceil", "ew_trunc", "ew_round_decimals", "ew_rsqrt", "ew_sigmoid", "ew_relu",
     "ew_lerp", "ew_erf", "ew_erf_grad",
+    "ew_sgn", "ew_log2", "ew_log10", "ew_real", "ew_imag", "ew_conj", "ew_angle", "ew_complex",
+    "ew_polar",
 ]
 
 from .core import _ERRVAR, _IGNORE, NP
@@ -322,10 +324,92 @@ def ew_trunc_div(a, b):
 
 ew_exp = _quiet(np.exp)
 ew_log = _quiet(np.log)
-ew_log1p = _quiet(np.log1p)
+
+
+@_quiet
+def ew_log1p(a):
+    """``log(1 + a)``, accurate near 0. NumPy's complex ``log1p`` is ``log(1 + a)`` (C99 Annex G
+    special values, kept), which loses the real part for small ``|a|`` (``log1p(1e-5j)`` has
+    real part 5e-11, not 0): there it is ``0.5 * log1p(x * (2 + x) + y * y) + 1j * atan2(y,
+    1 + x)``, as PyTorch's."""
+    out = np.log1p(a)
+    if a.dtype.kind != "c":
+        return out
+    small = np.abs(a) < 0.5                 # NaN and infinities are not small
+    if small.any():
+        x, y = a.real, a.imag
+        near = ew_complex(0.5 * np.log1p(x * (2 + x) + y * y), np.arctan2(y, 1 + x))
+        out = np.where(small, near, out)
+    return out
 ew_expm1 = _quiet(np.expm1)
 ew_sqrt = _quiet(np.sqrt)
-ew_recip = _quiet(np.reciprocal)
+ew_log2 = _quiet(np.log2)
+ew_log10 = _quiet(np.log10)
+
+
+@_quiet
+def ew_recip(a):
+    """``1 / a``; of complex arrays as ``1 / a`` (NumPy's ``reciprocal`` differs from PyTorch's
+    in the sign of zero parts, its ``true_divide`` does not)."""
+    if a.dtype.kind == "c":
+        return np.true_divide(1, a)
+    return np.reciprocal(a)
+
+
+@_quiet
+def ew_sgn(a):
+    """``a / abs(a)`` of a complex array, 0 where ``a`` is 0 (PyTorch's ``sgn``: NaN where a
+    part is NaN or infinite, the Array API's rule; NumPy's ``sign`` gives ±1 at infinities)."""
+    m = np.abs(a)
+    zero = m == 0
+    m = np.where(zero, np.ones((), m.dtype), m)
+    out = ew_complex(a.real / m, a.imag / m)  # each part divided by the real modulus
+    out[zero] = 0
+    return out
+
+
+def ew_real(a):
+    """The real part of a complex array (a view)."""
+    return a.real
+
+
+def ew_imag(a):
+    """The imaginary part of a complex array (a view)."""
+    return a.imag
+
+
+ew_conj = _quiet(np.conjugate)
+
+
+@_quiet
+def ew_angle(a):
+    """The argument of a complex array (``atan2(imag, real)``); of a float array PyTorch's
+    ``angle``: pi below 0, else 0 (also at -0.0), NaN at NaN."""
+    if a.dtype.kind == "c":
+        return np.angle(a)
+    return np.where(a < 0, np.asarray(np.pi, a.dtype), np.where(a != a, a, np.zeros((), a.dtype)))
+
+
+_COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64),
+               np.dtype(np.float64): np.dtype(np.complex128)}
+
+
+@_quiet
+def ew_complex(re, im):
+    """The complex array ``re + 1j * im`` of two float32 or two float64 arrays (broadcast);
+    each part exactly as given (no arithmetic: -0.0, inf and NaN parts are kept)."""
+    re, im = np.broadcast_arrays(re, im)
+    out = np.empty(re.shape, _COMPLEX_OF[re.dtype])
+    out.real = re
+    out.imag = im
+    return out
+
+
+@_quiet
+def ew_polar(r, theta):
+    """``r * cos(theta) + 1j * r * sin(theta)`` (PyTorch's ``polar``) of two float32 or two
+    float64 arrays, broadcast."""
+    return ew_complex(r * np.cos(theta), r * np.sin(theta))
 ew_sin = _quiet(np.sin)
 ew_cos = _quiet(np.cos)
 ew_tan = _quiet(np.tan)
@@ -358,7 +442,10 @@ def ew_round_decimals(a, decimals):
 
 @_quiet
 def ew_rsqrt(a):
-    """1 / sqrt(a)."""
+    """1 / sqrt(a) (of complex arrays by true division, as PyTorch's: NumPy's ``reciprocal``
+    differs in the sign of zero parts)."""
+    if a.dtype.kind == "c":
+        return np.true_divide(1, np.sqrt(a))
     return np.reciprocal(np.sqrt(a))
 
 

@@ -21,6 +21,7 @@ _Tensor = torch.Tensor
 _I64 = torch.int64
 _U64 = torch.uint64
 _WIDE_U = (torch.uint16, torch.uint32, torch.uint64)
+_COMPLEX = (torch.complex64, torch.complex128)
 _MIN64 = -(1 << 63)
 _MAX64 = (1 << 63) - 1
 
@@ -124,8 +125,12 @@ _FINITE_MAX = {}
 
 def compare_scalar(value, dtype):
     """The Python float ``value`` rounded to ember float ``dtype`` (beyond its range +-inf), as
-    an operand torch takes without promoting: a Python float."""
+    an operand torch takes without promoting: a Python float (for a complex dtype the Python
+    complex ``value`` rounded to its parts' dtype, a Python complex)."""
     t = TORCH[dtype]
+    if t in _COMPLEX:
+        value = complex(value)
+        return value if t is torch.complex128 else torch.tensor(value, dtype=t).item()
     if t is torch.float64 or value != value:
         return value
     big = _FINITE_MAX.get(t)
@@ -139,19 +144,19 @@ def compare_scalar(value, dtype):
 
 
 def compare_isnan(a):
-    if a.dtype.is_floating_point:
+    if a.dtype.is_floating_point or a.dtype in _COMPLEX:
         return torch.isnan(a)
     return torch.zeros(a.shape, dtype=torch.bool, device=a.device)
 
 
 def compare_isinf(a):
-    if a.dtype.is_floating_point:
+    if a.dtype.is_floating_point or a.dtype in _COMPLEX:
         return torch.isinf(a)
     return torch.zeros(a.shape, dtype=torch.bool, device=a.device)
 
 
 def compare_isfinite(a):
-    if a.dtype.is_floating_point:
+    if a.dtype.is_floating_point or a.dtype in _COMPLEX:
         return torch.isfinite(a)
     return torch.ones(a.shape, dtype=torch.bool, device=a.device)
 

@@ -25,6 +25,8 @@ __all__ = [
     "ew_acosh", "ew_atanh", "ew_atan2", "ew_hypot", "ew_deg2rad", "ew_rad2deg", "ew_round",
     "ew_floor", "ew_ceil", "ew_trunc", "ew_round_decimals", "ew_rsqrt", "ew_sigmoid", "ew_relu",
     "ew_lerp", "ew_erf", "ew_erf_grad",
+    "ew_sgn", "ew_log2", "ew_log10", "ew_real", "ew_imag", "ew_conj", "ew_angle", "ew_complex",
+    "ew_polar",
 ]
 
 _Tensor = torch.Tensor
@@ -36,6 +38,9 @@ _MIN64 = -(1 << 63)
 _MAX64 = (1 << 63) - 1
 _INT_RANGE = (-(1 << 63), 1 << 64)
 _HALF = (torch.float16, torch.bfloat16)
+_COMPLEX = (torch.complex64, torch.complex128)
+_ODD_ADD = frozenset(_WIDE_U + _COMPLEX)   # the dtypes add and sub do not leave to torch's own kernel
+_NEG_ODD = frozenset(_WIDE_U + (torch.uint8,) + _COMPLEX)  # the dtypes neg does not leave to torch.neg
 
 
 # -- operands ---------------------------------------------------------------------------------
@@ -46,6 +51,17 @@ def ew_scalar(value, dtype):
     rounded to the dtype (beyond a 16-bit float's range: inf), as the NumPy backend's."""
     t = TORCH[dtype]
     kind = dtype.kind
+    if kind == "complex":  # rounded to the dtype's parts, as the NumPy backend's
+        if isinstance(value, int):
+            value = int(value)
+            try:
+                value = float(value)
+            except OverflowError:
+                raise OverflowError(f"{value!r} is too large for a float") from None
+        value = complex(value)
+        if t is torch.complex128:
+            return value
+        return torch.tensor(value, dtype=t).item()
     if kind == "float":
         if type(value) is float and t not in _HALF:
             return value
@@ -202,16 +218,49 @@ def _both_numbers(a, b):
     return not isinstance(a, _Tensor) and not isinstance(b, _Tensor)
 
 
-def _binary(op, uop=None):
+def _binary(op, uop=None, cop=None):
     """A kernel from a Python operator: tensors or numbers on either side; uint16/32/64 through
-    ``uop`` on int64 (None: ``op`` itself, bit-exact on int64)."""
+    ``uop`` on int64 (None: ``op`` itself, bit-exact on int64); complex operands through
+    ``cop`` when given."""
     wide = _ubinary(uop or op)
+    odd = _ODD_ADD if cop is not None else _WIDE_U
 
     def kernel(a, b):
-        if (isinstance(a, _Tensor) and a.dtype in _WIDE_U) or (
-                isinstance(b, _Tensor) and b.dtype in _WIDE_U):
+        if (isinstance(a, _Tensor) and a.dtype in odd) or (
+                isinstance(b, _Tensor) and b.dtype in odd):
+            if cop is not None and (_is_complex(a) or _is_complex(b)):
+                return cop(a, b)
             return wide(a, b)
         return op(a, b)                 # two numbers (in a backward rule): a number
+    return kernel
+
+
+def _is_complex(x):
+    return x.dtype in _COMPLEX if isinstance(x, _Tensor) else isinstance(x, complex)
+
+
+def _parts(x):
+    """(real, imag) of a complex tensor or a number (imag None for a real tensor)."""
+    if isinstance(x, _Tensor):
+        return (x.real, x.imag) if x.dtype in _COMPLEX else (x, None)
+    x = complex(x)
+    return x.real, x.imag
+
+
+def _componentwise(fn):
+    """A complex add or sub computed part by part, as NumPy's (and the Array API's): torch's
+    own complex add multiplies the second operand by ``alpha`` = 1 + 0j, which turns an infinite
+    part into NaN (``(-inf - inf j) + (-inf - inf j)`` gives NaN + NaN j)."""
+    def kernel(a, b):
+        ar, ai = _parts(a)
+        br, bi = _parts(b)
+        re = fn(ar, br)
+        im = ai if bi is None else (fn(0.0, bi) if ai is None else fn(ai, bi))
+        ref = a if isinstance(a, _Tensor) else b
+        rdt = torch.float64 if ref.dtype is torch.complex128 else torch.float32
+        re = re if isinstance(re, _Tensor) else torch.tensor(re, dtype=rdt, device=ref.device)
+        im = im if isinstance(im, _Tensor) else torch.tensor(im, dtype=rdt, device=ref.device)
+        return ew_complex(re.to(rdt), im.to(rdt))
     return kernel
 
 
@@ -227,8 +276,8 @@ def _mul(a, b):
     return a * b
 
 
-ew_add = _binary(_add)
-ew_sub = _binary(_sub)
+ew_add = _binary(_add, cop=_componentwise(_add))
+ew_sub = _binary(_sub, cop=_componentwise(_sub))
 ew_mul = _binary(_mul)
 
 
@@ -323,11 +372,15 @@ def ew_fmod(a, b):
 
 
 def ew_neg(a):
-    """``-a`` (unsigned ints wrap)."""
-    if a.dtype in _WIDE_U:
-        return _back(-_bits(a), a.dtype)
-    if a.dtype is torch.uint8:
-        return (-(a.to(torch.int16))).to(torch.uint8)
+    """``-a`` (unsigned ints wrap; complex tensors have each part negated)."""
+    d = a.dtype
+    if d in _NEG_ODD:
+        if d in _WIDE_U:
+            return _back(-_bits(a), d)
+        if d is torch.uint8:
+            return (-(a.to(torch.int16))).to(torch.uint8)
+        # complex: each part negated, as NumPy's (torch's neg gives 0 - a: -0.0 parts are lost)
+        return ew_complex(torch.neg(a.real), torch.neg(a.imag))
     return torch.neg(a)
 
 
@@ -448,7 +501,28 @@ def ew_pow(a, b):
         return _math.pow(a, b) if a or b >= 0 else _math.inf
     if not isinstance(a, _Tensor):
         a = torch.as_tensor(a, dtype=b.dtype, device=b.device)
-    return torch.pow(a, b)
+    out = torch.pow(a, b)
+    if out.dtype in _COMPLEX:
+        return _complex_pow_special(a, b, out)
+    return out
+
+
+def _complex_pow_special(a, b, out):
+    """NumPy's complex power where torch's differs: a zero exponent gives 1 + 0j (also for an
+    infinite or NaN base, as the real rule ``x ** 0 == 1``); a zero base gives 0 for an exponent
+    with a positive real part and NaN + NaN j otherwise (torch gives inf + NaN j or 1 - 0j there)."""
+    if not isinstance(b, _Tensor):
+        b = torch.as_tensor(b, dtype=out.dtype, device=out.device)
+    one = b == 0
+    zero_base = (a == 0) & ~one
+    if not bool((one | zero_base).any()):
+        return out
+    dt, dev = out.dtype, out.device
+    positive = b.real > 0
+    nan = torch.full((), complex(_math.nan, _math.nan), dtype=dt, device=dev)
+    out = torch.where(zero_base, torch.where(positive, torch.zeros((), dtype=dt, device=dev),
+                                             nan), out)
+    return torch.where(one, torch.ones((), dtype=dt, device=dev), out)
 
 
 def ew_sign(a):
@@ -483,7 +557,20 @@ def ew_log(a):
     return torch.log(a)
 
 
-ew_log1p = torch.log1p
+ew_log2 = torch.log2
+ew_log10 = torch.log10
+
+
+def ew_log1p(a):
+    """``log(1 + a)``; of complex tensors with NumPy's values (C99 Annex G, the Array API's
+    special cases) where torch's differ: at infinite or NaN parts and at zero (``log1p(-0 + 0j)``
+    is ``+0 + 0j``), computed there as ``log(1 + a)``."""
+    out = torch.log1p(a)
+    if a.dtype in _COMPLEX:
+        odd = ~torch.isfinite(a) | (a == 0)
+        if bool(odd.any()):  # 1 + a keeps a's imaginary part as it is (its -0.0 too)
+            out = torch.where(odd, torch.log(ew_complex(a.real + 1, a.imag)), out)
+    return out
 ew_expm1 = torch.expm1
 ew_sqrt = torch.sqrt
 ew_sin = torch.sin
@@ -493,7 +580,22 @@ ew_sinh = torch.sinh
 ew_cosh = torch.cosh
 ew_tanh = torch.tanh
 ew_asin = torch.asin
-ew_acos = torch.acos
+
+
+def ew_acos(a):
+    """The inverse cosine; of complex tensors the imaginary part of a real result has the sign
+    C99 Annex G and NumPy give (``acos(x + 0j) == acos(x) - 0j``), where torch's complex128
+    kernel gives +0."""
+    out = torch.acos(a)
+    if a.dtype in _COMPLEX:
+        im = out.imag
+        zero = im == 0
+        if bool(zero.any()):
+            out = ew_complex(out.real, torch.where(zero, torch.copysign(torch.zeros_like(im),
+                                                                        -a.imag), im))
+    return out
+
+
 ew_atan = torch.atan
 ew_asinh = torch.asinh
 ew_acosh = torch.acosh
@@ -507,6 +609,45 @@ ew_trunc = torch.trunc
 def ew_recip(a):
     """``1 / a``."""
     return torch.reciprocal(a)
+
+
+def ew_sgn(a):
+    """``a / abs(a)`` of a complex tensor, 0 at 0 (PyTorch's ``sgn``; each part divided by the
+    real modulus)."""
+    return torch.sgn(a)
+
+
+def ew_real(a):
+    """The real part of a complex tensor (a view)."""
+    return a.real
+
+
+def ew_imag(a):
+    """The imaginary part of a complex tensor (a view)."""
+    return a.imag
+
+
+def ew_conj(a):
+    """The conjugate, materialised (torch's ``conj`` is a lazy view that ``numpy()`` refuses)."""
+    return torch.conj_physical(a)
+
+
+def ew_angle(a):
+    """The argument of a complex tensor; of a float tensor pi below 0, else 0, NaN at NaN."""
+    return torch.angle(a)
+
+
+def ew_complex(re, im):
+    """The complex tensor ``re + 1j * im`` of two float32 or two float64 tensors (broadcast),
+    each part exactly as given."""
+    if re.shape != im.shape:
+        re, im = torch.broadcast_tensors(re, im)
+    return torch.complex(re, im)
+
+
+def ew_polar(r, theta):
+    """``r * cos(theta) + 1j * r * sin(theta)`` (PyTorch's ``polar``), broadcast."""
+    return ew_complex(r * torch.cos(theta), r * torch.sin(theta))
 
 
 def ew_deg2rad(a):
