@@ -246,7 +246,9 @@ def result_type(*operands):
             scalar_rank = max(scalar_rank, _KIND_RANK[kind])
     result = dim_dt
     if zero_dt is not None and (result is None or zero_dt._rank > result._rank):
-        result = zero_dt
+        # a weaker complex keeps a float's precision (PyTorch's combine_categories)
+        result = complex_of(result) if zero_dt._rank == 3 and result is not None and \
+            result.kind == "float" else zero_dt
     if scalar_rank >= 0 and (result is None or scalar_rank > result._rank):
         if scalar_rank == 3 and result is not None and result.kind == "float":
             return complex_of(result)  # float64 tensor with a Python complex: complex128

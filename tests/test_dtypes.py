@@ -237,3 +237,32 @@ def test_promote_types_refuses_what_is_not_a_dtype(a, b):
 def test_promote_types_takes_dtype_names():
     assert ember.promote_types("int8", ember.uint8) is ember.int16
     assert ember.promote_types("float16", "bfloat16") is ember.float32
+
+
+_COMPLEX = ["complex64", "complex128"]
+
+
+@pytest.mark.parametrize("other", NAMES + _COMPLEX)
+@pytest.mark.parametrize("name", _COMPLEX)
+def test_complex_promotion_matches_torch(name, other):
+    for dims_a, dims_b in [((2,), (2,)), ((2,), ()), ((), (2,)), ((), ())]:
+        a = ember.zeros(dims_a, dtype=name)
+        b = ember.zeros(dims_b, dtype=other)
+        if other in ("uint16", "uint32", "uint64"):  # torch refuses; ember: the complex kind wins
+            assert dtypes.result_type(a, b).name == dtypes.result_type(b, a).name == name
+            continue
+        ta = torch.zeros(dims_a, dtype=getattr(torch, name))
+        tb = torch.zeros(dims_b, dtype=getattr(torch, other))
+        want = str(torch.result_type(ta, tb)).replace("torch.", "")
+        if want == "complex32":  # ember has no complex32: complex64 holds its values
+            want = "complex64"
+        assert dtypes.result_type(a, b).name == want, (dims_a, dims_b)
+        assert dtypes.result_type(b, a).name == want, (dims_a, dims_b)
+
+
+@pytest.mark.parametrize("name", NAMES + _COMPLEX)
+def test_python_complex_scalar_is_weak(name):
+    for dims in [(2,), ()]:
+        want = str(torch.result_type(torch.zeros(dims, dtype=getattr(torch, name)), 1j))
+        want = want.replace("torch.", "").replace("complex32", "complex64")
+        assert dtypes.result_type(ember.zeros(dims, dtype=name), 1j).name == want
