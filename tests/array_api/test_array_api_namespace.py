@@ -31,7 +31,9 @@ def _check(actual, expected, rtol=1e-7, atol=1e-12):
     got = np.asarray(actual.numpy())
     assert got.shape == expected.shape, f"{got.shape} != {expected.shape}"
     assert actual.dtype.name == expected.dtype.name, f"{actual.dtype.name} != {expected.dtype}"
-    if got.dtype.kind == "f":
+    if got.dtype.kind == "c":
+        np.testing.assert_allclose(got, expected, rtol=rtol, atol=atol, equal_nan=True)
+    elif got.dtype.kind == "f":
         np.testing.assert_allclose(got, expected, rtol=rtol, atol=atol, equal_nan=True)
         # signed zeros agree too
         zeros = expected == 0
@@ -62,9 +64,10 @@ def test_unary_special_cases(name):
         _check(getattr(xp, name)(ember.tensor(SPECIAL, dtype="float64")), np_fn(SPECIAL))
 
 
-BINARY = ["add", "atan2", "copysign", "divide", "equal", "floor_divide", "greater",
-          "greater_equal", "hypot", "less", "less_equal", "logaddexp", "maximum", "minimum",
-          "multiply", "not_equal", "pow", "remainder", "subtract"]
+# floor_divide: NumPy's special values differ from the standard's (test_floor_divide_...)
+BINARY = ["add", "atan2", "copysign", "divide", "equal", "greater", "greater_equal", "hypot",
+          "less", "less_equal", "logaddexp", "maximum", "minimum", "multiply", "nextafter",
+          "not_equal", "pow", "remainder", "subtract"]
 
 
 @pytest.mark.parametrize("name", BINARY)
@@ -114,6 +117,104 @@ def test_clip_matches_numpy():
     _check(xp.clip(ember.tensor(a), min=ember.tensor(lo)), np.clip(a, lo, None))
     x = ember.tensor(a)
     assert xp.clip(x) is x
+
+
+def _spec_floor_divide(a, b):
+    """The standard's floor_divide of two Python floats, bullet by bullet (2024.12)."""
+    inf = math.inf
+    if math.isnan(a) or math.isnan(b):
+        return math.nan
+    if math.isinf(a) and math.isinf(b):
+        return math.nan
+    if a == 0 and b == 0:
+        return math.nan
+    neg = (math.copysign(1.0, a) < 0) != (math.copysign(1.0, b) < 0)
+    if a == 0:
+        return -0.0 if neg else 0.0
+    if b == 0:
+        return -inf if neg else inf
+    if math.isinf(a):
+        return -inf if neg else inf
+    if math.isinf(b):
+        return -0.0 if neg else 0.0
+    return a // b          # both finite and nonzero: Python's floor of the quotient
+
+
+def test_floor_divide_follows_the_standards_special_cases():
+    # every pair of special values (signed zeros, infinities, NaN) and random finite ones
+    rng = np.random.default_rng(11)
+    values = np.concatenate([SPECIAL, rng.standard_normal(6) * 10])
+    a, b = np.meshgrid(values, values)
+    want = np.vectorize(_spec_floor_divide, otypes=[np.float64])(a, b)
+    for dtype in ("float64", "float32"):
+        got = xp.floor_divide(ember.tensor(a, dtype=dtype), ember.tensor(b, dtype=dtype))
+        _check(got, want.astype(dtype), rtol=1e-6)
+    # the cases NumPy and Python answer differently
+    x = ember.tensor([1.0, -1.0, 1.0, -1.0, np.inf, -np.inf, 5.0], dtype="float64")
+    y = ember.tensor([-np.inf, np.inf, np.inf, -np.inf, 2.0, 2.0, 0.0], dtype="float64")
+    _check(xp.floor_divide(x, y), np.array([-0.0, -0.0, 0.0, 0.0, np.inf, -np.inf, np.inf]))
+    # ints and scalars: the plain floor division, promoted as the standard says
+    i = np.array([7, -7, 0, 9], dtype=np.int16)
+    _check(xp.floor_divide(ember.tensor(i), ember.tensor(np.int8(2))),
+           np.floor_divide(i, np.int16(2)))
+    _check(xp.floor_divide(7.5, ember.tensor([2.0, -np.inf], dtype="float64")),
+           np.array([3.0, -0.0]))
+
+
+def test_nextafter_matches_numpy():
+    rng = np.random.default_rng(12)
+    for dtype in ("float32", "float64"):
+        a = rng.standard_normal((3, 4)).astype(dtype)
+        b = rng.standard_normal((4,)).astype(dtype)
+        _check(xp.nextafter(ember.tensor(a), ember.tensor(b)), np.nextafter(a, b))
+        s = SPECIAL.astype(dtype)
+        sa, sb = np.meshgrid(s, s)
+        _check(xp.nextafter(ember.tensor(sa), ember.tensor(sb)), np.nextafter(sa, sb))
+        # the standard's special cases: NaN in, NaN out; -0 towards +0 is +0 and back
+        got = xp.nextafter(ember.tensor([-0.0, 0.0, np.nan, 1.0], dtype=dtype),
+                           ember.tensor([0.0, -0.0, 1.0, np.nan], dtype=dtype)).numpy()
+        assert got[0] == 0 and not np.signbit(got[0]) and got[1] == 0 and np.signbit(got[1])
+        assert np.isnan(got[2:]).all()
+    one = ember.tensor([1.0], dtype="float64")
+    assert xp.nextafter(one, 2).item() == 1.0 + 2.0 ** -52
+    assert xp.nextafter(3.0, ember.tensor([0.0], dtype="float32")).dtype == xp.float32
+    for layout, v, t in _inputs((3, 4)):
+        _check(xp.nextafter(t, 0.0), np.nextafter(v, 0.0))
+    _check(xp.nextafter(ember.tensor(np.zeros((0, 2))), 1.0), np.zeros((0, 2)))
+    with pytest.raises(KindError, match="nextafter"):
+        xp.nextafter(ember.tensor([1, 2]), 1)
+    with pytest.raises(KindError, match="nextafter"):
+        xp.nextafter(ember.tensor([1.0], dtype="float64"), ember.tensor([1.0], dtype="float32"))
+    with pytest.raises(ember.ShapeMismatchError, match="nextafter"):
+        xp.nextafter(ember.tensor([1.0, 2.0]), ember.tensor([1.0, 2.0, 3.0]))
+    with pytest.raises(InvalidParameterError, match="nextafter"):
+        xp.nextafter(1.0, 2.0)
+
+
+def test_sign_bits_of_nans():
+    # NaNs with and without the sign bit: signbit reads it, copysign moves it
+    nans = np.array([np.nan, -np.nan, 1.0, -1.0, 0.0, -0.0, np.inf, -np.inf])
+    assert np.signbit(nans[1]) and not np.signbit(nans[0])
+    for dtype in ("float32", "float64"):
+        v = nans.astype(dtype)
+        _check(xp.signbit(ember.tensor(v)), np.signbit(v))
+        a, b = np.meshgrid(v, v)
+        got = xp.copysign(ember.tensor(a), ember.tensor(b)).numpy()
+        want = np.copysign(a, b)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    _check(xp.signbit(ember.tensor([-2, 0, 3])), np.array([True, False, False]))
+
+
+def test_clip_nan_bounds_and_dtypes():
+    x = ember.tensor([-2.0, 0.5, 3.0, np.nan], dtype="float64")
+    nan_lo = ember.tensor([np.nan, 0.0, 0.0, 0.0], dtype="float64")
+    _check(xp.clip(x, min=nan_lo, max=1.0), np.array([np.nan, 0.5, 1.0, np.nan]))
+    _check(xp.clip(x, max=math.nan), np.full(4, np.nan))
+    _check(xp.clip(x, min=-1.0), np.array([-1.0, 0.5, 3.0, np.nan]))
+    i = ember.tensor([-5, 0, 7], dtype="int16")
+    _check(xp.clip(i, min=-2, max=ember.tensor([1, 1, 5], dtype="int16")),
+           np.array([-2, 0, 5], dtype=np.int16))
 
 
 # -- creation -------------------------------------------------------------------------------------
