@@ -771,10 +771,23 @@ def where(condition, x1, x2, /):
 
 
 def searchsorted(x1, x2, /, *, side="left", sorter=None):
+    """Where the values of ``x2`` go in the sorted 1-d ``x1`` (NaNs sort last, as in ``sort``).
+
+    >>> import ember.array_api as xp
+    >>> xp.searchsorted(xp.asarray([1.0, 2.0, 2.0, xp.nan]), xp.asarray([2.0, xp.nan])).tolist()
+    [1, 3]
+    """
+    if side not in ("left", "right"):
+        raise InvalidParameterError(f"searchsorted: side must be 'left' or 'right', got {side!r}",
+                                    "side", side)
     if sorter is not None:
         x1 = x1.take(0, sorter)
     flat = x2.reshape(-1, 1)
     hits = (x1 < flat) if side == "left" else (x1 <= flat)
+    if flat.dtype.kind == "float" or x1.dtype.kind == "float":
+        # a NaN in x2 goes after every number of x1 (left) or after the NaNs too (right)
+        nan = flat.isnan()
+        hits = hits | (nan & ~x1.isnan() if side == "left" else nan)
     return hits.sum(dim=1).reshape(x2.shape)
 
 
