@@ -484,10 +484,11 @@ def floor_divide(x1, x2, /):
     out = x1.floor_divide(x2)
     if x1.dtype.kind != "float":
         return out
-    # floor(x1 / x2) where x1 or x2 is not finite or x2 is zero: the IEEE quotient's special
-    # values (±inf, ±0, NaN) are the standard's; Python's // only where both are finite
-    regular = x1.isfinite() & x2.isfinite() & (x2 != 0)
-    return _e.where(regular, out, (x1 / x2).floor())
+    # floor(x1 / x2) where the IEEE quotient is ±inf, NaN or ±0 (an operand infinite or zero, or
+    # an overflow or underflow): its special values are the standard's. Python's // elsewhere,
+    # where floor(x1 / x2) could be off by one from the quotient's rounding (1 // 0.1 is 9)
+    q = x1 / x2
+    return _e.where(q.isfinite() & (q != 0), out, q.floor())
 
 
 def nextafter(x1, x2, /):

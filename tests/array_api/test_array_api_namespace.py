@@ -154,6 +154,9 @@ def test_floor_divide_follows_the_standards_special_cases():
     x = ember.tensor([1.0, -1.0, 1.0, -1.0, np.inf, -np.inf, 5.0], dtype="float64")
     y = ember.tensor([-np.inf, np.inf, np.inf, -np.inf, 2.0, 2.0, 0.0], dtype="float64")
     _check(xp.floor_divide(x, y), np.array([-0.0, -0.0, 0.0, 0.0, np.inf, -np.inf, np.inf]))
+    # finite operands: the floor of the exact quotient, not of the rounded one (1 / 0.1 is 10.0)
+    _check(xp.floor_divide(ember.tensor([1.0, -1.0, 0.7], dtype="float64"), 0.1),
+           np.array([1.0 // 0.1, -1.0 // 0.1, 0.7 // 0.1]))
     # ints and scalars: the plain floor division, promoted as the standard says
     i = np.array([7, -7, 0, 9], dtype=np.int16)
     _check(xp.floor_divide(ember.tensor(i), ember.tensor(np.int8(2))),
