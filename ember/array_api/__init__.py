@@ -191,6 +191,9 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
     cplx = isinstance(start, complex) or isinstance(stop, complex)
     if dtype is None:
         dtype = _dt.complex_of(_dt.default_float) if cplx else _dt.default_float
+    elif cplx and dtype.kind != "complex":
+        raise KindError(f"linspace: start {start!r} or stop {stop!r} is complex and dtype is "
+                        f"{dtype.name}; expected a complex dtype")
     # computed in 64 bits, then cast (complex ends: ember's complex linspace)
     wide = _dt.complex128 if cplx else _dt.float64
     out = _e.linspace(start, stop, num if endpoint else num + 1, dtype=wide, device=device)

@@ -391,6 +391,8 @@ def test_complex_to_real_raises():
             fn(z)
     with pytest.raises(KindError, match="nextafter"):
         xp.nextafter(z, z)
+    with pytest.raises(KindError, match="linspace"):
+        xp.linspace(0, 1j, 3, dtype=xp.float32)
 
 
 @needs_complex_data
