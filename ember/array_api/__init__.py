@@ -480,7 +480,8 @@ def floor_divide(x1, x2, /):
     and ``±inf // x`` is ±inf, as ``floor(x1 / x2)``; elsewhere Python's floor division.
 
     >>> import ember.array_api as xp
-    >>> xp.floor_divide(xp.asarray([7.0, -7.0, 1.0, -1.0]), xp.asarray([2.0, 2.0, xp.inf, xp.inf])).tolist()
+    >>> x1, x2 = xp.asarray([7.0, -7.0, 1.0, -1.0]), xp.asarray([2.0, 2.0, xp.inf, xp.inf])
+    >>> xp.floor_divide(x1, x2).tolist()
     [3.0, -4.0, 0.0, -0.0]
     """
     x1, x2 = _pair("floor_divide", x1, x2)

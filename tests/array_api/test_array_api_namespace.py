@@ -301,7 +301,7 @@ def test_complex_dtypes_answer_queries():
     assert xp.real(r) is r and xp.conj(r) is r and xp.imag(r).tolist() == [0.0, 0.0]
 
 
-# -- complex ----------------------------------------------------------------------------------------
+# -- complex --------------------------------------------------------------------------------------
 
 def _works(fn):
     with warnings.catch_warnings():
