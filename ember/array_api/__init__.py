@@ -2,9 +2,10 @@
 
 ``x.__array_namespace__()`` of an ember Tensor is this module: SciPy, scikit-learn
 (``array_api_dispatch=True``), array-api-compat and einops take ember tensors through it. Every
-function here is a rename or a short composition of ember ops, so gradients flow through it.
-What is missing (complex dtypes, the fft extension, parts of linalg) is listed in
-docs/array-api.md.
+function here is a rename or a short composition of ember ops, so gradients flow through it
+(for real tensors: complex tensors have no gradients). Complex tensors (complex64, complex128)
+go through the functions docs/complex.md lists; the others raise ``KindError``. The decisions
+where the standard leaves room are listed in docs/array-api.md.
 
 >>> import ember
 >>> xp = ember.tensor([1.0, 4.0]).__array_namespace__()
@@ -65,16 +66,9 @@ def _check_device(device, op):
     return None if device is None else as_device(device, op)
 
 
-_COMPLEX_NAMES = {"complex64": complex64, "complex128": complex128}
-
-
 def _dtype(dtype):
-    if dtype is None:
-        return None
-    if isinstance(dtype, str) and dtype in _COMPLEX_NAMES:
-        return _COMPLEX_NAMES[dtype]
-    if isinstance(dtype, _dt.DType):
-        return dtype          # complex too, for the dtype queries; ember's ops refuse making one
+    if dtype is None or type(dtype) is _dt.DType:
+        return dtype
     return _dt.as_dtype(dtype)
 
 
@@ -108,10 +102,12 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
         if device is not None and device is not out.device:
             out = out.to_device(device)
         return out if dtype is None else out.cast(dtype)
-    if dtype is None and _has(obj, complex):
-        _dt._no_complex(_dt.complex128, "asarray")
-    if dtype is None and isinstance(obj, (_float, list, tuple)) and _has(obj, _float):
-        dtype = _dt.default_float
+    if dtype is None and isinstance(obj, (_float, complex, list, tuple)):
+        # the default float (float32) and complex (complex64) dtypes, as PyTorch's
+        if _has(obj, complex):
+            dtype = _dt.complex_of(_dt.default_float)
+        elif _has(obj, _float):
+            dtype = _dt.default_float
     return _e.tensor(obj, dtype=dtype, device=device)
 
 
@@ -184,12 +180,24 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
 
 
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
+    """``num`` evenly spaced values from ``start`` to ``stop``; complex ends give complex values.
+
+    >>> import ember.array_api as xp
+    >>> xp.linspace(0, 1, 3).tolist(), xp.linspace(0, 1, 3, dtype=xp.complex64).dtype
+    ([0.0, 0.5, 1.0], ember.complex64)
+    """
     device = _check_device(device, "linspace")
-    dtype = _dtype(dtype) or _dt.default_float
-    if endpoint:
-        return _e.linspace(start, stop, num, dtype=_dt.float64, device=device).cast(dtype)
-    return _e.linspace(start, stop, num + 1, dtype=_dt.float64,
-                       device=device)[:num].cast(dtype)
+    dtype = _dtype(dtype)
+    cplx = isinstance(start, complex) or isinstance(stop, complex)
+    if dtype is None:
+        dtype = _dt.complex_of(_dt.default_float) if cplx else _dt.default_float
+    elif cplx and dtype.kind != "complex":
+        raise KindError(f"linspace: start {start!r} or stop {stop!r} is complex and dtype is "
+                        f"{dtype.name}; expected a complex dtype")
+    # computed in 64 bits, then cast (complex ends: ember's complex linspace)
+    wide = _dt.complex128 if cplx else _dt.float64
+    out = _e.linspace(start, stop, num if endpoint else num + 1, dtype=wide, device=device)
+    return (out if endpoint else out[:num]).cast(dtype)
 
 
 def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
@@ -226,8 +234,20 @@ def meshgrid(*arrays, indexing="xy"):
 # -- data types -----------------------------------------------------------------------------------
 
 def astype(x, dtype, /, *, copy=True, device=None):
+    """``x`` cast to ``dtype``. Complex to a real dtype (unspecified by the standard) raises
+    ``KindError``: take ``real``, ``imag`` or ``abs`` first.
+
+    >>> import ember.array_api as xp
+    >>> xp.astype(xp.asarray([1.5, -2.5]), xp.int32).tolist()
+    [1, -2]
+    """
     device = _check_device(device, "astype")
-    out = x.cast(_dtype(dtype))
+    dtype = _dtype(dtype)
+    if x.dtype.kind == "complex" and dtype.kind != "complex":
+        raise KindError(f"astype: x has dtype {x.dtype.name} and dtype is {dtype.name}; a cast "
+                        "from complex to a real dtype would drop the imaginary part: take "
+                        "real(x), imag(x) or abs(x) first")
+    out = x.cast(dtype)
     if device is not None and device is not out.device:
         return out.to_device(device)
     return out.clone() if copy and out is x else out
@@ -238,8 +258,16 @@ def _as_dtype_of(v):
 
 
 def can_cast(from_, to, /):
+    """Whether ``from_`` promotes to ``to`` in the standard's lattice: within a kind, and from a
+    real float to a complex dtype at least as wide (float64 to complex128, not complex64).
+
+    >>> import ember.array_api as xp
+    >>> xp.can_cast(xp.float32, xp.complex64), xp.can_cast(xp.float64, xp.complex64)
+    (True, False)
+    """
     a, b = _as_dtype_of(from_), _dtype(to)
-    return a.kind == b.kind and _dt.promote_types(a, b) is b
+    return (a.kind == b.kind or (a.kind == "float" and b.kind == "complex")) and \
+        _dt.promote_types(a, b) is b
 
 
 def result_type(*arrays_and_dtypes):
@@ -288,7 +316,7 @@ class iinfo_object:
 
 def finfo(type, /):
     dtype = _as_dtype_of(type)
-    dtype = _REAL_OF.get(dtype.name, dtype)
+    dtype = _dt.real_of(dtype)
     if dtype.kind != "float":
         raise KindError(f"finfo: {dtype.name} is not a float dtype")
     return finfo_object(dtype)
@@ -332,6 +360,10 @@ def _binary(name, method):
             dt = _dt.promote_types(x1.dtype, x2.dtype)
             x1, x2 = x1.cast(dt), x2.cast(dt)
         elif not isinstance(x1, Tensor):
+            if not isinstance(x2, Tensor):
+                raise InvalidParameterError(
+                    f"{name}: x1 and x2 are both {type(x1).__name__} and {type(x2).__name__}; "
+                    "expected at least one array", "x1", x1)
             x1 = _e.full((), x1, dtype=result_type(x2, x1), device=x2.device)
         elif not isinstance(x2, Tensor):
             x2 = _e.full((), x2, dtype=result_type(x1, x2), device=x1.device)
@@ -366,8 +398,8 @@ _BINARY = {
     "add": Tensor.add, "atan2": Tensor.atan2, "bitwise_and": Tensor.bitwise_and,
     "bitwise_left_shift": Tensor.bitwise_left_shift, "bitwise_or": Tensor.bitwise_or,
     "bitwise_right_shift": Tensor.bitwise_right_shift, "bitwise_xor": Tensor.bitwise_xor,
-    "divide": Tensor.true_divide, "equal": Tensor.equal, "floor_divide": Tensor.floor_divide,
-    "greater": Tensor.greater, "greater_equal": Tensor.greater_equal, "hypot": Tensor.hypot,
+    "divide": Tensor.true_divide, "equal": Tensor.equal,
+    "greater": Tensor.greater, "greater_equal": Tensor.greater_equal,
     "less": Tensor.lower, "less_equal": Tensor.lower_equal, "logical_and": Tensor.logical_and,
     "logical_or": Tensor.logical_or, "logical_xor": Tensor.logical_xor,
     "maximum": Tensor.maximum, "minimum": Tensor.minimum, "multiply": Tensor.mul,
@@ -382,7 +414,13 @@ for _name, _m in _BINARY.items():
 
 
 def sign(x, /):
-    """The sign; NaN stays NaN, as the standard asks (ember's ``sign`` gives 0)."""
+    """The sign; NaN stays NaN, as the standard asks (ember's ``sign`` gives 0). Complex:
+    ``x / |x|`` and 0 at 0 (ember's ``sign``, PyTorch's ``sgn``).
+
+    >>> import ember.array_api as xp
+    >>> xp.sign(xp.asarray([-2.0, 0.0, 3.0])).tolist()
+    [-1.0, 0.0, 1.0]
+    """
     out = x.sign()
     return _e.where(x.isnan(), x, out) if x.dtype.kind == "float" else out
 
@@ -392,10 +430,26 @@ def round(x, /):  # noqa: A001
 
 
 def log2(x, /):
+    """The base-2 logarithm (complex: ember's ``log2``).
+
+    >>> import ember.array_api as xp
+    >>> xp.log2(xp.asarray([1.0, 4.0])).tolist()
+    [0.0, 2.0]
+    """
+    if x.dtype.kind == "complex":
+        return x.log2()
     return x.log() / math.log(2.0)
 
 
 def log10(x, /):
+    """The base-10 logarithm (complex: ember's ``log10``).
+
+    >>> import ember.array_api as xp
+    >>> xp.log10(xp.asarray([1.0, 100.0], dtype=xp.float64)).tolist()
+    [0.0, 2.0]
+    """
+    if x.dtype.kind == "complex":
+        return x.log10()
     return x.log() / math.log(10.0)
 
 
@@ -407,52 +461,153 @@ def logaddexp(x1, x2, /):
     return _e.where(finite, safe + ((x1 - safe).exp() + (x2 - safe).exp()).log(), big)
 
 
-def signbit(x, /):
+def _pair(op, x1, x2):
+    """``x1`` and ``x2`` as tensors of their promoted dtype (the standard's promotion)."""
+    return _binary(op, lambda a, b: (a, b))(x1, x2)
+
+
+def _real_float(op, param, x):
     if x.dtype.kind != "float":
+        if x.dtype.kind == "complex":
+            raise _dt.complex_error(op, param, x.dtype)
+        raise KindError(f"{op}: {param} has dtype {x.dtype.name}; expected a real float tensor "
+                        "(float32 or float64)")
+
+
+def floor_divide(x1, x2, /):
+    """The floor of ``x1 / x2`` with the standard's promotion. For floats the standard's special
+    cases (IEEE, which PyTorch's ``//`` and NumPy's do not follow): ``x // ±inf`` is ±0 or -0
+    and ``±inf // x`` is ±inf, as ``floor(x1 / x2)``; elsewhere Python's floor division.
+
+    >>> import ember.array_api as xp
+    >>> x1, x2 = xp.asarray([7.0, -7.0, 1.0, -1.0]), xp.asarray([2.0, 2.0, xp.inf, xp.inf])
+    >>> xp.floor_divide(x1, x2).tolist()
+    [3.0, -4.0, 0.0, -0.0]
+    """
+    x1, x2 = _pair("floor_divide", x1, x2)
+    out = x1.floor_divide(x2)
+    if x1.dtype.kind != "float":
+        return out
+    # floor(x1 / x2) where the IEEE quotient is ±inf, NaN or ±0 (an operand infinite or zero, or
+    # an overflow or underflow): its special values are the standard's. Python's // elsewhere,
+    # where floor(x1 / x2) could be off by one from the quotient's rounding (1 // 0.1 is 9)
+    q = x1 / x2
+    return _e.where(q.isfinite() & (q != 0), out, q.floor())
+
+
+def nextafter(x1, x2, /):
+    """The next float after ``x1`` in the direction of ``x2`` (the dtype of ``x1``).
+
+    >>> import ember.array_api as xp
+    >>> xp.nextafter(xp.asarray([1.0], dtype=xp.float64), 2.0).item() - 1.0 == 2.0 ** -52
+    True
+    """
+    if isinstance(x1, Tensor) and isinstance(x2, Tensor) and x1.dtype is not x2.dtype:
+        _real_float("nextafter", "x1", x1)
+        _real_float("nextafter", "x2", x2)
+        raise KindError(f"nextafter: x1 has dtype {x1.dtype.name} and x2 {x2.dtype.name}; "
+                        "expected one float dtype")
+    x1, x2 = _pair("nextafter", x1, x2)
+    _real_float("nextafter", "x1", x1)
+    if x1._device is not x2._device:
+        raise _e.DeviceError(f"nextafter: x1 is on {x1.device} and x2 on {x2.device}; "
+                             "expected one device")
+    _e.shapes.broadcast_shapes(x1.shape, x2.shape, op="nextafter")
+    return wrap(x1._device.backend.ew_nextafter(x1._data, x2._data), x1.dtype)
+
+
+def signbit(x, /):
+    """Whether the sign bit is set: true for negative values, -0.0, -inf and a NaN with its
+    sign bit set.
+
+    >>> import ember.array_api as xp
+    >>> xp.signbit(xp.asarray([-0.0, 0.0, -xp.inf, 2.0])).tolist()
+    [True, False, True, False]
+    """
+    kind = x.dtype.kind
+    if kind != "float":
+        if kind == "complex":
+            raise _dt.complex_error("signbit", "x", x.dtype)
         return x < 0
-    # -0.0 and NaNs with the sign bit: 1/x is -inf for -0.0; copysign-free test on the bits
-    return (x < 0) | ((x == 0) & ((1.0 / x) < 0))
+    # no arithmetic shows a NaN's sign bit: the backend's signbit kernel reads it
+    return wrap(x._device.backend.ew_signbit(x._data), _dt.bool_)
 
 
 def copysign(x1, x2, /):
-    x1, x2 = _binary("copysign", lambda a, b: (a, b))(x1, x2)
+    """The magnitude of ``x1`` with the sign bit of ``x2`` (NaNs included).
+
+    >>> import ember.array_api as xp
+    >>> xp.copysign(xp.asarray([1.5, -2.0, 3.0]), xp.asarray([-1.0, 1.0, -0.0])).tolist()
+    [-1.5, 2.0, -3.0]
+    """
+    x1, x2 = _pair("copysign", x1, x2)
     mag = x1.abs()
     return _e.where(signbit(x2), -mag, mag)
 
 
+def hypot(x1, x2, /):
+    """``sqrt(x1 ** 2 + x2 ** 2)`` without overflow (ember's ``hypot``).
+
+    >>> import ember.array_api as xp
+    >>> xp.hypot(xp.asarray([3.0]), 4.0).tolist()
+    [5.0]
+    """
+    x1, x2 = _pair("hypot", x1, x2)
+    return x1.hypot(x2)
+
+
 def clip(x, /, min=None, max=None):  # noqa: A002
+    """``x`` clamped to ``[min, max]`` (the bounds broadcast; a NaN bound gives NaN), in the
+    dtype of ``x``.
+
+    >>> import ember.array_api as xp
+    >>> xp.clip(xp.asarray([-2.0, 0.5, 3.0]), min=-1.0, max=1.0).tolist()
+    [-1.0, 0.5, 1.0]
+    """
     if min is None and max is None:
         return x
+    if x.dtype.kind == "complex":
+        raise _dt.complex_error("clip", "x", x.dtype)
     out = x
-    if min is not None:
-        out = _e.where(out < min, min if not isinstance(min, Tensor) else min.cast(x.dtype), out)
-    if max is not None:
-        out = _e.where(out > max, max if not isinstance(max, Tensor) else max.cast(x.dtype), out)
+    for bound, beyond in ((min, Tensor.lower), (max, Tensor.greater)):
+        if bound is None:
+            continue
+        b = bound.cast(x.dtype) if isinstance(bound, Tensor) else bound
+        hit = beyond(out, b)
+        if x.dtype.kind == "float" and (isinstance(bound, Tensor) or bound != bound):
+            hit = hit | (b.isnan() if isinstance(b, Tensor) else True)
+        out = _e.where(hit, b, out)
     return out.cast(x.dtype)
 
 
-_REAL_OF = {"complex64": _dt.float32, "complex128": _dt.float64}
-
-
-def _complex_part(x, part):
-    if part == "conj":
-        return wrap(x._device.backend.complex_part(x._data, part), x.dtype)
-    return wrap(x._device.backend.complex_part(x._data, part), _REAL_OF[x.dtype.name])
-
-
 def real(x, /):
-    """The real part (a real tensor: itself)."""
-    return _complex_part(x, "real") if x.dtype.kind == "complex" else x
+    """The real part (ember's ``real``; a real tensor: itself).
+
+    >>> import ember.array_api as xp
+    >>> xp.real(xp.asarray([1.5])).tolist()
+    [1.5]
+    """
+    return x.real() if x.dtype.kind == "complex" else x
 
 
 def imag(x, /):
-    """The imaginary part (a real tensor: zeros)."""
-    return _complex_part(x, "imag") if x.dtype.kind == "complex" else _e.zeros_like(x)
+    """The imaginary part (ember's ``imag``; a real tensor: zeros).
+
+    >>> import ember.array_api as xp
+    >>> xp.imag(xp.asarray([1.5])).tolist()
+    [0.0]
+    """
+    return x.imag() if x.dtype.kind == "complex" else _e.zeros_like(x)
 
 
 def conj(x, /):
-    """The complex conjugate (a real tensor: itself)."""
-    return _complex_part(x, "conj") if x.dtype.kind == "complex" else x
+    """The complex conjugate (ember's ``conj``; a real tensor: itself).
+
+    >>> import ember.array_api as xp
+    >>> xp.conj(xp.asarray([1.5])).tolist()
+    [1.5]
+    """
+    return x.conj() if x.dtype.kind == "complex" else x
 
 
 # -- indexing, linear algebra, manipulation -------------------------------------------------------
@@ -502,7 +657,8 @@ def vecdot(x1, x2, /, *, axis=-1):
     if n1 is None or n2 is None or n1 != n2:
         raise ShapeMismatchError(f"vecdot: shapes {x1.shape} and {x2.shape} differ along axis "
                                  f"{axis}; expected equal sizes", n1, n2)
-    return sum(x1 * x2, axis=axis, dtype=x1.dtype)
+    # the standard's vecdot conjugates x1 (a real x1 is its own conjugate)
+    return sum(conj(x1) * x2, axis=axis, dtype=x1.dtype)
 
 
 def broadcast_arrays(*arrays):
@@ -620,10 +776,23 @@ def where(condition, x1, x2, /):
 
 
 def searchsorted(x1, x2, /, *, side="left", sorter=None):
+    """Where the values of ``x2`` go in the sorted 1-d ``x1`` (NaNs sort last, as in ``sort``).
+
+    >>> import ember.array_api as xp
+    >>> xp.searchsorted(xp.asarray([1.0, 2.0, 2.0, xp.nan]), xp.asarray([2.0, xp.nan])).tolist()
+    [1, 3]
+    """
+    if side not in ("left", "right"):
+        raise InvalidParameterError(f"searchsorted: side must be 'left' or 'right', got {side!r}",
+                                    "side", side)
     if sorter is not None:
         x1 = x1.take(0, sorter)
     flat = x2.reshape(-1, 1)
     hits = (x1 < flat) if side == "left" else (x1 <= flat)
+    if flat.dtype.kind == "float" or x1.dtype.kind == "float":
+        # a NaN in x2 goes after every number of x1 (left) or after the NaNs too (right)
+        nan = flat.isnan()
+        hits = hits | (nan & ~x1.isnan() if side == "left" else nan)
     return hits.sum(dim=1).reshape(x2.shape)
 
 
@@ -699,15 +868,16 @@ def unique_all(x, /):
 
 # -- statistics and utilities ---------------------------------------------------------------------
 
-def _no_complex(x, op):
-    if x.dtype.kind == "complex":
-        raise KindError(f"{op}: complex tensors are not supported yet (see docs/array-api.md)")
-
-
-def _sum_dtype(x, dtype):
-    _no_complex(x, "sum")
+def _sum_dtype(x, dtype, op):
+    """The accumulation dtype of sum, prod and the cumulative ones: ``dtype``, or the standard's
+    default (int64/uint64 for ints and bools, the input's dtype for floats and complex)."""
     if dtype is not None:
-        return _dt.as_dtype(dtype)
+        dtype = _dtype(dtype)
+        if x.dtype.kind == "complex" and dtype.kind != "complex":
+            raise KindError(f"{op}: x has dtype {x.dtype.name} and dtype is {dtype.name}; "
+                            "expected a complex dtype (a real one would drop the imaginary "
+                            "part)")
+        return dtype
     if x.dtype.kind == "int":
         return _dt.uint64 if not x.dtype.is_signed else _dt.int64
     if x.dtype.kind == "bool":
@@ -716,17 +886,16 @@ def _sum_dtype(x, dtype):
 
 
 def sum(x, /, *, axis=None, dtype=None, keepdims=False):  # noqa: A001
-    dt = _sum_dtype(x, dtype)
+    dt = _sum_dtype(x, dtype, "sum")
     return x.cast(dt).sum(dim=_axis(axis), keepdim=keepdims).cast(dt)
 
 
 def prod(x, /, *, axis=None, dtype=None, keepdims=False):
-    dt = _sum_dtype(x, dtype)
+    dt = _sum_dtype(x, dtype, "prod")
     return x.cast(dt).prod(dim=_axis(axis), keepdim=keepdims).cast(dt)
 
 
 def mean(x, /, *, axis=None, keepdims=False):
-    _no_complex(x, "mean")
     return x.mean(dim=_axis(axis), keepdim=keepdims)
 
 
@@ -745,7 +914,8 @@ def _dims(x, axis):
 
 
 def var(x, /, *, axis=None, correction=0.0, keepdims=False):
-    _no_complex(x, "var")
+    if x.dtype.kind == "complex":      # the standard's var and std take real floats only
+        raise _dt.complex_error("var", "x", x.dtype)
     dims = _dims(x, axis)
     n = math.prod(x.shape[d] for d in dims)
     m = x.mean(dim=dims, keepdim=True)
@@ -754,6 +924,8 @@ def var(x, /, *, axis=None, correction=0.0, keepdims=False):
 
 
 def std(x, /, *, axis=None, correction=0.0, keepdims=False):
+    if x.dtype.kind == "complex":
+        raise _dt.complex_error("std", "x", x.dtype)
     return var(x, axis=axis, correction=correction, keepdims=keepdims).sqrt()
 
 
@@ -763,7 +935,7 @@ def _cumulative(op, x, axis, dtype, include_initial):
             raise InvalidParameterError(
                 f"{op}: axis is needed for a {x.ndim}-d tensor", "axis", axis)
         axis = 0
-    x = x.cast(_sum_dtype(x, dtype))
+    x = x.cast(_sum_dtype(x, dtype, op))
     if x.ndim == 0:
         x = x.reshape(1)
     out = (x.cumsum(axis) if op == "cumulative_sum" else x.cumprod(axis)).cast(x.dtype)

@@ -45,7 +45,9 @@ class __array_namespace_info__:
 
     def default_dtypes(self, *, device=None):
         self._check(device)
-        return {"real floating": _dt.default_float, "complex floating": _dt.complex128,
+        # complex64 with float32, as PyTorch's default complex dtype and ``asarray([1j])``
+        return {"real floating": _dt.default_float,
+                "complex floating": _dt.complex_of(_dt.default_float),
                 "integral": _dt.default_int, "indexing": _dt.int64}
 
     def dtypes(self, *, device=None, kind=None):

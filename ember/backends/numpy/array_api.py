@@ -1,11 +1,12 @@
-"""Kernels of the Array API namespace: the limits of a dtype (``finfo``/``iinfo``), complex data."""
+"""Kernels of the Array API namespace: the limits of a dtype (``finfo``/``iinfo``), ``nextafter``,
+``signbit``."""
 
 import ml_dtypes
 import numpy as np
 
 from .core import NP
 
-__all__ = ["dtype_limits", "complex_array", "complex_part"]
+__all__ = ["dtype_limits", "ew_nextafter", "ew_signbit"]
 
 
 def dtype_limits(dtype):
@@ -23,22 +24,13 @@ def dtype_limits(dtype):
             float(info.smallest_normal))
 
 
-def complex_array(data, dtype=None):
-    """An ndarray of complex ``data`` (ember dtype ``dtype`` or complex128), never sharing the
-    caller's buffer; TypeError for data that are not numbers."""
-    try:
-        arr = np.array(data, dtype=NP[dtype] if dtype is not None else np.complex128, copy=True)
-    except ValueError as exc:
-        raise TypeError(str(exc)) from None
-    if arr.dtype.kind != "c":
-        raise TypeError(f"values of type {arr.dtype} are not complex numbers")
-    return arr
+def ew_nextafter(a, b):
+    """The next representable value after ``a`` towards ``b`` (NumPy's ``nextafter``), for two
+    arrays of one float dtype (broadcast)."""
+    return np.nextafter(a, b)
 
 
-def complex_part(a, part):
-    """``"real"``, ``"imag"`` or ``"conj"`` of a complex array (real and imag: views)."""
-    if part == "real":
-        return a.real
-    if part == "imag":
-        return a.imag
-    return np.conj(a)
+def ew_signbit(a):
+    """Whether the sign bit of each element of a float array is set (-0.0 and NaNs with the sign
+    bit included): a bool array."""
+    return np.signbit(a)

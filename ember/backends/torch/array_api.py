@@ -1,11 +1,11 @@
 """Torch kernels of the Array API namespace: the limits of a dtype (``finfo``/``iinfo``),
-complex data (the same names and meanings as the NumPy backend's)."""
+``nextafter``, ``signbit`` (the same names and meanings as the NumPy backend's)."""
 
 import torch
 
 from .core import TORCH
 
-__all__ = ["dtype_limits", "complex_array", "complex_part"]
+__all__ = ["dtype_limits", "ew_nextafter", "ew_signbit"]
 
 
 def dtype_limits(dtype):
@@ -22,22 +22,13 @@ def dtype_limits(dtype):
             float(info.smallest_normal))
 
 
-def complex_array(data, dtype=None, *, device=None):
-    """A complex tensor of ``data`` (ember dtype ``dtype`` or complex128) on ``device``, never
-    sharing the caller's buffer; TypeError for data that are not numbers."""
-    try:
-        out = torch.tensor(data, dtype=TORCH[dtype] if dtype is not None else torch.complex128,
-                           device=device)
-    except (ValueError, RuntimeError) as exc:
-        raise TypeError(str(exc)) from None
-    return out
+def ew_nextafter(a, b):
+    """The next representable value after ``a`` towards ``b`` (``torch.nextafter``), for two
+    tensors of one float dtype (broadcast)."""
+    return torch.nextafter(a, b)
 
 
-def complex_part(a, part):
-    """``"real"``, ``"imag"`` or ``"conj"`` of a complex tensor (real and imag: views; conj: a
-    new tensor, as NumPy's)."""
-    if part == "real":
-        return a.real
-    if part == "imag":
-        return a.imag
-    return torch.conj_physical(a)
+def ew_signbit(a):
+    """Whether the sign bit of each element of a float array is set (-0.0 and NaNs with the sign
+    bit included): a bool array."""
+    return torch.signbit(a)
