@@ -27,7 +27,7 @@ from ..ops.dlpack import from_dlpack
 from ..devices import as_device
 from ..tensor import Device, Tensor, tensor_method, wrap
 from ._info import __array_namespace_info__
-from . import linalg
+from . import fft, linalg
 
 __array_api_version__ = "2024.12"
 

@@ -244,7 +244,7 @@ def test_linspace_and_arange_refusals():
     lambda: ember.tensor([1j], requires_grad=True),
 ])
 def test_requires_grad_with_a_complex_dtype_raises(make):
-    with pytest.raises(KindError, match="only float tensors can require grad"):
+    with pytest.raises(KindError, match="only float tensors can require grad|complex"):
         make()
 
 
