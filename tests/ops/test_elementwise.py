@@ -56,19 +56,29 @@ def tol(*dtypes):
 
 # -- binary arithmetic against PyTorch --------------------------------------------------------
 
+
+def floor_divide_ieee(a, b):
+    """PyTorch's floor division with the Array API standard's cases for an infinite operand
+    (``floor(a / b)``: ``1 // -inf`` is -0.0, ``inf // 2`` is inf), which ember follows."""
+    out = torch.floor_divide(a, b)
+    if not out.is_floating_point():
+        return out
+    return torch.where(torch.isinf(a) | torch.isinf(b), torch.floor(a / b), out).to(out.dtype)
+
+
 BINARY = {
     "add": (lambda a, b: a + b, lambda a, b: a + b),
     "sub": (lambda a, b: a - b, lambda a, b: a - b),
     "mul": (lambda a, b: a * b, lambda a, b: a * b),
     "truediv": (lambda a, b: a / b, lambda a, b: a / b),
-    "floordiv": (lambda a, b: a // b, torch.floor_divide),
+    "floordiv": (lambda a, b: a // b, lambda a, b: floor_divide_ieee(a, b)),
     "mod": (lambda a, b: a % b, torch.remainder),
     "pow": (lambda a, b: a ** b, torch.pow),
     "add_m": (lambda a, b: a.add(b), torch.add),
     "sub_m": (lambda a, b: a.sub(b), torch.sub),
     "mul_m": (lambda a, b: a.mul(b), torch.mul),
     "true_divide": (lambda a, b: a.true_divide(b), torch.true_divide),
-    "floor_divide": (lambda a, b: ember.floor_divide(a, b), torch.floor_divide),
+    "floor_divide": (lambda a, b: ember.floor_divide(a, b), lambda a, b: floor_divide_ieee(a, b)),
     "remainder": (lambda a, b: a.remainder(b), torch.remainder),
     "fmod": (lambda a, b: a.fmod(b), torch.fmod),
     "max_pair": (lambda a, b: a.max_pair(b), torch.maximum),
@@ -332,7 +342,9 @@ def test_fmod_and_remainder_special_cases():
     assert f[8] == 0.0 and np.signbit(f[8])
     assert_close(a.fmod(b), torch.fmod(to_torch(a), to_torch(b)), equal_nan=True)
     assert_close(a % b, torch.remainder(to_torch(a), to_torch(b)), equal_nan=True)
-    assert_close(a // b, torch.floor_divide(to_torch(a), to_torch(b)), equal_nan=True)
+    assert_close(a // b, floor_divide_ieee(to_torch(a), to_torch(b)), equal_nan=True)
+    assert (a // b).tolist()[:2] == [INF, -INF] and str((a // b).tolist()[7]) == "-0.0"
+    assert str((E(np.array([1.0, -1.0])) // -INF).tolist()) == "[-0.0, 0.0]"
 
 
 def test_true_division_by_zero_is_ieee():

@@ -277,7 +277,20 @@ ew_add = _quiet(np.add)
 ew_sub = _quiet(np.subtract)
 ew_mul = _quiet(np.multiply)
 ew_truediv = _quiet(np.true_divide)
-ew_floordiv = _quiet(np.floor_divide)
+_floor_divide = _quiet(np.floor_divide)
+
+
+def ew_floordiv(a, b):
+    """Floor division. Floats with an infinite operand give ``floor(a / b)``, the IEEE special
+    cases of the Array API standard (``1 // -inf`` is -0.0, ``inf // 2`` is inf), where NumPy
+    and PyTorch give Python's -1.0 and nan."""
+    out = _floor_divide(a, b)
+    if out.dtype.kind not in "iub" and out.size:  # floats, bfloat16 (kind "V") included
+        inf = np.isinf(a) | np.isinf(b)
+        if inf.any():
+            with np.errstate(all="ignore"):
+                out = np.where(inf, np.floor(np.true_divide(a, b)), out).astype(out.dtype)
+    return out
 ew_remainder = _quiet(np.remainder)
 ew_fmod = _quiet(np.fmod)
 ew_neg = _quiet(np.negative)
@@ -341,7 +354,28 @@ def ew_log1p(a):
         near = ew_complex(0.5 * np.log1p(x * (2 + x) + y * y), np.arctan2(y, 1 + x))
         out = np.where(small, near, out)
     return out
-ew_expm1 = _quiet(np.expm1)
+_expm1 = _quiet(np.expm1)
+
+
+def ew_expm1(a):
+    """``exp(a) - 1``; complex values follow the Array API standard's special cases (C99's for
+    ``cexp``, less one), where NumPy gives nan parts."""
+    out = _expm1(a)
+    if out.dtype.kind != "c" or not out.size:
+        return out
+    re, im = a.real, a.imag
+    fix = (np.isinf(re) | np.isnan(re) | (re == 0)) & ~(np.isfinite(im) & (im != 0))
+    if not fix.any():
+        return out
+    with np.errstate(all="ignore"):
+        zero_im = im == 0
+        real = np.where(np.isnan(re), np.nan, np.where(re == np.inf, np.inf,
+                        np.where(re == -np.inf, -1.0, np.where(zero_im, 0.0, np.nan))))
+        imag = np.where(zero_im | (re == -np.inf), np.copysign(0.0, im), np.nan)
+        special = np.empty(out.shape, out.dtype)
+        special.real, special.imag = real, imag  # not real + 1j * imag: nan * 1j spoils both parts
+        out = np.where(fix, special, out)
+    return out
 ew_sqrt = _quiet(np.sqrt)
 ew_log2 = _quiet(np.log2)
 ew_log10 = _quiet(np.log10)

@@ -333,7 +333,11 @@ def ew_floordiv(a, b):
         return _back(_floordiv_i64(x, y), d)
     a, b = _tensors(a, b)
     if a.dtype.is_floating_point:
-        return torch.floor_divide(a, b)
+        out = torch.floor_divide(a, b)
+        inf = torch.isinf(a) | torch.isinf(b)  # the standard's IEEE cases, as the NumPy kernel
+        if out.numel() and bool(inf.any()):
+            out = torch.where(inf, torch.floor(a / b), out).to(out.dtype)
+        return out
     return _int_divide(torch.floor_divide, a, b, torch.neg)
 
 
@@ -571,7 +575,22 @@ def ew_log1p(a):
         if bool(odd.any()):  # 1 + a keeps a's imaginary part as it is (its -0.0 too)
             out = torch.where(odd, torch.log(ew_complex(a.real + 1, a.imag)), out)
     return out
-ew_expm1 = torch.expm1
+def ew_expm1(a):
+    """``exp(a) - 1``; complex values follow the Array API standard's special cases, as the
+    NumPy kernel."""
+    out = torch.expm1(a)
+    if not out.is_complex() or not out.numel():
+        return out
+    re, im = a.real, a.imag
+    fix = (torch.isinf(re) | torch.isnan(re) | (re == 0)) & ~(torch.isfinite(im) & (im != 0))
+    if not bool(fix.any()):
+        return out
+    zero_im = im == 0
+    nan, inf = float("nan"), float("inf")
+    real = torch.where(torch.isnan(re), nan, torch.where(re == inf, inf, torch.where(
+        re == -inf, -1.0, torch.where(zero_im, 0.0, nan))))
+    imag = torch.where(zero_im | (re == -inf), torch.copysign(torch.zeros_like(im), im), nan)
+    return torch.where(fix, torch.complex(real.to(re.dtype), imag.to(re.dtype)), out)
 ew_sqrt = torch.sqrt
 ew_sin = torch.sin
 ew_cos = torch.cos
