@@ -705,3 +705,13 @@ def test_cast_to_complex_keeps_values(src, dst):
         out = t.cast(getattr(ember, dst))
     assert out.dtype is getattr(ember, dst)
     np.testing.assert_allclose(out.numpy(), arr.astype(dst), rtol=1e-6)
+
+
+def test_docs_complex_md():
+    import doctest
+    import os
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs",
+                        "complex.md")
+    result = doctest.testfile(path, module_relative=False, optionflags=doctest.ELLIPSIS)
+    assert result.attempted >= 4
+    assert result.failed == 0
