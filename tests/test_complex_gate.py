@@ -26,7 +26,7 @@ import pytest
 import ember
 from ember import nn
 from ember.errors import EmberError, KindError
-from test_fuzz import SKIP as FUZZ_SKIP
+from test_fuzz import SKIP as FUZZ_SKIP, _bindable as _fuzz_bindable, _call
 
 F = nn.functional
 
@@ -280,22 +280,8 @@ def _op_name(label):
     return label
 
 
-def _call(target, is_method, args, kwargs):
-    if is_method:
-        self, *rest = args
-        return getattr(self, target)(*rest, **kwargs)
-    return target(*args, **kwargs)
-
-
 def _bindable(target, is_method, args, kwargs):
-    fn = getattr(ember.Tensor, target) if is_method else target
-    try:
-        inspect.signature(fn).bind(*args, **kwargs)
-    except TypeError:
-        return False
-    except ValueError:
-        return True
-    return True
+    return _fuzz_bindable(getattr(ember.Tensor, target) if is_method else target, args, kwargs)
 
 
 def _tensors_of(result):

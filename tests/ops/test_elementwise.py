@@ -161,6 +161,12 @@ SCALARS = [2, -3, 0, 2.5, -0.5, 1e10, 7]
 @pytest.mark.parametrize("op", ["+", "-", "*", "/", "//", "%", "**"])
 def test_python_scalars_on_both_sides(dtype, op):
     fn = eval(f"lambda a, b: a {op} b")  # noqa: S307 - a fixed operator from the list above
+    expect = fn
+    if op == "//" and dtype in FLOATS:  # a scalar overflowing float16 is inf: the standard
+        def expect(a, b):
+            like = a if isinstance(a, torch.Tensor) else b
+            return floor_divide_ieee(*[x if isinstance(x, torch.Tensor) else
+                                       torch.tensor(float(x)).to(like.dtype) for x in (a, b)])
     shape = (3, 4)
     base = data(shape, dtype)
     for s in SCALARS:
@@ -175,7 +181,7 @@ def test_python_scalars_on_both_sides(dtype, op):
             a = np.abs(base).astype(base.dtype)
         t = E(a, dtype)
         tt = to_torch(t)
-        assert_close(fn(t, s), fn(tt, s), **tol(dtype), equal_nan=True)
+        assert_close(fn(t, s), expect(tt, s), **tol(dtype), equal_nan=True)
         # the scalar on the left: avoid int zero divisors and negative int exponents
         r = a
         if dtype in INTS and op in ("//", "%"):
@@ -185,7 +191,7 @@ def test_python_scalars_on_both_sides(dtype, op):
         if op == "**" and isinstance(s, float) and s < 0:
             continue
         t = E(r, dtype)
-        assert_close(fn(s, t), fn(s, to_torch(t)), **tol(dtype), equal_nan=True)
+        assert_close(fn(s, t), expect(s, to_torch(t)), **tol(dtype), equal_nan=True)
 
 
 def test_scalar_methods_match_operators():
