@@ -165,9 +165,15 @@ def is_array(data):
 
 
 def cast(a, dtype):
-    """``a`` with elements of ember ``dtype``; ``a`` itself when it already has it."""
+    """``a`` with elements of ember ``dtype``; ``a`` itself when it already has it (values out
+    of a float dtype's range become inf, quietly, as PyTorch's casts)."""
     dtype = NP[dtype]
-    return a if a.dtype == dtype else a.astype(dtype)
+    return a if a.dtype == dtype else _astype(a, dtype)
+
+
+@_warnings_off
+def _astype(a, dtype):
+    return a.astype(dtype)
 
 
 def readonly(a):

@@ -277,20 +277,18 @@ ew_add = _quiet(np.add)
 ew_sub = _quiet(np.subtract)
 ew_mul = _quiet(np.multiply)
 ew_truediv = _quiet(np.true_divide)
-_floor_divide = _quiet(np.floor_divide)
-
-
-def ew_floordiv(a, b):
+def _floordiv(a, b):
     """Floor division. Floats with an infinite operand give ``floor(a / b)``, the IEEE special
     cases of the Array API standard (``1 // -inf`` is -0.0, ``inf // 2`` is inf), where NumPy
-    and PyTorch give Python's -1.0 and nan."""
-    out = _floor_divide(a, b)
-    if out.dtype.kind not in "iub" and out.size:  # floats, bfloat16 (kind "V") included
-        inf = np.isinf(a) | np.isinf(b)
-        if inf.any():
-            with np.errstate(all="ignore"):
-                out = np.where(inf, np.floor(np.true_divide(a, b)), out).astype(out.dtype)
+    and PyTorch give Python's -1.0 and nan. (``a * b`` is finite when neither is infinite.)"""
+    out = np.floor_divide(a, b)
+    if out.dtype.kind not in "iub" and out.size and not np.isfinite(np.multiply(a, b)).all():
+        inf = np.isinf(a) | np.isinf(b)  # floats, bfloat16 (kind "V") included
+        out = np.where(inf, np.floor(np.true_divide(a, b)), out).astype(out.dtype, copy=False)
     return out
+
+
+ew_floordiv = _quiet(_floordiv)
 ew_remainder = _quiet(np.remainder)
 ew_fmod = _quiet(np.fmod)
 ew_neg = _quiet(np.negative)
