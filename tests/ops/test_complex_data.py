@@ -819,3 +819,11 @@ def test_safetensors_file_of_complex64_is_refused_on_load(tmp_path):
                                         "which ember does not read"):
         ember.io.load_file(path)
 
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "uint8", "bool"])
+def test_numpy_complex_scalars_in_a_list_never_become_real(dtype):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(KindError, match="imaginary part would be lost"):
+            ember.tensor([np.complex64(1j), np.complex128(2.0)], dtype=dtype)

@@ -2,6 +2,7 @@
 
 import os
 import sys
+import warnings
 
 import ml_dtypes
 import numpy as np
@@ -96,6 +97,11 @@ def check_items(a, per_item):
                                f"{_PHYSICAL_BYTES} bytes of memory")
 
 
+# NumPy complex scalars converted to a real dtype in this module's asarray would only warn and
+# drop their imaginary part: here that warning is an error, which asarray turns into ember's.
+warnings.filterwarnings("error", category=np.exceptions.ComplexWarning, module=__name__)
+
+
 class RaggedError(ValueError):
     """Nested sequences of unequal lengths."""
 
@@ -134,6 +140,8 @@ def asarray(data, dtype=None):
         if "inhomogeneous" in str(exc) or "sequence" in str(exc):
             raise RaggedError(str(exc)) from None
         raise TypeError(str(exc)) from None
+    except np.exceptions.ComplexWarning:  # NumPy complex scalars into a real dtype
+        raise TypeError(complex_cast_message(target)) from None
     except TypeError as exc:
         if dtype is not None and "'complex'" in str(exc):  # a Python complex into a real dtype
             raise TypeError(complex_cast_message(target)) from None
