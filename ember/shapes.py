@@ -200,3 +200,25 @@ def is_permutation(order, ndim):
         if type(d) is not int:
             return False
     return sorted(order) == _RANGES[ndim]
+
+
+def fft_result_shape(a, s, dims, norm, forward, dtype, half=False):
+    """The shape of an fft kernel's result for array ``a`` (its signal sizes ``s`` over ``dims``;
+    ``half``: the last one keeps ``s[-1] // 2 + 1`` values, a real-to-complex transform), for
+    the allocation guard's message. Takes the kernels' arguments.
+
+    >>> fft_result_shape(type("A", (), {"shape": (4, 6)}), (8,), (1,), "backward", True, None,
+    ...                  half=True)
+    (4, 5)
+    """
+    shape = list(a.shape)
+    for d, n in zip(dims, s):
+        shape[d] = n
+    if half:
+        shape[dims[-1]] = s[-1] // 2 + 1
+    return tuple(shape)
+
+
+def fft_half_shape(*args):
+    """``fft_result_shape`` of a real-to-complex transform."""
+    return fft_result_shape(*args, half=True)

@@ -311,6 +311,14 @@ def cholesky(A, *, upper=False):
     return record(out, A._dtype, (A,), backward, op)
 
 
+def _hermitian(A, UPLO, op):
+    """The checked input of eigh and eigvalsh: square matrices, ``UPLO`` "L" or "U"."""
+    A = matrices(A, op)
+    if UPLO not in ("L", "U"):
+        raise InvalidParameterError(f"{op}: UPLO is {UPLO!r}; expected 'L' or 'U'", "UPLO", UPLO)
+    return A
+
+
 def eigh(A, UPLO="L"):
     """Eigenvalues (ascending) and eigenvectors (columns) of each symmetric matrix of ``A``
     (*, n, n), read from its lower (``UPLO="L"``) or upper (``"U"``) triangle. Returns the named
@@ -326,10 +334,8 @@ def eigh(A, UPLO="L"):
     [1.0, 3.0]
     """
     op = "eigh"
-    A = matrices(A, op)
+    A = _hermitian(A, UPLO, op)
     be = A._device.backend
-    if UPLO not in ("L", "U"):
-        raise InvalidParameterError(f"{op}: UPLO is {UPLO!r}; expected 'L' or 'U'", "UPLO", UPLO)
     lam, v = _run(be, be.linalg_eigh, (A._data, UPLO), op, "A",
                   "has eigenvalues that did not converge")
     dt = A._dtype
@@ -354,10 +360,8 @@ def eigvalsh(A, UPLO="L"):
     [1.0, 3.0]
     """
     op = "eigvalsh"
-    A = matrices(A, op)
+    A = _hermitian(A, UPLO, op)
     be = A._device.backend
-    if UPLO not in ("L", "U"):
-        raise InvalidParameterError(f"{op}: UPLO is {UPLO!r}; expected 'L' or 'U'", "UPLO", UPLO)
     failure = "has eigenvalues that did not converge"
     rdt = _dt.real_of(A._dtype)
     if not _tracked(A):

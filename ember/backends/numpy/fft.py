@@ -8,6 +8,7 @@ complex64 inputs in complex128.
 
 import numpy as np
 
+from ...shapes import fft_half_shape, fft_result_shape
 from .core import NP, _warnings_off, allocates
 
 __all__ = ["fft_c2c", "fft_r2c", "fft_c2r", "fft_freq"]
@@ -21,21 +22,7 @@ def _as(r, dtype):
     return r if r.dtype == target else r.astype(target)
 
 
-def _result_shape(a, s, dims, norm, forward, dtype, half=False):
-    """The shape of a transform's result, for the allocation guard's message."""
-    shape = list(a.shape)
-    for d, n in zip(dims, s):
-        shape[d] = n
-    if half:
-        shape[dims[-1]] = s[-1] // 2 + 1
-    return tuple(shape)
-
-
-def _half_shape(*args):
-    return _result_shape(*args, half=True)
-
-
-@allocates(_result_shape)
+@allocates(fft_result_shape)
 @_warnings_off
 def fft_c2c(a, s, dims, norm, forward, dtype):
     """The N-D transform (``forward``) or inverse transform of ``a`` over ``dims``."""
@@ -43,7 +30,7 @@ def fft_c2c(a, s, dims, norm, forward, dtype):
     return _as(f(a, s, dims, norm), dtype)
 
 
-@allocates(_half_shape)
+@allocates(fft_half_shape)
 @_warnings_off
 def fft_r2c(a, s, dims, norm, forward, dtype):
     """rfftn (``forward``) or ihfftn of the real ``a``: the last dim halved."""
@@ -53,7 +40,7 @@ def fft_r2c(a, s, dims, norm, forward, dtype):
     return _as(np.conj(np.fft.rfftn(a, s, dims, _SWAP[norm])), dtype)
 
 
-@allocates(_result_shape)
+@allocates(fft_result_shape)
 @_warnings_off
 def fft_c2r(a, s, dims, norm, forward, dtype):
     """hfftn (``forward``) or irfftn of ``a`` (half a Hermitian spectrum in the last dim): a

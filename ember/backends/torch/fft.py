@@ -3,6 +3,7 @@ backend's (``ember/backends/numpy/fft.py``), on ``torch.fft``."""
 
 import torch
 
+from ...shapes import fft_half_shape, fft_result_shape
 from .core import TORCH, allocates
 
 __all__ = ["fft_c2c", "fft_r2c", "fft_c2r", "fft_freq"]
@@ -16,35 +17,21 @@ def _as(r, dtype):
     return r if r.dtype == target else r.to(target)
 
 
-def _result_shape(a, s, dims, norm, forward, dtype, half=False):
-    """The shape of a transform's result, for the allocation guard's message."""
-    shape = list(a.shape)
-    for d, n in zip(dims, s):
-        shape[d] = n
-    if half:
-        shape[dims[-1]] = s[-1] // 2 + 1
-    return tuple(shape)
-
-
-def _half_shape(*args):
-    return _result_shape(*args, half=True)
-
-
-@allocates(_result_shape)
+@allocates(fft_result_shape)
 def fft_c2c(a, s, dims, norm, forward, dtype):
     """The N-D transform (``forward``) or inverse transform of ``a`` over ``dims``."""
     f = torch.fft.fftn if forward else torch.fft.ifftn
     return _as(f(a, s=s, dim=dims, norm=norm), dtype)
 
 
-@allocates(_half_shape)
+@allocates(fft_half_shape)
 def fft_r2c(a, s, dims, norm, forward, dtype):
     """rfftn (``forward``) or ihfftn of the real ``a``: the last dim halved."""
     f = torch.fft.rfftn if forward else torch.fft.ihfftn
     return _as(f(a, s=s, dim=dims, norm=norm), dtype)
 
 
-@allocates(_result_shape)
+@allocates(fft_result_shape)
 def fft_c2r(a, s, dims, norm, forward, dtype):
     """hfftn (``forward``) or irfftn of ``a`` (half a Hermitian spectrum in the last dim): a
     real result of sizes ``s``."""
