@@ -4,8 +4,9 @@
     python3 dev.py run [ARGS]   the main job (python -m ember ARGS; default: train, the digits CNN);
                                 with --nproc N it also installs PyTorch (ember[distributed])
     python3 dev.py test [ARGS]  the whole test suite (pytest ARGS), once per backend: the NumPy
-                                backend ("cpu"), then the PyTorch backend ("torch:cpu");
-                                EMBER_DEVICE=NAME python3 dev.py test runs one backend only
+                                backend ("cpu"), then the PyTorch backend ("torch:cpu"), then
+                                the NumPy backend without compiled kernels (EMBER_JIT=0);
+                                EMBER_DEVICE=NAME and/or EMBER_JIT=0 run one pass only
     python3 dev.py bench        the benchmarks
 """
 
@@ -24,6 +25,7 @@ TRAIN = ["scikit-learn>=1.3", "tqdm>=4.60", "matplotlib>=3.7", "safetensors>=0.8
 DISTRIBUTED = ["torch>=2.4"]  # torch.distributed, for `run train --nproc N` (ember[distributed])
 TEST = ["pytest>=8", "hypothesis>=6", "pytest-xdist>=3", "torch==2.13.0", "scipy>=1.10",
         "array-api-compat>=1.12"]
+JIT_TESTS = ["tests/ops", "tests/nn", "tests/backends"]  # where compiled kernels replace NumPy's
 JOBS = {"run": RUNTIME + TRAIN, "test": RUNTIME + TRAIN + TEST, "bench": RUNTIME + TRAIN + TEST + ["threadpoolctl"]}
 
 
@@ -37,6 +39,17 @@ def ensure(requirements):
         subprocess.run([PY, "-m", "pip", "install", "-q", "--disable-pip-version-check", *requirements],
                        check=True)
         open(stamp, "w").close()
+
+
+def test_passes(rest):
+    """(device, EMBER_JIT, test paths) of each pass: the NumPy backend with its compiled kernels
+    (compiled on first use, so every run takes the same path), the PyTorch backend, and the NumPy
+    backend's own kernels alone (EMBER_JIT=0) on the tests of the ops with compiled kernels.
+    EMBER_DEVICE and EMBER_JIT, when set, choose one pass."""
+    device, jit = os.environ.get("EMBER_DEVICE"), os.environ.get("EMBER_JIT")
+    if device or jit:
+        return [(device or "cpu", jit or "sync", [])]
+    return [("cpu", "sync", []), ("torch:cpu", "sync", []), ("cpu", "0", [] if rest else JIT_TESTS)]
 
 
 def main(argv):
@@ -53,13 +66,11 @@ def main(argv):
     if job == "run":
         cmd = [PY, "-m", "ember", *(rest or ["train"])]
     elif job == "test":
-        devices = [os.environ["EMBER_DEVICE"]] if os.environ.get("EMBER_DEVICE") else \
-            ["cpu", "torch:cpu"]
         failed = 0
-        for device in devices:
-            print(f"dev.py test: the suite on device {device}", flush=True)
-            failed |= subprocess.call([PY, "-m", "pytest", "-q", "-n", "2", *rest], cwd=ROOT,
-                                      env=dict(env, EMBER_DEVICE=device))
+        for device, jit, paths in test_passes(rest):
+            print(f"dev.py test: the suite on device {device}, EMBER_JIT={jit}", flush=True)
+            failed |= subprocess.call([PY, "-m", "pytest", "-q", "-n", "2", *rest, *paths],
+                                      cwd=ROOT, env=dict(env, EMBER_DEVICE=device, EMBER_JIT=jit))
         sys.exit(failed)
     else:
         cmd = [PY, os.path.join(ROOT, "benchmarks", "run.py"), *rest]
