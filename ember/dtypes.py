@@ -114,6 +114,17 @@ def complex_error(op, param="input", dtype=complex64):
                      "are listed in docs/complex.md)")
 
 
+def complex_into_error(op, param, value, dtype):
+    """The KindError of complex values written into a real tensor of ``dtype``: no op drops the
+    imaginary part on its own (docs/complex.md; PyTorch drops it with a warning)."""
+    source = getattr(value, "_dtype", None)
+    what = f"{param} {value!r} is complex" if source is None else \
+        f"{param} is a {source.name} tensor"
+    return KindError(f"{op}: {what} and the tensor has dtype {dtype.name}; writing it would drop "
+                     "the imaginary part; expected a real value, or a complex tensor to write "
+                     "into")
+
+
 def as_dtype(value, param="dtype", op=None):
     """The ember dtype named by ``value``: a DType, a name (``"float32"``), a NumPy dtype or a type.
 

@@ -8,7 +8,7 @@ kernel's result and records the autodiff step.
 import threading as _threading
 
 from . import dtypes as _dt
-from .autodiff.graph import Node, _mode
+from .autodiff.graph import Node, _mode, distributed_leaves
 from .backends import adopt as _adopt
 from .devices import CPU, Device, as_device
 from .errors import DeviceError, GraphError, InvalidParameterError, KindError
@@ -212,7 +212,6 @@ class Tensor:
         if node is None or not node.requires_grad or node.parents:
             raise GraphError("set_distributed: the tensor is not a leaf that requires grad; "
                              "call require_grad() on the parameter first")
-        from .autodiff.engine import distributed_leaves
         distributed_leaves[node] = param_id
         return self
 
@@ -221,7 +220,6 @@ class Tensor:
         node = self._node
         if node is None or node.parents:
             return False
-        from .autodiff.engine import distributed_leaves
         return node in distributed_leaves
 
 

@@ -13,9 +13,16 @@ Every function takes complex64/complex128 arrays (docs/complex.md).
 
 import math
 
-import ember as _e
+from .. import dtypes as _dt
 from .. import linalg as _linalg
+from .. import shapes as _shapes
+from ..dtypes import int64
 from ..linalg import cholesky, det, eigh, eigvalsh, inv, qr, slogdet, solve, svd, svdvals
+from ..ops.creation import arange
+from ..tensor import Tensor
+from ._elementwise import _binary
+from ._linear_algebra import matmul as _matmul, tensordot as _tensordot, vecdot as _vecdot
+from ._statistics import sum as _sum
 
 __all__ = ["cholesky", "det", "eigh", "eigvalsh", "inv", "matrix_rank", "pinv", "qr", "slogdet",
            "solve", "svd", "svdvals",
@@ -23,19 +30,15 @@ __all__ = ["cholesky", "det", "eigh", "eigvalsh", "inv", "matrix_rank", "pinv", 
            "outer", "tensordot", "trace", "vecdot", "vector_norm"]
 
 
-def _xp():
-    import ember.array_api
-    return ember.array_api
-
 
 def cross(x1, x2, /, *, axis=-1):
-    x1, x2 = _xp()._binary("cross", lambda a, b: (a, b))(x1, x2)
-    shape = _e.shapes.broadcast_shapes(x1.shape, x2.shape)
+    x1, x2 = _binary("cross", lambda a, b: (a, b))(x1, x2)
+    shape = _shapes.broadcast_shapes(x1.shape, x2.shape)
     return x1.expand(shape).cross(x2.expand(shape), axis)
 
 
 def matmul(x1, x2, /):
-    return _xp().matmul(x1, x2)
+    return _matmul(x1, x2)
 
 
 def matrix_transpose(x, /):
@@ -43,16 +46,16 @@ def matrix_transpose(x, /):
 
 
 def tensordot(x1, x2, /, *, axes=2):
-    return _xp().tensordot(x1, x2, axes=axes)
+    return _tensordot(x1, x2, axes=axes)
 
 
 def vecdot(x1, x2, /, *, axis=-1):
     """The dot product along ``axis`` with ``x1`` conjugated (the standard's ``vecdot``)."""
-    if (isinstance(x1, _e.Tensor) and isinstance(x2, _e.Tensor)
+    if (isinstance(x1, Tensor) and isinstance(x2, Tensor)
             and "complex" in (x1.dtype.kind, x2.dtype.kind)):
-        x1, x2 = _xp()._binary("vecdot", lambda a, b: (a, b))(x1, x2)
+        x1, x2 = _binary("vecdot", lambda a, b: (a, b))(x1, x2)
         return _linalg.vecdot(x1, x2, dim=axis)
-    return _xp().vecdot(x1, x2, axis=axis)
+    return _vecdot(x1, x2, axis=axis)
 
 
 def matrix_rank(x, /, *, rtol=None):
@@ -68,7 +71,7 @@ def pinv(x, /, *, rtol=None):
 
 
 def outer(x1, x2, /):
-    return _xp()._binary("outer", _e.Tensor.outer)(x1, x2)
+    return _binary("outer", Tensor.outer)(x1, x2)
 
 
 def diagonal(x, /, *, offset=0):
@@ -76,7 +79,7 @@ def diagonal(x, /, *, offset=0):
     start_r, start_c = (0, offset) if offset >= 0 else (-offset, 0)
     n = max(0, min(rows - start_r, cols - start_c))
     flat = x.reshape(x.shape[:-2] + (rows * cols,))
-    idx = _e.arange(n, dtype=_e.int64, device=x.device) * (cols + 1) + (start_r * cols + start_c)
+    idx = arange(n, dtype=int64, device=x.device) * (cols + 1) + (start_r * cols + start_c)
     return flat.take(-1, idx)
 
 
@@ -84,8 +87,8 @@ def trace(x, /, *, offset=0, dtype=None):
     d = diagonal(x, offset=offset)
     if x.dtype.kind == "complex":  # a complex sum keeps its dtype (ember's sum)
         out = d.sum(-1)
-        return out if dtype is None or _e.dtypes.as_dtype(dtype) is out.dtype else out.cast(dtype)
-    return _xp().sum(d, axis=-1, dtype=dtype)
+        return out if dtype is None or _dt.as_dtype(dtype) is out.dtype else out.cast(dtype)
+    return _sum(d, axis=-1, dtype=dtype)
 
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):

@@ -1,15 +1,11 @@
 """The backward engine: walk the recorded steps once, in reverse topological order."""
 
-import weakref
-
 from ..backends import adopt
 from ..errors import DeviceError, GraphError, KindError, ShapeMismatchError
 from ..tensor import Tensor
 
 __all__ = ["Gradients", "run_backward"]
 
-# Leaf nodes marked by Tensor.set_distributed, to their ParamId.
-distributed_leaves = weakref.WeakKeyDictionary()
 # Set by ember.distributed while a process group is initialized: called with a backward's
 # loss and topological order, it returns None or a synchroniser with ready(node, tensor, grad), called
 # as each leaf's gradient is set, and finish(grads), called before backward returns.

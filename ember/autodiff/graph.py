@@ -10,6 +10,9 @@ import weakref
 
 from ..errors import InvalidParameterError
 
+# Leaf nodes marked by Tensor.set_distributed, to their ParamId.
+distributed_leaves = weakref.WeakKeyDictionary()
+
 __all__ = ["Node", "grad_enabled", "no_grad", "enable_grad", "inference_mode", "set_grad_enabled"]
 
 

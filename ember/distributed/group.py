@@ -24,6 +24,15 @@ class _Group:
 
 
 _state = {"group": None}
+# (joined, left) pairs called after a group is initialized and before it is destroyed; the
+# gradient reducer registers itself here (ember/distributed/reducer.py).
+_hooks = []
+
+
+def on_group_change(joined, left):
+    """Call ``joined()`` after each process group is initialized and ``left()`` before it is
+    destroyed."""
+    _hooks.append((joined, left))
 
 
 def _import_torch():
@@ -148,8 +157,8 @@ def init_process_group(backend=None, init_method=None, rank=None, world_size=Non
     except Exception as exc:  # torch raises RuntimeError, ValueError, OSError, DistStoreError
         raise failure(op, exc) from None
     _state["group"] = _Group(rank, world_size, backend, seconds, torch, dist)
-    from . import reducer
-    reducer.install()
+    for joined, _ in _hooks:
+        joined()
 
 
 def destroy_process_group():
@@ -162,8 +171,8 @@ def destroy_process_group():
     g = _state["group"]
     if g is None:
         return
-    from . import reducer
-    reducer.uninstall()
+    for _, left in _hooks:
+        left()
     _state["group"] = None
     try:
         g.dist.destroy_process_group()

@@ -15,11 +15,11 @@ in the Gradients become views of its bucket.
 import contextlib
 import time
 
-from ..autodiff import engine
+from ..autodiff import engine, graph
 from ..errors import GraphError
 from ..tensor import wrap
 from .collectives import disagreement, first_difference, torch_view
-from .group import _state, failure
+from .group import _state, failure, on_group_change
 
 __all__ = ["install", "uninstall", "no_sync", "set_bucket_bytes", "stats"]
 
@@ -39,6 +39,9 @@ def uninstall():
     engine.sync_hook = None
 
 
+on_group_change(install, uninstall)
+
+
 @contextlib.contextmanager
 def no_sync():
     """Backward passes inside keep their gradients local (accumulated in ``.grad``); the first
@@ -56,7 +59,7 @@ def set_bucket_bytes(n):
 
 
 def _hook(loss, order):
-    leaves = engine.distributed_leaves
+    leaves = graph.distributed_leaves
     g = _state["group"]
     if not leaves or not _config["sync"] or g is None:
         return None

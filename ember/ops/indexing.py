@@ -130,8 +130,7 @@ def _number(be, value, dtype, op, param):
     value = value.item() if hasattr(value, "item") else value
     if isinstance(value, complex):
         if dtype.kind != "complex":
-            from .slicing import _complex_into
-            raise _complex_into(op, param, value, dtype)
+            raise _dt.complex_into_error(op, param, value, dtype)
     elif dtype.kind == "bool":
         value = bool(value)
     elif dtype.kind == "int" and isinstance(value, float):
@@ -1076,8 +1075,7 @@ def advanced_setitem(t, key, value):
                                      f"to the indexed shape {target}", expected=target,
                                      actual=vshape)
         if vt._dtype.kind == "complex" and dtype.kind != "complex":
-            from .slicing import _complex_into
-            raise _complex_into(op, "value", vt, dtype)
+            raise _dt.complex_into_error(op, "value", vt, dtype)
         vdata = be.idx_reshape(be.cast(vt._data, dtype), vstrip)
     out = be.idx_adv_set(t._data, int_key, axes, key2, vdata)
     value_grad = vt is not None and vt._dtype.kind == "float"

@@ -22,6 +22,7 @@ from ..autodiff.graph import _mode
 from ..errors import DimensionError, GraphError, InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import as_int, normalize_dim
 from ..tensor import Tensor, _data_from, device_error, record, tensor_method, wrap
+from .indexing import advanced_getitem, advanced_setitem
 
 __all__ = ["s"]
 
@@ -241,7 +242,6 @@ def __getitem__(self, key):
     be = self._device.backend
     for it in items:
         if _is_advanced(it, be):
-            from .indexing import advanced_getitem
             return advanced_getitem(self, key)
     return _view(self, _basic_key(items, self._data.shape, "__getitem__")[0], "__getitem__")
 
@@ -344,7 +344,7 @@ def _scalar_value(be, value, dtype, op, param):
     if kind is None:
         return None
     if kind == "complex" and dtype.kind != "complex":
-        raise _complex_into(op, param, value, dtype)
+        raise _dt.complex_into_error(op, param, value, dtype)
     if dtype.kind == "int" and kind == "float" and not math.isfinite(value):
         raise InvalidParameterError(f"{op}: {param} {value!r} cannot be stored in a {dtype.name} "
                                     "tensor; expected a finite number", param, value)
@@ -353,16 +353,6 @@ def _scalar_value(be, value, dtype, op, param):
     except OverflowError:
         raise InvalidParameterError(f"{op}: {param} {value!r} does not fit the tensor's dtype "
                                     f"{dtype.name}", param, value) from None
-
-
-def _complex_into(op, param, value, dtype):
-    """The KindError of complex values written into a real tensor: no op drops the imaginary
-    part on its own (docs/complex.md; PyTorch drops it with a warning)."""
-    what = f"{param} {value!r} is complex" if not isinstance(value, Tensor) else \
-        f"{param} is a {value._dtype.name} tensor"
-    return KindError(f"{op}: {what} and the tensor has dtype {dtype.name}; writing it would drop "
-                     "the imaginary part; expected a real value, or a complex tensor to write "
-                     "into")
 
 
 def _broadcasts_into(vshape, target):
@@ -519,7 +509,6 @@ def __setitem__(self, key, value):
     if _mode.enabled and _leaf_requiring_grad(self):
         raise _leaf_error("__setitem__")
     if advanced:
-        from .indexing import advanced_setitem
         result = advanced_setitem(self, key, value)
     else:
         op = "__setitem__"
@@ -538,7 +527,7 @@ def __setitem__(self, key, value):
                                      expected=region, actual=vshape)
         if v._dtype is not dtype:
             if v._dtype.kind == "complex" and dtype.kind != "complex":
-                raise _complex_into(op, "value", v, dtype)
+                raise _dt.complex_into_error(op, "value", v, dtype)
             v = v.cast(dtype)
         result = _assign(self, nkey, v, op)
     _rebind(self, result, "__setitem__")
