@@ -19,7 +19,8 @@ from .layers import *  # noqa: F401,F403
 from .layers import __all__ as _layers_all
 from .module import *  # noqa: F401,F403
 from .module import __all__ as _module_all
+from .records import ModuleRecord, ParamGroup  # noqa: F401
 from .reparam import *  # noqa: F401,F403
 from .reparam import __all__ as _reparam_all
 
-__all__ = ["functional", "init", "parallel", "utils"] + list(_module_all) + list(_layers_all) + list(_reparam_all)
+__all__ = ["functional", "init", "parallel", "utils"] + list(_module_all) + list(_layers_all) + ["ModuleRecord", "ParamGroup"] + list(_reparam_all)

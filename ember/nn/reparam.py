@@ -1,10 +1,6 @@
-"""The rest of Burn's Module API: parameter groups, records, reparameterizations (LoRA, QLoRA)
-and weight quantization. The ``Module`` methods (``freeze_group``, ``into_record``,
-``apply_lora``, ``quantize_weights`` ...) are thin wrappers over this file.
-
-- ``ParamGroup("encoder.*", "*.bias", predicate=None)`` selects tensors by fnmatch globs over
-  their dotted state names (``*`` also matches dots) and/or a ``predicate(name, tensor)``.
-- ``ModuleRecord``: an ordered, read-only mapping name -> tensor (copies, untracked).
+"""Burn's Module API for reparameterizations (LoRA, QLoRA) and weight quantization; the Module
+methods ``apply_reparameterization``, ``reparameterized``, ``materialize``, ``apply_lora``,
+``apply_qlora``, ``quantize_weights`` and ``quantize_weights_group`` are defined here.
 - ``Reparameterization``: a Module whose ``forward(base)`` gives the effective tensor of a
   parameter, attached as ``torch.nn.utils.parametrize`` does (``module.weight`` computes it;
   the stored tensor is ``module.parametrizations.weight.original``).
@@ -23,337 +19,20 @@ and weight quantization. The ``Module`` methods (``freeze_group``, ``into_record
 ('ParametrizedLinear', 'Linear')
 """
 
-import fnmatch
 import math
 import warnings
 from collections import OrderedDict
-from collections.abc import Mapping
 
 from ..autodiff.graph import no_grad
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..ops.quantization import QuantizedTensor, QuantScheme
-from ..tensor import Tensor, _slot_get, _slot_set, as_tensor, wrap
-from .module import Module, ModuleDict, ModuleList, _shape_str
+from ..tensor import Tensor
+from .module import Module, ModuleDict, ModuleList, _shape_str, module_method
+from .records import _become_quantized, _type_name, assign, check_group
 
-__all__ = ["ParamGroup", "ModuleRecord", "Reparameterization", "ParametrizationList",
+__all__ = ["Reparameterization", "ParametrizationList",
            "LoraAdapter", "Lora", "QLora", "Quantizer"]
 
-
-def _type_name(value):
-    return type(value).__name__
-
-
-# -- parameter groups ---------------------------------------------------------------------------
-
-class ParamGroup:
-    """A group of a module's tensors (Burn's ``ParamGroup``), selected by name and/or predicate.
-
-    ``patterns``: fnmatch globs (``fnmatch.fnmatchcase``: case-sensitive, ``*`` also matches
-    dots, so ``"encoder.*"`` is everything under ``encoder``) over the dotted names of
-    ``named_parameters`` (and of ``state_dict`` where a method takes buffers too, as
-    ``into_record_group``). A name is in the group when it matches one of the patterns (any
-    name when there are none) and ``predicate(name, tensor)`` is true (when given). At least
-    one pattern or a predicate is needed (``ParamGroup("*")`` is everything).
-
-    ``strict=True`` (the default): a pattern that matches no name at all raises
-    InvalidParameterError when the group is used, so a typo does not silently do nothing.
-
-    >>> import ember
-    >>> from ember import nn
-    >>> m = nn.Sequential(nn.Linear(2, 2), nn.Linear(2, 1))
-    >>> nn.ParamGroup("*.bias").names(m)
-    ['0.bias', '1.bias']
-    >>> nn.ParamGroup(predicate=lambda name, t: t.ndim == 2).names(m)
-    ['0.weight', '1.weight']
-    >>> nn.ParamGroup("2.*").names(m)
-    Traceback (most recent call last):
-    ...
-    ember.errors.InvalidParameterError: ParamGroup: pattern '2.*' matches no parameter; the names are ['0.weight', '0.bias', '1.weight', '1.bias']
-    """
-
-    __slots__ = ("patterns", "predicate", "strict")
-
-    def __init__(self, *patterns, predicate=None, strict=True):
-        if len(patterns) == 1 and isinstance(patterns[0], (list, tuple)):
-            patterns = tuple(patterns[0])
-        for p in patterns:
-            if not isinstance(p, str) or not p:
-                raise InvalidParameterError(
-                    f"ParamGroup: pattern {p!r} must be a non-empty string (an fnmatch glob such "
-                    "as 'encoder.*')", "patterns", p)
-        if predicate is not None and not callable(predicate):
-            raise InvalidParameterError(
-                f"ParamGroup: predicate must be callable (name, tensor) -> bool or None, got "
-                f"{_type_name(predicate)}", "predicate", predicate)
-        if not patterns and predicate is None:
-            raise InvalidParameterError(
-                "ParamGroup: give at least one pattern or a predicate (ParamGroup('*') selects "
-                "everything)", "patterns", ())
-        if not isinstance(strict, bool):
-            raise InvalidParameterError(f"ParamGroup: strict must be a bool, got {strict!r}",
-                                        "strict", strict)
-        object.__setattr__(self, "patterns", tuple(patterns))
-        object.__setattr__(self, "predicate", predicate)
-        object.__setattr__(self, "strict", strict)
-
-    def __setattr__(self, name, value):
-        raise AttributeError("ParamGroup is immutable")
-
-    def matches(self, name, tensor):
-        """Whether the tensor named ``name`` is in the group.
-
-        >>> import ember
-        >>> from ember import nn
-        >>> nn.ParamGroup("fc*").matches("fc1.weight", ember.zeros(1))
-        True
-        """
-        if self.patterns and not any(fnmatch.fnmatchcase(name, p) for p in self.patterns):
-            return False
-        if self.predicate is None:
-            return True
-        return bool(self.predicate(name, tensor))
-
-    def _select(self, entries, what, op):
-        """The entries ``(name, ...)`` (name first, tensor last) in the group; checks strict."""
-        out = [e for e in entries if self.matches(e[0], e[-1])]
-        if self.strict:
-            names = [e[0] for e in entries]
-            for p in self.patterns:
-                if not any(fnmatch.fnmatchcase(n, p) for n in names):
-                    shown = names if len(names) <= 12 else names[:12] + ["..."]
-                    raise InvalidParameterError(
-                        f"{op}: pattern {p!r} matches no {what}; the names are {shown}",
-                        "group", p)
-        return out
-
-    def names(self, module):
-        """The names of ``module``'s parameters in the group, in ``named_parameters`` order.
-
-        >>> from ember import nn
-        >>> nn.ParamGroup("*weight").names(nn.Linear(2, 2))
-        ['weight']
-        """
-        return [e[0] for e in self._select(module._slots("param"), "parameter", "ParamGroup")]
-
-    def __eq__(self, other):
-        return (isinstance(other, ParamGroup) and self.patterns == other.patterns
-                and self.predicate is other.predicate and self.strict == other.strict)
-
-    def __hash__(self):
-        return hash((self.patterns, id(self.predicate), self.strict))
-
-    def __repr__(self):
-        args = [repr(p) for p in self.patterns]
-        if self.predicate is not None:
-            args.append(f"predicate={getattr(self.predicate, '__name__', self.predicate)}")
-        if not self.strict:
-            args.append("strict=False")
-        return f"ParamGroup({', '.join(args)})"
-
-
-def check_group(group, op):
-    if not isinstance(group, ParamGroup):
-        raise InvalidParameterError(
-            f"{op}: group must be a ParamGroup, got {_type_name(group)} {group!r}", "group", group)
-    return group
-
-
-# -- rebinding values ---------------------------------------------------------------------------
-
-def _become_quantized(t, q):
-    """Make tensor object ``t`` hold the quantized value ``q`` (same object, untracked)."""
-    t.__class__ = QuantizedTensor
-    _slot_set(t, _slot_get(q))
-    t._node = None
-    t.grad = None
-
-
-def assign(old, new):
-    """Rebind the value of ``old`` (the same object) to ``new``'s (cast to ``old``'s dtype); a
-    quantized ``new`` of ``old``'s dtype makes ``old`` quantized (and so frozen)."""
-    if new.__class__ is QuantizedTensor and new._dtype is old._dtype:
-        _become_quantized(old, new)
-        return
-    value = new if new._dtype is old._dtype else new.cast(old._dtype)
-    old._data = value._data  # a quantized ``old`` becomes a plain tensor (rebind_plain)
-
-
-# -- records ------------------------------------------------------------------------------------
-
-def _copy(t):
-    if t.__class__ is QuantizedTensor:
-        return t.clone()  # the stored integers are immutable: shared, never written
-    return wrap(t._device.backend.copy(t._data), t._dtype)
-
-
-def _describe(t):
-    q = f" {t.scheme.value}" if t.__class__ is QuantizedTensor else ""
-    return f"{t._dtype.name}{_shape_str(tuple(t.shape))}{q}"
-
-
-class ModuleRecord(Mapping):
-    """A module's tensors by name (Burn's ``ModuleRecord``): an ordered, read-only mapping name
-    -> tensor. The tensors are copies (untracked; quantized ones stay quantized), so the record
-    never changes when the module trains.
-
-    ``partial``: a record of a group (``into_record_group``) is partial: loading it sets only
-    its names and leaves the module's other tensors as they are; a full record (``into_record``)
-    must name every tensor of the module. Unknown names are refused either way.
-    ``==`` compares names (in any order), dtypes, shapes, values (NaN equal to NaN), which
-    tensors are quantized, and ``partial``. ``ModuleRecord(mapping)`` builds one from tensors
-    (or array-likes).
-
-    >>> import ember
-    >>> from ember import nn
-    >>> rec = nn.Linear(3, 2).into_record()
-    >>> rec
-    ModuleRecord({'weight': float32(2, 3), 'bias': float32(2,)})
-    >>> list(rec), rec.shapes["weight"], rec == rec, rec.partial
-    (['weight', 'bias'], (2, 3), True, False)
-    """
-
-    def __init__(self, tensors=(), partial=False):
-        if not isinstance(partial, bool):
-            raise InvalidParameterError(f"ModuleRecord: partial must be a bool, got {partial!r}",
-                                        "partial", partial)
-        if isinstance(tensors, Mapping) or hasattr(tensors, "keys"):
-            items = [(k, tensors[k]) for k in tensors.keys()]
-        else:
-            try:
-                items = [tuple(kv) for kv in tensors]
-            except TypeError:
-                raise InvalidParameterError(
-                    f"ModuleRecord: tensors must be a mapping or (name, tensor) pairs, got "
-                    f"{_type_name(tensors)}", "tensors", tensors) from None
-        data = OrderedDict()
-        for item in items:
-            if len(item) != 2:
-                raise InvalidParameterError(
-                    f"ModuleRecord: entry {item!r} is not a (name, tensor) pair", "tensors", item)
-            name, value = item
-            if not isinstance(name, str) or not name:
-                raise InvalidParameterError(
-                    f"ModuleRecord: name {name!r} must be a non-empty string", "tensors", name)
-            if name in data:
-                raise InvalidParameterError(f"ModuleRecord: name {name!r} appears twice",
-                                            "tensors", name)
-            if not isinstance(value, Tensor):
-                try:
-                    value = as_tensor(value, None, "ModuleRecord")
-                except Exception as exc:  # anything that is no tensor at all
-                    raise InvalidParameterError(
-                        f"ModuleRecord: the value of {name!r} is not a tensor ({exc})",
-                        "tensors", name) from None
-            data[name] = _copy(value)
-        self._tensors = data
-        self.partial = partial
-
-    def __getitem__(self, name):
-        try:
-            return self._tensors[name]
-        except KeyError:
-            raise KeyError(f"ModuleRecord: no tensor named {name!r}") from None
-
-    def __iter__(self):
-        return iter(self._tensors)
-
-    def __len__(self):
-        return len(self._tensors)
-
-    @property
-    def shapes(self):
-        """name -> shape (a tuple), in order."""
-        return OrderedDict((k, tuple(t.shape)) for k, t in self._tensors.items())
-
-    @property
-    def dtypes(self):
-        """name -> dtype, in order."""
-        return OrderedDict((k, t._dtype) for k, t in self._tensors.items())
-
-    def state_dict(self):
-        """The tensors as an OrderedDict (for ``load_state_dict`` or ``ember.io.save_file``).
-
-        >>> from ember import nn
-        >>> list(nn.Linear(1, 1).into_record().state_dict())
-        ['weight', 'bias']
-        """
-        return OrderedDict(self._tensors)
-
-    def __eq__(self, other):
-        if not isinstance(other, ModuleRecord):
-            return NotImplemented
-        if self.partial != other.partial or set(self._tensors) != set(other._tensors):
-            return False
-        for name, a in self._tensors.items():
-            b = other._tensors[name]
-            if (a._dtype is not b._dtype or tuple(a.shape) != tuple(b.shape)
-                    or (a.__class__ is QuantizedTensor) != (b.__class__ is QuantizedTensor)):
-                return False
-            same = a == b
-            if a._dtype.kind == "float":
-                same = same | (a.isnan() & b.isnan())
-            if not bool(same.all()):
-                return False
-        return True
-
-    __hash__ = None
-
-    def __repr__(self):
-        body = ", ".join(f"{k!r}: {_describe(t)}" for k, t in self._tensors.items())
-        return f"ModuleRecord({{{body}}}{', partial=True' if self.partial else ''})"
-
-
-def check_record(record, op):
-    if not isinstance(record, ModuleRecord):
-        hint = " (ModuleRecord(mapping) makes one)" if hasattr(record, "keys") else ""
-        raise InvalidParameterError(
-            f"{op}: record must be a ModuleRecord, got {_type_name(record)}{hint}", "record",
-            record)
-    return record
-
-
-def load_record(module, record, op):
-    """Check every name, shape and kind of ``record`` against ``module``, then load it."""
-    check_record(record, op)
-    expected = OrderedDict()
-    for name, _, _, t in module._slots("state", dedupe=False):
-        expected.setdefault(name, t)
-    owner = type(module).__name__
-    unexpected = [k for k in record if k not in expected]
-    missing = [] if record.partial else [n for n in expected if n not in record]
-    if unexpected or missing:
-        parts = []
-        if missing:
-            parts.append(f"missing names {missing}")
-        if unexpected:
-            parts.append(f"unexpected names {unexpected}")
-        raise InvalidParameterError(
-            f"{op}: {owner}: " + "; ".join(parts) + " (a record must name exactly the module's "
-            "tensors; a partial record, from into_record_group, a subset of them)", "record",
-            {"missing": missing, "unexpected": unexpected})
-    bad_shape = [(k, tuple(v.shape), tuple(expected[k].shape)) for k, v in record.items()
-                 if tuple(v.shape) != tuple(expected[k].shape)]
-    if bad_shape:
-        raise ShapeMismatchError(
-            f"{op}: {owner}: mis-shaped names " + ", ".join(
-                f"{k!r} (shape {_shape_str(a)} in the record, expected {_shape_str(e)})"
-                for k, a, e in bad_shape),
-            expected=[e for _, _, e in bad_shape], actual=[a for _, a, _ in bad_shape])
-    bad_kind = [(k, v._dtype, expected[k]._dtype) for k, v in record.items()
-                if v._dtype.kind != expected[k]._dtype.kind]
-    if bad_kind:
-        raise KindError(f"{op}: {owner}: " + ", ".join(
-            f"{k!r} is {a.name} in the record, expected a {e.kind} tensor ({e.name})"
-            for k, a, e in bad_kind))
-    done = set()
-    for name, _, _, old in module._slots("state", dedupe=False):
-        if name in record and id(old) not in done:
-            done.add(id(old))
-            assign(old, record[name])
-    return module
-
-
-# -- reparameterizations ------------------------------------------------------------------------
 
 class Reparameterization(Module):
     """A parameter's reparameterization: a Module whose ``forward(base)`` returns the effective
@@ -542,7 +221,7 @@ def install(plan):
         mod.__class__ = type(f"Parametrized{base.__name__}", (base,), attrs)
 
 
-def materialize(root):
+def _materialize(root):
     """Fold every reparameterization under ``root`` into its stored tensor (the same object,
     rebound to the effective value) and restore the plain attributes and classes."""
     mods = [m for _, m in root.named_modules() if _is_parametrized(m)]
@@ -567,7 +246,7 @@ def materialize(root):
     return root
 
 
-def reparameterized(root):
+def _reparameterized(root):
     """full name -> tuple of Reparameterizations, for every reparameterized parameter."""
     out = OrderedDict()
     for pre, mod in root.named_modules():
@@ -714,7 +393,7 @@ class QLora(Lora):
         return super().__repr__()[:-1] + f", scheme={self.scheme!r})"
 
 
-def apply_lora(root, lora, op):
+def _apply_lora(root, lora, op):
     """Plan, freeze everything, quantize the bases (QLoRA), install; a no-op (with a warning)
     when no parameter is adapted."""
     cls = QLora if op == "apply_qlora" else Lora
@@ -807,7 +486,7 @@ def _quantize_named(scheme, t, name, op):
                                     exc.value) from None
 
 
-def quantize_weights(root, quantizer, group, op):
+def _quantize_weights(root, quantizer, group, op):
     """Quantize the float parameters ``group`` (checked) selects (None: those with ndim >= 2), every one
     before any is replaced; each keeps its object and becomes a frozen QuantizedTensor."""
     if not isinstance(quantizer, Quantizer):
@@ -823,3 +502,130 @@ def quantize_weights(root, quantizer, group, op):
     for t, q in new:
         _become_quantized(t, q)
     return root
+
+
+@module_method
+def apply_reparameterization(self, reparameterizer):
+    """Attach reparameterizations (Burn's ``apply_reparameterization``, PyTorch's
+    ``parametrize.register_parametrization``); returns self.
+
+    ``reparameterizer(module_name, module, param_name, tensor)`` is called for every float
+    parameter held directly as a module attribute (not inside a list or dict), and returns a
+    ``Reparameterization`` or None. For each result the module's class becomes a generated
+    subclass (``ParametrizedLinear``) whose ``param_name`` is a property giving
+    ``reparameterization(original)``, recorded in the graph; the stored tensor is
+    ``parametrizations.<name>.original``, the reparameterization
+    ``parametrizations.<name>.0`` (PyTorch's names). A parameter already reparameterized
+    gets the new one stacked after (``.1``). Every result is computed once and checked
+    (same shape and dtype) before any module changes. ``materialize()`` undoes it.
+
+    >>> import ember
+    >>> from ember import nn
+    >>> class Double(nn.Reparameterization):
+    ...     def forward(self, base):
+    ...         return base * 2
+    >>> m = nn.Linear(1, 1).apply_reparameterization(
+    ...     lambda mod_name, mod, name, t: Double() if name == "weight" else None)
+    >>> bool((m.weight == m.parametrizations.weight.original * 2).all()), type(m).__name__
+    (True, 'ParametrizedLinear')
+    """
+    install(plan_reparameterization(self, reparameterizer, "apply_reparameterization"))
+    return self
+
+
+@module_method
+def reparameterized(self):
+    """An ordered dict: the full name of every reparameterized parameter -> the tuple of
+    its reparameterizations (empty when there are none).
+
+    >>> from ember import nn
+    >>> list(nn.Sequential(nn.Linear(2, 2)).apply_lora(nn.Lora(1)).reparameterized())
+    ['0.weight']
+    """
+    return _reparameterized(self)
+
+
+@module_method
+def materialize(self):
+    """Fold every reparameterization into its effective value and remove it (Burn's
+    ``materialize``, PyTorch's ``remove_parametrizations(leave_parametrized=True)``); returns
+    self. The stored tensor (``parametrizations.<name>.original``) becomes the attribute
+    again, the same object with the effective value (a quantized one becomes a plain float
+    tensor) and its require-grad kept (frozen after ``apply_lora``); the module gets its
+    class and its attribute order back. A module without reparameterizations is unchanged.
+
+    >>> import ember
+    >>> from ember import nn
+    >>> m = nn.Linear(2, 2).apply_lora(nn.Lora(1))
+    >>> x = ember.ones(1, 2)
+    >>> y = m(x)
+    >>> plain = m.materialize()
+    >>> type(plain).__name__, list(plain.state_dict()), bool((plain(x) == y).all())
+    ('Linear', ['weight', 'bias'], True)
+    """
+    return _materialize(self)
+
+
+@module_method
+def apply_lora(self, lora):
+    """Attach LoRA adapters (``Lora``) to the module's 2-D float weights, freezing all of
+    its parameters first (Burn's ``apply_lora``); returns self. Each adapted weight becomes
+    ``W + (alpha / rank) * lora_B @ lora_A`` (``parametrizations.weight.0.lora_A`` ...),
+    only ``lora_A`` and ``lora_B`` require grad. A module with no 2-D float weight (or none
+    in ``lora.targets``) is left unchanged, nothing frozen, with a UserWarning.
+
+    >>> import ember
+    >>> from ember import nn
+    >>> m = nn.Linear(3, 2).apply_lora(nn.Lora(rank=2, alpha=4))
+    >>> [n for n, p in m.named_parameters() if p.is_require_grad()]
+    ['parametrizations.weight.0.lora_A', 'parametrizations.weight.0.lora_B']
+    """
+    return _apply_lora(self, lora, "apply_lora")
+
+
+@module_method
+def apply_qlora(self, qlora):
+    """QLoRA (``QLora``): ``apply_lora`` whose adapted base weights are also quantized
+    (``quantize_dynamic`` with ``qlora.scheme``; frozen QuantizedTensors, the same objects);
+    returns self.
+
+    >>> import ember
+    >>> from ember import nn
+    >>> m = nn.Linear(4, 2).apply_qlora(nn.QLora(rank=1))
+    >>> m.parametrizations.weight.original.is_quantized, m.bias.is_quantized
+    (True, False)
+    """
+    return _apply_lora(self, qlora, "apply_qlora")
+
+
+@module_method
+def quantize_weights(self, quantizer):
+    """Quantize the module's weights (Burn's ``quantize_weights``): every float parameter
+    with 2 or more dims (Linear, Conv, Embedding weights; biases and norm scales stay float,
+    as PyTorch's dynamic quantization) becomes a QuantizedTensor by ``quantizer`` (the same
+    object; frozen: no gradient through rounding). Every tensor is quantized before any is
+    replaced, so an error (a block size that does not divide a weight) changes nothing.
+    Returns self.
+
+    >>> import ember
+    >>> from ember import nn
+    >>> m = nn.Linear(4, 2).quantize_weights(nn.Quantizer())
+    >>> m.weight.is_quantized, m.weight.is_require_grad(), m.bias.is_quantized
+    (True, False, False)
+    """
+    return _quantize_weights(self, quantizer, None, "quantize_weights")
+
+
+@module_method
+def quantize_weights_group(self, quantizer, group):
+    """``quantize_weights`` for the float parameters in ``group`` (a ``ParamGroup``), every
+    one it names, 1-D ones included; returns self.
+
+    >>> import ember
+    >>> from ember import nn
+    >>> m = nn.Linear(4, 2).quantize_weights_group(nn.Quantizer(), nn.ParamGroup("bias"))
+    >>> m.weight.is_quantized, m.bias.is_quantized
+    (False, True)
+    """
+    return _quantize_weights(self, quantizer, check_group(group, "quantize_weights_group"),
+                            "quantize_weights_group")
