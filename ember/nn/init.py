@@ -23,7 +23,7 @@ from .. import dtypes as _dt
 from ..devices import as_device
 from ..errors import InvalidParameterError, KindError
 from ..ops.inplace import rebind
-from ..ops.random import _source
+from ..ops.random import _random, _source
 from ..tensor import Tensor, wrap
 
 __all__ = ["calculate_gain", "uniform", "normal", "constant", "zeros", "ones",
@@ -80,13 +80,6 @@ def _finish(data, dt, requires_grad, op):
 def _backend(device, op):
     """The backend that creates the values: ``device``'s (None: the default device)."""
     return as_device(device, op).backend
-
-
-def _random(kernel, source, *args):
-    """``be.<kernel>(*args, gen)`` for ``source = (be, gen)``, a backend and its generator
-    (``ember.ops.random._source``)."""
-    be, gen = source
-    return getattr(be, kernel)(*args, gen)
 
 
 def _uniform(shape, low, high, dt, gen, be):

@@ -23,7 +23,11 @@ from ..devices import as_device
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..tensor import Tensor, wrap
 from . import functional as F
-from .functional import _int, _pair
+from ..ops.conv import _conv2d
+from ..ops.linear import _linear
+from ..ops.nn_args import REDUCTIONS, _int, _pair, _real, _shape_str
+from ..ops.normalization import _batch_norm, _check_bn
+from ..ops.pool import _avg_pool2d, _max_pool2d
 from . import init
 from .module import Module
 
@@ -120,7 +124,7 @@ class Linear(Module):
 
     def forward(self, input):
         """Apply the layer to ``input`` (see the class docstring for an example)."""
-        return F._linear(_check_input(input, "Linear"), self.weight, self.bias, "Linear")
+        return _linear(_check_input(input, "Linear"), self.weight, self.bias, "Linear")
 
     def extra_repr(self):
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
@@ -189,7 +193,7 @@ class Conv2d(Module):
 
     def forward(self, input):
         """Apply the layer to ``input`` (see the class docstring for an example)."""
-        return F._conv2d("Conv2d", _check_input(input, "Conv2d"), self.weight, self.bias,
+        return _conv2d("Conv2d", _check_input(input, "Conv2d"), self.weight, self.bias,
                          self.stride, self.padding, self.dilation, self.groups,
                          self.padding_mode)
 
@@ -250,7 +254,7 @@ class MaxPool2d(Module):
 
     def forward(self, input):
         """Apply the layer to ``input`` (see the class docstring for an example)."""
-        return F._max_pool2d("MaxPool2d", _check_input(input, "MaxPool2d"), self.kernel_size,
+        return _max_pool2d("MaxPool2d", _check_input(input, "MaxPool2d"), self.kernel_size,
                              self.stride, self.padding, self.dilation, self.ceil_mode,
                              self.return_indices)
 
@@ -324,7 +328,7 @@ class AvgPool2d(Module):
 
     def forward(self, input):
         """Apply the layer to ``input`` (see the class docstring for an example)."""
-        return F._avg_pool2d("AvgPool2d", _check_input(input, "AvgPool2d"), self.kernel_size,
+        return _avg_pool2d("AvgPool2d", _check_input(input, "AvgPool2d"), self.kernel_size,
                              self.stride, self.padding, self.ceil_mode, self.count_include_pad,
                              self.divisor_override)
 
@@ -393,13 +397,13 @@ class _BatchNorm(Module):
         C = self.num_features
         if x.ndim not in self._ranks or x.shape[1] != C:
             raise ShapeMismatchError(
-                f"{name}: input has shape {F._shape_str(x.shape)}; expected "
+                f"{name}: input has shape {_shape_str(x.shape)}; expected "
                 f"{self._shape_text.format(C=C)}", expected=self._shape_text.format(C=C),
                 actual=tuple(x.shape))
         rm, rv = self.running_mean, self.running_var
         use_batch = self.training or rm is None
-        x, eps = F._check_bn(name, x, rm, rv, self.weight, self.bias, use_batch, self.eps)
-        out, mean, var = F._batch_norm(x, rm, rv, self.weight, self.bias, use_batch, eps, name)
+        x, eps = _check_bn(name, x, rm, rv, self.weight, self.bias, use_batch, self.eps)
+        out, mean, var = _batch_norm(x, rm, rv, self.weight, self.bias, use_batch, eps, name)
         if self.training and self.track_running_stats:
             steps = int(self.num_batches_tracked.item()) + 1
             be = x._device.backend
@@ -495,7 +499,7 @@ class LayerNorm(Module):
         shape = self.normalized_shape
         if x.ndim < len(shape) or tuple(x.shape[x.ndim - len(shape):]) != shape:
             raise ShapeMismatchError(
-                f"LayerNorm: input has shape {F._shape_str(x.shape)}; expected (*, "
+                f"LayerNorm: input has shape {_shape_str(x.shape)}; expected (*, "
                 f"{', '.join(str(s) for s in shape)})", expected=shape, actual=tuple(x.shape))
         return F.layer_norm(x, shape, self.weight, self.bias, self.eps)
 
@@ -571,8 +575,8 @@ class Embedding(Module):
                     f"expected an int in [{-n}, {n - 1}]", "padding_idx", padding_idx)
             padding_idx %= n
         self.padding_idx = padding_idx
-        self.max_norm = None if max_norm is None else F._real(max_norm, name, "max_norm", 0.0)
-        self.norm_type = F._real(norm_type, name, "norm_type")
+        self.max_norm = None if max_norm is None else _real(max_norm, name, "max_norm", 0.0)
+        self.norm_type = _real(norm_type, name, "norm_type")
         _bool(scale_grad_by_freq, name, "scale_grad_by_freq")
         _bool(sparse, name, "sparse")
         if sparse:
@@ -768,7 +772,7 @@ class LogSoftmax(Module):
 
 
 def _reduction(reduction, layer):
-    if reduction not in F.REDUCTIONS:
+    if reduction not in REDUCTIONS:
         raise InvalidParameterError(
             f"{layer}: reduction {reduction!r} is unknown; expected 'none', 'mean' or 'sum'",
             "reduction", reduction)

@@ -4,3 +4,4 @@ from . import (bitwise, compare, creation, data, display, elementwise, indexing,
                inplace, linalg, movement, quantization, random, reduce, sampling, scan, segments,
                slicing, sort)
 from . import decompositions, norms  # noqa: F401
+from . import activation, attention, conv, dropout, linear, loss, normalization, pool  # noqa: F401

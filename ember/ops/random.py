@@ -332,6 +332,13 @@ def _gen(generator, op, device=None):
     return generator._gen
 
 
+def _random(kernel, source, *args):
+    """``be.<kernel>(*args, gen)`` for ``source = (be, gen)``, a backend and its generator
+    (``ember.ops.random._source``)."""
+    be, gen = source
+    return getattr(be, kernel)(*args, gen)
+
+
 def _source(generator, device, op):
     """(backend, backend generator or None) of a sampler: ``device`` (None: the generator's
     device, else the default device) and the generator, which must live there."""

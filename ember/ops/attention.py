@@ -1,0 +1,143 @@
+"""``scaled_dot_product_attention`` (``ember.nn.functional``, PyTorch's)."""
+
+import math
+
+from .. import dtypes as _dt
+from ..errors import InvalidParameterError, KindError, ShapeMismatchError
+from ..shapes import broadcast_shapes
+from ..tensor import check_tensor, record
+from .nn_args import _backend, _float_tensor, _real, _shape_str
+from .random import _gen, _random
+
+
+# -- attention ----------------------------------------------------------------------------------
+
+def _attention_gqa(q, k, v, enable_gqa, op):
+    """How many times each key and value head is repeated: (1, 1) without grouped-query
+    attention, else Hq // Hk and Hq // Hv (each must divide Hq)."""
+    if not enable_gqa:
+        return 1, 1
+    for name, t in (("query", q), ("key", k), ("value", v)):
+        if t.ndim < 3:
+            raise ShapeMismatchError(f"{op}: {name} has shape {_shape_str(t.shape)}; "
+                                     "enable_gqa expects heads at dim -3 (*, H, L, E)",
+                                     expected=3, actual=t.ndim)
+    hq = q.shape[-3]
+    groups = []
+    for name, t in (("key", k), ("value", v)):
+        h = t.shape[-3]
+        if h == 0 or hq % h:
+            raise ShapeMismatchError(f"{op}: {name} has {h} heads, which does not divide the "
+                                     f"{hq} heads of query; expected a divisor of {hq}",
+                                     expected=hq, actual=h)
+        groups.append(hq // h)
+    return tuple(groups)
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
+                                 is_causal=False, scale=None, enable_gqa=False):
+    """``softmax(query @ key^T * scale + mask) @ value``, PyTorch's
+    ``F.scaled_dot_product_attention``: query (*, L, E), key (*, S, E), value (*, S, Ev) give
+    (*, L, Ev); the batch dims broadcast.
+
+    ``attn_mask`` broadcasts to (*, L, S): a bool mask says where to attend (False: masked),
+    a float mask of the query's dtype is added to the scores. ``is_causal`` masks the keys
+    after each query (the top-left lower triangle of L x S) and excludes ``attn_mask``.
+    ``scale`` defaults to ``1 / sqrt(E)``. A query whose every score is masked gets zeros, as
+    PyTorch. ``dropout_p`` > 0 zeroes attention weights with that probability (always, as in
+    PyTorch: pass ``dropout_p=0.0`` outside training) and scales the rest by ``1/(1-p)``; the
+    mask comes from ember's generator and the backward pass uses the same one.
+    ``enable_gqa`` repeats the key and value heads (dim -3) to the query's head count.
+
+    One recorded step: the backward computes the gradients of query, key, value and of a
+    float mask from the saved attention weights.
+
+    >>> import ember
+    >>> import ember.nn.functional as F
+    >>> q = ember.tensor([[[1.0, 0.0], [0.0, 1.0]]])
+    >>> v = ember.tensor([[[1.0, 2.0], [3.0, 4.0]]])
+    >>> F.scaled_dot_product_attention(q, q, v, is_causal=True)[0, 0].tolist()
+    [1.0, 2.0]
+    >>> mask = ember.tensor([[True, False], [True, False]])
+    >>> F.scaled_dot_product_attention(q, q, v, attn_mask=mask).tolist()
+    [[[1.0, 2.0], [1.0, 2.0]]]
+    """
+    op = "scaled_dot_product_attention"
+    q = _float_tensor(query, op, "query")
+    k = _float_tensor(key, op, "key")
+    v = _float_tensor(value, op, "value")
+    if k._dtype is not q._dtype or v._dtype is not q._dtype:
+        raise KindError(f"{op}: query, key and value have dtypes {q._dtype.name}, "
+                        f"{k._dtype.name} and {v._dtype.name}; expected one dtype")
+    for name, t in (("query", q), ("key", k), ("value", v)):
+        if t.ndim < 2:
+            raise ShapeMismatchError(f"{op}: {name} has shape {_shape_str(t.shape)}; expected at "
+                                     "least 2 dims (*, L, E)", expected=2, actual=t.ndim)
+    E, S = q.shape[-1], k.shape[-2]
+    if k.shape[-1] != E:
+        raise ShapeMismatchError(f"{op}: key has shape {_shape_str(k.shape)} and query "
+                                 f"{_shape_str(q.shape)}; expected the same last dim (E = {E})",
+                                 expected=E, actual=k.shape[-1])
+    if v.shape[-2] != S:
+        raise ShapeMismatchError(f"{op}: value has shape {_shape_str(v.shape)} and key "
+                                 f"{_shape_str(k.shape)}; expected the same dim -2 (S = {S})",
+                                 expected=S, actual=v.shape[-2])
+    p = _real(dropout_p, op, "dropout_p", 0.0, 1.0)
+    for name, flag in (("is_causal", is_causal), ("enable_gqa", enable_gqa)):
+        if flag is not True and flag is not False:
+            raise InvalidParameterError(f"{op}: {name} must be a bool, got {flag!r}", name, flag)
+    sc = None if scale is None else _real(scale, op, "scale")
+    groups_k, groups_v = _attention_gqa(q, k, v, enable_gqa, op)
+
+    def heads(shape, groups):
+        return shape[:-3] + (shape[-3] * groups,) + shape[-2:] if groups != 1 else shape
+
+    batch = broadcast_shapes(q.shape[:-2], heads(k.shape, groups_k)[:-2],
+                             heads(v.shape, groups_v)[:-2], op=op)
+    scores = batch + (q.shape[-2], S)
+    bias = allowed = mask = None
+    if attn_mask is not None:
+        check_tensor(attn_mask, op, "attn_mask")
+        if is_causal:
+            raise InvalidParameterError(f"{op}: attn_mask is given and is_causal is True; "
+                                        "expected one of them", "attn_mask", attn_mask.shape)
+        if attn_mask._dtype.kind == "bool":
+            allowed = attn_mask._data
+        elif attn_mask._dtype is q._dtype:
+            bias, mask = attn_mask._data, attn_mask
+        else:
+            raise KindError(f"{op}: attn_mask has dtype {attn_mask._dtype.name}; expected bool "
+                            f"or the query's dtype {q._dtype.name}")
+        try:
+            fits = broadcast_shapes(attn_mask.shape, scores) == scores
+        except ShapeMismatchError:
+            fits = False
+        if not fits:
+            raise ShapeMismatchError(f"{op}: attn_mask has shape {_shape_str(attn_mask.shape)}; "
+                                     f"expected a shape that broadcasts to the scores' "
+                                     f"{_shape_str(scores)}", expected=scores,
+                                     actual=tuple(attn_mask.shape))
+    be = _backend((q, k, v, attn_mask), op)
+    keep, keep_scale = None, 1.0
+    if p > 0.0:
+        work = q._dtype if q._dtype.name in ("float32", "float64") else _dt.float32
+        if p == 1.0:
+            keep, keep_scale = be.nn_full_like_shape(tuple(scores), 0, work), 0.0
+        else:
+            keep = _random("random_bernoulli",
+                           (be, _gen(None, "scaled_dot_product_attention", q._device)),
+                           tuple(scores), 1.0 - p, work)
+            keep_scale = 1.0 / (1.0 - p)
+    if sc is None:
+        sc = 1.0 / math.sqrt(E) if E else 1.0
+    out, saved = be.nn_attention(q._data, k._data, v._data, bias, allowed, is_causal, sc,
+                                 groups_k, groups_v, keep, keep_scale)
+    inputs = (q, k, v) if mask is None else (q, k, v, mask)
+    shapes = (q.shape, k.shape, v.shape, None if mask is None else mask.shape)
+
+    def backward(g, needs):
+        wants = tuple(needs) + (False,) * (4 - len(needs))
+        grads = be.nn_attention_grads(g, saved, shapes, wants)
+        return grads[:len(inputs)]
+
+    return record(out, q._dtype, inputs, backward, op)

@@ -1,0 +1,123 @@
+"""``dropout`` and ``embedding`` (``ember.nn.functional``)."""
+
+from .. import dtypes as _dt
+from ..errors import DimensionError, InvalidParameterError, KindError, ShapeMismatchError
+
+from ..tensor import check_tensor, record
+from .nn_args import _backend, _float_tensor, _int, _real, _shape_str
+from .random import _gen, _random
+
+
+# -- dropout, embedding -------------------------------------------------------------------------
+
+def dropout(input, p=0.5, training=True):
+    """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)`` when
+    ``training``; the input itself otherwise. Draws from ember's generator
+    (``ember.manual_seed`` reproduces the mask).
+
+    >>> import ember
+    >>> import ember.nn.functional as F
+    >>> x = ember.ones(4)
+    >>> F.dropout(x, 0.5, training=False) is x
+    True
+    >>> sorted(set(F.dropout(x, 0.5).tolist()) - {0.0, 2.0})
+    []
+    """
+    op = "dropout"
+    check_tensor(input, op, "input")
+    p = _real(p, op, "p", 0.0, 1.0)
+    if not isinstance(training, bool):
+        raise InvalidParameterError(f"{op}: training must be a bool, got {training!r}",
+                                    "training", training)
+    x = input
+    if x._dtype.kind != "float":
+        if x._dtype.kind == "complex":
+            raise _dt.complex_error(op, "input", x._dtype)
+        raise KindError(f"{op}: input has dtype {x._dtype.name}; expected a float tensor")
+    if not training or p == 0.0:
+        return x
+    npd = x._dtype
+    be = x._device.backend
+    if p == 1.0:
+        mask = be.nn_full_like_shape(tuple(x.shape), 0, npd)
+        scale = 0.0
+    else:
+        mask = _random("random_bernoulli", (be, _gen(None, "dropout", x._device)),
+                       tuple(x.shape), 1.0 - p, npd)
+        scale = 1.0 / (1.0 - p)
+    out = be.nn_dropout_apply(x._data, mask, scale)
+
+    def backward(g, needs):
+        return (be.nn_dropout_apply(g, mask, scale),)
+
+    return record(out, x._dtype, (x,), backward, op)
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    """Rows of ``weight`` (num, dim) picked by the int tensor ``input``: shape ``(*, dim)``;
+    the row ``padding_idx`` gets no gradient (PyTorch's ``F.embedding``).
+
+    ``max_norm`` (a number >= 0): first, each row that ``input`` picks and whose
+    ``norm_type``-norm (a real number; ``inf`` for the largest absolute value) exceeds it is
+    scaled by ``max_norm / (norm + 1e-7)``, as PyTorch. PyTorch writes that into the weight in
+    place; ember's values are immutable, so ``weight`` (the same Tensor object) is *rebound* to
+    the renormalized value, untracked, as an optimizer step rebinds a parameter: a leaf stays
+    that leaf, tensors taken from it before keep the old values. ``scale_grad_by_freq`` divides
+    each row's gradient by how often its index occurs in ``input``. ``sparse=True`` raises
+    InvalidParameterError: ember has no sparse gradients.
+
+    >>> import ember
+    >>> import ember.nn.functional as F
+    >>> w = ember.tensor([[0.0, 0.0], [1.0, 2.0], [3.0, 4.0]])
+    >>> F.embedding(ember.tensor([2, 1]), w).tolist()
+    [[3.0, 4.0], [1.0, 2.0]]
+    >>> [round(v, 4) for v in F.embedding(ember.tensor([2]), w, max_norm=1.0)[0].tolist()]
+    [0.6, 0.8]
+    >>> [round(v, 4) for v in w[2].tolist()]          # w was rebound: row 2 renormalized
+    [0.6, 0.8]
+    """
+    op = "embedding"
+    check_tensor(input, op, "input")
+    if input._dtype.kind != "int":
+        raise KindError(f"{op}: input has dtype {input._dtype.name}; expected an int tensor of "
+                        "indices")
+    w = _float_tensor(weight, op, "weight")
+    if w.ndim != 2:
+        raise ShapeMismatchError(f"{op}: weight has shape {_shape_str(w.shape)}; expected a 2-d "
+                                 "(num_embeddings, embedding_dim) tensor", expected=2,
+                                 actual=tuple(w.shape))
+    num = w.shape[0]
+    if padding_idx is not None:
+        padding_idx = _int(padding_idx, op, "padding_idx")
+        if not -num <= padding_idx < num:
+            raise InvalidParameterError(
+                f"{op}: padding_idx {padding_idx} is out of range for {num} embeddings; expected "
+                f"an int in [{-num}, {num - 1}]", "padding_idx", padding_idx)
+        padding_idx %= num
+    if max_norm is not None:
+        max_norm = _real(max_norm, op, "max_norm", 0.0)
+    norm_type = _real(norm_type, op, "norm_type")
+    for name, flag in (("scale_grad_by_freq", scale_grad_by_freq), ("sparse", sparse)):
+        if not isinstance(flag, bool):
+            raise InvalidParameterError(f"{op}: {name} must be a bool, got {flag!r}", name, flag)
+    if sparse:
+        raise InvalidParameterError(
+            f"{op}: sparse=True is not supported: ember has no sparse gradients; expected "
+            "sparse=False (the gradient of the weight is a dense tensor)", "sparse", sparse)
+    idx = input._data
+    be = _backend((w, input), op)
+    bad = be.nn_target_bad(idx, num, None)
+    if bad is not None:
+        raise DimensionError(f"{op}: index {bad} is out of range for {num} embeddings; expected "
+                             f"indices in [0, {num - 1}]")
+    if max_norm is not None:
+        renormed = be.nn_embedding_renorm(w._data, idx, max_norm, norm_type)
+        if renormed is not None:
+            w._data = renormed      # PyTorch's in-place renorm: rebinds, records nothing
+    out = be.nn_embedding(w._data, idx)
+
+    def backward(g, needs):
+        return (be.nn_embedding_grad(g, idx, num, padding_idx, scale_grad_by_freq),)
+
+    return record(out, w._dtype, (w,), backward, op)

@@ -1,0 +1,134 @@
+"""Normalization layers' ops: ``batch_norm`` and ``layer_norm`` (``ember.nn.functional``)."""
+
+from ..errors import InvalidParameterError, ShapeMismatchError
+
+from ..tensor import record
+from .nn_args import _backend, _common, _float_tensor, _int, _opt_float, _real, _shape_str
+
+
+# -- normalization ------------------------------------------------------------------------------
+
+def _record_norm(out, dt, x, w, b, grads_kernel, saved, op):
+    """Record a normalization step with optional affine ``w`` and ``b``; ``grads_kernel(g, saved,
+    need_x, need_w, need_b, x_dtype, w_dtype, b_dtype)`` gives the three gradients."""
+    inputs = tuple(t for t in (x, w, b) if t is not None)
+    xdt = x._dtype
+    wdt = None if w is None else w._dtype
+    bdt = None if b is None else b._dtype
+
+    def backward(g, needs):
+        nw = w is not None and needs[1]
+        nb = b is not None and needs[len(needs) - 1]
+        gx, gw, gb = grads_kernel(g, saved, needs[0], nw, nb, xdt, wdt, bdt)
+        return (gx,) + ((gw,) if w is not None else ()) + ((gb,) if b is not None else ())
+
+    return record(out, dt, inputs, backward, op)
+
+
+def _batch_norm(x, running_mean, running_var, weight, bias, use_batch, eps, op):
+    """The recorded batch-norm step; returns (out, batch_mean, batch_var_unbiased) with the batch
+    statistics as backend arrays (None when the running ones are used)."""
+    w, b = weight, bias
+    dt = _common((x, w, b))
+    be = _backend((x, w, b, running_mean, running_var), op)
+    out, saved, mean, var = be.nn_batch_norm(
+        x._data, None if w is None else w._data, None if b is None else b._data,
+        None if running_mean is None else running_mean._data,
+        None if running_var is None else running_var._data, use_batch, eps, dt)
+    return _record_norm(out, dt, x, w, b, be.nn_batch_norm_grads, saved, op), mean, var
+
+
+def _check_bn(op, input, running_mean, running_var, weight, bias, training, eps):
+    x = _float_tensor(input, op, "input")
+    if x.ndim < 2:
+        raise ShapeMismatchError(
+            f"{op}: input has shape {_shape_str(x.shape)}; expected at least 2 dims (N, C, ...)",
+            expected=2, actual=tuple(x.shape))
+    C = x.shape[1]
+    for name, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):
+        if t is not None:
+            _float_tensor(t, op, name)
+            if tuple(t.shape) != (C,):
+                raise ShapeMismatchError(
+                    f"{op}: {name} has shape {_shape_str(t.shape)}; expected ({C},) for input "
+                    f"of shape {_shape_str(x.shape)} with {C} channels", expected=(C,),
+                    actual=tuple(t.shape))
+    if not isinstance(training, bool):
+        raise InvalidParameterError(f"{op}: training must be a bool, got {training!r}",
+                                    "training", training)
+    eps = _real(eps, op, "eps", 0.0)
+    if training and C and x.numel() == C:  # (an empty batch is fine, as in PyTorch)
+        raise ShapeMismatchError(
+            f"{op}: expected more than 1 value per channel when training, got input of shape "
+            f"{_shape_str(x.shape)}", expected="more than 1 value per channel",
+            actual=tuple(x.shape))
+    if not training and (running_mean is None or running_var is None):
+        raise InvalidParameterError(
+            f"{op}: running_mean and running_var are needed when training=False",
+            "running_mean", None)
+    return x, eps
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """Batch normalization over every dim but dim 1 (PyTorch's ``F.batch_norm``).
+
+    ``training=True`` normalizes with the batch statistics, else with ``running_mean`` and
+    ``running_var``. Returns the output only: the running statistics are never changed
+    (``momentum`` is accepted for PyTorch's signature); ``nn.BatchNorm2d`` tracks them.
+
+    >>> import ember
+    >>> import ember.nn.functional as F
+    >>> x = ember.tensor([[1.0], [3.0]])
+    >>> F.batch_norm(x, None, None, training=True, eps=0.0).tolist()
+    [[-1.0], [1.0]]
+    """
+    op = "batch_norm"
+    x, eps = _check_bn(op, input, running_mean, running_var, weight, bias, training, eps)
+    if momentum is not None:
+        _real(momentum, op, "momentum", 0.0, 1.0)
+    return _batch_norm(x, running_mean, running_var, weight, bias, training, eps, op)[0]
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Normalize over the last dims given by ``normalized_shape``, then ``* weight + bias``.
+
+    >>> import ember
+    >>> import ember.nn.functional as F
+    >>> F.layer_norm(ember.tensor([[1.0, 3.0]]), (2,), eps=0.0).tolist()
+    [[-1.0, 1.0]]
+    """
+    op = "layer_norm"
+    x = _float_tensor(input, op, "input")
+    shape = _norm_shape(normalized_shape, op)
+    k = len(shape)
+    if x.ndim < k or tuple(x.shape[x.ndim - k:]) != shape:
+        raise ShapeMismatchError(
+            f"{op}: input has shape {_shape_str(x.shape)}; expected (*, "
+            f"{', '.join(str(s) for s in shape)}) to match normalized_shape {_shape_str(shape)}",
+            expected=shape, actual=tuple(x.shape))
+    w = _opt_float(weight, op, "weight")
+    b = _opt_float(bias, op, "bias")
+    for name, t in (("weight", w), ("bias", b)):
+        if t is not None and tuple(t.shape) != shape:
+            raise ShapeMismatchError(f"{op}: {name} has shape {_shape_str(t.shape)}; expected "
+                                     f"{_shape_str(shape)}", expected=shape,
+                                     actual=tuple(t.shape))
+    eps = _real(eps, op, "eps", 0.0)
+    dt = _common((x, w, b))
+    be = _backend((x, w, b), op)
+    out, saved = be.nn_layer_norm(x._data, None if w is None else w._data,
+                                  None if b is None else b._data, k, eps, dt)
+    return _record_norm(out, dt, x, w, b, be.nn_layer_norm_grads, saved, op)
+
+
+def _norm_shape(normalized_shape, op):
+    if isinstance(normalized_shape, (tuple, list)):
+        shape = tuple(_int(s, op, "normalized_shape", 0) for s in normalized_shape)
+    else:
+        shape = (_int(normalized_shape, op, "normalized_shape", 0),)
+    if not shape:
+        raise InvalidParameterError(f"{op}: normalized_shape is empty; expected at least one dim",
+                                    "normalized_shape", normalized_shape)
+    return shape
