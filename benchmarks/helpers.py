@@ -286,4 +286,6 @@ def fmt_time(seconds):
 
 
 def fmt_ratio(ratio):
-    return "—" if ratio is None else f"{ratio:.2f}×"
+    if ratio is None:
+        return "—"
+    return "∞" if ratio == float("inf") else f"{ratio:.2f}×"

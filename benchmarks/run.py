@@ -181,6 +181,15 @@ def _faults(payloads, lib, name):
     return None if not entry else entry.get("faults")
 
 
+def _faults_ratio(payloads, name):
+    """ember's page faults per call over PyTorch's; where PyTorch had none, 0 if ember had none
+    either, else infinite."""
+    a, b = _faults(payloads, "ember", name), _faults(payloads, "torch", name)
+    if a is not None and b == 0:
+        return 0.0 if a == 0 else float("inf")
+    return _ratio(a, b)
+
+
 def _fmt_faults(value):
     if value is None:
         return "—"
@@ -284,12 +293,11 @@ def targets(by_setting, scaling_ran):
         at = f" ({threads_label(setting)})"
         for name in FAULTS_CASES:
             a, b = _faults(payloads, "ember", name), _faults(payloads, "torch", name)
-            ratio = _ratio(a, b)
-            if a is not None and b == 0:  # PyTorch faulted on no page: ember must not either
-                ratio = 0.0 if a == 0 else float("inf")
+            ratio = _faults_ratio(payloads, name)
             add(f"Threads issue, {name}: minor page faults per call ≤ {FAULTS_FACTOR}× "
                 "PyTorch's", ratio, FAULTS_FACTOR,
-                f" ({_fmt_faults(a)} vs {_fmt_faults(b)})" if a is not None and b else "")
+                f" ({_fmt_faults(a)} vs {_fmt_faults(b)})" if a is not None and b is not None
+                else "")
     return rows
 
 
@@ -366,8 +374,7 @@ def _faults_table(fault_cases, by_setting):
         for lib in helpers.LIBS:
             cells += [_fmt_faults(_faults(by_setting[s], lib, c.name)) if lib in c.setups
                       else "—" for s in settings]
-        cells += [fmt_ratio(_ratio(_faults(by_setting[s], "ember", c.name),
-                                   _faults(by_setting[s], "torch", c.name))) for s in settings]
+        cells += [fmt_ratio(_faults_ratio(by_setting[s], c.name)) for s in settings]
         out.append("| " + " | ".join(cells) + " |")
     return out
 
