@@ -2,9 +2,11 @@
 
 Started by ``run.py`` with the thread variables already set in its environment (and the
 OpenBLAS tuning variables unset), so it imports only its own library and pins its pools before
-any work. Not meant to be run by hand, but it can be:
+any work; with ``--threads default`` the variables are unset and it pins nothing. Besides the
+times it records the minor page faults per call. Not meant to be run by hand, but it can be:
 
     python benchmarks/worker.py --lib ember --cases add_8,sum_4M --out /tmp/ember.json
+    python benchmarks/worker.py --lib torch --cases gpt_step --threads default
     python benchmarks/worker.py --lib ember --cases mlp_step --profile 200
     python benchmarks/worker.py --lib ember --cases cnn_step --kernels 200
 """
