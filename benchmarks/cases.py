@@ -4,12 +4,16 @@ Each case has a name, a group, its sizes (full and ``--quick``) and one setup fu
 library. A setup takes the case's parameters, builds its inputs from a fixed seed (NumPy's
 ``default_rng``, so every process gets the same data) and returns a function of no arguments
 that runs the timed work once and returns its result (used for the fingerprint that checks the
-three libraries agree).
+three libraries agree). A backward case returns a ``Backward`` instead: the forward and backward
+together, and the forward alone, whose times the worker subtracts.
 
 Nothing here imports a library at module level: each worker process imports only its own.
 """
 
+import gpt
+
 SEED = 0
+GPT_FULL, GPT_QUICK = gpt.FULL, gpt.QUICK
 
 
 class Case:
@@ -166,6 +170,257 @@ def softmax_ember(p):
 
     x = _ember(_floats(p["shape"], 1))
     return lambda: F.softmax(x, dim=-1)
+
+
+# -- nn ops of a transformer: GELU, layer norm, log-softmax and their backward ------------------
+
+GELU_TANH_C = 0.7978845608028654  # sqrt(2 / pi)
+
+
+def _ln_inputs(p):
+    n = p["shape"][-1]
+    return _floats(p["shape"], 1), 1 + 0.1 * _floats(n, 2), 0.1 * _floats(n, 3)
+
+
+def gelu_torch(p):
+    from torch.nn import functional as F
+
+    x = _torch(_floats(p["shape"], 1))
+    return lambda: F.gelu(x)
+
+
+def gelu_ember(p):
+    from ember.nn import functional as F
+
+    x = _ember(_floats(p["shape"], 1))
+    return lambda: F.gelu(x)
+
+
+def gelu_tanh_numpy(p):
+    import numpy as np
+
+    x = _floats(p["shape"], 1)
+    c, k = np.float32(GELU_TANH_C), np.float32(0.044715)
+    return lambda: 0.5 * x * (1 + np.tanh(c * (x + k * x * x * x)))
+
+
+def gelu_tanh_torch(p):
+    from torch.nn import functional as F
+
+    x = _torch(_floats(p["shape"], 1))
+    return lambda: F.gelu(x, approximate="tanh")
+
+
+def gelu_tanh_ember(p):
+    from ember.nn import functional as F
+
+    x = _ember(_floats(p["shape"], 1))
+    return lambda: F.gelu(x, approximate="tanh")
+
+
+def layer_norm_numpy(p):
+    import numpy as np
+
+    x, w, b = _ln_inputs(p)
+    eps = np.float32(1e-5)
+
+    def run():
+        mean = x.mean(axis=-1, keepdims=True)
+        d = x - mean
+        var = (d * d).mean(axis=-1, keepdims=True)
+        return d / np.sqrt(var + eps) * w + b
+    return run
+
+
+def layer_norm_torch(p):
+    from torch.nn import functional as F
+
+    x, w, b = map(_torch, _ln_inputs(p))
+    n = (p["shape"][-1],)
+    return lambda: F.layer_norm(x, n, w, b)
+
+
+def layer_norm_ember(p):
+    from ember.nn import functional as F
+
+    x, w, b = map(_ember, _ln_inputs(p))
+    n = (p["shape"][-1],)
+    return lambda: F.layer_norm(x, n, w, b)
+
+
+def log_softmax_numpy(p):
+    import numpy as np
+
+    x = _floats(p["shape"], 1)
+
+    def run():
+        s = x - x.max(axis=-1, keepdims=True)
+        return s - np.log(np.exp(s).sum(axis=-1, keepdims=True))
+    return run
+
+
+def log_softmax_torch(p):
+    import torch
+
+    x = _torch(_floats(p["shape"], 1))
+    return lambda: torch.log_softmax(x, dim=-1)
+
+
+def log_softmax_ember(p):
+    from ember.nn import functional as F
+
+    x = _ember(_floats(p["shape"], 1))
+    return lambda: F.log_softmax(x, dim=-1)
+
+
+class Backward:
+    """What a backward case's setup returns: ``run`` does a recorded forward and its backward
+    and returns the input's gradient; ``baseline`` does the same recorded forward alone. The
+    worker times both, alternated, and reports the difference: the backward's time."""
+
+    def __init__(self, run, baseline):
+        self.run = run
+        self.baseline = baseline
+
+    def __call__(self):
+        return self.run()
+
+
+def _backward_torch(p, forward, *extra):
+    x = _torch(_floats(p["shape"], 1)).requires_grad_(True)
+    g = _torch(_floats(p["shape"], 4))
+
+    def run():
+        x.grad = None
+        forward(x, *extra).backward(g)
+        return x.grad
+    return Backward(run, lambda: forward(x, *extra))
+
+
+def _backward_ember(p, forward, *extra):
+    x = _ember(_floats(p["shape"], 1)).require_grad()
+    g = _ember(_floats(p["shape"], 4))
+
+    def run():
+        x.grad = None
+        forward(x, *extra).backward(g)
+        return x.grad
+    return Backward(run, lambda: forward(x, *extra))
+
+
+def softmax_backward_numpy(p):
+    import numpy as np
+
+    x, g = _floats(p["shape"], 1), _floats(p["shape"], 4)
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    y = e / e.sum(axis=-1, keepdims=True)  # the forward's output, saved as autodiff saves it
+    return lambda: y * (g - (g * y).sum(axis=-1, keepdims=True))
+
+
+def softmax_backward_torch(p):
+    import torch
+
+    return _backward_torch(p, lambda x: torch.softmax(x, dim=-1))
+
+
+def softmax_backward_ember(p):
+    from ember.nn import functional as F
+
+    return _backward_ember(p, lambda x: F.softmax(x, dim=-1))
+
+
+def layer_norm_backward_torch(p):
+    from torch.nn import functional as F
+
+    _, w, b = map(_torch, _ln_inputs(p))
+    n = (p["shape"][-1],)
+    return _backward_torch(p, lambda x: F.layer_norm(x, n, w, b))
+
+
+def layer_norm_backward_ember(p):
+    from ember.nn import functional as F
+
+    _, w, b = map(_ember, _ln_inputs(p))
+    n = (p["shape"][-1],)
+    return _backward_ember(p, lambda x: F.layer_norm(x, n, w, b))
+
+
+def gelu_backward_torch(p):
+    from torch.nn import functional as F
+
+    return _backward_torch(p, F.gelu)
+
+
+def gelu_backward_ember(p):
+    from ember.nn import functional as F
+
+    return _backward_ember(p, F.gelu)
+
+
+# -- layouts: transpose copy, column and row reductions -----------------------------------------
+
+def transpose_numpy(p):
+    import numpy as np
+
+    x = _floats(p["shape"], 1)
+    return lambda: np.ascontiguousarray(x.T)
+
+
+def transpose_torch(p):
+    x = _torch(_floats(p["shape"], 1))
+    return lambda: x.T.contiguous()
+
+
+def transpose_ember(p):
+    x = _ember(_floats(p["shape"], 1))
+    return lambda: x.T.contiguous()
+
+
+def sum0_numpy(p):
+    x = _floats(p["shape"], 1)
+    return lambda: x.sum(0)
+
+
+def sum0_torch(p):
+    x = _torch(_floats(p["shape"], 1))
+    return lambda: x.sum(0)
+
+
+def sum0_ember(p):
+    x = _ember(_floats(p["shape"], 1))
+    return lambda: x.sum(0)
+
+
+def sum_rows_numpy(p):
+    x = _floats(p["shape"], 1)
+    return lambda: x.sum(-1)
+
+
+def sum_rows_torch(p):
+    x = _torch(_floats(p["shape"], 1))
+    return lambda: x.sum(-1)
+
+
+def sum_rows_ember(p):
+    x = _ember(_floats(p["shape"], 1))
+    return lambda: x.sum(-1)
+
+
+def max_rows_numpy(p):
+    x = _floats(p["shape"], 1)
+    return lambda: x.max(-1)
+
+
+def max_rows_torch(p):
+    import torch
+
+    x = _torch(_floats(p["shape"], 1))
+    return lambda: torch.amax(x, -1)
+
+
+def max_rows_ember(p):
+    x = _ember(_floats(p["shape"], 1))
+    return lambda: x.max(-1)  # the values; the indices are computed only when asked for
 
 
 # -- copies: permute + contiguous, cat ------------------------------------------------------------
@@ -484,6 +739,67 @@ def cnn_ember(p):
     return step
 
 
+GPT_SEED = 30
+
+
+def _gpt_setup(lib, p):
+    """(model, optimizer, batches, loss function) of the GPT of benchmarks/gpt.py in ``lib``,
+    from the same NumPy weights and batches in every library."""
+    params = gpt.init_params(p, GPT_SEED)
+    data = gpt.batches(p, GPT_SEED + 1)
+    if lib == "torch":
+        import torch
+
+        model = gpt.torch_model(p, params)
+        opt = torch.optim.AdamW(model.parameters(), lr=gpt.LR, weight_decay=gpt.WEIGHT_DECAY)
+        data = [(torch.from_numpy(x), torch.from_numpy(y)) for x, y in data]
+        return model, opt, data, gpt.torch_loss
+    import ember
+
+    model = gpt.ember_model(p, params)
+    opt = ember.optim.AdamW(model.parameters(), lr=gpt.LR, weight_decay=gpt.WEIGHT_DECAY)
+    data = [(ember.from_numpy(x), ember.from_numpy(y)) for x, y in data]
+    return model, opt, data, gpt.ember_loss
+
+
+def _gpt_step(lib, p):
+    model, opt, data, loss_fn = _gpt_setup(lib, p)
+    model.train()
+    calls = [0]
+
+    def step():
+        x, y = data[calls[0] % len(data)]  # the calls cycle through the same batches
+        calls[0] += 1
+        opt.zero_grad()
+        loss = loss_fn(model, x, y)
+        loss.backward()
+        opt.step()
+        return loss  # the first call's loss (step 0, same weights) is the fingerprint
+    return step
+
+
+def _gpt_forward(lib, p):
+    model, _, data, _ = _gpt_setup(lib, p)
+    x = data[0][0]
+    return lambda: model(x)  # parameters require grad: the graph is recorded as in training
+
+
+def gpt_step_torch(p):
+    return _gpt_step("torch", p)
+
+
+def gpt_step_ember(p):
+    return _gpt_step("ember", p)
+
+
+def gpt_forward_torch(p):
+    return _gpt_forward("torch", p)
+
+
+def gpt_forward_ember(p):
+    return _gpt_forward("ember", p)
+
+
 # -- the table ------------------------------------------------------------------------------------
 
 def _libs(prefix, names=("ember", "numpy", "torch")):
@@ -507,6 +823,45 @@ CASES = [
     Case("softmax_4096x1024", "large", "softmax over the last dim of (4096, 1024) float32",
          {"shape": (4096, 1024)}, {"shape": (8, 16)}, _libs("softmax"),
          note="NumPy: hand-written stable softmax (max, exp, sum, divide)"),
+    Case("gelu_4096x1024", "nn", "exact (erf) GELU of (4096, 1024) float32",
+         {"shape": (4096, 1024)}, {"shape": (8, 16)}, _libs("gelu", ("ember", "torch")),
+         note="NumPy has no erf: compared with PyTorch only"),
+    Case("gelu_tanh_4096x1024", "nn", "tanh-approximated GELU of (4096, 1024) float32",
+         {"shape": (4096, 1024)}, {"shape": (8, 16)}, _libs("gelu_tanh"),
+         note="NumPy: hand-written 0.5 x (1 + tanh(√(2/π) (x + 0.044715 x³)))"),
+    Case("layer_norm_4096x1024", "nn",
+         "layer_norm over the last dim of (4096, 1024) float32, with weight and bias",
+         {"shape": (4096, 1024)}, {"shape": (8, 16)}, _libs("layer_norm"),
+         note="NumPy: hand-written mean, variance, normalise, scale and shift"),
+    Case("log_softmax_4096x1024", "nn", "log_softmax over the last dim of (4096, 1024) float32",
+         {"shape": (4096, 1024)}, {"shape": (8, 16)}, _libs("log_softmax"),
+         note="NumPy: hand-written stable log-softmax"),
+    Case("softmax_backward_4096x1024", "nn",
+         "backward of softmax over the last dim of (4096, 1024) float32, given the gradient",
+         {"shape": (4096, 1024)}, {"shape": (8, 16)}, _libs("softmax_backward"),
+         note="ember, PyTorch: the time of a recorded forward and `y.backward(g)` minus the "
+              "time of the recorded forward alone (measured alternately); NumPy: the "
+              "backward formula y (g − Σ g y) on the saved output"),
+    Case("layer_norm_backward_4096x1024", "nn",
+         "backward of layer_norm (weight, bias) over the last dim of (4096, 1024) float32",
+         {"shape": (4096, 1024)}, {"shape": (8, 16)},
+         _libs("layer_norm_backward", ("ember", "torch")),
+         note="forward and `y.backward(g)` minus the forward alone; the gradient of the input is "
+              "compared (weight and bias do not require grad)"),
+    Case("gelu_backward_4096x1024", "nn", "backward of exact GELU of (4096, 1024) float32",
+         {"shape": (4096, 1024)}, {"shape": (8, 16)},
+         _libs("gelu_backward", ("ember", "torch")),
+         note="forward and `y.backward(g)` minus the forward alone"),
+    Case("transpose_copy_4096x1024", "layout", "(4096, 1024).T.contiguous(), float32",
+         {"shape": (4096, 1024)}, {"shape": (8, 16)}, _libs("transpose")),
+    Case("sum_axis0_4096x1024", "layout", "(4096, 1024).sum(0), float32: a column reduction",
+         {"shape": (4096, 1024)}, {"shape": (8, 16)}, _libs("sum0")),
+    Case("sum_rows_4096x1024", "layout", "(4096, 1024).sum(-1), float32: a row reduction",
+         {"shape": (4096, 1024)}, {"shape": (8, 16)}, _libs("sum_rows")),
+    Case("max_rows_4096x1024", "layout", "(4096, 1024).max(-1), float32: the row maxima",
+         {"shape": (4096, 1024)}, {"shape": (8, 16)}, _libs("max_rows"),
+         note="values only: PyTorch's `amax(x, -1)`, ember's `x.max(-1)` (indices computed only "
+              "when asked for), NumPy's `x.max(-1)`"),
     Case("permute_copy", "large", "(256, 256, 64).permute(2, 0, 1).contiguous(), float32",
          {"shape": (256, 256, 64)}, {"shape": (4, 4, 2)}, _libs("permute")),
     Case("cat_100", "large", "cat of 100 × (64, 64) float32 along dim 0",
@@ -533,6 +888,15 @@ CASES = [
          "digits CNN of ember/train.py, batch 32 of 1×8×8: forward, backward, Adam update",
          {"batch": 32}, {"batch": 2}, _libs("cnn", ("ember", "torch")),
          note="NumPy: no hand-written CNN; PyTorch: the same architecture"),
+    Case("gpt_step", "training",
+         "nanoGPT-style GPT (2 layers, 4 heads, 64 wide, block 64, 65 characters), batch 16: "
+         "forward, cross-entropy, backward, AdamW update",
+         dict(GPT_FULL), dict(GPT_QUICK), _libs("gpt_step", ("ember", "torch")),
+         note="benchmarks/gpt.py, the same model written for ember and for PyTorch, the same "
+              "initial weights and batches; *agree* compares the loss of step 0"),
+    Case("gpt_forward", "training", "the GPT's forward alone: logits of one batch of 16 × 64",
+         dict(GPT_FULL), dict(GPT_QUICK), _libs("gpt_forward", ("ember", "torch")),
+         note="the parameters require grad, so the graph is recorded as in a training step"),
 ]
 
 

@@ -25,13 +25,31 @@ THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
 OPENBLAS_TUNING_VARS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 
 
+def parse_thread_setting(text):
+    """One thread setting of ``--threads``: a count >= 1, or "default" (each library's own)."""
+    text = str(text).strip()
+    if text == "default":
+        return text
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise ValueError(f"a thread setting is an int >= 1 or 'default', got {text!r}")
+    return n
+
+
 def worker_env(threads, root):
-    """The environment of one worker process: threads pinned, OpenBLAS tuning variables unset,
-    the repository root on PYTHONPATH. Returns ``(env, removed)`` where ``removed`` maps each
-    tuning variable that was set in this process to its value."""
+    """The environment of one worker process: threads pinned (``threads`` a count) or the
+    thread variables unset (``threads`` "default": every library picks its own), the OpenBLAS
+    tuning variables unset, the repository root on PYTHONPATH. Returns ``(env, removed)`` where
+    ``removed`` maps each tuning variable that was set in this process to its value."""
     env = dict(os.environ)
     for var in THREAD_VARS:
-        env[var] = str(threads)
+        if threads == "default":
+            env.pop(var, None)
+        else:
+            env[var] = str(threads)
     removed = {}
     if any(var in env for var in OPENBLAS_TUNING_VARS):
         for var in OPENBLAS_TUNING_VARS:
@@ -73,21 +91,68 @@ def calibrate(fn, min_time):
             return number
 
 
+def minor_faults():
+    """Minor page faults of this process so far (every thread), None where getrusage is
+    missing."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on Windows
+        return None
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
 def measure(fn, reps, min_time, warmup=1):
     """Time ``fn``: ``warmup`` untimed calls, calibration, then ``reps`` repetitions.
 
-    Returns a dict with the median, minimum and maximum seconds per call, the repetitions and
-    the calls per repetition.
+    Returns a dict with the median, minimum and maximum seconds per call, the repetitions, the
+    calls per repetition and ``faults``: the minor page faults per call over the repetitions
+    (memory the process mapped or touched for the first time: fresh buffers from the OS).
     """
     for _ in range(warmup):
         fn()
     number = calibrate(fn, min_time) if min_time > 0 else 1
     times = []
+    faults = 0
     for _ in range(reps):
         gc.collect()
+        before = minor_faults()
         times.append(_run_number(fn, number) / number)
+        if before is not None:
+            faults += minor_faults() - before
     return {"median": statistics.median(times), "min": min(times), "max": max(times),
-            "reps": reps, "number": number}
+            "reps": reps, "number": number,
+            "faults": None if before is None else faults / (reps * number)}
+
+
+def measure_difference(fn, baseline, reps, min_time, warmup=1):
+    """The time of ``fn`` minus the time of ``baseline`` (work ``fn`` also does), per call.
+
+    Each repetition times ``fn`` then ``baseline`` with the same number of calls, so a burst
+    of load affects both; the median, minimum and maximum are over the repetitions'
+    differences. The dict also has ``total`` and ``baseline``: the medians of the two, and
+    ``faults`` per call of ``fn``.
+    """
+    for _ in range(warmup):
+        fn()
+        baseline()
+    number = calibrate(fn, min_time) if min_time > 0 else 1
+    diffs, totals, bases = [], [], []
+    faults = 0
+    for _ in range(reps):
+        gc.collect()
+        before = minor_faults()
+        t = _run_number(fn, number) / number
+        if before is not None:
+            faults += minor_faults() - before
+        gc.collect()
+        b = _run_number(baseline, number) / number
+        diffs.append(t - b)
+        totals.append(t)
+        bases.append(b)
+    return {"median": statistics.median(diffs), "min": min(diffs), "max": max(diffs),
+            "reps": reps, "number": number, "total": statistics.median(totals),
+            "baseline": statistics.median(bases),
+            "faults": None if before is None else faults / (reps * number)}
 
 
 # -- fingerprints --------------------------------------------------------------------------------
@@ -210,6 +275,8 @@ def fmt_time(seconds):
     """A duration with a unit that keeps 3 significant digits: ``1.23 µs``, ``45.6 ms``."""
     if seconds is None:
         return "—"
+    if seconds < 0:  # a difference of two noisy times (a backward case) can come out below 0
+        return "−" + fmt_time(-seconds)
     for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)):
         if seconds >= scale or unit == "ns":
             value = seconds / scale
@@ -219,4 +286,6 @@ def fmt_time(seconds):
 
 
 def fmt_ratio(ratio):
-    return "—" if ratio is None else f"{ratio:.2f}×"
+    if ratio is None:
+        return "—"
+    return "∞" if ratio == float("inf") else f"{ratio:.2f}×"

@@ -5,12 +5,17 @@
     python benchmarks/run.py --cases add_8,mlp_step        # some cases (names, groups, globs)
     python benchmarks/run.py --cases mlp_step --profile 200   # cProfile ember's side instead
     python benchmarks/run.py --cases cnn_step --kernels 200   # time each backend kernel
+    python benchmarks/run.py --cases gpt_step --threads 2      # one thread setting only
 
-Each library runs in its own worker process (benchmarks/worker.py) with the BLAS/OpenMP thread
-pools pinned to the same count (``--threads``, default 1) and the OpenBLAS tuning variables
-(OPENBLAS_CORETYPE, OPENBLAS_L2_SIZE) unset; every process builds the same inputs from a fixed
-seed. The report is a Markdown file with the table of median times, the ratios ember/NumPy and
-ember/PyTorch, the targets of the "Performance" issue, the scaling table, the machine and the
+Each library runs in its own worker process (benchmarks/worker.py), once per thread setting of
+``--threads`` (default ``1,default``): a count pins the BLAS/OpenMP pools of every library to
+it; ``default`` pins nothing and unsets the thread variables, so each library runs with its own
+defaults (ember's compiled kernels and NumPy's BLAS as they start, PyTorch with
+``torch.get_num_threads()``'s default). The OpenBLAS tuning variables (OPENBLAS_CORETYPE,
+OPENBLAS_L2_SIZE) are unset; every process builds the same inputs from a fixed seed. The report
+is a Markdown file with the table of median times per library and thread setting side by side,
+the ratios ember/NumPy and ember/PyTorch, the minor page faults per call of the training steps,
+the targets of the Performance and Threads issues, the scaling table, the machine and the
 library versions, and a PNG chart beside it.
 """
 
@@ -49,6 +54,41 @@ LARGE_FACTOR = 1.1      # large ops: ember <= 1.1 x NumPy
 TRACKED_FACTOR = 1.5    # 8-element add with a tracked input: ember <= 1.5 x PyTorch
 MLP_NUMPY_FACTOR = 1.5  # MLP step: ember <= 1.5 x the hand-written NumPy step
 FLAT_FACTOR = 2.0       # movement chain: time at 1e7 elements <= 2 x time at 1e3
+# The Threads issue: ember <= PyTorch with every library on its default threads on these ...
+DEFAULT_THREADS_CASES = (
+    "gelu_4096x1024", "gelu_tanh_4096x1024", "layer_norm_4096x1024", "log_softmax_4096x1024",
+    "softmax_backward_4096x1024", "layer_norm_backward_4096x1024", "gelu_backward_4096x1024",
+    "transpose_copy_4096x1024", "sum_axis0_4096x1024", "sum_rows_4096x1024",
+    "max_rows_4096x1024", "gpt_step", "gpt_forward", "softmax_4096x1024", "sum_4M",
+    "permute_copy", "chain_4M")
+# ... and with one thread each on these ...
+ONE_THREAD_CASES = (
+    "gpt_step", "softmax_4096x1024", "softmax_backward_4096x1024", "layer_norm_4096x1024",
+    "layer_norm_backward_4096x1024", "gelu_4096x1024", "gelu_tanh_4096x1024",
+    "gelu_backward_4096x1024")
+# ... and the GPT step's minor page faults per call <= 2 x PyTorch's.
+FAULTS_FACTOR = 2.0
+FAULTS_CASES = ("gpt_step",)
+
+
+def parse_threads(text):
+    """The thread settings of ``--threads``: ``"1,default"`` -> ``[1, "default"]``."""
+    settings = []
+    for part in str(text).split(","):
+        if part.strip():
+            s = helpers.parse_thread_setting(part)
+            if s not in settings:
+                settings.append(s)
+    if not settings:
+        raise ValueError("--threads: expected at least one setting")
+    return settings
+
+
+def threads_label(setting):
+    """``1 thread``, ``4 threads``, ``default threads``."""
+    if setting == "default":
+        return "default threads"
+    return f"{setting} thread{'s' if setting != 1 else ''}"
 
 
 def select_cases(spec, quick):
@@ -72,13 +112,14 @@ def select_cases(spec, quick):
     return chosen
 
 
-def run_worker(lib, names, args, env, timeout):
-    """Run one library's worker; returns its JSON payload (with an ``error`` on failure)."""
+def run_worker(lib, names, args, threads, env, timeout):
+    """Run one library's worker with the thread setting ``threads``; returns its JSON payload
+    (with an ``error`` on failure)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, f"{lib}.json")
         cmd = [sys.executable, os.path.join(HERE, "worker.py"), "--lib", lib,
                "--cases", ",".join(names), "--reps", str(args.reps),
-               "--min-time", str(args.min_time), "--threads", str(args.threads), "--out", out]
+               "--min-time", str(args.min_time), "--threads", str(threads), "--out", out]
         if args.quick:
             cmd.append("--quick")
         try:
@@ -121,7 +162,7 @@ def profile(selected, args, env):
     names = [c.name for c in selected if "ember" in c.setups]
     mode = ["--kernels", str(args.kernels)] if args.kernels else ["--profile", str(args.profile)]
     cmd = [sys.executable, os.path.join(HERE, "worker.py"), "--lib", args.profile_lib,
-           "--cases", ",".join(names), "--threads", str(args.threads), *mode,
+           "--cases", ",".join(names), "--threads", str(args.threads[0]), *mode,
            "--top", str(args.top)]
     if args.quick:
         cmd.append("--quick")
@@ -133,6 +174,26 @@ def profile(selected, args, env):
 def _median(payloads, lib, name):
     entry = payloads.get(lib, {}).get("results", {}).get(name)
     return None if not entry or "median" not in entry else entry["median"]
+
+
+def _faults(payloads, lib, name):
+    entry = payloads.get(lib, {}).get("results", {}).get(name)
+    return None if not entry else entry.get("faults")
+
+
+def _faults_ratio(payloads, name):
+    """ember's page faults per call over PyTorch's; where PyTorch had none, 0 if ember had none
+    either, else infinite."""
+    a, b = _faults(payloads, "ember", name), _faults(payloads, "torch", name)
+    if a is not None and b == 0:
+        return 0.0 if a == 0 else float("inf")
+    return _ratio(a, b)
+
+
+def _fmt_faults(value):
+    if value is None:
+        return "—"
+    return f"{value:,.0f}" if value >= 10 else f"{value:.1f}"
 
 
 def _ratio(a, b):
@@ -148,25 +209,39 @@ def _cell(payloads, lib, case):
     if "error" in entry:
         return "error"
     text = fmt_time(entry["median"])
-    if entry["max"] > 1.5 * entry["min"] and entry["reps"] > 1:
+    if entry["reps"] > 1 and (entry["min"] <= 0 or entry["max"] > 1.5 * entry["min"]):
         text += " ~"
     return text
 
 
-def _agree(payloads, case):
-    prints = {lib: payloads.get(lib, {}).get("results", {}).get(case.name, {}).get("fingerprint")
-              for lib in case.check}
-    prints = {k: v for k, v in prints.items() if v is not None}
-    if len(prints) < 2:
+def _agree(by_setting, case):
+    """Whether every library's result, at every thread setting, has the same fingerprint."""
+    prints = [payloads.get(lib, {}).get("results", {}).get(case.name, {}).get("fingerprint")
+              for payloads in by_setting.values() for lib in case.check]
+    prints = [fp for fp in prints if fp is not None]
+    libs = {lib for payloads in by_setting.values() for lib in case.check
+            if payloads.get(lib, {}).get("results", {}).get(case.name, {}).get("fingerprint")}
+    if len(libs) < 2:
         return "—"
-    ref = next(iter(prints.values()))
-    ok = all(helpers.fingerprints_agree(ref, fp) for fp in prints.values())
+    ok = all(helpers.fingerprints_agree(prints[0], fp) for fp in prints)
     return "yes" if ok else "**NO**"
 
 
-def targets(payloads, scaling_ran):
-    """``[(target, measured, met)]`` for the targets of the Performance issue that were run."""
+def _pinned_setting(settings):
+    """The setting the Performance issue's targets are read at: the first count, else the
+    first setting."""
+    return next((s for s in settings if s != "default"), settings[0])
+
+
+def targets(by_setting, scaling_ran):
+    """``[(target, measured, met)]`` for the targets of the Performance and Threads issues that
+    were run. The Performance issue's targets are read at the first thread count (they were
+    set for one thread), the Threads issue's at one thread and at the default threads."""
     rows = []
+    settings = list(by_setting)
+    pin = _pinned_setting(settings)
+    payloads = by_setting[pin]
+    at = f" ({threads_label(pin)})"
     e = lambda n: _median(payloads, "ember", n)  # noqa: E731
     n_ = lambda n: _median(payloads, "numpy", n)  # noqa: E731
     t = lambda n: _median(payloads, "torch", n)  # noqa: E731
@@ -174,7 +249,7 @@ def targets(payloads, scaling_ran):
     def add(text, ratio, limit, detail=""):
         if ratio is None:
             return
-        rows.append((text, f"{fmt_ratio(ratio)}{detail}", ratio <= limit))
+        rows.append((text + at, f"{fmt_ratio(ratio)}{detail}", ratio <= limit))
 
     add("8-element add, untracked: ember ≤ PyTorch", _ratio(e("add_8"), t("add_8")), 1.0,
         f" ({fmt_time(e('add_8'))} vs {fmt_time(t('add_8'))})" if e("add_8") else "")
@@ -205,6 +280,24 @@ def targets(payloads, scaling_ran):
             add(f"movement chain O(1) ({LIB_TITLES[lib]}): time at {hi:,} ≤ {FLAT_FACTOR}× "
                 f"time at {lo:,} elements", _ratio(b, a), FLAT_FACTOR,
                 f" ({fmt_time(a)} → {fmt_time(b)})" if a and b else "")
+    for setting, names in (("default", DEFAULT_THREADS_CASES), (1, ONE_THREAD_CASES)):
+        payloads = by_setting.get(setting)
+        if payloads is None:
+            continue
+        at = f" ({threads_label(setting)})"
+        for name in names:
+            a, b = _median(payloads, "ember", name), _median(payloads, "torch", name)
+            add(f"Threads issue, {name}: ember ≤ PyTorch", _ratio(a, b), 1.0,
+                f" ({fmt_time(a)} vs {fmt_time(b)})" if a and b else "")
+    for setting, payloads in by_setting.items():
+        at = f" ({threads_label(setting)})"
+        for name in FAULTS_CASES:
+            a, b = _faults(payloads, "ember", name), _faults(payloads, "torch", name)
+            ratio = _faults_ratio(payloads, name)
+            add(f"Threads issue, {name}: minor page faults per call ≤ {FAULTS_FACTOR}× "
+                "PyTorch's", ratio, FAULTS_FACTOR,
+                f" ({_fmt_faults(a)} vs {_fmt_faults(b)})" if a is not None and b is not None
+                else "")
     return rows
 
 
@@ -212,7 +305,7 @@ def _scale_name(op, n):
     return f"scale_{op}_{n:.0e}".replace("+0", "").replace("+", "")
 
 
-def _threads_text(payloads):
+def _threads_text(payloads, setting):
     lines = []
     for lib in helpers.LIBS:
         info = payloads.get(lib, {}).get("info")
@@ -230,11 +323,63 @@ def _threads_text(payloads):
         if lib == "torch":
             desc += (f"; torch.get_num_threads() = {info.get('torch_threads')}, "
                      f"interop {info.get('torch_interop_threads')}")
-        lines.append(f"- {LIB_TITLES[lib]} process: {desc}")
+        if info.get("ember_threads") is not None:
+            desc += f"; ember.get_num_threads() = {info['ember_threads']}"
+        lines.append(f"- {threads_label(setting)}, {LIB_TITLES[lib]} process: {desc}")
     return lines
 
 
-def write_report(path, chart_path, selected, payloads, meta, scaling_sizes):
+def _results_table(main_cases, by_setting):
+    """The Markdown lines of the results table: per library, its time at each thread setting
+    side by side, then the ratios at each setting."""
+    settings = list(by_setting)
+    first = by_setting[settings[0]]
+    labels = [threads_label(s) for s in settings]
+    head, align = ["case", "what"], ["---", "---"]
+    for lib in helpers.LIBS:
+        head += [f"{LIB_TITLES[lib]}, {lab}" for lab in labels]
+    for other in ("numpy", "torch"):
+        head += [f"ember / {LIB_TITLES[other]}, {lab}" for lab in labels]
+    head += [f"ember on torch:cpu, {labels[0]}", f"ember on torch:cpu / PyTorch, {labels[0]}",
+             "agree"]
+    align += ["---:"] * (len(head) - 3) + [":---:"]
+    out = ["| " + " | ".join(head) + " |", "| " + " | ".join(align) + " |"]
+    for c in main_cases:
+        cells = [f"`{c.name}`", c.title]
+        for lib in helpers.LIBS:
+            cells += [_cell(by_setting[s], lib, c) for s in settings]
+        for other in ("numpy", "torch"):
+            cells += [fmt_ratio(_ratio(_median(by_setting[s], "ember", c.name),
+                                       _median(by_setting[s], other, c.name)))
+                      for s in settings]
+        cells += [_cell(first, "ember_torch", c),
+                  fmt_ratio(_ratio(_median(first, "ember_torch", c.name),
+                                   _median(first, "torch", c.name))),
+                  _agree(by_setting, c)]
+        out.append("| " + " | ".join(cells) + " |")
+    return out
+
+
+def _faults_table(fault_cases, by_setting):
+    """The Markdown lines of the minor page faults per call of ``fault_cases``."""
+    settings = list(by_setting)
+    labels = [threads_label(s) for s in settings]
+    head = ["case"]
+    for lib in helpers.LIBS:
+        head += [f"{LIB_TITLES[lib]}, {lab}" for lab in labels]
+    head += [f"ember / PyTorch, {lab}" for lab in labels]
+    out = ["| " + " | ".join(head) + " |", "| --- " + "| ---: " * (len(head) - 1) + "|"]
+    for c in fault_cases:
+        cells = [f"`{c.name}`"]
+        for lib in helpers.LIBS:
+            cells += [_fmt_faults(_faults(by_setting[s], lib, c.name)) if lib in c.setups
+                      else "—" for s in settings]
+        cells += [fmt_ratio(_faults_ratio(by_setting[s], c.name)) for s in settings]
+        out.append("| " + " | ".join(cells) + " |")
+    return out
+
+
+def write_report(path, chart_path, selected, by_setting, meta, scaling_sizes):
     intro = DEFAULT_INTRO
     if os.path.exists(path):
         with open(path) as fh:
@@ -242,6 +387,8 @@ def write_report(path, chart_path, selected, payloads, meta, scaling_sizes):
         if MARKER in old:
             intro = old.split(MARKER, 1)[0].rstrip() + "\n"
     main_cases = [c for c in selected if c.group != "scaling"]
+    settings = list(by_setting)
+    payloads = by_setting[settings[0]]  # the scaling table and the versions: the first setting
     out = [intro, MARKER, ""]
     out.append("## Results")
     out.append("")
@@ -250,25 +397,17 @@ def write_report(path, chart_path, selected, payloads, meta, scaling_sizes):
                f"Each time is the median of {meta['reps']} repetitions after a warm-up call; "
                f"each repetition batches calls to last at least {meta['min_time'] * 1000:.0f} ms "
                "(garbage collector off while timing, as `timeit`). Every library's process ran "
-               f"{meta['rounds']} time(s), interleaved with the others, and each case keeps the "
-               "round with the lower median (a burst of other work on the machine slows one "
-               "round, not both). `~` marks a row whose "
-               "slowest repetition was more than 1.5× its fastest (noisy). *agree*: the "
-               "libraries' results have the same shape, sum and sum of squares (to float32 "
-               "rounding).")
+               f"{meta['rounds']} time(s) per thread setting, interleaved with the others, and "
+               "each case keeps the round with the lower median (a burst of other work on the "
+               "machine slows one round, not both). Thread settings: "
+               f"{', '.join(threads_label(s) for s in settings)} (*Machine and settings* "
+               "below); ember on its torch:cpu backend ran at the first only. `~` marks a cell "
+               "whose slowest repetition was more than 1.5× its fastest (noisy). *agree*: every "
+               "library's result, at every thread setting, has the same shape, sum and sum of "
+               "squares (to float32 rounding).")
     out.append("")
     if main_cases:
-        out.append("| case | what | ember | NumPy | PyTorch | ember / NumPy | ember / PyTorch "
-                   "| ember on torch:cpu | ember on torch:cpu / PyTorch | agree |")
-        out.append("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | :---: |")
-        for c in main_cases:
-            e, n, t = (_median(payloads, lib, c.name) for lib in helpers.LIBS)
-            et = _median(payloads, "ember_torch", c.name)
-            out.append(f"| `{c.name}` | {c.title} | {_cell(payloads, 'ember', c)} | "
-                       f"{_cell(payloads, 'numpy', c)} | {_cell(payloads, 'torch', c)} | "
-                       f"{fmt_ratio(_ratio(e, n))} | {fmt_ratio(_ratio(e, t))} | "
-                       f"{_cell(payloads, 'ember_torch', c)} | {fmt_ratio(_ratio(et, t))} | "
-                       f"{_agree(payloads, c)} |")
+        out.extend(_results_table(main_cases, by_setting))
         out.append("")
         notes = [f"- `{c.name}`: {c.note}" for c in main_cases if c.note]
         if notes:
@@ -276,13 +415,24 @@ def write_report(path, chart_path, selected, payloads, meta, scaling_sizes):
             out.append("")
             out.extend(notes)
             out.append("")
-    rows = targets(payloads, scaling_sizes)
+    fault_cases = [c for c in main_cases if c.group == "training"]
+    if fault_cases:
+        out.append("## Page faults")
+        out.append("")
+        out.append("Minor page faults per call of the training steps (`getrusage` of the worker "
+                   "process, over the timed calls): each is a page of memory the process "
+                   "touched for the first time, most often a fresh buffer the allocator had to "
+                   "get from the operating system.")
+        out.append("")
+        out.extend(_faults_table(fault_cases, by_setting))
+        out.append("")
+    rows = targets(by_setting, scaling_sizes)
     if rows:
         met = sum(1 for r in rows if r[2])
         out.append("## Targets")
         out.append("")
-        out.append(f"The targets of the Performance issue, measured above: {met} of "
-                   f"{len(rows)} met.")
+        out.append(f"The targets of the Performance and Threads issues, measured above: {met} "
+                   f"of {len(rows)} met.")
         out.append("")
         out.append("| target | measured | met |")
         out.append("| --- | ---: | :---: |")
@@ -340,12 +490,18 @@ def write_report(path, chart_path, selected, payloads, meta, scaling_sizes):
     if numpy_v:
         versions.append(f"NumPy {numpy_v} (in every process)")
     out.append(f"- Versions: {', '.join(versions)}")
-    out.append(f"- Threads: {meta['threads']} per library. Each worker starts with "
-               f"{', '.join(v + '=' + str(meta['threads']) for v in helpers.THREAD_VARS[:3])} "
-               "in its environment; the ember and NumPy processes also call threadpoolctl's "
-               "`threadpool_limits`, the PyTorch process `torch.set_num_threads` and "
-               "`torch.set_num_interop_threads`. One thread each keeps the three comparable "
-               "on a 2-core machine that other work may share.")
+    for s in settings:
+        if s == "default":
+            out.append("- Threads, default: every library as it starts. The workers run with "
+                       f"{', '.join(helpers.THREAD_VARS[:3])} unset and pin nothing: ember's "
+                       "compiled kernels and NumPy's BLAS use their own default pools, PyTorch "
+                       "`torch.get_num_threads()`'s default (its values are below).")
+        else:
+            out.append(f"- Threads, {threads_label(s)} per library: each worker starts with "
+                       f"{', '.join(v + '=' + str(s) for v in helpers.THREAD_VARS[:3])} in its "
+                       "environment; the ember and NumPy processes also call threadpoolctl's "
+                       "`threadpool_limits`, the PyTorch process `torch.set_num_threads` and "
+                       "`torch.set_num_interop_threads`.")
     removed = meta["removed_vars"]
     if removed:
         out.append("- OpenBLAS tuning: "
@@ -357,15 +513,18 @@ def write_report(path, chart_path, selected, payloads, meta, scaling_sizes):
         out.append("- OpenBLAS tuning: OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE were not set in "
                    "this environment (the workers would unset both together); OpenBLAS picked "
                    "its kernel itself, as below.")
-    out.extend(_threads_text(payloads))
+    for s in settings:
+        out.extend(_threads_text(by_setting[s], s))
     errors = []
-    for lib in helpers.LIBS + (helpers.EMBER_TORCH,):
-        p = payloads.get(lib, {})
-        if p.get("error"):
-            errors.append(f"- {LIB_TITLES[lib]} worker: {p['error']}")
-        for name, entry in p.get("results", {}).items():
-            if "error" in entry:
-                errors.append(f"- {LIB_TITLES[lib]} `{name}`: {entry['error']}")
+    for s in settings:
+        for lib in helpers.LIBS + (helpers.EMBER_TORCH,):
+            p = by_setting[s].get(lib, {})
+            where = f"{LIB_TITLES[lib]} ({threads_label(s)})"
+            if p.get("error"):
+                errors.append(f"- {where} worker: {p['error']}")
+            for name, entry in p.get("results", {}).items():
+                if "error" in entry:
+                    errors.append(f"- {where} `{name}`: {entry['error']}")
     if errors:
         out.append("")
         out.append("## Errors")
@@ -377,8 +536,10 @@ def write_report(path, chart_path, selected, payloads, meta, scaling_sizes):
         fh.write("\n".join(out))
 
 
-def write_chart(path, selected, payloads, scaling_sizes):
-    """Bars of the ratios per case and lines of the scaling table; False without matplotlib."""
+def write_chart(path, selected, by_setting, scaling_sizes):
+    """Bars of the ratios per case (ember / NumPy and ember / PyTorch at the first thread
+    setting, ember / PyTorch at the second) and lines of the scaling table (first setting);
+    False without matplotlib."""
     try:
         import matplotlib
     except ImportError:
@@ -391,14 +552,24 @@ def write_chart(path, selected, payloads, scaling_sizes):
     ax_ratio, ax_scale = fig.subplots(1, 2, width_ratios=(1.3, 1))
     names = [c.name for c in main_cases][::-1]
     ys = range(len(names))
-    for k, (lib, color) in enumerate((("numpy", "tab:blue"), ("torch", "tab:orange"))):
-        vals = [_ratio(_median(payloads, "ember", n), _median(payloads, lib, n)) for n in names]
-        pos = [y + (0.2 if k == 0 else -0.2) for y in ys]
+    settings = list(by_setting)
+    payloads = by_setting[settings[0]]
+    series = [("numpy", settings[0], "tab:blue"), ("torch", settings[0], "tab:orange")]
+    if len(settings) > 1:
+        series.append(("torch", settings[1], "tab:green"))
+    height = 0.8 / len(series)
+    known = []
+    for k, (lib, setting, color) in enumerate(series):
+        p = by_setting[setting]
+        vals = [_ratio(_median(p, "ember", n), _median(p, lib, n)) for n in names]
+        known += [v for v in vals if v is not None and v > 0]
+        pos = [y + 0.4 - height * (k + 0.5) for y in ys]
         # bars grow from 1 (equal time): right of it ember is slower, left of it faster
-        ax_ratio.barh(pos, [v - 1 if v is not None else 0 for v in vals], left=1, height=0.38,
-                      color=color, label=f"ember / {LIB_TITLES[lib]}")
+        ax_ratio.barh(pos, [v - 1 if v is not None and v > 0 else 0 for v in vals], left=1,
+                      height=height * 0.95, color=color,
+                      label=f"ember / {LIB_TITLES[lib]}, {threads_label(setting)}")
         for y, v in zip(pos, vals):
-            if v is not None:
+            if v is not None and v > 0:  # a log axis: a noisy negative backward time is left out
                 ax_ratio.text(v * (1.04 if v >= 1 else 0.96), y, f"{v:.2f}", va="center",
                               ha="left" if v >= 1 else "right", fontsize=7)
     ax_ratio.axvline(1.0, color="black", lw=1)
@@ -411,9 +582,6 @@ def write_chart(path, selected, payloads, scaling_sizes):
     ax_ratio.xaxis.set_minor_locator(NullLocator())
     ax_ratio.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax_ratio.set_yticks(list(ys), names)
-    known = [v for n in names for lib in ("numpy", "torch")
-             for v in (_ratio(_median(payloads, "ember", n), _median(payloads, lib, n)),)
-             if v is not None]
     if known:
         ax_ratio.set_xlim(min(0.5, min(known) / 1.6), max(2.0, max(known) * 1.6))
     ax_ratio.set(title="ember's median time / the other's (left of 1: ember faster)",
@@ -455,7 +623,9 @@ def main(argv=None):
     ap.add_argument("--rounds", type=int, default=None,
                     help="run every worker this many times, interleaved, and keep the round "
                          "with the lower median per case (default 5; quick 1)")
-    ap.add_argument("--threads", type=int, default=1, help="BLAS/OpenMP threads per library")
+    ap.add_argument("--threads", default="1,default",
+                    help="comma-separated thread settings, each a count of BLAS/OpenMP threads "
+                         "per library or 'default' (each library's own; default: 1,default)")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "performance.md"))
     ap.add_argument("--chart", default=None,
                     help="PNG path (default: the --out path with .png); 'none' for no chart")
@@ -478,15 +648,20 @@ def main(argv=None):
         args.rounds = 1 if args.quick else 5
     if args.min_time is None:
         args.min_time = 0.0 if args.quick else 0.05
-    if args.reps < 1 or args.threads < 1 or args.rounds < 1:
-        ap.error("--reps, --rounds and --threads must be at least 1")
+    if args.reps < 1 or args.rounds < 1:
+        ap.error("--reps and --rounds must be at least 1")
+    try:
+        args.threads = parse_threads(args.threads)
+    except ValueError as exc:
+        ap.error(str(exc))
 
     selected = select_cases(args.cases, args.quick)
-    env, removed = helpers.worker_env(args.threads, ROOT)
+    envs = {s: helpers.worker_env(s, ROOT) for s in args.threads}
+    removed = envs[args.threads[0]][1]
     if args.kernels:
         args.profile_lib = "ember"
     if args.profile or args.kernels:
-        return profile(selected, args, env)
+        return profile(selected, args, envs[args.threads[0]][0])
 
     chart = args.chart
     if chart is None:
@@ -497,21 +672,27 @@ def main(argv=None):
     load_before = helpers.uptime()
     start = time.perf_counter()
     timeout = 300 if args.quick else 1800
-    payloads = {}
+    by_setting = {s: {} for s in args.threads}
     for rnd in range(1, args.rounds + 1):
-        for lib in ("numpy", "torch", "ember", helpers.EMBER_TORCH):
-            names = [c.name for c in selected
-                     if ("ember" if lib == helpers.EMBER_TORCH else lib) in c.setups]
-            if lib == helpers.EMBER_TORCH and (args.no_torch_backend or "torch" not in payloads):
-                continue
-            if not names:
-                continue
-            print(f"run.py: round {rnd}/{args.rounds}: {lib}: {len(names)} cases ...",
-                  file=sys.stderr, flush=True)
-            payload = run_worker(lib, names, args, env, timeout)
-            if payload.get("error"):
-                print(f"run.py: {lib} worker failed: {payload['error']}", file=sys.stderr)
-            payloads[lib] = merge_rounds(payloads.get(lib), payload)
+        for k, setting in enumerate(args.threads):
+            payloads = by_setting[setting]
+            env = envs[setting][0]
+            for lib in ("numpy", "torch", "ember", helpers.EMBER_TORCH):
+                # ember on torch:cpu and the scaling table run at the first setting only
+                names = [c.name for c in selected
+                         if ("ember" if lib == helpers.EMBER_TORCH else lib) in c.setups
+                         and (k == 0 or c.group != "scaling")]
+                if lib == helpers.EMBER_TORCH and (k > 0 or args.no_torch_backend
+                                                   or "torch" not in payloads):
+                    continue
+                if not names:
+                    continue
+                print(f"run.py: round {rnd}/{args.rounds}: {threads_label(setting)}: {lib}: "
+                      f"{len(names)} cases ...", file=sys.stderr, flush=True)
+                payload = run_worker(lib, names, args, setting, env, timeout)
+                if payload.get("error"):
+                    print(f"run.py: {lib} worker failed: {payload['error']}", file=sys.stderr)
+                payloads[lib] = merge_rounds(payloads.get(lib), payload)
     seconds = time.perf_counter() - start
     scaling_sizes = sorted({c.full["n"] for c in selected if c.group == "scaling"})
     meta = {
@@ -526,16 +707,17 @@ def main(argv=None):
     for p in (args.out, chart, args.json):
         if p:
             os.makedirs(os.path.dirname(os.path.abspath(p)), exist_ok=True)
-    if chart and not write_chart(chart, selected, payloads, scaling_sizes):
+    if chart and not write_chart(chart, selected, by_setting, scaling_sizes):
         print("run.py: matplotlib is not installed; no chart", file=sys.stderr)
         chart = None
-    write_report(args.out, chart, selected, payloads, meta, scaling_sizes)
+    write_report(args.out, chart, selected, by_setting, meta, scaling_sizes)
     if args.json:
         with open(args.json, "w") as fh:
-            json.dump({"meta": meta, "payloads": payloads}, fh, indent=1)
+            json.dump({"meta": meta, "payloads": {str(s): p for s, p in by_setting.items()}},
+                      fh, indent=1)
     print(f"run.py: wrote {args.out}" + (f" and {chart}" if chart else "")
           + f" ({seconds:.0f} s)", file=sys.stderr)
-    failed = [lib for lib, p in payloads.items() if p.get("error")]
+    failed = [lib for p in by_setting.values() for lib, q in p.items() if q.get("error")]
     return 1 if failed else 0
 
 

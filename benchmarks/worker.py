@@ -2,9 +2,11 @@
 
 Started by ``run.py`` with the thread variables already set in its environment (and the
 OpenBLAS tuning variables unset), so it imports only its own library and pins its pools before
-any work. Not meant to be run by hand, but it can be:
+any work; with ``--threads default`` the variables are unset and it pins nothing. Besides the
+times it records the minor page faults per call. Not meant to be run by hand, but it can be:
 
     python benchmarks/worker.py --lib ember --cases add_8,sum_4M --out /tmp/ember.json
+    python benchmarks/worker.py --lib torch --cases gpt_step --threads default
     python benchmarks/worker.py --lib ember --cases mlp_step --profile 200
     python benchmarks/worker.py --lib ember --cases cnn_step --kernels 200
 """
@@ -24,35 +26,37 @@ import cases as cases_mod  # noqa: E402
 import helpers  # noqa: E402
 
 
-def _import_library(lib, threads):
-    """Import ``lib``, pin its thread pools, and describe what it runs on."""
-    info = {}
-    if lib == "torch":
-        import torch
+def _pin_torch(threads):
+    """Pin PyTorch's intra-op and inter-op pools to ``threads`` (None: leave its defaults)."""
+    import torch
 
+    if threads is not None:
         torch.set_num_threads(threads)
         try:
             torch.set_num_interop_threads(threads)
         except RuntimeError:  # pragma: no cover - only if parallel work already started
             pass
+    return torch
+
+
+def _import_library(lib, threads):
+    """Import ``lib``, pin its thread pools to ``threads`` (None: the library's defaults), and
+    describe what it runs on."""
+    info = {"cpu_count": os.cpu_count()}
+    if lib == "torch":
+        torch = _pin_torch(threads)
         info["version"] = torch.__version__
         info["torch_threads"] = torch.get_num_threads()
         info["torch_interop_threads"] = torch.get_num_interop_threads()
     elif lib in ("ember", helpers.EMBER_TORCH):
         if lib == helpers.EMBER_TORCH:
             os.environ["EMBER_DEVICE"] = "torch:cpu"  # every case's tensors on the torch backend
-            import torch
-
-            torch.set_num_threads(threads)
-            try:
-                torch.set_num_interop_threads(threads)
-            except RuntimeError:  # pragma: no cover
-                pass
-            info["torch_threads"] = torch.get_num_threads()
+            info["torch_threads"] = _pin_torch(threads).get_num_threads()
         import ember
 
         info["version"] = ember.__version__
         info["device"] = str(ember.get_default_device())
+        info["ember_threads"] = ember.get_num_threads()
     import numpy as np
 
     info["numpy"] = np.__version__
@@ -147,7 +151,8 @@ def main(argv=None):
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--min-time", type=float, default=0.02,
                     help="seconds one repetition lasts at least (calls are batched)")
-    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--threads", type=helpers.parse_thread_setting, default=1,
+                    help="threads per pool, or 'default': leave the library's own defaults")
     ap.add_argument("--out", help="JSON file to write (default: stdout)")
     ap.add_argument("--profile", type=int, default=0, metavar="CALLS",
                     help="instead of timing, cProfile CALLS calls of each case and print it")
@@ -157,8 +162,9 @@ def main(argv=None):
     ap.add_argument("--top", type=int, default=25)
     args = ap.parse_args(argv)
 
-    info = _import_library(args.lib, args.threads)
-    limiter = helpers.limit_threadpools(args.threads)  # noqa: F841 - keeps the limits on
+    pinned = None if args.threads == "default" else args.threads
+    info = _import_library(args.lib, pinned)
+    limiter = helpers.limit_threadpools(pinned) if pinned else None  # noqa: F841 - kept on
     table = cases_mod.by_name(args.quick)
     names = [n for n in args.cases.split(",") if n]
     results = {}
@@ -179,7 +185,11 @@ def main(argv=None):
                 print(f"=== {args.lib} {name}: {case.title}")
                 print(_kernel_profile(fn, args.kernels, args.top), flush=True)
                 continue
-            entry.update(helpers.measure(fn, args.reps, args.min_time))
+            if isinstance(fn, cases_mod.Backward):
+                entry.update(helpers.measure_difference(fn.run, fn.baseline, args.reps,
+                                                        args.min_time))
+            else:
+                entry.update(helpers.measure(fn, args.reps, args.min_time))
         except Exception as exc:  # a failing case is reported, the others still run
             entry["error"] = f"{type(exc).__name__}: {exc}"
             entry["traceback"] = traceback.format_exc(limit=6)
