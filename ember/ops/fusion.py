@@ -25,10 +25,13 @@ eager op would have; a buffer shared with NumPy (``from_numpy``) that the user w
 the Pending is read is the one way to tell the difference.
 """
 
+from math import prod as _prod
+
 from .. import dtypes as _dt
 from ..tensor import Pending, Tensor, new_holding, pending, pending_chain
 
-__all__ = ["MIN_NUMEL", "MAX_DEPTH", "MAX_HELD", "defers", "start", "attach_operators"]
+__all__ = ["MIN_NUMEL", "MAX_DEPTH", "MAX_HELD", "defers", "start", "unary", "cast", "binary",
+           "attach_operators"]
 
 MIN_NUMEL = 1 << 16  # elements; 256 KiB of float32: below it a second buffer costs little
 MAX_DEPTH = 32  # operators in one Chain; a longer expression is computed in parts
@@ -57,7 +60,74 @@ def start(be, kernel, a, b, dtype, ad, device):
     make = _maker(be)
     if make is None or not (be.ew_deferrable(a) and be.ew_deferrable(b)):
         return new_holding(Tensor, kernel(a, b), dtype, ad, device)
-    return pending(make(kernel, a, b, MAX_DEPTH, MAX_HELD), dtype, ad, device)
+    return pending(make(kernel, (a, b), MAX_DEPTH, MAX_HELD), dtype, ad, device)
+
+
+def _source(t):
+    """What a Chain reads for the untracked float32/float64 tensor ``t`` (its Chain while it
+    is a Pending, else its array) and its backend's ``ew_chain``; (None, None) when ``t``
+    is not deferred: another dtype, tracked, a backend that computes eagerly, a small or
+    shared array."""
+    dt = t._dtype
+    if (dt is not _F32 and dt is not _F64) or t._node is not None:
+        return None, None
+    make = _maker(t._device.backend)
+    if make is None:
+        return None, None
+    if t.__class__ is Pending:
+        chain = pending_chain(t)
+        if chain is not None:
+            return chain, make
+    a = t._data
+    if _prod(a.shape) < MIN_NUMEL or not t._device.backend.ew_deferrable(a):
+        return None, None
+    return a, make
+
+
+def unary(t, kname):
+    """A Pending of the unary kernel ``kname`` (an ``exp``, ``tanh``, ``relu``...) of tensor
+    ``t`` where ``t`` is deferred or large enough to be (see ``_source``), else None: the
+    caller computes the op eagerly."""
+    operand, make = _source(t)
+    if operand is None:
+        return None
+    device = t._device
+    chain = make(getattr(device.backend, kname), (operand,), MAX_DEPTH, MAX_HELD)
+    return pending(chain, t._dtype, t._ad, device)
+
+
+def cast(t, dtype):
+    """A Pending of ``t`` cast to ``dtype`` (float32 <-> float64) where ``t`` is deferred or
+    large enough to be, else None."""
+    if dtype is not _F32 and dtype is not _F64:
+        return None
+    operand, make = _source(t)
+    if operand is None:
+        return None
+    chain = make("cast_" + dtype.name, (operand,), MAX_DEPTH, MAX_HELD)
+    return pending(chain, dtype, t._ad, t._device)
+
+
+def binary(a, b, kname):
+    """A Pending of the binary kernel ``kname`` (``ew_maximum``, ``ew_minimum``) of ``a`` and
+    ``b`` (tensors of one shape, dtype, device and strategy, or one of them a Python float)
+    where one is deferred or large enough to be, else None."""
+    if a.__class__ is Pending or a.__class__ is Tensor:
+        first, other, reflected = a, b, False
+    elif b.__class__ is Pending or b.__class__ is Tensor:
+        first, other, reflected = b, a, True
+    else:
+        return None
+    left, make = _source(first)
+    if left is None:
+        return None
+    right = _operand(first, left, other, ("float",))
+    if right is None:
+        return None
+    device = first._device
+    operands = (right, left) if reflected else (left, right)
+    return pending(make(getattr(device.backend, kname), operands, MAX_DEPTH, MAX_HELD),
+                   first._dtype, first._ad, device)
 
 
 def _operand(p, chain, other, kinds):
@@ -95,10 +165,8 @@ def _fused(kname, name, eager, kinds, reflected):
         device = self._device
         be = device.backend
         kernel = getattr(be, kname)
-        if reflected:
-            chain = be.ew_chain(kernel, operand, chain, MAX_DEPTH, MAX_HELD)
-        else:
-            chain = be.ew_chain(kernel, chain, operand, MAX_DEPTH, MAX_HELD)
+        operands = (operand, chain) if reflected else (chain, operand)
+        chain = be.ew_chain(kernel, operands, MAX_DEPTH, MAX_HELD)
         return pending(chain, self._dtype, self._ad, device)
     method.__name__ = name
     method.__doc__ = getattr(eager, "__doc__", None)
