@@ -30,13 +30,14 @@ from math import prod as _prod
 from .. import dtypes as _dt
 from ..tensor import Pending, Tensor, new_holding, pending, pending_chain
 
-__all__ = ["MIN_NUMEL", "MAX_DEPTH", "MAX_HELD", "defers", "start", "unary", "cast", "binary",
+__all__ = ["MIN_NUMEL", "MAX_DEPTH", "MAX_HELD", "defers", "start", "unary", "cast", "binary", "where",
            "attach_operators"]
 
 MIN_NUMEL = 1 << 16  # elements; 256 KiB of float32: below it a second buffer costs little
 MAX_DEPTH = 32  # operators in one Chain; a longer expression is computed in parts
 MAX_HELD = 4  # operand buffers one Chain keeps alive, each the size of its result
 _F32 = _dt.float32
+_BOOL = _dt.bool_
 _F64 = _dt.float64
 _EXACT = 1 << 53
 _makers = {}  # id(backend) -> (backend, its ew_chain or None when it computes eagerly)
@@ -128,6 +129,32 @@ def binary(a, b, kname):
     operands = (right, left) if reflected else (left, right)
     return pending(make(getattr(device.backend, kname), operands, MAX_DEPTH, MAX_HELD),
                    first._dtype, first._ad, device)
+
+
+def where(condition, a, b):
+    """A Pending of ``where(condition, a, b)``: ``condition`` an untracked bool tensor, ``a``
+    and ``b`` as for ``binary`` (one of them may be a Python float), all of one shape and
+    device, one of ``a`` and ``b`` deferred or large enough to be; else None."""
+    if condition.__class__ is not Tensor or condition._node is not None \
+            or condition._dtype is not _BOOL:
+        return None
+    if a.__class__ is Pending or a.__class__ is Tensor:
+        first, other, reflected = a, b, False
+    elif b.__class__ is Pending or b.__class__ is Tensor:
+        first, other, reflected = b, a, True
+    else:
+        return None
+    left, make = _source(first)
+    if left is None or condition._device is not first._device:
+        return None
+    right = _operand(first, left, other, ("float",))
+    cond = condition._data
+    if right is None or cond.shape != left.shape \
+            or not first._device.backend.ew_deferrable(cond):
+        return None
+    operands = (cond, right, left) if reflected else (cond, left, right)
+    return pending(make("where", operands, MAX_DEPTH, MAX_HELD), first._dtype, first._ad,
+                   first._device)
 
 
 def _operand(p, chain, other, kinds):
