@@ -838,6 +838,15 @@ Tensor.__pow__ = _pow_dunder
 Tensor.__rpow__ = _rpow_dunder
 
 
+def _deferred(t, kname):
+    """``fusion.unary(t, kname)``, a Pending, where ``t`` is untracked and a Pending or of at
+    least ``fusion.MIN_NUMEL`` elements (the cheap tests here, first); else None."""
+    if t._node is None and (t.__class__ is not Tensor or
+                            _prod(t._data.shape) >= _fusion.MIN_NUMEL):
+        return _fusion.unary(t, kname)
+    return None
+
+
 # -- unary ops that keep the kind -------------------------------------------------------------
 
 @tensor_method
@@ -848,7 +857,7 @@ def neg(self):
     >>> ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).neg().tolist()
     [[-1.0, 2.0, -3.0], [-5.0, -9.0, -6.0]]
     """
-    if self._node is None and (out := _fusion.unary(self, "ew_neg")) is not None:
+    if (out := _deferred(self, "ew_neg")) is not None:
         return out  # deferred (fusion.py)
     _check_tensor(self, "neg", cx=True)
     be = self._device.backend
@@ -885,7 +894,7 @@ def abs(self):
     >>> ember.tensor([[1, -2, 3], [4, -5, 6], [7, -8, 9]]).abs().tolist()
     [[1, 2, 3], [4, 5, 6], [7, 8, 9]]
     """
-    if self._node is None and (out := _fusion.unary(self, "ew_abs")) is not None:
+    if (out := _deferred(self, "ew_abs")) is not None:
         return out  # deferred (fusion.py)
     _check_tensor(self, "abs", cx=True)
     be = self._device.backend
@@ -959,7 +968,7 @@ def relu(self):
     """
     _check_tensor(self, "relu")
     if self._node is None:
-        if (out := _fusion.unary(self, "ew_relu")) is not None:
+        if (out := _deferred(self, "ew_relu")) is not None:
             return out  # deferred (fusion.py)
         be = self._device.backend
         return wrap(be.ew_relu(self._data), self._dtype, self._ad)  # nothing to record
@@ -1077,7 +1086,7 @@ def _float_unary(kernel, name, grad, doc, cx=True):
     fused = kname in _FUSED
 
     def op(self):
-        if fused and self._node is None and (out := _fusion.unary(self, kname)) is not None:
+        if fused and (out := _deferred(self, kname)) is not None:
             return out  # deferred (fusion.py)
         _check_tensor(self, name, "input", cx)
         be = self._device.backend

@@ -30,8 +30,8 @@ from math import prod as _prod
 from .. import dtypes as _dt
 from ..tensor import Pending, Tensor, new_holding, pending, pending_chain
 
-__all__ = ["MIN_NUMEL", "MAX_DEPTH", "MAX_HELD", "defers", "start", "unary", "cast", "binary", "where",
-           "attach_operators"]
+__all__ = ["MIN_NUMEL", "MAX_DEPTH", "MAX_HELD", "defers", "start", "unary", "cast", "binary",
+           "where", "attach_operators"]
 
 MIN_NUMEL = 1 << 16  # elements; 256 KiB of float32: below it a second buffer costs little
 MAX_DEPTH = 32  # operators in one Chain; a longer expression is computed in parts

@@ -7,10 +7,10 @@ path (``EMBER_JIT=0``, the ufuncs of the eager ops) and by PyTorch, the oracle. 
 values equal the NumPy path's bit for bit for the exact IEEE operations (``+ - * /``, sqrt,
 rsqrt, abs, negation, extrema, where, casts), signed zeros included, and within 4 ulp for
 exp/log/tanh/sigmoid (NumPy's own float32 log is 4 ulp off; the kernels' polynomials are
-within 2 ulp of the float64 truth); expressions where cancellation amplifies such a last-place
-difference are compared with the oracle's tolerance. ``fusion.MIN_NUMEL`` is lowered so that small, 0-d and
-empty tensors defer too. On the torch backend (EMBER_DEVICE=torch:cpu) the same expressions
-compute eagerly (plain tensors) and must match PyTorch.
+within 2 ulp of the float64 truth); expressions where cancellation amplifies such a
+last-place difference are compared with the oracle's tolerance. ``fusion.MIN_NUMEL`` is lowered
+so that small, 0-d and empty tensors defer too. On the torch backend (EMBER_DEVICE=torch:cpu)
+the same expressions compute eagerly (plain tensors) and must match PyTorch.
 """
 
 import threading
@@ -76,7 +76,8 @@ COMPOSITE = {  # a last-place difference of tanh or exp, amplified by cancellati
     "shared": lambda m, x, y, c: (x * y) * (x * y) + (x * y).exp(),
     "everything": lambda m, x, y, c: m.where(c, m.maximum((x.abs() + 1.0).log(), y.tanh()),
                                            (-x).sigmoid().sqrt()).relu(),
-    "gelu_tanh": lambda m, x, y, c: 0.5 * x * (1 + (0.79788456 * (x + 0.044715 * x * x * x)).tanh()),
+    "gelu_tanh": lambda m, x, y, c: 0.5 * x * (1 + (0.79788456 * (x + 0.044715 * x * x * x))
+                                               .tanh()),
 }
 EXPRESSIONS = {**EXACT, **ROUNDED, **COMPOSITE}
 
@@ -152,12 +153,11 @@ def test_compiled_numpy_path_and_torch_agree(small_too, monkeypatch, name, shape
     assert_unchanged(tensors, before)
 
 
+@pytest.mark.numpy_only  # compiled kernels and Chains belong to the NumPy backend
 @pytest.mark.parametrize("name", ["exp", "log", "tanh", "sigmoid"])
 def test_float32_math_is_within_two_ulp_of_float64(monkeypatch, name):
     """The inline float32 polynomials over their whole range, subnormal results and inputs
     included, against the float64 functions rounded to float32."""
-    if not deferring():
-        pytest.skip("compiled kernels belong to the NumPy backend; torch computes these")
     monkeypatch.setenv("EMBER_JIT", "sync")
     if not jit.enabled():
         pytest.skip("no C compiler: the NumPy path is tested with EMBER_JIT=0")
@@ -175,11 +175,10 @@ def test_float32_math_is_within_two_ulp_of_float64(monkeypatch, name):
     assert_same_values(got, truth, 2)
 
 
+@pytest.mark.numpy_only  # compiled kernels and Chains belong to the NumPy backend
 def test_unary_ops_extend_a_chain_into_one_buffer(monkeypatch):
     """``(x * y + z).exp().tanh()...``: one buffer on the NumPy path (each step writes into the
     first one's) and with the compiled kernel."""
-    if not deferring():
-        pytest.skip("tracemalloc sees NumPy's buffers; the torch backend is eager")
     x, y, z = (ember.tensor(RNG.standard_normal(1 << 18)) for _ in range(3))
     nbytes = 8 << 18
 
@@ -209,10 +208,9 @@ def test_unary_ops_extend_a_chain_into_one_buffer(monkeypatch):
             np.testing.assert_allclose(p.numpy(), expected, rtol=1e-7, atol=1e-9)
 
 
+@pytest.mark.numpy_only  # compiled kernels and Chains belong to the NumPy backend
 def test_a_kernel_serves_every_size_and_every_number(small_too, monkeypatch):
     """The kernel's source depends on the expression's structure, not on sizes or numbers."""
-    if not deferring():
-        pytest.skip("compiled kernels belong to the NumPy backend")
     monkeypatch.setenv("EMBER_JIT", "sync")
     if not jit.enabled():
         pytest.skip("no C compiler: the NumPy path is tested with EMBER_JIT=0")
@@ -226,10 +224,9 @@ def test_a_kernel_serves_every_size_and_every_number(small_too, monkeypatch):
     assert len(maps._sources) == seen + 1
 
 
+@pytest.mark.numpy_only  # compiled kernels and Chains belong to the NumPy backend
 def test_what_is_not_compiled_takes_the_numpy_path(small_too, monkeypatch):
     """Non-contiguous arrays (an F-ordered buffer the tensor owns), int chains: NumPy values."""
-    if not deferring():
-        pytest.skip("compiled kernels belong to the NumPy backend")
     monkeypatch.setenv("EMBER_JIT", "sync")
     a = RNG.standard_normal((40, 30)).astype(np.float32)
     for name, arr in layouts(a):

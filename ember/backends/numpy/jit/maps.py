@@ -275,7 +275,8 @@ def _source(body, helpers):
 EMBER_EXPORT void {name}(char **p, const int64_t *n, const double *f) {{
     const int64_t total = n[0];
     const int nt = (int)n[1];
-{decls}    #pragma omp parallel for simd num_threads(nt) if(total >= {MIN_PARALLEL}) schedule(static)
+{decls}    #pragma omp parallel for simd num_threads(nt) if(total >= {MIN_PARALLEL}) \
+        schedule(static)
     for (int64_t i = 0; i < total; i++) {{
 {loop}    }}
 }}
