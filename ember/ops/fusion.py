@@ -10,9 +10,14 @@ temporary and write ``+ z`` into it. Python code cannot prove that, so ember def
   buffers), not computed. Only a backend with ``ew_chain``/``ew_evaluate`` (NumPy) defers;
   another (torch) computes at once.
 - An operator on a Pending extends its expression (``x * y + z``, ``x * y + z * w``, and
-  ``t = x * y; t + z`` alike); anything else that reads the tensor's buffer (any other op,
-  ``numpy()``, printing, autodiff) computes the whole expression into one new buffer, once,
-  and the Pending becomes a plain Tensor.
+  ``t = x * y; t + z`` alike), and so do these ops of untracked float32/float64 tensors that
+  are Pending or large (``unary``, ``binary``, ``where``, ``cast``; the op's own function
+  asks): ``exp log tanh sqrt rsqrt sigmoid relu neg abs``, ``maximum``/``minimum`` of one
+  shape and dtype (or with a Python number), ``where`` with an untracked bool condition of that
+  shape, and casts between float32 and float64. Anything else that reads the tensor's buffer
+  (any other op, ``numpy()``, printing, autodiff) computes the whole expression into one new
+  buffer, once, and the Pending becomes a plain Tensor. The backend computes it with one
+  compiled loop where it can (``ember/backends/numpy/jit/maps.py``), else op by op in place.
 - A Chain is at most ``MAX_DEPTH`` operators deep and keeps at most ``MAX_HELD`` operand
   buffers alive (each the size of the result); an operand that would pass either cap is
   computed first.
