@@ -36,7 +36,7 @@ from .. import dtypes as _dt
 from ..tensor import Pending, Tensor, new_holding, pending, pending_chain
 
 __all__ = ["MIN_NUMEL", "MAX_DEPTH", "MAX_HELD", "defers", "start", "unary", "cast", "binary",
-           "where", "attach_operators"]
+           "where", "sum", "attach_operators"]
 
 MIN_NUMEL = 1 << 16  # elements; 256 KiB of float32: below it a second buffer costs little
 MAX_DEPTH = 32  # operators in one Chain; a longer expression is computed in parts
@@ -160,6 +160,27 @@ def where(condition, a, b):
     operands = (cond, right, left) if reflected else (cond, left, right)
     return pending(make("where", operands, MAX_DEPTH, MAX_HELD), first._dtype, first._ad,
                    first._device)
+
+
+def sum(t, axes, keepdims):
+    """The sum of Pending ``t`` over ``axes`` (every dim, or the last one) in one pass over its
+    operands, the expression's values never stored (``ew_chain_sum``), as an untracked Tensor;
+    None when ``t`` is not a Pending, for other axes, or when the backend cannot now."""
+    chain = pending_chain(t) if t.__class__ is Pending else None
+    if chain is None:
+        return None
+    ndim = len(chain.shape)
+    every = tuple(range(ndim))
+    if not ndim or (axes != every and axes != (ndim - 1,)):
+        return None
+    device = t._device
+    reduce = getattr(device.backend, "ew_chain_sum", None)
+    out = None if reduce is None else reduce(chain, axes != every)
+    if out is None:
+        return None
+    if keepdims:
+        out = out.reshape(tuple(1 if i in axes else n for i, n in enumerate(chain.shape)))
+    return new_holding(Tensor, out, t._dtype, t._ad, device)
 
 
 def _operand(p, chain, other, kinds):

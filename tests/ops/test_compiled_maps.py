@@ -287,3 +287,78 @@ def test_threads_reading_one_escaped_compiled_pending_see_one_array(monkeypatch)
                 assert np.array_equal(values, expected)
             else:
                 np.testing.assert_allclose(values, expected, rtol=1e-6)
+
+
+SUMS = {
+    "all": lambda t: t.sum(),
+    "last": lambda t: t.sum(-1),
+    "last_kept": lambda t: t.sum(dim=len(t.shape) - 1, keepdim=True),
+    "all_kept": lambda t: t.sum(tuple(range(len(t.shape))), keepdim=True),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(7,), (3, 5), (2, 0, 3), (3, 0), (1, 200000), (600, 500),
+                                   (70000, 3)], ids=str)
+@pytest.mark.parametrize("how", list(SUMS))
+def test_the_sum_of_a_pending_agrees_with_numpy_and_torch(small_too, monkeypatch, how, shape,
+                                                          dtype):
+    """``sum()`` and ``sum(-1)`` of a deferred expression: one pass on the compiled path, the
+    expression's values computed and summed on the NumPy path; PyTorch is the oracle."""
+    x, y = (RNG.standard_normal(shape).astype(dtype) for _ in range(2))
+
+    def expr(m, a, b):
+        return (a * b + 0.5).exp() - m.where(a > 0, a, b)
+
+    expected = SUMS[how](expr(torch, torch.from_numpy(x), torch.from_numpy(y)))
+    results = []
+    for mode in ("0", "sync"):
+        monkeypatch.setenv("EMBER_JIT", mode)
+        if mode == "sync" and not jit.enabled():
+            break
+        tx, ty = ember.tensor(x), ember.tensor(y)
+        p = expr(ember, tx, ty)
+        result = SUMS[how](p)
+        assert type(result) is Tensor and result.dtype.name == dtype
+        assert_close(result, expected, rtol=1e-5 if dtype == "float32" else 1e-10)
+        assert not deferring() or type(p) is (Tensor if mode == "0" else Pending)
+        results.append(result.numpy())
+    if len(results) == 2:  # both rounded from sums of terms up to ~100: an absolute part too
+        tol = 1e-5 if dtype == "float32" else 1e-10
+        np.testing.assert_allclose(results[1], results[0], rtol=tol, atol=tol)
+
+
+@pytest.mark.numpy_only  # compiled kernels belong to the NumPy backend
+def test_the_sum_of_a_pending_keeps_no_buffer_and_is_accurate(monkeypatch):
+    """A float32 sum of 2**22 values: no buffer of the values, no worse than NumPy's pairwise
+    sum against the float64 truth, the same on 1 and 2 threads; NaN and inf propagate."""
+    monkeypatch.setenv("EMBER_JIT", "sync")
+    if not jit.enabled():
+        pytest.skip("no C compiler: the NumPy path is tested with EMBER_JIT=0")
+    a = (RNG.random(1 << 22) + 0.5).astype(np.float32)
+    x = ember.tensor(a)
+    (x * 1.5 + 0.25).sum()  # compiles
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        total = (x * 1.5 + 0.25).sum()
+        peak = tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+    assert peak < a.nbytes / 100
+    values = a * np.float32(1.5) + np.float32(0.25)
+    truth = values.astype(np.float64).sum()
+    assert abs(float(total.item()) - truth) <= abs(float(values.sum()) - truth) + \
+        np.spacing(np.float32(truth))
+    sums = []
+    for threads in (1, 2):
+        monkeypatch.setattr(maps.compiler, "num_threads", lambda: threads)
+        sums.append((x * 1.5 + 0.25).sum().item())
+    assert sums[0] == sums[1] == total.item()
+    b = a.copy()
+    b[12345] = np.nan
+    assert np.isnan((ember.tensor(b) * 1.0).sum().item())
+    b[12345] = np.inf
+    assert (ember.tensor(b) * 1.0).sum().item() == np.inf
+    b[54321] = -np.inf
+    assert np.isnan((ember.tensor(b) * 1.0).sum(-1).item())

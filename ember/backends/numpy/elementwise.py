@@ -10,7 +10,7 @@ import math as _math
 import numpy as np
 
 __all__ = [
-    "ew_scalar", "ew_cast", "ew_is_scalar", "ew_is_int_scalar", "Chain", "ew_chain",
+    "ew_scalar", "ew_cast", "ew_is_scalar", "ew_is_int_scalar", "Chain", "ew_chain", "ew_chain_sum",
     "ew_shared_view", "ew_deferrable",
     "ew_evaluate", "ew_any_zero", "ew_any_negative",
     "ew_add", "ew_sub", "ew_mul", "ew_truediv", "ew_floordiv", "ew_remainder", "ew_fmod",
@@ -256,6 +256,20 @@ def ew_evaluate(chain):
     chain.value = out
     chain.operands = None
     return out
+
+
+def ew_chain_sum(chain, last):
+    """The sum of a Chain's values: over every element (a 0-d array) or, ``last``, over its
+    last dim; computed by one compiled pass that keeps no buffer of the values. None when that
+    is not possible now (no compiler, a kernel compiling, an int chain...): the caller then
+    computes the Chain and sums its array."""
+    shape = chain.shape
+    if not shape or chain.operands is None or not _jit.enabled():
+        return None
+    out = _maps.sum_rows(chain, _math.prod(shape[:-1]) if last else 1)
+    if out is None:
+        return None
+    return out.reshape(shape[:-1] if last else ())
 
 
 def _evaluate(chain):

@@ -169,16 +169,10 @@ def evaluate(chain):
     """The array of ``chain`` (float32/float64 ops over contiguous arrays) computed by its
     compiled kernel into a new buffer, or None: the kernel is still compiling, or the chain has
     something this module does not compile (the caller then computes it with NumPy)."""
-    walk = _walk(chain)
-    if walk is None:
-        return None
-    body, helpers, arrays, scalars = walk
-    found = _sources.get((body, helpers))
+    found = _kernel_of(chain, "map")
     if found is None:
-        found = _sources[(body, helpers)] = _source(body, helpers)
-    k = compiler.kernel(*found)
-    if k is None:
         return None
+    k, arrays, scalars = found
     out = np.empty(chain.shape, chain.dtype)
     if out.size:
         arrays.append(out)
@@ -186,25 +180,69 @@ def evaluate(chain):
     return out
 
 
-def _walk(chain):
-    """(body, helpers, arrays, scalars) of ``chain``: the C statements of the loop, the helper
-    functions they call, the arrays and the numbers in parameter order; None when ``chain``
-    has something not compiled here."""
+def sum_rows(chain, rows):
+    """The sums of ``chain``'s values in ``rows`` rows of equal length (its last dim, or 1 row
+    of every element), as a float32/float64 array of ``rows`` elements, computed in one pass
+    without the values' buffer; None as for ``evaluate``.
+
+    Each row sums in float64, in blocks of 256 elements combined pairwise (a binary counter
+    of partial sums); a whole-array sum adds the sums of fixed chunks pairwise too, so the
+    result does not depend on the thread count, and its error grows as log(n), as NumPy's
+    pairwise sum's, from float64 rounding (float32 values: far below NumPy's)."""
+    found = _kernel_of(chain, "sum")
+    if found is None:
+        return None
+    k, arrays, scalars = found
+    n = int(np.prod(chain.shape))
+    out = np.empty(rows, chain.dtype)
+    if rows == 1 and n > _CHUNK:  # one row: its chunks are the parallel rows
+        parts = np.empty(-(-n // _CHUNK), np.float64)
+        k(tuple(arrays) + (parts,), (parts.size, _CHUNK, n, compiler.num_threads()),
+          tuple(scalars))
+        out[0] = _pairwise(parts)
+    elif rows:
+        parts = np.empty(rows, np.float64)
+        m = n // rows
+        k(tuple(arrays) + (parts,), (rows, m, n, compiler.num_threads()), tuple(scalars))
+        out[:] = parts
+    return out
+
+
+_CHUNK = 1 << 16  # elements of a whole-array sum per parallel part
+
+
+def _pairwise(parts):
+    """The pairwise sum of the float64 ``parts`` (a few per million elements)."""
+    while parts.size > 1:
+        if parts.size % 2:
+            parts = np.append(parts, 0.0)
+        parts = parts[0::2] + parts[1::2]
+    return parts[0]
+
+
+def _kernel_of(chain, kind):
+    """(kernel, arrays, numbers) of ``chain``'s ``kind`` ("map" or "sum") kernel, or None."""
+    operands = chain.operands
+    if operands is None:
+        return None
     walk = _Walk()
     try:
-        result = walk.node(chain)
+        result = walk.node(chain, operands)
     except LookupError:
         return None
     arrays = walk.arrays
     decls = "".join(f"    const {_ARRAY_CHARS[a.dtype.char]} *restrict x{i} = "
                     f"(const {_ARRAY_CHARS[a.dtype.char]} *)p[{i}];\n"
                     for i, a in enumerate(arrays))
-    ctype = _CTYPE[chain.dtype.char]
-    decls += f"    {ctype} *restrict out = ({ctype} *)p[{len(arrays)}];\n"
     loop = "".join(f"        {line}\n" for line in walk.lines)
-    body = f"{decls}@@\n{loop}        out[i] = {result};\n"
     helpers = tuple(h for h in _HELPERS if h in walk.helpers)
-    return body, helpers, arrays, walk.scalars
+    ctype = _CTYPE[chain.dtype.char]
+    key = (kind, ctype, len(arrays), decls, loop, result, helpers)
+    found = _sources.get(key)
+    if found is None:
+        found = _sources[key] = _source(*key)
+    k = compiler.kernel(*found)
+    return None if k is None else (k, arrays, walk.scalars)
 
 
 class _Walk:
@@ -227,8 +265,9 @@ class _Walk:
             k = len(self.scalars) - 1
             return f"((float)f[{k}])" if char == "f" else f"f[{k}]"
         if cls is not _ndarray:
-            if x.operands is not None:
-                return self.node(x)
+            operands = x.operands  # read once: another thread may compute x meanwhile
+            if operands is not None:
+                return self.node(x, operands)
             x = x.value
         if x.dtype.char != char or not x.flags.c_contiguous:
             raise LookupError
@@ -239,8 +278,8 @@ class _Walk:
         arrays.append(x)
         return f"x{len(arrays) - 1}[i]"
 
-    def node(self, x):
-        """The variable of Chain ``x``, its statement added to the loop."""
+    def node(self, x, operands):
+        """The variable of Chain ``x`` (of ``operands``), its statement added to the loop."""
         key = id(x)
         if key in self.names:
             return self.names[key]
@@ -248,7 +287,6 @@ class _Walk:
         template = _EXPR[ctype].get(x.op) if ctype is not None else None
         if template is None:
             raise LookupError
-        operands = x.operands
         if x.op.startswith("cast_"):
             src = getattr(operands[0], "dtype", None)
             if src is None or src.char not in _CTYPE:
@@ -266,19 +304,60 @@ class _Walk:
         return var
 
 
-def _source(body, helpers):
-    """(name, C source) of the kernel with loop ``body`` and the ``helpers`` it calls."""
-    name = "ember_map_" + hashlib.sha256((body + repr(helpers)).encode()).hexdigest()[:16]
-    decls, loop = body.split("@@\n")
-    source = (compiler.PRELUDE + _NO_CONTRACT + "".join(_HELPERS[h] for h in helpers) + f"""
+def _source(kind, ctype, narrays, decls, loop, result, helpers):
+    """(name, C source) of a kernel: a map writes ``result`` at every index; a sum adds it up
+    per row (the loop's statements compute it from ``decls``' arrays at index ``i``)."""
+    name = f"ember_{kind}_" + hashlib.sha256(
+        "\0".join((ctype, decls, loop, result, *helpers)).encode()).hexdigest()[:16]
+    head = compiler.PRELUDE + _NO_CONTRACT + "".join(_HELPERS[h] for h in helpers)
+    if kind == "map":
+        return name, head + f"""
 
 EMBER_EXPORT void {name}(char **p, const int64_t *n, const double *f) {{
     const int64_t total = n[0];
     const int nt = (int)n[1];
-{decls}    #pragma omp parallel for simd num_threads(nt) if(total >= {MIN_PARALLEL}) \
+{decls}    {ctype} *restrict out = ({ctype} *)p[{narrays}];
+    #pragma omp parallel for simd num_threads(nt) if(total >= {MIN_PARALLEL}) \\
         schedule(static)
     for (int64_t i = 0; i < total; i++) {{
-{loop}    }}
+{loop}        out[i] = {result};
+    }}
 }}
-""")
-    return name, source
+"""
+    return name, head + f"""
+
+/* The sum of the values at [start, end): float64 blocks of 256, added pairwise. */
+static double row_sum(char **p, const double *f, int64_t start, int64_t end) {{
+{decls}    double levels[64];
+    int64_t count = 0;
+    for (int64_t b = start; b < end; b += 256) {{
+        const int64_t e = b + 256 < end ? b + 256 : end;
+        double s = 0.0;
+        #pragma omp simd reduction(+:s)
+        for (int64_t i = b; i < e; i++) {{
+{loop}            s += (double){result};
+        }}
+        int k = 0;
+        for (int64_t c = count; c & 1; c >>= 1, k++) s = levels[k] + s;
+        levels[k] = s;
+        count++;
+    }}
+    double total = 0.0;
+    int k = 0;
+    for (int64_t c = count; c; c >>= 1, k++)
+        if (c & 1) total = levels[k] + total;
+    return total;
+}}
+
+/* n: rows, row length, elements, threads; out (float64): one sum per row. */
+EMBER_EXPORT void {name}(char **p, const int64_t *n, const double *f) {{
+    const int64_t rows = n[0], m = n[1], total = n[2];
+    const int nt = (int)n[3];
+    double *out = (double *)p[{narrays}];
+    #pragma omp parallel for num_threads(nt) if(total >= {MIN_PARALLEL}) schedule(static)
+    for (int64_t r = 0; r < rows; r++) {{
+        const int64_t end = (r + 1) * m < total ? (r + 1) * m : total;
+        out[r] = row_sum(p, f, r * m, end);
+    }}
+}}
+"""
