@@ -22,7 +22,7 @@ from operator import attrgetter as _kernel
 from .. import dtypes as _dt
 from ..errors import InvalidParameterError, KindError
 from ..shapes import as_int, broadcast_shapes
-from ..tensor import Tensor, device_error, record, tensor_method, wrap
+from ..tensor import Pending, Tensor, device_error, record, tensor_method, wrap
 from . import fusion as _fusion
 
 __all__ = [
@@ -839,12 +839,15 @@ Tensor.__rpow__ = _rpow_dunder
 
 
 def _deferred(t, kname):
-    """``fusion.unary(t, kname)``, a Pending, where ``t`` is untracked and a Pending or of at
-    least ``fusion.MIN_NUMEL`` elements (the cheap tests here, first); else None."""
-    if t._node is None and (t.__class__ is not Tensor or
-                            _prod(t._data.shape) >= _fusion.MIN_NUMEL):
-        return _fusion.unary(t, kname)
-    return None
+    """``fusion.unary(t, kname)``, a Pending, where ``t`` is a Pending or an untracked Tensor
+    of at least ``fusion.MIN_NUMEL`` elements (the cheap tests here, first); else None."""
+    cls = t.__class__
+    if cls is Tensor:
+        if t._node is not None or _prod(t._data.shape) < _fusion.MIN_NUMEL:
+            return None
+    elif cls is not Pending:
+        return None
+    return _fusion.unary(t, kname)
 
 
 # -- unary ops that keep the kind -------------------------------------------------------------
