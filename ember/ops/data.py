@@ -20,6 +20,7 @@ from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import argfix
 from ..devices import CPU, as_device
 from ..tensor import Device, Tensor, _data_from, record, tensor_method, transfer, wrap
+from . import fusion as _fusion
 
 _hostbe = CPU.backend  # TensorData's values, pickles and Python numbers live on the host
 
@@ -88,6 +89,8 @@ def cast(self, dtype):
         return self
     backward = None
     if src.kind == "float":
+        if self._node is None and (out := _fusion.cast(self, dtype)) is not None:
+            return out  # deferred (ops/fusion.py)
         if dtype.kind == "float":
             be = self._device.backend
 

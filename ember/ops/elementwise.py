@@ -22,7 +22,7 @@ from operator import attrgetter as _kernel
 from .. import dtypes as _dt
 from ..errors import InvalidParameterError, KindError
 from ..shapes import as_int, broadcast_shapes
-from ..tensor import Tensor, device_error, record, tensor_method, wrap
+from ..tensor import Pending, Tensor, device_error, record, tensor_method, wrap
 from . import fusion as _fusion
 
 __all__ = [
@@ -838,6 +838,18 @@ Tensor.__pow__ = _pow_dunder
 Tensor.__rpow__ = _rpow_dunder
 
 
+def _deferred(t, kname):
+    """``fusion.unary(t, kname)``, a Pending, where ``t`` is a Pending or an untracked Tensor
+    of at least ``fusion.MIN_NUMEL`` elements (the cheap tests here, first); else None."""
+    cls = t.__class__
+    if cls is Tensor:
+        if t._node is not None or _prod(t._data.shape) < _fusion.MIN_NUMEL:
+            return None
+    elif cls is not Pending:
+        return None
+    return _fusion.unary(t, kname)
+
+
 # -- unary ops that keep the kind -------------------------------------------------------------
 
 @tensor_method
@@ -848,6 +860,8 @@ def neg(self):
     >>> ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).neg().tolist()
     [[-1.0, 2.0, -3.0], [-5.0, -9.0, -6.0]]
     """
+    if (out := _deferred(self, "ew_neg")) is not None:
+        return out  # deferred (fusion.py)
     _check_tensor(self, "neg", cx=True)
     be = self._device.backend
     return record(be.ew_neg(self._data), self._dtype, (self,),
@@ -883,6 +897,8 @@ def abs(self):
     >>> ember.tensor([[1, -2, 3], [4, -5, 6], [7, -8, 9]]).abs().tolist()
     [[1, 2, 3], [4, 5, 6], [7, 8, 9]]
     """
+    if (out := _deferred(self, "ew_abs")) is not None:
+        return out  # deferred (fusion.py)
     _check_tensor(self, "abs", cx=True)
     be = self._device.backend
     x = self._data
@@ -954,10 +970,13 @@ def relu(self):
     [0.0, 0.0, 2.0]
     """
     _check_tensor(self, "relu")
+    if self._node is None:
+        if (out := _deferred(self, "ew_relu")) is not None:
+            return out  # deferred (fusion.py)
+        be = self._device.backend
+        return wrap(be.ew_relu(self._data), self._dtype, self._ad)  # nothing to record
     be = self._device.backend
     x = self._data
-    if self._node is None:
-        return wrap(be.ew_relu(x), self._dtype, self._ad)  # nothing to record
     dt = self._dtype
     make = _relu_backward(be, dt)
     return record(be.ew_relu(x), dt, (self,), make((x,), None), "relu", (be.ew_relu, make))
@@ -1060,12 +1079,18 @@ def _float_input(be, x, op):
     return x._data, dt
 
 
+_FUSED = ("ew_exp", "ew_log", "ew_tanh", "ew_sqrt", "ew_rsqrt", "ew_sigmoid")  # fusion.unary
+
+
 def _float_unary(kernel, name, grad, doc, cx=True):
     """A float-math op (``kernel`` the name of its backend kernel): ``grad(be, g, x, out)`` is
     its gradient rule; ``cx``: it takes complex tensors (a complex result, no gradient)."""
-    kernel = _kernel(kernel)
+    kname, kernel = kernel, _kernel(kernel)
+    fused = kname in _FUSED
 
     def op(self):
+        if fused and (out := _deferred(self, kname)) is not None:
+            return out  # deferred (fusion.py)
         _check_tensor(self, name, "input", cx)
         be = self._device.backend
         x, dt = _float_input(be, self, name)
@@ -1332,11 +1357,14 @@ _ATAN2, _HYPOT = _kernel("ew_atan2"), _kernel("ew_hypot")
 
 _MAXIMUM, _MINIMUM = _kernel("ew_maximum"), _kernel("ew_minimum")
 _LT, _GT = _kernel("ew_lt"), _kernel("ew_gt")
+_EXTREMA = {_MAXIMUM: "ew_maximum", _MINIMUM: "ew_minimum"}  # the kernels' names, for fusion
 
 
 def _extremum(a, b, op, kernel, loses):
     """max_pair/min_pair: NaN propagates; on ties each side gets half the gradient (PyTorch).
     ``kernel`` and ``loses`` pick the backend's kernels (``attrgetter``s)."""
+    if (out := _fusion.binary(a, b, _EXTREMA[kernel])) is not None:
+        return out  # deferred (fusion.py)
     xa, xb, dt, ta, tb, be = _prep2(a, b, op)
     out = be.ew_cast(kernel(be)(xa, xb), dt)
     loses = loses(be)

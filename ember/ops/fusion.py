@@ -10,9 +10,14 @@ temporary and write ``+ z`` into it. Python code cannot prove that, so ember def
   buffers), not computed. Only a backend with ``ew_chain``/``ew_evaluate`` (NumPy) defers;
   another (torch) computes at once.
 - An operator on a Pending extends its expression (``x * y + z``, ``x * y + z * w``, and
-  ``t = x * y; t + z`` alike); anything else that reads the tensor's buffer (any other op,
-  ``numpy()``, printing, autodiff) computes the whole expression into one new buffer, once,
-  and the Pending becomes a plain Tensor.
+  ``t = x * y; t + z`` alike), and so do these ops of untracked float32/float64 tensors that
+  are Pending or large (``unary``, ``binary``, ``where``, ``cast``; the op's own function
+  asks): ``exp log tanh sqrt rsqrt sigmoid relu neg abs``, ``maximum``/``minimum`` of one
+  shape and dtype (or with a Python number), ``where`` with an untracked bool condition of that
+  shape, and casts between float32 and float64. Anything else that reads the tensor's buffer
+  (any other op, ``numpy()``, printing, autodiff) computes the whole expression into one new
+  buffer, once, and the Pending becomes a plain Tensor. The backend computes it with one
+  compiled loop where it can (``ember/backends/numpy/jit/maps.py``), else op by op in place.
 - A Chain is at most ``MAX_DEPTH`` operators deep and keeps at most ``MAX_HELD`` operand
   buffers alive (each the size of the result); an operand that would pass either cap is
   computed first.
@@ -25,15 +30,19 @@ eager op would have; a buffer shared with NumPy (``from_numpy``) that the user w
 the Pending is read is the one way to tell the difference.
 """
 
+from math import prod as _prod
+
 from .. import dtypes as _dt
 from ..tensor import Pending, Tensor, new_holding, pending, pending_chain
 
-__all__ = ["MIN_NUMEL", "MAX_DEPTH", "MAX_HELD", "defers", "start", "attach_operators"]
+__all__ = ["MIN_NUMEL", "MAX_DEPTH", "MAX_HELD", "defers", "start", "unary", "cast", "binary",
+           "where", "sum", "attach_operators"]
 
 MIN_NUMEL = 1 << 16  # elements; 256 KiB of float32: below it a second buffer costs little
 MAX_DEPTH = 32  # operators in one Chain; a longer expression is computed in parts
 MAX_HELD = 4  # operand buffers one Chain keeps alive, each the size of its result
 _F32 = _dt.float32
+_BOOL = _dt.bool_
 _F64 = _dt.float64
 _EXACT = 1 << 53
 _makers = {}  # id(backend) -> (backend, its ew_chain or None when it computes eagerly)
@@ -57,7 +66,121 @@ def start(be, kernel, a, b, dtype, ad, device):
     make = _maker(be)
     if make is None or not (be.ew_deferrable(a) and be.ew_deferrable(b)):
         return new_holding(Tensor, kernel(a, b), dtype, ad, device)
-    return pending(make(kernel, a, b, MAX_DEPTH, MAX_HELD), dtype, ad, device)
+    return pending(make(kernel, (a, b), MAX_DEPTH, MAX_HELD), dtype, ad, device)
+
+
+def _source(t):
+    """What a Chain reads for the untracked float32/float64 tensor ``t`` (its Chain while it
+    is a Pending, else its array) and its backend's ``ew_chain``; (None, None) when ``t``
+    is not deferred: another dtype, tracked, a backend that computes eagerly, a small or
+    shared array."""
+    dt = t._dtype
+    if (dt is not _F32 and dt is not _F64) or t._node is not None:
+        return None, None
+    make = _maker(t._device.backend)
+    if make is None:
+        return None, None
+    if t.__class__ is Pending:
+        chain = pending_chain(t)
+        if chain is not None:
+            return chain, make
+    a = t._data
+    if _prod(a.shape) < MIN_NUMEL or not t._device.backend.ew_deferrable(a):
+        return None, None
+    return a, make
+
+
+def unary(t, kname):
+    """A Pending of the unary kernel ``kname`` (an ``exp``, ``tanh``, ``relu``...) of tensor
+    ``t`` where ``t`` is deferred or large enough to be (see ``_source``), else None: the
+    caller computes the op eagerly."""
+    operand, make = _source(t)
+    if operand is None:
+        return None
+    device = t._device
+    chain = make(getattr(device.backend, kname), (operand,), MAX_DEPTH, MAX_HELD)
+    return pending(chain, t._dtype, t._ad, device)
+
+
+def cast(t, dtype):
+    """A Pending of ``t`` cast to ``dtype`` (float32 <-> float64) where ``t`` is deferred or
+    large enough to be, else None."""
+    if dtype is not _F32 and dtype is not _F64:
+        return None
+    operand, make = _source(t)
+    if operand is None:
+        return None
+    chain = make("cast_" + dtype.name, (operand,), MAX_DEPTH, MAX_HELD)
+    return pending(chain, dtype, t._ad, t._device)
+
+
+def binary(a, b, kname):
+    """A Pending of the binary kernel ``kname`` (``ew_maximum``, ``ew_minimum``) of ``a`` and
+    ``b`` (tensors of one shape, dtype, device and strategy, or one of them a Python float)
+    where one is deferred or large enough to be, else None."""
+    if a.__class__ is Pending or a.__class__ is Tensor:
+        first, other, reflected = a, b, False
+    elif b.__class__ is Pending or b.__class__ is Tensor:
+        first, other, reflected = b, a, True
+    else:
+        return None
+    left, make = _source(first)
+    if left is None:
+        return None
+    right = _operand(first, left, other, ("float",))
+    if right is None:
+        return None
+    device = first._device
+    operands = (right, left) if reflected else (left, right)
+    return pending(make(getattr(device.backend, kname), operands, MAX_DEPTH, MAX_HELD),
+                   first._dtype, first._ad, device)
+
+
+def where(condition, a, b):
+    """A Pending of ``where(condition, a, b)``: ``condition`` an untracked bool tensor, ``a``
+    and ``b`` as for ``binary`` (one of them may be a Python float), all of one shape and
+    device, one of ``a`` and ``b`` deferred or large enough to be; else None."""
+    if condition.__class__ is not Tensor or condition._node is not None \
+            or condition._dtype is not _BOOL:
+        return None
+    if a.__class__ is Pending or a.__class__ is Tensor:
+        first, other, reflected = a, b, False
+    elif b.__class__ is Pending or b.__class__ is Tensor:
+        first, other, reflected = b, a, True
+    else:
+        return None
+    left, make = _source(first)
+    if left is None or condition._device is not first._device:
+        return None
+    right = _operand(first, left, other, ("float",))
+    cond = condition._data
+    if right is None or cond.shape != left.shape \
+            or not first._device.backend.ew_deferrable(cond):
+        return None
+    operands = (cond, right, left) if reflected else (cond, left, right)
+    return pending(make("where", operands, MAX_DEPTH, MAX_HELD), first._dtype, first._ad,
+                   first._device)
+
+
+def sum(t, axes, keepdims):
+    """The sum of Pending ``t`` over ``axes`` (every dim, or the last one) in one pass over its
+    operands, the expression's values never stored (``ew_chain_sum``), as an untracked Tensor;
+    None when ``t`` is not a Pending, for other axes, or when the backend cannot now."""
+    chain = pending_chain(t) if t.__class__ is Pending else None
+    if chain is None:
+        return None
+    ndim = len(chain.shape)
+    every = tuple(range(ndim))
+    if not ndim or (axes != every and axes != (ndim - 1,)):
+        return None
+    device = t._device
+    reduce = getattr(device.backend, "ew_chain_sum", None)
+    out = None if reduce is None else reduce(chain, axes != every)
+    if out is None:
+        return None
+    if keepdims:
+        out = out.reshape(tuple(1 if i in axes else n for i, n in enumerate(chain.shape)))
+    return new_holding(Tensor, out, t._dtype, t._ad, device)
 
 
 def _operand(p, chain, other, kinds):
@@ -95,10 +218,8 @@ def _fused(kname, name, eager, kinds, reflected):
         device = self._device
         be = device.backend
         kernel = getattr(be, kname)
-        if reflected:
-            chain = be.ew_chain(kernel, operand, chain, MAX_DEPTH, MAX_HELD)
-        else:
-            chain = be.ew_chain(kernel, chain, operand, MAX_DEPTH, MAX_HELD)
+        operands = (operand, chain) if reflected else (chain, operand)
+        chain = be.ew_chain(kernel, operands, MAX_DEPTH, MAX_HELD)
         return pending(chain, self._dtype, self._ad, device)
     method.__name__ = name
     method.__doc__ = getattr(eager, "__doc__", None)

@@ -19,6 +19,7 @@ from ..errors import (DimensionError, EmberError, InvalidParameterError, KindErr
 from ..shapes import as_int, broadcast_shapes, check_rank, normalize_dim
 from ..tensor import (Tensor, _data_from, backend_of, check_kind, check_tensor, device_error,
                       record, tensor_method, wrap)
+from . import fusion as _fusion
 
 __all__ = ["IndexingUpdateOp", "where", "nonzero", "argwhere", "gather", "scatter", "one_hot",
            "masked_fill"]
@@ -697,6 +698,8 @@ def where(condition, input=None, other=None):
     if input is None or other is None:
         raise InvalidParameterError(f"{op}: give both input and other, or neither (got "
                                     f"input={input!r}, other={other!r})", "other", other)
+    if (out := _fusion.where(condition, input, other)) is not None:
+        return out  # deferred (ops/fusion.py)
     first = next((v for v in (condition, input, other) if isinstance(v, Tensor)), None)
     cond = _mask(condition, op, "condition", first)
     for name, v in (("input", input), ("other", other)):

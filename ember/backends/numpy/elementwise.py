@@ -10,7 +10,7 @@ import math as _math
 import numpy as np
 
 __all__ = [
-    "ew_scalar", "ew_cast", "ew_is_scalar", "ew_is_int_scalar", "Chain", "ew_chain",
+    "ew_scalar", "ew_cast", "ew_is_scalar", "ew_is_int_scalar", "Chain", "ew_chain", "ew_chain_sum",
     "ew_shared_view", "ew_deferrable",
     "ew_evaluate", "ew_any_zero", "ew_any_negative",
     "ew_add", "ew_sub", "ew_mul", "ew_truediv", "ew_floordiv", "ew_remainder", "ew_fmod",
@@ -26,7 +26,9 @@ __all__ = [
     "ew_polar",
 ]
 
+from . import jit as _jit
 from .core import _ERRVAR, _IGNORE, NP
+from .jit import maps as _maps
 
 if _ERRVAR is not None:
     _set = _ERRVAR.set
@@ -140,20 +142,24 @@ def ew_is_int_scalar(value):
 
 
 class Chain:
-    """An elementwise expression not computed yet: ``kernel(left, right)``, where each operand
-    is an array, a Python number or another Chain, every node of one shape and dtype.
+    """An elementwise expression not computed yet: ``kernel(*operands)``, where each operand is
+    an array, a Python number or another Chain, every array and Chain of one shape.
 
-    ``held`` are the distinct arrays it reads (the buffers it keeps alive), ``depth`` its
-    operators along the longest path. Once ``ew_evaluate`` has computed it, ``value`` is its
-    array and ``operands`` is None: it is a leaf from then on and holds only that array.
+    ``op`` names the operation (``"add"``, ``"exp"``, ``"cast_float32"``, see ``CHAIN_OPS``),
+    ``dtype`` is the NumPy dtype of the result, ``held`` the distinct arrays it reads (the buffers
+    it keeps alive), ``depth`` its operators along the longest path. Once ``ew_evaluate`` has
+    computed it, ``value`` is its array and ``operands`` is None: a leaf from then on.
     """
 
-    __slots__ = ("ufunc", "operands", "shape", "depth", "held", "value")
+    __slots__ = ("op", "kernel", "ufunc", "operands", "shape", "dtype", "depth", "held", "value")
 
-    def __init__(self, kernel, left, right, shape, depth, held):
-        self.ufunc = kernel.ufunc
-        self.operands = (left, right)
+    def __init__(self, op, kernel, operands, shape, dtype, depth, held):
+        self.op = op
+        self.kernel = kernel
+        self.ufunc = getattr(kernel, "ufunc", None)
+        self.operands = operands
         self.shape = shape
+        self.dtype = dtype
         self.depth = depth
         self.held = held
         self.value = None
@@ -179,31 +185,38 @@ def ew_deferrable(a):
     return a.__class__ is not _ndarray or a.flags.owndata
 
 
-def ew_chain(kernel, left, right, max_depth=32, max_held=4):
-    """A Chain of ``kernel`` (an ``ew_*`` binary kernel) over ``left`` and ``right``: arrays of
-    one shape and dtype, Chains of that shape and dtype, or one Python number.
+def ew_chain(kernel, operands, max_depth=32, max_held=4):
+    """A Chain of ``kernel`` (an ``ew_*`` kernel, or the name of an op of ``CHAIN_OPS``) over
+    ``operands``: arrays or Chains of one shape, or Python numbers.
 
     At most ``max_depth`` operators deep and holding at most ``max_held`` arrays: an operand
     Chain that would pass either cap is computed first (and its array becomes the operand)."""
-    left, right = _leaf(left), _leaf(right)
-    depth, held = _measure(left, right)
-    for side in (0, 1):
-        if depth <= max_depth and len(held) <= max_held:
+    op, kernel = CHAIN_OPS[kernel]
+    operands = tuple(_leaf(x) for x in operands)
+    depth, held = _measure(operands)
+    if depth > max_depth or len(held) > max_held:
+        operands = list(operands)
+        for i, x in enumerate(operands):
+            if x.__class__ is Chain:
+                operands[i] = ew_evaluate(x)
+                depth, held = _measure(operands)
+                if depth <= max_depth and len(held) <= max_held:
+                    break
+        operands = tuple(operands)
+    first = None
+    for x in operands[1:] if op == "where" else operands:
+        if x.__class__ is not float:
+            first = x
             break
-        if side == 0 and left.__class__ is Chain:
-            left = ew_evaluate(left)
-        elif side == 1 and right.__class__ is Chain:
-            right = ew_evaluate(right)
-        depth, held = _measure(left, right)
-    shape = left.shape if left.__class__ is not float else right.shape
-    return Chain(kernel, left, right, shape, depth, held)
+    dtype = _CAST_TO.get(op, first.dtype)
+    return Chain(op, kernel, operands, first.shape, dtype, depth, held)
 
 
-def _measure(left, right):
-    """(depth, held) of a Chain over ``left`` and ``right``."""
+def _measure(operands):
+    """(depth, held) of a Chain over ``operands``."""
     depth = 1
     held = ()
-    for x in (left, right):
+    for x in operands:
         if x.__class__ is Chain:
             depth = max(depth, x.depth + 1)
             found = x.held
@@ -221,24 +234,42 @@ def _measure(left, right):
 
 
 def ew_evaluate(chain):
-    """The array a Chain computes, computed once: its innermost step allocates the one buffer,
-    every later step writes into it (NumPy's ``out=``), so ``x * y + z`` makes one array, not
-    two. The result is published on the Chain (``value`` first, then the operands are dropped,
-    so that the Chain releases their buffers); a computed Chain gives its array again."""
+    """The array a Chain computes, computed once. With the compiler (``jit``) a float32/float64
+    chain of contiguous arrays runs as one compiled loop that writes one new buffer; otherwise
+    its innermost step allocates the one buffer and every later step writes into it (NumPy's
+    ``out=``), so ``x * y + z`` makes one array, not two. The result is published on the Chain
+    (``value`` first, then the operands are dropped, so that the Chain releases their buffers);
+    a computed Chain gives its array again."""
     if chain.operands is None:
         return chain.value
-    if _ERRVAR is None:  # pragma: no cover
-        with np.errstate(all="ignore"):
-            out = _evaluate(chain)[0]
-    else:
-        token = _set(_IGNORE)
-        try:
-            out = _evaluate(chain)[0]
-        finally:
-            _reset(token)
+    out = _maps.evaluate(chain) if _jit.enabled() else None
+    if out is None:
+        if _ERRVAR is None:  # pragma: no cover
+            with np.errstate(all="ignore"):
+                out = _evaluate(chain)[0]
+        else:
+            token = _set(_IGNORE)
+            try:
+                out = _evaluate(chain)[0]
+            finally:
+                _reset(token)
     chain.value = out
     chain.operands = None
     return out
+
+
+def ew_chain_sum(chain, last):
+    """The sum of a Chain's values: over every element (a 0-d array) or, ``last``, over its
+    last dim; computed by one compiled pass that keeps no buffer of the values. None when that
+    is not possible now (no compiler, a kernel compiling, an int chain...): the caller then
+    computes the Chain and sums its array."""
+    shape = chain.shape
+    if not shape or chain.operands is None or not _jit.enabled():
+        return None
+    out = _maps.sum_rows(chain, _math.prod(shape[:-1]) if last else 1)
+    if out is None:
+        return None
+    return out.reshape(shape[:-1] if last else ())
 
 
 def _evaluate(chain):
@@ -247,17 +278,21 @@ def _evaluate(chain):
     operands = chain.operands
     if operands is None:
         return chain.value, False
-    a, b = operands
-    scratch_a = scratch_b = False
-    if a.__class__ is Chain:
-        a, scratch_a = _evaluate(a)
-    if b.__class__ is Chain:
-        b, scratch_b = _evaluate(b)
-    if scratch_a:
-        return chain.ufunc(a, b, out=a), True
-    if scratch_b:
-        return chain.ufunc(a, b, out=b), True
-    out = chain.ufunc(a, b)
+    args = []
+    scratch = None
+    for x in operands:
+        if x.__class__ is Chain:
+            x, new = _evaluate(x)
+            if new and scratch is None and x.dtype == chain.dtype:
+                scratch = x
+        args.append(x)
+    ufunc = chain.ufunc
+    if ufunc is not None:
+        if scratch is not None:
+            return ufunc(*args, out=scratch), True
+        out = ufunc(*args)
+    else:
+        out = chain.kernel(*args)
     return (out if type(out) is _ndarray else _asarray(out)), True  # 0-d gives a NumPy scalar
 
 
@@ -501,6 +536,28 @@ def ew_lerp(start, end, weight):
     """start + weight * (end - start), computed from the nearer end (as PyTorch)."""
     diff = end - start
     return np.where(np.abs(weight) < 0.5, start + weight * diff, end - diff * (1 - weight))
+
+
+def _to_float32(a):
+    """``a`` as float32 (round to nearest; past float32's range inf), quietly."""
+    return _astype_quiet(a, np.float32)
+
+
+def _to_float64(a):
+    """``a`` as float64 (exact), quietly."""
+    return _astype_quiet(a, np.float64)
+
+
+# The ops a Chain takes, by kernel and by name: (op, the kernel that computes it on arrays).
+CHAIN_OPS = {}
+for _op, _k in (("add", ew_add), ("sub", ew_sub), ("mul", ew_mul), ("div", ew_truediv),
+                ("neg", ew_neg), ("abs", ew_abs), ("exp", ew_exp), ("log", ew_log),
+                ("tanh", ew_tanh), ("sqrt", ew_sqrt), ("rsqrt", ew_rsqrt),
+                ("sigmoid", ew_sigmoid), ("relu", ew_relu), ("max", ew_maximum),
+                ("min", ew_minimum), ("where", ew_where), ("cast_float32", _to_float32),
+                ("cast_float64", _to_float64)):
+    CHAIN_OPS[_k] = CHAIN_OPS[_op] = (_op, _k)
+_CAST_TO = {"cast_float32": np.dtype(np.float32), "cast_float64": np.dtype(np.float64)}
 
 
 # erf: W. J. Cody's rational approximations as used by Cephes (ndtr.c), in float64.
