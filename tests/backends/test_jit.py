@@ -3,6 +3,7 @@ compiler, caches on disk, compiles in the background, and gives None (the NumPy 
 compiling is off or fails."""
 
 import os
+import threading
 
 import numpy as np
 import pytest
@@ -93,8 +94,31 @@ def test_no_compiler_gives_none(monkeypatch):
     monkeypatch.setattr(compiler, "_kernels", {})
     monkeypatch.setenv("CC", "/nonexistent/cc")
     monkeypatch.setenv("EMBER_JIT", "1")
-    assert jit.enabled() is False
     assert jit.kernel("scale", _scale_source("scale", "no cc")) is None
+    jit.wait(60)
+    assert jit.enabled() is False  # looked, found none
+    assert jit.kernel("scale", _scale_source("scale", "no cc, again")) is None
+
+
+@needs_cc
+def test_the_first_request_looks_for_the_compiler_off_the_callers_thread(cache, monkeypatch):
+    monkeypatch.setattr(compiler, "_state", {"cc": None, "identity": None, "launch": None,
+                                             "checked": False})
+    monkeypatch.setattr(compiler, "_kernels", {})
+    monkeypatch.setenv("EMBER_JIT", "1")
+    threads = []
+    find = compiler._find_compiler
+
+    def spy():
+        threads.append(threading.current_thread())
+        return find()
+    monkeypatch.setattr(compiler, "_find_compiler", spy)
+    source = _scale_source("scale", "first request")
+    assert jit.enabled() is True and threads == []  # nothing looked for yet
+    assert jit.kernel("scale", source) is None
+    jit.wait(120)
+    assert threads and threads[0] is not threading.main_thread()
+    assert jit.kernel("scale", source) is not None
 
 
 def test_num_threads_follows_set_num_threads():

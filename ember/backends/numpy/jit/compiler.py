@@ -166,19 +166,26 @@ def _extension(name, source):
 
 
 def enabled():
-    """Whether compiled kernels are in use: a C compiler works here and ``EMBER_JIT`` is not 0.
+    """Whether compiled kernels may be used: ``EMBER_JIT`` is not 0 and no look for a working C
+    compiler has failed (in background mode the first kernel request looks, off the caller's
+    thread; ``EMBER_JIT=sync`` looks now).
 
     >>> from ember.backends.numpy import jit
     >>> isinstance(jit.enabled(), bool)
     True
     """
-    return _mode() != "off" and _ready()
+    mode = _mode()
+    if mode == "off":
+        return False
+    if mode == "sync" or _state["checked"]:
+        return _ready()
+    return True
 
 
 def build_extension(name, source):
     """The CPython extension module ``name`` compiled from C ``source`` (Python's and NumPy's
     headers on the include path), cached like kernels; None when it cannot be built."""
-    if not enabled():
+    if _mode() == "off" or not _ready():
         return None
     with _lock:
         return _extension(name, source)
@@ -198,6 +205,7 @@ def _load_kernel(name, source):
 
 
 def _background():
+    ready = _ready()  # the first request: find the compiler and build the launcher here
     while True:
         with _lock:
             if not _queue:
@@ -205,7 +213,7 @@ def _background():
                 _idle.notify_all()
                 return
             name, source, key = _queue[0]
-        found = _load_kernel(name, source)
+        found = _load_kernel(name, source) if ready else None
         with _lock:
             _queue.pop(0)
             _kernels[key] = found
@@ -219,14 +227,21 @@ def kernel(name, source):
     if found is not False:
         return found
     mode = _mode()
-    if mode == "off" or not _ready():
+    if mode == "off":
         return None
-    if mode == "sync" or os.path.exists(_so_path(source)):
-        found = _load_kernel(name, source)
-        _kernels[key] = found
-        if found is None and mode == "sync":
+    if mode == "sync":
+        if not _ready():
+            return None
+        found = _kernels[key] = _load_kernel(name, source)
+        if found is None:
             raise RuntimeError(f"ember jit: kernel {name} failed to compile:\n{_failures[name]}")
         return found
+    if _state["checked"]:
+        if _state["launch"] is None:
+            return None
+        if os.path.exists(_so_path(source)):  # compiled before: loading takes ~0.1 ms
+            found = _kernels[key] = _load_kernel(name, source)
+            return found
     with _lock:
         if key in _kernels:
             return _kernels[key]
