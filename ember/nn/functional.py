@@ -841,7 +841,7 @@ def dropout(input, p=0.5, training=True):
         mask = be.nn_full_like_shape(tuple(x.shape), 0, npd)
         scale = 0.0
     else:
-        mask = _random("random_bernoulli", (be, _gen(None, "dropout", x._device)),
+        mask = _random("random_bernoulli", (be, _gen(None, "dropout", x._device)), "dropout",
                        tuple(x.shape), 1.0 - p, npd)
         scale = 1.0 / (1.0 - p)
     out = be.nn_dropout_apply(x._data, mask, scale)
@@ -1332,7 +1332,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         else:
             keep = _random("random_bernoulli",
                            (be, _gen(None, "scaled_dot_product_attention", q._device)),
-                           tuple(scores), 1.0 - p, work)
+                           "scaled_dot_product_attention", tuple(scores), 1.0 - p, work)
             keep_scale = 1.0 / (1.0 - p)
     if sc is None:
         sc = 1.0 / math.sqrt(E) if E else 1.0
