@@ -82,10 +82,10 @@ def _backend(device, op):
     return as_device(device, op).backend
 
 
-def _uniform(shape, low, high, dt, gen, be):
+def _uniform(shape, low, high, dt, gen, be, op):
     if high == low:
         return be.nn_full_like_shape(shape, low, dt)
-    return _random("random_uniform", (be, gen), shape, low, high, dt)
+    return _random("random_uniform", (be, gen), op, shape, low, high, dt)
 
 
 def calculate_gain(nonlinearity, param=None):
@@ -148,7 +148,7 @@ def uniform(shape, a=0.0, b=1.0, dtype=None, requires_grad=True, generator=None,
     if a > b:
         raise InvalidParameterError(f"{op}: a={a} is above b={b}; expected a <= b", "a", a)
     be, gen = _source(generator, device, op)
-    return _finish(_uniform(shape, a, b, dt, gen, be), dt, requires_grad, op)
+    return _finish(_uniform(shape, a, b, dt, gen, be, op), dt, requires_grad, op)
 
 
 def normal(shape, mean=0.0, std=1.0, dtype=None, requires_grad=True, generator=None, device=None):
@@ -163,7 +163,7 @@ def normal(shape, mean=0.0, std=1.0, dtype=None, requires_grad=True, generator=N
     mean, std = _number(mean, op, "mean"), _number(std, op, "std")
     if std < 0:
         raise InvalidParameterError(f"{op}: std is {std}; expected std >= 0", "std", std)
-    data = _random("random_normal", _source(generator, device, op),
+    data = _random("random_normal", _source(generator, device, op), op,
                    shape, mean, std, dt)
     return _finish(data, dt, requires_grad, op)
 
@@ -230,7 +230,7 @@ def kaiming_uniform(shape, a=0.0, mode="fan_in", nonlinearity="leaky_relu", dtyp
     shape, dt = _shape(shape, op), _dtype(dtype, op)
     bound = math.sqrt(3.0) * _kaiming_std(op, shape, a, mode, nonlinearity)
     be, gen = _source(generator, device, op)
-    return _finish(_uniform(shape, -bound, bound, dt, gen, be), dt,
+    return _finish(_uniform(shape, -bound, bound, dt, gen, be, op), dt,
                    requires_grad, op)
 
 
@@ -245,7 +245,7 @@ def kaiming_normal(shape, a=0.0, mode="fan_in", nonlinearity="leaky_relu", dtype
     op = "kaiming_normal"
     shape, dt = _shape(shape, op), _dtype(dtype, op)
     std = _kaiming_std(op, shape, a, mode, nonlinearity)
-    data = _random("random_normal", _source(generator, device, op),
+    data = _random("random_normal", _source(generator, device, op), op,
                    shape, 0.0, std, dt)
     return _finish(data, dt, requires_grad, op)
 
@@ -264,7 +264,7 @@ def xavier_uniform(shape, gain=1.0, dtype=None, requires_grad=True, generator=No
     gain = _number(gain, op, "gain")
     bound = 0.0 if fan_in + fan_out == 0 else gain * math.sqrt(6.0 / (fan_in + fan_out))
     be, gen = _source(generator, device, op)
-    return _finish(_uniform(shape, -bound, bound, dt, gen, be), dt,
+    return _finish(_uniform(shape, -bound, bound, dt, gen, be, op), dt,
                    requires_grad, op)
 
 
@@ -280,7 +280,7 @@ def xavier_normal(shape, gain=1.0, dtype=None, requires_grad=True, generator=Non
     fan_in, fan_out = fan_in_and_fan_out(shape)
     gain = _number(gain, op, "gain")
     std = 0.0 if fan_in + fan_out == 0 else gain * math.sqrt(2.0 / (fan_in + fan_out))
-    data = _random("random_normal", _source(generator, device, op),
+    data = _random("random_normal", _source(generator, device, op), op,
                    shape, 0.0, abs(std), dt)
     return _finish(data, dt, requires_grad, op)
 
@@ -302,7 +302,7 @@ def trunc_normal(shape, mean=0.0, std=1.0, a=-2.0, b=2.0, dtype=None, requires_g
         raise InvalidParameterError(f"{op}: std is {std}; expected std >= 0", "std", std)
     if a > b:
         raise InvalidParameterError(f"{op}: a={a} is above b={b}; expected a <= b", "a", a)
-    data = _random("random_trunc_normal", _source(generator, device, op),
+    data = _random("random_trunc_normal", _source(generator, device, op), op,
                    shape, mean, std, a, b, dt)
     return _finish(data, dt, requires_grad, op)
 
@@ -326,7 +326,7 @@ def orthogonal(shape, gain=1.0, dtype=None, requires_grad=True, generator=None, 
     if not all(shape):
         return _finish(_backend(device, op).nn_full_like_shape(shape, 0.0, dt), dt,
                        requires_grad, op)
-    data = _random("random_orthogonal", _source(generator, device, op),
+    data = _random("random_orthogonal", _source(generator, device, op), op,
                    shape, gain, dt)
     return _finish(data, dt, requires_grad, op)
 

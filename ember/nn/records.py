@@ -171,7 +171,7 @@ def assign(old, new):
 def _copy(t):
     if t.__class__ is QuantizedTensor:
         return t.clone()  # the stored integers are immutable: shared, never written
-    return wrap(t._device.backend.copy(t._data), t._dtype)
+    return wrap(t._device.backend.copy(t._data, "ModuleRecord"), t._dtype)
 
 
 def _describe(t):

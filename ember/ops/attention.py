@@ -126,7 +126,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         else:
             keep = _random("random_bernoulli",
                            (be, _gen(None, "scaled_dot_product_attention", q._device)),
-                           tuple(scores), 1.0 - p, work)
+                           "scaled_dot_product_attention", tuple(scores), 1.0 - p, work)
             keep_scale = 1.0 / (1.0 - p)
     if sc is None:
         sc = 1.0 / math.sqrt(E) if E else 1.0

@@ -246,15 +246,6 @@ def _new(data, dtype, requires_grad):
     return t
 
 
-def _alloc(kernel, args, op, shape=None):
-    try:
-        return kernel(*args)
-    except MemoryError:
-        shape = args[0] if shape is None else shape
-        raise InvalidParameterError(f"{op}: not enough memory for shape {shape}",
-                                    "shape", shape) from None
-
-
 _NUMBER_KIND = {bool: "bool", int: "int", float: "float", complex: "complex"}
 
 
@@ -384,9 +375,9 @@ def _filled(op, shape, value, dtype, device, requires_grad):
     _grad_arg(requires_grad, dtype, op)
     _check_nbytes(shape, dtype, op)
     if value is None:
-        data = _alloc(be.creation_zeros, (shape, dtype), op)
+        data = be.creation_zeros(shape, dtype, op=op)
     else:
-        data = _alloc(be.creation_full, (shape, value, dtype), op)
+        data = be.creation_full(shape, value, dtype, op=op)
     return _new(data, dtype, requires_grad)
 
 
@@ -560,7 +551,7 @@ def _arange(op, start, end, step, dtype, device, requires_grad):
                 raise InvalidParameterError(
                     f"{op}: the range reaches {value}, outside int64; expected values from "
                     "-2**63 to 2**63 - 1", param, value)
-    data = _alloc(be.creation_arange, (start, end, step, dtype, is_float), op, (n,))
+    data = be.creation_arange(start, end, step, dtype, is_float, op=op)
     return _new(data, dtype, requires_grad)
 
 
@@ -668,7 +659,7 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     _grad_arg(requires_grad, dtype, op)
     _check_nbytes((steps,), dtype, op)
     if steps:
-        data = _alloc(be.creation_linspace, (start, end, steps, dtype), op, (steps,))
+        data = be.creation_linspace(start, end, steps, dtype, op=op)
     else:
         data = be.creation_zeros((0,), dtype)
     return _new(data, dtype, requires_grad)
@@ -696,7 +687,7 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     be = _device_arg(device, "eye").backend
     _grad_arg(requires_grad, dtype, "eye")
     _check_nbytes((n, m), dtype, "eye")
-    return _new(_alloc(be.creation_eye, (n, m, dtype), "eye", (n, m)), dtype, requires_grad)
+    return _new(be.creation_eye(n, m, dtype, op="eye"), dtype, requires_grad)
 
 
 def cartesian_grid(*shape, device=None):
@@ -716,7 +707,7 @@ def cartesian_grid(*shape, device=None):
     check_rank(len(shape) + 1, "cartesian_grid", "shape", shape)
     be = _device_arg(device, "cartesian_grid").backend
     _check_nbytes(shape + (len(shape),), _dt.int64, "cartesian_grid")
-    data = _alloc(be.creation_cartesian_grid, (shape,), "cartesian_grid")
+    data = be.creation_cartesian_grid(shape, op="cartesian_grid")
     return wrap(data, _dt.int64)
 
 
@@ -729,7 +720,7 @@ def _mask(op, part, shape, offset, device):
     offset = _int_arg(offset, op, "offset")
     be = _device_arg(device, op).backend
     _check_nbytes(shape, _dt.bool_, op)
-    return wrap(_alloc(be.creation_tri_mask, (shape, offset, part), op), _dt.bool_)
+    return wrap(be.creation_tri_mask(shape, offset, part, op=op), _dt.bool_)
 
 
 def triu_mask(shape, offset=0, device=None):

@@ -38,7 +38,7 @@ def numpy(self, copy=False):
     host = CPU.backend
     data = _host(self)
     if copy:
-        return host.copy(data)
+        return host.copy(data, "numpy")
     return host.readonly(data)
 
 
@@ -50,13 +50,14 @@ def _host(t):
     return transfer(t._data, t._dtype, t._device, CPU)
 
 
-def _host_copy(data, dtype, device):
-    """A private host copy of the array ``data`` (of ``dtype``, on ``device``)."""
+def _host_copy(data, dtype, device, op):
+    """A private host copy of the array ``data`` (of ``dtype``, on ``device``), for the op
+    ``op``."""
     if device is CPU:
-        return _hostbe.copy(data)
+        return _hostbe.copy(data, op)
     arr = transfer(data, dtype, device, CPU)
     # a transfer from a device's own memory is a fresh copy; from CPU memory it may be shared
-    return _hostbe.copy(arr) if device.type == "cpu" else arr
+    return _hostbe.copy(arr, op) if device.type == "cpu" else arr
 
 
 @tensor_method
@@ -67,7 +68,7 @@ def tolist(self):
     >>> ember.tensor([[1, 2], [3, 4]]).tolist()
     [[1, 2], [3, 4]]
     """
-    return self._device.backend.tolist(self._data)
+    return self._device.backend.tolist(self._data, "tolist")
 
 
 @tensor_method
@@ -342,7 +343,7 @@ def _read(data, dtype, op, device=None):
             t = wrap(*_data_from(data, _dt.float64, op, device))
         if not isinstance(data, (list, tuple, int, float, complex)) and not _hostbe.is_array(data):
             # other array-likes (a torch tensor, a buffer) may share their memory with us
-            t = wrap(t._device.backend.copy(t._data), t._dtype)
+            t = wrap(t._device.backend.copy(t._data, op), t._dtype)
     if dtype is None or t._dtype is dtype:
         return t
     if t._dtype.kind == "complex" and dtype.kind != "complex":
@@ -381,7 +382,7 @@ class TensorData:
         t = _read(values, dtype, op, CPU)
         arr, dt = t._data, t._dtype
         if isinstance(values, Tensor) and (arr is values._data or values._device.type == "cpu"):
-            arr = _hostbe.copy(arr)  # a tensor's buffer may be a view of a writable array
+            arr = _hostbe.copy(arr, op)  # a tensor's buffer may be a view of a writable array
         if shape is not None:
             shape = tuple(argfix((shape,), op))
             for s in shape:
@@ -396,7 +397,7 @@ class TensorData:
                 raise ShapeMismatchError(
                     f"{op}: shape {shape} has {n} elements but the values have {size}",
                     expected=size, actual=shape)
-            arr = _hostbe.data_reshape_copy(arr, shape)
+            arr = _hostbe.data_reshape_copy(arr, shape, op=op)
         self._values = _hostbe.readonly(arr)
         self.dtype = dt
 
@@ -458,7 +459,7 @@ class TensorData:
         >>> ember.TensorData([1, 2]).to_list()
         [1, 2]
         """
-        return _hostbe.tolist(self._values)
+        return _hostbe.tolist(self._values, "to_list")
 
     tolist = to_list
 
@@ -469,7 +470,7 @@ class TensorData:
         >>> ember.TensorData([[1, 2], [3, 4]]).to_vec()
         [1, 2, 3, 4]
         """
-        return _hostbe.data_flat_list(self._values)
+        return _hostbe.data_flat_list(self._values, op="to_vec")
 
     def numpy(self, copy=False):
         """The values as a NumPy array (read-only unless ``copy=True``).
@@ -478,7 +479,7 @@ class TensorData:
         >>> ember.TensorData([1, 2]).numpy()
         array([1, 2])
         """
-        return _hostbe.copy(self._values) if copy else self._values
+        return _hostbe.copy(self._values, "numpy") if copy else self._values
 
     def __array__(self, dtype=None, copy=None):
         if dtype is not None and self.dtype.kind == "complex":
@@ -587,7 +588,7 @@ class TensorData:
         return f"TensorData({text}, shape={self.shape}, dtype={self.dtype.name})"
 
     def __reduce__(self):
-        return (_rebuild_data, (_hostbe.copy(self._values), self.dtype.name))
+        return (_rebuild_data, (_hostbe.copy(self._values, "pickle"), self.dtype.name))
 
 
 def _rebuild_data(values, dtype_name):
@@ -621,7 +622,8 @@ def to_data(self):
     >>> ember.tensor([[1, 2]]).to_data().to_list()
     [[1, 2]]
     """
-    return TensorData._own(_host_copy(self._data, self._dtype, self._device), self._dtype)
+    return TensorData._own(_host_copy(self._data, self._dtype, self._device, "to_data"),
+                           self._dtype)
 
 
 Tensor.into_data = to_data
@@ -640,7 +642,7 @@ def to_data_as(self, dtype):
     if self._dtype.kind == "complex" and dtype.kind != "complex":
         raise complex_cast_error("to_data_as", self._dtype, dtype)
     data = self._device.backend.cast(self._data, dtype)
-    return TensorData._own(_host_copy(data, dtype, self._device), dtype)
+    return TensorData._own(_host_copy(data, dtype, self._device, "to_data_as"), dtype)
 
 
 @tensor_method
@@ -654,11 +656,11 @@ def to_vec_as(self, dtype=None):
     """
     be = self._device.backend
     if dtype is None:
-        return be.data_flat_list(self._data)
+        return be.data_flat_list(self._data, op="to_vec_as")
     dtype = _dtype_arg(dtype, "to_vec_as")
     if self._dtype.kind == "complex" and dtype.kind != "complex":
         raise complex_cast_error("to_vec_as", self._dtype, dtype)
-    return be.data_flat_list(be.cast(self._data, dtype))
+    return be.data_flat_list(be.cast(self._data, dtype), op="to_vec_as")
 
 
 Tensor.into_vec_as = to_vec_as
@@ -923,7 +925,7 @@ def __index__(self):
 def __reduce__(self):
     device = self._device
     return (_rebuild_tensor,
-            (_host_copy(self._data, self._dtype, device), self._dtype.name,
+            (_host_copy(self._data, self._dtype, device, "pickle"), self._dtype.name,
              self._node is not None, self._ad, device.name))
 
 

@@ -95,7 +95,7 @@ def from_dlpack(x, /, *, device=None, copy=None):
                     f"from_dlpack: x is on {x._device}, not {device}; moving it needs a copy "
                     "but copy=False", "copy", copy)
             return wrap(transfer(x._data, x._dtype, x._device, device), x._dtype)
-        return wrap(x._device.backend.copy(x._data), x._dtype) if copy else x
+        return wrap(x._device.backend.copy(x._data, "from_dlpack"), x._dtype) if copy else x
     if not hasattr(x, "__dlpack__"):
         raise KindError(f"from_dlpack: x must support DLPack (have __dlpack__), got "
                         f"{type(x).__name__}")

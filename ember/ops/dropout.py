@@ -42,7 +42,7 @@ def dropout(input, p=0.5, training=True):
         mask = be.nn_full_like_shape(tuple(x.shape), 0, npd)
         scale = 0.0
     else:
-        mask = _random("random_bernoulli", (be, _gen(None, "dropout", x._device)),
+        mask = _random("random_bernoulli", (be, _gen(None, "dropout", x._device)), "dropout",
                        tuple(x.shape), 1.0 - p, npd)
         scale = 1.0 / (1.0 - p)
     out = be.nn_dropout_apply(x._data, mask, scale)

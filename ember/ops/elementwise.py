@@ -634,13 +634,16 @@ _new = object.__new__
 _prod = _math.prod  # elements from the shape: a C call, no kernel call on the hot path
 
 
-def _kernel_of(memo, device, kname):
-    """The kernel ``kname`` of ``device``'s backend, remembered in ``memo[0]`` as one
-    ``(device, kernel)`` tuple (replaced whole, so a thread never sees one device with another's
-    kernel): an operator's next call on the same device finds it with an identity check."""
-    kernel = getattr(device.backend, kname)
-    memo[0] = (device, kernel)
-    return kernel
+def _kernel_of(memo, device, dtype, kname):
+    """``(device, dtype, kernel, eager)`` for an operator's short path: the kernel ``kname`` of
+    ``device``'s backend for operands of ``dtype`` (its ``ew_operator``: torch's own operator,
+    where it computes the same, skips a Python frame) and whether the backend computes at once
+    (it does not defer: see ``fusion``), remembered in ``memo[0]`` as one tuple (replaced whole,
+    so a thread never sees one device with another's kernel): an operator's next call on the
+    same device and dtype finds it with two identity checks."""
+    be = device.backend
+    last = memo[0] = (device, dtype, be.ew_operator(kname, dtype), not _fusion.defers(be))
+    return last
 
 
 def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False):
@@ -650,45 +653,69 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False):
     takes ``slow``. ``grad_tt(be, a, b)`` and ``grad_ts(be, a, s)`` build the backward rule of
     each case. When no operand is tracked (and both carry the same checkpointing strategy) the
     result is built directly: what ``record`` would return, without building a rule it would
-    drop; from ``fusion.MIN_NUMEL`` elements on, ``fusion.start`` defers it (a Pending)."""
+    drop; from ``fusion.MIN_NUMEL`` elements on, ``fusion.start`` defers it (a Pending). On a
+    backend that computes at once (torch), two untracked tensors need no equal shapes: its
+    operator broadcasts as ember does, and shapes it cannot broadcast take ``slow``, which
+    words the error."""
     kinds = ("float",) if float_only else ("float", "int")
-    memo = [(None, None)]
+    memo = [(None, None, None, None)]
 
     def method(self, other):
         dt = self._dtype
         if type(other) is Tensor:
             a, b = self._data, other._data
-            if other._dtype is dt and (shape := a.shape) == b.shape and dt.kind in kinds:
+            if other._dtype is dt:
                 device = self._device
+                last = memo[0]  # the kernel of the device and dtype of the last call
+                if last[0] is not device or last[1] is not dt:  # (memo holds kinds it takes)
+                    if dt.kind not in kinds:
+                        return slow(self, other, name)
+                    last = _kernel_of(memo, device, dt, kname)
                 if other._device is not device:
                     raise device_error(name, self, other)
-                last = memo[0]  # the kernel of the device of the last call
-                kernel = last[1] if last[0] is device else _kernel_of(memo, device, kname)
+                kernel = last[2]
                 ad = self._ad
-                if self._node is None and other._node is None and ad is other._ad:
-                    if _prod(shape) >= _fusion.MIN_NUMEL:
-                        return _fusion.start(device.backend, kernel, a, b, dt, ad, device)
+                untracked = self._node is None and other._node is None and ad is other._ad
+                if last[3] and untracked:
+                    try:
+                        out = kernel(a, b)
+                    except RuntimeError:
+                        return slow(self, other, name)
                     t = _new(Tensor)  # nothing to record: what ``wrap`` gives, inline
-                    t._data = kernel(a, b)
+                    t._data = out
                     t._dtype = dt
                     t._device = device
                     t._node = None
                     t._ad = ad
                     t._grad = None
                     return t
-                be = device.backend
-                return record(kernel(a, b), dt, (self, other), grad_tt(be, a, b), name,
-                              (kernel, lambda arrays, out: grad_tt(be, *arrays))
-                              if ad == "balanced" or other._ad == "balanced" else None)
+                if (shape := a.shape) == b.shape:
+                    if untracked:
+                        if _prod(shape) >= _fusion.MIN_NUMEL:
+                            return _fusion.start(device.backend, kernel, a, b, dt, ad, device)
+                        t = _new(Tensor)
+                        t._data = kernel(a, b)
+                        t._dtype = dt
+                        t._device = device
+                        t._node = None
+                        t._ad = ad
+                        t._grad = None
+                        return t
+                    be = device.backend
+                    return record(kernel(a, b), dt, (self, other), grad_tt(be, a, b), name,
+                                  (kernel, lambda arrays, out: grad_tt(be, *arrays))
+                                  if ad == "balanced" or other._ad == "balanced" else None)
         elif dt is _F32 or dt is _F64:
             t = type(other)
             if t is float or (t is int and -_EXACT < other < _EXACT):
                 a, other = self._data, float(other)
                 device = self._device
-                last = memo[0]  # the kernel of the device of the last call
-                kernel = last[1] if last[0] is device else _kernel_of(memo, device, kname)
+                last = memo[0]  # the kernel of the device and dtype of the last call
+                if last[0] is not device or last[1] is not dt:
+                    last = _kernel_of(memo, device, dt, kname)
+                kernel = last[2]
                 if self._node is None:
-                    if _prod(a.shape) >= _fusion.MIN_NUMEL:
+                    if not last[3] and _prod(a.shape) >= _fusion.MIN_NUMEL:
                         return _fusion.start(device.backend, kernel, a, other, dt, self._ad,
                                              device)
                     t = _new(Tensor)
@@ -712,7 +739,7 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False):
 def _short_reverse(kname, slow, name, symbol, grad_st):
     """The reflected operator (``other OP self`` for a number ``other``), with the short path for
     a Python float and a float32/float64 tensor. ``grad_st(be, s, a)`` builds the backward rule."""
-    memo = [(None, None)]
+    memo = [(None, None, None, None)]
 
     def method(self, other):
         dt = self._dtype
@@ -721,10 +748,12 @@ def _short_reverse(kname, slow, name, symbol, grad_st):
             if t is float or (t is int and -_EXACT < other < _EXACT):
                 a, other = self._data, float(other)
                 device = self._device
-                last = memo[0]  # the kernel of the device of the last call
-                kernel = last[1] if last[0] is device else _kernel_of(memo, device, kname)
+                last = memo[0]  # the kernel of the device and dtype of the last call
+                if last[0] is not device or last[1] is not dt:
+                    last = _kernel_of(memo, device, dt, kname)
+                kernel = last[2]
                 if self._node is None:
-                    if _prod(a.shape) >= _fusion.MIN_NUMEL:
+                    if not last[3] and _prod(a.shape) >= _fusion.MIN_NUMEL:
                         return _fusion.start(device.backend, kernel, other, a, dt, self._ad,
                                              device)
                     t = _new(Tensor)

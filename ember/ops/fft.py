@@ -175,17 +175,17 @@ def _transform(op, x, dt, dims, sizes, norm, shape_kind, forward):
     if not dims:  # fftn over no dims: a complex copy of the input, as PyTorch
         out = be.cast(arr, out_dt)
         if out is arr:
-            out = be.copy(arr)
+            out = be.copy(arr, op)
     elif 0 in out_shape or 0 in in_shape:
         # an empty batch, or an empty signal padded with zeros: the transform is all zeros
         # (PyTorch's MKL path fails on empty batches; the answer is not in doubt)
-        out = be.creation_zeros(out_shape, out_dt)
+        out = be.creation_zeros(out_shape, out_dt, op=op)
     elif shape_kind == _C2C:
-        out = be.fft_c2c(arr, sizes, dims, norm, forward, out_dt)
+        out = be.fft_c2c(arr, sizes, dims, norm, forward, out_dt, op=op)
     elif shape_kind == _R2C:
-        out = be.fft_r2c(arr, sizes, dims, norm, forward, out_dt)
+        out = be.fft_r2c(arr, sizes, dims, norm, forward, out_dt, op=op)
     else:
-        out = be.fft_c2r(arr, sizes, dims, norm, forward, out_dt)
+        out = be.fft_c2r(arr, sizes, dims, norm, forward, out_dt, op=op)
     return record(out, out_dt, (x,), None, op)
 
 
@@ -420,7 +420,7 @@ def _freq(op, n, d, dtype, device, half):
     nd = n * d
     # as PyTorch: the frequencies are k * (1 / (n * d)); d = 0 gives inf (nan at k = 0)
     scale = 1.0 / nd if nd != 0 else math.copysign(math.inf, nd)
-    out = dev.backend.fft_freq(n, scale, dt, half)
+    out = dev.backend.fft_freq(n, scale, dt, half, op=op)
     return wrap(out, dt)
 
 

@@ -823,7 +823,7 @@ def _one_hot(self, num_classes, on_value, off_value, axis, op):
                                         "fractional, NaN or infinite values", "self", None)
     _check_range(be, data, n, op, "class index", "num_classes")
     ia = be.idx_wrap_negative(be.idx_as_intp(data), n)
-    out = be.idx_one_hot(ia, n, on, off, ax, self._dtype)
+    out = be.idx_one_hot(ia, n, on, off, ax, self._dtype, op=op)
     return wrap(out, self._dtype)
 
 

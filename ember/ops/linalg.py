@@ -103,7 +103,7 @@ def matmul(self, other):
     cdt = _compute(dtype)
     a = be.cast(self._data, cdt)
     b = be.cast(other._data, cdt)
-    out = be.cast(be.linalg_matmul(a, b), dtype)
+    out = be.cast(be.linalg_matmul(a, b, op="matmul"), dtype)
     da, db = self._dtype, other._dtype
 
     def backward(g, needs):
@@ -182,13 +182,13 @@ def outer(self, other):
     cdt = _compute(dtype)
     a = be.cast(self._data, cdt)
     b = be.cast(other._data, cdt)
-    out = be.cast(be.linalg_outer(a, b), dtype)
+    out = be.cast(be.linalg_outer(a, b, op="outer"), dtype)
     da, db = self._dtype, other._dtype
 
     def backward(g, needs):
         g = be.cast(g, cdt)
-        return (be.cast(be.linalg_matmul(g, b), da) if needs[0] else None,
-                be.cast(be.linalg_matmul(a, g), db) if needs[1] else None)
+        return (be.cast(be.linalg_matmul(g, b, op="outer"), da) if needs[0] else None,
+                be.cast(be.linalg_matmul(a, g, op="outer"), db) if needs[1] else None)
 
     return _finish(out, dtype, (self, other), backward, "outer")
 
@@ -514,7 +514,7 @@ def einsum(equation, *operands):
             x = be.linalg_reshape(x, s)
         arrays.append(x)
     eq = ",".join(subs) + "->" + out_sub
-    out = be.cast(be.einsum_contract(eq, arrays), dtype)
+    out = be.cast(be.einsum_contract(eq, arrays, op="einsum"), dtype)
     if dtype.kind != "float" and dtype.kind != "complex":
         return wrap(out, dtype)
     shapes = [t._data.shape for t in operands]

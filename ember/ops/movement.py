@@ -39,12 +39,12 @@ def _reshape_to(x, shape, op):
     """``x`` with ``shape`` (already resolved and checked): a view when the layout allows."""
     in_shape = x._data.shape
     be = x._device.backend
-    out = be.mv_reshape(x._data, shape)
+    out = be.mv_reshape(x._data, shape, op)
     if x._node is None:  # untracked: no gradient rule to build (what record would give)
         return wrap(out, x._dtype, x._ad)
 
     def backward(g, needs):
-        return (be.mv_reshape(g, in_shape),)
+        return (be.mv_reshape(g, in_shape, op),)
 
     return record(out, x._dtype, (x,), backward, op)
 
@@ -157,7 +157,7 @@ def _expand_shape(shape, sizes, op):
 def _expand_to(x, shape, op):
     in_shape = x._data.shape
     be = x._device.backend
-    out = be.mv_expand(x._data, shape)
+    out = be.mv_expand(x._data, shape, op)
 
     def backward(g, needs):
         return (be.sum_to_shape(g, in_shape),)
@@ -414,7 +414,7 @@ def _pad_impl(x, padding, mode, value, op):
             raise InvalidParameterError(
                 f"{op}: value {value!r} does not fit the result dtype {dtype.name}; expected an "
                 f"integer in the range of {dtype.name}", "value", value)
-    out = be.mv_pad(x._data, pads, mode, value, dtype)
+    out = be.mv_pad(x._data, pads, mode, value, dtype, op=op)
 
     def backward(g, needs):
         return (be.mv_pad_backward(g, shape, pads, mode),)
@@ -969,8 +969,8 @@ def _repeat_interleave(self, repeats, dim=None):
         if be.mv_any_negative(reps._data):
             raise InvalidParameterError(f"{op}: repeats has a negative count; expected >= 0",
                                         "repeats", repeats)
-        counts = be.mv_reshape(reps._data, (-1,)) if reps.ndim else reps._data
-        out = be.mv_repeat_interleave(x._data, counts, d)
+        counts = be.mv_reshape(reps._data, (-1,), op) if reps.ndim else reps._data
+        out = be.mv_repeat_interleave(x._data, counts, d, op=op)
 
         def backward(g, needs):
             return (be.mv_repeat_interleave_backward(g, shape, counts, d),)

@@ -350,8 +350,8 @@ class QuantizedTensor(Tensor):
     def __reduce__(self):
         st = _slot_get(self)
         be = self._device.backend
-        return (_rebuild_quantized, (be.copy(st.values), be.copy(st.scales), st.scheme,
-                                     self._dtype.name, self._ad))
+        return (_rebuild_quantized, (be.copy(st.values, "pickle"), be.copy(st.scales, "pickle"),
+                                     st.scheme, self._dtype.name, self._ad))
 
 
 def _make(store, dtype, ad, device):

@@ -332,11 +332,11 @@ def _gen(generator, op, device=None):
     return generator._gen
 
 
-def _random(kernel, source, *args):
+def _random(kernel, source, op, *args):
     """``be.<kernel>(*args, gen)`` for ``source = (be, gen)``, a backend and its generator
-    (``ember.ops.random._source``)."""
+    (``ember.ops.random._source``), on behalf of the op named ``op``."""
     be, gen = source
-    return getattr(be, kernel)(*args, gen)
+    return getattr(be, kernel)(*args, gen, op=op)
 
 
 def _source(generator, device, op):
@@ -418,29 +418,29 @@ def _sample(be, shape, dist, dtype, op, gen=None):
     npd = dtype
     if dtype.kind == "float":
         if kind == "default":
-            return be.random_uniform(shape, 0.0, 1.0, npd, gen)
+            return be.random_uniform(shape, 0.0, 1.0, npd, gen, op=op)
         if kind == "uniform":
-            return be.random_uniform(shape, params[0], params[1], npd, gen)
+            return be.random_uniform(shape, params[0], params[1], npd, gen, op=op)
         if kind == "normal":
-            return be.random_normal(shape, params[0], params[1], npd, gen)
-        return be.random_bernoulli(shape, params[0], npd, gen)
+            return be.random_normal(shape, params[0], params[1], npd, gen, op=op)
+        return be.random_bernoulli(shape, params[0], npd, gen, op=op)
     if dtype.kind == "int":
         if kind == "default":
             mn, mx = be.random_dtype_info(npd)
-            return be.random_integers(shape, mn, mx + 1, npd, gen)
+            return be.random_integers(shape, mn, mx + 1, npd, gen, op=op)
         if kind == "uniform":
             lo, hi = math.ceil(params[0]), math.ceil(params[1])
             _int_bounds(be, lo, hi, dtype, op, f"the range [{params[0]}, {params[1]})")
-            return be.random_integers(shape, lo, hi, npd, gen)
+            return be.random_integers(shape, lo, hi, npd, gen, op=op)
         if kind == "normal":
-            return be.random_normal_int(shape, params[0], params[1], npd, gen)
-        return be.random_bernoulli(shape, params[0], npd, gen)
+            return be.random_normal_int(shape, params[0], params[1], npd, gen, op=op)
+        return be.random_bernoulli(shape, params[0], npd, gen, op=op)
     if dtype.kind == "complex":  # docs/complex.md: random takes real tensors only
         raise _dt.complex_error(op, "dtype", dtype)
     if kind == "default":
-        return be.random_bernoulli(shape, 0.5, npd, gen)
+        return be.random_bernoulli(shape, 0.5, npd, gen, op=op)
     if kind == "bernoulli":
-        return be.random_bernoulli(shape, params[0], npd, gen)
+        return be.random_bernoulli(shape, params[0], npd, gen, op=op)
     raise KindError(f"{op}: cannot sample bool tensors from {dist!r}; expected "
                     "Distribution.bernoulli(p) or Distribution.default()")
 
@@ -532,7 +532,7 @@ def rand(*shape, generator=None, dtype=None, device=None, requires_grad=False):
     shape = _varargs_shape(shape, op)
     dtype = _float_dtype(dtype, op)
     be, gen = _source(generator, device, op)
-    return _finish(be.random_uniform(shape, 0.0, 1.0, dtype, gen), dtype, requires_grad)
+    return _finish(be.random_uniform(shape, 0.0, 1.0, dtype, gen, op=op), dtype, requires_grad)
 
 
 def randn(*shape, generator=None, dtype=None, device=None, requires_grad=False):
@@ -546,7 +546,7 @@ def randn(*shape, generator=None, dtype=None, device=None, requires_grad=False):
     shape = _varargs_shape(shape, op)
     dtype = _float_dtype(dtype, op)
     be, gen = _source(generator, device, op)
-    return _finish(be.random_normal(shape, 0.0, 1.0, dtype, gen), dtype, requires_grad)
+    return _finish(be.random_normal(shape, 0.0, 1.0, dtype, gen, op=op), dtype, requires_grad)
 
 
 def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
@@ -581,7 +581,7 @@ def randint(low, high=None, size=None, *, generator=None, dtype=None, device=Non
     _int_bounds(be, low, high, dtype, op, f"the range [{low}, {high})")
     if requires_grad and dtype.kind != "float":
         raise KindError(f"{op}: only float tensors can require grad; dtype is {dtype.name}")
-    return _finish(be.random_integers(shape, low, high, dtype, gen), dtype, requires_grad)
+    return _finish(be.random_integers(shape, low, high, dtype, gen, op=op), dtype, requires_grad)
 
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
@@ -606,7 +606,7 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
         raise InvalidParameterError(f"{op}: n {n} does not fit {dtype.name}", "n", n)
     if requires_grad and dtype.kind != "float":
         raise KindError(f"{op}: only float tensors can require grad; dtype is {dtype.name}")
-    return _finish(be.random_permutation(n, dtype, gen), dtype, requires_grad)
+    return _finish(be.random_permutation(n, dtype, gen, op=op), dtype, requires_grad)
 
 
 def manual_seed(seed):
@@ -717,7 +717,7 @@ def categorical(self, num_samples, *, generator=None):
     _weights(self, op)
     n = _num_samples(num_samples, op)
     be, gen = _tensor_source(self, generator, op)
-    return wrap(be.random_categorical(self._data, n, True, gen), _dt.int64)
+    return wrap(be.random_categorical(self._data, n, True, gen, op=op), _dt.int64)
 
 
 @tensor_method
@@ -746,4 +746,4 @@ def multinomial(self, num_samples, replacement=False, *, generator=None):
                 f"{op}: num_samples {n} exceeds the {k} positive weight(s) of a row; without "
                 "replacement expected num_samples <= the number of positive weights",
                 "num_samples", n)
-    return wrap(be.random_categorical(self._data, n, replacement, gen), _dt.int64)
+    return wrap(be.random_categorical(self._data, n, replacement, gen, op=op), _dt.int64)

@@ -138,7 +138,7 @@ def cat(tensors, dim=0, *, shape=None, dtype=None):
             if len(arrays) == len(tensors):
                 d = normalize_dim(dim, t0._data.ndim, "cat")
                 try:
-                    return wrap(dev.backend.segments_cat(arrays, d), dt, ad)
+                    return wrap(dev.backend.segments_cat(arrays, d, op="cat"), dt, ad)
                 except (ValueError, RuntimeError):
                     pass
     tensors = _family(tensors, "cat")
@@ -152,7 +152,7 @@ def cat(tensors, dim=0, *, shape=None, dtype=None):
         d = normalize_dim(dim, len(shape), "cat")
         dt = dtype or _dt.default_float
         be = as_device(None, "cat").backend
-        return wrap(be.segments_zeros(shape[:d] + (0,) + shape[d + 1:], dt), dt)
+        return wrap(be.segments_zeros(shape[:d] + (0,) + shape[d + 1:], dt, op="cat"), dt)
     be = backend_of_all(tensors, "cat")
     ref_shape = tuple(tensors[0]._data.shape) if shape is None else shape
     d = normalize_dim(dim, len(ref_shape), "cat")
@@ -172,7 +172,7 @@ def cat(tensors, dim=0, *, shape=None, dtype=None):
     arrays = [t._data for t in tensors]
     try:
         data = be.segments_cat(arrays, d, None if single and out_dtype is promoted else
-                               out_dtype)
+                               out_dtype, op="cat")
     except (ValueError, RuntimeError):
         _check_cat_shapes(tensors, ref_shape, d)  # raises ShapeMismatchError naming the tensor
         raise
@@ -251,7 +251,7 @@ def stack(tensors, dim=0, *, shape=None, dtype=None):
         d = _new_dim(dim, len(shape), "stack")
         dt = dtype or _dt.default_float
         be = as_device(None, "stack").backend
-        return wrap(be.segments_zeros(shape[:d] + (0,) + shape[d:], dt), dt)
+        return wrap(be.segments_zeros(shape[:d] + (0,) + shape[d:], dt, op="stack"), dt)
     first = tensors[0]
     first_shape = tuple(first._data.shape)
     if shape is not None and first_shape != shape:
@@ -280,7 +280,7 @@ def stack(tensors, dim=0, *, shape=None, dtype=None):
                                      expected=first_shape, actual=ts)
     out_dtype = dtype or first_dtype
     be = backend_of_all(tensors, "stack")
-    data = be.segments_stack([t._data for t in tensors], d, out_dtype)
+    data = be.segments_stack([t._data for t in tensors], d, out_dtype, op="stack")
     src = first_dtype
     head = (_FULL,) * d
 
@@ -355,7 +355,7 @@ class _SplitHub:
             be = self.be
             buf = self.buf
             if buf is None:
-                buf = self.buf = be.segments_zeros(self.shape, self.dtype)
+                buf = self.buf = be.segments_zeros(self.shape, self.dtype, op=self.name)
             be.slicing_add_at(buf, key, g)
             return (be.segments_token(),)
         return backward
@@ -364,7 +364,7 @@ class _SplitHub:
         buf = self.buf
         self.buf = None
         if buf is None:
-            buf = self.be.segments_zeros(self.shape, self.dtype)
+            buf = self.be.segments_zeros(self.shape, self.dtype, op=self.name)
         fresh = Node(self._backward, (self.x_node,), self.name)
         for r in self.parts:
             p = r()

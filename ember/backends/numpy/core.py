@@ -7,7 +7,7 @@ import warnings
 import ml_dtypes
 import numpy as np
 
-from ..guard import _PHYSICAL_BYTES, _entry_op, allocation_error, allocation_guard  # noqa: F401
+from ..guard import _PHYSICAL_BYTES, allocation_error, allocation_guard  # noqa: F401
 
 Array = np.ndarray
 _EXTENSION_DTYPES = (np.dtype(ml_dtypes.bfloat16),)
@@ -60,19 +60,20 @@ _TOO_LARGE = ("array is too big", "iterator is too large", "maximum allowed dime
               "too large")
 
 
-def allocation_failed(exc, kernel, shape=None, inputs=()):
-    """The error to raise for ``exc``, caught around an allocation in ``kernel``: the typed error
-    naming the op the user called and the result ``shape`` (None: the kernel cannot tell it, the
-    message names the ``inputs``' shapes) when NumPy could not make the array, else ``exc``
-    itself (a ValueError of another cause is not ours to rename). Kernels on hot paths call it
-    from their own ``try`` (free when nothing is raised); the others use ``allocates``."""
+def allocation_failed(exc, op, shape=None, inputs=()):
+    """The error to raise for ``exc``, caught around an allocation for the op named ``op`` (the
+    one the user called): the typed error naming it and the result ``shape`` (None: the kernel
+    cannot tell it, the message names the ``inputs``' shapes) when NumPy could not make the
+    array, else ``exc`` itself (a ValueError of another cause is not ours to rename). Kernels on
+    hot paths call it from their own ``try`` (free when nothing is raised); the others use
+    ``allocates``."""
     if isinstance(exc, ValueError) and not any(m in str(exc).lower() for m in _TOO_LARGE):
         return exc
     if not isinstance(exc, (MemoryError, ValueError)):
         return exc
     reason = ("not enough memory" if isinstance(exc, MemoryError)
               else "more elements or bytes than an array can address")
-    return allocation_error(_entry_op(kernel), shape, reason, inputs)
+    return allocation_error(op, shape, reason, inputs)
 
 
 # NumPy raises MemoryError, or ValueError for a size past what an array can address
@@ -87,12 +88,13 @@ def _same(a, *args, **kwargs):
     return a.shape
 
 
-def check_items(a, per_item):
-    """Raise the allocation guard's error unless ``a.size`` objects of ``per_item`` bytes each
-    could fit in the machine's memory: for results that NumPy builds without one allocation
-    (Python lists), which would otherwise grow until the process runs out of memory."""
+def check_items(a, per_item, op):
+    """Raise the allocation guard's error, naming the op ``op``, unless ``a.size`` objects of
+    ``per_item`` bytes each could fit in the machine's memory: for results that NumPy builds
+    without one allocation (Python lists), which would otherwise grow until the process runs out
+    of memory."""
     if a.size * per_item > _PHYSICAL_BYTES:
-        raise allocation_error(_entry_op(check_items), a.shape,
+        raise allocation_error(op, a.shape,
                                f"{a.size} Python objects need more than the machine's "
                                f"{_PHYSICAL_BYTES} bytes of memory")
 
@@ -191,22 +193,23 @@ def readonly(a):
     return v
 
 
-def copy(a):
-    """A fresh, writable, C-contiguous copy."""
+def copy(a, op="copy"):
+    """A fresh, writable, C-contiguous copy (``op``: the op named if it cannot be allocated)."""
     try:
         return np.array(a, copy=True, order="C")
     except (MemoryError, ValueError) as exc:
-        raise allocation_failed(exc, copy, a.shape) from None
+        raise allocation_failed(exc, op, a.shape) from None
 
 
-def contiguous(a):
-    """``a`` if it is C-contiguous, else a C-contiguous copy."""
+def contiguous(a, op="contiguous"):
+    """``a`` if it is C-contiguous, else a C-contiguous copy (``op``: the op named if it cannot
+    be allocated)."""
     if a.flags.c_contiguous:
         return a
     try:
         return np.ascontiguousarray(a)
     except (MemoryError, ValueError) as exc:
-        raise allocation_failed(exc, contiguous, a.shape) from None
+        raise allocation_failed(exc, op, a.shape) from None
 
 
 def is_contiguous(a):
@@ -217,10 +220,13 @@ def shares_memory(a, b):
     return bool(np.shares_memory(a, b))
 
 
-@allocates(_same)
-def tolist(a):
-    check_items(a, 8)  # a list holds at least one pointer per element
-    return a.tolist()
+def tolist(a, op="tolist"):
+    """``a``'s elements as nested Python lists (``op``: the op named if they cannot fit)."""
+    check_items(a, 8, op)  # a list holds at least one pointer per element
+    try:
+        return a.tolist()
+    except MemoryError as exc:
+        raise allocation_failed(exc, op, a.shape) from None
 
 
 def item(a):
@@ -245,12 +251,13 @@ def sum_to_shape(g, shape):
     return out
 
 
-def broadcast_to(a, shape):
-    """A read-only broadcast view."""
+def broadcast_to(a, shape, op="broadcast_to"):
+    """A read-only broadcast view (``op``: the op named if the view's size cannot be
+    addressed)."""
     try:
         return np.broadcast_to(a, shape)
     except ValueError as exc:
-        raise allocation_failed(exc, broadcast_to, shape) from None
+        raise allocation_failed(exc, op, shape) from None
 
 
 add = np.add

@@ -61,7 +61,7 @@ def creation_zeros(shape, dtype):
 @allocates(_same)
 def creation_like_full(a, value, dtype):
     """A new array of ``a``'s shape filled with ``value``, C-contiguous."""
-    return creation_full(a.shape, value, dtype)
+    return creation_full.__wrapped__(a.shape, value, dtype)
 
 
 def creation_fill_value_fits(value, dtype):

@@ -23,7 +23,7 @@ __all__ = [
     "ew_floor", "ew_ceil", "ew_trunc", "ew_round_decimals", "ew_rsqrt", "ew_sigmoid", "ew_relu",
     "ew_lerp", "ew_erf", "ew_erf_grad",
     "ew_sgn", "ew_log2", "ew_log10", "ew_real", "ew_imag", "ew_conj", "ew_angle", "ew_complex",
-    "ew_polar",
+    "ew_polar", "ew_operator",
 ]
 
 from . import jit as _jit
@@ -601,3 +601,10 @@ def ew_erf_grad(g, a):
     """g * 2/sqrt(pi) * exp(-a**2), in ``g``'s dtype."""
     x = a.astype(np.float64)
     return (g * (_TWO_OVER_SQRT_PI * np.exp(-x * x))).astype(g.dtype, copy=False)
+
+
+def ew_operator(kname, dtype):
+    """The kernel of the operators' short path for ``kname`` (``"ew_add"``, ``"ew_sub"``,
+    ``"ew_mul"``, ``"ew_truediv"``) on operands of ember ``dtype``: the kernel itself (the torch
+    backend gives its own operator where that computes the same)."""
+    return globals()[kname]

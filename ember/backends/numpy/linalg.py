@@ -165,7 +165,8 @@ def einsum_grads(g, arrays, subs, out, needs):
         avail = set(out).union(*others) if others else set(out)
         present = "".join(lab for lab in uniq if lab in avail)
         eq = ",".join([out] + others) + "->" + present
-        gi = einsum_contract(eq, [g] + [arrays[j] for j in range(len(arrays)) if j != i])
+        gi = einsum_contract(eq, [g] + [arrays[j] for j in range(len(arrays)) if j != i],
+                            op="einsum")
         if len(present) != len(uniq):
             gi = gi.reshape([sizes[lab] if lab in avail else 1 for lab in uniq])
             gi = np.broadcast_to(gi, [sizes[lab] for lab in uniq])

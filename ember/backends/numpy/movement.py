@@ -18,20 +18,22 @@ __all__ = [
 ]
 
 
-def mv_reshape(a, shape):
-    """``a`` with a new shape: a view when the layout allows, else a copy."""
+def mv_reshape(a, shape, op="reshape"):
+    """``a`` with a new shape: a view when the layout allows, else a copy (``op``: the op named
+    if the copy cannot be allocated)."""
     try:
         return a.reshape(shape)
     except (MemoryError, ValueError) as exc:
-        raise allocation_failed(exc, mv_reshape, shape) from None
+        raise allocation_failed(exc, op, shape) from None
 
 
-def mv_expand(a, shape):
-    """A read-only broadcast view of ``a`` with ``shape`` (leading dims added as needed)."""
+def mv_expand(a, shape, op="expand"):
+    """A read-only broadcast view of ``a`` with ``shape`` (leading dims added as needed;
+    ``op``: the op named if its size cannot be addressed)."""
     try:
         return _np.broadcast_to(a, shape)
     except ValueError as exc:
-        raise allocation_failed(exc, mv_expand, shape) from None
+        raise allocation_failed(exc, op, shape) from None
 
 
 def mv_permute(a, order):

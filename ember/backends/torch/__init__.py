@@ -7,7 +7,6 @@ creates a buffer from nothing takes a keyword ``device`` (a ``torch.device``), w
 """
 
 import functools
-import inspect
 import threading
 
 try:
@@ -50,11 +49,11 @@ class Kernels:
 
 
 def _bind(fn, torch_device):
-    try:
-        params = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return fn
-    if "device" in params:
+    """``fn`` with its parameter ``device`` bound to ``torch_device``, if it has one (a guarded
+    kernel's parameters are those of the kernel it wraps)."""
+    code = getattr(getattr(fn, "__wrapped__", fn), "__code__", None)
+    if code is not None and "device" in code.co_varnames[:code.co_argcount
+                                                          + code.co_kwonlyargcount]:
         return functools.partial(fn, device=torch_device)
     return fn
 

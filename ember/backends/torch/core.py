@@ -6,7 +6,7 @@ import torch
 
 from ... import dtypes as _d
 from ...errors import KindError
-from ..guard import _PHYSICAL_BYTES, _entry_op, allocation_error, allocation_guard
+from ..guard import _PHYSICAL_BYTES, allocation_error, allocation_guard
 
 __all__ = [
     "Array", "RaggedError", "RankError", "allocates", "allocation_failed", "asarray",
@@ -40,15 +40,15 @@ _TOO_LARGE = ("can't allocate memory", "out of memory", "too large", "overflow",
               "invalid number of elements", "numel", "exceeds")
 
 
-def allocation_failed(exc, kernel, shape=None, inputs=()):
-    """The typed error for ``exc`` caught around an allocation in ``kernel`` (torch raises
+def allocation_failed(exc, op, shape=None, inputs=()):
+    """The typed error naming the op ``op`` for ``exc`` caught around its allocation (torch raises
     RuntimeError, MemoryError or ``torch.OutOfMemoryError``), else ``exc`` itself."""
     if not isinstance(exc, (MemoryError, RuntimeError, ValueError)):
         return exc
     text = str(exc).lower()
     if not isinstance(exc, MemoryError) and not any(m in text for m in _TOO_LARGE):
         return exc
-    return allocation_error(_entry_op(kernel), shape, "not enough memory" if "memory" in text
+    return allocation_error(op, shape, "not enough memory" if "memory" in text
                             else "more elements or bytes than an array can address", inputs)
 
 
@@ -126,34 +126,36 @@ def readonly(a):
     return a
 
 
-def copy(a):
-    """A fresh contiguous copy."""
+def copy(a, op="copy"):
+    """A fresh contiguous copy (``op``: the op named if it cannot be allocated)."""
     try:
         return a.clone(memory_format=torch.contiguous_format)
     except (MemoryError, RuntimeError) as exc:
-        raise allocation_failed(exc, copy, tuple(a.shape)) from None
+        raise allocation_failed(exc, op, tuple(a.shape)) from None
 
 
-def _check_bytes(a, per_item, kernel, what):
-    """Raise the allocation guard's error unless ``a.numel()`` items of ``per_item`` bytes each
-    fit in the machine's memory: checked before a CPU allocation, which torch would otherwise
-    attempt (terabytes of an expanded view) instead of failing at once as NumPy does."""
+def _check_bytes(a, per_item, op, what):
+    """Raise the allocation guard's error naming the op ``op`` unless ``a.numel()`` items of
+    ``per_item`` bytes each fit in the machine's memory: checked before a CPU allocation, which
+    torch would otherwise attempt (terabytes of an expanded view) instead of failing at once as
+    NumPy does."""
     if a.numel() * per_item > _PHYSICAL_BYTES:
-        raise allocation_error(_entry_op(kernel), tuple(a.shape),
+        raise allocation_error(op, tuple(a.shape),
                                f"{a.numel()} {what} need more than the machine's "
                                f"{_PHYSICAL_BYTES} bytes of memory")
 
 
-def contiguous(a):
-    """``a`` if it is contiguous, else a contiguous copy."""
+def contiguous(a, op="contiguous"):
+    """``a`` if it is contiguous, else a contiguous copy (``op``: the op named if it cannot be
+    allocated)."""
     if a.is_contiguous():
         return a
     if a.device.type == "cpu":
-        _check_bytes(a, a.element_size(), contiguous, "elements")
+        _check_bytes(a, a.element_size(), op, "elements")
     try:
         return a.contiguous()
     except (MemoryError, RuntimeError) as exc:
-        raise allocation_failed(exc, contiguous, tuple(a.shape)) from None
+        raise allocation_failed(exc, op, tuple(a.shape)) from None
 
 
 def is_contiguous(a):
@@ -167,8 +169,9 @@ def shares_memory(a, b):
     return sa.data_ptr() == sb.data_ptr()
 
 
-def tolist(a):
-    _check_bytes(a, 8, tolist, "Python objects")  # a list holds at least one pointer per element
+def tolist(a, op="tolist"):
+    """``a``'s elements as nested Python lists (``op``: the op named if they cannot fit)."""
+    _check_bytes(a, 8, op, "Python objects")  # a list holds at least one pointer per element
     return a.tolist()
 
 
@@ -194,8 +197,8 @@ def sum_to_shape(g, shape):
     return out
 
 
-def broadcast_to(a, shape):
-    """A broadcast view (torch's ``expand``)."""
+def broadcast_to(a, shape, op="broadcast_to"):
+    """A broadcast view (torch's ``expand``; ``op`` is the NumPy backend's, which can fail)."""
     return a.expand(shape)
 
 

@@ -50,7 +50,7 @@ def creation_zeros(shape, dtype, *, device=None):
 @allocates(lambda a, *args, **kwargs: tuple(a.shape))
 def creation_like_full(a, value, dtype):
     """A new tensor of ``a``'s shape (and device) filled with ``value``, contiguous."""
-    return creation_full(tuple(a.shape), value, dtype, device=a.device)
+    return creation_full.__wrapped__(tuple(a.shape), value, dtype, device=a.device)
 
 
 def creation_fill_value_fits(value, dtype):
@@ -164,6 +164,7 @@ def data_reshape_copy(a, shape):
     return a.reshape(shape).clone(memory_format=torch.contiguous_format)
 
 
+@allocates(lambda a: (a.numel(),))
 def data_flat_list(a):
     """The values of ``a`` as one flat Python list, row-major."""
     return a.reshape(-1).tolist()

@@ -9,6 +9,7 @@ values, uint64 as its bits, which wrap the same), never leaving the device.
 
 import math as _math
 import numbers as _numbers
+import operator as _operator
 
 import torch
 
@@ -26,7 +27,7 @@ __all__ = [
     "ew_floor", "ew_ceil", "ew_trunc", "ew_round_decimals", "ew_rsqrt", "ew_sigmoid", "ew_relu",
     "ew_lerp", "ew_erf", "ew_erf_grad",
     "ew_sgn", "ew_log2", "ew_log10", "ew_real", "ew_imag", "ew_conj", "ew_angle", "ew_complex",
-    "ew_polar",
+    "ew_polar", "ew_operator",
 ]
 
 _Tensor = torch.Tensor
@@ -737,3 +738,20 @@ def ew_erf_grad(g, a):
     """g * 2/sqrt(pi) * exp(-a**2), in ``g``'s dtype."""
     x = a.to(torch.float64)
     return (g * (_TWO_OVER_SQRT_PI * torch.exp(-x * x))).to(g.dtype)
+
+
+# the operators' short path: the call the kernel above makes (torch's own operator, no Python
+# frame) for the dtypes it leaves to torch; the others keep their emulation. (Division stays
+# torch.true_divide: torch's reflected ``3.0 / x`` multiplies by the reciprocal instead.)
+_OPERATORS = {"ew_add": (_operator.add, _ODD_ADD), "ew_sub": (_operator.sub, _ODD_ADD),
+              "ew_mul": (_operator.mul, frozenset(_WIDE_U)),
+              "ew_truediv": (torch.true_divide, frozenset())}
+
+
+def ew_operator(kname, dtype):
+    """The kernel of the operators' short path for ``kname`` (``"ew_add"``, ``"ew_sub"``,
+    ``"ew_mul"``, ``"ew_truediv"``) on two tensors of ember ``dtype``, or one and a Python
+    float: torch's operator itself where the kernel computes with it (every dtype but the
+    emulated uint16/32/64 and, for add and sub, complex), else the kernel."""
+    op, emulated = _OPERATORS[kname]
+    return globals()[kname] if TORCH[dtype] in emulated else op

@@ -188,9 +188,10 @@ def einsum_contract(eq, arrays):
     dt = arrays[0].dtype
     if dt in _INTS:
         if dt in _WIDEN:
-            return einsum_contract(eq, [x.to(torch.int64) for x in arrays]).to(dt)
+            return einsum_contract.__wrapped__(eq, [x.to(torch.int64) for x in arrays]).to(dt)
         if dt is torch.uint64:
-            return einsum_contract(eq, [x.view(torch.int64) for x in arrays]).view(torch.uint64)
+            return einsum_contract.__wrapped__(
+                eq, [x.view(torch.int64) for x in arrays]).view(torch.uint64)
         if arrays[0].device.type != "cpu":
             return _einsum_broadcast(eq, arrays)
     return torch.einsum(eq, *arrays)
@@ -214,7 +215,8 @@ def einsum_grads(g, arrays, subs, out, needs):
         avail = set(out).union(*others) if others else set(out)
         present = "".join(lab for lab in uniq if lab in avail)
         eq = ",".join([out] + others) + "->" + present
-        gi = einsum_contract(eq, [g] + [arrays[j] for j in range(len(arrays)) if j != i])
+        gi = einsum_contract(eq, [g] + [arrays[j] for j in range(len(arrays)) if j != i],
+                            op="einsum")
         if len(present) != len(uniq):
             gi = gi.reshape([sizes[lab] if lab in avail else 1 for lab in uniq])
             gi = gi.expand([sizes[lab] for lab in uniq])

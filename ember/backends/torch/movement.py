@@ -22,20 +22,22 @@ __all__ = [
 _I64 = torch.int64
 
 
-def mv_reshape(a, shape):
-    """``a`` with a new shape: a view when the layout allows, else a copy."""
+def mv_reshape(a, shape, op="reshape"):
+    """``a`` with a new shape: a view when the layout allows, else a copy (``op``: the op named
+    if the copy cannot be allocated)."""
     try:
         return a.reshape(shape)
     except (MemoryError, RuntimeError) as exc:
-        raise allocation_failed(exc, mv_reshape, shape) from None
+        raise allocation_failed(exc, op, shape) from None
 
 
-def mv_expand(a, shape):
-    """A broadcast view of ``a`` with ``shape`` (leading dims added as needed)."""
+def mv_expand(a, shape, op="expand"):
+    """A broadcast view of ``a`` with ``shape`` (leading dims added as needed;
+    ``op``: the op named if its size cannot be addressed)."""
     try:
         return a.expand(shape)
     except RuntimeError as exc:
-        raise allocation_failed(exc, mv_expand, shape) from None
+        raise allocation_failed(exc, op, shape) from None
 
 
 def mv_permute(a, order):
