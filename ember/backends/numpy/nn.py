@@ -15,6 +15,9 @@ from .elementwise import ew_erf
 
 from .core import NP, _warnings_off, sum_to_shape
 
+from . import jit
+from .jit import rows as _rows
+
 __all__ = [
     "nn_gelu", "nn_gelu_grad", "nn_silu", "nn_silu_grad", "nn_relu", "nn_relu_grad",
     "nn_softmax", "nn_softmax_grad",
@@ -146,10 +149,40 @@ def _log_softmax_work(w, axis):
     return z
 
 
+# -- compiled row programs (jit/rows.py) ----------------------------------------------------------
+
+JIT_MIN_NUMEL = 2048  # smaller arrays take the NumPy path: a compiled call gains little there
+
+
+def _row_kernel(op, axis, a, *others):
+    """The compiled row program ``op`` for ``a`` (and ``others`` of its dtype) reduced along
+    ``axis``, or None for the NumPy path: a float32/float64 ``a`` of at least ``JIT_MIN_NUMEL``
+    elements reduced along its last axis."""
+    dt = a.dtype
+    if (a.size < JIT_MIN_NUMEL or axis != a.ndim - 1 or (dt != _F32 and dt != _F64)
+            or any(o.dtype != dt for o in others)):
+        return None
+    return _rows.kernel(op, dt)
+
+
+def _run_rows(k, *arrays):
+    """``k`` over the C-contiguous copies (or the arrays themselves) of ``arrays``, rows along
+    the last axis; the fresh output."""
+    arrays = tuple(np.ascontiguousarray(a) for a in arrays)
+    a = arrays[0]
+    out = np.empty(a.shape, a.dtype)
+    cols = a.shape[-1]
+    k((*arrays, out), (a.size // cols, cols, jit.num_threads()), ())
+    return out
+
+
 @_warnings_off
 def nn_softmax(x, axis):
     """Softmax along ``axis``: the max is subtracted before ``exp``. One output buffer: the
     shifted values are exponentiated and divided in place."""
+    k = _row_kernel("softmax", axis, x)
+    if k is not None:
+        return _run_rows(k, x)
     w = _work(x)
     if w.size == 0:
         return np.array(x, copy=True)
@@ -161,6 +194,9 @@ def nn_softmax(x, axis):
 
 def nn_softmax_grad(g, y, axis):
     """The gradient of softmax from its output ``y``: ``y * (g - sum(g * y))``."""
+    k = _row_kernel("softmax_grad", axis, g, y)
+    if k is not None:
+        return _run_rows(k, g, y)
     gw, yw = _work(g), _work(y)
     if gw.size == 0:
         return np.array(g, copy=True)
@@ -174,12 +210,18 @@ def nn_softmax_grad(g, y, axis):
 @_warnings_off
 def nn_log_softmax(x, axis):
     """Log-softmax along ``axis``: ``x - max - log(sum(exp(x - max)))``."""
+    k = _row_kernel("log_softmax", axis, x)
+    if k is not None:
+        return _run_rows(k, x)
     return _out(_log_softmax_work(_work(x), axis), x.dtype)
 
 
 @_warnings_off
 def nn_log_softmax_grad(g, y, axis):
     """The gradient of log-softmax from its output ``y``: ``g - exp(y) * sum(g)``."""
+    k = _row_kernel("log_softmax_grad", axis, g, y)
+    if k is not None:
+        return _run_rows(k, g, y)
     gw, yw = _work(g), _work(y)
     if gw.size == 0:
         return np.array(g, copy=True)
@@ -686,8 +728,13 @@ def nn_layer_norm(x, w, b, ndims, eps, dtype):
     """Layer norm over the last ``ndims`` dims, then ``* w + b`` (either may be None)."""
     dtype = NP[dtype]
     work = _F64 if dtype == _F64 else _F32
-    xw = x.astype(work, copy=False)
     axes = tuple(range(x.ndim - ndims, x.ndim))
+    if (x.dtype == dtype and x.size >= JIT_MIN_NUMEL and (w is None or w.dtype == dtype)
+            and (b is None or b.dtype == dtype)):
+        k = _rows.kernel("layer_norm", dtype)
+        if k is not None:
+            return _layer_norm_rows(k, x, w, b, axes, eps)
+    xw = x.astype(work, copy=False)
     if xw.size:
         mean = xw.mean(axis=axes, keepdims=True)
         var = xw.var(axis=axes, keepdims=True)
@@ -705,12 +752,54 @@ def nn_layer_norm(x, w, b, ndims, eps, dtype):
     return _out(out, dtype), (xhat, invstd, ww, axes)
 
 
+def _layer_norm_rows(k, x, w, b, axes, eps):
+    """``nn_layer_norm`` by the compiled row program ``k`` (x, w, b of one float dtype). Saves
+    (x, mean, rstd, w, axes): the backward recomputes ``xhat`` row by row, as PyTorch does."""
+    x = np.ascontiguousarray(x)
+    cols = _math.prod(x.shape[i] for i in axes)
+    rows = x.size // cols
+    wc = None if w is None else np.ascontiguousarray(w)
+    bc = None if b is None else np.ascontiguousarray(b)
+    out = np.empty(x.shape, x.dtype)
+    mean = np.empty(rows, x.dtype)
+    rstd = np.empty(rows, x.dtype)
+    k((x, x if wc is None else wc, x if bc is None else bc, out, mean, rstd),
+      (rows, cols, jit.num_threads(), wc is not None, bc is not None), (float(eps),))
+    return out, (x, mean, rstd, wc, axes)
+
+
+def _layer_norm_grads_rows(k, g, saved, need_x, need_w, need_b):
+    """(gx, gw, gb) of the compiled forward's ``saved`` by the compiled row program ``k``."""
+    x, mean, rstd, wc, axes = saved
+    g = np.ascontiguousarray(g, dtype=x.dtype)
+    rows = mean.shape[0]
+    cols = x.size // rows
+    nothing = np.empty(0, x.dtype)   # stands for an array the kernel neither reads nor writes
+    gx = np.empty(x.shape, x.dtype) if need_x else nothing
+    gw = np.empty(wc.shape if wc is not None else (), x.dtype) if need_w else nothing
+    gb = np.empty(x.shape[x.ndim - len(axes):], x.dtype) if need_b else nothing
+    k((g, x, mean, rstd, x if wc is None else wc, gx, gw, gb),
+      (rows, cols, jit.num_threads(), wc is not None, need_x, need_w, need_b), ())
+    return gx if need_x else None, gw if need_w else None, gb if need_b else None
+
+
 @_warnings_off
 def nn_layer_norm_grads(g, saved, need_x, need_w, need_b, x_dtype, w_dtype, b_dtype):
     """Gradients of ``nn_layer_norm``: (gx, gw, gb)."""
     x_dtype = NP[x_dtype]
     w_dtype = _np(w_dtype)
     b_dtype = _np(b_dtype)
+    if len(saved) == 5:  # the compiled forward's: (x, mean, rstd, w, axes)
+        x, mean, rstd, ww, axes = saved
+        k = _rows.kernel("layer_norm_grads", x.dtype)
+        if k is not None:
+            gx, gw, gb = _layer_norm_grads_rows(k, g, saved, need_x, need_w, need_b)
+            return (None if gx is None else _out(gx, x_dtype),
+                    None if gw is None else _out(gw, w_dtype),
+                    None if gb is None else _out(gb, b_dtype))
+        stat = x.shape[:x.ndim - len(axes)] + (1,) * len(axes)
+        invstd = rstd.reshape(stat)
+        saved = ((x - mean.reshape(stat)) * invstd, invstd, ww, axes)
     xhat, invstd, ww, axes = saved
     gw_ = g.astype(xhat.dtype, copy=False)
     lead = tuple(range(g.ndim - len(axes)))
