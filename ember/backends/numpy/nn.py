@@ -774,12 +774,15 @@ def _layer_norm_grads_rows(k, g, saved, need_x, need_w, need_b):
     g = np.ascontiguousarray(g, dtype=x.dtype)
     rows = mean.shape[0]
     cols = x.size // rows
+    nt = jit.num_threads()
     nothing = np.empty(0, x.dtype)   # stands for an array the kernel neither reads nor writes
     gx = np.empty(x.shape, x.dtype) if need_x else nothing
     gw = np.empty(wc.shape if wc is not None else (), x.dtype) if need_w else nothing
     gb = np.empty(x.shape[x.ndim - len(axes):], x.dtype) if need_b else nothing
-    k((g, x, mean, rstd, x if wc is None else wc, gx, gw, gb),
-      (rows, cols, jit.num_threads(), wc is not None, need_x, need_w, need_b), ())
+    scratch = (np.zeros(_rows.scratch_bytes(rows, cols, nt, x.dtype), np.uint8)
+               if need_w or need_b else nothing)
+    k((g, x, mean, rstd, x if wc is None else wc, gx, gw, gb, scratch),
+      (rows, cols, nt, wc is not None, need_x, need_w, need_b), ())
     return gx if need_x else None, gw if need_w else None, gb if need_b else None
 
 

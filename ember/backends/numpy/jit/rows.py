@@ -22,8 +22,9 @@ The kernels' arguments (rows, cols: the 2-D C-contiguous shape; nt: ``jit.num_th
 - softmax_grad, log_softmax_grad: arrays (g, y, out), ints (rows, cols, nt)
 - layer_norm: arrays (x, w, b, out, mean, rstd), ints (rows, cols, nt, has_w, has_b),
   floats (eps,); an absent w or b is any array of the dtype (never read)
-- layer_norm_grads: arrays (g, x, mean, rstd, w, gx, gw, gb), ints (rows, cols, nt, has_w,
-  need_x, need_w, need_b); the arrays not needed are any array of the dtype (never written)
+- layer_norm_grads: arrays (g, x, mean, rstd, w, gx, gw, gb, scratch), ints (rows, cols, nt,
+  has_w, need_x, need_w, need_b); the arrays not needed are any array of the dtype (never
+  written); scratch is ``scratch_bytes(...)`` zeroed bytes when gw or gb is needed
 """
 
 import numpy as np
@@ -90,8 +91,22 @@ static inline double ember_exp(double x) {
 """,
 }
 
+# the rows ahead are asked for while the current row is worked on in cache: a row of 4 KB is a
+# page, and the hardware prefetcher stops at page ends
 _HEAD = """
 #define ROWS_PARALLEL (rows * cols >= {parallel})
+#define BLOCK 512
+
+/* prefetch the first bytes (up to 8 KB) of the row at least 4 KB past row r of a */
+static inline void ember_prefetch_ahead(const T *a, int64_t r, int64_t rows, int64_t cols) {{
+    const int64_t rb = cols * (int64_t)sizeof(T);
+    const char *p = (const char *)(a + r * cols) + (rb > 4096 ? rb : 4096);
+    const char *end = (const char *)(a + rows * cols);
+    int64_t n = rb < 8192 ? rb : 8192;
+    if (p >= end) return;
+    if (n > end - p) n = end - p;
+    for (int64_t i = 0; i < n; i += 64) __builtin_prefetch(p + i);
+}}
 """
 
 # the row max skips NaN (a NaN row still comes out NaN through its sum); +inf gives inf - inf =
@@ -113,6 +128,7 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
         const T *xr = x + r * cols;
         T *yr = y + r * cols;
 ROW_MAX
+        ember_prefetch_ahead(x, r, rows, cols);
         double s = 0.0;
         #pragma omp simd reduction(+:s)
         for (int64_t i = 0; i < cols; i++) {
@@ -135,6 +151,7 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
         const T *xr = x + r * cols;
         T *yr = y + r * cols;
 ROW_MAX
+        ember_prefetch_ahead(x, r, rows, cols);
         double s = 0.0;
         #pragma omp simd reduction(+:s)
         for (int64_t i = 0; i < cols; i++) s += ember_exp(xr[i] - m);
@@ -155,6 +172,8 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
         double s = 0.0;
         #pragma omp simd reduction(+:s)
         for (int64_t i = 0; i < cols; i++) s += gr[i] * yr[i];
+        ember_prefetch_ahead(g, r, rows, cols);
+        ember_prefetch_ahead(y, r, rows, cols);
         const T st = (T)s;
         for (int64_t i = 0; i < cols; i++) o[i] = (gr[i] - st) * yr[i];
     }
@@ -172,12 +191,15 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
         double s = 0.0;
         #pragma omp simd reduction(+:s)
         for (int64_t i = 0; i < cols; i++) s += gr[i];
+        ember_prefetch_ahead(g, r, rows, cols);
+        ember_prefetch_ahead(y, r, rows, cols);
         const T st = (T)s;
         for (int64_t i = 0; i < cols; i++) o[i] = gr[i] - ember_exp(yr[i]) * st;
     }
 }
 """,
-    # two passes for the statistics (mean, then the mean square deviation), both in float64
+    # two passes for the statistics (mean, then the mean square deviation), each summed in
+    # blocks of the dtype whose totals add up in float64
     "layer_norm": """
 EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
     const T *x = (const T *)p[0], *w = (const T *)p[1], *b = (const T *)p[2];
@@ -190,16 +212,32 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
         const T *xr = x + r * cols;
         T *yr = y + r * cols;
         double s = 0.0;
-        #pragma omp simd reduction(+:s)
-        for (int64_t i = 0; i < cols; i++) s += xr[i];
-        const double mu = s / (double)cols;
-        double v = 0.0;
-        #pragma omp simd reduction(+:v)
-        for (int64_t i = 0; i < cols; i++) {
-            double d = (double)xr[i] - mu;
-            v += d * d;
+        for (int64_t i0 = 0; i0 < cols; i0 += BLOCK) {
+            const int64_t i1 = i0 + BLOCK < cols ? i0 + BLOCK : cols;
+            T sb = 0;
+            #pragma omp simd reduction(+:sb)
+            for (int64_t i = i0; i < i1; i++) sb += xr[i];
+            s += sb;
         }
-        const T m = (T)mu, rs = (T)(1.0 / sqrt(v / (double)cols + eps));
+        ember_prefetch_ahead(x, r, rows, cols);
+        /* the squares about m = (T)mean, corrected for m's rounding c:
+           sum((x - m)^2) = sum((x - mean)^2) + cols * c^2 */
+        const double mu = s / (double)cols;
+        const T m = (T)mu;
+        const double c = mu - (double)m;
+        double v = 0.0;
+        for (int64_t i0 = 0; i0 < cols; i0 += BLOCK) {
+            const int64_t i1 = i0 + BLOCK < cols ? i0 + BLOCK : cols;
+            T vb = 0;
+            #pragma omp simd reduction(+:vb)
+            for (int64_t i = i0; i < i1; i++) {
+                const T d = xr[i] - m;
+                vb += d * d;
+            }
+            v += vb;
+        }
+        v = v / (double)cols - c * c;
+        const T rs = (T)(1.0 / sqrt((v < 0.0 ? 0.0 : v) + eps));
         mean[r] = m;
         rstd[r] = rs;
         if (has_w && has_b)
@@ -213,9 +251,19 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
     }
 }
 """,
-    # gx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)) with dxhat = g * w; gw and gb
-    # are column sums over the rows: float64 partial sums per thread, added up at the end
+    # gx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)) with dxhat = g * w. gw and gb
+    # are column sums over the rows: each thread sums 16 rows (BLOCK_ROWS) in the dtype, then adds
+    # that into its float64 partial sums; the threads' partial sums are added up at the end
     "layer_norm_grads": """
+#define BLOCK_ROWS 16
+
+static void ember_flush(T *pt, double *pd, int64_t cols) {
+    for (int64_t i = 0; i < cols; i++) {
+        pd[i] += (double)pt[i];
+        pt[i] = 0;
+    }
+}
+
 EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
     const T *g = (const T *)p[0], *x = (const T *)p[1], *mean = (const T *)p[2],
             *rstd = (const T *)p[3], *w = (const T *)p[4];
@@ -225,42 +273,55 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
               need_b = (int)n[6];
     const int threads = ROWS_PARALLEL ? nt : 1;
     const int columns = need_w || need_b;
-    double *part = columns ? (double *)calloc((size_t)threads * 2 * (size_t)cols, sizeof(double))
-                           : NULL;
+    /* per thread: gw and gb partial sums in T (2 * cols), then in double (2 * cols) */
+    const size_t each = 2 * (size_t)cols * (sizeof(T) + sizeof(double));
+    char *part = columns ? p[8] : NULL;
     #pragma omp parallel num_threads(threads) if(threads > 1)
     {
         const int t = omp_get_thread_num();
-        double *pw = part ? part + (size_t)t * 2 * (size_t)cols : NULL;
-        double *pb = part ? pw + cols : NULL;
+        T *pw = part ? (T *)(part + (size_t)t * each) : NULL;
+        T *pb = part ? pw + cols : NULL;
+        double *dw = part ? (double *)(pb + cols) : NULL;
+        double *db = part ? dw + cols : NULL;
+        int64_t done = 0;
         #pragma omp for schedule(static)
         for (int64_t r = 0; r < rows; r++) {
             const T *gr = g + r * cols, *xr = x + r * cols;
             const T m = mean[r], rs = rstd[r];
-            if (pw && need_w) {
+            double a = 0.0, c = 0.0;
+            /* one pass for the column sums and the row sums of dxhat and dxhat * xhat */
+            if (columns && need_x) {
+                #pragma omp simd reduction(+:a, c)
+                for (int64_t i = 0; i < cols; i++) {
+                    const T xh = (xr[i] - m) * rs, d = has_w ? gr[i] * w[i] : gr[i];
+                    pw[i] += gr[i] * xh;
+                    pb[i] += gr[i];
+                    a += d;
+                    c += d * xh;
+                }
+            } else if (columns) {
                 #pragma omp simd
-                for (int64_t i = 0; i < cols; i++) pw[i] += (double)(gr[i] * ((xr[i] - m) * rs));
+                for (int64_t i = 0; i < cols; i++) {
+                    pw[i] += gr[i] * ((xr[i] - m) * rs);
+                    pb[i] += gr[i];
+                }
+            } else if (need_x) {
+                #pragma omp simd reduction(+:a, c)
+                for (int64_t i = 0; i < cols; i++) {
+                    const T xh = (xr[i] - m) * rs, d = has_w ? gr[i] * w[i] : gr[i];
+                    a += d;
+                    c += d * xh;
+                }
             }
-            if (pb && need_b) {
-                #pragma omp simd
-                for (int64_t i = 0; i < cols; i++) pb[i] += (double)gr[i];
+            if (columns && ++done == BLOCK_ROWS) {
+                ember_flush(pw, dw, cols);
+                ember_flush(pb, db, cols);
+                done = 0;
             }
+            ember_prefetch_ahead(g, r, rows, cols);
+            ember_prefetch_ahead(x, r, rows, cols);
             if (!need_x) continue;
             T *o = gx + r * cols;
-            double a = 0.0, c = 0.0;
-            if (has_w) {
-                #pragma omp simd reduction(+:a, c)
-                for (int64_t i = 0; i < cols; i++) {
-                    T d = gr[i] * w[i];
-                    a += d;
-                    c += d * ((xr[i] - m) * rs);
-                }
-            } else {
-                #pragma omp simd reduction(+:a, c)
-                for (int64_t i = 0; i < cols; i++) {
-                    a += gr[i];
-                    c += gr[i] * ((xr[i] - m) * rs);
-                }
-            }
             const T am = (T)(a / (double)cols), cm = (T)(c / (double)cols);
             if (has_w)
                 for (int64_t i = 0; i < cols; i++)
@@ -269,32 +330,22 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
                 for (int64_t i = 0; i < cols; i++)
                     o[i] = rs * ((gr[i] - am) - ((xr[i] - m) * rs) * cm);
         }
-    }
-    if (columns && part == NULL) {
-        /* the allocation failed: the column sums on this thread, in the output dtype's order */
-        for (int64_t i = 0; i < cols; i++) {
-            double sw = 0.0, sb = 0.0;
-            for (int64_t r = 0; r < rows; r++) {
-                T v = g[r * cols + i];
-                sw += (double)(v * ((x[r * cols + i] - mean[r]) * rstd[r]));
-                sb += (double)v;
-            }
-            if (need_w) gw[i] = (T)sw;
-            if (need_b) gb[i] = (T)sb;
+        if (columns) {
+            ember_flush(pw, dw, cols);
+            ember_flush(pb, db, cols);
         }
-        return;
     }
     if (!columns) return;
     for (int64_t i = 0; i < cols; i++) {
         double sw = 0.0, sb = 0.0;
         for (int t = 0; t < threads; t++) {
-            sw += part[(size_t)t * 2 * (size_t)cols + i];
-            sb += part[(size_t)t * 2 * (size_t)cols + (size_t)cols + i];
+            const double *dw = (const double *)(part + (size_t)t * each + 2 * (size_t)cols * sizeof(T));
+            sw += dw[i];
+            sb += dw[cols + i];
         }
         if (need_w) gw[i] = (T)sw;
         if (need_b) gb[i] = (T)sb;
     }
-    free(part);
 }
 """,
 }
@@ -317,10 +368,20 @@ def source(op, dtype):
         body = (_BODIES[op].replace("ROW_MAX", _ROW_MAX.rstrip("\n"))
                 .replace("NAME", name(op, dtype)))
         found = (compiler.PRELUDE + "#include <stdlib.h>\n"
-                 + _HEAD.format(parallel=PARALLEL_NUMEL)
-                 + f"typedef {ctype} T;\n" + _EXP[ctype] + body)
+                 + f"typedef {ctype} T;\n" + _HEAD.format(parallel=PARALLEL_NUMEL)
+                 + _EXP[ctype] + body)
         _sources[key] = found
     return found
+
+
+def threads(rows, cols, nt):
+    """The threads a kernel runs on for a (rows, cols) array given ``nt`` threads."""
+    return nt if rows * cols >= PARALLEL_NUMEL else 1
+
+
+def scratch_bytes(rows, cols, nt, dtype):
+    """The size of layer_norm_grads' zeroed scratch buffer: per thread, partial column sums."""
+    return threads(rows, cols, nt) * 2 * cols * (np.dtype(dtype).itemsize + 8)
 
 
 def kernel(op, dtype):
