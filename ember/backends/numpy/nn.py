@@ -159,8 +159,8 @@ def _row_kernel(op, axis, a, *others):
     ``axis``, or None for the NumPy path: a float32/float64 ``a`` of at least ``JIT_MIN_NUMEL``
     elements reduced along its last axis."""
     dt = a.dtype
-    if (a.size < JIT_MIN_NUMEL or axis != a.ndim - 1 or (dt != _F32 and dt != _F64)
-            or any(o.dtype != dt for o in others)):
+    if (a.size < JIT_MIN_NUMEL or not a.size or axis != a.ndim - 1
+            or (dt != _F32 and dt != _F64) or any(o.dtype != dt for o in others)):
         return None
     return _rows.kernel(op, dt)
 
@@ -729,8 +729,8 @@ def nn_layer_norm(x, w, b, ndims, eps, dtype):
     dtype = NP[dtype]
     work = _F64 if dtype == _F64 else _F32
     axes = tuple(range(x.ndim - ndims, x.ndim))
-    if (x.dtype == dtype and x.size >= JIT_MIN_NUMEL and (w is None or w.dtype == dtype)
-            and (b is None or b.dtype == dtype)):
+    if (x.dtype == dtype and x.size >= JIT_MIN_NUMEL and x.size
+            and (w is None or w.dtype == dtype) and (b is None or b.dtype == dtype)):
         k = _rows.kernel("layer_norm", dtype)
         if k is not None:
             return _layer_norm_rows(k, x, w, b, axes, eps)
