@@ -262,3 +262,58 @@ def test_sources_are_rendered_once_per_op_and_dtype():
     assert rows.source("softmax", np.dtype("float32")) is a
     assert rows.source("softmax", np.float64) != a
     assert "ember_rows_layer_norm_grads_f64" in rows.source("layer_norm_grads", np.float64)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_cross_entropy_compiled_matches_torch_and_numpy_path(rng, monkeypatch, compiled, dtype,
+                                                             reduction):
+    for N, C in ((1, 64), (3, 70), (37, 1000), (2, 70000)):
+        x = rng.standard_normal((N, C)) * 4
+        t = rng.integers(0, C, N)
+        xd = x.astype(dtype)
+        for arr in (xd, _special_rows(xd), xd.repeat(2, axis=1)[:, ::2]):
+            seed = rng.standard_normal(() if reduction != "none" else (N,))
+            ran = len(compiled)
+            loss, (gx,) = _ember(lambda a: F.cross_entropy(a, ember.tensor(t),
+                                                           reduction=reduction),
+                                 [arr], dtype, seed, [True])
+            assert [op for op, _ in compiled[ran:]] == ["cross_entropy", "cross_entropy_grad"]
+            t_loss, (t_gx,) = _torch64(lambda a: TF.cross_entropy(a, torch.from_numpy(t),
+                                                                  reduction=reduction),
+                                       [arr], dtype, seed, [True])
+            assert_close(loss, t_loss)
+            assert_close(gx, t_gx)
+            with monkeypatch.context() as m:
+                _numpy_path(m)
+                n_loss, (n_gx,) = _ember(lambda a: F.cross_entropy(a, ember.tensor(t),
+                                                                   reduction=reduction),
+                                         [arr], dtype, seed, [True])
+            loose = {"rtol": 1e-4, "atol": 1e-5} if dtype == "float32" else {}
+            assert_close(loss, n_loss.numpy(), **loose)
+            assert_close(gx, n_gx.numpy(), **loose)
+
+
+def test_cross_entropy_backward_without_its_kernel(rng, monkeypatch, compiled):
+    """A compiled forward whose backward kernel is not there takes the NumPy steps."""
+    x = rng.standard_normal((30, 50)).astype("float32")
+    t = rng.integers(0, 50, 30)
+    real = rows.kernel
+    monkeypatch.setattr(rows, "kernel",
+                        lambda op, dt: None if op == "cross_entropy_grad" else real(op, dt))
+    seed = rng.standard_normal(())
+    loss, (gx,) = _ember(lambda a: F.cross_entropy(a, ember.tensor(t)), [x], "float32", seed,
+                         [True])
+    t_loss, (t_gx,) = _torch64(lambda a: TF.cross_entropy(a, torch.from_numpy(t)), [x],
+                               "float32", seed, [True])
+    assert_close(loss, t_loss)
+    assert_close(gx, t_gx)
+
+
+def test_cross_entropy_kernel_gives_nan_for_a_target_out_of_range(compiled):
+    """The op checks targets first; the kernel itself stays inside the row."""
+    k = rows.kernel("cross_entropy", np.float64)
+    x = np.zeros((2, 3))
+    loss, mx, lse = np.empty(2), np.empty(2), np.empty(2)
+    k((x, np.array([3, -1], np.int64), loss, mx, lse), (2, 3, 1), ())
+    assert np.isnan(loss).all() and np.allclose(lse, np.log(3.0))

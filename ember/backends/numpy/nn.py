@@ -892,6 +892,10 @@ def _cross_entropy_2d(x, target, reduction, dtype):
     dtype, N, C > 0, no class weights, no smoothing, no ignored target. The same arithmetic as
     the general path (same values, bit for bit) without its moveaxis, take_along_axis and
     masks; ``nn_class_loss_grad`` recognizes the saved tuple by its length."""
+    if x.size >= JIT_MIN_NUMEL:
+        k = _rows.kernel("cross_entropy", x.dtype)
+        if k is not None:
+            return _cross_entropy_rows(k, x, target, reduction, dtype)
     rows = np.arange(x.shape[0])
     tt = target.astype(np.intp, copy=False)
     z = x - x.max(axis=1, keepdims=True)                         # as _log_softmax_work
@@ -902,11 +906,46 @@ def _cross_entropy_2d(x, target, reduction, dtype):
     return _out(loss, dtype), (z, lse, rows, tt, reduction, denom)
 
 
+def _cross_entropy_rows(k, x, target, reduction, dtype):
+    """``_cross_entropy_2d`` by the compiled row program ``k``; saves (x, targets, row max,
+    logsumexp, reduction, denom, the kernel's dtype), whose length tells it apart."""
+    x = np.ascontiguousarray(x)
+    N, C = x.shape
+    tt = np.ascontiguousarray(target, dtype=np.int64)
+    per, mx, lse = np.empty(N, x.dtype), np.empty(N, x.dtype), np.empty(N, x.dtype)
+    k((x, tt, per, mx, lse), (N, C, jit.num_threads()), ())
+    denom = x.dtype.type(N)
+    loss = _reduce(per, reduction, denom)
+    return _out(loss, dtype), (x, tt, mx, lse, reduction, denom, x.dtype)
+
+
+def _cross_entropy_grad_rows(g, saved):
+    """The input gradient of ``_cross_entropy_rows``'s loss, in the saved dtype."""
+    x, tt, mx, lse, reduction, denom, _ = saved
+    g = g.astype(x.dtype, copy=False)
+    N = x.shape[0]
+    scale = g if reduction == "none" else g / denom if reduction == "mean" else g
+    scale = np.ascontiguousarray(np.broadcast_to(scale, (N,)), dtype=x.dtype)
+    k = _rows.kernel("cross_entropy_grad", x.dtype)
+    if k is not None:
+        gx = np.empty(x.shape, x.dtype)
+        k((x, tt, mx, lse, scale, gx), (N, x.shape[1], jit.num_threads()), ())
+        return gx
+    gx = np.subtract(x, mx[:, None])                             # the NumPy fast path's steps
+    gx -= lse[:, None]
+    np.exp(gx, out=gx)
+    gx[np.arange(N), tt] -= 1.0
+    gx *= scale[:, None]
+    return gx
+
+
 @_warnings_off
 def nn_class_loss_grad(g, saved, x_dtype):
     """The gradient of ``nn_class_loss`` with respect to ``x``: ``(softmax * sum(q) - q)``
     scaled (or ``-q`` for NLL), where ``q`` are the per-class loss coefficients."""
     x_dtype = NP[x_dtype]
+    if len(saved) == 7:  # the compiled fast path's
+        return _out(_cross_entropy_grad_rows(g, saved), x_dtype)
     if len(saved) == 6:  # the fast path's: softmax minus the one-hot targets, scaled
         z, lse, rows, tt, reduction, denom = saved
         g = g.astype(z.dtype, copy=False)

@@ -1,5 +1,6 @@
 """Row programs: C kernels for the ops that reduce along the last axis and broadcast the result
-back into the same row (softmax, log-softmax, layer norm and their backwards).
+back into the same row (softmax, log-softmax, layer norm, cross entropy of (N, C) logits and
+their backwards).
 
 Each kernel makes all its passes over one row while the row sits in the L1/L2 cache, and runs
 rows in parallel with OpenMP above ``PARALLEL_NUMEL`` elements. Sums of float32 rows are
@@ -11,8 +12,9 @@ None while it compiles or when nothing compiles (the caller takes its NumPy path
 
 >>> import numpy as np
 >>> from ember.backends.numpy.jit import rows
->>> sorted(rows.OPS)
-['layer_norm', 'layer_norm_grads', 'log_softmax', 'log_softmax_grad', 'softmax', 'softmax_grad']
+>>> sorted(rows.OPS)  # doctest: +NORMALIZE_WHITESPACE
+['cross_entropy', 'cross_entropy_grad', 'layer_norm', 'layer_norm_grads', 'log_softmax',
+ 'log_softmax_grad', 'softmax', 'softmax_grad']
 >>> "ember_rows_softmax_f32" in rows.source("softmax", np.dtype(np.float32))
 True
 
@@ -20,6 +22,10 @@ The kernels' arguments (rows, cols: the 2-D C-contiguous shape; nt: ``jit.num_th
 
 - softmax, log_softmax: arrays (x, out), ints (rows, cols, nt)
 - softmax_grad, log_softmax_grad: arrays (g, y, out), ints (rows, cols, nt)
+- cross_entropy: arrays (x, target, loss, max, lse), ints (rows, cols, nt); target int64 (rows,),
+  the others (rows,) of x's dtype
+- cross_entropy_grad: arrays (x, target, max, lse, scale, gx), ints (rows, cols, nt); scale
+  (rows,): the loss gradient of each row
 - layer_norm: arrays (x, w, b, out, mean, rstd), ints (rows, cols, nt, has_w, has_b),
   floats (eps,); an absent w or b is any array of the dtype (never read)
 - layer_norm_grads: arrays (g, x, mean, rstd, w, gx, gw, gb, scratch), ints (rows, cols, nt,
@@ -195,6 +201,51 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
         ember_prefetch_ahead(y, r, rows, cols);
         const T st = (T)s;
         for (int64_t i = 0; i < cols; i++) o[i] = gr[i] - ember_exp(yr[i]) * st;
+    }
+}
+""",
+    # the loss of each row against its target class t: logsumexp(x) - x[t], as (x[t] - m) and
+    # lse = log(sum(exp(x - m))) with m the row max, kept for the gradient; a target outside
+    # [0, cols) gives nan (the caller checks targets first)
+    "cross_entropy": """
+EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
+    const T *x = (const T *)p[0];
+    const int64_t *target = (const int64_t *)p[1];
+    T *loss = (T *)p[2], *mx = (T *)p[3], *lses = (T *)p[4];
+    const int64_t rows = n[0], cols = n[1];
+    #pragma omp parallel for num_threads((int)n[2]) if(ROWS_PARALLEL) schedule(static)
+    for (int64_t r = 0; r < rows; r++) {
+        const T *xr = x + r * cols;
+ROW_MAX
+        ember_prefetch_ahead(x, r, rows, cols);
+        double s = 0.0;
+        #pragma omp simd reduction(+:s)
+        for (int64_t i = 0; i < cols; i++) s += ember_exp(xr[i] - m);
+        const T lse = (T)log(s);
+        const int64_t t = target[r];
+        mx[r] = m;
+        lses[r] = lse;
+        loss[r] = t >= 0 && t < cols ? lse - (xr[t] - m) : (T)NAN;
+    }
+}
+""",
+    # its gradient: (softmax(x) - onehot(t)) * scale[r], softmax as exp((x - m) - lse)
+    "cross_entropy_grad": """
+EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
+    const T *x = (const T *)p[0], *mx = (const T *)p[2], *lses = (const T *)p[3],
+            *scale = (const T *)p[4];
+    const int64_t *target = (const int64_t *)p[1];
+    T *gx = (T *)p[5];
+    const int64_t rows = n[0], cols = n[1];
+    #pragma omp parallel for num_threads((int)n[2]) if(ROWS_PARALLEL) schedule(static)
+    for (int64_t r = 0; r < rows; r++) {
+        const T *xr = x + r * cols;
+        T *o = gx + r * cols;
+        const T m = mx[r], lse = lses[r], c = scale[r];
+        ember_prefetch_ahead(x, r, rows, cols);
+        for (int64_t i = 0; i < cols; i++) o[i] = ember_exp((xr[i] - m) - lse) * c;
+        const int64_t t = target[r];
+        if (t >= 0 && t < cols) o[t] = (ember_exp((xr[t] - m) - lse) - (T)1) * c;
     }
 }
 """,
