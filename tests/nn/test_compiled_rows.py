@@ -221,6 +221,16 @@ def test_layer_norm_non_contiguous_and_mixed_dtypes(rng, monkeypatch, compiled):
                                   torch.from_numpy(w), torch.from_numpy(b)))
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_layer_norm_half_precision_takes_the_numpy_path(rng, compiled, dtype):
+    x = rng.standard_normal((8, 100))
+    t = ember.tensor(x).cast(dtype)
+    out = F.layer_norm(t, (100,), ember.ones(100, dtype=dtype), ember.zeros(100, dtype=dtype))
+    expected = TF.layer_norm(torch.from_numpy(x).to(getattr(torch, dtype)), (100,))
+    assert_close(out, expected, rtol=1e-2, atol=1e-2)
+    assert compiled == []
+
+
 def test_layer_norm_backward_without_its_kernel_recomputes_xhat(rng, monkeypatch, compiled):
     """A compiled forward whose backward kernel is not there (still compiling) takes the NumPy
     path from the saved statistics."""

@@ -729,7 +729,7 @@ def nn_layer_norm(x, w, b, ndims, eps, dtype):
     dtype = NP[dtype]
     work = _F64 if dtype == _F64 else _F32
     axes = tuple(range(x.ndim - ndims, x.ndim))
-    if (x.dtype == dtype and x.size >= JIT_MIN_NUMEL and x.size
+    if (work == dtype == x.dtype and x.size >= JIT_MIN_NUMEL and x.size
             and (w is None or w.dtype == dtype) and (b is None or b.dtype == dtype)):
         k = _rows.kernel("layer_norm", dtype)
         if k is not None:
