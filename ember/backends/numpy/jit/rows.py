@@ -3,8 +3,9 @@ back into the same row (softmax, log-softmax, layer norm, cross entropy of (N, C
 their backwards).
 
 Each kernel makes all its passes over one row while the row sits in the L1/L2 cache, and runs
-rows in parallel with OpenMP above ``PARALLEL_NUMEL`` elements. Sums of float32 rows are
-accumulated in float64; ``exp`` is an inline Cephes polynomial that the compiler vectorises
+rows in parallel with OpenMP above ``PARALLEL_NUMEL`` elements. Sums over float32 rows end in
+float64 (layer norm's add up blocks of 512 float32 sums, its column sums blocks of 16 rows);
+``exp`` is an inline Cephes polynomial that the compiler vectorises
 (exact for -inf, +inf, NaN, overflow and subnormal results).
 
 ``kernel(op, dtype)`` gives the compiled kernel of one op for NumPy dtype float32 or float64, or
@@ -418,8 +419,7 @@ def source(op, dtype):
         ctype = _TYPES[key[1]][1]
         body = (_BODIES[op].replace("ROW_MAX", _ROW_MAX.rstrip("\n"))
                 .replace("NAME", name(op, dtype)))
-        found = (compiler.PRELUDE + "#include <stdlib.h>\n"
-                 + f"typedef {ctype} T;\n" + _HEAD.format(parallel=PARALLEL_NUMEL)
+        found = (compiler.PRELUDE + f"typedef {ctype} T;\n" + _HEAD.format(parallel=PARALLEL_NUMEL)
                  + _EXP[ctype] + body)
         _sources[key] = found
     return found
@@ -435,6 +435,12 @@ def scratch_bytes(rows, cols, nt, dtype):
     return threads(rows, cols, nt) * 2 * cols * (np.dtype(dtype).itemsize + 8)
 
 
+_named = {}  # (op, dtype) -> (name, source): one dict hit per call
+
+
 def kernel(op, dtype):
     """The compiled kernel of ``op`` for NumPy ``dtype``, or None (compiling, or no compiler)."""
-    return compiler.kernel(name(op, dtype), source(op, dtype))
+    found = _named.get((op, dtype))
+    if found is None:
+        found = _named[(op, dtype)] = (name(op, dtype), source(op, dtype))
+    return compiler.kernel(*found)
