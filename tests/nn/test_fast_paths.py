@@ -47,9 +47,17 @@ def _ce_pair(x, t, dtype, reduction, seed):
     return la, lb, a, b
 
 
+def _numpy_fast_path(monkeypatch):
+    """The NumPy 2-D fast path rather than its compiled row program (tests/nn/test_compiled_rows
+    checks that one against PyTorch and this path)."""
+    from ember.backends.numpy import nn as be_nn
+    monkeypatch.setattr(be_nn, "JIT_MIN_NUMEL", 1 << 62)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
-def test_cross_entropy_2d_equals_general_path_bit_for_bit(rng, dtype, reduction):
+def test_cross_entropy_2d_equals_general_path_bit_for_bit(rng, monkeypatch, dtype, reduction):
+    _numpy_fast_path(monkeypatch)
     for N, C in ((1, 1), (5, 3), (128, 10)):
         x = rng.standard_normal((N, C)) * 4
         t = rng.integers(0, C, N)
@@ -72,8 +80,10 @@ def test_cross_entropy_2d_equals_general_path_property(n, c, seed, reduction):
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((n, c)) * 10
     t = rng.integers(0, c, n)
-    la, lb, a, b = _ce_pair(x, t, "float32", reduction, rng.standard_normal(
-        () if reduction != "none" else (n,)))
+    with pytest.MonkeyPatch.context() as m:
+        _numpy_fast_path(m)
+        la, lb, a, b = _ce_pair(x, t, "float32", reduction, rng.standard_normal(
+            () if reduction != "none" else (n,)))
     np.testing.assert_array_equal(la.numpy().reshape(-1), lb.numpy().reshape(-1))
     np.testing.assert_array_equal(a.grad.numpy(), b.grad.numpy().reshape(n, c))
 

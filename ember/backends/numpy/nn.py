@@ -15,6 +15,9 @@ from .elementwise import ew_erf
 
 from .core import NP, _warnings_off, sum_to_shape
 
+from . import jit
+from .jit import rows as _rows
+
 __all__ = [
     "nn_gelu", "nn_gelu_grad", "nn_silu", "nn_silu_grad", "nn_relu", "nn_relu_grad",
     "nn_softmax", "nn_softmax_grad",
@@ -146,10 +149,40 @@ def _log_softmax_work(w, axis):
     return z
 
 
+# -- compiled row programs (jit/rows.py) ----------------------------------------------------------
+
+JIT_MIN_NUMEL = 64  # measured: from 64 elements on, a compiled call is the faster
+
+
+def _row_kernel(op, axis, a, *others):
+    """The compiled row program ``op`` for ``a`` (and ``others`` of its dtype) reduced along
+    ``axis``, or None for the NumPy path: a float32/float64 ``a`` of at least ``JIT_MIN_NUMEL``
+    elements reduced along its last axis."""
+    dt = a.dtype
+    if (a.size < JIT_MIN_NUMEL or not a.size or axis != a.ndim - 1
+            or (dt != _F32 and dt != _F64) or any(o.dtype != dt for o in others)):
+        return None
+    return _rows.kernel(op, dt)
+
+
+def _run_rows(k, *arrays):
+    """``k`` over the C-contiguous copies (or the arrays themselves) of ``arrays``, rows along
+    the last axis; the fresh output."""
+    arrays = tuple(np.ascontiguousarray(a) for a in arrays)
+    a = arrays[0]
+    out = np.empty(a.shape, a.dtype)
+    cols = a.shape[-1]
+    k((*arrays, out), (a.size // cols, cols, jit.num_threads()), ())
+    return out
+
+
 @_warnings_off
 def nn_softmax(x, axis):
     """Softmax along ``axis``: the max is subtracted before ``exp``. One output buffer: the
     shifted values are exponentiated and divided in place."""
+    k = _row_kernel("softmax", axis, x)
+    if k is not None:
+        return _run_rows(k, x)
     w = _work(x)
     if w.size == 0:
         return np.array(x, copy=True)
@@ -161,6 +194,9 @@ def nn_softmax(x, axis):
 
 def nn_softmax_grad(g, y, axis):
     """The gradient of softmax from its output ``y``: ``y * (g - sum(g * y))``."""
+    k = _row_kernel("softmax_grad", axis, g, y)
+    if k is not None:
+        return _run_rows(k, g, y)
     gw, yw = _work(g), _work(y)
     if gw.size == 0:
         return np.array(g, copy=True)
@@ -174,12 +210,18 @@ def nn_softmax_grad(g, y, axis):
 @_warnings_off
 def nn_log_softmax(x, axis):
     """Log-softmax along ``axis``: ``x - max - log(sum(exp(x - max)))``."""
+    k = _row_kernel("log_softmax", axis, x)
+    if k is not None:
+        return _run_rows(k, x)
     return _out(_log_softmax_work(_work(x), axis), x.dtype)
 
 
 @_warnings_off
 def nn_log_softmax_grad(g, y, axis):
     """The gradient of log-softmax from its output ``y``: ``g - exp(y) * sum(g)``."""
+    k = _row_kernel("log_softmax_grad", axis, g, y)
+    if k is not None:
+        return _run_rows(k, g, y)
     gw, yw = _work(g), _work(y)
     if gw.size == 0:
         return np.array(g, copy=True)
@@ -686,8 +728,13 @@ def nn_layer_norm(x, w, b, ndims, eps, dtype):
     """Layer norm over the last ``ndims`` dims, then ``* w + b`` (either may be None)."""
     dtype = NP[dtype]
     work = _F64 if dtype == _F64 else _F32
-    xw = x.astype(work, copy=False)
     axes = tuple(range(x.ndim - ndims, x.ndim))
+    if (work == dtype == x.dtype and x.size >= JIT_MIN_NUMEL and x.size
+            and (w is None or w.dtype == dtype) and (b is None or b.dtype == dtype)):
+        k = _rows.kernel("layer_norm", dtype)
+        if k is not None:
+            return _layer_norm_rows(k, x, w, b, axes, eps)
+    xw = x.astype(work, copy=False)
     if xw.size:
         mean = xw.mean(axis=axes, keepdims=True)
         var = xw.var(axis=axes, keepdims=True)
@@ -705,12 +752,57 @@ def nn_layer_norm(x, w, b, ndims, eps, dtype):
     return _out(out, dtype), (xhat, invstd, ww, axes)
 
 
+def _layer_norm_rows(k, x, w, b, axes, eps):
+    """``nn_layer_norm`` by the compiled row program ``k`` (x, w, b of one float dtype). Saves
+    (x, mean, rstd, w, axes): the backward recomputes ``xhat`` row by row, as PyTorch does."""
+    x = np.ascontiguousarray(x)
+    cols = _math.prod(x.shape[i] for i in axes)
+    rows = x.size // cols
+    wc = None if w is None else np.ascontiguousarray(w)
+    bc = None if b is None else np.ascontiguousarray(b)
+    out = np.empty(x.shape, x.dtype)
+    mean = np.empty(rows, x.dtype)
+    rstd = np.empty(rows, x.dtype)
+    k((x, x if wc is None else wc, x if bc is None else bc, out, mean, rstd),
+      (rows, cols, jit.num_threads(), wc is not None, bc is not None), (float(eps),))
+    return out, (x, mean, rstd, wc, axes)
+
+
+def _layer_norm_grads_rows(k, g, saved, need_x, need_w, need_b):
+    """(gx, gw, gb) of the compiled forward's ``saved`` by the compiled row program ``k``."""
+    x, mean, rstd, wc, axes = saved
+    g = np.ascontiguousarray(g, dtype=x.dtype)
+    rows = mean.shape[0]
+    cols = x.size // rows
+    nt = jit.num_threads()
+    nothing = np.empty(0, x.dtype)   # stands for an array the kernel neither reads nor writes
+    gx = np.empty(x.shape, x.dtype) if need_x else nothing
+    gw = np.empty(wc.shape if wc is not None else (), x.dtype) if need_w else nothing
+    gb = np.empty(x.shape[x.ndim - len(axes):], x.dtype) if need_b else nothing
+    scratch = (np.zeros(_rows.scratch_bytes(rows, cols, nt, x.dtype), np.uint8)
+               if need_w or need_b else nothing)
+    k((g, x, mean, rstd, x if wc is None else wc, gx, gw, gb, scratch),
+      (rows, cols, nt, wc is not None, need_x, need_w, need_b), ())
+    return gx if need_x else None, gw if need_w else None, gb if need_b else None
+
+
 @_warnings_off
 def nn_layer_norm_grads(g, saved, need_x, need_w, need_b, x_dtype, w_dtype, b_dtype):
     """Gradients of ``nn_layer_norm``: (gx, gw, gb)."""
     x_dtype = NP[x_dtype]
     w_dtype = _np(w_dtype)
     b_dtype = _np(b_dtype)
+    if len(saved) == 5:  # the compiled forward's: (x, mean, rstd, w, axes)
+        x, mean, rstd, ww, axes = saved
+        k = _rows.kernel("layer_norm_grads", x.dtype)
+        if k is not None:
+            gx, gw, gb = _layer_norm_grads_rows(k, g, saved, need_x, need_w, need_b)
+            return (None if gx is None else _out(gx, x_dtype),
+                    None if gw is None else _out(gw, w_dtype),
+                    None if gb is None else _out(gb, b_dtype))
+        stat = x.shape[:x.ndim - len(axes)] + (1,) * len(axes)
+        invstd = rstd.reshape(stat)
+        saved = ((x - mean.reshape(stat)) * invstd, invstd, ww, axes)
     xhat, invstd, ww, axes = saved
     gw_ = g.astype(xhat.dtype, copy=False)
     lead = tuple(range(g.ndim - len(axes)))
@@ -800,6 +892,10 @@ def _cross_entropy_2d(x, target, reduction, dtype):
     dtype, N, C > 0, no class weights, no smoothing, no ignored target. The same arithmetic as
     the general path (same values, bit for bit) without its moveaxis, take_along_axis and
     masks; ``nn_class_loss_grad`` recognizes the saved tuple by its length."""
+    if x.size >= JIT_MIN_NUMEL:
+        k = _rows.kernel("cross_entropy", x.dtype)
+        if k is not None:
+            return _cross_entropy_rows(k, x, target, reduction, dtype)
     rows = np.arange(x.shape[0])
     tt = target.astype(np.intp, copy=False)
     z = x - x.max(axis=1, keepdims=True)                         # as _log_softmax_work
@@ -810,11 +906,46 @@ def _cross_entropy_2d(x, target, reduction, dtype):
     return _out(loss, dtype), (z, lse, rows, tt, reduction, denom)
 
 
+def _cross_entropy_rows(k, x, target, reduction, dtype):
+    """``_cross_entropy_2d`` by the compiled row program ``k``; saves (x, targets, row max,
+    logsumexp, reduction, denom, the kernel's dtype), whose length tells it apart."""
+    x = np.ascontiguousarray(x)
+    N, C = x.shape
+    tt = np.ascontiguousarray(target, dtype=np.int64)
+    per, mx, lse = np.empty(N, x.dtype), np.empty(N, x.dtype), np.empty(N, x.dtype)
+    k((x, tt, per, mx, lse), (N, C, jit.num_threads()), ())
+    denom = x.dtype.type(N)
+    loss = _reduce(per, reduction, denom)
+    return _out(loss, dtype), (x, tt, mx, lse, reduction, denom, x.dtype)
+
+
+def _cross_entropy_grad_rows(g, saved):
+    """The input gradient of ``_cross_entropy_rows``'s loss, in the saved dtype."""
+    x, tt, mx, lse, reduction, denom, _ = saved
+    g = g.astype(x.dtype, copy=False)
+    N = x.shape[0]
+    scale = g if reduction == "none" else g / denom if reduction == "mean" else g
+    scale = np.ascontiguousarray(np.broadcast_to(scale, (N,)), dtype=x.dtype)
+    k = _rows.kernel("cross_entropy_grad", x.dtype)
+    if k is not None:
+        gx = np.empty(x.shape, x.dtype)
+        k((x, tt, mx, lse, scale, gx), (N, x.shape[1], jit.num_threads()), ())
+        return gx
+    gx = np.subtract(x, mx[:, None])                             # the NumPy fast path's steps
+    gx -= lse[:, None]
+    np.exp(gx, out=gx)
+    gx[np.arange(N), tt] -= 1.0
+    gx *= scale[:, None]
+    return gx
+
+
 @_warnings_off
 def nn_class_loss_grad(g, saved, x_dtype):
     """The gradient of ``nn_class_loss`` with respect to ``x``: ``(softmax * sum(q) - q)``
     scaled (or ``-q`` for NLL), where ``q`` are the per-class loss coefficients."""
     x_dtype = NP[x_dtype]
+    if len(saved) == 7:  # the compiled fast path's
+        return _out(_cross_entropy_grad_rows(g, saved), x_dtype)
     if len(saved) == 6:  # the fast path's: softmax minus the one-hot targets, scaled
         z, lse, rows, tt, reduction, denom = saved
         g = g.astype(z.dtype, copy=False)

@@ -1,0 +1,446 @@
+"""Row programs: C kernels for the ops that reduce along the last axis and broadcast the result
+back into the same row (softmax, log-softmax, layer norm, cross entropy of (N, C) logits and
+their backwards).
+
+Each kernel makes all its passes over one row while the row sits in the L1/L2 cache, and runs
+rows in parallel with OpenMP above ``PARALLEL_NUMEL`` elements. Sums over float32 rows end in
+float64 (layer norm's add up blocks of 512 float32 sums, its column sums blocks of 16 rows);
+``exp`` is an inline Cephes polynomial that the compiler vectorises
+(exact for -inf, +inf, NaN, overflow and subnormal results).
+
+``kernel(op, dtype)`` gives the compiled kernel of one op for NumPy dtype float32 or float64, or
+None while it compiles or when nothing compiles (the caller takes its NumPy path):
+
+>>> import numpy as np
+>>> from ember.backends.numpy.jit import rows
+>>> sorted(rows.OPS)  # doctest: +NORMALIZE_WHITESPACE
+['cross_entropy', 'cross_entropy_grad', 'layer_norm', 'layer_norm_grads', 'log_softmax',
+ 'log_softmax_grad', 'softmax', 'softmax_grad']
+>>> "ember_rows_softmax_f32" in rows.source("softmax", np.dtype(np.float32))
+True
+
+The kernels' arguments (rows, cols: the 2-D C-contiguous shape; nt: ``jit.num_threads()``):
+
+- softmax, log_softmax: arrays (x, out), ints (rows, cols, nt)
+- softmax_grad, log_softmax_grad: arrays (g, y, out), ints (rows, cols, nt)
+- cross_entropy: arrays (x, target, loss, max, lse), ints (rows, cols, nt); target int64 (rows,),
+  the others (rows,) of x's dtype
+- cross_entropy_grad: arrays (x, target, max, lse, scale, gx), ints (rows, cols, nt); scale
+  (rows,): the loss gradient of each row
+- layer_norm: arrays (x, w, b, out, mean, rstd), ints (rows, cols, nt, has_w, has_b),
+  floats (eps,); an absent w or b is any array of the dtype (never read)
+- layer_norm_grads: arrays (g, x, mean, rstd, w, gx, gw, gb, scratch), ints (rows, cols, nt,
+  has_w, need_x, need_w, need_b); the arrays not needed are any array of the dtype (never
+  written); scratch is ``scratch_bytes(...)`` zeroed bytes when gw or gb is needed
+"""
+
+import numpy as np
+
+from . import compiler
+
+PARALLEL_NUMEL = 262144  # below this many elements one thread is faster than two
+
+_TYPES = {np.dtype(np.float32): ("f32", "float"), np.dtype(np.float64): ("f64", "double")}
+
+# exp as an inline polynomial: x is clamped (NaN stays NaN: both tests are false for it), reduced
+# to r = x - k*ln2 with |r| <= ln2/2, and scaled by 2^k in two halves so that subnormal results
+# round once and overflow gives inf
+_EXP = {
+    "float": """
+static inline float ember_exp(float x) {
+    x = x < -104.0f ? -104.0f : x;
+    x = x > 88.8f ? 88.8f : x;
+    float k = __builtin_rintf(x * 1.44269504088896341f);
+    float r = x - k * 0.693359375f;
+    r = r - k * -2.12194440e-4f;
+    float q = 1.9875691500e-4f;
+    q = q * r + 1.3981999507e-3f;
+    q = q * r + 8.3334519073e-3f;
+    q = q * r + 4.1665795894e-2f;
+    q = q * r + 1.6666665459e-1f;
+    q = q * r + 5.0000001201e-1f;
+    q = q * r * r + r + 1.0f;
+    uint32_t n = (uint32_t)(int32_t)k;
+    uint32_t n1 = (uint32_t)((int32_t)n >> 1), n2 = n - n1;
+    uint32_t b1 = (n1 + 127u) << 23, b2 = (n2 + 127u) << 23;
+    float s1, s2;
+    memcpy(&s1, &b1, 4);
+    memcpy(&s2, &b2, 4);
+    return q * s1 * s2;
+}
+""",
+    "double": """
+static inline double ember_exp(double x) {
+    x = x < -746.0 ? -746.0 : x;
+    x = x > 710.0 ? 710.0 : x;
+    double k = __builtin_rint(x * 1.4426950408889634073599);
+    double r = x - k * 6.93145751953125e-1;
+    r = r - k * 1.42860682030941723212e-6;
+    double rr = r * r;
+    double px = r * ((1.26177193074810590878e-4 * rr + 3.02994407707441961300e-2) * rr
+                     + 9.99999999999999999910e-1);
+    double qx = ((3.00198505138664455042e-6 * rr + 2.52448340349684104192e-3) * rr
+                 + 2.27265548208155028766e-1) * rr + 2.00000000000000000009e0;
+    double q = 1.0 + 2.0 * (px / (qx - px));
+    /* 2^k1 and 2^k2 from the low bits of k + 1023 + 2^52 (AVX2 has no double to int64) */
+    double k1 = __builtin_floor(k * 0.5), k2 = k - k1;
+    double t1 = k1 + 1023.0 + 4503599627370496.0, t2 = k2 + 1023.0 + 4503599627370496.0;
+    uint64_t b1, b2;
+    memcpy(&b1, &t1, 8);
+    memcpy(&b2, &t2, 8);
+    b1 <<= 52;
+    b2 <<= 52;
+    double s1, s2;
+    memcpy(&s1, &b1, 8);
+    memcpy(&s2, &b2, 8);
+    return q * s1 * s2;
+}
+""",
+}
+
+# the rows ahead are asked for while the current row is worked on in cache: a row of 4 KB is a
+# page, and the hardware prefetcher stops at page ends
+_HEAD = """
+#define ROWS_PARALLEL (rows * cols >= {parallel})
+#define BLOCK 512
+
+/* prefetch the first bytes (up to 8 KB) of the row at least 4 KB past row r of a */
+static inline void ember_prefetch_ahead(const T *a, int64_t r, int64_t rows, int64_t cols) {{
+    const int64_t rb = cols * (int64_t)sizeof(T);
+    const char *p = (const char *)(a + r * cols) + (rb > 4096 ? rb : 4096);
+    const char *end = (const char *)(a + rows * cols);
+    int64_t n = rb < 8192 ? rb : 8192;
+    if (p >= end) return;
+    if (n > end - p) n = end - p;
+    for (int64_t i = 0; i < n; i += 64) __builtin_prefetch(p + i);
+}}
+"""
+
+# the row max skips NaN (a NaN row still comes out NaN through its sum); +inf gives inf - inf =
+# NaN and a row of -inf gives -inf - -inf = NaN, as NumPy and PyTorch
+_ROW_MAX = """
+        T m = -INFINITY;
+        #pragma omp simd reduction(max:m)
+        for (int64_t i = 0; i < cols; i++) m = xr[i] > m ? xr[i] : m;
+"""
+
+_BODIES = {
+    "softmax": """
+EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
+    const T *x = (const T *)p[0];
+    T *y = (T *)p[1];
+    const int64_t rows = n[0], cols = n[1];
+    #pragma omp parallel for num_threads((int)n[2]) if(ROWS_PARALLEL) schedule(static)
+    for (int64_t r = 0; r < rows; r++) {
+        const T *xr = x + r * cols;
+        T *yr = y + r * cols;
+ROW_MAX
+        ember_prefetch_ahead(x, r, rows, cols);
+        double s = 0.0;
+        #pragma omp simd reduction(+:s)
+        for (int64_t i = 0; i < cols; i++) {
+            T e = ember_exp(xr[i] - m);
+            yr[i] = e;
+            s += e;
+        }
+        const T inv = (T)(1.0 / s);
+        for (int64_t i = 0; i < cols; i++) yr[i] *= inv;
+    }
+}
+""",
+    "log_softmax": """
+EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
+    const T *x = (const T *)p[0];
+    T *y = (T *)p[1];
+    const int64_t rows = n[0], cols = n[1];
+    #pragma omp parallel for num_threads((int)n[2]) if(ROWS_PARALLEL) schedule(static)
+    for (int64_t r = 0; r < rows; r++) {
+        const T *xr = x + r * cols;
+        T *yr = y + r * cols;
+ROW_MAX
+        ember_prefetch_ahead(x, r, rows, cols);
+        double s = 0.0;
+        #pragma omp simd reduction(+:s)
+        for (int64_t i = 0; i < cols; i++) s += ember_exp(xr[i] - m);
+        const T lse = (T)log(s);
+        for (int64_t i = 0; i < cols; i++) yr[i] = (xr[i] - m) - lse;
+    }
+}
+""",
+    "softmax_grad": """
+EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
+    const T *g = (const T *)p[0], *y = (const T *)p[1];
+    T *out = (T *)p[2];
+    const int64_t rows = n[0], cols = n[1];
+    #pragma omp parallel for num_threads((int)n[2]) if(ROWS_PARALLEL) schedule(static)
+    for (int64_t r = 0; r < rows; r++) {
+        const T *gr = g + r * cols, *yr = y + r * cols;
+        T *o = out + r * cols;
+        double s = 0.0;
+        #pragma omp simd reduction(+:s)
+        for (int64_t i = 0; i < cols; i++) s += gr[i] * yr[i];
+        ember_prefetch_ahead(g, r, rows, cols);
+        ember_prefetch_ahead(y, r, rows, cols);
+        const T st = (T)s;
+        for (int64_t i = 0; i < cols; i++) o[i] = (gr[i] - st) * yr[i];
+    }
+}
+""",
+    "log_softmax_grad": """
+EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
+    const T *g = (const T *)p[0], *y = (const T *)p[1];
+    T *out = (T *)p[2];
+    const int64_t rows = n[0], cols = n[1];
+    #pragma omp parallel for num_threads((int)n[2]) if(ROWS_PARALLEL) schedule(static)
+    for (int64_t r = 0; r < rows; r++) {
+        const T *gr = g + r * cols, *yr = y + r * cols;
+        T *o = out + r * cols;
+        double s = 0.0;
+        #pragma omp simd reduction(+:s)
+        for (int64_t i = 0; i < cols; i++) s += gr[i];
+        ember_prefetch_ahead(g, r, rows, cols);
+        ember_prefetch_ahead(y, r, rows, cols);
+        const T st = (T)s;
+        for (int64_t i = 0; i < cols; i++) o[i] = gr[i] - ember_exp(yr[i]) * st;
+    }
+}
+""",
+    # the loss of each row against its target class t: logsumexp(x) - x[t], as (x[t] - m) and
+    # lse = log(sum(exp(x - m))) with m the row max, kept for the gradient; a target outside
+    # [0, cols) gives nan (the caller checks targets first)
+    "cross_entropy": """
+EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
+    const T *x = (const T *)p[0];
+    const int64_t *target = (const int64_t *)p[1];
+    T *loss = (T *)p[2], *mx = (T *)p[3], *lses = (T *)p[4];
+    const int64_t rows = n[0], cols = n[1];
+    #pragma omp parallel for num_threads((int)n[2]) if(ROWS_PARALLEL) schedule(static)
+    for (int64_t r = 0; r < rows; r++) {
+        const T *xr = x + r * cols;
+ROW_MAX
+        ember_prefetch_ahead(x, r, rows, cols);
+        double s = 0.0;
+        #pragma omp simd reduction(+:s)
+        for (int64_t i = 0; i < cols; i++) s += ember_exp(xr[i] - m);
+        const T lse = (T)log(s);
+        const int64_t t = target[r];
+        mx[r] = m;
+        lses[r] = lse;
+        loss[r] = t >= 0 && t < cols ? lse - (xr[t] - m) : (T)NAN;
+    }
+}
+""",
+    # its gradient: (softmax(x) - onehot(t)) * scale[r], softmax as exp((x - m) - lse)
+    "cross_entropy_grad": """
+EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
+    const T *x = (const T *)p[0], *mx = (const T *)p[2], *lses = (const T *)p[3],
+            *scale = (const T *)p[4];
+    const int64_t *target = (const int64_t *)p[1];
+    T *gx = (T *)p[5];
+    const int64_t rows = n[0], cols = n[1];
+    #pragma omp parallel for num_threads((int)n[2]) if(ROWS_PARALLEL) schedule(static)
+    for (int64_t r = 0; r < rows; r++) {
+        const T *xr = x + r * cols;
+        T *o = gx + r * cols;
+        const T m = mx[r], lse = lses[r], c = scale[r];
+        ember_prefetch_ahead(x, r, rows, cols);
+        for (int64_t i = 0; i < cols; i++) o[i] = ember_exp((xr[i] - m) - lse) * c;
+        const int64_t t = target[r];
+        if (t >= 0 && t < cols) o[t] = (ember_exp((xr[t] - m) - lse) - (T)1) * c;
+    }
+}
+""",
+    # two passes for the statistics (mean, then the mean square deviation), each summed in
+    # blocks of the dtype whose totals add up in float64
+    "layer_norm": """
+EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
+    const T *x = (const T *)p[0], *w = (const T *)p[1], *b = (const T *)p[2];
+    T *y = (T *)p[3], *mean = (T *)p[4], *rstd = (T *)p[5];
+    const int64_t rows = n[0], cols = n[1];
+    const int has_w = (int)n[3], has_b = (int)n[4];
+    const double eps = f[0];
+    #pragma omp parallel for num_threads((int)n[2]) if(ROWS_PARALLEL) schedule(static)
+    for (int64_t r = 0; r < rows; r++) {
+        const T *xr = x + r * cols;
+        T *yr = y + r * cols;
+        double s = 0.0;
+        for (int64_t i0 = 0; i0 < cols; i0 += BLOCK) {
+            const int64_t i1 = i0 + BLOCK < cols ? i0 + BLOCK : cols;
+            T sb = 0;
+            #pragma omp simd reduction(+:sb)
+            for (int64_t i = i0; i < i1; i++) sb += xr[i];
+            s += sb;
+        }
+        ember_prefetch_ahead(x, r, rows, cols);
+        /* the squares about m = (T)mean, corrected for m's rounding c:
+           sum((x - m)^2) = sum((x - mean)^2) + cols * c^2 */
+        const double mu = s / (double)cols;
+        const T m = (T)mu;
+        const double c = mu - (double)m;
+        double v = 0.0;
+        for (int64_t i0 = 0; i0 < cols; i0 += BLOCK) {
+            const int64_t i1 = i0 + BLOCK < cols ? i0 + BLOCK : cols;
+            T vb = 0;
+            #pragma omp simd reduction(+:vb)
+            for (int64_t i = i0; i < i1; i++) {
+                const T d = xr[i] - m;
+                vb += d * d;
+            }
+            v += vb;
+        }
+        v = v / (double)cols - c * c;
+        const T rs = (T)(1.0 / sqrt((v < 0.0 ? 0.0 : v) + eps));
+        mean[r] = m;
+        rstd[r] = rs;
+        if (has_w && has_b)
+            for (int64_t i = 0; i < cols; i++) yr[i] = (xr[i] - m) * rs * w[i] + b[i];
+        else if (has_w)
+            for (int64_t i = 0; i < cols; i++) yr[i] = (xr[i] - m) * rs * w[i];
+        else if (has_b)
+            for (int64_t i = 0; i < cols; i++) yr[i] = (xr[i] - m) * rs + b[i];
+        else
+            for (int64_t i = 0; i < cols; i++) yr[i] = (xr[i] - m) * rs;
+    }
+}
+""",
+    # gx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)) with dxhat = g * w. gw and gb
+    # are column sums over the rows: each thread sums 16 rows (BLOCK_ROWS) in the dtype, then adds
+    # that into its float64 partial sums; the threads' partial sums are added up at the end
+    "layer_norm_grads": """
+#define BLOCK_ROWS 16
+
+static void ember_flush(T *pt, double *pd, int64_t cols) {
+    for (int64_t i = 0; i < cols; i++) {
+        pd[i] += (double)pt[i];
+        pt[i] = 0;
+    }
+}
+
+EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
+    const T *g = (const T *)p[0], *x = (const T *)p[1], *mean = (const T *)p[2],
+            *rstd = (const T *)p[3], *w = (const T *)p[4];
+    T *gx = (T *)p[5], *gw = (T *)p[6], *gb = (T *)p[7];
+    const int64_t rows = n[0], cols = n[1];
+    const int nt = (int)n[2], has_w = (int)n[3], need_x = (int)n[4], need_w = (int)n[5],
+              need_b = (int)n[6];
+    const int threads = ROWS_PARALLEL ? nt : 1;
+    const int columns = need_w || need_b;
+    /* per thread: gw and gb partial sums in T (2 * cols), then in double (2 * cols) */
+    const size_t each = 2 * (size_t)cols * (sizeof(T) + sizeof(double));
+    char *part = columns ? p[8] : NULL;
+    #pragma omp parallel num_threads(threads) if(threads > 1)
+    {
+        const int t = omp_get_thread_num();
+        T *pw = part ? (T *)(part + (size_t)t * each) : NULL;
+        T *pb = part ? pw + cols : NULL;
+        double *dw = part ? (double *)(pb + cols) : NULL;
+        double *db = part ? dw + cols : NULL;
+        int64_t done = 0;
+        #pragma omp for schedule(static)
+        for (int64_t r = 0; r < rows; r++) {
+            const T *gr = g + r * cols, *xr = x + r * cols;
+            const T m = mean[r], rs = rstd[r];
+            double a = 0.0, c = 0.0;
+            /* one pass for the column sums and the row sums of dxhat and dxhat * xhat */
+            if (columns && need_x) {
+                #pragma omp simd reduction(+:a, c)
+                for (int64_t i = 0; i < cols; i++) {
+                    const T xh = (xr[i] - m) * rs, d = has_w ? gr[i] * w[i] : gr[i];
+                    pw[i] += gr[i] * xh;
+                    pb[i] += gr[i];
+                    a += d;
+                    c += d * xh;
+                }
+            } else if (columns) {
+                #pragma omp simd
+                for (int64_t i = 0; i < cols; i++) {
+                    pw[i] += gr[i] * ((xr[i] - m) * rs);
+                    pb[i] += gr[i];
+                }
+            } else if (need_x) {
+                #pragma omp simd reduction(+:a, c)
+                for (int64_t i = 0; i < cols; i++) {
+                    const T xh = (xr[i] - m) * rs, d = has_w ? gr[i] * w[i] : gr[i];
+                    a += d;
+                    c += d * xh;
+                }
+            }
+            if (columns && ++done == BLOCK_ROWS) {
+                ember_flush(pw, dw, cols);
+                ember_flush(pb, db, cols);
+                done = 0;
+            }
+            ember_prefetch_ahead(g, r, rows, cols);
+            ember_prefetch_ahead(x, r, rows, cols);
+            if (!need_x) continue;
+            T *o = gx + r * cols;
+            const T am = (T)(a / (double)cols), cm = (T)(c / (double)cols);
+            if (has_w)
+                for (int64_t i = 0; i < cols; i++)
+                    o[i] = rs * ((gr[i] * w[i] - am) - ((xr[i] - m) * rs) * cm);
+            else
+                for (int64_t i = 0; i < cols; i++)
+                    o[i] = rs * ((gr[i] - am) - ((xr[i] - m) * rs) * cm);
+        }
+        if (columns) {
+            ember_flush(pw, dw, cols);
+            ember_flush(pb, db, cols);
+        }
+    }
+    if (!columns) return;
+    for (int64_t i = 0; i < cols; i++) {
+        double sw = 0.0, sb = 0.0;
+        for (int t = 0; t < threads; t++) {
+            const double *dw = (const double *)(part + (size_t)t * each + 2 * (size_t)cols * sizeof(T));
+            sw += dw[i];
+            sb += dw[cols + i];
+        }
+        if (need_w) gw[i] = (T)sw;
+        if (need_b) gb[i] = (T)sb;
+    }
+}
+""",
+}
+
+OPS = tuple(_BODIES)
+_sources = {}  # (op, dtype) -> the rendered C source
+
+
+def name(op, dtype):
+    """The C symbol of ``op``'s kernel for NumPy ``dtype``."""
+    return f"ember_rows_{op}_{_TYPES[np.dtype(dtype)][0]}"
+
+
+def source(op, dtype):
+    """The C source of ``op``'s kernel for NumPy ``dtype`` (float32 or float64), rendered once."""
+    key = (op, np.dtype(dtype))
+    found = _sources.get(key)
+    if found is None:
+        ctype = _TYPES[key[1]][1]
+        body = (_BODIES[op].replace("ROW_MAX", _ROW_MAX.rstrip("\n"))
+                .replace("NAME", name(op, dtype)))
+        found = (compiler.PRELUDE + f"typedef {ctype} T;\n" + _HEAD.format(parallel=PARALLEL_NUMEL)
+                 + _EXP[ctype] + body)
+        _sources[key] = found
+    return found
+
+
+def threads(rows, cols, nt):
+    """The threads a kernel runs on for a (rows, cols) array given ``nt`` threads."""
+    return nt if rows * cols >= PARALLEL_NUMEL else 1
+
+
+def scratch_bytes(rows, cols, nt, dtype):
+    """The size of layer_norm_grads' zeroed scratch buffer: per thread, partial column sums."""
+    return threads(rows, cols, nt) * 2 * cols * (np.dtype(dtype).itemsize + 8)
+
+
+_named = {}  # (op, dtype) -> (name, source): one dict hit per call
+
+
+def kernel(op, dtype):
+    """The compiled kernel of ``op`` for NumPy ``dtype``, or None (compiling, or no compiler)."""
+    found = _named.get((op, dtype))
+    if found is None:
+        found = _named[(op, dtype)] = (name(op, dtype), source(op, dtype))
+    return compiler.kernel(*found)
