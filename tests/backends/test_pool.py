@@ -7,6 +7,7 @@ allocator whatever the main thread uses.
 """
 
 import contextvars
+import doctest
 import os
 import resource
 import subprocess
@@ -30,13 +31,15 @@ _WHO = getattr(resource, "RUSAGE_THREAD", resource.RUSAGE_SELF)
 
 
 def _configure():
-    """Apply the environment's settings to the pool again (in a throwaway context)."""
-    contextvars.Context().run(pool.install)
+    """Apply the environment's settings and ``MIN_BYTES`` to the pool again (installing it in a
+    throwaway context)."""
+    contextvars.Context().run(pool._module(build=False).install, *pool._settings())
 
 
 @pytest.fixture
 def pooled(monkeypatch):
-    """A context whose NumPy allocator is the pool (compiled on this thread if needed)."""
+    """A context whose NumPy allocator is the pool (compiled on this thread if needed; also in
+    the suite's EMBER_JIT=0 run, as tests/backends/test_jit.py does)."""
     monkeypatch.setenv("EMBER_JIT", "sync")
     if not pool.enabled():
         pytest.skip("no C compiler here, or EMBER_JIT=0 / EMBER_POOL_BYTES=0")
@@ -130,6 +133,7 @@ def test_the_bound_holds_and_release_empties_the_cache(pooled, monkeypatch):
     finally:
         monkeypatch.delenv("EMBER_POOL_BYTES")
         _configure()
+        assert pool.stats()["limit"] == pool.limit()
 
 
 def _mlp_losses(steps=4):
@@ -151,15 +155,17 @@ def _mlp_losses(steps=4):
 
 
 def test_training_values_are_identical_with_and_without_the_pool(pooled, monkeypatch):
+    least = pool.MIN_BYTES
     monkeypatch.setattr(pool, "MIN_BYTES", 4096)  # most of the step's arrays in the pool
     pooled.run(pool.install)
     try:
+        assert pool.stats()["min_bytes"] == 4096
         hits = pool.stats()["hits"]
         losses, weights = pooled.run(_mlp_losses)
         assert pool.stats()["hits"] > hits
         plain_losses, plain_weights = contextvars.Context().run(_mlp_losses)
     finally:
-        monkeypatch.undo()
+        monkeypatch.setattr(pool, "MIN_BYTES", least)
         _configure()
     assert losses == plain_losses
     assert losses[-1] < losses[0]
@@ -248,3 +254,8 @@ def test_a_bad_limit_raises_naming_the_variable(monkeypatch, text):
     with pytest.raises(InvalidParameterError, match="EMBER_POOL_BYTES") as info:
         pool.limit()
     assert info.value.param == "EMBER_POOL_BYTES"
+
+
+def test_module_doctests():
+    result = contextvars.Context().run(doctest.testmod, pool)  # its install() stays in there
+    assert result.attempted > 0 and result.failed == 0
