@@ -314,7 +314,10 @@ def adopt(data):
 
 
 def for_device(device):
-    """The kernel table of ``device``: this module (NumPy has one device, the CPU)."""
+    """The kernel table of ``device``: this module (NumPy has one device, the CPU). Its first use
+    installs the buffer pool (``pool.start``)."""
+    from . import pool
+    pool.start()
     return sys.modules[__name__.rsplit(".", 1)[0]]
 
 
