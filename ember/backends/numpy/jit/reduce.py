@@ -6,6 +6,8 @@ Sums accumulate in float64 (float32 input too, so they are at least as accurate 
 float32 pairwise sums): a row pairwise in blocks of 256 like NumPy's, each block added with
 vector accumulators; columns as NumPy adds rows, one row after another, each thread over its
 own share of rows into its own partial sums (``scratch``), the partials added in thread order.
+(A float32 sum whose running total leaves float32's range but whose total does not is that
+total here, inf in NumPy's and PyTorch's float32 accumulators.)
 A max or min is NaN when the row holds a NaN (a flag kept beside the comparisons, so the loop
 vectorises); which of two equal zeros of opposite sign a max gives is not specified.
 
