@@ -81,12 +81,11 @@ def source(itemsize):
         return found
     name = f"ember_transpose_copy_{itemsize}"
     if itemsize == 4:
-        ctype, vtype, block, helper, call = "uint32_t", "float", 8, _AVX_8x8, "EMBER_HAVE_TILE8"
+        ctype, block, helper, call = "uint32_t", 8, _AVX_8x8, "EMBER_HAVE_TILE8"
         fast = "tile8x8((const float *)(s + i + j * ls), ls, (float *)(d + i * ld + j), ld);"
     else:
-        ctype, vtype, block, helper, call = "uint64_t", "double", 4, _AVX_4x4, "EMBER_HAVE_TILE4"
+        ctype, block, helper, call = "uint64_t", 4, _AVX_4x4, "EMBER_HAVE_TILE4"
         fast = "tile4x4((const double *)(s + i + j * ls), ls, (double *)(d + i * ld + j), ld);"
-    del vtype
     text = PRELUDE + helper + f"""
 #define TB {TILE}
 EMBER_EXPORT void {name}(char **p, const int64_t *n, const double *f) {{
