@@ -1,12 +1,13 @@
 """Core NumPy kernels: conversion in and out, dtype casts, layout and memory queries."""
 
-import os
 import sys
 import warnings
 
 import ml_dtypes
 import numpy as np
 
+from . import jit as _jit
+from .jit import transpose as _jit_transpose
 from ..guard import _PHYSICAL_BYTES, allocation_error, allocation_guard  # noqa: F401
 
 Array = np.ndarray
@@ -193,9 +194,33 @@ def readonly(a):
     return v
 
 
+TRANSPOSE_MIN_NUMEL = 16384  # below it NumPy's copy is as fast as a compiled one
+
+
+def _transposed_copy(a):
+    """A C-contiguous copy of the view ``a`` by a compiled tiled transpose, or None (too small,
+    not 4 or 8 bytes an element, no transpose layout, the kernel not compiled yet)."""
+    if a.size < TRANSPOSE_MIN_NUMEL or a.itemsize not in (4, 8) or a.dtype.hasobject:
+        return None
+    plan = _jit_transpose.plan(a)
+    if plan is None:
+        return None
+    k = _jit.kernel(*_jit_transpose.source(a.itemsize))
+    if k is None:
+        return None
+    batch, rows, cols, src_ld, out_ld, src_off, out_off = plan
+    out = np.empty(a.shape, dtype=a.dtype)
+    k((a, out, src_off, out_off), (batch, rows, cols, src_ld, out_ld, _jit.num_threads()), ())
+    return out
+
+
 def copy(a, op="copy"):
     """A fresh, writable, C-contiguous copy (``op``: the op named if it cannot be allocated)."""
     try:
+        if not a.flags.c_contiguous:
+            out = _transposed_copy(a)
+            if out is not None:
+                return out
         return np.array(a, copy=True, order="C")
     except (MemoryError, ValueError) as exc:
         raise allocation_failed(exc, op, a.shape) from None
@@ -207,7 +232,8 @@ def contiguous(a, op="contiguous"):
     if a.flags.c_contiguous:
         return a
     try:
-        return np.ascontiguousarray(a)
+        out = _transposed_copy(a)
+        return np.ascontiguousarray(a) if out is None else out
     except (MemoryError, ValueError) as exc:
         raise allocation_failed(exc, op, a.shape) from None
 

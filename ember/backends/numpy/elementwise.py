@@ -28,6 +28,7 @@ __all__ = [
 
 from . import jit as _jit
 from .core import _ERRVAR, _IGNORE, NP
+from .jit import activations as _jit_activations
 from .jit import maps as _maps
 
 if _ERRVAR is not None:
@@ -580,9 +581,50 @@ def _polevl(x, coefs, leading_one=False):
     return y
 
 
+# float32 erf, computed in float32: x * P(x*x) for |x| < 0.5 (relative error 2e-7), else
+# sign(x) * (1 - erfc(|x|)) with erfc(a) = exp(-a*a) * t * R(t), t = 1 / (1 + a/2), the erfc of
+# the compiled GELU kernels (ember/backends/numpy/jit/activations.py)
+_ERF32_P = (0.0047175674173665465, -0.026756971905545934, 0.11282819468843899,
+            -0.37612608404054815, 1.1283791655539255)
+
+
+def _horner32(x, coefs):
+    y = np.full_like(x, np.float32(coefs[0]))
+    for c in coefs[1:]:
+        y *= x
+        y += np.float32(c)
+    return y
+
+
+def _is_single(dt):
+    """float32, or a half type (computed in float32)."""
+    return dt == np.float32 or (dt.itemsize == 2 and (dt.kind == "f" or dt.name == "bfloat16"))
+
+
+def _erf32(x):
+    ax = np.abs(x, out=np.empty_like(x))            # out=: a 0-d array stays an array
+    t = np.multiply(ax, np.float32(_jit_activations.ERFC_T_SCALE), out=np.empty_like(x))
+    t += np.float32(1.0)
+    np.reciprocal(t, out=t)
+    erfc = _horner32(t, _jit_activations.ERFC_R)
+    erfc *= t
+    e = np.multiply(ax, ax, out=np.empty_like(x))
+    np.negative(e, out=e)
+    np.exp(e, out=e)
+    erfc *= e
+    big = np.subtract(np.float32(1.0), erfc, out=erfc)
+    np.copysign(big, x, out=big)
+    small = _horner32(np.multiply(x, x, out=np.empty_like(x)), _ERF32_P)
+    small *= x
+    return np.where(ax < np.float32(0.5), small, big)
+
+
 @_quiet
 def ew_erf(a):
-    """The error function, accurate to float64 rounding; computed in float64, cast back."""
+    """The error function: float32 (and half types) computed in float32, others in float64 to
+    float64 rounding, cast back."""
+    if _is_single(a.dtype):
+        return _erf32(a.astype(np.float32, copy=False)).astype(a.dtype, copy=False)
     x = a.astype(np.float64)
     ax = np.minimum(np.abs(x), 6.0)  # erf(6) == 1 in float64; keeps inf out of the polynomials
     z = x * x
@@ -598,7 +640,15 @@ _TWO_OVER_SQRT_PI = 2.0 / _math.sqrt(_math.pi)
 
 @_quiet
 def ew_erf_grad(g, a):
-    """g * 2/sqrt(pi) * exp(-a**2), in ``g``'s dtype."""
+    """g * 2/sqrt(pi) * exp(-a**2), in ``g``'s dtype (float32 and half types in float32)."""
+    if _is_single(a.dtype) and _is_single(g.dtype):
+        x = a.astype(np.float32, copy=False)
+        e = np.multiply(x, x, out=np.empty_like(x))
+        np.negative(e, out=e)
+        np.exp(e, out=e)
+        e *= np.float32(_TWO_OVER_SQRT_PI)
+        e *= g
+        return e.astype(g.dtype, copy=False)
     x = a.astype(np.float64)
     return (g * (_TWO_OVER_SQRT_PI * np.exp(-x * x))).astype(g.dtype, copy=False)
 

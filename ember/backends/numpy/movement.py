@@ -8,7 +8,7 @@ their input's buffer; the others return fresh arrays.
 import numpy as _np
 from numpy.lib.stride_tricks import as_strided as _as_strided
 
-from .core import NP, allocates, allocation_failed
+from .core import NP, _transposed_copy, allocates, allocation_failed
 
 __all__ = [
     "mv_reshape", "mv_expand", "mv_permute", "mv_flip", "mv_slice", "mv_slice_backward",
@@ -17,11 +17,21 @@ __all__ = [
     "mv_int_fits",
 ]
 
+_RESHAPE_NO_COPY = _np.lib.NumpyVersion(_np.__version__) >= "2.1.0"  # reshape(copy=False)
+
 
 def mv_reshape(a, shape, op="reshape"):
     """``a`` with a new shape: a view when the layout allows, else a copy (``op``: the op named
-    if the copy cannot be allocated)."""
+    if the copy cannot be allocated; a transposed layout is copied by the compiled tiled
+    transpose)."""
     try:
+        if _RESHAPE_NO_COPY and not a.flags.c_contiguous:
+            try:
+                return a.reshape(shape, copy=False)
+            except ValueError:       # the layout needs a copy
+                packed = _transposed_copy(a)
+                if packed is not None:
+                    return packed.reshape(shape)
         return a.reshape(shape)
     except (MemoryError, ValueError) as exc:
         raise allocation_failed(exc, op, shape) from None

@@ -8,14 +8,12 @@ CPU kernels accumulate. Every kernel leaves its inputs untouched and returns fre
 import math as _math
 
 import numpy as np
-
 from numpy.lib.stride_tricks import as_strided as _as_strided
 
-from .elementwise import ew_erf
-
-from .core import NP, _warnings_off, sum_to_shape
-
 from . import jit
+from .core import NP, _warnings_off, sum_to_shape
+from .elementwise import ew_erf
+from .jit import activations
 from .jit import rows as _rows
 
 __all__ = [
@@ -91,14 +89,54 @@ _SQRT_2_OVER_PI = _math.sqrt(2.0 / _math.pi)
 _GELU_C = 0.044715
 
 
+JIT_MIN_NUMEL = 4096  # below it the NumPy path is as fast as launching a compiled kernel
+
+
+def _gelu_kernel(x, approximate, grad, g=None):
+    """The compiled GELU kernel for ``x`` (and ``g``), or None: the NumPy path then."""
+    if x.size < JIT_MIN_NUMEL or (x.dtype != _F32 and x.dtype != _F64) or \
+            not x.flags.c_contiguous:
+        return None
+    if g is not None and (g.dtype != x.dtype or g.shape != x.shape or not g.flags.c_contiguous):
+        return None
+    return jit.kernel(*activations.gelu_source(x.dtype.name, approximate, grad))
+
+
+def _phi32(w):
+    """The normal CDF and ``exp(-w*w/2)`` of a float32 array, in float32:
+    ``Phi = h`` (``w < 0``) or ``1 - h`` with ``h = erfc(|w|/sqrt 2)/2 = e * t * R(t) / 2``."""
+    e = np.multiply(w, w, out=np.empty_like(w))     # out=: a 0-d array stays an array
+    e *= np.float32(-0.5)
+    np.exp(e, out=e)
+    t = np.abs(w, out=np.empty_like(w))
+    t *= np.float32(activations.ERFC_T_SCALE * _SQRT_HALF)
+    t += np.float32(1.0)
+    np.reciprocal(t, out=t)
+    h = np.full_like(t, np.float32(0.5 * activations.ERFC_R[0]))
+    for c in activations.ERFC_R[1:]:
+        h *= t
+        h += np.float32(0.5 * c)
+    h *= t
+    h *= e
+    return np.where(w < 0, h, np.float32(1.0) - h), e
+
+
 @_warnings_off
 def nn_gelu(x, approximate):
-    """GELU: ``x * Phi(x)`` (exact, through erf) or its tanh approximation."""
+    """GELU: ``x * Phi(x)`` (exact, through erf) or its tanh approximation. float32 (and the
+    half types) compute in float32, float64 in float64."""
+    k = _gelu_kernel(x, approximate, False)
+    if k is not None:
+        out = np.empty_like(x)
+        k((x, out), (x.size, jit.num_threads()), ())
+        return out
+    w = _work(x)
     if approximate == "tanh":
-        w = _work(x)
         out = 0.5 * w * (1.0 + np.tanh(_SQRT_2_OVER_PI * (w + _GELU_C * w * w * w)))
+    elif w.dtype == _F32:
+        phi, _ = _phi32(w)
+        out = np.multiply(w, phi, out=phi)
     else:
-        w = x.astype(_F64)
         out = 0.5 * w * (1.0 + ew_erf(w * _SQRT_HALF))
     return _out(out, x.dtype)
 
@@ -106,14 +144,23 @@ def nn_gelu(x, approximate):
 @_warnings_off
 def nn_gelu_grad(g, x, approximate):
     """The gradient of ``nn_gelu`` for the output gradient ``g``."""
+    k = _gelu_kernel(x, approximate, True, g)
+    if k is not None:
+        out = np.empty_like(x)
+        k((g, x, out), (x.size, jit.num_threads()), ())
+        return out
+    w = _work(x)
     if approximate == "tanh":
-        w = _work(x)
         inner = _SQRT_2_OVER_PI * (w + _GELU_C * w * w * w)
         t = np.tanh(inner)
         d = 0.5 * (1.0 + t) + 0.5 * w * (1.0 - t * t) * _SQRT_2_OVER_PI * (
             1.0 + 3.0 * _GELU_C * w * w)
+    elif w.dtype == _F32:
+        d, e = _phi32(w)
+        e *= np.float32(_INV_SQRT_2PI)
+        e *= w
+        d += e
     else:
-        w = x.astype(_F64)
         d = 0.5 * (1.0 + ew_erf(w * _SQRT_HALF)) + w * _INV_SQRT_2PI * np.exp(-0.5 * w * w)
     return _out(_work(g) * d, g.dtype)
 

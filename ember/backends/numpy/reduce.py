@@ -8,7 +8,9 @@ Kernels that may meet inf or NaN run with NumPy's floating-point warnings off th
 
 import numpy as np
 
+from . import jit
 from .core import NP, _warnings_off  # NumPy's warnings off for a kernel: cheaper than errstate
+from .jit import reduce as _jit_reduce
 
 __all__ = ["reduce_expand", "reduce_sum", "reduce_prod", "reduce_mean", "reduce_mean_int",
     "reduce_div_count", "reduce_max", "reduce_min", "reduce_abs", "reduce_argmax",
@@ -58,10 +60,75 @@ def reduce_expand(g, shape, axes, keepdims):
     return np.broadcast_to(g, shape)
 
 
+JIT_MIN_NUMEL = 32768  # below it NumPy's reductions are as fast as a compiled kernel
+_F64 = np.dtype(np.float64)
+
+
+def _compiled(a, axes, keepdims, kinds):
+    """A compiled reduction of the C-contiguous float32/float64 ``a`` over ``axes`` when they
+    are its leading axes (``kinds[0]``, per column) or its trailing axes (``kinds[1]``, per
+    row; None: not compiled), as ``(kernel, rows, cols, per_row, out_shape)``, else None."""
+    if a.size < JIT_MIN_NUMEL or (a.dtype != _F32 and a.dtype != _F64) or \
+            not a.flags.c_contiguous or not axes or len(axes) == a.ndim:
+        return None
+    axes = tuple(sorted(axes))
+    k = len(axes)
+    if axes == tuple(range(k)):
+        per_row, split = False, k
+    elif axes == tuple(range(a.ndim - k, a.ndim)):
+        per_row, split = True, a.ndim - k
+    else:
+        return None
+    kind = kinds[per_row]
+    if kind is None:
+        return None
+    kernel = jit.kernel(*_jit_reduce.source(kind, a.dtype.name))
+    if kernel is None:
+        return None
+    rows = _count(a.shape, range(split))
+    cols = a.size // rows
+    out_shape = _kept_shape(a.shape, axes) if keepdims else tuple(
+        s for i, s in enumerate(a.shape) if i not in axes)
+    return kernel, rows, cols, per_row, out_shape
+
+
+def _compiled_sum(a, axes, keepdims, mean):
+    """The sum (or mean) of ``a`` over ``axes`` by a compiled kernel, or None."""
+    found = _compiled(a, axes, keepdims, ("col_sum", "row_sum"))
+    if found is None:
+        return None
+    kernel, rows, cols, per_row, out_shape = found
+    nt = jit.num_threads()
+    if per_row:
+        out = np.empty(rows, dtype=a.dtype)
+        kernel((a, out), (rows, cols, nt, int(mean)), ())
+    else:
+        out = np.empty(cols, dtype=a.dtype)
+        kernel((a, out, np.empty((nt, cols), dtype=_F64)), (rows, cols, nt, int(mean)), ())
+    return out.reshape(out_shape)
+
+
+def _compiled_extreme(a, axes, keepdims, kind):
+    """The max or min (``kind``) of each row of ``a`` (``axes`` its trailing axes) by a
+    compiled kernel, or None."""
+    found = _compiled(a, axes, keepdims, (None, kind))
+    if found is None:
+        return None
+    kernel, rows, cols, _, out_shape = found
+    out = np.empty(rows, dtype=a.dtype)
+    kernel((a, out), (rows, cols, jit.num_threads()), ())
+    return out.reshape(out_shape)
+
+
 @_warnings_off
 def reduce_sum(a, axes, keepdims, dtype):
     """Sum over ``axes`` (a tuple); ints and bools accumulate in int64; the result has ember
-    ``dtype``."""
+    ``dtype``. A float32/float64 sum over the leading or the trailing axes of a large
+    contiguous array runs compiled (accumulating in float64)."""
+    if a.dtype == NP[dtype]:
+        out = _compiled_sum(a, axes, keepdims, False)
+        if out is not None:
+            return out
     if a.dtype.kind in "biu":
         out = np.add.reduce(a, axis=axes, dtype=_INT64, keepdims=keepdims, out=_AS_ARRAY)
     else:
@@ -83,6 +150,9 @@ def reduce_prod(a, axes, keepdims, dtype):
 @_warnings_off
 def reduce_mean(a, axes, keepdims):
     """Float mean over ``axes``; nan where nothing is reduced."""
+    out = _compiled_sum(a, axes, keepdims, True)
+    if out is not None:
+        return out
     n = _count(a.shape, axes)
     out = np.add.reduce(a if a.dtype.itemsize > 2 else _wide(a), axis=axes, keepdims=keepdims,
                         out=_AS_ARRAY)
@@ -148,12 +218,18 @@ def reduce_div_count(g, n):
 
 def reduce_max(a, axes, keepdims):
     """Maximum over ``axes`` (NaN propagates)."""
+    out = _compiled_extreme(a, axes, keepdims, "row_max")
+    if out is not None:
+        return out
     out = np.maximum.reduce(_wide(a), axis=axes, keepdims=keepdims, out=_AS_ARRAY)
     return _as_dtype(out, a.dtype)
 
 
 def reduce_min(a, axes, keepdims):
     """Minimum over ``axes`` (NaN propagates)."""
+    out = _compiled_extreme(a, axes, keepdims, "row_min")
+    if out is not None:
+        return out
     out = np.minimum.reduce(_wide(a), axis=axes, keepdims=keepdims, out=_AS_ARRAY)
     return _as_dtype(out, a.dtype)
 

@@ -1,0 +1,140 @@
+"""C kernels of reductions of a C-contiguous ``(rows, cols)`` float32/float64 array: the sum
+or mean of each row (over the last axes), of each column (over the leading axes), and each
+row's max or min.
+
+Sums accumulate in float64 (float32 input too, so they are at least as accurate as NumPy's
+float32 pairwise sums): a row pairwise in blocks of 256 like NumPy's, each block added with
+vector accumulators; columns as NumPy adds rows, one row after another, each thread over its
+own share of rows into its own partial sums (``scratch``), the partials added in thread order.
+(A float32 sum whose running total leaves float32's range but whose total does not is that
+total here, inf in NumPy's and PyTorch's float32 accumulators.)
+A max or min is NaN when the row holds a NaN (a flag kept beside the comparisons, so the loop
+vectorises); which of two equal zeros of opposite sign a max gives is not specified.
+
+>>> from ember.backends.numpy.jit import reduce
+>>> reduce.source("row_sum", "float32")[0]
+'ember_row_sum_float32'
+"""
+
+from .compiler import PRELUDE
+
+_SOURCES = {}
+
+_PAIRWISE = """
+/* the sum of x[0..n) in double, pairwise above 256 elements like NumPy's; 16 partial sums
+   (four vectors, so the adds overlap) in a block */
+static double pairwise(const T *x, int64_t n) {
+    if (n <= 256) {
+        double acc[16] = {0.0};
+        int64_t i = 0;
+        for (; i + 16 <= n; i += 16)
+            for (int k = 0; k < 16; k++) acc[k] += (double)x[i + k];
+        double s = 0.0;
+        for (; i < n; i++) s += (double)x[i];
+        for (int k = 0; k < 16; k += 2) s += acc[k] + acc[k + 1];
+        return s;
+    }
+    int64_t half = (n / 2) & ~(int64_t)7;
+    return pairwise(x, half) + pairwise(x + half, n - half);
+}
+"""
+
+_ROW_SUM = _PAIRWISE + """
+/* out[r] = sum (or mean, n[3] != 0) of row r; ints: rows, cols, threads, mean */
+EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
+    const T *x = (const T *)p[0];
+    T *out = (T *)p[1];
+    const int64_t rows = n[0], cols = n[1];
+    const int nt = (int)n[2], mean = (int)n[3];
+    (void)f;
+    #pragma omp parallel for num_threads(nt) if(rows * cols >= 262144 && rows > 1) schedule(static)
+    for (int64_t r = 0; r < rows; r++) {
+        double s = pairwise(x + r * cols, cols);
+        out[r] = (T)(mean ? s / (double)cols : s);
+    }
+}
+"""
+
+_COL_SUM = """
+#define BLOCK 1024
+/* out[c] = sum (or mean, n[3] != 0) of column c; scratch: threads * cols doubles;
+   ints: rows, cols, threads, mean */
+EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
+    const T *x = (const T *)p[0];
+    T *out = (T *)p[1];
+    double *scratch = (double *)p[2];
+    const int64_t rows = n[0], cols = n[1];
+    const int mean = (int)n[3];
+    int nt = (int)n[2];
+    (void)f;
+    if (rows * cols < 262144 || rows < 2 * nt) nt = 1;
+    #pragma omp parallel num_threads(nt)
+    {
+        const int t = omp_get_thread_num(), used = omp_get_num_threads();
+        const int64_t r0 = rows * t / used, r1 = rows * (t + 1) / used;
+        double *acc = scratch + (int64_t)t * cols;
+        for (int64_t c0 = 0; c0 < cols; c0 += BLOCK) {
+            const int64_t w = cols - c0 < BLOCK ? cols - c0 : BLOCK;
+            double *a = acc + c0;
+            for (int64_t j = 0; j < w; j++) a[j] = 0.0;
+            for (int64_t r = r0; r < r1; r++) {
+                const T *row = x + r * cols + c0;
+                #pragma omp simd
+                for (int64_t j = 0; j < w; j++) a[j] += (double)row[j];
+            }
+        }
+        #pragma omp barrier
+        #pragma omp for schedule(static)
+        for (int64_t c = 0; c < cols; c++) {
+            double s = scratch[c];
+            for (int k = 1; k < used; k++) s += scratch[(int64_t)k * cols + c];
+            out[c] = (T)(mean ? s / (double)rows : s);
+        }
+    }
+}
+"""
+
+_ROW_EXTREME = """
+/* out[r] = the OP of row r, NaN when the row holds one; ints: rows, cols, threads */
+EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
+    const T *x = (const T *)p[0];
+    T *out = (T *)p[1];
+    const int64_t rows = n[0], cols = n[1];
+    const int nt = (int)n[2];
+    (void)f;
+    #pragma omp parallel for num_threads(nt) if(rows * cols >= 262144 && rows > 1) schedule(static)
+    for (int64_t r = 0; r < rows; r++) {
+        const T *row = x + r * cols;
+        T m = START;
+        int nan = 0;
+        #pragma omp simd reduction(OP:m) reduction(|:nan)
+        for (int64_t j = 0; j < cols; j++) {
+            T v = row[j];
+            m = v CMP m ? v : m;
+            nan |= v != v;
+        }
+        out[r] = nan ? (T)NAN : m;
+    }
+}
+"""
+
+_TEMPLATES = {"row_sum": _ROW_SUM, "col_sum": _COL_SUM, "row_max": _ROW_EXTREME,
+              "row_min": _ROW_EXTREME}
+
+
+def source(kind, dtype):
+    """``(name, C source)`` of the ``kind`` kernel (``"row_sum"``, ``"col_sum"``,
+    ``"row_max"``, ``"row_min"``) for ``dtype`` (``"float32"``/``"float64"``)."""
+    key = (kind, dtype)
+    found = _SOURCES.get(key)
+    if found is not None:
+        return found
+    name = f"ember_{kind}_{dtype}"
+    text = _TEMPLATES[kind].replace("NAME", name)
+    if kind == "row_max":
+        text = text.replace("START", "-INFINITY").replace("CMP", ">").replace("OP", "max")
+    elif kind == "row_min":
+        text = text.replace("START", "INFINITY").replace("CMP", "<").replace("OP", "min")
+    text = PRELUDE + "typedef " + ("float" if dtype == "float32" else "double") + " T;\n" + text
+    _SOURCES[key] = (name, text)
+    return name, text
