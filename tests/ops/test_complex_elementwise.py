@@ -223,7 +223,7 @@ PARTS = [-math.inf, -2.5, -0.0, 0.0, 0.5, 2.5, math.inf, math.nan]
 NUMPY_FN = {
     "exp": np.exp, "expm1": lambda z: _expm1_standard(z), "log": np.log, "log1p": np.log1p, "log2": np.log2,
     "log10": np.log10, "sqrt": np.sqrt, "rsqrt": lambda z: 1 / np.sqrt(z), "sin": np.sin,
-    "cos": np.cos, "tan": np.tan, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh,
+    "cos": np.cos, "tan": np.tan, "sinh": np.sinh, "cosh": np.cosh, "tanh": lambda z: _tanh_standard(z),
     "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "asinh": np.arcsinh,
     "acosh": np.arccosh, "atanh": np.arctanh, "abs": np.abs, "angle": np.angle,
     "conj": np.conj, "neg": np.negative, "square": np.square,
@@ -252,6 +252,23 @@ def _expm1_standard(z):
             if _same(a, v.real) and _same(b, abs(v.imag)):
                 out[i] = complex(re, sign * im)
     return out
+
+
+def _tanh_standard(z):
+    # the standard: tanh(±inf + bj) is ±1 + 0j for a finite b, the zero signed as b; NumPy (C99)
+    # signs it as sin(2b)
+    out = np.tanh(z)
+    fix = np.isinf(z.real) & np.isfinite(z.imag)
+    out.real[fix] = np.sign(z.real[fix])
+    out.imag[fix] = np.copysign(0.0, z.imag[fix])  # not 1j * ...: that loses the sign of -0
+    return out
+
+
+def test_tanh_of_infinite_real_parts_follows_the_standard():
+    z = [complex(INF, 5.0), complex(INF, -5.0), complex(-INF, 0.5)]
+    out = ember.tensor(z, dtype="complex128").tanh().tolist()
+    assert out == [1 + 0j, 1 - 0j, -1 + 0j]
+    assert [math.copysign(1, v.imag) for v in out] == [1.0, -1.0, 1.0]  # sin(10) < 0: not C99's
 
 
 def _grid(dtype):

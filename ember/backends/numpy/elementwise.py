@@ -483,7 +483,25 @@ ew_cos = _quiet(np.cos)
 ew_tan = _quiet(np.tan)
 ew_sinh = _quiet(np.sinh)
 ew_cosh = _quiet(np.cosh)
-ew_tanh = _quiet(np.tanh)
+_tanh = _quiet(np.tanh)
+
+
+def ew_tanh(a):
+    """tanh. A complex value with an infinite real part and a finite imaginary part ``b`` gives
+    ±1 + 0j with the zero signed as ``b`` (the Array API standard; C99 signs it as sin(2b))."""
+    out = _tanh(a)
+    if out.dtype.kind != "c" or not out.size:
+        return out
+    re, im = a.real, a.imag
+    fix = np.isinf(re) & np.isfinite(im)
+    if not fix.any():
+        return out
+    special = np.empty(out.shape, out.dtype)
+    special.real, special.imag = np.sign(re), np.copysign(0.0, im)
+    return np.where(fix, special, out)
+
+
+ew_tanh.ufunc = np.tanh  # a chain of real arrays writes NumPy's tanh into its buffer
 ew_asin = _quiet(np.arcsin)
 ew_acos = _quiet(np.arccos)
 ew_atan = _quiet(np.arctan)

@@ -598,7 +598,18 @@ ew_cos = torch.cos
 ew_tan = torch.tan
 ew_sinh = torch.sinh
 ew_cosh = torch.cosh
-ew_tanh = torch.tanh
+def ew_tanh(a):
+    """tanh. A complex value with an infinite real part and a finite imaginary part ``b`` gives
+    ±1 + 0j with the zero signed as ``b`` (the Array API standard; C99 signs it as sin(2b))."""
+    out = torch.tanh(a)
+    if not out.is_complex() or not out.numel():
+        return out
+    re, im = a.real, a.imag
+    fix = torch.isinf(re) & torch.isfinite(im)
+    if not bool(fix.any()):
+        return out
+    return torch.where(fix, torch.complex(torch.sign(re), torch.copysign(torch.zeros_like(im), im)),
+                       out)
 ew_asin = torch.asin
 
 
