@@ -9,6 +9,7 @@ import os
 import platform
 import statistics
 import subprocess
+import sys
 import time
 
 LIBS = ("ember", "numpy", "torch")
@@ -101,6 +102,17 @@ def minor_faults():
     return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
 
 
+def _settle(*fns):
+    """After the warm-up calls: wait for the kernels ember compiles in the background (a first
+    call takes the NumPy path while its kernel compiles), then call each function once more."""
+    jit = sys.modules.get("ember.backends.numpy.jit")
+    if jit is None:
+        return
+    jit.wait()
+    for fn in fns:
+        fn()
+
+
 def measure(fn, reps, min_time, warmup=1):
     """Time ``fn``: ``warmup`` untimed calls, calibration, then ``reps`` repetitions.
 
@@ -110,6 +122,7 @@ def measure(fn, reps, min_time, warmup=1):
     """
     for _ in range(warmup):
         fn()
+    _settle(fn)
     number = calibrate(fn, min_time) if min_time > 0 else 1
     times = []
     faults = 0
@@ -135,6 +148,7 @@ def measure_difference(fn, baseline, reps, min_time, warmup=1):
     for _ in range(warmup):
         fn()
         baseline()
+    _settle(fn, baseline)
     number = calibrate(fn, min_time) if min_time > 0 else 1
     diffs, totals, bases = [], [], []
     faults = 0
