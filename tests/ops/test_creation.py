@@ -723,3 +723,13 @@ def test_burn_options_bad_input(call, match, param):
     with pytest.raises(InvalidParameterError, match=match) as info:
         call()
     assert info.value.param == param
+
+
+@pytest.mark.parametrize("offset", [2**70, -2**70, 2**63, -(2**63) - 1])
+def test_masks_take_offsets_past_int64(offset):
+    # every element is on one side of a diagonal this far off: the masks are all True or all
+    # False, as on a diagonal just past the matrix
+    near = 7 if offset > 0 else -7
+    for mask in (ember.triu_mask, ember.tril_mask, ember.diag_mask):
+        assert mask((3, 4), offset).tolist() == mask((3, 4), near).tolist()
+    assert ember.triu_mask((3, 4), offset).tolist() == [[offset > 0] * 4] * 3

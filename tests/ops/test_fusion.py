@@ -282,11 +282,12 @@ def test_many_operator_sites_have_no_per_site_cost():
     x, y = floats(1 << 16, 2)
     (x * 1.0 + y).numpy()  # the process's first chain: finds the C compiler (a one-time cost)
     times = []
-    for _ in range(2):
+    for _ in range(4):
         start = time.perf_counter()
         scope["f"](x, y).numpy()
         times.append(time.perf_counter() - start)
-    assert times[0] < 3 * times[1] + 0.5
+    # generous for a loaded machine: reading the caller's code once cost minutes here
+    assert times[0] < 3 * min(times[1:]) + 2.0
 
 
 def test_ember_reads_no_bytecode_or_frames():

@@ -129,6 +129,8 @@ def creation_tri_mask(shape, offset, part, *, device=None):
     """Burn's triangle masks over the last two dims of ``shape``, broadcast to ``shape``:
     True marks the elements *outside* the part (``"upper"``, ``"lower"`` or ``"diag"``)."""
     d = _offsets(shape[-2], shape[-1], device)
+    bound = shape[-2] + shape[-1]  # offsets past it mark the same elements, and fit in int64
+    offset = max(-bound, min(bound, offset))
     if part == "upper":
         m = d < offset
     elif part == "lower":
