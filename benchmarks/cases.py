@@ -10,6 +10,8 @@ together, and the forward alone, whose times the worker subtracts.
 Nothing here imports a library at module level: each worker process imports only its own.
 """
 
+import functools
+
 import gpt
 
 SEED = 0
@@ -750,16 +752,16 @@ def _gpt_setup(lib, p):
     if lib == "torch":
         import torch
 
-        model = gpt.torch_model(p, params)
+        model = gpt.model("torch", p, params)
         opt = torch.optim.AdamW(model.parameters(), lr=gpt.LR, weight_decay=gpt.WEIGHT_DECAY)
         data = [(torch.from_numpy(x), torch.from_numpy(y)) for x, y in data]
-        return model, opt, data, gpt.torch_loss
+        return model, opt, data, functools.partial(gpt.loss, "torch")
     import ember
 
-    model = gpt.ember_model(p, params)
+    model = gpt.model("ember", p, params)
     opt = ember.optim.AdamW(model.parameters(), lr=gpt.LR, weight_decay=gpt.WEIGHT_DECAY)
     data = [(ember.from_numpy(x), ember.from_numpy(y)) for x, y in data]
-    return model, opt, data, gpt.ember_loss
+    return model, opt, data, functools.partial(gpt.loss, "ember")
 
 
 def _gpt_step(lib, p):
@@ -892,7 +894,7 @@ CASES = [
          "nanoGPT-style GPT (2 layers, 4 heads, 64 wide, block 64, 65 characters), batch 16: "
          "forward, cross-entropy, backward, AdamW update",
          dict(GPT_FULL), dict(GPT_QUICK), _libs("gpt_step", ("ember", "torch")),
-         note="benchmarks/gpt.py, the same model written for ember and for PyTorch, the same "
+         note="benchmarks/gpt.py, one model code built with ember and with PyTorch, the same "
               "initial weights and batches; *agree* compares the loss of step 0"),
     Case("gpt_forward", "training", "the GPT's forward alone: logits of one batch of 16 × 64",
          dict(GPT_FULL), dict(GPT_QUICK), _libs("gpt_forward", ("ember", "torch")),

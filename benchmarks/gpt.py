@@ -1,5 +1,7 @@
-"""A nanoGPT-style character model written twice, once with ember and once with PyTorch, line
-for line the same, for the ``gpt_step`` and ``gpt_forward`` benchmark cases.
+"""A nanoGPT-style character model, written once for ``gpt_step`` and ``gpt_forward``: the same
+code builds it with ember and with PyTorch (``model("ember", ...)``, ``model("torch", ...)``),
+ember's PyTorch-shaped API (``nn``, ``nn.functional``, ``arange``, ``from_numpy``) being the
+only thing it uses.
 
 The model: token and position embeddings, ``n_layer`` pre-LayerNorm blocks (causal
 self-attention through ``scaled_dot_product_attention`` with ``is_causal=True``, then an MLP
@@ -75,13 +77,16 @@ def batches(p, seed, count=BATCHES):
     return out
 
 
-# -- ember ------------------------------------------------------------------------------------
+# -- the model, in either library ------------------------------------------------------------
 
-def ember_model(p, params):
-    """The ember GPT with ``params`` (a dict of NumPy arrays) loaded."""
-    import ember
-    from ember import nn
-    from ember.nn import functional as F
+def model(lib, p, params):
+    """The GPT of library ``lib`` ("ember" or "torch") with ``params`` (a dict of NumPy arrays)
+    loaded."""
+    import importlib
+
+    tensors = importlib.import_module(lib)
+    nn = importlib.import_module(lib + ".nn")
+    F = importlib.import_module(lib + ".nn.functional")
 
     class CausalSelfAttention(nn.Module):
         def __init__(self):
@@ -131,91 +136,20 @@ def ember_model(p, params):
 
         def forward(self, idx):
             T = idx.shape[1]
-            x = self.wte(idx) + self.wpe(ember.arange(T))
+            x = self.wte(idx) + self.wpe(tensors.arange(T))
             for block in self.blocks:
                 x = block(x)
             return self.lm_head(self.ln_f(x))
 
-    model = GPT()
-    model.load_state_dict({k: ember.from_numpy(v) for k, v in params.items()})
-    return model
+    gpt = GPT()
+    gpt.load_state_dict({k: tensors.from_numpy(v) for k, v in params.items()})
+    return gpt
 
 
-def ember_loss(model, x, y):
-    from ember.nn import functional as F
+def loss(lib, gpt, x, y):
+    """The cross-entropy of ``gpt``'s next-character logits for inputs ``x`` and targets ``y``."""
+    import importlib
 
-    logits = model(x)
+    F = importlib.import_module(lib + ".nn.functional")
+    logits = gpt(x)
     return F.cross_entropy(logits.view(-1, logits.shape[-1]), y.view(-1))
-
-
-# -- PyTorch ----------------------------------------------------------------------------------
-
-def torch_model(p, params):
-    """The PyTorch GPT with ``params`` (a dict of NumPy arrays) loaded."""
-    import torch
-    from torch import nn
-    from torch.nn import functional as F
-
-    class CausalSelfAttention(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.c_attn = nn.Linear(p["n_embd"], 3 * p["n_embd"])
-            self.c_proj = nn.Linear(p["n_embd"], p["n_embd"])
-
-        def forward(self, x):
-            B, T, C = x.shape
-            nh = p["n_head"]
-            q, k, v = self.c_attn(x).split(C, dim=2)
-            q = q.view(B, T, nh, C // nh).transpose(1, 2)
-            k = k.view(B, T, nh, C // nh).transpose(1, 2)
-            v = v.view(B, T, nh, C // nh).transpose(1, 2)
-            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-            return self.c_proj(y.transpose(1, 2).contiguous().view(B, T, C))
-
-    class MLP(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.c_fc = nn.Linear(p["n_embd"], 4 * p["n_embd"])
-            self.c_proj = nn.Linear(4 * p["n_embd"], p["n_embd"])
-
-        def forward(self, x):
-            return self.c_proj(F.gelu(self.c_fc(x)))
-
-    class Block(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.ln_1 = nn.LayerNorm(p["n_embd"])
-            self.attn = CausalSelfAttention()
-            self.ln_2 = nn.LayerNorm(p["n_embd"])
-            self.mlp = MLP()
-
-        def forward(self, x):
-            x = x + self.attn(self.ln_1(x))
-            return x + self.mlp(self.ln_2(x))
-
-    class GPT(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.wte = nn.Embedding(p["vocab"], p["n_embd"])
-            self.wpe = nn.Embedding(p["block"], p["n_embd"])
-            self.blocks = nn.ModuleList([Block() for _ in range(p["n_layer"])])
-            self.ln_f = nn.LayerNorm(p["n_embd"])
-            self.lm_head = nn.Linear(p["n_embd"], p["vocab"], bias=False)
-
-        def forward(self, idx):
-            T = idx.shape[1]
-            x = self.wte(idx) + self.wpe(torch.arange(T))
-            for block in self.blocks:
-                x = block(x)
-            return self.lm_head(self.ln_f(x))
-
-    model = GPT()
-    model.load_state_dict({k: torch.from_numpy(v) for k, v in params.items()})
-    return model
-
-
-def torch_loss(model, x, y):
-    from torch.nn import functional as F
-
-    logits = model(x)
-    return F.cross_entropy(logits.view(-1, logits.size(-1)), y.view(-1))
