@@ -121,6 +121,18 @@ def test_the_first_request_looks_for_the_compiler_off_the_callers_thread(cache, 
     assert jit.kernel("scale", source) is not None
 
 
+def test_openmp_is_loaded_passive_and_the_environment_left_as_it_was(monkeypatch):
+    seen = []
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    with compiler._passive_openmp():
+        seen.append(os.environ.get("OMP_WAIT_POLICY"))
+    assert seen == ["PASSIVE"] and "OMP_WAIT_POLICY" not in os.environ
+    monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")  # the user's choice wins
+    with compiler._passive_openmp():
+        seen.append(os.environ.get("OMP_WAIT_POLICY"))
+    assert seen[-1] == "ACTIVE" and os.environ["OMP_WAIT_POLICY"] == "ACTIVE"
+
+
 def test_num_threads_follows_set_num_threads():
     import ember
     before = ember.get_num_threads()
