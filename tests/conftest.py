@@ -21,6 +21,10 @@ settings.load_profile("ember")
 DEVICE = os.environ.get("EMBER_DEVICE", "cpu").strip() or "cpu"
 ON_NUMPY = DEVICE == "cpu"
 
+# The NumPy backend's compiled kernels compile on first use (EMBER_JIT=sync), as dev.py runs the
+# suite, so every run takes the same path; EMBER_JIT=0 runs it on the NumPy kernels alone.
+os.environ.setdefault("EMBER_JIT", "sync")
+
 
 def pytest_collection_modifyitems(config, items):
     if ON_NUMPY:
@@ -34,7 +38,7 @@ def pytest_collection_modifyitems(config, items):
 
 
 def pytest_report_header(config):
-    return f"ember device: {DEVICE}"
+    return f"ember device: {DEVICE}, EMBER_JIT={os.environ['EMBER_JIT']}"
 
 
 @pytest.fixture
