@@ -19,6 +19,8 @@ CASES = [  # (shape, dims): leading or trailing axes, and others that stay on Nu
     ((4, 37, 45), (0, 1)), ((4, 37, 45), (1, 2)), ((4, 37, 45), 2), ((4, 37, 45), 0),
     ((4, 37, 45), 1), ((4, 37, 45), (0, 2)), ((2, 3, 4, 5), (2, 3)), ((700, 520), 0),
     ((520, 700), 1), ((5,), 0), ((0, 4), 0), ((4, 0), 1), ((0, 4), 1), ((), None),
+    ((37, 45), None), ((700, 520), None), ((1009,), None), ((4, 37, 45), (0, 1, 2)),
+    ((0, 4), None),  # every axis: the compiled total over up to 64 rows
 ]
 
 
@@ -67,6 +69,9 @@ def test_sums_and_means_match_torch(path, rng, dtype, special):
         for keepdim in (False, True):
             if dim is None:
                 assert_close(x.sum(), wide.sum().to(t.dtype), **tol)
+                if a.size:
+                    assert_close(x.mean(), wide.mean().to(t.dtype),
+                                 **(tol and {"rtol": 1e-5, "atol": 1e-7}))
                 continue
             assert_close(x.sum(dim, keepdim=keepdim),
                          wide.sum(dim, keepdim=keepdim).to(t.dtype), **tol)
@@ -87,6 +92,13 @@ def test_row_max_min_match_torch(path, rng, dtype, special):
         for keepdim in (False, True):
             assert_close(x.max(dim, keepdim=keepdim), t.amax(dim, keepdim=keepdim))
             assert_close(x.min(dim, keepdim=keepdim), t.amin(dim, keepdim=keepdim))
+
+
+def test_total_sums_of_long_float32_arrays_are_accurate(path):
+    # a million values of 1e-3 (float32): the float64 parts give 1000 to float32 precision
+    x = ember.from_numpy(np.full((1000, 1000), 1e-3, dtype=np.float32))
+    assert abs(x.sum().item() - 1000.0) < 1e-2
+    assert abs(x.mean().item() - 1e-3) < 1e-8
 
 
 def test_negative_zero_sums_and_extremes(path):
@@ -135,7 +147,8 @@ def test_compiled_kernels_are_taken(monkeypatch, rng):
         assert_close(x.mean(1), t.mean(1))
         assert_close(x.max(1), t.amax(1))
         assert_close(x.min(-1), t.amin(-1))
-        for kind in ("col_sum", "row_sum", "row_max", "row_min"):
+        assert_close(x.sum(), t.double().sum().to(t.dtype), rtol=1e-6)
+        for kind in ("col_sum", "row_sum", "row_max", "row_min", "row_totals"):
             assert (jit_reduce.source(kind, dtype)[0], True) in launched
 
 

@@ -92,8 +92,28 @@ def _compiled(a, axes, keepdims, kinds):
     return kernel, rows, cols, per_row, out_shape
 
 
+def _compiled_total(a, keepdims, mean):
+    """The sum (or mean) of every element of the C-contiguous float32/float64 ``a`` by a
+    compiled kernel, or None: the sums of up to 64 equal rows in float64 (over the threads),
+    then their sum."""
+    if a.size < JIT_MIN_NUMEL or (a.dtype != _F32 and a.dtype != _F64) or \
+            not a.flags.c_contiguous:
+        return None
+    kernel = jit.kernel(*_jit_reduce.source("row_totals", a.dtype.name))
+    if kernel is None:
+        return None
+    n = a.size
+    rows = next(r for r in (64, 32, 16, 8, 4, 2, 1) if n % r == 0)
+    parts = np.empty(rows, dtype=_F64)
+    kernel((a, parts), (rows, n // rows, jit.num_threads()), ())
+    total = parts.sum()
+    return np.full((1,) * a.ndim if keepdims else (), total / n if mean else total, a.dtype)
+
+
 def _compiled_sum(a, axes, keepdims, mean):
     """The sum (or mean) of ``a`` over ``axes`` by a compiled kernel, or None."""
+    if axes and len(axes) == a.ndim:
+        return _compiled_total(a, keepdims, mean)
     found = _compiled(a, axes, keepdims, ("col_sum", "row_sum"))
     if found is None:
         return None
@@ -123,8 +143,8 @@ def _compiled_extreme(a, axes, keepdims, kind):
 @_warnings_off
 def reduce_sum(a, axes, keepdims, dtype):
     """Sum over ``axes`` (a tuple); ints and bools accumulate in int64; the result has ember
-    ``dtype``. A float32/float64 sum over the leading or the trailing axes of a large
-    contiguous array runs compiled (accumulating in float64)."""
+    ``dtype``. A float32/float64 sum over every axis, the leading or the trailing axes of a
+    large contiguous array runs compiled (accumulating in float64)."""
     if a.dtype == NP[dtype]:
         out = _compiled_sum(a, axes, keepdims, False)
         if out is not None:

@@ -55,6 +55,20 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
 }
 """
 
+_ROW_TOTALS = _PAIRWISE + """
+/* out[r] = the sum of row r, in double (the parts of a sum over every element); ints: rows,
+   cols, threads */
+EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
+    const T *x = (const T *)p[0];
+    double *out = (double *)p[1];
+    const int64_t rows = n[0], cols = n[1];
+    const int nt = (int)n[2];
+    (void)f;
+    #pragma omp parallel for num_threads(nt) if(rows * cols >= 262144 && rows > 1) schedule(static)
+    for (int64_t r = 0; r < rows; r++) out[r] = pairwise(x + r * cols, cols);
+}
+"""
+
 _COL_SUM = """
 #define BLOCK 1024
 /* out[c] = sum (or mean, n[3] != 0) of column c; scratch: threads * cols doubles;
@@ -118,12 +132,12 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
 }
 """
 
-_TEMPLATES = {"row_sum": _ROW_SUM, "col_sum": _COL_SUM, "row_max": _ROW_EXTREME,
+_TEMPLATES = {"row_sum": _ROW_SUM, "row_totals": _ROW_TOTALS, "col_sum": _COL_SUM, "row_max": _ROW_EXTREME,
               "row_min": _ROW_EXTREME}
 
 
 def source(kind, dtype):
-    """``(name, C source)`` of the ``kind`` kernel (``"row_sum"``, ``"col_sum"``,
+    """``(name, C source)`` of the ``kind`` kernel (``"row_sum"``, ``"row_totals"``, ``"col_sum"``,
     ``"row_max"``, ``"row_min"``) for ``dtype`` (``"float32"``/``"float64"``)."""
     key = (kind, dtype)
     found = _SOURCES.get(key)
