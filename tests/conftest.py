@@ -44,3 +44,20 @@ def pytest_report_header(config):
 @pytest.fixture
 def rng():
     return np.random.default_rng(0)
+
+
+@pytest.fixture
+def jit_launches(monkeypatch):
+    """The ``(name, compiled?)`` of every kernel the NumPy backend asks its compiler for while
+    the test runs (a spy on ``jit.kernel``), to check which path an op took."""
+    from ember.backends.numpy import jit
+    asked = []
+    kernel = jit.kernel
+
+    def spy(name, source):
+        found = kernel(name, source)
+        asked.append((name, found is not None))
+        return found
+
+    monkeypatch.setattr(jit, "kernel", spy)
+    return asked

@@ -73,20 +73,11 @@ def _check_against_torch(rng, dtype, approximate):
 
 @pytest.mark.parametrize("approximate", ["none", "tanh"])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_compiled_gelu_matches_torch(compiled, monkeypatch, rng, dtype, approximate):
-    launched = []
-    kernel = jit.kernel
-
-    def spy(name, source):
-        found = kernel(name, source)
-        launched.append((name, found is not None))
-        return found
-
-    monkeypatch.setattr(jit, "kernel", spy)
+def test_compiled_gelu_matches_torch(compiled, jit_launches, rng, dtype, approximate):
     _check_against_torch(rng, dtype, approximate)
     for grad in (False, True):
         name, _ = activations.gelu_source(dtype, approximate, grad)
-        assert (name, True) in launched
+        assert (name, True) in jit_launches
 
 
 @pytest.mark.parametrize("approximate", ["none", "tanh"])
