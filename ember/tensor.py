@@ -14,7 +14,7 @@ from .devices import CPU, Device, as_device
 from .errors import DeviceError, GraphError, InvalidParameterError, KindError
 from .shapes import MAX_RANK, check_rank, normalize_dim
 
-__all__ = ["Tensor", "Pending", "Device", "tensor_method", "record", "wrap", "pending",
+__all__ = ["Tensor", "Pending", "Device", "tensor_method", "record", "record_arrays", "saved", "wrap", "pending",
            "as_tensor", "check_kind", "check_tensor", "backend_of", "backend_of_all", "transfer"]
 
 
@@ -295,7 +295,7 @@ def pending(chain, dtype, ad, device=CPU):
     return new_holding(Pending, chain, dtype, ad, device)
 
 
-def _identity_backward(g, needs):
+def _identity_backward(g, needs, out=None):
     return (g,)
 
 
@@ -323,15 +323,47 @@ def wrap(data, dtype, ad="none"):
     return t
 
 
-def record(data, dtype, inputs, backward, name="", recompute=None):
-    """Wrap a kernel's result and record the autodiff step ``backward`` when one is needed.
+def record(data, dtype, inputs, rule, name="", keep_out=False):
+    """Wrap a kernel's result and record the autodiff step ``rule`` when one is needed.
 
     ``inputs`` are the tensors the result depends on; the step is recorded when grad mode is on,
-    the result is a float and at least one input is tracked. A memory-bound op passes
-    ``recompute = (forward, make_backward)``: ``forward(*arrays)`` gives the result from the
-    inputs' arrays and ``make_backward(arrays, out)`` its backward; under the "balanced"
-    gradient-checkpointing strategy the step then keeps no arrays and recomputes in backward.
+    the result is a float and at least one input is tracked. ``rule(g, needs, out)`` is the
+    step's gradient rule, written with ember ops: ``g`` is the gradient of the result (a
+    Tensor), ``needs[i]`` whether input ``i`` wants a gradient, and ``out`` the result itself
+    (a Tensor) when ``keep_out`` (else None; a rule must never hold the result in its closure,
+    which would be a reference cycle). It returns one Tensor (or None) per input, of that
+    input's shape and dtype. Values a rule needs are captured with ``saved(x)``. Because rules
+    are ember ops, a backward with ``create_graph=True`` records them in turn (higher-order
+    gradients).
     """
+    return _record(data, dtype, inputs, rule, name, None, True, keep_out)
+
+
+def record_arrays(data, dtype, inputs, backward, name="", recompute=None):
+    """``record`` for a rule on backend arrays: ``backward(g, needs)`` maps the gradient (an
+    array) to one array (or None) per input. Such a step has first-order gradients only. A
+    memory-bound op passes ``recompute = (forward, make_backward)``: ``forward(*arrays)`` gives
+    the result from the inputs' arrays and ``make_backward(arrays, out)`` its backward; under
+    the "balanced" gradient-checkpointing strategy the step then keeps no arrays and recomputes
+    in backward.
+    """
+    return _record(data, dtype, inputs, backward, name, recompute, False, False)
+
+
+def saved(x):
+    """The value ``x`` has now, for a gradient rule: a Tensor object of its own, so that a later
+    rebinding of ``x`` (``x[0] = 1``, ``x.copy_(y)``) does not change what the rule sees."""
+    t = _new(Tensor)
+    t._data = x._data
+    t._dtype = x._dtype
+    t._device = x._device
+    t._node = x._node
+    t._ad = x._ad
+    t._grad = None
+    return t
+
+
+def _record(data, dtype, inputs, backward, name, recompute, tensors, keep_out):
     t = _new(Tensor)
     if data.__class__ is _Array:
         t._device = CPU
@@ -367,7 +399,12 @@ def record(data, dtype, inputs, backward, name="", recompute=None):
         if recompute is not None and ad == "balanced":
             t._node = _recomputed_node(recompute, inputs, parents, name)
         else:
-            t._node = Node(backward, parents, name)
+            node = t._node = Node(backward, parents, name)
+            if tensors:
+                node.tensors = True
+                if keep_out:
+                    node.out = saved(t)
+                    node.out._node = None
     elif dtype.kind == "complex" and _mode.enabled:
         raise KindError(f"{name or 'op'}: a complex result of a tracked tensor: ember has no "
                         "gradients through complex tensors (docs/complex.md); compute it from "

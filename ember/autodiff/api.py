@@ -192,10 +192,14 @@ def with_gradient_checkpointing_strategy(self, strategy):
 
 
 @tensor_method
-def backward(self, seed=None):
+def backward(self, seed=None, create_graph=False, retain_graph=None):
     """Backpropagate from this tensor; returns the ``Gradients`` and sets ``.grad`` on leaves.
 
-    A non-scalar seeds with ones (the gradient of its sum) unless ``seed`` is given.
+    A non-scalar seeds with ones (the gradient of its sum) unless ``seed`` is given. With
+    ``create_graph=True`` the gradient rules are recorded too, so the gradients are tracked
+    tensors that can be differentiated again (higher-order derivatives; the graph is kept, as
+    PyTorch's ``create_graph`` keeps it); ``retain_graph=True`` keeps the graph for another
+    backward. By default gradients carry no autodiff association and the graph is consumed.
 
     >>> import ember
     >>> x = ember.tensor([1.0, 2.0, 3.0]).require_grad()
@@ -211,7 +215,11 @@ def backward(self, seed=None):
     if seed is not None and not isinstance(seed, Tensor):
         raise InvalidParameterError(f"backward: seed must be a Tensor, got {type(seed).__name__}",
                                     "seed", seed)
-    return run_backward(self, seed, wrap)
+    for name, flag in (("create_graph", create_graph), ("retain_graph", retain_graph)):
+        if flag is not None and not isinstance(flag, bool):
+            raise InvalidParameterError(f"backward: {name} must be a bool, got {flag!r}",
+                                        name, flag)
+    return run_backward(self, seed, create_graph, retain=bool(retain_graph))
 
 
 @tensor_method

@@ -2,7 +2,8 @@
 
 from ..backends import adopt
 from ..errors import DeviceError, GraphError, KindError, ShapeMismatchError
-from ..tensor import Tensor
+from ..tensor import Tensor, saved, wrap
+from .graph import set_grad_enabled
 
 __all__ = ["Gradients", "run_backward"]
 
@@ -90,8 +91,46 @@ def _topological(root):
     return order
 
 
-def run_backward(tensor, seed=None, wrap=None):
-    """Backpropagate from ``tensor``; returns a Gradients and sets ``.grad`` on leaves."""
+def _reaching(order, targets):
+    """The ids of the nodes of ``order`` (parents first) from which a node of ``targets`` (ids)
+    is reached through parents, the targets included: the only steps a ``targets`` backward
+    runs."""
+    reach = set()
+    for node in order:
+        if id(node) in targets or any(p is not None and id(p) in reach for p in node.parents):
+            reach.add(id(node))
+    return reach
+
+
+def _seed(tensor, seed, create_graph):
+    """The gradient backward starts from: ones, or ``seed`` checked against ``tensor``."""
+    device = tensor._device
+    if seed is None:
+        return wrap(device.backend.ones_like(tensor._data), tensor._dtype)
+    if not isinstance(seed, Tensor):
+        seed = wrap(device.backend.asarray(seed, tensor._dtype), tensor._dtype)
+    if seed._device is not device:
+        raise DeviceError(f"backward: seed is on {seed._device}, the tensor on {device}; "
+                          "expected the seed on the tensor's device (move it with "
+                          "to_device() first)", (device, seed._device))
+    if tuple(seed.shape) != tuple(tensor.shape):
+        raise ShapeMismatchError(f"backward: seed has shape {tuple(seed.shape)}, expected "
+                                 f"{tuple(tensor.shape)}", expected=tensor.shape,
+                                 actual=tuple(seed.shape))
+    if not create_graph and seed._node is not None:
+        seed = wrap(seed._data, seed._dtype)
+    return seed if seed._dtype is tensor._dtype else seed.cast(tensor._dtype)
+
+
+def run_backward(tensor, seed=None, create_graph=False, targets=None, retain=False):
+    """Backpropagate from ``tensor``; returns a Gradients and sets ``.grad`` on leaves.
+
+    ``create_graph``: the rules run with recording on, so the gradients are tracked tensors
+    (higher-order derivatives), and the graph is kept. ``targets``: tensors whose gradients
+    are wanted instead (``ember.autodiff.grad``): a list of gradients (None where none flows)
+    is returned, no ``.grad`` is set and only the steps that lead to a target run.
+    ``retain``: keep the graph for another backward.
+    """
     root = tensor._node
     if tensor._ad is None:
         raise GraphError("backward: autodiff is disabled for this tensor; call autodiff() first "
@@ -100,75 +139,96 @@ def run_backward(tensor, seed=None, wrap=None):
         raise GraphError("backward: the tensor does not participate in a recorded graph; "
                          "expected a result of ops on tensors that require grad")
     order = _topological(root)
+    wanted = None
+    if targets is not None:
+        wanted = {id(t._node): k for k, t in enumerate(targets) if t._node is not None}
+        reach = _reaching(order, wanted)
+        order = [node for node in order if id(node) in reach]
     for node in order:
         if node.consumed:
             raise GraphError(f"backward: a step ({node.name}) was consumed by an earlier backward; "
                              "recompute the forward pass or combine the losses into one")
-    device = tensor._device
-    be = device.backend
-    if seed is None:
-        g = be.ones_like(tensor._data)  # on the tensor's device, as every kernel's result
-    else:
-        if hasattr(seed, "_data"):
-            if seed._device is not device:
-                raise DeviceError(f"backward: seed is on {seed._device}, the tensor on {device}; "
-                                  "expected the seed on the tensor's device (move it with "
-                                  "to_device() first)", (device, seed._device))
-            g = seed._data
-        else:
-            g = be.asarray(seed, tensor._dtype)
-        if tuple(g.shape) != tuple(tensor.shape):
-            raise ShapeMismatchError(f"backward: seed has shape {tuple(g.shape)}, expected "
-                                     f"{tuple(tensor.shape)}", expected=tensor.shape,
-                                     actual=tuple(g.shape))
-        g = be.cast(g, tensor._dtype)
-    Array = be.Array
-    sync = None if sync_hook is None else sync_hook(tensor, order)
-    pending = {id(root): g}
-    grads = Gradients()
+    g = _seed(tensor, seed, create_graph)
+    keep = retain or create_graph
+    with set_grad_enabled(create_graph):
+        found = _walk(order, root, g, create_graph, wanted, keep, tensor)
+    if targets is not None:
+        return [found.get(k) for k in range(len(targets))]
+    return found
+
+
+def _walk(order, root, g, create_graph, wanted, keep, tensor):
+    sync = None if sync_hook is None or wanted is not None else sync_hook(tensor, order)
     recomputer = None
+    if any(node.recompute is not None for node in order):
+        recomputer = _Recomputer(order)
+    if wanted is not None:
+        walked = set(map(id, order))
+    pending = {id(root): g}
+    grads = {} if wanted is not None else Gradients()
     for node in reversed(order):
         g = pending.pop(id(node), None)
-        if not node.parents:
+        parents = node.parents
+        if wanted is not None:
+            if id(node) in wanted and g is not None:
+                grads[wanted[id(node)]] = _plain(g, create_graph)
+            needs = tuple([p is not None and id(p) in walked for p in parents])
+        elif not parents:
             if node.requires_grad and g is not None:
                 t = node.tensor_ref()
-                grad = wrap(g, t._dtype if t is not None else _backend(g).dtype_of(g))
+                grad = _plain(g, create_graph)
                 grads._grads[id(node)] = (node, grad)
                 if t is not None:
                     prev = t._grad
-                    t._grad = grad if prev is None else \
-                        wrap(prev._device.backend.add(prev._data, g), t._dtype)
+                    t._grad = grad if prev is None else _plain(prev + grad, create_graph)
                 if sync is not None:
                     sync.ready(node, t, grad)
             continue
-        parents = node.parents
-        if g is not None:
-            backward = node.backward
-            if node.recompute is not None:
-                if recomputer is None:
-                    recomputer = _Recomputer(order)
-                backward = recomputer.backward_of(node)
+        else:
             needs = tuple([p is not None for p in parents])
-            results = backward(g, needs)
-            for p, gp in zip(parents, results):
-                if p is None or gp is None:
+        if g is not None and any(needs):
+            if node.tensors:
+                out = node.out
+                if out is not None and create_graph:
+                    out = saved(out)
+                    out._node = node
+                results = node.backward(g, needs, out)
+            else:
+                results = _array_rule(node, g, needs, create_graph, recomputer)
+            for p, gp, need in zip(parents, results, needs):
+                if not need or gp is None:
                     continue
                 prev = pending.get(id(p))
-                if prev is None:
-                    pending[id(p)] = gp
-                elif prev.__class__ is Array:
-                    pending[id(p)] = be.add(prev, gp)
-                else:  # a step on another backend (below a to_device)
-                    pending[id(p)] = _backend(prev).add(prev, gp)
-        node.consumed = True
-        node.backward = None
-        if node.recompute is not None:
-            node.recompute = node.sources = None
-            if recomputer is not None:
+                pending[id(p)] = gp if prev is None else prev + gp
+        if not keep:
+            node.consumed = True
+            node.backward = None
+            node.out = None
+            if node.recompute is not None:
+                node.recompute = node.sources = None
                 recomputer.done(node)
     if sync is not None:
         sync.finish(grads)
     return grads
+
+
+def _plain(g, create_graph=False):
+    """A gradient as a plain untracked Tensor (its buffer computed), unless ``create_graph``."""
+    if create_graph:
+        return g
+    return wrap(g._data, g._dtype)
+
+
+def _array_rule(node, g, needs, create_graph, recomputer):
+    """Run a rule on backend arrays (``record_arrays``): first-order only."""
+    if create_graph:
+        raise GraphError(f"backward: the step {node.name} has a rule on backend arrays, which "
+                         "has no higher-order gradient; use create_graph=False")
+    backward = node.backward
+    if node.recompute is not None:
+        backward = recomputer.backward_of(node)
+    return [None if r is None else wrap(r, _backend(r).dtype_of(r))
+            for r in backward(g._data, needs)]
 
 
 def _backend(array):

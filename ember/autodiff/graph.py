@@ -19,13 +19,14 @@ __all__ = ["Node", "grad_enabled", "no_grad", "enable_grad", "inference_mode", "
 class Node:
     """One recorded step.
 
-    ``backward(g, needs)`` maps the output's gradient (a backend array) to one gradient per parent
-    (a backend array or None); ``needs[i]`` says whether parent ``i`` wants one. A leaf Node has
+    ``backward(g, needs, out)`` maps the output's gradient to one gradient per parent (or None);
+    ``needs[i]`` says whether parent ``i`` wants one. With ``tensors`` set the rule takes and
+    returns Tensors (``record``); else backend arrays and no ``out`` (``record_arrays``). A leaf Node has
     no parents and keeps a weak reference to its tensor so that ``tensor.grad`` can be set.
     """
 
     __slots__ = ("backward", "parents", "requires_grad", "consumed", "tensor_ref", "name",
-                 "recompute", "sources", "__weakref__")
+                 "recompute", "sources", "tensors", "out", "__weakref__")
 
     def __init__(self, backward, parents, name=""):
         self.backward = backward
@@ -40,6 +41,10 @@ class Node:
         # is kept (a constant, a leaf, a checkpointed output) and None when it is recomputed.
         self.recompute = None
         self.sources = None
+        # A rule written with ember ops (``record``) takes and returns Tensors and can be
+        # recorded in turn; ``out`` is the step's result (untracked) when the rule reads it.
+        self.tensors = False
+        self.out = None
 
     @classmethod
     def leaf(cls, tensor):

@@ -5,7 +5,7 @@ Tensor methods too)."""
 from .. import dtypes as _dt
 from ..errors import InvalidParameterError, KindError
 
-from ..tensor import _adopt_device, check_tensor, record, tensor_method
+from ..tensor import _adopt_device, check_tensor, record_arrays, tensor_method
 from .nn_args import _float_math, _softmax_dim
 
 
@@ -26,7 +26,7 @@ def relu(input):
         return input.relu()  # ints keep their dtype; bools raise Tensor.relu's KindError
     xd = input._data
     be = input._device.backend
-    return record(be.nn_relu(xd), input._dtype, (input,), _relu_backward((xd,), None, be),
+    return record_arrays(be.nn_relu(xd), input._dtype, (input,), _relu_backward((xd,), None, be),
                   "relu", _RELU_RECOMPUTE)
 
 
@@ -102,7 +102,7 @@ def gelu(input, approximate="none"):
     def backward(g, needs):
         return (be.nn_gelu_grad(g, xd, approximate),)
 
-    return record(be.nn_gelu(xd, approximate), x._dtype, (x,), backward, op)
+    return record_arrays(be.nn_gelu(xd, approximate), x._dtype, (x,), backward, op)
 
 
 @tensor_method
@@ -122,7 +122,7 @@ def silu(input):
     def backward(g, needs):
         return (be.nn_silu_grad(g, xd),)
 
-    return record(be.nn_silu(xd), x._dtype, (x,), backward, op)
+    return record_arrays(be.nn_silu(xd), x._dtype, (x,), backward, op)
 
 
 def _softmax_like(input, dim, dtype, op, log):
@@ -149,7 +149,7 @@ def _softmax_like(input, dim, dtype, op, log):
         r = be.nn_log_softmax_grad(gg, yy, axis) if log else be.nn_softmax_grad(gg, yy, axis)
         return (rs(r, ()) if scalar else r,)
 
-    return record(out, x._dtype, (x,), backward, op)
+    return record_arrays(out, x._dtype, (x,), backward, op)
 
 
 @tensor_method

@@ -5,7 +5,7 @@ import math
 from .. import dtypes as _dt
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import broadcast_shapes
-from ..tensor import check_tensor, record
+from ..tensor import check_tensor, record_arrays
 from .nn_args import _backend, _float_tensor, _real, _shape_str
 from .random import _gen, _random
 
@@ -140,4 +140,4 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         grads = be.nn_attention_grads(g, saved, shapes, wants)
         return grads[:len(inputs)]
 
-    return record(out, q._dtype, inputs, backward, op)
+    return record_arrays(out, q._dtype, inputs, backward, op)

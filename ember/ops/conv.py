@@ -2,7 +2,7 @@
 
 from ..errors import InvalidParameterError, ShapeMismatchError
 
-from ..tensor import record
+from ..tensor import record_arrays
 from .nn_args import _backend, _common, _float_tensor, _int, _opt_float, _pair, _rank, _shape_str
 
 
@@ -101,4 +101,4 @@ def _conv2d(op, input, weight, bias, stride, padding, dilation, groups, padding_
                                         len(needs) > 2 and needs[2], xdt, wdt, bdt)
         return (gx, gw) if b is None else (gx, gw, gb)
 
-    return record(out, dt, inputs, backward, op)
+    return record_arrays(out, dt, inputs, backward, op)

@@ -23,7 +23,7 @@ from ..backends import host_of
 from ..devices import CPU, Device, as_device
 from ..errors import InvalidParameterError, KindError
 from ..shapes import argfix, check_rank
-from ..tensor import Tensor, check_tensor, record, tensor_method, wrap
+from ..tensor import Tensor, check_tensor, record_arrays, tensor_method, wrap
 from .data import _is_device, _read, check_backend
 
 _host = CPU.backend  # Python-number checks (NumPy scalars count as numbers) run on the host
@@ -770,7 +770,7 @@ def _tri(op, self, diagonal, upper):
     def backward(g, needs):
         return (be.creation_tri_keep(g, diagonal, upper),)
 
-    return record(out, self._dtype, (self,), backward, op)
+    return record_arrays(out, self._dtype, (self,), backward, op)
 
 
 def triu(self, diagonal=0):

@@ -19,7 +19,7 @@ from .. import dtypes as _dt
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import argfix
 from ..devices import CPU, as_device
-from ..tensor import Device, Tensor, _data_from, record, tensor_method, transfer, wrap
+from ..tensor import Device, Tensor, _data_from, record_arrays, tensor_method, transfer, wrap
 from . import fusion as _fusion
 
 _hostbe = CPU.backend  # TensorData's values, pickles and Python numbers live on the host
@@ -100,7 +100,7 @@ def cast(self, dtype):
     elif src.kind == "complex" and dtype.kind != "complex":
         raise complex_cast_error("cast", src, dtype)
     out = self._device.backend.cast(self._data, dtype)
-    return record(out, dtype, (self,), backward, "cast")
+    return record_arrays(out, dtype, (self,), backward, "cast")
 
 
 def complex_cast_error(op, src, dtype, param="self"):
@@ -161,7 +161,7 @@ def to_device(self, device, /, *, stream=None):
     if target is source:
         if self._node is None:
             return self
-        return record(self._data, self._dtype, (self,), _identity_backward, "to_device")
+        return record_arrays(self._data, self._dtype, (self,), _identity_backward, "to_device")
     dtype = self._dtype
     data = transfer(self._data, dtype, source, target)
     if self._node is None:
@@ -170,7 +170,7 @@ def to_device(self, device, /, *, stream=None):
     def backward(g, needs):  # the gradient goes back to where the input lives
         return (transfer(g, dtype, target, source),)
 
-    return record(data, dtype, (self,), backward, "to_device")
+    return record_arrays(data, dtype, (self,), backward, "to_device")
 
 
 @tensor_method
@@ -271,7 +271,7 @@ def clone(self):
     >>> c is t, c.tolist()
     (False, [1.0, 2.0])
     """
-    return record(self._data, self._dtype, (self,), _identity_backward, "clone")
+    return record_arrays(self._data, self._dtype, (self,), _identity_backward, "clone")
 
 
 @tensor_method

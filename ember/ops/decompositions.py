@@ -23,7 +23,7 @@ from collections import namedtuple
 from .. import dtypes as _dt
 from ..errors import GraphError, InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import as_int, broadcast_shapes
-from ..tensor import Tensor, backend_of, check_tensor, record, wrap
+from ..tensor import Tensor, backend_of, check_tensor, record_arrays, wrap
 
 __all__ = []
 
@@ -98,7 +98,7 @@ def inv(A):
     def backward(g, needs):
         return (be.linalg_inv_grad(g, out),)
 
-    return record(out, A._dtype, (A,), backward, "inv")
+    return record_arrays(out, A._dtype, (A,), backward, "inv")
 
 
 def det(A):
@@ -118,7 +118,7 @@ def det(A):
     def backward(g, needs):
         return (be.cast(be.linalg_det_grad(g, a), A._dtype),)
 
-    return record(out, A._dtype, (A,), backward, "det")
+    return record_arrays(out, A._dtype, (A,), backward, "det")
 
 
 def _is_vector_rhs(A, B):
@@ -171,7 +171,7 @@ def solve(A, B, *, left=True):
         gb = be.linalg_reshape(be.sum_to_shape(gb, bshape), B.shape) if needs[1] else None
         return ga, gb
 
-    return record(out, A._dtype, (A, B), backward, op)
+    return record_arrays(out, A._dtype, (A, B), backward, op)
 
 
 def _flag(value, op, param):
@@ -212,8 +212,8 @@ def svd(A, full_matrices=True):
     def back_vh(g, needs):
         return (be.linalg_svd_grad(None, None, g, u, s, vh),)
 
-    return SVD(record(u, dt, (A,), back_u, op), record(s, rdt, (A,), back_s, op),
-               record(vh, dt, (A,), back_vh, op))
+    return SVD(record_arrays(u, dt, (A,), back_u, op), record_arrays(s, rdt, (A,), back_s, op),
+               record_arrays(vh, dt, (A,), back_vh, op))
 
 
 def svdvals(A):
@@ -238,7 +238,7 @@ def svdvals(A):
     def backward(g, needs):
         return (be.linalg_svd_grad(None, g, None, u, s, vh),)
 
-    return record(s, A._dtype, (A,), backward, op)
+    return record_arrays(s, A._dtype, (A,), backward, op)
 
 
 _QR_MODES = ("reduced", "complete", "r")
@@ -282,8 +282,8 @@ def qr(A, mode="reduced"):
         def back_r(g, needs):
             return (be.linalg_qr_grad(None, g, q, r),)
 
-    Q = wrap(q, dt) if mode == "r" else record(q, dt, (A,), back_q, op)
-    return QR(Q, record(r, dt, (A,), back_r, op))
+    Q = wrap(q, dt) if mode == "r" else record_arrays(q, dt, (A,), back_q, op)
+    return QR(Q, record_arrays(r, dt, (A,), back_r, op))
 
 
 def cholesky(A, *, upper=False):
@@ -308,7 +308,7 @@ def cholesky(A, *, upper=False):
     def backward(g, needs):
         return (be.linalg_cholesky_grad(g, out, up),)
 
-    return record(out, A._dtype, (A,), backward, op)
+    return record_arrays(out, A._dtype, (A,), backward, op)
 
 
 def _hermitian(A, UPLO, op):
@@ -347,7 +347,7 @@ def eigh(A, UPLO="L"):
     def back_v(g, needs):
         return (be.linalg_eigh_grad(None, g, lam, v),)
 
-    return Eigh(record(lam, rdt, (A,), back_l, op), record(v, dt, (A,), back_v, op))
+    return Eigh(record_arrays(lam, rdt, (A,), back_l, op), record_arrays(v, dt, (A,), back_v, op))
 
 
 def eigvalsh(A, UPLO="L"):
@@ -371,7 +371,7 @@ def eigvalsh(A, UPLO="L"):
     def backward(g, needs):
         return (be.linalg_eigh_grad(g, None, lam, v),)
 
-    return record(lam, rdt, (A,), backward, op)
+    return record_arrays(lam, rdt, (A,), backward, op)
 
 
 def slogdet(A):
@@ -397,7 +397,7 @@ def slogdet(A):
     def backward(g, needs):
         return (be.linalg_slogdet_grad(g, a),)
 
-    return SlogDet(wrap(sign, A._dtype), record(logabs, _dt.real_of(A._dtype), (A,), backward, op))
+    return SlogDet(wrap(sign, A._dtype), record_arrays(logabs, _dt.real_of(A._dtype), (A,), backward, op))
 
 
 def _tolerance(value, A, op, param):
@@ -443,7 +443,7 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False):
     def backward(g, needs):
         return (be.sum_to_shape(be.linalg_pinv_grad(g, out, a), a.shape),)
 
-    return record(out, A._dtype, (A,), backward, op)
+    return record_arrays(out, A._dtype, (A,), backward, op)
 
 
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):

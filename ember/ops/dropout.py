@@ -3,7 +3,7 @@
 from .. import dtypes as _dt
 from ..errors import DimensionError, InvalidParameterError, KindError, ShapeMismatchError
 
-from ..tensor import check_tensor, record
+from ..tensor import check_tensor, record_arrays
 from .nn_args import _backend, _float_tensor, _int, _real, _shape_str
 from .random import _gen, _random
 
@@ -50,7 +50,7 @@ def dropout(input, p=0.5, training=True):
     def backward(g, needs):
         return (be.nn_dropout_apply(g, mask, scale),)
 
-    return record(out, x._dtype, (x,), backward, op)
+    return record_arrays(out, x._dtype, (x,), backward, op)
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
@@ -120,4 +120,4 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     def backward(g, needs):
         return (be.nn_embedding_grad(g, idx, num, padding_idx, scale_grad_by_freq),)
 
-    return record(out, w._dtype, (w,), backward, op)
+    return record_arrays(out, w._dtype, (w,), backward, op)

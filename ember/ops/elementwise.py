@@ -22,7 +22,9 @@ from operator import attrgetter as _kernel
 from .. import dtypes as _dt
 from ..errors import InvalidParameterError, KindError
 from ..shapes import as_int, broadcast_shapes
-from ..tensor import Pending, Tensor, device_error, record, tensor_method, wrap
+from ..autodiff.rules import array_rule, fit
+from ..tensor import (Pending, Tensor, device_error, record, record_arrays, saved,
+                      tensor_method, wrap)
 from . import fusion as _fusion
 
 __all__ = [
@@ -216,15 +218,37 @@ def _record2(be, out, dt, ta, tb, rule, name):
             ga, gb = rule(g, needs[0], needs[1])
             return (None if ga is None else _fit(be, ga, ta),
                     None if gb is None else _fit(be, gb, tb))
-        return record(out, dt, (ta, tb), backward, name)
+        return record_arrays(out, dt, (ta, tb), backward, name)
     if ta is not None:
         def backward(g, needs):
             return (_fit(be, rule(g, True, False)[0], ta),)
-        return record(out, dt, (ta,), backward, name)
+        return record_arrays(out, dt, (ta,), backward, name)
 
     def backward(g, needs):
         return (_fit(be, rule(g, False, True)[1], tb),)
-    return record(out, dt, (tb,), backward, name)
+    return record_arrays(out, dt, (tb,), backward, name)
+
+
+def _operands(a, b, ta, tb, dt):
+    """The operands of a binary op as its gradient rule sees them: tensors as ``saved`` Tensors
+    of the result dtype ``dt`` (a cast is a recorded step), numbers as they are."""
+    return (a if ta is None else saved(ta) if ta._dtype is dt else ta.cast(dt),
+            b if tb is None else saved(tb) if tb._dtype is dt else tb.cast(dt))
+
+
+def _record2t(out, dt, ta, tb, rule, name):
+    """Record a binary op whose ``rule(g, need_a, need_b)`` (ember ops) gives the full-shape
+    gradients; each is summed to its operand's shape and cast to its dtype."""
+    if ta is not None and tb is not None:
+        def backward(g, needs, out):
+            ga, gb = rule(g, needs[0], needs[1])
+            return (None if ga is None else fit(ga, ta), None if gb is None else fit(gb, tb))
+        return record(out, dt, (ta, tb), backward, name)
+    if ta is not None:
+        return record(out, dt, (ta,), lambda g, needs, out: (fit(rule(g, True, False)[0], ta),),
+                      name)
+    return record(out, dt, (tb,), lambda g, needs, out: (fit(rule(g, False, True)[1], tb),),
+                  name)
 
 
 def _check_int_divisor(be, xb, b, dt, op):
@@ -242,10 +266,6 @@ def _zeros_rule_of(be):
     return rule
 
 
-def _pass2(g, needs):
-    return (g, g)
-
-
 # -- add, sub, mul ----------------------------------------------------------------------------
 
 def _add(a, b, op):
@@ -254,7 +274,7 @@ def _add(a, b, op):
 
     def rule(g, need_a, need_b):
         return (g if need_a else None, g if need_b else None)
-    return _record2(be, out, dt, ta, tb, rule, op)
+    return _record2t(out, dt, ta, tb, rule, op)
 
 
 def _sub(a, b, op):
@@ -262,17 +282,18 @@ def _sub(a, b, op):
     out = be.ew_cast(be.ew_sub(xa, xb), dt)
 
     def rule(g, need_a, need_b):
-        return (g if need_a else None, be.ew_neg(g) if need_b else None)
-    return _record2(be, out, dt, ta, tb, rule, op)
+        return (g if need_a else None, -g if need_b else None)
+    return _record2t(out, dt, ta, tb, rule, op)
 
 
 def _mul(a, b, op):
     xa, xb, dt, ta, tb, be = _prep2(a, b, op, cx=True)
     out = be.ew_cast(be.ew_mul(xa, xb), dt)
+    a, b = _operands(a, b, ta, tb, dt)
 
     def rule(g, need_a, need_b):
-        return (be.ew_mul(g, xb) if need_a else None, be.ew_mul(g, xa) if need_b else None)
-    return _record2(be, out, dt, ta, tb, rule, op)
+        return (g * b if need_a else None, g * a if need_b else None)
+    return _record2t(out, dt, ta, tb, rule, op)
 
 
 @tensor_method
@@ -350,14 +371,11 @@ def mul_scalar(self, other):
 def _truediv(a, b, op):
     xa, xb, dt, ta, tb, be = _prep2(a, b, op, to_float=True, cx=True)
     out = be.ew_cast(be.ew_truediv(xa, xb), dt)
+    a, b = _operands(a, b, ta, tb, dt)
 
-    def rule(g, need_a, need_b):
-        ga = be.ew_truediv(g, xb) if need_a else None
-        gb = None
-        if need_b:  # -g * a / (b * b), as PyTorch
-            gb = be.ew_truediv(be.ew_mul(be.ew_neg(g), xa), be.ew_mul(xb, xb))
-        return ga, gb
-    return _record2(be, out, dt, ta, tb, rule, op)
+    def rule(g, need_a, need_b):  # -g * a / (b * b) for b, as PyTorch
+        return (g / b if need_a else None, -g * a / (b * b) if need_b else None)
+    return _record2t(out, dt, ta, tb, rule, op)
 
 
 def _floordiv(a, b, op):
@@ -531,7 +549,7 @@ def _pow(a, b, op, mode):
                 f"{op}: integers to negative integer powers are not allowed (other has a "
                 f"negative value for {dt.name} operands{wrapped}); use powf or cast to float "
                 "first", "other", b)
-        return record(be.ew_ipow(xa, xb), dt, tuple([t for t in (ta, tb) if t is not None]),
+        return record_arrays(be.ew_ipow(xa, xb), dt, tuple([t for t in (ta, tb) if t is not None]),
                       None, op)
     out = be.ew_cast(be.ew_pow(xa, xb), dt)
 
@@ -701,10 +719,14 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False):
                         t._ad = ad
                         t._grad = None
                         return t
-                    be = device.backend
-                    return record(kernel(a, b), dt, (self, other), grad_tt(be, a, b), name,
-                                  (kernel, lambda arrays, out: grad_tt(be, *arrays))
-                                  if ad == "balanced" or other._ad == "balanced" else None)
+                    if ad == "balanced" or other._ad == "balanced":
+                        return record_arrays(
+                            kernel(a, b), dt, (self, other),
+                            array_rule(grad_tt(wrap(a, dt), wrap(b, dt)), dt), name,
+                            (kernel, lambda arrays, out: array_rule(grad_tt(
+                                wrap(arrays[0], dt), wrap(arrays[1], dt)), dt)))
+                    return record(kernel(a, b), dt, (self, other),
+                                  grad_tt(saved(self), saved(other)), name)
         elif dt is _F32 or dt is _F64:
             t = type(other)
             if t is float or (t is int and -_EXACT < other < _EXACT):
@@ -726,10 +748,11 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False):
                     t._ad = self._ad
                     t._grad = None
                     return t
-                be = device.backend
-                return record(kernel(a, other), dt, (self,), grad_ts(be, a, other), name,
-                              _scalar_recompute(be, kernel, grad_ts, other, False)
-                              if self._ad == "balanced" else None)
+                if self._ad == "balanced":
+                    return record_arrays(kernel(a, other), dt, (self,),
+                                         array_rule(grad_ts(wrap(a, dt), other), dt), name,
+                                         _scalar_recompute(kernel, grad_ts, other, dt, False))
+                return record(kernel(a, other), dt, (self,), grad_ts(saved(self), other), name)
         return slow(self, other, name)
     method.__name__ = name
     method.__doc__ = f"``self {symbol} other`` (see ``{name}``)."
@@ -764,74 +787,75 @@ def _short_reverse(kname, slow, name, symbol, grad_st):
                     t._ad = self._ad
                     t._grad = None
                     return t
-                be = device.backend
-                return record(kernel(other, a), dt, (self,), grad_st(be, other, a), name,
-                              _scalar_recompute(be, kernel, grad_st, other, True)
-                              if self._ad == "balanced" else None)
+                if self._ad == "balanced":
+                    return record_arrays(kernel(other, a), dt, (self,),
+                                         array_rule(grad_st(other, wrap(a, dt)), dt), name,
+                                         _scalar_recompute(kernel, grad_st, other, dt, True))
+                return record(kernel(other, a), dt, (self,), grad_st(other, saved(self)), name)
         return slow(other, self, name)
     method.__name__ = "r" + name
     method.__doc__ = f"``other {symbol} self`` for a number ``other`` (see ``{name}``)."
     return method
 
 
-def _scalar_recompute(be, kernel, grad, s, reverse):
-    """The "balanced" recompute recipe of a tensor-with-number op (see ``record``)."""
+def _scalar_recompute(kernel, grad, s, dt, reverse):
+    """The "balanced" recompute recipe of a tensor-with-number op (see ``record_arrays``)."""
     if reverse:
-        return (lambda a: kernel(s, a), lambda arrays, out: grad(be, s, arrays[0]))
-    return (lambda a: kernel(a, s), lambda arrays, out: grad(be, arrays[0], s))
+        return (lambda a: kernel(s, a),
+                lambda arrays, out: array_rule(grad(s, wrap(arrays[0], dt)), dt))
+    return (lambda a: kernel(a, s), lambda arrays, out: array_rule(grad(wrap(arrays[0], dt), s), dt))
 
 
-def _add_tt(be, a, b):
+# The rules of the short paths: ``grad_tt(a, b)``, ``grad_ts(a, s)`` and ``grad_st(s, a)`` of
+# the saved operands (``a``, ``b`` Tensors of one shape and dtype, ``s`` a number).
+
+def _add_tt(a, b):
     return _pass2
 
 
-def _add_ts(be, a, s):
+def _add_ts(a, s):
     return _pass1
 
 
-def _pass1(g, needs):
+def _pass1(g, needs, out):
     return (g,)
 
 
-def _sub_tt(be, a, b):
-    def backward(g, needs):
-        return (g, be.ew_neg(g) if needs[1] else None)
-    return backward
+def _pass2(g, needs, out):
+    return (g, g)
 
 
-def _mul_tt(be, a, b):
-    def backward(g, needs):
-        return (be.ew_mul(g, b) if needs[0] else None, be.ew_mul(g, a) if needs[1] else None)
-    return backward
+def _sub_tt(a, b):
+    return lambda g, needs, out: (g, -g if needs[1] else None)
 
 
-def _mul_ts(be, a, s):
-    return lambda g, needs: (be.ew_mul(g, s),)
+def _mul_tt(a, b):
+    return lambda g, needs, out: (g * b if needs[0] else None, g * a if needs[1] else None)
 
 
-def _mul_st(be, s, a):
-    return lambda g, needs: (be.ew_mul(g, s),)
+def _mul_ts(a, s):
+    return lambda g, needs, out: (g * s,)
 
 
-def _div_tt(be, a, b):
-    def backward(g, needs):
-        gb = None
-        if needs[1]:
-            gb = be.ew_truediv(be.ew_mul(be.ew_neg(g), a), be.ew_mul(b, b))
-        return (be.ew_truediv(g, b) if needs[0] else None, gb)
-    return backward
+def _mul_st(s, a):
+    return lambda g, needs, out: (g * s,)
 
 
-def _div_ts(be, a, s):
-    return lambda g, needs: (be.ew_truediv(g, s),)
+def _div_tt(a, b):
+    return lambda g, needs, out: (g / b if needs[0] else None,
+                                  -g * a / (b * b) if needs[1] else None)
 
 
-def _rsub_st(be, s, a):
-    return lambda g, needs: (be.ew_neg(g),)
+def _div_ts(a, s):
+    return lambda g, needs, out: (g / s,)
 
 
-def _rdiv_st(be, s, a):  # d(s / a)/da = -s / a**2
-    return lambda g, needs: (be.ew_truediv(be.ew_mul(be.ew_neg(g), s), be.ew_mul(a, a)),)
+def _rsub_st(s, a):
+    return lambda g, needs, out: (-g,)
+
+
+def _rdiv_st(s, a):  # d(s / a)/da = -s / a**2
+    return lambda g, needs, out: (-g * s / (a * a),)
 
 
 Tensor.__add__ = _short("ew_add", _add, "add", "+", _add_tt, _add_ts)
@@ -893,7 +917,7 @@ def neg(self):
         return out  # deferred (fusion.py)
     _check_tensor(self, "neg", cx=True)
     be = self._device.backend
-    return record(be.ew_neg(self._data), self._dtype, (self,),
+    return record_arrays(be.ew_neg(self._data), self._dtype, (self,),
                   lambda g, needs: (be.ew_neg(g),), "neg")
 
 
@@ -933,7 +957,7 @@ def abs(self):
     x = self._data
     if self._dtype.kind == "complex":  # complex tensors carry no gradient (docs/complex.md)
         return wrap(be.ew_abs(x), _dt.real_of(self._dtype), self._ad)
-    return record(be.ew_abs(x), self._dtype, (self,),
+    return record_arrays(be.ew_abs(x), self._dtype, (self,),
                   lambda g, needs: (be.ew_mul(g, be.ew_sign(x)),), "abs")
 
 
@@ -959,7 +983,7 @@ def _sign(self, op):
     be = self._device.backend
     if self._dtype.kind == "complex":
         return wrap(be.ew_sgn(self._data), self._dtype, self._ad)
-    return record(be.ew_sign(self._data), self._dtype, (self,),
+    return record_arrays(be.ew_sign(self._data), self._dtype, (self,),
                   lambda g, needs: (be.zeros_like(g),), op)
 
 
@@ -985,7 +1009,7 @@ def square(self):
     _check_tensor(self, "square", cx=True)
     be = self._device.backend
     x = self._data
-    return record(be.ew_square(x), self._dtype, (self,),
+    return record_arrays(be.ew_square(x), self._dtype, (self,),
                   lambda g, needs: (be.ew_mul(g, be.ew_mul(x, 2)),), "square")
 
 
@@ -1008,7 +1032,7 @@ def relu(self):
     x = self._data
     dt = self._dtype
     make = _relu_backward(be, dt)
-    return record(be.ew_relu(x), dt, (self,), make((x,), None), "relu", (be.ew_relu, make))
+    return record_arrays(be.ew_relu(x), dt, (self,), make((x,), None), "relu", (be.ew_relu, make))
 
 
 def _relu_backward(be, dt):
@@ -1029,7 +1053,7 @@ def _rounding(kernel, name, doc):
         if self._dtype.kind == "int":
             return wrap(self._data, self._dtype, self._ad)
         be = self._device.backend
-        return record(kernel(be)(self._data), self._dtype, (self,),
+        return record_arrays(kernel(be)(self._data), self._dtype, (self,),
                       lambda g, needs: (be.zeros_like(g),), name)
     op.__name__ = op.__qualname__ = name
     op.__doc__ = doc
@@ -1089,7 +1113,7 @@ def round(self, decimals=0):
         raise KindError(f"round: decimals={decimals} is only defined for float tensors, this one "
                         f"is {self._dtype.name}")
     be = self._device.backend
-    return record(be.ew_round_decimals(self._data, decimals), self._dtype, (self,),
+    return record_arrays(be.ew_round_decimals(self._data, decimals), self._dtype, (self,),
                   lambda g, needs: (be.zeros_like(g),), "round")
 
 
@@ -1131,7 +1155,7 @@ def _float_unary(kernel, name, grad, doc, cx=True):
         def make_backward(arrays, out):
             x = arrays[0]
             return lambda g, needs: (grad(be, g, x, out),)
-        return record(out, dt, (self,), make_backward((x,), out), name, (fn, make_backward))
+        return record_arrays(out, dt, (self,), make_backward((x,), out), name, (fn, make_backward))
     op.__name__ = op.__qualname__ = name
     op.__doc__ = doc
     return tensor_method(op)
@@ -1525,7 +1549,7 @@ def _clamp(self, lo, hi, op):
             else:
                 res.append(None)
         return tuple(res)
-    return record(out, dt, inputs, backward, op)
+    return record_arrays(out, dt, inputs, backward, op)
 
 
 @tensor_method
@@ -1610,7 +1634,7 @@ def lerp(self, end, weight):
     def backward(g, needs):
         return tuple([_fit(be, be.ew_cast(rule(g), dt), t) if need else None
                       for t, rule, need in zip(owners, rules, needs)])
-    return record(out, dt, tuple(owners), backward, op)
+    return record_arrays(out, dt, tuple(owners), backward, op)
 
 
 # -- complex parts ----------------------------------------------------------------------------
@@ -1680,7 +1704,7 @@ def angle(self):
     if dt.kind == "complex":
         return wrap(be.ew_angle(self._data), _dt.real_of(dt), self._ad)
     x, dt = _float_input(be, self, "angle")
-    return record(be.ew_angle(x), dt, (self,), lambda g, needs: (be.zeros_like(g),), "angle")
+    return record_arrays(be.ew_angle(x), dt, (self,), lambda g, needs: (be.zeros_like(g),), "angle")
 
 
 def _parts_pair(a, b, op, pa, pb):
@@ -1712,7 +1736,7 @@ def _complex(real, imag):
     [(1+2j), -1j]
     """
     re, im, dt, be = _parts_pair(real, imag, "complex", "real", "imag")
-    return record(be.ew_complex(re, im), dt, (real, imag), None, "complex")
+    return record_arrays(be.ew_complex(re, im), dt, (real, imag), None, "complex")
 
 
 def polar(abs, angle):
@@ -1724,7 +1748,7 @@ def polar(abs, angle):
     [(2+0j)]
     """
     r, t, dt, be = _parts_pair(abs, angle, "polar", "abs", "angle")
-    return record(be.ew_polar(r, t), dt, (abs, angle), None, "polar")
+    return record_arrays(be.ew_polar(r, t), dt, (abs, angle), None, "polar")
 
 
 complex = _complex  # noqa: A001 (ember.complex, as torch.complex)

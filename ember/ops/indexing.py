@@ -18,7 +18,7 @@ from ..errors import (DimensionError, EmberError, InvalidParameterError, KindErr
                       ShapeMismatchError)
 from ..shapes import as_int, broadcast_shapes, check_rank, normalize_dim
 from ..tensor import (Tensor, _data_from, backend_of, check_kind, check_tensor, device_error,
-                      record, tensor_method, wrap)
+                      record_arrays, tensor_method, wrap)
 from . import fusion as _fusion
 
 __all__ = ["IndexingUpdateOp", "where", "nonzero", "argwhere", "gather", "scatter", "one_hot",
@@ -197,7 +197,7 @@ def _updated(self, work, key, vt, vdata, update, op, to_work=None, from_work=Non
         return gx, gv
 
     inputs = (self,) if vt is None else (self, vt)
-    return record(out, self._dtype, inputs, backward, op)
+    return record_arrays(out, self._dtype, inputs, backward, op)
 
 
 # -- select / take ---------------------------------------------------------------------------------
@@ -221,7 +221,7 @@ def _dim_take(self, dim, indices, op, one_d):
     def backward(g, needs):
         return (be.idx_add_into_zeros(shape, key, g),)
 
-    return record(be.idx_get(self._data, key), self._dtype, (self,), backward, op)
+    return record_arrays(be.idx_get(self._data, key), self._dtype, (self,), backward, op)
 
 
 @tensor_method
@@ -354,7 +354,7 @@ def gather(self, dim, index):
                                    shape),)
         return (be.idx_add_into_zeros(shape, key, g),)
 
-    return record(out, self._dtype, (self,), backward, op)
+    return record_arrays(out, self._dtype, (self,), backward, op)
 
 
 @tensor_method
@@ -458,7 +458,7 @@ def gather_nd(self, indices):
         gx = be.idx_add_into_zeros(wshape, key, g)
         return (be.idx_unlead(gx) if lead else gx,)
 
-    return record(be.idx_get(x, key), self._dtype, (self,), backward, op)
+    return record_arrays(be.idx_get(x, key), self._dtype, (self,), backward, op)
 
 
 @tensor_method
@@ -572,7 +572,7 @@ def _where_record(be, cond, a, b_or_value, dtype, op, swap=True):
             res.append(_grad_part(be, be.idx_masked(g, be.idx_logical_not(cond)), t_false))
         return tuple(res)
 
-    return record(out, dtype, tuple(tensors), backward, op)
+    return record_arrays(out, dtype, tuple(tensors), backward, op)
 
 
 def _grad_part(be, g, t):
@@ -657,7 +657,7 @@ def _fill(self, m, value, op):
     def backward(g, needs):
         return (be.sum_to_shape(be.idx_masked(g, be.idx_logical_not(cond)), shape),)
 
-    return record(be.idx_where(cond, fill, self._data), self._dtype, (self,), backward, op)
+    return record_arrays(be.idx_where(cond, fill, self._data), self._dtype, (self,), backward, op)
 
 
 @tensor_method
@@ -678,7 +678,7 @@ def mask_select(self, mask):
     def backward(g, needs):
         return (be.idx_mask_select_grad(g, cond, shape),)
 
-    return record(be.idx_mask_select(self._data, cond), self._dtype, (self,), backward, op)
+    return record_arrays(be.idx_mask_select(self._data, cond), self._dtype, (self,), backward, op)
 
 
 def where(condition, input=None, other=None):
@@ -1035,7 +1035,7 @@ def advanced_getitem(t, key):
     def backward(g, needs):
         return (be.idx_adv_grad(g, shape, int_key, axes, key2, advanced),)
 
-    return record(be.idx_adv_get(t._data, int_key, axes, key2), t._dtype, (t,), backward, op)
+    return record_arrays(be.idx_adv_get(t._data, int_key, axes, key2), t._dtype, (t,), backward, op)
 
 
 def advanced_setitem(t, key, value):
@@ -1094,4 +1094,4 @@ def advanced_setitem(t, key, value):
         return gx, gv
 
     inputs = (t,) if vt is None else (t, vt)
-    return record(out, dtype, inputs, backward, op)
+    return record_arrays(out, dtype, inputs, backward, op)

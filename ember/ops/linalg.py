@@ -16,7 +16,7 @@ CPU.
 from .. import dtypes as _dt
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import broadcast_shapes, normalize_dim
-from ..tensor import Tensor, backend_of, backend_of_all, record, tensor_method, wrap
+from ..tensor import Tensor, backend_of, backend_of_all, record_arrays, tensor_method, wrap
 
 __all__ = ["matmul", "dot", "outer", "cross", "einsum"]
 
@@ -43,7 +43,7 @@ def _finish(data, dtype, inputs, backward, name):
     kind = dtype.kind
     if kind != "float" and kind != "complex":  # record refuses a complex result of a tracked input
         return wrap(data, dtype)
-    return record(data, dtype, inputs, backward, name)
+    return record_arrays(data, dtype, inputs, backward, name)
 
 
 # -- matmul -----------------------------------------------------------------------------------
@@ -238,7 +238,7 @@ def vecdot(x, y, *, dim=-1):
         return (be.cast(be.sum_to_shape(be.linalg_mul(g, b), sx), dx) if needs[0] else None,
                 be.cast(be.sum_to_shape(be.linalg_mul(g, a), sy), dy) if needs[1] else None)
 
-    return record(out, dtype, (x, y), backward, op)
+    return record_arrays(out, dtype, (x, y), backward, op)
 
 
 # -- cross -----------------------------------------------------------------------------------
@@ -531,7 +531,7 @@ def einsum(equation, *operands):
             result.append(gi)
         return tuple(result)
 
-    return record(out, dtype, tuple(operands), backward, "einsum")
+    return record_arrays(out, dtype, tuple(operands), backward, "einsum")
 
 
 Tensor.einsum = staticmethod(einsum)

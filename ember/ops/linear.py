@@ -2,7 +2,7 @@
 
 from ..errors import ShapeMismatchError
 
-from ..tensor import record
+from ..tensor import record_arrays
 from .nn_args import _backend, _common, _float_tensor, _opt_float, _shape_str
 
 
@@ -52,4 +52,4 @@ def _linear(input, weight, bias, op):
                                         len(needs) > 2 and needs[2], bdt)
         return (gx, gw) if b is None else (gx, gw, gb)
 
-    return record(out, dt, inputs, backward, op)
+    return record_arrays(out, dt, inputs, backward, op)

@@ -4,7 +4,7 @@
 from .. import dtypes as _dt
 from ..errors import DimensionError, KindError, ShapeMismatchError
 from ..shapes import broadcast_shapes
-from ..tensor import check_tensor, record
+from ..tensor import check_tensor, record_arrays
 from .nn_args import (_backend, _common, _float_tensor, _int, _opt_float, _real, _reduction,
                       _shape_str)
 
@@ -72,7 +72,7 @@ def _class_loss(op, x, target, w, ignore_index, unbatched, smoothing, reduction,
         gx = be.nn_class_loss_grad(gg, saved, xdt)
         return ((rs(gx, xshape) if unbatched else gx),)
 
-    return record(loss, dt, (x,), backward, op)
+    return record_arrays(loss, dt, (x,), backward, op)
 
 
 def cross_entropy(input, target, weight=None, reduction="mean", label_smoothing=0.0,
@@ -118,7 +118,7 @@ def cross_entropy(input, target, weight=None, reduction="mean", label_smoothing=
             gt = None if gt is None else rs(gt, xshape)
         return gx, gt
 
-    return record(loss, dt, (x, target), backward, op)
+    return record_arrays(loss, dt, (x, target), backward, op)
 
 
 def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
@@ -164,7 +164,7 @@ def _pair_loss(op, kind, input, target, reduction):
         gt = be.cast(be.sum_to_shape(-d, ts), tdt) if needs[1] else None
         return gx, gt
 
-    return record(loss, dt, (x, t), backward, op)
+    return record_arrays(loss, dt, (x, t), backward, op)
 
 
 def mse_loss(input, target, reduction="mean"):
@@ -249,4 +249,4 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean
             k += 1
         return tuple(res)
 
-    return record(loss, dt, inputs, backward, op)
+    return record_arrays(loss, dt, inputs, backward, op)

@@ -14,7 +14,7 @@ from .. import dtypes as _dt
 from ..errors import DimensionError, InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import (MAX_RANK, argfix, as_int, check_rank, infer_shape, is_permutation, is_plain_shape, normalize_dim,
                       normalize_dims, prod)
-from ..tensor import Tensor, _data_from, backend_of, check_tensor, record, tensor_method, wrap
+from ..tensor import Tensor, _data_from, backend_of, check_tensor, record_arrays, tensor_method, wrap
 
 __all__ = ["PadMode", "reshape", "permute", "flip", "transpose", "t", "movedim", "flatten",
            "unflatten", "squeeze", "unsqueeze", "roll", "repeat_interleave"]
@@ -46,7 +46,7 @@ def _reshape_to(x, shape, op):
     def backward(g, needs):
         return (be.mv_reshape(g, in_shape, op),)
 
-    return record(out, x._dtype, (x,), backward, op)
+    return record_arrays(out, x._dtype, (x,), backward, op)
 
 
 def _permute_to(x, order, op):
@@ -62,7 +62,7 @@ def _permute_to(x, order, op):
     def backward(g, needs):
         return (be.mv_permute(g, inverse),)
 
-    return record(out, x._dtype, (x,), backward, op)
+    return record_arrays(out, x._dtype, (x,), backward, op)
 
 
 @_method("reshape")
@@ -162,7 +162,7 @@ def _expand_to(x, shape, op):
     def backward(g, needs):
         return (be.sum_to_shape(g, in_shape),)
 
-    return record(out, x._dtype, (x,), backward, op)
+    return record_arrays(out, x._dtype, (x,), backward, op)
 
 
 @_method("expand")
@@ -236,7 +236,7 @@ def _flip(self, axis, *args):
     def backward(g, needs):
         return (be.mv_flip(g, axes),)
 
-    return record(out, self._dtype, (self,), backward, "flip")
+    return record_arrays(out, self._dtype, (self,), backward, "flip")
 
 
 def _bound(value, size, dim, op, what, default):
@@ -288,7 +288,7 @@ def _shrink(self, arg):
     def backward(g, needs):
         return (be.mv_slice_backward(g, shape, bounds),)
 
-    return record(out, self._dtype, (self,), backward, "shrink")
+    return record_arrays(out, self._dtype, (self,), backward, "shrink")
 
 
 # -- pad -----------------------------------------------------------------------------------------
@@ -419,7 +419,7 @@ def _pad_impl(x, padding, mode, value, op):
     def backward(g, needs):
         return (be.mv_pad_backward(g, shape, pads, mode),)
 
-    return record(out, dtype, (x,), backward, op)
+    return record_arrays(out, dtype, (x,), backward, op)
 
 
 def _check_value(value, op):
@@ -829,7 +829,7 @@ def _roll_to(x, shifts, axes, op):
     def backward(g, needs):
         return (be.mv_roll(g, back, axes),)
 
-    return record(out, x._dtype, (x,), backward, op)
+    return record_arrays(out, x._dtype, (x,), backward, op)
 
 
 @_method("roll")
@@ -975,7 +975,7 @@ def _repeat_interleave(self, repeats, dim=None):
         def backward(g, needs):
             return (be.mv_repeat_interleave_backward(g, shape, counts, d),)
 
-        return record(out, x._dtype, (x,), backward, op)
+        return record_arrays(out, x._dtype, (x,), backward, op)
     r = as_int(repeats, op, "repeats")
     if r < 0:
         raise InvalidParameterError(f"{op}: repeats {r} is negative; expected >= 0",
@@ -1012,7 +1012,7 @@ def _unfold(self, dim, size, step):
     def backward(g, needs):
         return (be.mv_unfold_backward(g, shape, d, size, step),)
 
-    return record(out, self._dtype, (self,), backward, "unfold")
+    return record_arrays(out, self._dtype, (self,), backward, "unfold")
 
 
 # -- module functions (PyTorch's spellings) -------------------------------------------------------

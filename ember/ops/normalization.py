@@ -2,7 +2,7 @@
 
 from ..errors import InvalidParameterError, ShapeMismatchError
 
-from ..tensor import record
+from ..tensor import record_arrays
 from .nn_args import _backend, _common, _float_tensor, _int, _opt_float, _real, _shape_str
 
 
@@ -22,7 +22,7 @@ def _record_norm(out, dt, x, w, b, grads_kernel, saved, op):
         gx, gw, gb = grads_kernel(g, saved, needs[0], nw, nb, xdt, wdt, bdt)
         return (gx,) + ((gw,) if w is not None else ()) + ((gb,) if b is not None else ())
 
-    return record(out, dt, inputs, backward, op)
+    return record_arrays(out, dt, inputs, backward, op)
 
 
 def _batch_norm(x, running_mean, running_var, weight, bias, use_batch, eps, op):

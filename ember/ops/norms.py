@@ -16,7 +16,7 @@ import math
 from .. import dtypes as _dt
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import normalize_dim
-from ..tensor import check_tensor, record, tensor_method, wrap
+from ..tensor import check_tensor, record_arrays, tensor_method, wrap
 from .decompositions import matrices, svdvals
 from .reduce import _axes
 
@@ -104,7 +104,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     def backward(g, needs):
         return (be.linalg_vector_norm_grad(g, xd, out, p, axes, keep, cdt),)
 
-    return record(out, x._dtype, (x,), backward, op)
+    return record_arrays(out, x._dtype, (x,), backward, op)
 
 
 def _matrix_dims(x, dim, op):
@@ -174,7 +174,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
             ga = be.linalg_abs_sum_extreme_grad(gk, be.cast(a, cdt), s, r, ext_axis)
             return (be.cast(ga, A._dtype),)
 
-        return record(out, A._dtype, (A,), backward, op)
+        return record_arrays(out, A._dtype, (A,), backward, op)
     matrices(A, op, "input", square=False)
     if ord == -2 and min(A.shape[d0], A.shape[d1]) == 0:
         raise InvalidParameterError(f"{op}: the -2 norm of an empty matrix (shape "
@@ -190,7 +190,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         def backward(g, needs):
             return (be.linalg_mul(be.linalg_reshape(g, tuple(g.shape) + (1,)), w),)
 
-        out = record(r, s._dtype, (s,), backward, op)
+        out = record_arrays(r, s._dtype, (s,), backward, op)
     return out.reshape(final)
 
 

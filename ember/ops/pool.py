@@ -3,7 +3,7 @@
 from .. import dtypes as _dt
 from ..errors import DimensionError, InvalidParameterError, KindError, ShapeMismatchError
 
-from ..tensor import check_tensor, record, wrap
+from ..tensor import check_tensor, record_arrays, wrap
 from .nn_args import _backend, _float_tensor, _int, _pair, _rank, _shape_str
 
 
@@ -85,7 +85,7 @@ def _max_pool2d(op, input, kernel_size, stride, padding, dilation, ceil_mode,
     def backward(g, needs):
         return (be.nn_max_pool2d_grad(g, saved),)
 
-    res = record(out, x._dtype, (x,), backward, op)
+    res = record_arrays(out, x._dtype, (x,), backward, op)
     if not return_indices:
         return res
     return res, wrap(be.nn_max_pool2d_indices(saved), _dt.int64)
@@ -157,7 +157,7 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
     def backward(g, needs):
         return (be.nn_max_unpool2d_grad(g, idx),)
 
-    return record(out, x._dtype, (x,), backward, op)
+    return record_arrays(out, x._dtype, (x,), backward, op)
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
@@ -192,4 +192,4 @@ def _avg_pool2d(op, input, kernel_size, stride, padding, ceil_mode, count_includ
     def backward(g, needs):
         return (be.nn_avg_pool2d_grad(g, saved),)
 
-    return record(out, x._dtype, (x,), backward, op)
+    return record_arrays(out, x._dtype, (x,), backward, op)

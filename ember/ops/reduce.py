@@ -26,7 +26,8 @@ from .. import dtypes as _dt
 from ..errors import DimensionError, InvalidParameterError, ShapeMismatchError
 from ..shapes import as_int, normalize_dim, normalize_dims
 from .. import return_types as _rt
-from ..tensor import Tensor, check_kind, record, tensor_method, wrap
+from ..autodiff.rules import unreduce
+from ..tensor import Tensor, check_kind, record, record_arrays, tensor_method, wrap
 from . import fusion as _fusion
 
 __all__ = ["sum", "mean", "prod", "max", "min", "argmax", "argmin", "any", "all", "var",
@@ -144,10 +145,10 @@ def _sum(x, axes, keepdims, op):
         return wrap(data, dt, x._ad)
     shape = x._data.shape
 
-    def backward(g, needs):
-        return (be.reduce_expand(g, shape, axes, keepdims),)
+    def rule(g, needs, out):
+        return (unreduce(g, shape, axes, keepdims),)
 
-    return record(data, dt, (x,), backward, op)
+    return record(data, dt, (x,), rule, op)
 
 
 def _mean(x, axes, keepdims, op):
@@ -165,10 +166,10 @@ def _mean(x, axes, keepdims, op):
     if x._node is None:  # untracked: no gradient rule to build (what record would give)
         return wrap(data, x._dtype, x._ad)
 
-    def backward(g, needs):
-        return (be.reduce_expand(be.reduce_div_count(g, n), shape, axes, keepdims),)
+    def rule(g, needs, out):
+        return (unreduce(g / n, shape, axes, keepdims),)
 
-    return record(data, x._dtype, (x,), backward, op)
+    return record(data, x._dtype, (x,), rule, op)
 
 
 def _prod(x, axes, keepdims, op):
@@ -183,7 +184,7 @@ def _prod(x, axes, keepdims, op):
     def backward(g, needs):
         return (be.reduce_prod_grad(g, xd, data, axes, keepdims),)
 
-    return record(data, out_dt, (x,), backward, op)
+    return record_arrays(data, out_dt, (x,), backward, op)
 
 
 @tensor_method
@@ -346,7 +347,7 @@ def _extreme(x, axes, keepdims, op, kind, even):
     else:
         def backward(g, needs):
             return (be.reduce_select_grad(g, xd, axes, keepdims, kind),)
-    return record(data, x._dtype, (x,), backward, op)
+    return record_arrays(data, x._dtype, (x,), backward, op)
 
 
 @tensor_method(name="max")
@@ -652,7 +653,7 @@ def _extreme_with_indices(x, dim, op, kind):
         g1 = be.reduce_reshape(g, (1,)) if not shape else g
         return (be.reduce_reshape(be.reduce_index_grad(g1, idx1, shape1, axis), shape),)
 
-    return record(values, x._dtype, (x,), backward, op), indices
+    return record_arrays(values, x._dtype, (x,), backward, op), indices
 
 
 @tensor_method
@@ -772,14 +773,14 @@ def _var(x, dim, keepdim, correction, op, with_mean):
     def backward_var(g, needs):
         return (be.reduce_var_grad(g, xd, mean_data, axes, correction, keep),)
 
-    var = record(var_data, x._dtype, (x,), backward_var, op)
+    var = record_arrays(var_data, x._dtype, (x,), backward_var, op)
     if not with_mean:
         return var
 
     def backward_mean(g, needs):
         return (be.reduce_expand(be.reduce_div_count(g, n), shape, axes, keep),)
 
-    return var, record(mean_data, x._dtype, (x,), backward_mean, op)
+    return var, record_arrays(mean_data, x._dtype, (x,), backward_mean, op)
 
 
 @tensor_method(name="var")
@@ -896,7 +897,7 @@ def _median(x, dim, keepdim, op, with_indices):
 
         def backward_empty(g, needs):
             return (be.reduce_zeros(shape, dt),)
-        return record(data, x._dtype, (x,), backward_empty, op)
+        return record_arrays(data, x._dtype, (x,), backward_empty, op)
     if axis is None:
         _nonempty(x, tuple(range(nd)), op)
         x1 = be.reduce_reshape(xd, (-1,))
@@ -919,7 +920,7 @@ def _median(x, dim, keepdim, op, with_indices):
         def backward(g, needs):
             g1 = be.reduce_reshape(g, val1.shape)
             return (be.reduce_reshape(be.reduce_index_grad(g1, idx1, shape1, axis1), shape),)
-    out = record(values, x._dtype, (x,), backward, op)
+    out = record_arrays(values, x._dtype, (x,), backward, op)
     return (out, indices) if with_indices else out
 
 
@@ -1014,5 +1015,5 @@ def cov(self, dim, correction_factor=1):
     def backward(g, needs):
         return (be.reduce_cov_grad(g, xd, axis, c),)
 
-    return record(data, self._dtype, (self,), backward, op)
+    return record_arrays(data, self._dtype, (self,), backward, op)
 

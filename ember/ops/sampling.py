@@ -13,7 +13,7 @@ modes ``"zeros"``, ``"border"``, ``"reflection"``; ``align_corners`` (default Fa
 
 from .. import dtypes as _dt
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
-from ..tensor import Tensor, backend_of, record, tensor_method
+from ..tensor import Tensor, backend_of, record_arrays, tensor_method
 
 __all__ = ["grid_sample_2d", "GridSampleOptions"]
 
@@ -203,4 +203,4 @@ def grid_sample_2d(self, grid, options=None, *, mode=None, padding_mode=None,
         return be.grid_sample_2d_grads(gout, xd, gd, m, p, a, dtype, needs[0], needs[1],
                                        xdt, gdt)
 
-    return record(out, dtype, (x, g), backward, _OP)
+    return record_arrays(out, dtype, (x, g), backward, _OP)

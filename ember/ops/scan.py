@@ -14,7 +14,7 @@ from .. import dtypes as _dt
 from .. import return_types as _rt
 from ..errors import DimensionError, InvalidParameterError
 from ..shapes import as_int, normalize_dim
-from ..tensor import Tensor, record, tensor_method, wrap
+from ..tensor import Tensor, record_arrays, tensor_method, wrap
 
 __all__ = ["cumsum", "cumprod", "cummin", "cummax"]
 
@@ -69,7 +69,7 @@ def cumsum(self, dim):
     def backward(g, needs):
         return (_back(be, be.scan_cumsum_grad(_back(be, g, x1.shape), axis), shape),)
 
-    return record(_back(be, data, shape), self._dtype, (self,), backward, "cumsum")
+    return record_arrays(_back(be, data, shape), self._dtype, (self,), backward, "cumsum")
 
 
 @tensor_method
@@ -94,7 +94,7 @@ def cumprod(self, dim):
     def backward(g, needs):
         return (_back(be, be.scan_cumprod_grad(_back(be, g, x1.shape), x1, data, axis), shape),)
 
-    return record(_back(be, data, shape), self._dtype, (self,), backward, "cumprod")
+    return record_arrays(_back(be, data, shape), self._dtype, (self,), backward, "cumprod")
 
 
 def _cumext(x, dim, op, kind):
@@ -109,7 +109,7 @@ def _cumext(x, dim, op, kind):
     def backward(g, needs):
         return (_back(be, be.scan_index_grad(_back(be, g, x1.shape), idx, axis), shape),)
 
-    return record(_back(be, vals, shape), x._dtype, (x,), backward, op), indices
+    return record_arrays(_back(be, vals, shape), x._dtype, (x,), backward, op), indices
 
 
 @tensor_method(name="cummin")

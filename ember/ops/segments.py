@@ -20,7 +20,7 @@ from ..autodiff.graph import Node, _mode
 from ..devices import as_device
 from ..errors import DimensionError, InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import as_int, check_rank, normalize_dim
-from ..tensor import Tensor, backend_of_all, check_tensor, record, tensor_method, wrap
+from ..tensor import Tensor, backend_of_all, check_tensor, record_arrays, tensor_method, wrap
 
 __all__ = ["cat", "stack", "split", "split_with_sizes", "chunk", "unbind"]
 
@@ -121,7 +121,7 @@ def cat(tensors, dim=0, *, shape=None, dtype=None):
     (2, 0)
     """
     # Fast path, the common family: untracked Tensors of one dtype and one checkpointing
-    # strategy, all checked in the one pass that reads their arrays (the result is what record()
+    # strategy, all checked in the one pass that reads their arrays (the result is what record_arrays()
     # gives such inputs). Only Tensors hold an ember DType in ``_dtype``, so the dtype's identity
     # is the type check too; anything else (AttributeError, or a check failing), a shape error
     # included, takes the general path below, which words the errors.
@@ -191,7 +191,7 @@ def cat(tensors, dim=0, *, shape=None, dtype=None):
             start += size
         return tuple(grads)
 
-    return record(data, out_dtype, tuple(tensors), backward, "cat")
+    return record_arrays(data, out_dtype, tuple(tensors), backward, "cat")
 
 
 def _check_cat_shapes(tensors, ref_shape, d):
@@ -217,7 +217,7 @@ def _unsqueeze(x, d, op):
     def backward(g, needs):
         return (be.slicing_reshape(g, shape),)
 
-    return record(be.segments_expand_dims(x._data, d), x._dtype, (x,), backward, op)
+    return record_arrays(be.segments_expand_dims(x._data, d), x._dtype, (x,), backward, op)
 
 
 def stack(tensors, dim=0, *, shape=None, dtype=None):
@@ -288,7 +288,7 @@ def stack(tensors, dim=0, *, shape=None, dtype=None):
         return tuple([be.cast(be.slicing_view(g, head + (i,)), src) if need else None
                       for i, need in enumerate(needs)])
 
-    return record(data, out_dtype, tuple(tensors), backward, "stack")
+    return record_arrays(data, out_dtype, tuple(tensors), backward, "stack")
 
 
 class _JoinMethod:
@@ -386,7 +386,7 @@ def _parts(x, keys, name):
     hub = _SplitHub(node, data.shape, dtype, be, name)
     holder = wrap(data, dtype, x._ad)
     holder._node = Node(hub._backward, (node,), name)
-    parts = [record(v, dtype, (holder,), hub.part_backward(k), name) for v, k in zip(views, keys)]
+    parts = [record_arrays(v, dtype, (holder,), hub.part_backward(k), name) for v, k in zip(views, keys)]
     hub.parts = tuple([_weakref(p._node) for p in parts])
     return parts
 

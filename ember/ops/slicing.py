@@ -21,7 +21,7 @@ from .. import dtypes as _dt
 from ..autodiff.graph import _mode
 from ..errors import DimensionError, GraphError, InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import as_int, normalize_dim
-from ..tensor import Tensor, _data_from, device_error, record, tensor_method, wrap
+from ..tensor import Tensor, _data_from, device_error, record_arrays, tensor_method, wrap
 from .indexing import advanced_getitem, advanced_setitem
 
 __all__ = ["s"]
@@ -222,7 +222,7 @@ def _view(x, key, name):
     def backward(g, needs):
         return (be.slicing_grad(g, shape, key),)
 
-    return record(be.slicing_view(data, key), x._dtype, (x,), backward, name)
+    return record_arrays(be.slicing_view(data, key), x._dtype, (x,), backward, name)
 
 
 def __getitem__(self, key):
@@ -387,7 +387,7 @@ def _assign(x, key, v, name):
         gv = _reduce_to(be, be.slicing_view(g, key), vshape) if needs[1] else None
         return gx, gv
 
-    return record(be.slicing_assign(x._data, key, v._data), x._dtype, (x, v), backward, name)
+    return record_arrays(be.slicing_assign(x._data, key, v._data), x._dtype, (x, v), backward, name)
 
 
 def _fill(x, key, value, name):
@@ -396,7 +396,7 @@ def _fill(x, key, value, name):
     def backward(g, needs):
         return (be.slicing_zero_region(g, key),)
 
-    return record(be.slicing_fill(x._data, key, value._data), x._dtype, (x,), backward, name)
+    return record_arrays(be.slicing_fill(x._data, key, value._data), x._dtype, (x,), backward, name)
 
 
 @tensor_method

@@ -11,7 +11,7 @@ from .. import return_types as _rt
 from ..autodiff.graph import _mode
 from ..errors import InvalidParameterError
 from ..shapes import as_int, normalize_dim
-from ..tensor import check_kind, check_tensor, record, tensor_method, wrap
+from ..tensor import check_kind, check_tensor, record_arrays, tensor_method, wrap
 
 __all__ = ["sort", "argsort", "topk", "kthvalue"]
 
@@ -49,7 +49,7 @@ def _sorted(self, dim, descending, k, op, values_only=False):
         vals = be.sort_values(x, axis, descending)
         if scalar:
             vals = be.sort_reshape(vals, ())
-        return record(vals, self._dtype, (self,), None, op)
+        return record_arrays(vals, self._dtype, (self,), None, op)
     if k is not None:
         k = as_int(k, op, "k")
         n = x.shape[axis]
@@ -75,7 +75,7 @@ def _sorted(self, dim, descending, k, op, values_only=False):
             return (be.sort_reshape(g, shape_in),)
         return (be.sort_scatter_grad(g, idx, axis, full_shape),)
 
-    values = record(vals, self._dtype, (self,), backward, op)
+    values = record_arrays(vals, self._dtype, (self,), backward, op)
     if values_only:
         return values
     return values, wrap(idx_out, _dt.int64)

@@ -22,7 +22,7 @@ four are differentiable (float inputs); see ``docs/vision.md``.
 
 from .. import dtypes as _dt
 from ..errors import ShapeMismatchError
-from ..tensor import check_kind, check_tensor, record, tensor_method
+from ..tensor import check_kind, check_tensor, record_arrays, tensor_method
 
 __all__ = ["rgb2gray", "gray2rgb", "rgb2hsv", "hsv2rgb"]
 
@@ -75,7 +75,7 @@ def rgb2gray(self):
     def backward(g, needs):
         return (be.cast(be.color_rgb2gray_grad(g), dt),)
 
-    return record(out, dt, (self,), backward, "rgb2gray")
+    return record_arrays(out, dt, (self,), backward, "rgb2gray")
 
 
 @tensor_method
@@ -96,7 +96,7 @@ def gray2rgb(self):
     def backward(g, needs):
         return (be.color_gray2rgb_grad(g),)
 
-    return record(out, self._dtype, (self,), backward, "gray2rgb")
+    return record_arrays(out, self._dtype, (self,), backward, "gray2rgb")
 
 
 @tensor_method
@@ -146,4 +146,4 @@ def _hsv_conversion(self, op, forward, grad):
     def backward(g, needs):
         return (be.cast(grad(be.cast(g, cdt), x), dt),)
 
-    return record(out, dt, (self,), backward, op)
+    return record_arrays(out, dt, (self,), backward, op)

@@ -1169,7 +1169,7 @@ def test_tie_rule(name, fe, ft, data):
 def _wrong_sin(x):
     """sin with the gradient of the identity: a deliberately wrong rule."""
     from ember.tensor import record
-    return record(np.sin(x._data), x.dtype, (x,), lambda g, needs: (g,), "wrong_sin")
+    return record(np.sin(x._data), x.dtype, (x,), lambda g, needs, out: (g,), "wrong_sin")
 
 
 def test_harness_catches_a_wrong_gradient():
