@@ -570,8 +570,8 @@ def _pow(a, b, op, mode):
                 f"{op}: integers to negative integer powers are not allowed (other has a "
                 f"negative value for {dt.name} operands{wrapped}); use powf or cast to float "
                 "first", "other", b)
-        return record(be.ew_ipow(xa, xb), dt, tuple([t for t in (ta, tb) if t is not None]),
-                      None, op)
+        return record(be.ew_ipow(xa, xb), dt, tuple([t for t in (ta, tb) if t is not None]), None,
+                      op)
     out = be.ew_cast(be.ew_pow(xa, xb), dt)
     a, b = _kept(a, b, ta, tb)
 
