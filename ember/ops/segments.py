@@ -21,6 +21,7 @@ from ..devices import as_device
 from ..errors import DimensionError, InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import as_int, check_rank, normalize_dim
 from ..tensor import Tensor, backend_of_all, check_tensor, record, tensor_method, wrap
+from .movement import _reshape_to
 
 __all__ = ["cat", "stack", "split", "split_with_sizes", "chunk", "unbind"]
 
@@ -213,7 +214,7 @@ def _unsqueeze(x, d, op):
     shape = x._data.shape
 
     def rule(g, needs, out):
-        return (g.reshape(shape),)
+        return (_reshape_to(g, shape, op),)
 
     return record(be.segments_expand_dims(x._data, d), x._dtype, (x,), rule, op)
 

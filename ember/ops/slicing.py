@@ -21,9 +21,9 @@ from .. import dtypes as _dt
 from ..autodiff.graph import _mode
 from ..errors import DimensionError, GraphError, InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import as_int, normalize_dim
-from ..autodiff.rules import sum_to
 from ..tensor import Tensor, _data_from, device_error, record, tensor_method, wrap
 from .indexing import advanced_getitem, advanced_setitem
+from .movement import _reshape_to, _sum_to
 
 __all__ = ["s"]
 
@@ -382,8 +382,8 @@ def _reduce_to(region, vshape):
         return region
     extra = len(vshape) - len(rshape)
     if extra > 0:
-        return sum_to(region, vshape[extra:]).reshape(vshape)
-    return sum_to(region, vshape)
+        return _reshape_to(_sum_to(region, vshape[extra:], "__setitem__"), vshape, "__setitem__")
+    return _sum_to(region, vshape, "__setitem__")
 
 
 def _assign(x, key, v, name):
