@@ -233,7 +233,8 @@ def _hsv2rgb_grad(gout, x):
         k = (hh + float(n)).remainder(6.0)
         inner = k.minimum(4.0 - k)
         mc = inner.clamp(0.0, 1.0)
-        slope = _float((inner > 0.0).logical_and(inner < 1.0), x) * (1.0 - 2.0 * _float(k >= 2.0, x))
+        inside = _float((inner > 0.0).logical_and(inner < 1.0), x)
+        slope = inside * (1.0 - 2.0 * _float(k >= 2.0, x))  # dm / d(H / 60)
         m = mc + (slope / 60.0) * (h - hc)
         th, ts, tv = -(gc * vs * slope / 60.0), -(gc * v * m), gc * (1.0 - s * m)
         gh = th if gh is None else gh + th
