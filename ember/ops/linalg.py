@@ -16,6 +16,7 @@ CPU.
 from .. import dtypes as _dt
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import broadcast_shapes, normalize_dim
+from ..autodiff.graph import _mode
 from ..autodiff.rules import fit, sum_to
 from ..tensor import Tensor, backend_of, backend_of_all, record, saved, tensor_method, wrap
 from .movement import _reshape_to
@@ -67,6 +68,7 @@ def _matmul_grads(g, a, b, need_a, need_b):
     """The gradients (ga or None, gb or None) of ``matmul(a, b)`` for the output gradient ``g``,
     Tensors, each of its operand's shape (not yet cast). A 2-D operand against a batch of the
     other is one product over the whole batch (no per-batch partial products to add up)."""
+    be = g._device.backend
     a1, b1 = a.ndim == 1, b.ndim == 1
     A = a.unsqueeze(0) if a1 else a
     B = b.unsqueeze(-1) if b1 else b
@@ -87,17 +89,17 @@ def _matmul_grads(g, a, b, need_a, need_b):
             rest = _prod(batch) * G.shape[-1]
             Gm = _reshape(G.movedim(-2, 0), (G.shape[-2], rest))
             Bm = _reshape(B.movedim(-2, 0), (k, rest))
-            ga = Gm @ Bm.mT
+            ga = _product(Gm, Bm.mT, be)
         else:
-            ga = sum_to(G @ B.mT, tuple(A.shape))
+            ga = sum_to(_product(G, B.mT, be), tuple(A.shape))
         if a1:
             ga = _reshape(ga, a.shape)
     if need_b:
         if B.ndim == 2 and A.ndim > 2 and tuple(A.shape[:-2]) == batch:
             rows = _prod(batch) * A.shape[-2]
-            gb = _reshape(A, (rows, A.shape[-1])).mT @ _reshape(G, (rows, G.shape[-1]))
+            gb = _product(_reshape(A, (rows, A.shape[-1])).mT, _reshape(G, (rows, G.shape[-1])), be)
         else:
-            gb = sum_to(A.mT @ G, tuple(B.shape))
+            gb = sum_to(_product(A.mT, G, be), tuple(B.shape))
         if b1:
             gb = _reshape(gb, b.shape)
     return ga, gb
@@ -163,19 +165,38 @@ def matmul(self, other):
     _numeric(other, "matmul", "other")
     be = backend_of(self, other, "matmul")
     _matmul_shape(self._data.shape, other._data.shape)
-    dtype = _dt.promote_types(self._dtype, other._dtype)
-    cdt = _compute(dtype)
-    a = be.cast(self._data, cdt)
-    b = be.cast(other._data, cdt)
-    out = be.cast(be.linalg_matmul(a, b, op="matmul"), dtype)
-    xa, xb = saved(self), saved(other)
+    return _product(self, other, be)
 
+
+def _product(x, y, be):
+    """``matmul`` of the checked Tensors ``x`` and ``y`` (valid shapes, numeric, on the backend
+    ``be``): the kernel and the recorded step, without the argument checks (gradient rules call
+    it directly, their shapes are right by construction)."""
+    dx, dy = x._dtype, y._dtype
+    dtype = dx if dx is dy else _dt.promote_types(dx, dy)
+    kind = dtype.kind
+    cdt = _dt.float32 if dtype.name in _LOW else dtype
+    a, b = x._data, y._data
+    if dx is not cdt:
+        a = be.cast(a, cdt)
+    if dy is not cdt:
+        b = be.cast(b, cdt)
+    out = be.linalg_matmul(a, b, op="matmul")
+    if cdt is not dtype:
+        out = be.cast(out, dtype)
+    if kind != "float" and kind != "complex":  # record refuses a complex result of a tracked input
+        return wrap(out, dtype)
+    if (x._node is None and y._node is None) or not _mode.enabled:  # no rule to build
+        return record(out, dtype, (x, y), None, "matmul")
+    return record(out, dtype, (x, y), _matmul_rule(saved(x), saved(y), cdt), "matmul")
+
+
+def _matmul_rule(xa, xb, cdt):
     def rule(g, needs, out):
         ga, gb = _matmul_grads(_widen(g, cdt), xa, xb, needs[0], needs[1])
         return (None if ga is None else _as(ga, xa._dtype),
                 None if gb is None else _as(gb, xb._dtype))
-
-    return _finish(out, dtype, (self, other), rule, "matmul")
+    return rule
 
 
 @tensor_method(name="__matmul__")
