@@ -47,7 +47,8 @@ def _linear(input, weight, bias, op):
     be = device.backend
     out = be.nn_linear(x._data, w._data, None if b is None else b._data, dt)
     inputs = (x, w) if b is None else (x, w, b)
-    if (x._node is None and w._node is None and (b is None or b._node is None)) or not _mode.enabled:
+    tracked = x._node is not None or w._node is not None or (b is not None and b._node is not None)
+    if not tracked or not _mode.enabled:
         return record(out, dt, inputs, None, op)  # nothing to differentiate: no rule to build
     return record(out, dt, inputs, _linear_rule(saved(x), saved(w), b), op)
 
