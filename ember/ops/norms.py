@@ -16,7 +16,7 @@ import math
 from .. import dtypes as _dt
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import normalize_dim
-from ..tensor import check_tensor, record_arrays, tensor_method, wrap
+from ..tensor import check_tensor, record, saved, tensor_method, wrap
 from .decompositions import matrices, svdvals
 from .reduce import _axes
 
@@ -100,11 +100,57 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
         return wrap(be.linalg_vector_norm(xd, p, axes, keep, rdt), rdt, x._ad)
     cdt = _dt.float32 if x._dtype.name in _LOW else x._dtype
     out = be.linalg_vector_norm(xd, p, axes, keep, cdt)
+    if x._node is None:  # untracked: no gradient rule to build (what record would give)
+        return wrap(out, x._dtype, x._ad)
+    xs = saved(x)
+    kept = tuple(1 if i in axes else s for i, s in enumerate(xd.shape))
 
-    def backward(g, needs):
-        return (be.linalg_vector_norm_grad(g, xd, out, p, axes, keep, cdt),)
+    def rule(g, needs, out):
+        return (_vector_norm_grad(g, xs, out, p, kept, axes, cdt),)
 
-    return record_arrays(out, x._dtype, (x,), backward, op)
+    return record(out, x._dtype, (x,), rule, op, keep_out=True)
+
+
+def _const(t):
+    """``t``'s value as an untracked tensor: for the masks and signs of a rule, whose
+    derivatives are zero."""
+    return wrap(t._data, t._dtype)
+
+
+def _vector_norm_grad(g, x, norm, p, kept, axes, cdt):
+    """The gradient of ``norm = vector_norm(x, p, axes)``, PyTorch's: zero where the norm is
+    zero, and ties of the inf-norms share it evenly; computed in ``cdt``."""
+    dt = x._dtype
+    if cdt is not dt:
+        x, g, norm = x.cast(cdt), g.cast(cdt), norm.cast(cdt)
+    if g.ndim != len(kept):  # the reduced dims back, with size 1
+        for a in sorted(axes):
+            g, norm = g.unsqueeze(a), norm.unsqueeze(a)
+    if p == 0:
+        out = _const(x) * 0.0
+    else:
+        sign = _const(x).sign()
+        if p == 1:
+            out = sign * g
+        elif math.isinf(p):
+            a = _const(x).abs()
+            mask = (a == _const(norm)) | a.is_nan()
+            out = sign * (g / mask.sum(axes, keepdim=True).cast(cdt)) * mask.cast(cdt)
+        else:
+            # g / norm ** (p - 1) where the norm is not zero, 0 where it is (safe divisors, so
+            # that no NaN reaches a higher-order gradient)
+            live = (_const(norm) != 0).cast(cdt)
+            ax = x * sign  # |x|
+            if p == 2:
+                out = x * (g / (norm + (1 - live)) * live)
+            elif p < 1:
+                zero = (_const(x) == 0).cast(cdt)
+                out = sign * ((ax + zero) ** (p - 1) * (1 - zero)) * g * norm ** (1 - p)
+            elif p < 2:
+                out = sign * ax ** (p - 1) * (g / ((norm + (1 - live)) ** (p - 1)) * live)
+            else:
+                out = x * ax ** (p - 2) * (g / ((norm + (1 - live)) ** (p - 1)) * live)
+    return out if cdt is dt else out.cast(dt)
 
 
 def _matrix_dims(x, dim, op):
@@ -169,12 +215,15 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
             return wrap(be.linalg_reshape(be.cast(r, rdt), final), rdt)
         out = be.linalg_reshape(be.cast(r, A._dtype), final)
 
-        def backward(g, needs):
-            gk = be.linalg_reshape(be.cast(g, cdt), kept)
-            ga = be.linalg_abs_sum_extreme_grad(gk, be.cast(a, cdt), s, r, ext_axis)
-            return (be.cast(ga, A._dtype),)
+        def rule(g, needs, out):
+            # sign(A) times the share of each tied extreme sum: weights with zero derivative
+            gk = (g if cdt is A._dtype else g.cast(cdt)).reshape(kept)
+            w = be.linalg_abs_sum_extreme_grad(be.ones_like(gk._data), be.cast(a, cdt), s, r,
+                                               ext_axis)
+            ga = gk * wrap(w, cdt)
+            return (ga if cdt is A._dtype else ga.cast(A._dtype),)
 
-        return record_arrays(out, A._dtype, (A,), backward, op)
+        return record(out, A._dtype, (A,), rule, op)
     matrices(A, op, "input", square=False)
     if ord == -2 and min(A.shape[d0], A.shape[d1]) == 0:
         raise InvalidParameterError(f"{op}: the -2 norm of an empty matrix (shape "
@@ -186,11 +235,12 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     else:
         be = s._device.backend
         r, w = be.linalg_extreme_last(s._data, ord > 0)
+        weights = wrap(w, s._dtype)  # the share of each tied extreme: zero derivative
 
-        def backward(g, needs):
-            return (be.linalg_mul(be.linalg_reshape(g, tuple(g.shape) + (1,)), w),)
+        def rule(g, needs, out):
+            return (g.unsqueeze(-1) * weights,)
 
-        out = record_arrays(r, s._dtype, (s,), backward, op)
+        out = record(r, s._dtype, (s,), rule, op)
     return out.reshape(final)
 
 
