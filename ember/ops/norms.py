@@ -14,6 +14,7 @@ absolute values, real (float32 for complex64, float64 for complex128), as PyTorc
 import math
 
 from .. import dtypes as _dt
+from ..autodiff.graph import _mode
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import normalize_dim
 from ..tensor import check_tensor, record, saved, tensor_method, wrap
@@ -103,10 +104,12 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     if x._node is None:  # untracked: no gradient rule to build (what record would give)
         return wrap(out, x._dtype, x._ad)
     xs = saved(x)
-    kept = tuple(1 if i in axes else s for i, s in enumerate(xd.shape))
 
     def rule(g, needs, out):
-        return (_vector_norm_grad(g, xs, out, p, kept, axes, cdt),)
+        if not _mode.enabled:  # a first-order backward: the fused kernel, the same values
+            return (wrap(be.linalg_vector_norm_grad(g._data, xs._data, out._data, p, axes, keep,
+                                                    cdt), x._dtype),)
+        return (_vector_norm_grad(g, xs, out, p, keep, axes, cdt),)
 
     return record(out, x._dtype, (x,), rule, op, keep_out=True)
 
@@ -117,39 +120,38 @@ def _const(t):
     return wrap(t._data, t._dtype)
 
 
-def _vector_norm_grad(g, x, norm, p, kept, axes, cdt):
+def _vector_norm_grad(g, x, norm, p, keep, axes, cdt):
     """The gradient of ``norm = vector_norm(x, p, axes)``, PyTorch's: zero where the norm is
-    zero, and ties of the inf-norms share it evenly; computed in ``cdt``."""
+    zero, and ties of the inf-norms share it evenly; computed in ``cdt``. With ember ops, for
+    a backward that records (``create_graph``); the values are those of the kernel
+    ``linalg_vector_norm_grad`` that a first-order backward takes."""
     dt = x._dtype
     if cdt is not dt:
         x, g, norm = x.cast(cdt), g.cast(cdt), norm.cast(cdt)
-    if g.ndim != len(kept):  # the reduced dims back, with size 1
+    if not keep:  # the reduced dims back, with size 1
         for a in sorted(axes):
             g, norm = g.unsqueeze(a), norm.unsqueeze(a)
     if p == 0:
         out = _const(x) * 0.0
+    elif p == 2:  # g / norm where the norm is not zero, 0 where it is (a safe divisor, so that
+        dead = (_const(norm) == 0).cast(cdt)  # no NaN reaches a higher-order gradient)
+        out = x * (g / (norm + dead) * (1 - dead))
+    elif p == 1:
+        out = _const(x).sign() * g
+    elif math.isinf(p):
+        a = _const(x).abs()
+        mask = (a == _const(norm)) | a.is_nan()
+        out = _const(x).sign() * (g / mask.sum(axes, keepdim=True).cast(cdt)) * mask.cast(cdt)
     else:
         sign = _const(x).sign()
-        if p == 1:
-            out = sign * g
-        elif math.isinf(p):
-            a = _const(x).abs()
-            mask = (a == _const(norm)) | a.is_nan()
-            out = sign * (g / mask.sum(axes, keepdim=True).cast(cdt)) * mask.cast(cdt)
+        ax = x * sign  # |x|
+        if p < 1:
+            zero = (_const(x) == 0).cast(cdt)
+            out = sign * ((ax + zero) ** (p - 1) * (1 - zero)) * g * norm ** (1 - p)
         else:
-            # g / norm ** (p - 1) where the norm is not zero, 0 where it is (safe divisors, so
-            # that no NaN reaches a higher-order gradient)
-            live = (_const(norm) != 0).cast(cdt)
-            ax = x * sign  # |x|
-            if p == 2:
-                out = x * (g / (norm + (1 - live)) * live)
-            elif p < 1:
-                zero = (_const(x) == 0).cast(cdt)
-                out = sign * ((ax + zero) ** (p - 1) * (1 - zero)) * g * norm ** (1 - p)
-            elif p < 2:
-                out = sign * ax ** (p - 1) * (g / ((norm + (1 - live)) ** (p - 1)) * live)
-            else:
-                out = x * ax ** (p - 2) * (g / ((norm + (1 - live)) ** (p - 1)) * live)
+            dead = (_const(norm) == 0).cast(cdt)
+            scale = g / (norm + dead) ** (p - 1) * (1 - dead)
+            out = (sign * ax ** (p - 1) if p < 2 else x * ax ** (p - 2)) * scale
     return out if cdt is dt else out.cast(dt)
 
 

@@ -190,6 +190,9 @@ def _prod(x, axes, keepdims, op):
     xs = saved(x)
 
     def rule(g, needs, out):
+        if not _mode.enabled:  # a first-order backward: the fused kernel, the same values
+            return (wrap(be.reduce_prod_grad(g._data, xs._data, out._data, axes, keepdims),
+                         out_dt),)
         return (_prod_grad(g, xs, out, axes, keepdims),)
 
     return record(data, out_dt, (x,), rule, op, keep_out=True)
@@ -198,7 +201,9 @@ def _prod(x, axes, keepdims, op):
 def _prod_grad(g, x, out, axes, keepdims):
     """The gradient of ``out = x.prod(axes)``, PyTorch's: ``g * out / x`` when ``x`` holds no
     zero; else the product of the other elements of each slice, from the exclusive cumulative
-    products from both ends (exact with zeros, and differentiable again)."""
+    products from both ends (exact with zeros, and differentiable again). With ember ops, for a
+    backward that records (``create_graph``); the values are those of the kernel
+    ``reduce_prod_grad`` that a first-order backward takes."""
     if not axes:  # a product over no dims is the identity
         return g
     shape = tuple(x.shape)
@@ -832,10 +837,9 @@ def _var(x, dim, keepdim, correction, op, with_mean):
         var = wrap(var_data, x._dtype, x._ad)
         return (var, wrap(mean_data, x._dtype, x._ad)) if with_mean else var
     xs = saved(x)
-    scale = 2.0 / (n - correction) if n > correction else math.inf
 
-    def rule_var(g, needs, out):  # 2 (x - mean) / (n - correction), as PyTorch
-        return (unreduce(g, shape, axes, keep) * (xs - xs.mean(axes, keepdim=True)) * scale,)
+    def rule_var(g, needs, out):
+        return (_var_backward(g, xs, mean_data, axes, correction, keep),)
 
     var = record(var_data, x._dtype, (x,), rule_var, op)
     if not with_mean:
@@ -845,6 +849,29 @@ def _var(x, dim, keepdim, correction, op, with_mean):
         return (unreduce(g / n, shape, axes, keep),)
 
     return var, record(mean_data, x._dtype, (x,), rule_mean, op)
+
+
+def _var_backward(g, x, mean_data, axes, correction, keep):
+    """The gradient of the variance, ``g * 2 (x - mean) / (n - correction)`` (PyTorch's), on its
+    kernel (``mean_data``: the mean the forward computed); a recorded op of ``g`` and ``x``
+    whose rule differentiates it again (``x - mean`` is a centring of ``x``)."""
+    be = x._device.backend
+    data = be.reduce_var_grad(g._data, x._data, mean_data, axes, correction, keep)
+    n = _count(x._data.shape, axes)
+    scale = 2.0 / (n - correction) if n > correction else math.inf
+    shape = x._data.shape
+    gs = saved(g)
+
+    def rule(u, needs, out):
+        gx = gg = None
+        if needs[0]:
+            gg = (u * (x - x.mean(axes, keepdim=True))).sum(axes, keepdim=keep) * scale
+        if needs[1]:
+            w = u * unreduce(gs, shape, axes, keep) * scale
+            gx = w - w.mean(axes, keepdim=True)
+        return gg, gx
+
+    return record(data, g._dtype, (g, x), rule, "var_backward")
 
 
 @tensor_method(name="var")
