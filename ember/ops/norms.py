@@ -219,7 +219,9 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
 
         def rule(g, needs, out):
             # sign(A) times the share of each tied extreme sum: weights with zero derivative
-            gk = (g if cdt is A._dtype else g.cast(cdt)).reshape(kept)
+            gk = g if cdt is A._dtype else g.cast(cdt)
+            if not keep:  # the two reduced dims back, with size 1
+                gk = gk.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1))
             w = be.linalg_abs_sum_extreme_grad(be.ones_like(gk._data), be.cast(a, cdt), s, r,
                                                ext_axis)
             ga = gk * wrap(w, cdt)

@@ -160,8 +160,10 @@ def _cumext(x, dim, op, kind):
     if not shape:  # one element: the identity
         return record(_back(be, vals, shape), x._dtype, (x,), _identity_rule, op), indices
 
+    index = wrap(idx, _int64)  # the rule's own: the caller may rebind ``indices`` in place
+
     def rule(g, needs, out):
-        return (_index_sum(g, indices, axis),)
+        return (_index_sum(g, index, axis),)
 
     return record(vals, x._dtype, (x,), rule, op), indices
 

@@ -67,10 +67,11 @@ def _sorted(self, dim, descending, k, op, values_only=False):
         indices = wrap(be.sort_reshape(idx, ()), _dt.int64)
     else:
         indices = wrap(idx, _dt.int64)
+        index = wrap(idx, _dt.int64)  # the rule's own: the caller may rebind ``indices`` in place
         full_shape = x.shape
 
         def rule(g, needs, out):
-            return (_put_back(g, indices, axis, full_shape),)
+            return (_put_back(g, index, axis, full_shape),)
 
         values = record(vals, self._dtype, (self,), rule, op)
     if values_only:
