@@ -4,6 +4,7 @@ from .. import dtypes as _dt
 from ..errors import DimensionError, InvalidParameterError, KindError, ShapeMismatchError
 
 from ..tensor import Tensor, as_tensor, check_tensor, record, wrap
+from .indexing import where as _where
 from .nn_args import _backend, _float_tensor, _int, _pair, _rank, _shape_str
 
 
@@ -115,12 +116,12 @@ def _max_pool_gather(v, idx, geo):
                for o in range(out_hw[a])] for a, size in enumerate((H, W))]
     mask = None
     if not (all(inside[0]) and all(inside[1])):
-        mask = as_tensor([[r and c for c in inside[1]] for r in inside[0]], _dt.bool)
+        mask = as_tensor([[r and c for c in inside[1]] for r in inside[0]], _dt.bool_)
         if mask._device is not v._device:
             mask = mask.to_device(v._device)
-        it = Tensor.where(mask.reshape(-1), it, 0)
+        it = _where(mask.reshape(-1), it, 0)
     r = v.reshape(lead + (H * W,)).gather(-1, it).reshape(lead + tuple(out_hw))
-    return r if mask is None else Tensor.where(mask, r, 0.0).cast(v._dtype)
+    return r if mask is None else _where(mask, r, 0.0).cast(v._dtype)
 
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
