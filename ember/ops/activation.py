@@ -2,10 +2,14 @@
 ``log_softmax`` (``ember.nn.functional``; ``softmax``, ``log_softmax``, ``gelu`` and ``silu`` are
 Tensor methods too)."""
 
+import math as _math
+
 from .. import dtypes as _dt
 from ..errors import InvalidParameterError, KindError
 
-from ..tensor import _adopt_device, check_tensor, record_arrays, tensor_method
+from ..autodiff.rules import array_rule
+from ..tensor import (_adopt_device, check_tensor, record, record_arrays, saved, tensor_method,
+                      wrap)
 from .nn_args import _float_math, _softmax_dim
 
 
@@ -24,30 +28,40 @@ def relu(input):
         if input._dtype.kind == "complex":  # docs/complex.md: nn takes real tensors only
             raise _dt.complex_error("relu", "input", input._dtype)
         return input.relu()  # ints keep their dtype; bools raise Tensor.relu's KindError
-    xd = input._data
     be = input._device.backend
-    return record_arrays(be.nn_relu(xd), input._dtype, (input,), _relu_backward((xd,), None, be),
-                  "relu", _RELU_RECOMPUTE)
+    dt = input._dtype
+    xd = input._data
+    if input._ad == "balanced":  # recomputed in backward (record_arrays), the same rule
+        return record_arrays(be.nn_relu(xd), dt, (input,), _relu_recompute((xd,), None), "relu",
+                             (_relu_forward, _relu_recompute))
+    return record(be.nn_relu(xd), dt, (input,), _relu_rule(saved(input)), "relu")
+
+
+def _relu_rule(x):
+    """relu's rule: ``g`` where ``x > 0`` (or NaN), 0 elsewhere: the fused kernel, recorded."""
+    return lambda g, needs, out: (_relu_backward(g, x),)
+
+
+def _relu_backward(g, x):
+    """relu's backward as an op of its own (the backend's fused select kernel): ``g`` masked by
+    ``x > 0``. Linear in ``g`` with a constant mask: its rule is itself; ``x`` gets none."""
+    be = g._device.backend
+
+    def rule(gg, needs, out):
+        return (_relu_backward(gg, x) if needs[0] else None, None)
+    return record(be.nn_relu_grad(g._data, x._data), g._dtype, (g, x), rule, "relu_backward")
 
 
 def _relu_forward(x):
-    return _backend_of_array(x).nn_relu(x)
+    return _adopt_device(x).backend.nn_relu(x)
 
 
-def _relu_backward(arrays, out, be=None):
+def _relu_recompute(arrays, out):
+    """The backward of relu from its input's array (the "balanced" checkpointing recompute):
+    ``_relu_rule`` on arrays."""
     x = arrays[0]
-    if be is None:
-        be = _backend_of_array(x)
-    return lambda g, needs: (be.nn_relu_grad(g, x),)
-
-
-def _backend_of_array(a):
-    """The backend of a backend array (the recompute path of checkpointing gets arrays only)."""
-    return _adopt_device(a).backend
-
-
-# under the "balanced" checkpointing strategy relu keeps no arrays and recomputes in backward
-_RELU_RECOMPUTE = (_relu_forward, _relu_backward)
+    dt = _adopt_device(x).backend.dtype_of(x)
+    return array_rule(_relu_rule(wrap(x, dt)), dt)
 
 
 def sigmoid(input):
@@ -96,13 +110,44 @@ def gelu(input, approximate="none"):
             f"{op}: approximate {approximate!r} is unknown; expected 'none' or 'tanh'",
             "approximate", approximate)
     x = _float_math(input, op)
-    xd = x._data
     be = x._device.backend
+    xs = saved(x)
 
-    def backward(g, needs):
-        return (be.nn_gelu_grad(g, xd, approximate),)
+    def rule(g, needs, out):
+        return (_gelu_backward(g, xs, approximate),)
 
-    return record_arrays(be.nn_gelu(xd, approximate), x._dtype, (x,), backward, op)
+    return record(be.nn_gelu(x._data, approximate), x._dtype, (x,), rule, op)
+
+
+_INV_SQRT_2PI = 1.0 / _math.sqrt(2.0 * _math.pi)
+_SQRT_2_OVER_PI = _math.sqrt(2.0 / _math.pi)
+_GELU_C = 0.044715
+
+
+def _gelu_backward(g, x, approximate):
+    """``g * gelu'(x)``, gelu's backward as an op of its own (the backend's fused kernel),
+    recorded with its rule: ``gelu'(x)`` for ``g`` and ``g * gelu''(x)`` for ``x``."""
+    be = g._device.backend
+    gs = saved(g)
+
+    def rule(gg, needs, out):
+        return (_gelu_backward(gg, x, approximate) if needs[0] else None,
+                gg * gs * _gelu_second(x, approximate) if needs[1] else None)
+    return record(be.nn_gelu_grad(g._data, x._data, approximate), g._dtype, (g, x), rule,
+                  "gelu_backward")
+
+
+def _gelu_second(x, approximate):
+    """gelu's second derivative, with ember ops: ``phi(x) * (2 - x**2)`` (exact) or that of
+    the tanh form ``0.5 x (1 + tanh(u))``, ``u = c (x + a x**3)``."""
+    x2 = x * x
+    if approximate == "tanh":
+        t = ((x + x2 * x * _GELU_C) * _SQRT_2_OVER_PI).tanh()
+        sech2 = 1.0 - t * t
+        du = (1.0 + x2 * (3.0 * _GELU_C)) * _SQRT_2_OVER_PI
+        d2u = x * (6.0 * _GELU_C * _SQRT_2_OVER_PI)
+        return sech2 * (du + x * 0.5 * (d2u - t * du * du * 2.0))
+    return (x2 * -0.5).exp() * _INV_SQRT_2PI * (2.0 - x2)
 
 
 @tensor_method
@@ -116,13 +161,29 @@ def silu(input):
     """
     op = "silu"
     x = _float_math(input, op)
-    xd = x._data
     be = x._device.backend
+    xs = saved(x)
 
-    def backward(g, needs):
-        return (be.nn_silu_grad(g, xd),)
+    def rule(g, needs, out):
+        return (_silu_backward(g, xs),)
 
-    return record_arrays(be.nn_silu(xd), x._dtype, (x,), backward, op)
+    return record(be.nn_silu(x._data), x._dtype, (x,), rule, op)
+
+
+def _silu_backward(g, x):
+    """``g * silu'(x)``, silu's backward as an op of its own (the backend's fused kernel),
+    recorded with its rule: ``silu'(x)`` for ``g`` and ``g * silu''(x)`` for ``x``, where
+    ``silu'' = s (1 - s) (2 + x (1 - 2 s))``, ``s = sigmoid(x)``."""
+    be = g._device.backend
+    gs = saved(g)
+
+    def rule(gg, needs, out):
+        gx = None
+        if needs[1]:
+            sg = x.sigmoid()
+            gx = gg * gs * (sg * (1.0 - sg) * (2.0 + x * (1.0 - sg * 2.0)))
+        return (_silu_backward(gg, x) if needs[0] else None, gx)
+    return record(be.nn_silu_grad(g._data, x._data), g._dtype, (g, x), rule, "silu_backward")
 
 
 def _softmax_like(input, dim, dtype, op, log):
@@ -144,12 +205,52 @@ def _softmax_like(input, dim, dtype, op, log):
     if scalar:
         out = rs(out, ())
 
-    def backward(g, needs):
-        gg, yy = (rs(g, (1,)), rs(out, (1,))) if scalar else (g, out)
-        r = be.nn_log_softmax_grad(gg, yy, axis) if log else be.nn_softmax_grad(gg, yy, axis)
-        return (rs(r, ()) if scalar else r,)
+    def rule(g, needs, y):
+        return (_softmax_backward(g, y, axis, log),)
 
-    return record_arrays(out, x._dtype, (x,), backward, op)
+    return record(out, x._dtype, (x,), rule, op, keep_out=True)
+
+
+def _softmax_backward(g, y, axis, log):
+    """The backward of softmax (``log``: log_softmax) from its output ``y``, as an op of its
+    own (the backend's fused row kernel), recorded with its rule:
+
+    - softmax: ``z = y * (g - sum(g * y))``; ``dz/dg`` applied to ``gg`` is the same backward
+      of ``gg``, and ``dz/dy`` gives ``gg * (g - sum(g * y)) - g * sum(gg * y)``;
+    - log_softmax: ``z = g - exp(y) * sum(g)``; ``gg - sum(gg * exp(y))`` for ``g`` and
+      ``-gg * exp(y) * sum(g)`` for ``y``.
+    """
+    be = g._device.backend
+    gd, yd = g._data, y._data
+    scalar = g.ndim == 0
+    if scalar:
+        gd, yd = be.nn_reshape(gd, (1,)), be.nn_reshape(yd, (1,))
+    data = be.nn_log_softmax_grad(gd, yd, axis) if log else be.nn_softmax_grad(gd, yd, axis)
+    if scalar:
+        data = be.nn_reshape(data, ())
+    gs, ys = saved(g), saved(y)
+
+    def rule(gg, needs, out):
+        g1, y1, gg1 = (gs.reshape(1), ys.reshape(1), gg.reshape(1)) if scalar else (gs, ys, gg)
+        rg = ry = None
+        if log:
+            p = y1.exp()
+            if needs[0]:
+                rg = gg1 - (gg1 * p).sum(axis, keepdim=True)
+            if needs[1]:
+                ry = -(gg1 * p) * g1.sum(axis, keepdim=True)
+        else:
+            if needs[0]:
+                rg = _softmax_backward(gg1, y1, axis, False)
+            if needs[1]:
+                ry = gg1 * (g1 - (g1 * y1).sum(axis, keepdim=True)) - \
+                    g1 * (gg1 * y1).sum(axis, keepdim=True)
+        if scalar:
+            rg = None if rg is None else rg.reshape(())
+            ry = None if ry is None else ry.reshape(())
+        return rg, ry
+    return record(data, g._dtype, (g, y), rule,
+                  "log_softmax_backward" if log else "softmax_backward")
 
 
 @tensor_method

@@ -2,7 +2,7 @@
 
 from ..errors import InvalidParameterError, ShapeMismatchError
 
-from ..tensor import record_arrays
+from ..tensor import record, saved
 from .nn_args import _backend, _common, _float_tensor, _int, _opt_float, _pair, _rank, _shape_str
 
 
@@ -91,14 +91,95 @@ def _conv2d(op, input, weight, bias, stride, padding, dilation, groups, padding_
     out_hw = ((Hp - eh) // stride[0] + 1, (Wp - ew) // stride[1] + 1)
     dt = _common((x, w, b))
     be = _backend((x, w, b), op)
-    out, saved = be.nn_conv2d(x._data, w._data, None if b is None else b._data, stride, pads,
-                              dilation, groups, out_hw, dt)
     inputs = (x, w) if b is None else (x, w, b)
-    xdt, wdt, bdt = x._dtype, w._dtype, (None if b is None else b._dtype)
+    geo = (stride, pads, dilation, groups, out_hw)
+    xs, ws = saved(x), saved(w)
+    bdt = None if b is None else b._dtype
 
-    def backward(g, needs):
-        gx, gw, gb = be.nn_conv2d_grads(g, saved, needs[0], needs[1],
-                                        len(needs) > 2 and needs[2], xdt, wdt, bdt)
-        return (gx, gw) if b is None else (gx, gw, gb)
+    def rule(g, needs, out):
+        # one call of the fused kernel gives all gradients from the forward's saved columns;
+        # each is recorded as an op of its own with its rule (so they differentiate again)
+        nb = len(needs) > 2 and needs[2]
+        gx, gw, gb = be.nn_conv2d_grads(g._data, saved_, needs[0], needs[1], nb, xs._dtype,
+                                        ws._dtype, bdt)
+        return (_conv_input_grad(g, ws, xs, geo, gx) if needs[0] else None,
+                _conv_weight_grad(xs, g, ws, geo, gw) if needs[1] else None) + \
+            ((_conv_bias_grad(g, bdt, gb) if nb else None,) if len(needs) > 2 else ())
 
-    return record_arrays(out, dt, inputs, backward, op)
+    out, saved_ = be.nn_conv2d(x._data, w._data, None if b is None else b._data, stride, pads,
+                               dilation, groups, out_hw, dt)
+    return record(out, dt, inputs, rule, op)
+
+
+# The gradients of conv2d as ops of their own, each with its rule, so that they differentiate
+# again. With ``conv(x, w)`` the cross-correlation, ``A(g, w)`` the gradient of its input (a
+# transposed convolution of g with the weight) and ``B(x, g)`` that of its weight (a
+# correlation of the input with g), all three are bilinear and
+# ``<conv(x, w), g> = <x, A(g, w)> = <w, B(x, g)>``, so:
+# d<A(g, w), gg> = (conv(gg, w), B(gg, g)) and d<B(x, g), gg> = (A(g, gg), conv(x, gg)).
+# Each runs the backend's kernels: conv2d and its fused gradient kernel; ``like`` is a tensor
+# of the shape and dtype of the operand that is not given (only its layout is read).
+
+def _as(t, dtype):
+    return t if t._dtype is dtype else t.cast(dtype)
+
+
+def _conv_grads(x, w, g, geo, need_x, need_w):
+    """(A(g, w), B(x, g)) as arrays, from the backend's conv2d and its gradient kernel."""
+    stride, pads, dilation, groups, out_hw = geo
+    be = g._device.backend
+    dt = _common((x, w))
+    _, sv = be.nn_conv2d(x._data, w._data, None, stride, pads, dilation, groups, out_hw, dt)
+    gx, gw, _ = be.nn_conv2d_grads(g._data, sv, need_x, need_w, False, x._dtype, w._dtype, None)
+    return gx, gw
+
+
+def _conv(x, w, geo):
+    """conv(x, w) without bias, recorded with its rule (A(g, w), B(x, g))."""
+    stride, pads, dilation, groups, out_hw = geo
+    be = x._device.backend
+    dt = _common((x, w))
+    out, _ = be.nn_conv2d(x._data, w._data, None, stride, pads, dilation, groups, out_hw, dt)
+    xs, ws = saved(x), saved(w)
+
+    def rule(g, needs, out):
+        return (_conv_input_grad(g, ws, xs, geo) if needs[0] else None,
+                _conv_weight_grad(xs, g, ws, geo) if needs[1] else None)
+    return record(out, dt, (x, w), rule, "conv2d")
+
+
+def _conv_input_grad(g, w, like, geo, data=None):
+    """A(g, w): the gradient of conv2d's input (shape and dtype of ``like``)."""
+    if data is None:
+        data = _conv_grads(like, w, g, geo, True, False)[0]
+    gs, ws = saved(g), saved(w)
+
+    def rule(gg, needs, out):
+        return (_as(_conv(gg, ws, geo), gs._dtype) if needs[0] else None,
+                _conv_weight_grad(gg, gs, ws, geo) if needs[1] else None)
+    return record(data, like._dtype, (g, w), rule, "conv2d_input_backward")
+
+
+def _conv_weight_grad(x, g, like, geo, data=None):
+    """B(x, g): the gradient of conv2d's weight (shape and dtype of ``like``)."""
+    if data is None:
+        data = _conv_grads(x, like, g, geo, False, True)[1]
+    xs, gs = saved(x), saved(g)
+
+    def rule(gg, needs, out):
+        return (_conv_input_grad(gs, gg, xs, geo) if needs[0] else None,
+                _as(_conv(xs, gg, geo), gs._dtype) if needs[1] else None)
+    return record(data, like._dtype, (x, g), rule, "conv2d_weight_backward")
+
+
+def _conv_bias_grad(g, dtype, data):
+    """The bias gradient, ``g`` summed over every dim but the channels', from the fused kernel;
+    its rule spreads ``gg`` back over those dims."""
+    shape = tuple(g.shape)
+    gdt = g._dtype
+    lead = 1 if len(shape) == 4 else 0
+
+    def rule(gg, needs, out):
+        r = gg.reshape((shape[lead], 1, 1)).expand(*shape)
+        return (_as(r, gdt),)
+    return record(data, dtype, (g,), rule, "conv2d_bias_backward")

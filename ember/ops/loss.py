@@ -4,7 +4,11 @@
 from .. import dtypes as _dt
 from ..errors import DimensionError, KindError, ShapeMismatchError
 from ..shapes import broadcast_shapes
-from ..tensor import check_tensor, record_arrays
+from ..autodiff.graph import _mode
+from ..autodiff.rules import fit
+from ..tensor import Tensor, check_tensor, record, saved, wrap
+from .activation import log_softmax as _log_softmax
+from .indexing import where as _where
 from .nn_args import (_backend, _common, _float_tensor, _int, _opt_float, _real, _reduction,
                       _shape_str)
 
@@ -60,19 +64,83 @@ def _class_loss(op, x, target, w, ignore_index, unbatched, smoothing, reduction,
     rs = be.nn_reshape
     if unbatched:
         xd, td = rs(xd, (1,) + tuple(xd.shape)), rs(td, (1,))
-    loss, saved = be.nn_class_loss(xd, td, None if w is None else w._data, ignore_index,
-                                   smoothing, reduction, from_logits, dt)
+    loss, saved_kernel = be.nn_class_loss(xd, td, None if w is None else w._data, ignore_index,
+                                          smoothing, reduction, from_logits, dt)
     if unbatched and reduction == "none":
         loss = rs(loss, ())
     xdt = x._dtype
     xshape = tuple(x.shape)
+    xs = saved(x)
+    tc = wrap(target._data, target._dtype)
+    wc = None if w is None else wrap(w._data, w._dtype)
 
-    def backward(g, needs):
-        gg = rs(g, (1,)) if unbatched and reduction == "none" else g
-        gx = be.nn_class_loss_grad(gg, saved, xdt)
-        return ((rs(gx, xshape) if unbatched else gx),)
+    def rule(g, needs, out):
+        if _mode.enabled:  # create_graph: the same gradient with ember ops, recorded in turn
+            return (_class_loss_grad(g, xs, tc, wc, ignore_index, smoothing, reduction,
+                                     from_logits, dt),)
+        gg = g._data
+        if unbatched and reduction == "none":
+            gg = rs(gg, (1,))
+        gx = be.nn_class_loss_grad(gg, saved_kernel, xdt)
+        return (wrap(rs(gx, xshape) if unbatched else gx, xdt),)
 
-    return record_arrays(loss, dt, (x,), backward, op)
+    return record(loss, dt, (x,), rule, op)
+
+
+def _work(dt):
+    """The dtype the loss kernels compute in: float64 stays, others compute in float32."""
+    return _dt.float64 if dt is _dt.float64 else _dt.float32
+
+
+def _cast(t, dtype):
+    return t if t._dtype is dtype else t.cast(dtype)
+
+
+def _scale(g, reduction, denom, shape):
+    """The loss gradient ``g`` spread over the per-element losses of ``shape``."""
+    if reduction == "none":
+        return g
+    if reduction == "mean":
+        g = g / denom
+    return g.expand(*shape) if shape else g
+
+
+def _class_loss_grad(g, x, target, w, ignore_index, smoothing, reduction, from_logits, dt):
+    """The input gradient of the class-index cross entropy (``from_logits``) or NLL loss with
+    ember ops: ``softmax * sum(q) - q`` (or ``-q``) scaled, ``q`` the per-class coefficients
+    (constants); rows of ignored targets get none."""
+    work = _work(dt)
+    unbatched = x.ndim == 1
+    xw = _cast(x, work)
+    t = target
+    if unbatched:
+        xw, t = xw.reshape((1,) + tuple(x.shape)), t.reshape((1,))
+        if reduction == "none":
+            g = g.reshape((1,))
+    xl = xw.movedim(1, -1)                                      # (N, *rest, C)
+    C = xl.shape[-1]
+    valid = t != ignore_index
+    tt = _where(valid, t, 0).cast(_dt.int64)
+    if w is None:
+        w_t = valid.cast(work)
+        wv = None
+    else:
+        wv = _cast(w, work)
+        w_t = _where(valid, wv.gather(0, tt.reshape(-1)).reshape(tuple(tt.shape)), 0.0)
+    q = tt.one_hot(C).cast(work) * (w_t * (1.0 - smoothing)).unsqueeze(-1)
+    if smoothing:
+        base = valid.cast(work).unsqueeze(-1)
+        q = q + (base if wv is None else base * wv) * (smoothing / C)
+    denom = w_t.sum()
+    scale = _scale(_cast(g, work), reduction, denom, tuple(tt.shape)).unsqueeze(-1)
+    if from_logits:
+        gx = _log_softmax(xl, -1).exp() * q.sum(-1, keepdim=True) - q
+    else:
+        gx = -q
+    gx = _where(valid.unsqueeze(-1), gx * scale, 0.0).movedim(-1, 1)
+    if unbatched:
+        gx = gx.reshape(tuple(x.shape))
+    return _cast(gx, x._dtype)
 
 
 def cross_entropy(input, target, weight=None, reduction="mean", label_smoothing=0.0,
@@ -104,21 +172,68 @@ def cross_entropy(input, target, weight=None, reduction="mean", label_smoothing=
     xshape = tuple(x.shape)
     if unbatched:
         xd, td = rs(xd, (1,) + xshape), rs(td, (1,) + xshape)
-    loss, saved = be.nn_prob_loss(xd, td, None if w is None else w._data, smoothing, reduction,
-                                  dt)
+    loss, saved_kernel = be.nn_prob_loss(xd, td, None if w is None else w._data, smoothing,
+                                         reduction, dt)
     if unbatched and reduction == "none":
         loss = rs(loss, ())
     xdt, tdt = x._dtype, target._dtype
+    xs, ts = saved(x), saved(target)
+    wc = None if w is None else wrap(w._data, w._dtype)
 
-    def backward(g, needs):
-        gg = rs(g, (1,)) if unbatched and reduction == "none" else g
-        gx, gt = be.nn_prob_loss_grads(gg, saved, needs[0], needs[1], xdt, tdt)
+    def rule(g, needs, out):
+        if _mode.enabled:  # create_graph: the same gradients with ember ops, recorded in turn
+            return _prob_loss_grads(g, xs, ts, wc, smoothing, reduction, needs, dt)
+        gg = g._data
+        if unbatched and reduction == "none":
+            gg = rs(gg, (1,))
+        gx, gt = be.nn_prob_loss_grads(gg, saved_kernel, needs[0], needs[1], xdt, tdt)
         if unbatched:
             gx = None if gx is None else rs(gx, xshape)
             gt = None if gt is None else rs(gt, xshape)
-        return gx, gt
+        return (None if gx is None else wrap(gx, xdt), None if gt is None else wrap(gt, tdt))
 
-    return record_arrays(loss, dt, (x, target), backward, op)
+    return record(loss, dt, (x, target), rule, op)
+
+
+def _prob_loss_grads(g, x, target, w, smoothing, reduction, needs, dt):
+    """The gradients of the class-probability cross entropy with ember ops: ``softmax * sum(q)
+    - q`` for the logits and ``-(1 - smoothing) * log_softmax * weight`` for the target, scaled,
+    where ``q = (target (1 - smoothing) + smoothing / C) * weight``."""
+    work = _work(dt)
+    shape = tuple(x.shape)
+    unbatched = x.ndim == 1
+    xw, tw = _cast(x, work), _cast(target, work)
+    if unbatched:
+        xw, tw = xw.reshape((1,) + shape), tw.reshape((1,) + shape)
+        if reduction == "none":
+            g = g.reshape((1,))
+    xl, tl = xw.movedim(1, -1), tw.movedim(1, -1)
+    C = xl.shape[-1]
+    wv = None if w is None else _cast(w, work)
+    tt = tl * (1.0 - smoothing) + smoothing / C if smoothing else tl
+    q = tt if wv is None else tt * wv
+    pshape = tuple(xl.shape[:-1])
+    denom = float(_prod(pshape)) if C else 0.0
+    scale = _scale(_cast(g, work), reduction, denom, pshape).unsqueeze(-1)
+    logp = _log_softmax(xl, -1)
+    gx = gt = None
+    if needs[0]:
+        gx = ((logp.exp() * q.sum(-1, keepdim=True) - q) * scale).movedim(-1, 1)
+        gx = _cast(gx.reshape(shape) if unbatched else gx, x._dtype)
+    if needs[1]:
+        d = logp * -(1.0 - smoothing)
+        if wv is not None:
+            d = d * wv
+        gt = (d * scale).movedim(-1, 1)
+        gt = _cast(gt.reshape(shape) if unbatched else gt, target._dtype)
+    return gx, gt
+
+
+def _prod(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
 
 
 def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
@@ -154,17 +269,31 @@ def _pair_loss(op, kind, input, target, reduction):
     t = target if target._dtype.kind == "float" else target.cast(x._dtype)
     broadcast_shapes(tuple(x.shape), tuple(t.shape), op=op)
     dt = _dt.promote_types(x._dtype, t._dtype)
-    loss, saved = be.nn_pair_loss(x._data, t._data, kind, reduction, dt)
-    xs, ts = tuple(x.shape), tuple(t.shape)
+    loss, saved_kernel = be.nn_pair_loss(x._data, t._data, kind, reduction, dt)
+    xshape, tshape = tuple(x.shape), tuple(t.shape)
     xdt, tdt = x._dtype, t._dtype
+    xs, ts = saved(x), saved(t)
 
-    def backward(g, needs):
-        d = be.nn_pair_loss_grads(g, saved)
-        gx = be.cast(be.sum_to_shape(d, xs), xdt) if needs[0] else None
-        gt = be.cast(be.sum_to_shape(-d, ts), tdt) if needs[1] else None
+    def rule(g, needs, out):
+        if _mode.enabled:  # create_graph: the same gradient with ember ops, recorded in turn
+            d = _pair_loss_grad(g, xs, ts, kind, reduction, dt)
+            return (fit(d, xs) if needs[0] else None, fit(-d, ts) if needs[1] else None)
+        d = be.nn_pair_loss_grads(g._data, saved_kernel)
+        gx = wrap(be.cast(be.sum_to_shape(d, xshape), xdt), xdt) if needs[0] else None
+        gt = wrap(be.cast(be.sum_to_shape(-d, tshape), tdt), tdt) if needs[1] else None
         return gx, gt
 
-    return record_arrays(loss, dt, (x, t), backward, op)
+    return record(loss, dt, (x, t), rule, op)
+
+
+def _pair_loss_grad(g, x, t, kind, reduction, dt):
+    """The gradient of mse_loss (``2 (x - t)``) or l1_loss (``sign(x - t)``) with respect to
+    ``x`` at the broadcast shape, scaled by ``g``, with ember ops."""
+    work = _work(dt)
+    diff = _cast(x, work) - _cast(t, work)
+    shape = tuple(diff.shape)
+    d = diff * 2.0 if kind == "mse" else diff.sign()
+    return d * _scale(_cast(g, work), reduction, float(_prod(shape)), shape)
 
 
 def mse_loss(input, target, reduction="mean"):
@@ -233,20 +362,60 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean
                 actual=tuple(v.shape))
     dt = _common((x, t, w, pw))
     be = _backend((x, t, w, pw), op)
-    loss, saved = be.nn_bce_logits(x._data, t._data, None if w is None else w._data,
-                                   None if pw is None else pw._data, reduction, dt)
+    loss, saved_kernel = be.nn_bce_logits(x._data, t._data, None if w is None else w._data,
+                                          None if pw is None else pw._data, reduction, dt)
     inputs = tuple(v for v in (x, t, w, pw) if v is not None)
     present = [v is not None for v in (x, t, w, pw)]
+    kept = tuple(None if v is None else saved(v) for v in (x, t, w, pw))
 
-    def backward(g, needs):
-        grads = be.nn_bce_logits_grads(g, saved)
-        res, k = [], 0
-        for v, gr, here in zip((x, t, w, pw), grads, present):
+    def rule(g, needs, out):
+        full, k = [], 0
+        for here in present:
+            full.append(here and needs[k])
+            k += here
+        if _mode.enabled:  # create_graph: the same gradients with ember ops, recorded in turn
+            grads = _bce_logits_grads(g, *kept, reduction, full, dt)
+        else:
+            grads = be.nn_bce_logits_grads(g._data, saved_kernel)
+        res = []
+        for v, gr, here, need in zip(kept, grads, present, full):
             if not here:
                 continue
-            res.append(be.cast(be.sum_to_shape(gr, tuple(v.shape)), v._dtype)
-                       if needs[k] else None)
-            k += 1
+            if not need:
+                res.append(None)
+            elif _mode.enabled:
+                res.append(fit(gr, v))
+            else:
+                res.append(wrap(be.cast(be.sum_to_shape(gr, tuple(v.shape)), v._dtype),
+                                v._dtype))
         return tuple(res)
 
-    return record_arrays(loss, dt, inputs, backward, op)
+    return record(loss, dt, inputs, rule, op)
+
+
+def _bce_logits_grads(g, x, t, w, pw, reduction, needs, dt):
+    """The gradients of binary_cross_entropy_with_logits at the broadcast shape with ember ops:
+    (x, target, weight, pos_weight), each None unless ``needs`` it. With ``ls = logsigmoid(x)``
+    and ``lw = 1 + (pos_weight - 1) t``: ``((1 - t) - lw sigmoid(-x)) w``, ``(-x - (pos_weight
+    - 1) ls) w``, ``(1 - t) x - lw ls`` and ``-t ls w``, each times the loss gradient."""
+    work = _work(dt)
+    xw, tw = _cast(x, work), _cast(t, work)
+    ww = None if w is None else _cast(w, work)
+    pww = None if pw is None else _cast(pw, work)
+    ax = xw.abs()
+    ls = (xw - ax) * 0.5 - (-ax).exp().log1p()                  # min(x, 0) - log1p(exp(-|x|))
+    lw = 1.0 if pww is None else (pww - 1.0) * tw + 1.0
+    raw = (1.0 - tw) * xw - ls * lw
+    shape = tuple(xw.shape)  # weight and pos_weight broadcast to it
+    scale = _scale(_cast(g, work), reduction, float(_prod(shape)), shape)
+    wscale = scale if ww is None else scale * ww
+    gx = gt = gw = gpw = None
+    if needs[0]:
+        gx = ((1.0 - tw) - (ls - xw).exp() * lw) * wscale
+    if needs[1]:
+        gt = (-xw if pww is None else -xw - (pww - 1.0) * ls) * wscale
+    if needs[2]:
+        gw = raw * scale
+    if needs[3]:
+        gpw = -tw * ls * wscale
+    return gx, gt, gw, gpw

@@ -2,27 +2,77 @@
 
 from ..errors import InvalidParameterError, ShapeMismatchError
 
-from ..tensor import record_arrays
+from .. import dtypes as _dt
+from ..autodiff.graph import _mode
+from ..tensor import record, saved as _saved, wrap
 from .nn_args import _backend, _common, _float_tensor, _int, _opt_float, _real, _shape_str
 
 
 # -- normalization ------------------------------------------------------------------------------
 
-def _record_norm(out, dt, x, w, b, grads_kernel, saved, op):
+def _record_norm(out, dt, x, w, b, grads_kernel, saved, op, geo):
     """Record a normalization step with optional affine ``w`` and ``b``; ``grads_kernel(g, saved,
-    need_x, need_w, need_b, x_dtype, w_dtype, b_dtype)`` gives the three gradients."""
-    inputs = tuple(t for t in (x, w, b) if t is not None)
-    xdt = x._dtype
-    wdt = None if w is None else w._dtype
-    bdt = None if b is None else b._dtype
+    need_x, need_w, need_b, x_dtype, w_dtype, b_dtype)`` gives the three gradients.
 
-    def backward(g, needs):
+    The rule runs the fused kernel when its results are not recorded (a first-order backward);
+    under ``create_graph`` it is the same gradient written with ember ops (``_norm_grads``, with
+    the geometry ``geo``), so that it differentiates again."""
+    inputs = tuple(t for t in (x, w, b) if t is not None)
+    dts = (x._dtype, None if w is None else w._dtype, None if b is None else b._dtype)
+    xs = _saved(x)
+    ws = None if w is None else _saved(w)
+
+    def rule(g, needs, o):
         nw = w is not None and needs[1]
         nb = b is not None and needs[len(needs) - 1]
-        gx, gw, gb = grads_kernel(g, saved, needs[0], nw, nb, xdt, wdt, bdt)
+        if _mode.enabled:  # create_graph: the rule is recorded in turn
+            gx, gw, gb = _norm_grads(g, xs, ws, needs[0], nw, nb, geo, dt, dts)
+        else:
+            gx, gw, gb = (None if a is None else wrap(a, d) for a, d in zip(
+                grads_kernel(g._data, saved, needs[0], nw, nb, *dts), dts))
         return (gx,) + ((gw,) if w is not None else ()) + ((gb,) if b is not None else ())
 
-    return record_arrays(out, dt, inputs, backward, op)
+    return record(out, dt, inputs, rule, op)
+
+
+def _norm_grads(g, x, w, need_x, need_w, need_b, geo, dt, dts):
+    """(gx, gw, gb) of ``(x - mean) * rstd * w + b`` with ember ops. ``geo`` = (axes, waxes,
+    wview, mean, var, eps): the statistics reduce ``axes``; ``w`` and ``b`` (reshaped to
+    ``wview``) broadcast over ``waxes``; ``mean`` and ``var`` are constant tensors (eval batch
+    norm) or None for the statistics of ``x`` itself, whose gradient
+    ``rstd * (gy - mean(gy) - xhat * mean(gy * xhat))`` (``gy = g * w``) they add."""
+    axes, waxes, wview, mean, var, eps = geo
+    work = _dt.float32 if dt in (_dt.float16, _dt.bfloat16) else dt
+    xw = _cast(x, work)
+    gw_ = _cast(g, work)
+    batch = mean is None
+    if batch:
+        mean = xw.mean(axes, keepdim=True)
+        xc = xw - mean
+        var = (xc * xc).mean(axes, keepdim=True)
+    else:
+        xc = xw - _cast(mean, work)
+        var = _cast(var, work)
+    rstd = (var + eps).rsqrt()
+    xhat = xc * rstd
+    gx = gw = gb = None
+    if need_b:
+        gb = _cast(gw_.sum(waxes), dts[2])
+    if need_w:
+        gw = _cast((gw_ * xhat).sum(waxes), dts[1])
+    if need_x:
+        gy = gw_ if w is None else gw_ * _cast(w, work).reshape(wview)
+        if batch:
+            gx = rstd * (gy - gy.mean(axes, keepdim=True)
+                         - xhat * (gy * xhat).mean(axes, keepdim=True))
+        else:
+            gx = gy * rstd
+        gx = _cast(gx, dts[0])
+    return gx, gw, gb
+
+
+def _cast(t, dtype):
+    return t if t._dtype is dtype else t.cast(dtype)
 
 
 def _batch_norm(x, running_mean, running_var, weight, bias, use_batch, eps, op):
@@ -35,7 +85,14 @@ def _batch_norm(x, running_mean, running_var, weight, bias, use_batch, eps, op):
         x._data, None if w is None else w._data, None if b is None else b._data,
         None if running_mean is None else running_mean._data,
         None if running_var is None else running_var._data, use_batch, eps, dt)
-    return _record_norm(out, dt, x, w, b, be.nn_batch_norm_grads, saved, op), mean, var
+    nd = x.ndim
+    view = (1, x.shape[1]) + (1,) * (nd - 2)
+    axes = (0,) + tuple(range(2, nd))
+    stats = (None, None) if use_batch else (
+        wrap(running_mean._data, running_mean._dtype).reshape(view),
+        wrap(running_var._data, running_var._dtype).reshape(view))
+    geo = (axes, axes, view) + stats + (eps,)
+    return _record_norm(out, dt, x, w, b, be.nn_batch_norm_grads, saved, op, geo), mean, var
 
 
 def _check_bn(op, input, running_mean, running_var, weight, bias, training, eps):
@@ -120,7 +177,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     be = _backend((x, w, b), op)
     out, saved = be.nn_layer_norm(x._data, None if w is None else w._data,
                                   None if b is None else b._data, k, eps, dt)
-    return _record_norm(out, dt, x, w, b, be.nn_layer_norm_grads, saved, op)
+    nd = x.ndim
+    geo = (tuple(range(nd - k, nd)), tuple(range(nd - k)), shape, None, None, eps)
+    return _record_norm(out, dt, x, w, b, be.nn_layer_norm_grads, saved, op, geo)
 
 
 def _norm_shape(normalized_shape, op):

@@ -3,7 +3,8 @@
 from .. import dtypes as _dt
 from ..errors import DimensionError, InvalidParameterError, KindError, ShapeMismatchError
 
-from ..tensor import check_tensor, record_arrays, wrap
+from ..tensor import Tensor, as_tensor, check_tensor, record, wrap
+from .indexing import where as _where
 from .nn_args import _backend, _float_tensor, _int, _pair, _rank, _shape_str
 
 
@@ -81,14 +82,46 @@ def _max_pool2d(op, input, kernel_size, stride, padding, dilation, ceil_mode,
         op, input, kernel_size, stride, padding, dilation, ceil_mode)
     be = x._device.backend
     out, saved = be.nn_max_pool2d(x._data, kernel, stride, pads, dil, out_hw)
+    geo = (tuple(x.shape), kernel, stride, pads, dil, out_hw)
 
-    def backward(g, needs):
-        return (be.nn_max_pool2d_grad(g, saved),)
+    def rule(g, needs, o):
+        return (_max_pool_backward(g, saved, geo),)
 
-    res = record_arrays(out, x._dtype, (x,), backward, op)
+    res = record(out, x._dtype, (x,), rule, op)
     if not return_indices:
         return res
     return res, wrap(be.nn_max_pool2d_indices(saved), _dt.int64)
+
+
+def _max_pool_backward(g, saved, geo):
+    """max_pool2d's backward as an op of its own (the backend's kernel): each window's gradient
+    scattered to the element it selected. Linear in ``g`` with the selection fixed (max pooling
+    has no second derivative): its rule gathers ``gg`` at the selected elements."""
+    be = g._device.backend
+
+    def rule(gg, needs, out):
+        return (_max_pool_gather(gg, be.nn_max_pool2d_indices(saved), geo),)
+    return record(be.nn_max_pool2d_grad(g._data, saved), g._dtype, (g,), rule,
+                  "max_pool2d_backward")
+
+
+def _max_pool_gather(v, idx, geo):
+    """``v`` (the input's shape) read at the flat plane indices ``idx`` (a backend array of the
+    output's shape) that max pooling selected; 0 for a window with no tap inside the input."""
+    xshape, kernel, stride, pads, dil, out_hw = geo
+    H, W = xshape[-2:]
+    lead = xshape[:-2]
+    it = wrap(idx, _dt.int64).reshape(lead + (out_hw[0] * out_hw[1],))
+    inside = [[any(0 <= o * stride[a] - pads[2 * a] + k * dil[a] < size for k in range(kernel[a]))
+               for o in range(out_hw[a])] for a, size in enumerate((H, W))]
+    mask = None
+    if not (all(inside[0]) and all(inside[1])):
+        mask = as_tensor([[r and c for c in inside[1]] for r in inside[0]], _dt.bool_)
+        if mask._device is not v._device:
+            mask = mask.to_device(v._device)
+        it = _where(mask.reshape(-1), it, 0)
+    r = v.reshape(lead + (H * W,)).gather(-1, it).reshape(lead + tuple(out_hw))
+    return r if mask is None else _where(mask, r, 0.0).cast(v._dtype)
 
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
@@ -151,13 +184,31 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
         raise DimensionError(f"{op}: index {bad} is out of range for an output plane of "
                              f"{out_hw[0]}x{out_hw[1]}; expected indices in "
                              f"[0, {out_hw[0] * out_hw[1] - 1}]")
-    idx = indices._data
-    out = be.nn_max_unpool2d(x._data, idx, out_hw)
+    out = be.nn_max_unpool2d(x._data, indices._data, out_hw)
+    it = wrap(indices._data, indices._dtype)
+    xshape = tuple(x.shape)
 
-    def backward(g, needs):
-        return (be.nn_max_unpool2d_grad(g, idx),)
+    def rule(g, needs, o):
+        return (_max_unpool_backward(g, it, xshape),)
 
-    return record_arrays(out, x._dtype, (x,), backward, op)
+    return record(out, x._dtype, (x,), rule, op)
+
+
+def _max_unpool_backward(g, idx, xshape):
+    """max_unpool2d's backward as an op of its own (the backend's kernel): ``g`` gathered at
+    ``idx`` (int, the input's shape). Its rule adds ``gg`` back in at the indices."""
+    be = g._device.backend
+    gshape = tuple(g.shape)
+
+    def rule(gg, needs, out):
+        lead = gshape[:-2]
+        n = xshape[-2] * xshape[-1]
+        z = Tensor.zeros(lead + (gshape[-2] * gshape[-1],), dtype=gg._dtype, device=gg._device)
+        r = z.scatter(-1, idx.reshape(lead + (n,)).cast(_dt.int64),
+                      gg.reshape(lead + (n,)), "add")
+        return (r.reshape(gshape),)
+    return record(be.nn_max_unpool2d_grad(g._data, idx._data), g._dtype, (g,), rule,
+                  "max_unpool2d_backward")
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
@@ -185,11 +236,26 @@ def _avg_pool2d(op, input, kernel_size, stride, padding, ceil_mode, count_includ
             "count_include_pad", count_include_pad)
     if divisor_override is not None:
         divisor_override = _int(divisor_override, op, "divisor_override", 1)
+    return _avg_pool(x, (kernel, stride, pads, pad, out_hw, count_include_pad, divisor_override))
+
+
+def _avg_pool(x, geo):
+    """avg_pool2d of ``x`` with the checked geometry ``geo`` (the backend's kernel), recorded
+    with its rule: the backend's backward kernel, an op of its own."""
     be = x._device.backend
-    out, saved = be.nn_avg_pool2d(x._data, kernel, stride, pads, pad, out_hw, count_include_pad,
-                                  divisor_override)
+    out, saved = be.nn_avg_pool2d(x._data, *geo)
 
-    def backward(g, needs):
-        return (be.nn_avg_pool2d_grad(g, saved),)
+    def rule(g, needs, o):
+        return (_avg_pool_backward(g, saved, geo),)
+    return record(out, x._dtype, (x,), rule, "avg_pool2d")
 
-    return record_arrays(out, x._dtype, (x,), backward, op)
+
+def _avg_pool_backward(g, saved, geo):
+    """avg_pool2d's backward (each window's gradient, divided, spread over it): the backend's
+    kernel, recorded. It is the adjoint of the linear avg_pool2d, so its rule is avg_pool2d."""
+    be = g._device.backend
+
+    def rule(gg, needs, out):
+        return (_avg_pool(gg, geo),)
+    return record(be.nn_avg_pool2d_grad(g._data, saved), g._dtype, (g,), rule,
+                  "avg_pool2d_backward")
