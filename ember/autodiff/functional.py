@@ -249,30 +249,36 @@ def jacobian(f, argnums=0):
     def jac_f(*args, **kwargs):
         nums, one = _argnums(argnums, len(args), "jacobian")
         out, xs = _call(f, args, kwargs, nums, "jacobian")
-        if not isinstance(out, Tensor) or out._dtype.kind != "float":
-            raise KindError(f"jacobian: f must return a float Tensor, got "
-                            f"{getattr(out, 'dtype', type(out).__name__)}")
-        nested = _nested([out], xs)
-        n = out.numel()
-        rows = [[] for _ in xs]
-        basis = Tensor.eye(n, dtype=out.dtype, device=out.device) if n else None
-        for i in range(n):
-            seed = basis[i].reshape(tuple(out.shape))
-            for k, g in enumerate(_backward([out], [seed], xs, nested, True)):
-                rows[k].append(g)
-        jacs = []
-        for k, x in enumerate(xs):
-            shape = tuple(out.shape) + tuple(x.shape)
-            if n == 0:
-                jacs.append(x.new_zeros(shape) if hasattr(x, "new_zeros") else
-                            x.zeros_like().reshape(-1)[:0].reshape(shape))
-            else:
-                jacs.append(Tensor.stack(rows[k]).reshape(shape))
-        jacs = [_plain(j, nested) for j in jacs]
-        return jacs[0] if one else tuple(jacs)
+        outs, single = _outputs(out, "jacobian")
+        for o in outs:
+            if o._dtype.kind != "float":
+                raise KindError(f"jacobian: f must return float tensors, got {o._dtype.name}")
+        nested = _nested(outs, xs)
+        per_output = [_jacobians(o, xs, nested) for o in outs]
+        per_output = [jacs[0] if one else tuple(jacs) for jacs in per_output]
+        return per_output[0] if single else tuple(per_output)
 
     jac_f.__name__ = f"jacobian_{getattr(f, '__name__', 'f')}"
     return jac_f
+
+
+def _jacobians(out, xs, nested):
+    """The Jacobians of the tensor ``out`` with respect to each of ``xs``: one backward per
+    element of ``out``, each row the gradient of that element."""
+    n = out.numel()
+    rows = [[] for _ in xs]
+    basis = Tensor.eye(n, dtype=out.dtype, device=out.device) if n else None
+    for i in range(n):
+        seed = basis[i].reshape(tuple(out.shape))
+        for k, g in enumerate(_backward([out], [seed], xs, nested, True)):
+            rows[k].append(g)
+    jacs = []
+    for k, x in enumerate(xs):
+        shape = tuple(out.shape) + tuple(x.shape)
+        jac = Tensor.stack(rows[k]).reshape(shape) if n else \
+            Tensor.zeros(*shape, dtype=x.dtype, device=x.device)
+        jacs.append(_plain(jac, nested))
+    return jacs
 
 
 def hessian(f, argnums=0):

@@ -11,9 +11,10 @@ See docs/movement.md for a guide.
 import numbers
 
 from .. import dtypes as _dt
+from ..autodiff.rules import sum_to
 from ..errors import DimensionError, InvalidParameterError, KindError, ShapeMismatchError
-from ..shapes import (MAX_RANK, argfix, as_int, check_rank, infer_shape, is_permutation, is_plain_shape, normalize_dim,
-                      normalize_dims, prod)
+from ..shapes import (MAX_RANK, argfix, as_int, check_rank, infer_shape, is_permutation,
+                      is_plain_shape, normalize_dim, normalize_dims, prod)
 from ..tensor import Tensor, _data_from, backend_of, check_tensor, record, tensor_method, wrap
 
 __all__ = ["PadMode", "reshape", "permute", "flip", "transpose", "t", "movedim", "flatten",
@@ -160,23 +161,9 @@ def _expand_to(x, shape, op):
     out = be.mv_expand(x._data, shape, op)
 
     def rule(g, needs, out):
-        return (_sum_to(g, in_shape, op),)
+        return (sum_to(g, in_shape),)
 
     return record(out, x._dtype, (x,), rule, op)
-
-
-def _sum_to(g, shape, op):
-    """``g`` summed over the dims that broadcasting to its shape added or expanded, back to
-    ``shape`` (size-0 dims included)."""
-    shape = tuple(shape)
-    gshape = g._data.shape
-    if gshape == shape:
-        return g
-    lead = len(gshape) - len(shape)
-    axes = tuple(range(lead)) + tuple(
-        i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1)
-    out = g.sum(axes, keepdim=True) if axes else g
-    return _reshape_to(out, shape, op) if lead else out
 
 
 @_method("expand")

@@ -23,7 +23,8 @@ from ..errors import DimensionError, GraphError, InvalidParameterError, KindErro
 from ..shapes import as_int, normalize_dim
 from ..tensor import Tensor, _data_from, device_error, record, tensor_method, wrap
 from .indexing import advanced_getitem, advanced_setitem
-from .movement import _reshape_to, _sum_to
+from ..autodiff.rules import sum_to
+from .movement import _reshape_to
 
 __all__ = ["s"]
 
@@ -382,8 +383,8 @@ def _reduce_to(region, vshape):
         return region
     extra = len(vshape) - len(rshape)
     if extra > 0:
-        return _reshape_to(_sum_to(region, vshape[extra:], "__setitem__"), vshape, "__setitem__")
-    return _sum_to(region, vshape, "__setitem__")
+        return _reshape_to(sum_to(region, vshape[extra:]), vshape, "__setitem__")
+    return sum_to(region, vshape)
 
 
 def _assign(x, key, v, name):

@@ -56,7 +56,9 @@ def _scalar_functions(c, extra, seeds):
 
 
 def _np(t):
-    return np.array(t.numpy()) if isinstance(t, ember.Tensor) else t.detach().numpy()
+    if isinstance(t, ember.Tensor):
+        return np.array(t.numpy())
+    return t.detach().numpy(force=True)  # force: torch.func may give an all-zero ZeroTensor
 
 
 def _torch_or_autograd(torch_func, autograd):
