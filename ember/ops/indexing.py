@@ -18,10 +18,10 @@ from ..errors import (DimensionError, EmberError, GraphError, InvalidParameterEr
                       ShapeMismatchError)
 from ..shapes import as_int, broadcast_shapes, check_rank, normalize_dim
 from ..autodiff.graph import _mode
-from ..autodiff.rules import sum_to
 from ..tensor import (Tensor, _data_from, backend_of, check_kind, check_tensor, device_error,
                       record, saved, tensor_method, wrap)
 from . import fusion as _fusion
+from .movement import _reshape_to, _sum_to
 
 __all__ = ["IndexingUpdateOp", "where", "nonzero", "argwhere", "gather", "scatter", "one_hot",
            "masked_fill"]
@@ -87,7 +87,7 @@ def linear_map(x, forward, adjoint, name, dtype=None):
 def _fit(g, shape, dtype, final=None):
     """``g`` summed to ``shape`` (broadcast dims), reshaped to ``final`` (default ``shape``)
     and cast to ``dtype``."""
-    g = sum_to(g, shape)
+    g = _sum_to(g, shape, "sum_to")
     final = tuple(shape if final is None else final)
     if tuple(g.shape) != final:
         g = _reshape(g, final)
@@ -95,11 +95,8 @@ def _fit(g, shape, dtype, final=None):
 
 
 def _reshape(t, shape):
-    """``t`` with the exact ``shape`` (sizes 0 included), a linear step."""
-    be = t._device.backend
-    in_shape = t._data.shape
-    return linear_map(t, lambda a: be.idx_reshape(a, shape), lambda a: be.idx_reshape(a, in_shape),
-                      "reshape")
+    """``t`` with the exact ``shape`` (sizes 0 included)."""
+    return _reshape_to(t, tuple(shape), "reshape")
 
 
 # -- argument helpers ----------------------------------------------------------------------------
