@@ -18,10 +18,11 @@ from ..errors import (DimensionError, EmberError, GraphError, InvalidParameterEr
                       ShapeMismatchError)
 from ..shapes import as_int, broadcast_shapes, check_rank, normalize_dim
 from ..autodiff.graph import _mode
+from ..autodiff.rules import sum_to
 from ..tensor import (Tensor, _data_from, backend_of, check_kind, check_tensor, device_error,
                       record, saved, tensor_method, wrap)
 from . import fusion as _fusion
-from .movement import _reshape_to, _sum_to
+from .movement import _reshape_to
 
 __all__ = ["IndexingUpdateOp", "where", "nonzero", "argwhere", "gather", "scatter", "one_hot",
            "masked_fill"]
@@ -87,7 +88,7 @@ def linear_map(x, forward, adjoint, name, dtype=None):
 def _fit(g, shape, dtype, final=None):
     """``g`` summed to ``shape`` (broadcast dims), reshaped to ``final`` (default ``shape``)
     and cast to ``dtype``."""
-    g = _sum_to(g, shape, "sum_to")
+    g = sum_to(g, shape)
     final = tuple(shape if final is None else final)
     if tuple(g.shape) != final:
         g = _reshape(g, final)
