@@ -275,8 +275,10 @@ def _jacobians(out, xs, nested):
     jacs = []
     for k, x in enumerate(xs):
         shape = tuple(out.shape) + tuple(x.shape)
-        jac = Tensor.stack(rows[k]).reshape(shape) if n else \
-            Tensor.zeros(*shape, dtype=x.dtype, device=x.device)
+        if n and x.numel():
+            jac = Tensor.stack(rows[k]).reshape(shape)  # no size-0 dims here
+        else:
+            jac = Tensor.zeros(*shape, dtype=x.dtype, device=x.device)
         jacs.append(_plain(jac, nested))
     return jacs
 

@@ -172,7 +172,7 @@ def _mean(x, axes, keepdims, op):
         return wrap(data, x._dtype, x._ad)
 
     def rule(g, needs, out):
-        return (unreduce(g / n, shape, axes, keepdims),)
+        return (unreduce(g / n if n else g, shape, axes, keepdims),)  # n = 0: an empty gradient
 
     return record(data, x._dtype, (x,), rule, op)
 
@@ -846,7 +846,7 @@ def _var(x, dim, keepdim, correction, op, with_mean):
         return var
 
     def rule_mean(g, needs, out):
-        return (unreduce(g / n, shape, axes, keep),)
+        return (unreduce(g / n if n else g, shape, axes, keep),)
 
     return var, record(mean_data, x._dtype, (x,), rule_mean, op)
 

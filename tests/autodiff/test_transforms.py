@@ -2,7 +2,9 @@
 torch.func, on the ops of the gradient table (``test_gradients.CASES``).
 
 - ``hessian`` of ``F(xs) = sum(out * seed)`` over every input, on every entry of the table (its
-  smallest non-empty shape set), equals ``torch.func.hessian``; float64, 1e-10.
+  smallest non-empty shape set), equals PyTorch's (``torch.autograd`` double backward, row by
+  row: torch.func.hessian vmaps, and its batched layer_norm and batch_norm rules give wrong
+  cross terms); float64, 1e-10.
 - ``grad(grad(...))`` and ``jvp`` on every entry equal torch.func's ``grad`` and ``jvp``.
 - ``vmap`` of the elementwise, reduction, movement and matmul entries over a batch of 3 equals
   ``torch.func.vmap``.
@@ -22,6 +24,14 @@ import test_gradients as tg
 from test_gradients import CASES, _as_list
 
 TOL = dict(rtol=1e-10, atol=1e-10)
+# entries that compute through float32 or float16 (a cast, softmax's dtype=): their float64
+# derivatives agree to those dtypes' precision
+LOW_PRECISION = ("cast_f32_f64", "float_f64", "cast_f16_f64", "F.softmax_dtype",
+                 "F.log_softmax_dtype")
+
+
+def _tol(c):
+    return dict(rtol=1e-3, atol=1e-3) if c.name in LOW_PRECISION else TOL
 HESSIAN_MAX = 24  # input elements of the shape set a Hessian is taken on
 
 
@@ -84,28 +94,33 @@ def test_hessian_matches_torch_func(c):
 
     def by_autograd():
         xs = [t.clone().requires_grad_(True) for t in ts]
-        gs = torch.autograd.grad(ft(*xs), xs, create_graph=True, allow_unused=True)
-        rows = []
-        for i, x in enumerate(xs):
-            row = []
-            for j, y in enumerate(xs):
-                g = gs[j]
-                blocks = []
-                for k in range(y.numel()):
-                    if g is None or not g.requires_grad:
-                        blocks.append(torch.zeros(x.shape, dtype=torch.float64))
-                        continue
-                    h = torch.autograd.grad(g.reshape(-1)[k], x, retain_graph=True,
-                                            allow_unused=True)[0]
-                    blocks.append(torch.zeros(x.shape, dtype=torch.float64) if h is None else h)
-                row.append(torch.stack(blocks).reshape(tuple(y.shape) + tuple(x.shape)))
-            rows.append(row)
-        return tuple(tuple(rows[j][i] for j in range(len(xs))) for i in range(len(xs)))
+        total = ft(*xs)
+        gs = [None] * len(xs)
+        if total.requires_grad:
+            gs = torch.autograd.grad(total, xs, create_graph=True, allow_unused=True)
 
-    ht = _torch_or_autograd(lambda: torch.func.hessian(ft, argnums=nums)(*ts), by_autograd)
+        def block(i, j):  # d grad_i / d x_j, of shape x_i.shape + x_j.shape
+            g, x = gs[i], xs[j]
+            out = torch.zeros(tuple(xs[i].shape) + tuple(x.shape), dtype=torch.float64)
+            if g is None or not g.requires_grad:
+                return out
+            flat = out.reshape(g.numel(), x.numel())
+            for k in range(g.numel()):
+                h = torch.autograd.grad(g.reshape(-1)[k], x, retain_graph=True,
+                                        allow_unused=True)[0]
+                if h is not None:
+                    flat[k] = h.detach().reshape(-1)
+            return out
+
+        return [[block(i, j) for j in range(len(xs))] for i in range(len(xs))]
+
+    # torch.func.hessian (and jacrev of jacrev: both vmap the vjp) gives wrong cross terms of
+    # layer_norm and batch_norm in torch 2.13, against torch.autograd and finite differences;
+    # the Hessian's oracle is torch.autograd's double backward, row by row
+    ht = by_autograd()
     for i in nums:
         for j in nums:
-            np.testing.assert_allclose(_np(he[i][j]), _np(ht[i][j]), **TOL,
+            np.testing.assert_allclose(_np(he[i][j]), _np(ht[i][j]), **_tol(c),
                                        err_msg=f"Hessian block ({i}, {j})")
 
 
@@ -143,13 +158,17 @@ def test_grad_of_grad_and_jvp_match_torch_func(c):
 
     t_second = _torch_or_autograd(lambda: torch.func.grad(t_directional, nums)(*ts), by_autograd)
     for k in nums:
-        np.testing.assert_allclose(_np(second[k]), _np(t_second[k]), **TOL,
+        np.testing.assert_allclose(_np(second[k]), _np(t_second[k]), **_tol(c),
                                    err_msg=f"grad(grad) of input {k}")
-    # forward mode: d/de F(x + e v) = <grad F, v>
+    # forward mode: d/de F(x + e v) = <grad F, v>, with PyTorch's gradient (torch.func.jvp
+    # itself differs from torch's own gradient where a gradient is defined away from the
+    # derivative: embedding's padding_idx row gets none, but its forward mode moves it)
     _, tangent = jvp(fe, tuple(xs), tuple(ember.from_numpy(v) for v in vs))
-    expected = _torch_or_autograd(lambda: torch.func.jvp(ft, ts, tvs)[1],
-                                  lambda: t_directional_autograd(ft, ts, tvs))
-    np.testing.assert_allclose(_np(tangent), _np(expected), **TOL, err_msg="jvp")
+    expected = _torch_or_autograd(
+        lambda: sum(((g * v).sum() for g, v in zip(torch.func.grad(ft, nums)(*ts), tvs)),
+                    torch.zeros((), dtype=torch.float64)),
+        lambda: t_directional_autograd(ft, ts, tvs))
+    np.testing.assert_allclose(_np(tangent), _np(expected), **_tol(c), err_msg="jvp")
 
 
 def t_directional_autograd(ft, ts, tvs):
