@@ -9,7 +9,8 @@ from ..autodiff.graph import _mode
 from ..autodiff.rules import fit, sum_to
 from ..tensor import check_tensor, record, saved, wrap
 from .linalg import _product
-from .movement import _reshape_to
+from .activation import _softmax_backward
+from .movement import reshape_exact as _reshape
 from .nn_args import _backend, _float_tensor, _real, _shape_str
 from .random import _gen, _random
 
@@ -180,11 +181,6 @@ def _unheads(g, shape, groups):
     return _reshape(g, shape[:-3] + (shape[-3], groups) + shape[-2:]).sum(-3)
 
 
-def _reshape(x, shape):
-    """``x`` reshaped to exactly ``shape`` (``Tensor.reshape`` reads a 0 as "keep this size")."""
-    shape = tuple(shape)
-    return x if tuple(x.shape) == shape else _reshape_to(x, shape, "reshape")
-
 
 def _weights_rule(qs, ks, ms, groups_k, scale):
     """The rule of the attention weights P (inputs query, key and a float mask): the softmax
@@ -192,7 +188,7 @@ def _weights_rule(qs, ks, ms, groups_k, scale):
     mask's gs."""
     def rule(g, needs, P):
         be = g._device.backend
-        gs = _softmax_grad(g, P)
+        gs = _softmax_backward(g, P, P.ndim - 1, False)
         grads = [None] * len(needs)
         if len(needs) > 2 and needs[2]:
             grads[2] = fit(gs, ms)
@@ -219,23 +215,3 @@ def _values_rule(Pd, vs, groups_v, work):
             gv = fit(_unheads(_product(Pd.mT, g, be), tuple(vs.shape), groups_v), vs)
         return gp, gv
     return rule
-
-
-def _softmax_grad(g, y):
-    """The softmax gradient ``y * (g - sum(g * y))`` over the last dim for the weights ``y``:
-    the backend's fused kernel, recorded with its own rule (so it is differentiable again)."""
-    be = g._device.backend
-    data = be.nn_softmax_grad(g._data, y._data, -1)
-    if not _mode.enabled or (g._node is None and y._node is None):
-        return record(data, g._dtype, (g, y), None, "softmax_grad")
-    gs, ys = saved(g), saved(y)
-
-    def rule(h, needs, out):
-        # d/dg <h, y * (g - sum(g y))> = y * (h - sum(h y)): the same op again;
-        # d/dy = h * (g - sum(g y)) - g * sum(h y)
-        gg = _softmax_grad(h, ys) if needs[0] else None
-        gy = None
-        if needs[1]:
-            gy = h * (gs - (gs * ys).sum(-1, keepdim=True)) - gs * (h * ys).sum(-1, keepdim=True)
-        return gg, gy
-    return record(data, g._dtype, (g, y), rule, "softmax_grad")

@@ -26,7 +26,7 @@ from ..shapes import as_int, broadcast_shapes
 from ..autodiff.graph import _mode
 from ..autodiff.rules import sum_to
 from ..tensor import Tensor, backend_of, check_tensor, record, saved, wrap
-from .movement import _reshape_to
+from .movement import reshape_exact as _reshape
 
 __all__ = []
 
@@ -82,11 +82,6 @@ def _run(be, kernel, args, op, param, failure):
 def _tracked(A):
     return A._node is not None
 
-
-def _reshape(x, shape):
-    """``x`` reshaped to exactly ``shape`` (``Tensor.reshape`` reads a 0 as "keep this size")."""
-    shape = tuple(shape)
-    return x if tuple(x.shape) == shape else _reshape_to(x, shape, "reshape")
 
 
 def _mat(g):

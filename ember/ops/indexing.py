@@ -22,7 +22,7 @@ from ..autodiff.rules import sum_to
 from ..tensor import (Tensor, _data_from, backend_of, check_kind, check_tensor, device_error,
                       record, saved, tensor_method, wrap)
 from . import fusion as _fusion
-from .movement import _reshape_to
+from .movement import reshape_exact as _reshape
 
 __all__ = ["IndexingUpdateOp", "where", "nonzero", "argwhere", "gather", "scatter", "one_hot",
            "masked_fill"]
@@ -94,10 +94,6 @@ def _fit(g, shape, dtype, final=None):
         g = _reshape(g, final)
     return g if g._dtype is dtype else g.cast(dtype)
 
-
-def _reshape(t, shape):
-    """``t`` with the exact ``shape`` (sizes 0 included)."""
-    return _reshape_to(t, tuple(shape), "reshape")
 
 
 # -- argument helpers ----------------------------------------------------------------------------

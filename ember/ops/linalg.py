@@ -19,7 +19,7 @@ from ..shapes import broadcast_shapes, normalize_dim
 from ..autodiff.graph import _mode
 from ..autodiff.rules import fit, sum_to
 from ..tensor import Tensor, backend_of, backend_of_all, record, saved, tensor_method, wrap
-from .movement import _reshape_to
+from .movement import reshape_exact as _reshape
 
 __all__ = ["matmul", "dot", "outer", "cross", "einsum"]
 
@@ -57,11 +57,6 @@ def _widen(g, cdt):
 def _as(g, dtype):
     return g if g._dtype is dtype else g.cast(dtype)
 
-
-def _reshape(x, shape):
-    """``x`` reshaped to exactly ``shape`` (``Tensor.reshape`` reads a 0 as "keep this size")."""
-    shape = tuple(shape)
-    return x if tuple(x.shape) == shape else _reshape_to(x, shape, "reshape")
 
 
 def _matmul_grads(g, a, b, need_a, need_b):

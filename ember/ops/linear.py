@@ -5,7 +5,7 @@ from ..autodiff.graph import _mode
 from ..errors import ShapeMismatchError
 from ..tensor import record, saved
 from .linalg import _product
-from .movement import _reshape_to
+from .movement import reshape_exact as _reshape
 from .nn_args import _backend, _common, _float_tensor, _opt_float, _shape_str
 
 
@@ -81,7 +81,3 @@ def _linear_rule(xs, ws, b):
 def _as(g, dtype):
     return g if g._dtype is dtype else g.cast(dtype)
 
-
-def _reshape(x, shape):
-    """``x`` reshaped to exactly ``shape`` (``Tensor.reshape`` reads a 0 as "keep this size")."""
-    return x if tuple(x.shape) == shape else _reshape_to(x, shape, "reshape")

@@ -50,6 +50,13 @@ def _reshape_to(x, shape, op):
     return record(out, x._dtype, (x,), rule, op)
 
 
+def reshape_exact(x, shape):
+    """``x`` reshaped to exactly ``shape`` (``Tensor.reshape`` reads a 0 as "keep this size",
+    Burn's rule; gradient rules reshape to computed shapes, where a 0 is a size)."""
+    shape = tuple(shape)
+    return x if tuple(x.shape) == shape else _reshape_to(x, shape, "reshape")
+
+
 def _permute_to(x, order, op):
     """``x`` with its dims in ``order`` (already normalized and checked), a view."""
     be = x._device.backend
