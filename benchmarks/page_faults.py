@@ -74,7 +74,7 @@ def measure(case_name, lib, warmup, steps):
         case = cases.by_name()[case_name]
         step = case.setups[lib](case.params(quick=False))
     if lib == "ember":
-        from ember.backends.numpy import jit, pool
+        from ember.backends.numpy import buffers as pool, jit
 
         jit.wait()
         pool_on = pool.stats()["installed"]

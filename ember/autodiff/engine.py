@@ -199,7 +199,7 @@ def _walk(order, root, g, create_graph, wanted, keep, tensor):
                 if not need or gp is None:
                     continue
                 prev = pending.get(id(p))
-                pending[id(p)] = gp if prev is None else prev + gp
+                pending[id(p)] = gp if prev is None else _accumulate(prev, gp, create_graph)
         if not keep:
             node.consumed = True
             node.backward = None
@@ -210,6 +210,15 @@ def _walk(order, root, g, create_graph, wanted, keep, tensor):
     if sync is not None:
         sync.finish(grads)
     return grads
+
+
+def _accumulate(prev, g, create_graph):
+    """The sum of two gradients of one tensor. Computed at once (not deferred as a fused
+    expression would be), so that the two buffers go right away."""
+    total = prev + g
+    if not create_graph:
+        total._data  # noqa: B018 (computes a deferred sum)
+    return total
 
 
 def _plain(g, create_graph=False):

@@ -19,14 +19,13 @@ def sum_to(g, shape):
     [[2.0, 2.0, 2.0]]
     """
     shape = tuple(shape)
-    gshape = tuple(g.shape)
-    if gshape == shape:
+    if tuple(g.shape) == shape:
         return g
-    lead = len(gshape) - len(shape)
-    axes = tuple(range(lead)) + tuple(
-        i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1)
-    out = g.sum(axes, keepdim=True) if axes else g
-    return out.reshape(shape) if lead else out
+    lead = g.ndim - len(shape)
+    if lead:
+        g = g.sum(tuple(range(lead)))
+    axes = tuple(i for i, s in enumerate(shape) if s == 1 and g.shape[i] != 1)
+    return g.sum(axes, keepdim=True) if axes else g
 
 
 def fit(g, x):
@@ -44,11 +43,9 @@ def unreduce(g, shape, axes, keepdim):
     [[1.0, 1.0, 1.0], [2.0, 2.0, 2.0]]
     """
     shape = tuple(shape)
-    if not keepdim and axes:
-        kept = list(g.shape)
+    if not keepdim:
         for a in sorted(axes):
-            kept.insert(a, 1)
-        g = g.reshape(tuple(kept))
+            g = g.unsqueeze(a)
     return g.expand(*shape) if tuple(g.shape) != shape else g
 
 

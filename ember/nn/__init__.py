@@ -14,7 +14,9 @@ contract (``freeze``, ``no_grad``, ``num_params``, ``set_require_grad`` ...).
 [(16, 4), (16,), (3, 16), (3,)]
 """
 
-from . import functional, init, parallel, utils
+from . import functional, init, parallel, placement, utils  # noqa: F401
+from .containers import *  # noqa: F401,F403
+from .containers import __all__ as _containers_all
 from .layers import *  # noqa: F401,F403
 from .layers import __all__ as _layers_all
 from .module import *  # noqa: F401,F403
@@ -23,4 +25,4 @@ from .records import ModuleRecord, ParamGroup  # noqa: F401
 from .reparam import *  # noqa: F401,F403
 from .reparam import __all__ as _reparam_all
 
-__all__ = ["functional", "init", "parallel", "utils"] + list(_module_all) + list(_layers_all) + ["ModuleRecord", "ParamGroup"] + list(_reparam_all)
+__all__ = ["functional", "init", "parallel", "utils"] + list(_module_all) + list(_containers_all) + list(_layers_all) + ["ModuleRecord", "ParamGroup"] + list(_reparam_all)

@@ -69,6 +69,14 @@ def _float_dtype(dtype, layer):
     return dt
 
 
+def _check_half_padding(name, padding, kernel_size, p, k):
+    """A pooling layer's padding ``p`` must be at most half its kernel ``k`` (PyTorch's rule)."""
+    if p[0] > k[0] // 2 or p[1] > k[1] // 2:
+        raise InvalidParameterError(
+            f"{name}: padding {padding!r} is more than half of kernel_size {kernel_size!r}; "
+            "expected padding <= kernel_size // 2", "padding", padding)
+
+
 def _check_input(x, layer):
     if not isinstance(x, Tensor):
         raise InvalidParameterError(f"{layer}: input must be a Tensor, got {type(x).__name__}",
@@ -241,10 +249,7 @@ class MaxPool2d(Module):
         _pair(dilation, name, "dilation", 1)
         _bool(return_indices, name, "return_indices")
         _bool(ceil_mode, name, "ceil_mode")
-        if p[0] > k[0] // 2 or p[1] > k[1] // 2:
-            raise InvalidParameterError(
-                f"{name}: padding {padding!r} is more than half of kernel_size {kernel_size!r}; "
-                "expected padding <= kernel_size // 2", "padding", padding)
+        _check_half_padding(name, padding, kernel_size, p, k)
         self.kernel_size = kernel_size
         self.stride = kernel_size if stride is None else stride
         self.padding = padding
@@ -315,10 +320,7 @@ class AvgPool2d(Module):
         _bool(count_include_pad, name, "count_include_pad")
         if divisor_override is not None:
             _int(divisor_override, name, "divisor_override", 1)
-        if p[0] > k[0] // 2 or p[1] > k[1] // 2:
-            raise InvalidParameterError(
-                f"{name}: padding {padding!r} is more than half of kernel_size {kernel_size!r}; "
-                "expected padding <= kernel_size // 2", "padding", padding)
+        _check_half_padding(name, padding, kernel_size, p, k)
         self.kernel_size = kernel_size
         self.stride = kernel_size if stride is None else stride
         self.padding = padding

@@ -27,7 +27,8 @@ from ..autodiff.graph import no_grad
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..ops.quantization import QuantizedTensor, QuantScheme
 from ..tensor import Tensor
-from .module import Module, ModuleDict, ModuleList, _shape_str, module_method
+from .containers import ModuleDict, ModuleList
+from .module import Module, _shape_str, module_method
 from .records import _become_quantized, _type_name, assign, check_group
 
 __all__ = ["Reparameterization", "ParametrizationList",

@@ -5,7 +5,11 @@ import math
 from .. import dtypes as _dt
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import broadcast_shapes
-from ..tensor import check_tensor, record_arrays
+from ..autodiff.graph import _mode
+from ..autodiff.rules import fit, sum_to
+from ..tensor import check_tensor, record, saved, wrap
+from .linalg import _product
+from .movement import _reshape_to
 from .nn_args import _backend, _float_tensor, _real, _shape_str
 from .random import _gen, _random
 
@@ -49,8 +53,9 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     mask comes from ember's generator and the backward pass uses the same one.
     ``enable_gqa`` repeats the key and value heads (dim -3) to the query's head count.
 
-    One recorded step: the backward computes the gradients of query, key, value and of a
-    float mask from the saved attention weights.
+    One fused forward kernel; the backward uses the saved attention weights: the steps recorded
+    are the weights (softmax of the scores), the weights after dropout and their product with
+    ``value``, with rules written with ember ops, so the gradients are differentiable again.
 
     >>> import ember
     >>> import ember.nn.functional as F
@@ -130,14 +135,107 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             keep_scale = 1.0 / (1.0 - p)
     if sc is None:
         sc = 1.0 / math.sqrt(E) if E else 1.0
-    out, saved = be.nn_attention(q._data, k._data, v._data, bias, allowed, is_causal, sc,
-                                 groups_k, groups_v, keep, keep_scale)
+    out, kept = be.nn_attention(q._data, k._data, v._data, bias, allowed, is_causal, sc,
+                                groups_k, groups_v, keep, keep_scale)
     inputs = (q, k, v) if mask is None else (q, k, v, mask)
-    shapes = (q.shape, k.shape, v.shape, None if mask is None else mask.shape)
+    if not _mode.enabled or all(t._node is None for t in inputs):  # nothing to differentiate
+        return record(out, q._dtype, inputs, None, op)
+    p, pd = kept[3], kept[4]
+    work = _dt.float64 if q._dtype is _dt.float64 else _dt.float32  # the kernel's dtype
+    # Three recorded steps: the attention weights P = softmax(q k^T * scale + mask) (masked
+    # entries are 0), the weights after dropout Pd, and out = Pd @ v. Their rules are the
+    # products of the fused backward, written with ember ops (differentiable again).
+    scores = (q, k) if mask is None else (q, k, mask)
+    ms = None if mask is None else saved(mask)
+    P = record(p, work, scores, _weights_rule(saved(q), saved(k), ms, groups_k, sc), op,
+               keep_out=True)
+    if keep is None:
+        Pd = P
+    else:
+        kscale = wrap(keep, work) * keep_scale
 
-    def backward(g, needs):
-        wants = tuple(needs) + (False,) * (4 - len(needs))
-        grads = be.nn_attention_grads(g, saved, shapes, wants)
-        return grads[:len(inputs)]
+        def dropout_rule(g, needs, out):
+            return (g * kscale,)
+        Pd = record(pd, work, (P,), dropout_rule, op)
+    return record(out, q._dtype, (Pd, v), _values_rule(Pd, saved(v), groups_v, work), op)
 
-    return record_arrays(out, q._dtype, inputs, backward, op)
+
+def _heads(t, groups):
+    """``t`` (*, H, S, E) with each head repeated ``groups`` times, the copies next to each other
+    (grouped-query attention), as ember ops."""
+    if groups == 1:
+        return t
+    shape = tuple(t.shape)
+    big = shape[:-3] + (shape[-3], groups) + shape[-2:]
+    return _reshape(t.unsqueeze(-3).expand(*big), shape[:-3] + (shape[-3] * groups,) + shape[-2:])
+
+
+def _unheads(g, shape, groups):
+    """The gradient of ``_heads`` for an input of ``shape``: summed back to the input's batch
+    dims and over each group of ``groups`` consecutive heads."""
+    if groups == 1:
+        return sum_to(g, shape)
+    wide = shape[:-3] + (shape[-3] * groups,) + shape[-2:]
+    g = sum_to(g, wide)
+    return _reshape(g, shape[:-3] + (shape[-3], groups) + shape[-2:]).sum(-3)
+
+
+def _reshape(x, shape):
+    """``x`` reshaped to exactly ``shape`` (``Tensor.reshape`` reads a 0 as "keep this size")."""
+    shape = tuple(shape)
+    return x if tuple(x.shape) == shape else _reshape_to(x, shape, "reshape")
+
+
+def _weights_rule(qs, ks, ms, groups_k, scale):
+    """The rule of the attention weights P (inputs query, key and a float mask): the softmax
+    gradient gs = P * (gP - sum(gP * P)), then gq = gs k * scale, gk = gs^T q * scale and the
+    mask's gs."""
+    def rule(g, needs, P):
+        be = g._device.backend
+        gs = _softmax_grad(g, P)
+        grads = [None] * len(needs)
+        if len(needs) > 2 and needs[2]:
+            grads[2] = fit(gs, ms)
+        if qs.shape[-1]:  # with no features every score is 0, whatever the scale
+            gs = gs * scale
+        if needs[0]:
+            grads[0] = fit(_product(gs, _heads(ks, groups_k), be), qs)
+        if needs[1]:
+            grads[1] = fit(_unheads(_product(gs.mT, qs, be), tuple(ks.shape), groups_k), ks)
+        return tuple(grads)
+    return rule
+
+
+def _values_rule(Pd, vs, groups_v, work):
+    """The rule of ``out = Pd @ v`` (inputs the weights after dropout and value)."""
+    def rule(g, needs, out):
+        be = g._device.backend
+        if g._dtype is not work:
+            g = g.cast(work)  # the half floats compute in float32, as the forward
+        gp = gv = None
+        if needs[0]:
+            gp = _product(g, _heads(vs, groups_v).mT, be)
+        if needs[1]:
+            gv = fit(_unheads(_product(Pd.mT, g, be), tuple(vs.shape), groups_v), vs)
+        return gp, gv
+    return rule
+
+
+def _softmax_grad(g, y):
+    """The softmax gradient ``y * (g - sum(g * y))`` over the last dim for the weights ``y``:
+    the backend's fused kernel, recorded with its own rule (so it is differentiable again)."""
+    be = g._device.backend
+    data = be.nn_softmax_grad(g._data, y._data, -1)
+    if not _mode.enabled or (g._node is None and y._node is None):
+        return record(data, g._dtype, (g, y), None, "softmax_grad")
+    gs, ys = saved(g), saved(y)
+
+    def rule(h, needs, out):
+        # d/dg <h, y * (g - sum(g y))> = y * (h - sum(h y)): the same op again;
+        # d/dy = h * (g - sum(g y)) - g * sum(h y)
+        gg = _softmax_grad(h, ys) if needs[0] else None
+        gy = None
+        if needs[1]:
+            gy = h * (gs - (gs * ys).sum(-1, keepdim=True)) - gs * (h * ys).sum(-1, keepdim=True)
+        return gg, gy
+    return record(data, g._dtype, (g, y), rule, "softmax_grad")

@@ -23,8 +23,9 @@ from ..backends import host_of
 from ..devices import CPU, Device, as_device
 from ..errors import InvalidParameterError, KindError
 from ..shapes import argfix, check_rank
-from ..tensor import Tensor, check_tensor, record_arrays, tensor_method, wrap
+from ..tensor import Tensor, check_tensor, tensor_method, wrap
 from .data import _is_device, _read, check_backend
+from .indexing import linear_map
 
 _host = CPU.backend  # Python-number checks (NumPy scalars count as numbers) run on the host
 
@@ -765,12 +766,11 @@ def _tri(op, self, diagonal, upper):
             f"{op}: self has shape {tuple(self.shape)} (rank {self._data.ndim}); expected a "
             "tensor of rank >= 2 (a matrix or a batch of matrices)", "self", tuple(self.shape))
     be = self._device.backend
-    out = be.creation_tri_keep(self._data, diagonal, upper)
 
-    def backward(g, needs):
-        return (be.creation_tri_keep(g, diagonal, upper),)
+    def keep(a):  # a mask: its own transpose
+        return be.creation_tri_keep(a, diagonal, upper)
 
-    return record_arrays(out, self._dtype, (self,), backward, op)
+    return linear_map(self, keep, keep, op)
 
 
 def triu(self, diagonal=0):

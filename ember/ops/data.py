@@ -19,7 +19,7 @@ from .. import dtypes as _dt
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import argfix
 from ..devices import CPU, as_device
-from ..tensor import Device, Tensor, _data_from, record_arrays, tensor_method, transfer, wrap
+from ..tensor import Device, Tensor, _data_from, record, tensor_method, transfer, wrap
 from . import fusion as _fusion
 
 _hostbe = CPU.backend  # TensorData's values, pickles and Python numbers live on the host
@@ -88,19 +88,17 @@ def cast(self, dtype):
     src = self._dtype
     if dtype is src:
         return self
-    backward = None
+    rule = None
     if src.kind == "float":
         if self._node is None and (out := _fusion.cast(self, dtype)) is not None:
             return out  # deferred (ops/fusion.py)
         if dtype.kind == "float":
-            be = self._device.backend
-
-            def backward(g, needs):
-                return (be.cast(g, src),)
+            def rule(g, needs, out):
+                return (g.cast(src),)
     elif src.kind == "complex" and dtype.kind != "complex":
         raise complex_cast_error("cast", src, dtype)
     out = self._device.backend.cast(self._data, dtype)
-    return record_arrays(out, dtype, (self,), backward, "cast")
+    return record(out, dtype, (self,), rule, "cast")
 
 
 def complex_cast_error(op, src, dtype, param="self"):
@@ -133,7 +131,7 @@ def _check_device(device, op):
     return as_device(device, op)
 
 
-def _identity_backward(g, needs):
+def _identity_rule(g, needs, out):
     return (g,)
 
 
@@ -161,16 +159,16 @@ def to_device(self, device, /, *, stream=None):
     if target is source:
         if self._node is None:
             return self
-        return record_arrays(self._data, self._dtype, (self,), _identity_backward, "to_device")
+        return record(self._data, self._dtype, (self,), _identity_rule, "to_device")
     dtype = self._dtype
     data = transfer(self._data, dtype, source, target)
     if self._node is None:
         return wrap(data, dtype, self._ad)
 
-    def backward(g, needs):  # the gradient goes back to where the input lives
-        return (transfer(g, dtype, target, source),)
+    def rule(g, needs, out):  # the gradient goes back to where the input lives
+        return (g.to_device(source),)
 
-    return record_arrays(data, dtype, (self,), backward, "to_device")
+    return record(data, dtype, (self,), rule, "to_device")
 
 
 @tensor_method
@@ -271,7 +269,7 @@ def clone(self):
     >>> c is t, c.tolist()
     (False, [1.0, 2.0])
     """
-    return record_arrays(self._data, self._dtype, (self,), _identity_backward, "clone")
+    return record(self._data, self._dtype, (self,), _identity_rule, "clone")
 
 
 @tensor_method

@@ -23,7 +23,10 @@ from collections import namedtuple
 from .. import dtypes as _dt
 from ..errors import GraphError, InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import as_int, broadcast_shapes
-from ..tensor import Tensor, backend_of, check_tensor, record_arrays, wrap
+from ..autodiff.graph import _mode
+from ..autodiff.rules import sum_to
+from ..tensor import Tensor, backend_of, check_tensor, record, saved, wrap
+from .movement import _reshape_to
 
 __all__ = []
 
@@ -80,6 +83,47 @@ def _tracked(A):
     return A._node is not None
 
 
+def _reshape(x, shape):
+    """``x`` reshaped to exactly ``shape`` (``Tensor.reshape`` reads a 0 as "keep this size")."""
+    shape = tuple(shape)
+    return x if tuple(x.shape) == shape else _reshape_to(x, shape, "reshape")
+
+
+def _mat(g):
+    """``g`` (*) as (*, 1, 1), to scale a batch of matrices."""
+    return g.unsqueeze(-1).unsqueeze(-1)
+
+
+def _diag(d):
+    """The batch of diagonal matrices with the last dim of ``d`` on their diagonals."""
+    n = d.shape[-1]
+    return d.unsqueeze(-1) * Tensor.eye(n, dtype=d._dtype, device=d._device)
+
+
+def _factors(A, arrays, dtypes, recompute):
+    """The factors of a decomposition of ``A`` that a gradient rule reads, as Tensors: the saved
+    ``arrays`` as constants for a first-order backward, or, when the rule is recorded
+    (``backward(create_graph=True)``), ``recompute(A)``: the same factors as recorded functions
+    of ``A``, so that the second derivative flows through them. (A rule cannot hold its own
+    step's sibling results: they would hold it back, a reference cycle.)"""
+    if _mode.enabled and A._node is not None:
+        return recompute(A)
+    return tuple(wrap(a, dt) for a, dt in zip(arrays, dtypes))
+
+
+def _inv_t(A):
+    """``A^-T`` for each matrix of ``A``, NaN for a singular one: the backend's kernel, recorded
+    with its own rule."""
+    be = A._device.backend
+    ones = Tensor.ones(*A.shape[:-2], dtype=A._dtype, device=A._device) if A.ndim > 2 else \
+        Tensor.full((), 1.0, dtype=A._dtype, device=A._device)
+    data = be.linalg_slogdet_grad(ones._data, A._data)
+
+    def rule(h, needs, W):  # d(A^-T) = -W dA^T W: the gradient is -W h^T W
+        return (-(W @ (h.mT @ W)),)
+    return record(data, A._dtype, (A,), rule, "inv", keep_out=True)
+
+
 def inv(A):
     """The inverse of each square matrix of ``A`` (*, n, n).
 
@@ -95,10 +139,11 @@ def inv(A):
     out = _run(be, be.linalg_inv, (A._data,), "inv", "A",
                "is singular; expected an invertible matrix")
 
-    def backward(g, needs):
-        return (be.linalg_inv_grad(g, out),)
+    def rule(g, needs, X):  # -X^T g X^T
+        t = X.mT
+        return (-(t @ (g @ t)),)
 
-    return record_arrays(out, A._dtype, (A,), backward, "inv")
+    return record(out, A._dtype, (A,), rule, "inv", keep_out=True)
 
 
 def det(A):
@@ -112,13 +157,32 @@ def det(A):
     """
     A = matrices(A, "det")
     be = A._device.backend
-    a = A._data
-    out = be.cast(be.linalg_det(a), A._dtype)
+    out = be.cast(be.linalg_det(A._data), A._dtype)
+    As = saved(A)
 
-    def backward(g, needs):
-        return (be.cast(be.linalg_det_grad(g, a), A._dtype),)
+    def rule(g, needs, out):
+        return (_det_grad(g, As),)
 
-    return record_arrays(out, A._dtype, (A,), backward, "det")
+    return record(out, A._dtype, (A,), rule, "det")
+
+
+def _det_grad(g, A):
+    """``g * adj(A)^T``, the gradient of ``det``: the backend's kernel (an SVD, so that singular
+    matrices get the adjugate too), recorded with its own rule (for invertible matrices,
+    ``adj(A)^T = det(A) A^-T``)."""
+    be = A._device.backend
+    data = be.cast(be.linalg_det_grad(g._data, A._data), A._dtype)
+    gs, As = saved(g), saved(A)
+
+    def rule(h, needs, out):
+        W = _inv_t(As)
+        d = _mat(det(As))
+        gg = (h * (d * W)).sum((-2, -1)) if needs[0] else None
+        ga = None
+        if needs[1]:  # d<h, det W> = <h, W> det W - det W h^T W
+            ga = _mat(gs) * d * ((h * W).sum((-2, -1), keepdim=True) * W - W @ (h.mT @ W))
+        return gg, ga
+    return record(data, A._dtype, (g, A), rule, "det")
 
 
 def _is_vector_rhs(A, B):
@@ -162,16 +226,21 @@ def solve(A, B, *, left=True):
     x = _run(be, be.linalg_solve, (a, b, left), op, "A",
              "is singular; expected an invertible matrix")
     out = be.linalg_reshape(x, x.shape[:-1]) if vector else x
+    xshape, ashape, bfull = tuple(x.shape), tuple(a.shape), tuple(B.shape)
+    As = saved(A)
 
-    def backward(g, needs):
-        gx = be.linalg_reshape(g, x.shape)
-        ga, gb = be.linalg_solve_grads(gx, a, x, left, needs[0], needs[1])
-        if ga is not None:
-            ga = be.sum_to_shape(ga, a.shape)
-        gb = be.linalg_reshape(be.sum_to_shape(gb, bshape), B.shape) if needs[1] else None
+    def rule(g, needs, out):
+        gx = _reshape(g, xshape)
+        X = _reshape(out, xshape)
+        # left: gB = A^-T g, gA = -gB X^T; right: gB = g A^-T, gA = -X^T gB
+        gb = solve(As.mT, gx, left=left)
+        ga = None
+        if needs[0]:
+            ga = sum_to(-(gb @ X.mT) if left else -(X.mT @ gb), ashape)
+        gb = _reshape(sum_to(gb, bshape), bfull) if needs[1] else None
         return ga, gb
 
-    return record_arrays(out, A._dtype, (A, B), backward, op)
+    return record(out, A._dtype, (A, B), rule, op, keep_out=True)
 
 
 def _flag(value, op, param):
@@ -203,17 +272,66 @@ def svd(A, full_matrices=True):
     dt = A._dtype
     rdt = _dt.real_of(dt)  # singular values are real, also of a complex matrix
 
-    def back_u(g, needs):
-        return (be.linalg_svd_grad(g, None, None, u, s, vh),)
+    As = saved(A)
 
-    def back_s(g, needs):
-        return (be.linalg_svd_grad(None, g, None, u, s, vh),)
+    def factors():
+        return _factors(As, (u, s, vh), (dt, rdt, dt), lambda X: svd(X, full))
 
-    def back_vh(g, needs):
-        return (be.linalg_svd_grad(None, None, g, u, s, vh),)
+    def back_u(g, needs, out):
+        return (_svd_grad(g, None, None, *factors()),)
 
-    return SVD(record_arrays(u, dt, (A,), back_u, op), record_arrays(s, rdt, (A,), back_s, op),
-               record_arrays(vh, dt, (A,), back_vh, op))
+    def back_s(g, needs, out):
+        return (_svd_grad(None, g, None, *factors()),)
+
+    def back_vh(g, needs, out):
+        return (_svd_grad(None, None, g, *factors()),)
+
+    return SVD(record(u, dt, (A,), back_u, op), record(s, rdt, (A,), back_s, op),
+               record(vh, dt, (A,), back_vh, op))
+
+
+def _svd_grad(gu, gs, gvh, u, s, vh):
+    """The gradient of the SVD ``a = u diag(s) vh`` for the output gradients ``gu``, ``gs``,
+    ``gvh`` (None: zero), PyTorch's ``svd_backward``, with ember ops. Factors of a full SVD are
+    narrowed to their first k = min(m, n) columns (rows of ``vh``), as PyTorch does: the extra
+    ones are not determined by ``a``."""
+    m, n, k = u.shape[-2], vh.shape[-1], s.shape[-1]
+    if u.shape[-1] != k:
+        u = u.narrow(-1, 0, k)
+        gu = None if gu is None else gu.narrow(-1, 0, k)
+    if vh.shape[-2] != k:
+        vh = vh.narrow(-2, 0, k)
+        gvh = None if gvh is None else gvh.narrow(-2, 0, k)
+    if gu is None and gvh is None:
+        return (u * gs.unsqueeze(-2)) @ vh
+    s2 = s * s
+    # the differences of the squares, 1 on the diagonal (where they are 0)
+    e = s2.unsqueeze(-2) - s2.unsqueeze(-1) + Tensor.eye(k, dtype=s._dtype, device=s._device)
+    if gu is not None:
+        uhgu = u.mT @ gu
+        uhgu = uhgu - uhgu.mT
+    if gvh is not None:
+        vhgv = vh @ gvh.mT
+        vhgv = vhgv - vhgv.mT
+    if gu is not None and gvh is not None:
+        ga = (uhgu * s.unsqueeze(-2) + s.unsqueeze(-1) * vhgv) / e
+    elif gu is not None:
+        ga = uhgu * (s.unsqueeze(-2) / e)
+    else:
+        ga = s.unsqueeze(-1) * (vhgv / e)
+    if gs is not None:
+        ga = ga + _diag(gs)
+    if m > k and gu is not None:
+        ga = u @ ga
+        gusinv = gu / s.unsqueeze(-2)
+        ga = ga + gusinv - u @ (u.mT @ gusinv)
+        return ga @ vh
+    if n > k and gvh is not None:
+        ga = ga @ vh
+        sinvgvh = gvh / s.unsqueeze(-1)
+        ga = ga + sinvgvh - (sinvgvh @ vh.mT) @ vh
+        return u @ ga
+    return u @ (ga @ vh)
 
 
 def svdvals(A):
@@ -234,11 +352,14 @@ def svdvals(A):
         return wrap(_run(be, be.linalg_svdvals, (A._data,), op, "A", failure),
                     _dt.real_of(A._dtype))
     u, s, vh = _run(be, be.linalg_svd, (A._data, False), op, "A", failure)
+    dt, rdt = A._dtype, _dt.real_of(A._dtype)
+    As = saved(A)
 
-    def backward(g, needs):
-        return (be.linalg_svd_grad(None, g, None, u, s, vh),)
+    def rule(g, needs, out):
+        U, _, Vh = _factors(As, (u, s, vh), (dt, rdt, dt), lambda X: svd(X, False))
+        return ((U * g.unsqueeze(-2)) @ Vh,)
 
-    return record_arrays(s, A._dtype, (A,), backward, op)
+    return record(s, rdt, (A,), rule, op)
 
 
 _QR_MODES = ("reduced", "complete", "r")
@@ -270,20 +391,57 @@ def qr(A, mode="reduced"):
         why = ("mode='r' computes no Q" if mode == "r" else
                f"mode='complete' with more rows ({m}) than columns ({n})")
 
-        def nondiff(g, needs):
+        def nondiff(g, needs, out):
             raise GraphError(f"{op}: the QR decomposition is not differentiable when {why}; "
                              "use mode='reduced'")
 
         back_q = back_r = nondiff
     else:
-        def back_q(g, needs):
-            return (be.linalg_qr_grad(g, None, q, r),)
+        As = saved(A)
 
-        def back_r(g, needs):
-            return (be.linalg_qr_grad(None, g, q, r),)
+        def factors():
+            return _factors(As, (q, r), (dt, dt), lambda X: qr(X, mode))
 
-    Q = wrap(q, dt) if mode == "r" else record_arrays(q, dt, (A,), back_q, op)
-    return QR(Q, record_arrays(r, dt, (A,), back_r, op))
+        def back_q(g, needs, out):
+            return (_qr_grad(g, None, *factors()),)
+
+        def back_r(g, needs, out):
+            return (_qr_grad(None, g, *factors()),)
+
+    Q = wrap(q, dt) if mode == "r" else record(q, dt, (A,), back_q, op)
+    return QR(Q, record(r, dt, (A,), back_r, op))
+
+
+def _copyltu(m):
+    """The symmetric matrix with ``m``'s lower triangle (diagonal included)."""
+    return m.tril() + m.tril(-1).mT
+
+
+def _right_solve_t(b, r):
+    """``b @ r^-T`` for square ``r``; NaN where ``r`` is singular (a rank-deficient QR input)."""
+    try:
+        return solve(r, b.mT).mT
+    except InvalidParameterError:
+        shape = broadcast_shapes(b.shape[:-2], r.shape[:-2]) + tuple(b.shape[-2:])
+        return Tensor.full(shape, float("nan"), dtype=b._dtype, device=b._device)
+
+
+def _qr_grad(gq, gr, q, r):
+    """The gradient of ``a = q @ r`` (``q`` (m, k), ``r`` (k, n), k = min(m, n); reduced, or
+    complete with m <= n) for output gradients ``gq``, ``gr`` (None: zero), with ember ops."""
+    m, n = q.shape[-2], r.shape[-1]
+    gq = q.zeros_like() if gq is None else gq
+    gr = r.zeros_like() if gr is None else gr
+    if m >= n:
+        mm = r @ gr.mT - gq.mT @ q
+        return _right_solve_t(gq + q @ _copyltu(mm), r)
+    r1, gr1, gr2 = r.narrow(-1, 0, m), gr.narrow(-1, 0, m), gr.narrow(-1, m, n - m)
+    y = q @ r.narrow(-1, m, n - m)
+    gq1 = gq + y @ gr2.mT
+    mm = r1 @ gr1.mT - gq1.mT @ q
+    gx = _right_solve_t(gq1 + q @ _copyltu(mm), r1)
+    gy = q @ gr2
+    return Tensor.cat([gx, gy], dim=-1)
 
 
 def cholesky(A, *, upper=False):
@@ -305,10 +463,15 @@ def cholesky(A, *, upper=False):
     out = _run(be, be.linalg_cholesky, (A._data, up), op, "A",
                "is not positive-definite; expected a symmetric positive-definite matrix")
 
-    def backward(g, needs):
-        return (be.linalg_cholesky_grad(g, out, up),)
+    def rule(g, needs, factor):
+        # Murray 2016, as PyTorch: L^-T Phi(L^T g) L^-1, Phi: the lower triangle, half diagonal
+        low, g = (factor.mT, g.mT) if up else (factor, g)
+        phi = (low.mT @ g).tril()
+        phi = 0.5 * (phi + phi.tril(-1).mT)
+        li = inv(low)
+        return (li.mT @ (phi @ li),)
 
-    return record_arrays(out, A._dtype, (A,), backward, op)
+    return record(out, A._dtype, (A,), rule, op, keep_out=True)
 
 
 def _hermitian(A, UPLO, op):
@@ -341,13 +504,35 @@ def eigh(A, UPLO="L"):
     dt = A._dtype
     rdt = _dt.real_of(dt)  # the eigenvalues of a Hermitian matrix are real
 
-    def back_l(g, needs):
-        return (be.linalg_eigh_grad(g, None, lam, v),)
+    As = saved(A)
 
-    def back_v(g, needs):
-        return (be.linalg_eigh_grad(None, g, lam, v),)
+    def factors():
+        return _factors(As, (lam, v), (rdt, dt), lambda X: eigh(X, UPLO))
 
-    return Eigh(record_arrays(lam, rdt, (A,), back_l, op), record_arrays(v, dt, (A,), back_v, op))
+    def back_l(g, needs, out):
+        return (_eigh_grad(g, None, *factors()),)
+
+    def back_v(g, needs, out):
+        return (_eigh_grad(None, g, *factors()),)
+
+    return Eigh(record(lam, rdt, (A,), back_l, op), record(v, dt, (A,), back_v, op))
+
+
+def _eigh_grad(gl, gv, lam, v):
+    """The gradient of ``eigh`` for the output gradients ``gl``, ``gv`` (None: zero); PyTorch's
+    ``linalg_eig_backward`` for Hermitian input, with ember ops."""
+    if gv is None:
+        return (v * gl.unsqueeze(-2)) @ v.mT
+    vhgv = v.mT @ gv
+    vhgv = 0.5 * (vhgv - vhgv.mT)
+    k = lam.shape[-1]
+    eye = Tensor.eye(k, dtype=lam._dtype, device=lam._device)
+    # the differences of the eigenvalues, 1 on the diagonal (where they are 0)
+    e = lam.unsqueeze(-2) - lam.unsqueeze(-1) + eye
+    ga = vhgv / e  # vhgv is antisymmetric: 0 on the diagonal
+    if gl is not None:
+        ga = ga + _diag(gl)
+    return v @ (ga @ v.mT)
 
 
 def eigvalsh(A, UPLO="L"):
@@ -367,11 +552,13 @@ def eigvalsh(A, UPLO="L"):
     if not _tracked(A):
         return wrap(_run(be, be.linalg_eigvalsh, (A._data, UPLO), op, "A", failure), rdt)
     lam, v = _run(be, be.linalg_eigh, (A._data, UPLO), op, "A", failure)
+    As = saved(A)
 
-    def backward(g, needs):
-        return (be.linalg_eigh_grad(g, None, lam, v),)
+    def rule(g, needs, out):
+        _, V = _factors(As, (lam, v), (rdt, A._dtype), lambda X: eigh(X, UPLO))
+        return ((V * g.unsqueeze(-2)) @ V.mT,)
 
-    return record_arrays(lam, rdt, (A,), backward, op)
+    return record(lam, rdt, (A,), rule, op)
 
 
 def slogdet(A):
@@ -391,13 +578,13 @@ def slogdet(A):
     op = "slogdet"
     A = matrices(A, op)
     be = A._device.backend
-    a = A._data
-    sign, logabs = be.linalg_slogdet(a)
+    sign, logabs = be.linalg_slogdet(A._data)
+    As = saved(A)
 
-    def backward(g, needs):
-        return (be.linalg_slogdet_grad(g, a),)
+    def rule(g, needs, out):  # g A^-T (NaN for a singular matrix)
+        return (_mat(g) * _inv_t(As),)
 
-    return SlogDet(wrap(sign, A._dtype), record_arrays(logabs, _dt.real_of(A._dtype), (A,), backward, op))
+    return SlogDet(wrap(sign, A._dtype), record(logabs, _dt.real_of(A._dtype), (A,), rule, op))
 
 
 def _tolerance(value, A, op, param):
@@ -436,14 +623,28 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False):
     at = _tolerance(atol, A, op, "atol")
     rt = _tolerance(rtol, A, op, "rtol")
     be = A._device.backend
-    a = A._data
-    out = _run(be, be.linalg_pinv, (a, at, rt, herm), op, "A",
+    out = _run(be, be.linalg_pinv, (A._data, at, rt, herm), op, "A",
                "has singular values that did not converge")
+    As = saved(A)
 
-    def backward(g, needs):
-        return (be.sum_to_shape(be.linalg_pinv_grad(g, out, a), a.shape),)
+    def rule(g, needs, p):
+        return (sum_to(_pinv_grad(g, p, As), tuple(As.shape)),)
 
-    return record_arrays(out, A._dtype, (A,), backward, op)
+    return record(out, A._dtype, (A,), rule, op, keep_out=True)
+
+
+def _pinv_grad(g, p, a):
+    """The gradient of ``p = pinv(a)`` (real ``a``), PyTorch's ``pinv_backward``, with ember
+    ops."""
+    m, n = a.shape[-2], a.shape[-1]
+    ph, gh = p.mT, g.mT
+    if m <= n:
+        k = gh @ p
+        kph = k @ ph
+        return -(p @ k).mT + kph - (a @ p) @ kph + (ph @ p) @ (gh - k @ a)
+    k = p @ gh
+    phk = ph @ k
+    return -(k @ p).mT + phk - phk @ (p @ a) + (gh - a @ k) @ (p @ ph)
 
 
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):

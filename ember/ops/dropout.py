@@ -3,7 +3,8 @@
 from .. import dtypes as _dt
 from ..errors import DimensionError, InvalidParameterError, KindError, ShapeMismatchError
 
-from ..tensor import check_tensor, record_arrays
+from ..tensor import check_tensor, record, wrap
+from .indexing import linear_map
 from .nn_args import _backend, _float_tensor, _int, _real, _shape_str
 from .random import _gen, _random
 
@@ -45,12 +46,10 @@ def dropout(input, p=0.5, training=True):
         mask = _random("random_bernoulli", (be, _gen(None, "dropout", x._device)), "dropout",
                        tuple(x.shape), 1.0 - p, npd)
         scale = 1.0 / (1.0 - p)
-    out = be.nn_dropout_apply(x._data, mask, scale)
+    def apply(a):  # x * mask * scale: its own transpose
+        return be.nn_dropout_apply(a, mask, scale)
 
-    def backward(g, needs):
-        return (be.nn_dropout_apply(g, mask, scale),)
-
-    return record_arrays(out, x._dtype, (x,), backward, op)
+    return linear_map(x, apply, apply, op)
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
@@ -115,9 +114,38 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
         renormed = be.nn_embedding_renorm(w._data, idx, max_norm, norm_type)
         if renormed is not None:
             w._data = renormed      # PyTorch's in-place renorm: rebinds, records nothing
-    out = be.nn_embedding(w._data, idx)
+    def lookup(a):
+        return be.nn_embedding(a, idx)
 
-    def backward(g, needs):
-        return (be.nn_embedding_grad(g, idx, num, padding_idx, scale_grad_by_freq),)
+    if padding_idx is None and not scale_grad_by_freq:
+        def scatter(g):
+            return be.nn_embedding_grad(g, idx, num, None)
 
-    return record_arrays(out, w._dtype, (w,), backward, op)
+        return linear_map(w, lookup, scatter, op)
+    out = lookup(w._data)
+    dt = w._dtype
+
+    def rule(g, needs, out_t):
+        return (_embedding_grad(g, idx, num, padding_idx, scale_grad_by_freq, dt, op),)
+
+    return record(out, dt, (w,), rule, op)
+
+
+def _embedding_grad(g, idx, num, padding_idx, scale_grad_by_freq, dtype, op):
+    """The gradient of the weight from the output's, ``g``, as a recorded step: rows summed
+    (``S g``), divided by their counts (``scale_grad_by_freq``) and the ``padding_idx`` row
+    zeroed, ``C S g`` with ``C`` a constant diagonal; its transpose is the lookup of ``C h``."""
+    be = g._device.backend
+    data = be.nn_embedding_grad(g._data, idx, num, padding_idx, scale_grad_by_freq)
+
+    def rule(h, needs, out):
+        ones = wrap(be.nn_full_like_shape(tuple(idx.shape) + (1,), 1, dtype), dtype)
+        # C as a column: the step itself applied to ones counts each row's share
+        scale = _embedding_grad(ones, idx, num, padding_idx, scale_grad_by_freq, dtype, op)
+        plain = wrap(be.nn_embedding_grad(ones._data, idx, num, None), dtype)
+        col = scale / plain.clamp_min(1.0)
+        hc = h * col
+        return (linear_map(hc, lambda a: be.nn_embedding(a, idx),
+                           lambda a: be.nn_embedding_grad(a, idx, num, None), op),)
+
+    return record(data, dtype, (g,), rule, op + "_grad")

@@ -206,29 +206,6 @@ def _prep2(a, b, op, to_float=False, cx=False):
     return xa, xb, dt, ta, tb, be
 
 
-def _fit(be, g, t):
-    """A gradient reduced to tensor ``t``'s shape and cast to its dtype."""
-    return be.ew_cast(be.sum_to_shape(g, t._data.shape), t._dtype)
-
-
-def _record2(be, out, dt, ta, tb, rule, name):
-    """Record a binary op; ``rule(g, need_a, need_b)`` gives the full-shape gradients."""
-    if ta is not None and tb is not None:
-        def backward(g, needs):
-            ga, gb = rule(g, needs[0], needs[1])
-            return (None if ga is None else _fit(be, ga, ta),
-                    None if gb is None else _fit(be, gb, tb))
-        return record_arrays(out, dt, (ta, tb), backward, name)
-    if ta is not None:
-        def backward(g, needs):
-            return (_fit(be, rule(g, True, False)[0], ta),)
-        return record_arrays(out, dt, (ta,), backward, name)
-
-    def backward(g, needs):
-        return (_fit(be, rule(g, False, True)[1], tb),)
-    return record_arrays(out, dt, (tb,), backward, name)
-
-
 def _operands(a, b, ta, tb, dt):
     """The operands of a binary op as its gradient rule sees them: tensors as ``saved`` Tensors
     of the result dtype ``dt`` (a cast is a recorded step), numbers as they are."""
@@ -236,19 +213,65 @@ def _operands(a, b, ta, tb, dt):
             b if tb is None else saved(tb) if tb._dtype is dt else tb.cast(dt))
 
 
-def _record2t(out, dt, ta, tb, rule, name):
-    """Record a binary op whose ``rule(g, need_a, need_b)`` (ember ops) gives the full-shape
-    gradients; each is summed to its operand's shape and cast to its dtype."""
+def _record2t(out, dt, ta, tb, rule, name, keep_out=False):
+    """Record a binary op whose ``rule(g, need_a, need_b, out)`` (ember ops) gives the
+    full-shape gradients; each is summed to its operand's shape and cast to its dtype. ``out``
+    is the result (a Tensor) when ``keep_out``, else None."""
     if ta is not None and tb is not None:
         def backward(g, needs, out):
-            ga, gb = rule(g, needs[0], needs[1])
+            ga, gb = rule(g, needs[0], needs[1], out)
             return (None if ga is None else fit(ga, ta), None if gb is None else fit(gb, tb))
-        return record(out, dt, (ta, tb), backward, name)
+        return record(out, dt, (ta, tb), backward, name, keep_out)
     if ta is not None:
-        return record(out, dt, (ta,), lambda g, needs, out: (fit(rule(g, True, False)[0], ta),),
-                      name)
-    return record(out, dt, (tb,), lambda g, needs, out: (fit(rule(g, False, True)[1], tb),),
-                  name)
+        return record(out, dt, (ta,),
+                      lambda g, needs, out: (fit(rule(g, True, False, out)[0], ta),), name,
+                      keep_out)
+    return record(out, dt, (tb,), lambda g, needs, out: (fit(rule(g, False, True, out)[1], tb),),
+                  name, keep_out)
+
+
+def _kept(a, b, ta, tb):
+    """The operands of a binary op as its rule keeps them: tensors as ``saved`` Tensors (of
+    their own dtype: a rule casts them with ``_cast``, when it runs), numbers as they are."""
+    return (a if ta is None else saved(ta), b if tb is None else saved(tb))
+
+
+def _cast(v, dt):
+    """Operand ``v`` (a Tensor or a number) in dtype ``dt``: a Tensor is cast (a recorded
+    step), a number stays a number."""
+    return v.cast(dt) if isinstance(v, Tensor) and v._dtype is not dt else v
+
+
+def _zeros(g):
+    """Zeros of ``g``'s shape and dtype (an untracked constant): the gradient of a piecewise
+    constant op."""
+    return wrap(g._device.backend.zeros_like(g._data), g._dtype)
+
+
+def _zero_rule(g, needs, out):
+    return (_zeros(g),)
+
+
+def _masked(t, cond, keep, name):
+    """``t`` where the bool array ``cond`` is true (``keep``) or false (not ``keep``), 0
+    elsewhere (``cond`` broadcasts to ``t``'s shape). A recorded step: linear in ``t`` with a
+    constant mask, so its rule is the step itself, and the gradients of relu, clamps, extrema
+    and the guarded rules (pow, atan2) differentiate again."""
+    be = t._device.backend
+    dt = t._dtype
+    x = t._data
+    data = be.ew_cast(be.ew_where(cond, x, 0) if keep else be.ew_where(cond, 0, x), dt)
+    return record(data, dt, (t,), lambda g, needs, out: (_masked(g, cond, keep, name),), name)
+
+
+def _times_mask(t, cond, name):
+    """``t * cond`` for a bool array ``cond``: ``_masked(t, cond, True, name)`` at the speed of a
+    product (a select over a mixed mask is several times slower), but an inf or NaN of ``t``
+    where ``cond`` is false gives NaN, not 0 (clamp's gradient)."""
+    be = t._device.backend
+    dt = t._dtype
+    return record(be.ew_cast(be.ew_mul(t._data, cond), dt), dt, (t,),
+                  lambda g, needs, out: (_times_mask(g, cond, name),), name)
 
 
 def _check_int_divisor(be, xb, b, dt, op):
@@ -259,20 +282,13 @@ def _check_int_divisor(be, xb, b, dt, op):
             f"{dt.name} operands", "other", b)
 
 
-def _zeros_rule_of(be):
-    def rule(g, need_a, need_b):
-        z = be.zeros_like(g)
-        return (z if need_a else None, z if need_b else None)
-    return rule
-
-
 # -- add, sub, mul ----------------------------------------------------------------------------
 
 def _add(a, b, op):
     xa, xb, dt, ta, tb, be = _prep2(a, b, op, cx=True)
     out = be.ew_cast(be.ew_add(xa, xb), dt)
 
-    def rule(g, need_a, need_b):
+    def rule(g, need_a, need_b, out):
         return (g if need_a else None, g if need_b else None)
     return _record2t(out, dt, ta, tb, rule, op)
 
@@ -281,7 +297,7 @@ def _sub(a, b, op):
     xa, xb, dt, ta, tb, be = _prep2(a, b, op, cx=True)
     out = be.ew_cast(be.ew_sub(xa, xb), dt)
 
-    def rule(g, need_a, need_b):
+    def rule(g, need_a, need_b, out):
         return (g if need_a else None, -g if need_b else None)
     return _record2t(out, dt, ta, tb, rule, op)
 
@@ -291,7 +307,7 @@ def _mul(a, b, op):
     out = be.ew_cast(be.ew_mul(xa, xb), dt)
     a, b = _operands(a, b, ta, tb, dt)
 
-    def rule(g, need_a, need_b):
+    def rule(g, need_a, need_b, out):
         return (g * b if need_a else None, g * a if need_b else None)
     return _record2t(out, dt, ta, tb, rule, op)
 
@@ -373,7 +389,7 @@ def _truediv(a, b, op):
     out = be.ew_cast(be.ew_truediv(xa, xb), dt)
     a, b = _operands(a, b, ta, tb, dt)
 
-    def rule(g, need_a, need_b):  # -g * a / (b * b) for b, as PyTorch
+    def rule(g, need_a, need_b, out):  # -g * a / (b * b) for b, as PyTorch
         return (g / b if need_a else None, -g * a / (b * b) if need_b else None)
     return _record2t(out, dt, ta, tb, rule, op)
 
@@ -382,7 +398,12 @@ def _floordiv(a, b, op):
     xa, xb, dt, ta, tb, be = _prep2(a, b, op)
     _check_int_divisor(be, xb, b, dt, op)
     out = be.ew_cast(be.ew_floordiv(xa, xb), dt)
-    return _record2(be, out, dt, ta, tb, _zeros_rule_of(be), op)
+    return _record2t(out, dt, ta, tb, _zeros2, op)
+
+
+def _zeros2(g, need_a, need_b, out):
+    z = _zeros(g)
+    return (z if need_a else None, z if need_b else None)
 
 
 def _remainder(a, b, op):
@@ -390,10 +411,10 @@ def _remainder(a, b, op):
     _check_int_divisor(be, xb, b, dt, op)
     out = be.ew_cast(be.ew_remainder(xa, xb), dt)
 
-    def rule(g, need_a, need_b):  # a - b * floor(a / b)
-        gb = be.ew_mul(be.ew_neg(g), be.ew_floordiv(xa, xb)) if need_b else None
+    def rule(g, need_a, need_b, out):  # a - b * floor(a / b); the quotient is a constant
+        gb = -g * wrap(be.ew_cast(be.ew_floordiv(xa, xb), dt), dt) if need_b else None
         return (g if need_a else None), gb
-    return _record2(be, out, dt, ta, tb, rule, op)
+    return _record2t(out, dt, ta, tb, rule, op)
 
 
 def _fmod(a, b, op):
@@ -401,10 +422,10 @@ def _fmod(a, b, op):
     _check_int_divisor(be, xb, b, dt, op)
     out = be.ew_cast(be.ew_fmod(xa, xb), dt)
 
-    def rule(g, need_a, need_b):  # a - b * trunc(a / b)
-        gb = be.ew_mul(be.ew_neg(g), be.ew_trunc_div(xa, xb)) if need_b else None
+    def rule(g, need_a, need_b, out):  # a - b * trunc(a / b); the quotient is a constant
+        gb = -g * wrap(be.ew_cast(be.ew_trunc_div(xa, xb), dt), dt) if need_b else None
         return (g if need_a else None), gb
-    return _record2(be, out, dt, ta, tb, rule, op)
+    return _record2t(out, dt, ta, tb, rule, op)
 
 
 def _burn_div(a, b, op):
@@ -549,21 +570,34 @@ def _pow(a, b, op, mode):
                 f"{op}: integers to negative integer powers are not allowed (other has a "
                 f"negative value for {dt.name} operands{wrapped}); use powf or cast to float "
                 "first", "other", b)
-        return record_arrays(be.ew_ipow(xa, xb), dt, tuple([t for t in (ta, tb) if t is not None]),
-                      None, op)
+        return record(be.ew_ipow(xa, xb), dt, tuple([t for t in (ta, tb) if t is not None]), None,
+                      op)
     out = be.ew_cast(be.ew_pow(xa, xb), dt)
+    a, b = _kept(a, b, ta, tb)
 
-    def rule(g, need_a, need_b):
+    def rule(g, need_a, need_b, y):  # the masks are constants (xa, xb: the operands' values)
         ga = gb = None
         if need_a:  # b * a ** (b - 1), 0 where b == 0 (PyTorch)
-            d = be.ew_mul(xb, be.ew_pow(xa, be.ew_sub(xb, 1)))
-            ga = be.ew_where(be.ew_eq(xb, 0), 0, be.ew_mul(g, d))
+            ea = _cast(a, dt)
+            if tb is None:
+                ga = _zeros(g) if b == 0 else g * (b * ea ** (b - 1))
+            else:
+                eb = _cast(b, dt)
+                ga = _masked(g * (eb * ea ** (eb - 1)), be.ew_eq(xb, 0), False, "pow_backward")
         if need_b:  # a ** b * log(a), 0 where a == 0 and b >= 0 (PyTorch)
-            d = be.ew_mul(out, be.ew_log(xa))
-            mask = be.ew_logical_and(be.ew_eq(xa, 0), be.ew_ge(xb, 0))
-            gb = be.ew_mul(g, be.ew_where(mask, 0, d))
+            if ta is None:
+                d = y * _log_number(a)
+                gb = g * (_masked(d, be.ew_ge(xb, 0), False, "pow_backward") if a == 0 else d)
+            else:
+                mask = be.ew_logical_and(be.ew_eq(xa, 0), be.ew_ge(xb, 0))
+                gb = g * _masked(y * _cast(a, dt).log(), mask, False, "pow_backward")
         return ga, gb
-    return _record2(be, out, dt, ta, tb, rule, op)
+    return _record2t(out, dt, ta, tb, rule, op, keep_out=tb is not None)
+
+
+def _log_number(v):
+    """The natural log of a real number: -inf at 0, NaN below (as the float kernels)."""
+    return _math.log(v) if v > 0 else -_math.inf if v == 0 else _math.nan
 
 
 @tensor_method
@@ -917,8 +951,11 @@ def neg(self):
         return out  # deferred (fusion.py)
     _check_tensor(self, "neg", cx=True)
     be = self._device.backend
-    return record_arrays(be.ew_neg(self._data), self._dtype, (self,),
-                  lambda g, needs: (be.ew_neg(g),), "neg")
+    return record(be.ew_neg(self._data), self._dtype, (self,), _neg_rule, "neg")
+
+
+def _neg_rule(g, needs, out):
+    return (-g,)
 
 
 Tensor.__neg__ = neg
@@ -957,8 +994,9 @@ def abs(self):
     x = self._data
     if self._dtype.kind == "complex":  # complex tensors carry no gradient (docs/complex.md)
         return wrap(be.ew_abs(x), _dt.real_of(self._dtype), self._ad)
-    return record_arrays(be.ew_abs(x), self._dtype, (self,),
-                  lambda g, needs: (be.ew_mul(g, be.ew_sign(x)),), "abs")
+    xs = saved(self)  # its sign is a constant of the rule
+    return record(be.ew_abs(x), self._dtype, (self,),
+                  lambda g, needs, out: (g * wrap(be.ew_sign(xs._data), xs._dtype),), "abs")
 
 
 Tensor.__abs__ = abs
@@ -983,8 +1021,7 @@ def _sign(self, op):
     be = self._device.backend
     if self._dtype.kind == "complex":
         return wrap(be.ew_sgn(self._data), self._dtype, self._ad)
-    return record_arrays(be.ew_sign(self._data), self._dtype, (self,),
-                  lambda g, needs: (be.zeros_like(g),), op)
+    return record(be.ew_sign(self._data), self._dtype, (self,), _zero_rule, op)
 
 
 @tensor_method
@@ -1008,9 +1045,9 @@ def square(self):
     """
     _check_tensor(self, "square", cx=True)
     be = self._device.backend
-    x = self._data
-    return record_arrays(be.ew_square(x), self._dtype, (self,),
-                  lambda g, needs: (be.ew_mul(g, be.ew_mul(x, 2)),), "square")
+    xs = saved(self)
+    return record(be.ew_square(self._data), self._dtype, (self,),
+                  lambda g, needs, out: (g * (xs * 2),), "square")
 
 
 @tensor_method
@@ -1031,16 +1068,23 @@ def relu(self):
     be = self._device.backend
     x = self._data
     dt = self._dtype
-    make = _relu_backward(be, dt)
-    return record_arrays(be.ew_relu(x), dt, (self,), make((x,), None), "relu", (be.ew_relu, make))
+    if self._ad == "balanced":  # recomputed in backward (record_arrays), the same rule
+        make = _relu_recompute(dt)
+        return record_arrays(be.ew_relu(x), dt, (self,), make((x,), None), "relu",
+                             (be.ew_relu, make))
+    return record(be.ew_relu(x), dt, (self,), _relu_rule(saved(self)), "relu")
 
 
-def _relu_backward(be, dt):
-    """The ``make_backward(arrays, out)`` of relu on backend ``be`` for dtype ``dt``."""
-    def make(arrays, out):
-        x = arrays[0]
-        return lambda g, needs: (be.ew_cast(be.ew_where(be.ew_le(x, 0), 0, g), dt),)
-    return make
+def _relu_rule(x):
+    """relu's rule: the gradient where ``x > 0`` (or NaN), 0 where ``x <= 0`` (a constant
+    mask of the saved input ``x``)."""
+    return lambda g, needs, out: (
+        _masked(g, x._device.backend.ew_le(x._data, 0), False, "relu_backward"),)
+
+
+def _relu_recompute(dt):
+    """The ``make_backward(arrays, out)`` of relu for dtype ``dt``: ``_relu_rule`` on arrays."""
+    return lambda arrays, out: array_rule(_relu_rule(wrap(arrays[0], dt)), dt)
 
 
 def _rounding(kernel, name, doc):
@@ -1053,8 +1097,7 @@ def _rounding(kernel, name, doc):
         if self._dtype.kind == "int":
             return wrap(self._data, self._dtype, self._ad)
         be = self._device.backend
-        return record_arrays(kernel(be)(self._data), self._dtype, (self,),
-                      lambda g, needs: (be.zeros_like(g),), name)
+        return record(kernel(be)(self._data), self._dtype, (self,), _zero_rule, name)
     op.__name__ = op.__qualname__ = name
     op.__doc__ = doc
     return tensor_method(op)
@@ -1113,8 +1156,8 @@ def round(self, decimals=0):
         raise KindError(f"round: decimals={decimals} is only defined for float tensors, this one "
                         f"is {self._dtype.name}")
     be = self._device.backend
-    return record_arrays(be.ew_round_decimals(self._data, decimals), self._dtype, (self,),
-                  lambda g, needs: (be.zeros_like(g),), "round")
+    return record(be.ew_round_decimals(self._data, decimals), self._dtype, (self,), _zero_rule,
+                  "round")
 
 
 # -- float math -------------------------------------------------------------------------------
@@ -1135,11 +1178,23 @@ def _float_input(be, x, op):
 _FUSED = ("ew_exp", "ew_log", "ew_tanh", "ew_sqrt", "ew_rsqrt", "ew_sigmoid")  # fusion.unary
 
 
-def _float_unary(kernel, name, grad, doc, cx=True):
-    """A float-math op (``kernel`` the name of its backend kernel): ``grad(be, g, x, out)`` is
-    its gradient rule; ``cx``: it takes complex tensors (a complex result, no gradient)."""
+def _float_unary(kernel, name, grad, doc, cx=True, reads="x"):
+    """A float-math op (``kernel`` the name of its backend kernel): ``grad(g, v)`` is its
+    gradient rule (ember ops), where ``v`` is what it ``reads``: the input ("x"), the result
+    ("y") or nothing (None); ``cx``: it takes complex tensors (a complex result, no
+    gradient)."""
     kname, kernel = kernel, _kernel(kernel)
     fused = kname in _FUSED
+    keep_out = reads == "y"
+    if reads == "x":
+        def rule_of(x):
+            return lambda g, needs, out: (grad(g, x),)
+    else:
+        def rule(g, needs, out):
+            return (grad(g, out),)
+
+        def rule_of(x):
+            return rule
 
     def op(self):
         if fused and (out := _deferred(self, kname)) is not None:
@@ -1151,233 +1206,230 @@ def _float_unary(kernel, name, grad, doc, cx=True):
         out = fn(x)
         if self._node is None:
             return wrap(out, dt, self._ad)  # nothing to record
-
-        def make_backward(arrays, out):
-            x = arrays[0]
-            return lambda g, needs: (grad(be, g, x, out),)
-        return record_arrays(out, dt, (self,), make_backward((x,), out), name, (fn, make_backward))
+        if self._ad == "balanced":  # recomputed in backward (record_arrays), the same rule
+            def make_backward(arrays, out):
+                return array_rule(rule_of(wrap(arrays[0], dt)), dt, out if keep_out else None)
+            return record_arrays(out, dt, (self,), make_backward((x,), out), name,
+                                 (fn, make_backward))
+        return record(out, dt, (self,), rule_of(saved(self)), name, keep_out)
     op.__name__ = op.__qualname__ = name
     op.__doc__ = doc
     return tensor_method(op)
 
 
-def _one_minus_sq(be, x):
-    return be.ew_sub(1, be.ew_mul(x, x))
+def _erf_grad(g, x):
+    """``g * 2/sqrt(pi) * exp(-x**2)``, erf's gradient: the backend's fused kernel, recorded
+    with its own rule (so that it differentiates again)."""
+    be = g._device.backend
+    gs, xs = saved(g), saved(x)
+
+    def rule(gg, needs, out):
+        return (_erf_grad(gg, xs) if needs[0] else None,
+                _erf_grad(gg * gs, xs) * (xs * -2.0) if needs[1] else None)
+    return record(be.ew_erf_grad(g._data, x._data), g._dtype, (g, x), rule, "erf_backward")
 
 
-exp = _float_unary("ew_exp", "exp", lambda be, g, x, y: be.ew_mul(g, y),
+exp = _float_unary("ew_exp", "exp", lambda g, y: g * y,
                    """``e ** self``. Int tensors compute in float32; bool tensors raise KindError.
 
     >>> import ember
     >>> ember.tensor([0.0, 1.0], dtype="float64").exp().tolist()
     [1.0, 2.718281828459045]
-    """)
-log = _float_unary("ew_log", "log", lambda be, g, x, y: be.ew_truediv(g, x),
+    """, reads="y")
+log = _float_unary("ew_log", "log", lambda g, x: g / x,
                    """The natural logarithm (``log(0) == -inf``, negative inputs give NaN).
 
     >>> import ember
     >>> ember.tensor([1.0, 0.0, -1.0]).log().tolist()
     [0.0, -inf, nan]
     """)
-log1p = _float_unary("ew_log1p", "log1p", lambda be, g, x, y: be.ew_truediv(g, be.ew_add(x, 1)),
+log1p = _float_unary("ew_log1p", "log1p", lambda g, x: g / (x + 1),
                      """``log(1 + self)``, accurate near 0.
 
     >>> import ember
     >>> ember.tensor([0.0, 1e-10], dtype="float64").log1p().tolist()
     [0.0, 9.999999999500001e-11]
     """)
-log2 = _float_unary("ew_log2", "log2",
-                    lambda be, g, x, y: be.ew_truediv(g, be.ew_mul(x, _math.log(2.0))),
+log2 = _float_unary("ew_log2", "log2", lambda g, x: g / (x * _math.log(2.0)),
                     """The base-2 logarithm (``log2(0) == -inf``, negative inputs give NaN).
 
     >>> import ember
     >>> ember.tensor([1.0, 8.0, 0.5]).log2().tolist()
     [0.0, 3.0, -1.0]
     """)
-log10 = _float_unary("ew_log10", "log10",
-                     lambda be, g, x, y: be.ew_truediv(g, be.ew_mul(x, _math.log(10.0))),
+log10 = _float_unary("ew_log10", "log10", lambda g, x: g / (x * _math.log(10.0)),
                      """The base-10 logarithm (``log10(0) == -inf``, negative inputs give NaN).
 
     >>> import ember
     >>> ember.tensor([1.0, 100.0], dtype="float64").log10().tolist()
     [0.0, 2.0]
     """)
-expm1 = _float_unary("ew_expm1", "expm1", lambda be, g, x, y: be.ew_mul(g, be.ew_add(y, 1)),
+expm1 = _float_unary("ew_expm1", "expm1", lambda g, y: g * (y + 1),
                      """``exp(self) - 1``, accurate near 0.
 
     >>> import ember
     >>> ember.tensor([0.0, 1e-10], dtype="float64").expm1().tolist()
     [0.0, 1.00000000005e-10]
-    """)
-sqrt = _float_unary("ew_sqrt", "sqrt", lambda be, g, x, y: be.ew_truediv(g, be.ew_mul(y, 2)),
+    """, reads="y")
+sqrt = _float_unary("ew_sqrt", "sqrt", lambda g, y: g / (y * 2),
                     """The square root (NaN below 0; the gradient at 0 is inf, as PyTorch).
 
     >>> import ember
     >>> ember.tensor([4.0, 0.0, 2.25]).sqrt().tolist()
     [2.0, 0.0, 1.5]
-    """)
-rsqrt = _float_unary("ew_rsqrt", "rsqrt",
-                     lambda be, g, x, y: be.ew_mul(be.ew_mul(g, -0.5), be.ew_mul(y, be.ew_mul(y, y))),
+    """, reads="y")
+rsqrt = _float_unary("ew_rsqrt", "rsqrt", lambda g, y: (g * -0.5) * (y * (y * y)),
                      """``1 / sqrt(self)``.
 
     >>> import ember
     >>> ember.tensor([4.0, 0.25]).rsqrt().tolist()
     [0.5, 2.0]
-    """)
-recip = _float_unary("ew_recip", "recip",
-                     lambda be, g, x, y: be.ew_mul(be.ew_neg(g), be.ew_mul(y, y)),
+    """, reads="y")
+recip = _float_unary("ew_recip", "recip", lambda g, y: -g * (y * y),
                      """``1 / self`` (Burn's ``recip``; ``reciprocal`` is the same op).
 
     >>> import ember
     >>> ember.tensor([2.0, -4.0, 0.0]).recip().tolist()
     [0.5, -0.25, inf]
-    """)
+    """, reads="y")
 reciprocal = recip
 Tensor.reciprocal = recip
-erf = _float_unary("ew_erf", "erf", lambda be, g, x, y: be.ew_erf_grad(g, x),
+erf = _float_unary("ew_erf", "erf", _erf_grad,
                    """The error function ``2/sqrt(pi) * integral of exp(-t**2) from 0 to self``.
 
     >>> import ember
     >>> ember.tensor([0.0, 1.0, -2.0], dtype="float64").erf().round(6).tolist()
     [0.0, 0.842701, -0.995322]
     """, cx=False)
-sin = _float_unary("ew_sin", "sin", lambda be, g, x, y: be.ew_mul(g, be.ew_cos(x)),
+sin = _float_unary("ew_sin", "sin", lambda g, x: g * x.cos(),
                    """The sine (radians).
 
     >>> import ember
     >>> ember.tensor([0.0]).sin().tolist()
     [0.0]
     """)
-cos = _float_unary("ew_cos", "cos", lambda be, g, x, y: be.ew_mul(g, be.ew_neg(be.ew_sin(x))),
+cos = _float_unary("ew_cos", "cos", lambda g, x: g * -x.sin(),
                    """The cosine (radians).
 
     >>> import ember
     >>> ember.tensor([0.0]).cos().tolist()
     [1.0]
     """)
-tan = _float_unary("ew_tan", "tan", lambda be, g, x, y: be.ew_mul(g, be.ew_add(be.ew_mul(y, y), 1)),
+tan = _float_unary("ew_tan", "tan", lambda g, y: g * (y * y + 1),
                    """The tangent (radians).
 
     >>> import ember
     >>> ember.tensor([0.0, 1.0], dtype="float64").tan().tolist()
     [0.0, 1.5574077246549023]
-    """)
-sinh = _float_unary("ew_sinh", "sinh", lambda be, g, x, y: be.ew_mul(g, be.ew_cosh(x)),
+    """, reads="y")
+sinh = _float_unary("ew_sinh", "sinh", lambda g, x: g * x.cosh(),
                     """The hyperbolic sine.
 
     >>> import ember
     >>> ember.tensor([0.0, -1.0, 2.0], dtype="float64").sinh().round(4).tolist()
     [0.0, -1.1752, 3.6269]
     """)
-cosh = _float_unary("ew_cosh", "cosh", lambda be, g, x, y: be.ew_mul(g, be.ew_sinh(x)),
+cosh = _float_unary("ew_cosh", "cosh", lambda g, x: g * x.sinh(),
                     """The hyperbolic cosine.
 
     >>> import ember
     >>> ember.tensor([0.0, -1.0, 2.0], dtype="float64").cosh().round(4).tolist()
     [1.0, 1.5431, 3.7622]
     """)
-tanh = _float_unary("ew_tanh", "tanh", lambda be, g, x, y: be.ew_mul(g, _one_minus_sq(be, y)),
+tanh = _float_unary("ew_tanh", "tanh", lambda g, y: g * (1 - y * y),
                     """The hyperbolic tangent.
 
     >>> import ember
     >>> ember.tensor([0.0, -1.0, 2.0], dtype="float64").tanh().round(4).tolist()
     [0.0, -0.7616, 0.964]
-    """)
-asin = _float_unary("ew_asin", "asin",
-                    lambda be, g, x, y: be.ew_mul(g, be.ew_rsqrt(_one_minus_sq(be, x))),
+    """, reads="y")
+asin = _float_unary("ew_asin", "asin", lambda g, x: g * (1 - x * x).rsqrt(),
                     """The inverse sine (NaN outside [-1, 1]).
 
     >>> import ember
     >>> ember.tensor([0.0, -1.0, 1.0], dtype="float64").asin().round(4).tolist()
     [0.0, -1.5708, 1.5708]
     """)
-acos = _float_unary("ew_acos", "acos",
-                    lambda be, g, x, y: be.ew_mul(be.ew_neg(g), be.ew_rsqrt(_one_minus_sq(be, x))),
+acos = _float_unary("ew_acos", "acos", lambda g, x: -g * (1 - x * x).rsqrt(),
                     """The inverse cosine (NaN outside [-1, 1]).
 
     >>> import ember
     >>> ember.tensor([0.0, -1.0, 1.0], dtype="float64").acos().round(4).tolist()
     [1.5708, 3.1416, 0.0]
     """)
-atan = _float_unary("ew_atan", "atan",
-                    lambda be, g, x, y: be.ew_truediv(g, be.ew_add(be.ew_mul(x, x), 1)),
+atan = _float_unary("ew_atan", "atan", lambda g, x: g / (x * x + 1),
                     """The inverse tangent.
 
     >>> import ember
     >>> ember.tensor([0.0, -1.0, 2.0], dtype="float64").atan().round(4).tolist()
     [0.0, -0.7854, 1.1071]
     """)
-asinh = _float_unary("ew_asinh", "asinh",
-                     lambda be, g, x, y: be.ew_mul(g, be.ew_rsqrt(be.ew_add(be.ew_mul(x, x), 1))),
+asinh = _float_unary("ew_asinh", "asinh", lambda g, x: g * (x * x + 1).rsqrt(),
                      """The inverse hyperbolic sine.
 
     >>> import ember
     >>> ember.tensor([0.0, -1.0, 1.0], dtype="float64").asinh().round(4).tolist()
     [0.0, -0.8814, 0.8814]
     """)
-acosh = _float_unary("ew_acosh", "acosh",
-                     lambda be, g, x, y: be.ew_mul(g, be.ew_rsqrt(be.ew_sub(be.ew_mul(x, x), 1))),
+acosh = _float_unary("ew_acosh", "acosh", lambda g, x: g * (x * x - 1).rsqrt(),
                      """The inverse hyperbolic cosine (NaN below 1).
 
     >>> import ember
     >>> ember.tensor([1.0, 2.0, 3.0], dtype="float64").acosh().round(4).tolist()
     [0.0, 1.317, 1.7627]
     """)
-atanh = _float_unary("ew_atanh", "atanh",
-                     lambda be, g, x, y: be.ew_truediv(g, _one_minus_sq(be, x)),
+atanh = _float_unary("ew_atanh", "atanh", lambda g, x: g / (1 - x * x),
                      """The inverse hyperbolic tangent (±inf at ±1, NaN outside).
 
     >>> import ember
     >>> ember.tensor([0.0, -0.5, 0.5], dtype="float64").atanh().round(4).tolist()
     [0.0, -0.5493, 0.5493]
     """)
-deg2rad = _float_unary("ew_deg2rad", "deg2rad",
-                       lambda be, g, x, y: be.ew_mul(g, _math.pi / 180.0),
+deg2rad = _float_unary("ew_deg2rad", "deg2rad", lambda g, v: g * (_math.pi / 180.0),
                        """Degrees to radians.
 
     >>> import ember
     >>> ember.tensor([180.0, -90.0], dtype="float64").deg2rad().tolist()
     [3.141592653589793, -1.5707963267948966]
-    """, cx=False)
-rad2deg = _float_unary("ew_rad2deg", "rad2deg",
-                       lambda be, g, x, y: be.ew_mul(g, 180.0 / _math.pi),
+    """, cx=False, reads=None)
+rad2deg = _float_unary("ew_rad2deg", "rad2deg", lambda g, v: g * (180.0 / _math.pi),
                        """Radians to degrees.
 
     >>> import ember
     >>> ember.tensor([3.141592653589793], dtype="float64").rad2deg().tolist()
     [180.0]
-    """, cx=False)
-sigmoid = _float_unary("ew_sigmoid", "sigmoid",
-                       lambda be, g, x, y: be.ew_mul(be.ew_mul(g, be.ew_sub(1, y)), y),
+    """, cx=False, reads=None)
+sigmoid = _float_unary("ew_sigmoid", "sigmoid", lambda g, y: g * (1 - y) * y,
                        """The logistic ``1 / (1 + exp(-self))``, stable for large ``|self|``.
 
     >>> import ember
     >>> ember.tensor([0.0, -1000.0, 1000.0]).sigmoid().tolist()
     [0.5, 0.0, 1.0]
-    """, cx=False)
+    """, cx=False, reads="y")
 
 
-def _float_binary(a, b, op, kernel, rule_of):
+def _float_binary(a, b, op, kernel, grad, keep_out=False):
+    """A float-math op of two operands: ``grad(g, need_a, need_b, a, b, out)`` is its rule, with
+    the operands (Tensors or numbers) in the result's dtype."""
     xa, xb, dt, ta, tb, be = _prep2(a, b, op, to_float=True)
     out = be.ew_cast(kernel(be)(xa, xb), dt)
-    return _record2(be, out, dt, ta, tb, rule_of(be, xa, xb, out), op)
+    a, b = _kept(a, b, ta, tb)
+
+    def rule(g, need_a, need_b, out):
+        return grad(g, need_a, need_b, _cast(a, dt), _cast(b, dt), out)
+    return _record2t(out, dt, ta, tb, rule, op, keep_out)
 
 
-def _atan2_rule(be, y, x, out):
-    def rule(g, need_a, need_b):
-        denom = be.ew_add(be.ew_mul(x, x), be.ew_mul(y, y))
-        # at (0, 0) the gradient is 0, as PyTorch's, rather than 0/0
-        r = be.ew_where(be.ew_eq(denom, 0), 0, be.ew_truediv(g, denom))
-        return (be.ew_mul(r, x) if need_a else None,
-                be.ew_mul(r, be.ew_neg(y)) if need_b else None)
-    return rule
+def _atan2_grad(g, need_a, need_b, y, x, out):
+    denom = x * x + y * y
+    # at (0, 0) the gradient is 0, as PyTorch's, rather than 0/0 (a constant mask)
+    r = _masked(g / denom, g._device.backend.ew_eq(denom._data, 0), False, "atan2_backward")
+    return (r * x if need_a else None, r * -y if need_b else None)
 
 
-def _hypot_rule(be, a, b, out):
-    def rule(g, need_a, need_b):
-        r = be.ew_truediv(g, out)
-        return (be.ew_mul(r, a) if need_a else None, be.ew_mul(r, b) if need_b else None)
-    return rule
+def _hypot_grad(g, need_a, need_b, a, b, out):
+    r = g / out
+    return (r * a if need_a else None, r * b if need_b else None)
 
 
 @tensor_method
@@ -1389,7 +1441,7 @@ def atan2(self, other):
     >>> y.atan2(x).cast("float64").round(4).tolist()
     [-1.1071, 2.0344, -2.0344]
     """
-    return _float_binary(self, other, "atan2", _ATAN2, _atan2_rule)
+    return _float_binary(self, other, "atan2", _ATAN2, _atan2_grad)
 
 
 @tensor_method
@@ -1400,7 +1452,7 @@ def hypot(self, other):
     >>> ember.tensor([3.0, 5.0]).hypot(ember.tensor([4.0, 12.0])).tolist()
     [5.0, 13.0]
     """
-    return _float_binary(self, other, "hypot", _HYPOT, _hypot_rule)
+    return _float_binary(self, other, "hypot", _HYPOT, _hypot_grad, keep_out=True)
 
 
 _ATAN2, _HYPOT = _kernel("ew_atan2"), _kernel("ew_hypot")
@@ -1422,13 +1474,12 @@ def _extremum(a, b, op, kernel, loses):
     out = be.ew_cast(kernel(be)(xa, xb), dt)
     loses = loses(be)
 
-    def rule(g, need_a, need_b):
-        half = be.ew_where(be.ew_eq(xa, xb), be.ew_mul(g, 0.5), g)
-        ga = be.ew_where(loses(xa, xb), 0, half) if need_a else None
-        gb = be.ew_where(loses(xb, xa), 0, half) if need_b else None
-        return (None if ga is None else be.ew_cast(ga, dt),
-                None if gb is None else be.ew_cast(gb, dt))
-    return _record2(be, out, dt, ta, tb, rule, op)
+    def rule(g, need_a, need_b, out):  # the masks are constants (xa, xb: the operands' values)
+        half = g * wrap(be.ew_cast(be.ew_where(be.ew_eq(xa, xb), 0.5, 1.0), dt), dt)
+        name = op + "_backward"
+        return (_masked(half, loses(xa, xb), False, name) if need_a else None,
+                _masked(half, loses(xb, xa), False, name) if need_b else None)
+    return _record2t(out, dt, ta, tb, rule, op)
 
 
 @tensor_method
@@ -1518,8 +1569,10 @@ def _clamp(self, lo, hi, op):
     t_lo = lo if isinstance(lo, Tensor) else None
     t_hi = hi if isinstance(hi, Tensor) else None
 
-    def backward(g, needs):  # PyTorch's clamp_backward_min_max
-        res = []
+    name = op + "_backward"
+
+    def backward(g, needs, out):  # PyTorch's clamp_backward_min_max; constant masks of the
+        res = []                  # operands' values x, xlo, xhi
         if needs[0]:
             mask = None
             if xlo is not None:
@@ -1527,7 +1580,7 @@ def _clamp(self, lo, hi, op):
             if xhi is not None:
                 m = be.ew_le(x, xhi)
                 mask = m if mask is None else be.ew_logical_and(mask, m)
-            res.append(_fit(be, be.ew_mul(g, mask), self))
+            res.append(fit(_times_mask(g, mask, name), self))
         else:
             res.append(None)
         i = 1
@@ -1536,7 +1589,7 @@ def _clamp(self, lo, hi, op):
                 mask = be.ew_lt(x, xlo)
                 if xhi is not None:
                     mask = be.ew_logical_and(mask, be.ew_lt(xlo, xhi))
-                res.append(_fit(be, be.ew_mul(g, mask), t_lo))
+                res.append(fit(_times_mask(g, mask, name), t_lo))
             else:
                 res.append(None)
             i += 1
@@ -1545,11 +1598,11 @@ def _clamp(self, lo, hi, op):
                 mask = be.ew_gt(x, xhi)
                 if xlo is not None:
                     mask = be.ew_logical_or(mask, be.ew_lt(xhi, xlo))
-                res.append(_fit(be, be.ew_mul(g, mask), t_hi))
+                res.append(fit(_times_mask(g, mask, name), t_hi))
             else:
                 res.append(None)
         return tuple(res)
-    return record_arrays(out, dt, inputs, backward, op)
+    return record(out, dt, inputs, backward, op)
 
 
 @tensor_method
@@ -1624,17 +1677,20 @@ def lerp(self, end, weight):
          else _scalar(be, weight, dt, op, "weight"))
     out = be.ew_cast(be.ew_lerp(x, e, w), dt)
     owners = [self] + [t for t in (end, weight) if isinstance(t, Tensor)]
+    xs = saved(self)
+    es = saved(end) if isinstance(end, Tensor) else end
+    ws = saved(weight) if isinstance(weight, Tensor) else weight
 
-    rules = [lambda g: be.ew_mul(g, be.ew_sub(1, w))]  # one per owner, in order
+    rules = [lambda g: g * (1 - _cast(ws, dt))]  # one per owner, in order
     if isinstance(end, Tensor):
-        rules.append(lambda g: be.ew_mul(g, w))
+        rules.append(lambda g: g * _cast(ws, dt))
     if isinstance(weight, Tensor):
-        rules.append(lambda g: be.ew_mul(g, be.ew_sub(e, x)))
+        rules.append(lambda g: g * (_cast(es, dt) - _cast(xs, dt)))
 
-    def backward(g, needs):
-        return tuple([_fit(be, be.ew_cast(rule(g), dt), t) if need else None
+    def backward(g, needs, out):
+        return tuple([fit(rule(g), t) if need else None
                       for t, rule, need in zip(owners, rules, needs)])
-    return record_arrays(out, dt, tuple(owners), backward, op)
+    return record(out, dt, tuple(owners), backward, op)
 
 
 # -- complex parts ----------------------------------------------------------------------------
@@ -1704,7 +1760,7 @@ def angle(self):
     if dt.kind == "complex":
         return wrap(be.ew_angle(self._data), _dt.real_of(dt), self._ad)
     x, dt = _float_input(be, self, "angle")
-    return record_arrays(be.ew_angle(x), dt, (self,), lambda g, needs: (be.zeros_like(g),), "angle")
+    return record(be.ew_angle(x), dt, (self,), _zero_rule, "angle")
 
 
 def _parts_pair(a, b, op, pa, pb):
@@ -1736,7 +1792,7 @@ def _complex(real, imag):
     [(1+2j), -1j]
     """
     re, im, dt, be = _parts_pair(real, imag, "complex", "real", "imag")
-    return record_arrays(be.ew_complex(re, im), dt, (real, imag), None, "complex")
+    return record(be.ew_complex(re, im), dt, (real, imag), None, "complex")
 
 
 def polar(abs, angle):
@@ -1748,7 +1804,7 @@ def polar(abs, angle):
     [(2+0j)]
     """
     r, t, dt, be = _parts_pair(abs, angle, "polar", "abs", "angle")
-    return record_arrays(be.ew_polar(r, t), dt, (abs, angle), None, "polar")
+    return record(be.ew_polar(r, t), dt, (abs, angle), None, "polar")
 
 
 complex = _complex  # noqa: A001 (ember.complex, as torch.complex)

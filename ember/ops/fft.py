@@ -36,7 +36,7 @@ from ..autodiff.graph import _mode
 from ..devices import as_device
 from ..errors import InvalidParameterError, KindError
 from ..shapes import as_int, normalize_dim
-from ..tensor import check_tensor, record_arrays, wrap
+from ..tensor import check_tensor, record, wrap
 
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2",
            "rfftn", "irfftn", "hfft", "ihfft", "hfft2", "ihfft2", "hfftn", "ihfftn", "fftfreq",
@@ -186,7 +186,7 @@ def _transform(op, x, dt, dims, sizes, norm, shape_kind, forward):
         out = be.fft_r2c(arr, sizes, dims, norm, forward, out_dt, op=op)
     else:
         out = be.fft_c2r(arr, sizes, dims, norm, forward, out_dt, op=op)
-    return record_arrays(out, out_dt, (x,), None, op)
+    return record(out, out_dt, (x,), None, op)
 
 
 def _one_dim(op, shape_kind, forward, input, n, dim, norm):

@@ -14,12 +14,15 @@ not split as in PyTorch).
 import operator
 
 from .. import dtypes as _dt
-from ..errors import (DimensionError, EmberError, InvalidParameterError, KindError,
+from ..errors import (DimensionError, EmberError, GraphError, InvalidParameterError, KindError,
                       ShapeMismatchError)
 from ..shapes import as_int, broadcast_shapes, check_rank, normalize_dim
+from ..autodiff.graph import _mode
+from ..autodiff.rules import sum_to
 from ..tensor import (Tensor, _data_from, backend_of, check_kind, check_tensor, device_error,
-                      record_arrays, tensor_method, wrap)
+                      record, saved, tensor_method, wrap)
 from . import fusion as _fusion
+from .movement import _reshape_to
 
 __all__ = ["IndexingUpdateOp", "where", "nonzero", "argwhere", "gather", "scatter", "one_hot",
            "masked_fill"]
@@ -57,6 +60,44 @@ def _update_op(update, op, self):
     if (name == "min" or name == "max") and self._dtype.kind == "complex":
         raise _dt.complex_error(f"{op} (update={name!r})", "self", self._dtype)
     return name
+
+
+# -- linear steps ----------------------------------------------------------------------------------
+def linear_step(x, data, adjoint, forward, name, dtype=None):
+    """Record ``data``, a linear function ``forward`` (on arrays) of ``x``, whose gradient is
+    the array map ``adjoint`` (its transpose).
+
+    The gradient is a recorded step of its own (the kernel ``adjoint`` on the gradient's array),
+    whose gradient is ``forward`` again: the fused kernels serve every order of derivative.
+    ``dtype`` is the result's (default x's); each map gives its result in the dtype of its
+    argument's counterpart. Index arrays and masks in the maps are constants.
+    """
+    in_dt = x._dtype
+
+    def rule(g, needs, out):
+        return (linear_step(g, adjoint(g._data), forward, adjoint, name + "_grad", in_dt),)
+
+    return record(data, dtype or in_dt, (x,), rule, name)
+
+
+def linear_map(x, forward, adjoint, name, dtype=None):
+    """``linear_step`` of ``forward(x's array)``."""
+    return linear_step(x, forward(x._data), adjoint, forward, name, dtype)
+
+
+def _fit(g, shape, dtype, final=None):
+    """``g`` summed to ``shape`` (broadcast dims), reshaped to ``final`` (default ``shape``)
+    and cast to ``dtype``."""
+    g = sum_to(g, shape)
+    final = tuple(shape if final is None else final)
+    if tuple(g.shape) != final:
+        g = _reshape(g, final)
+    return g if g._dtype is dtype else g.cast(dtype)
+
+
+def _reshape(t, shape):
+    """``t`` with the exact ``shape`` (sizes 0 included)."""
+    return _reshape_to(t, tuple(shape), "reshape")
 
 
 # -- argument helpers ----------------------------------------------------------------------------
@@ -164,40 +205,111 @@ def _values(values, self, op, shape, param="values"):
     return values, be.cast(values._data, self._dtype)
 
 
-def _updated(self, work, key, vt, vdata, update, op, to_work=None, from_work=None):
-    """Record ``update`` of ``work`` (self's data, maybe reshaped) at ``key`` with values."""
+def _updated(self, work, key, vt, vdata, update, op, reshaped=False):
+    """Record ``update`` of ``work`` (self's data, maybe reshaped: ``reshaped``) at ``key``
+    with values."""
     be = self._device.backend
     out_work = be.idx_update(work, key, vdata, update)
-    out = from_work(out_work) if from_work is not None else out_work
+    shape = self._data.shape
+    out = be.idx_reshape(out_work, shape) if reshaped else out_work
+    wshape = work.shape
     vshape = None if vt is None else vt._data.shape
     vdt = None if vt is None else vt._dtype
+    if update == "assign" or update == "add":
+        xs = vs = None
+    else:
+        xs = saved(self)
+        vs = None if vt is None else saved(vt)
 
-    def backward(g, needs):
-        gw = to_work(g) if to_work is not None else g
+    def get(a):
+        return be.idx_get(a, key)
+
+    def put(a):
+        return be.idx_add_into_zeros(wshape, key, a)
+
+    def zero_at(a):
+        return be.idx_zero_at(a, key)
+
+    def rule(g, needs, out_t):
+        gw = _reshape(g, wshape) if reshaped else g
         gx = gv = None
         if update == "assign":
             if needs[0]:
-                gx = be.idx_zero_at(gw, key)
+                gx = linear_map(gw, zero_at, zero_at, op)
             if vt is not None and needs[1]:
-                gv = be.idx_get(gw, key)
+                gv = linear_map(gw, get, put, op)
         elif update == "add":
-            gx = gw
+            gx = g
             if vt is not None and needs[1]:
-                gv = be.idx_get(gw, key)
+                gv = linear_map(gw, get, put, op)
         elif update == "mul":
-            gx, gv = be.idx_mul_grad(gw, work, vdata, out_work, key)
+            gx, gv = _mul_update_grads(be, gw, xs, vs, vdata, out_work, key, wshape, op,
+                                       (needs[0], vt is not None and needs[1]))
         else:
-            gx, gv = be.idx_minmax_grad(gw, work, vdata, out_work, key)
-        if gx is not None and from_work is not None:
-            gx = from_work(gx)
+            gx, gv = _minmax_update_grads(be, gw, work, vdata, out_work, key, wshape, op,
+                                          vt is not None and needs[1])
+        if gx is not None and reshaped:
+            gx = _reshape(gx, shape)
         if vt is None:
             return (gx,)
         if gv is not None:
-            gv = be.cast(be.idx_reshape(be.sum_to_shape(gv, vshape), vshape), vdt)
+            gv = _fit(gv, vshape, vdt)
         return gx, gv
 
     inputs = (self,) if vt is None else (self, vt)
-    return record_arrays(out, self._dtype, inputs, backward, op)
+    return record(out, self._dtype, inputs, rule, op)
+
+
+def _minmax_update_grads(be, gw, work, vdata, out_work, key, wshape, op, with_values):
+    """Gradients of a min/max update (Burn's rule: every contribution equal to its result gets
+    the whole gradient): ``g`` through constant masks, linear in ``g``."""
+    dt = gw._dtype
+    mx = (wrap(work, dt) == wrap(out_work, dt))._data
+    gx = linear_map(gw, lambda a: be.idx_masked(a, mx), lambda a: be.idx_masked(a, mx), op)
+    if not with_values:
+        return gx, None
+    mv = (wrap(vdata, dt) == wrap(be.idx_get(out_work, key), dt))._data
+    gv = linear_map(gw, lambda a: be.idx_masked(be.idx_get(a, key), mv),
+                    lambda a: be.idx_add_into_zeros(wshape, key, be.idx_masked(a, mv)), op)
+    return gx, gv
+
+
+def _mul_update_grads(be, gw, xs, vs, vdata, out_work, key, wshape, op, needs):
+    """Gradients of a mul update, with ember ops. The product ``P`` of the values at each
+    position (ones elsewhere) gives self's, ``g * P``; a value's is ``g * x`` at its position
+    times the product of the *other* values there: 1 where positions are distinct, ``P / v``
+    where they repeat (the kernel's zero-safe rule for repeats with a zero value, first order
+    only)."""
+    dt = gw._dtype
+    ones = be.creation_full(wshape, 1, dt, op=op)
+    xw = _reshape(xs, wshape) if tuple(xs.shape) != tuple(wshape) else xs
+    if vs is None:  # a number: the product at each position is a constant
+        return gw * wrap(be.idx_update(ones, key, vdata, "mul"), dt), None
+    vw = vs if vs._dtype is dt else vs.cast(dt)
+    prod = _updated(wrap(ones, dt), ones, key, vw, vw._data, "mul", op)
+    gx = gw * prod if needs[0] else None
+    gv = None
+    if needs[1]:
+        def get(a):
+            return be.idx_get(a, key)
+
+        def put(a):
+            return be.idx_add_into_zeros(wshape, key, a)
+
+        gv = linear_map(gw * xw, get, put, op)
+        count = put(get(ones))
+        bounds = be.idx_bounds(count)
+        if bounds is not None and bounds[1] > 1:  # repeated positions
+            if (vw == 0.0).any().item():
+                if _mode.enabled:
+                    raise GraphError(
+                        f"{op}: the second-order gradient of a mul update with repeated "
+                        "indices and a zero value is not implemented; avoid create_graph=True "
+                        "here")
+                _, gva = be.idx_mul_grad(gw._data, xw._data, vdata, out_work, key)
+                return gx, wrap(gva, dt)
+            gv = gv * linear_map(prod, get, put, op) / vw
+    return gx, gv
 
 
 # -- select / take ---------------------------------------------------------------------------------
@@ -218,10 +330,13 @@ def _dim_take(self, dim, indices, op, one_d):
     key = be.idx_dim_key(ia, d)
     shape = self._data.shape
 
-    def backward(g, needs):
-        return (be.idx_add_into_zeros(shape, key, g),)
+    def put(g):
+        return be.idx_add_into_zeros(shape, key, g)
 
-    return record_arrays(be.idx_get(self._data, key), self._dtype, (self,), backward, op)
+    def get(x):
+        return be.idx_get(x, key)
+
+    return linear_map(self, get, put, op)
 
 
 @tensor_method
@@ -348,13 +463,20 @@ def gather(self, dim, index):
     if lifted:
         out = be.idx_reshape(out, ())
 
-    def backward(g, needs):
-        if lifted:
-            return (be.idx_reshape(be.idx_add_into_zeros((1,), key, be.idx_reshape(g, (1,))),
-                                   shape),)
-        return (be.idx_add_into_zeros(shape, key, g),)
+        def put(g):
+            return be.idx_reshape(be.idx_add_into_zeros((1,), key, be.idx_reshape(g, (1,))),
+                                  shape)
 
-    return record_arrays(out, self._dtype, (self,), backward, op)
+        def get(a):
+            return be.idx_reshape(be.idx_gather(be.idx_reshape(a, (1,)), key), ())
+    else:
+        def put(g):
+            return be.idx_add_into_zeros(shape, key, g)
+
+        def get(a):
+            return be.idx_gather(a, key)
+
+    return linear_step(self, out, put, get, op)
 
 
 @tensor_method
@@ -381,21 +503,11 @@ def scatter(self, dim, index, values, update="assign"):
     be = self._device.backend
     ia = be.idx_as_intp(idx._data)
     work = self._data
-    to_work = from_work = None
     if lifted:
-        shape = work.shape
         work, ia = be.idx_reshape(work, (1,)), be.idx_reshape(ia, (1,))
         vdata = be.idx_reshape(vdata, (1,)) if vt is not None else vdata
-
-        def to_work(a):
-            return be.idx_reshape(a, (1,))
-
-        def from_work(a):
-            return be.idx_reshape(a, shape)
-
     try:
-        return _updated(self, work, be.idx_along_key(ia, d), vt, vdata, update, op, to_work,
-                        from_work)
+        return _updated(self, work, be.idx_along_key(ia, d), vt, vdata, update, op, lifted)
     except IndexError:
         _along_range(self, d, idx, op)
         raise
@@ -451,14 +563,16 @@ def gather_nd(self, indices):
     key, lead, batch, k = _nd(self, indices, op)
     be = self._device.backend
     x = be.idx_lead(self._data) if lead else self._data
-    shape = self._data.shape
     wshape = x.shape
 
-    def backward(g, needs):
+    def put(g):
         gx = be.idx_add_into_zeros(wshape, key, g)
-        return (be.idx_unlead(gx) if lead else gx,)
+        return be.idx_unlead(gx) if lead else gx
 
-    return record_arrays(be.idx_get(x, key), self._dtype, (self,), backward, op)
+    def get(a):
+        return be.idx_get(be.idx_lead(a) if lead else a, key)
+
+    return linear_step(self, be.idx_get(x, key), put, get, op)
 
 
 @tensor_method
@@ -479,8 +593,7 @@ def scatter_nd(self, indices, values, update="assign"):
     be = self._device.backend
     if not lead:
         return _updated(self, self._data, key, vt, vdata, update, op)
-    return _updated(self, be.idx_lead(self._data), key, vt, vdata, update, op, be.idx_lead,
-                    be.idx_unlead)
+    return _updated(self, be.idx_lead(self._data), key, vt, vdata, update, op, True)
 
 
 # -- masks and where -----------------------------------------------------------------------------
@@ -562,24 +675,29 @@ def _where_record(be, cond, a, b_or_value, dtype, op, swap=True):
 
     out = be.idx_where(cond, data(t_true), data(t_false))
     tensors = [v for v in (t_true, t_false) if isinstance(v, Tensor)]
-    true_is_t = isinstance(t_true, Tensor)
 
-    def backward(g, needs):
-        res = []
-        if true_is_t:
-            res.append(_grad_part(be, be.idx_masked(g, cond), t_true))
-        if isinstance(t_false, Tensor):
-            res.append(_grad_part(be, be.idx_masked(g, be.idx_logical_not(cond)), t_false))
-        return tuple(res)
+    parts = [(negate, v._data.shape, v._dtype)
+             for negate, v in ((False, t_true), (True, t_false)) if isinstance(v, Tensor)]
 
-    return record_arrays(out, dtype, tuple(tensors), backward, op)
+    def rule(g, needs, out_t):
+        return tuple(_grad_part(be, g, be.idx_logical_not(cond) if negate else cond, shape, dt,
+                                op) if need else None
+                     for need, (negate, shape, dt) in zip(needs, parts))
+
+    return record(out, dtype, tuple(tensors), rule, op)
 
 
-def _grad_part(be, g, t):
-    if t._dtype.kind != "float":
+def _masked(be, g, mask, op):
+    """``g`` where ``mask`` (a constant bool array) is true, else 0: a linear step."""
+    def keep(a):
+        return be.idx_masked(a, mask)
+    return linear_map(g, keep, keep, op)
+
+
+def _grad_part(be, g, mask, shape, dtype, op):
+    if dtype.kind != "float":
         return None
-    shape = t._data.shape
-    return be.cast(be.idx_reshape(be.sum_to_shape(g, shape), shape), t._dtype)
+    return _fit(_masked(be, g, mask, op), shape, dtype)
 
 
 @tensor_method
@@ -653,11 +771,12 @@ def _fill(self, m, value, op):
     fill = _number(be, value, self._dtype, op, "value")
     cond = m._data
     shape = self._data.shape
+    dt = self._dtype
 
-    def backward(g, needs):
-        return (be.sum_to_shape(be.idx_masked(g, be.idx_logical_not(cond)), shape),)
+    def rule(g, needs, out):
+        return (_grad_part(be, g, be.idx_logical_not(cond), shape, dt, op),)
 
-    return record_arrays(be.idx_where(cond, fill, self._data), self._dtype, (self,), backward, op)
+    return record(be.idx_where(cond, fill, self._data), dt, (self,), rule, op)
 
 
 @tensor_method
@@ -675,10 +794,13 @@ def mask_select(self, mask):
     cond = m._data
     shape = self._data.shape
 
-    def backward(g, needs):
-        return (be.idx_mask_select_grad(g, cond, shape),)
+    def put(g):
+        return be.idx_mask_select_grad(g, cond, shape)
 
-    return record_arrays(be.idx_mask_select(self._data, cond), self._dtype, (self,), backward, op)
+    def get(a):
+        return be.idx_mask_select(a, cond)
+
+    return linear_map(self, get, put, op)
 
 
 def where(condition, input=None, other=None):
@@ -1032,10 +1154,13 @@ def advanced_getitem(t, key):
         int_key, axes, key2, adv, _, _ = _plan(t, key, op)
         advanced = bool(adv)
 
-    def backward(g, needs):
-        return (be.idx_adv_grad(g, shape, int_key, axes, key2, advanced),)
+    def put(g):
+        return be.idx_adv_grad(g, shape, int_key, axes, key2, advanced)
 
-    return record_arrays(be.idx_adv_get(t._data, int_key, axes, key2), t._dtype, (t,), backward, op)
+    def get(a):
+        return be.idx_adv_get(a, int_key, axes, key2)
+
+    return linear_map(t, get, put, op)
 
 
 def advanced_setitem(t, key, value):
@@ -1083,15 +1208,26 @@ def advanced_setitem(t, key, value):
     out = be.idx_adv_set(t._data, int_key, axes, key2, vdata)
     value_grad = vt is not None and vt._dtype.kind == "float"
 
-    def backward(g, needs):
-        gx = be.idx_adv_zero(g, int_key, axes, key2) if needs[0] else None
+    shape = t._data.shape
+    vdt = None if vt is None else vt._dtype
+
+    def zero(a):
+        return be.idx_adv_zero(a, int_key, axes, key2)
+
+    def get(a):
+        return be.idx_adv_get(a, int_key, axes, key2)
+
+    def put(a):
+        return be.idx_adv_grad(a, shape, int_key, axes, key2, bool(adv))
+
+    def rule(g, needs, out_t):
+        gx = linear_map(g, zero, zero, op) if needs[0] else None
         if vt is None:
             return (gx,)
         gv = None
         if value_grad and needs[1]:
-            gsel = be.idx_adv_get(g, int_key, axes, key2)
-            gv = be.cast(be.idx_reshape(be.sum_to_shape(gsel, vstrip), vshape), vt._dtype)
+            gv = _fit(linear_map(g, get, put, op), vstrip, vdt, vshape)
         return gx, gv
 
     inputs = (t,) if vt is None else (t, vt)
-    return record_arrays(out, dtype, inputs, backward, op)
+    return record(out, dtype, inputs, rule, op)

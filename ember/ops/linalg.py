@@ -16,7 +16,10 @@ CPU.
 from .. import dtypes as _dt
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import broadcast_shapes, normalize_dim
-from ..tensor import Tensor, backend_of, backend_of_all, record_arrays, tensor_method, wrap
+from ..autodiff.graph import _mode
+from ..autodiff.rules import fit, sum_to
+from ..tensor import Tensor, backend_of, backend_of_all, record, saved, tensor_method, wrap
+from .movement import _reshape_to
 
 __all__ = ["matmul", "dot", "outer", "cross", "einsum"]
 
@@ -39,11 +42,74 @@ def _compute(dtype):
     return _dt.float32 if dtype.name in _LOW else dtype
 
 
-def _finish(data, dtype, inputs, backward, name):
+def _finish(data, dtype, inputs, rule, name):
     kind = dtype.kind
     if kind != "float" and kind != "complex":  # record refuses a complex result of a tracked input
         return wrap(data, dtype)
-    return record_arrays(data, dtype, inputs, backward, name)
+    return record(data, dtype, inputs, rule, name)
+
+
+def _widen(g, cdt):
+    """The gradient ``g`` in the dtype products are computed in (float32 for the half floats)."""
+    return g if g._dtype is cdt else g.cast(cdt)
+
+
+def _as(g, dtype):
+    return g if g._dtype is dtype else g.cast(dtype)
+
+
+def _reshape(x, shape):
+    """``x`` reshaped to exactly ``shape`` (``Tensor.reshape`` reads a 0 as "keep this size")."""
+    shape = tuple(shape)
+    return x if tuple(x.shape) == shape else _reshape_to(x, shape, "reshape")
+
+
+def _matmul_grads(g, a, b, need_a, need_b):
+    """The gradients (ga or None, gb or None) of ``matmul(a, b)`` for the output gradient ``g``,
+    Tensors, each of its operand's shape (not yet cast). A 2-D operand against a batch of the
+    other is one product over the whole batch (no per-batch partial products to add up)."""
+    be = g._device.backend
+    a1, b1 = a.ndim == 1, b.ndim == 1
+    A = a.unsqueeze(0) if a1 else a
+    B = b.unsqueeze(-1) if b1 else b
+    if a1 and b1:
+        G = _reshape(g, (1, 1))
+    elif a1:
+        G = g.unsqueeze(-2)
+    elif b1:
+        G = g.unsqueeze(-1)
+    else:
+        G = g
+    ga = gb = None
+    batch = tuple(G.shape[:-2])
+    if need_a:
+        if A.ndim == 2 and B.ndim > 2 and tuple(B.shape[:-2]) == batch:
+            # sum over the batch of G_b @ B_b^T as one product
+            k = B.shape[-2]
+            rest = _prod(batch) * G.shape[-1]
+            Gm = _reshape(G.movedim(-2, 0), (G.shape[-2], rest))
+            Bm = _reshape(B.movedim(-2, 0), (k, rest))
+            ga = _product(Gm, Bm.mT, be)
+        else:
+            ga = sum_to(_product(G, B.mT, be), tuple(A.shape))
+        if a1:
+            ga = _reshape(ga, a.shape)
+    if need_b:
+        if B.ndim == 2 and A.ndim > 2 and tuple(A.shape[:-2]) == batch:
+            rows = _prod(batch) * A.shape[-2]
+            gb = _product(_reshape(A, (rows, A.shape[-1])).mT, _reshape(G, (rows, G.shape[-1])), be)
+        else:
+            gb = sum_to(_product(A.mT, G, be), tuple(B.shape))
+        if b1:
+            gb = _reshape(gb, b.shape)
+    return ga, gb
+
+
+def _prod(sizes):
+    n = 1
+    for s in sizes:
+        n *= s
+    return n
 
 
 # -- matmul -----------------------------------------------------------------------------------
@@ -99,18 +165,38 @@ def matmul(self, other):
     _numeric(other, "matmul", "other")
     be = backend_of(self, other, "matmul")
     _matmul_shape(self._data.shape, other._data.shape)
-    dtype = _dt.promote_types(self._dtype, other._dtype)
-    cdt = _compute(dtype)
-    a = be.cast(self._data, cdt)
-    b = be.cast(other._data, cdt)
-    out = be.cast(be.linalg_matmul(a, b, op="matmul"), dtype)
-    da, db = self._dtype, other._dtype
+    return _product(self, other, be)
 
-    def backward(g, needs):
-        ga, gb = be.linalg_matmul_grads(be.cast(g, cdt), a, b, needs[0], needs[1])
-        return (None if ga is None else be.cast(ga, da), None if gb is None else be.cast(gb, db))
 
-    return _finish(out, dtype, (self, other), backward, "matmul")
+def _product(x, y, be):
+    """``matmul`` of the checked Tensors ``x`` and ``y`` (valid shapes, numeric, on the backend
+    ``be``): the kernel and the recorded step, without the argument checks (gradient rules call
+    it directly, their shapes are right by construction)."""
+    dx, dy = x._dtype, y._dtype
+    dtype = dx if dx is dy else _dt.promote_types(dx, dy)
+    kind = dtype.kind
+    cdt = _dt.float32 if dtype.name in _LOW else dtype
+    a, b = x._data, y._data
+    if dx is not cdt:
+        a = be.cast(a, cdt)
+    if dy is not cdt:
+        b = be.cast(b, cdt)
+    out = be.linalg_matmul(a, b, op="matmul")
+    if cdt is not dtype:
+        out = be.cast(out, dtype)
+    if kind != "float" and kind != "complex":  # record refuses a complex result of a tracked input
+        return wrap(out, dtype)
+    if (x._node is None and y._node is None) or not _mode.enabled:  # no rule to build
+        return record(out, dtype, (x, y), None, "matmul")
+    return record(out, dtype, (x, y), _matmul_rule(saved(x), saved(y), cdt), "matmul")
+
+
+def _matmul_rule(xa, xb, cdt):
+    def rule(g, needs, out):
+        ga, gb = _matmul_grads(_widen(g, cdt), xa, xb, needs[0], needs[1])
+        return (None if ga is None else _as(ga, xa._dtype),
+                None if gb is None else _as(gb, xb._dtype))
+    return rule
 
 
 @tensor_method(name="__matmul__")
@@ -159,14 +245,14 @@ def dot(self, other):
     a = be.cast(self._data, cdt)
     b = be.cast(other._data, cdt)
     out = be.cast(be.linalg_dot(a, b), dtype)
-    da, db = self._dtype, other._dtype
+    xa, xb = saved(self), saved(other)
 
-    def backward(g, needs):
-        g = be.cast(g, cdt)
-        return (be.cast(be.linalg_mul(g, b), da) if needs[0] else None,
-                be.cast(be.linalg_mul(g, a), db) if needs[1] else None)
+    def rule(g, needs, out):
+        g = _widen(g, cdt)
+        return (_as(g * xb, xa._dtype) if needs[0] else None,
+                _as(g * xa, xb._dtype) if needs[1] else None)
 
-    return _finish(out, dtype, (self, other), backward, "dot")
+    return _finish(out, dtype, (self, other), rule, "dot")
 
 
 @tensor_method
@@ -183,14 +269,14 @@ def outer(self, other):
     a = be.cast(self._data, cdt)
     b = be.cast(other._data, cdt)
     out = be.cast(be.linalg_outer(a, b, op="outer"), dtype)
-    da, db = self._dtype, other._dtype
+    xa, xb = saved(self), saved(other)
 
-    def backward(g, needs):
-        g = be.cast(g, cdt)
-        return (be.cast(be.linalg_matmul(g, b, op="outer"), da) if needs[0] else None,
-                be.cast(be.linalg_matmul(a, g, op="outer"), db) if needs[1] else None)
+    def rule(g, needs, out):
+        g = _widen(g, cdt)
+        return (_as(g @ xb, xa._dtype) if needs[0] else None,
+                _as(xa @ g, xb._dtype) if needs[1] else None)
 
-    return _finish(out, dtype, (self, other), backward, "outer")
+    return _finish(out, dtype, (self, other), rule, "outer")
 
 
 def vecdot(x, y, *, dim=-1):
@@ -230,15 +316,14 @@ def vecdot(x, y, *, dim=-1):
     a = be.cast(x._data, cdt)
     b = be.cast(y._data, cdt)
     out = be.cast(be.linalg_vecdot(a, b, d), dtype)
-    dx, dy = x._dtype, y._dtype
     kept = shape[:d] + (1,) + shape[d + 1:]
+    xs, ys = saved(x), saved(y)
 
-    def backward(g, needs):  # real operands only: d/dx = g * y, d/dy = g * x
-        g = be.linalg_reshape(be.cast(g, cdt), kept)
-        return (be.cast(be.sum_to_shape(be.linalg_mul(g, b), sx), dx) if needs[0] else None,
-                be.cast(be.sum_to_shape(be.linalg_mul(g, a), sy), dy) if needs[1] else None)
+    def rule(g, needs, out):  # real operands only: d/dx = g * y, d/dy = g * x
+        g = _reshape(_widen(g, cdt), kept)
+        return (fit(g * ys, xs) if needs[0] else None, fit(g * xs, ys) if needs[1] else None)
 
-    return record_arrays(out, dtype, (x, y), backward, op)
+    return record(out, dtype, (x, y), rule, op)
 
 
 # -- cross -----------------------------------------------------------------------------------
@@ -277,18 +362,15 @@ def cross(self, other, dim=-1):
     a = be.cast(self._data, cdt)
     b = be.cast(other._data, cdt)
     out = be.cast(be.linalg_cross(a, b, d), dtype)
-    da, db = self._dtype, other._dtype
+    xa, xb = saved(self), saved(other)
 
-    def backward(g, needs):
-        g = be.cast(g, cdt)
-        ga = gb = None
-        if needs[0]:  # d<g, a x b>/da = b x g
-            ga = be.cast(be.sum_to_shape(be.linalg_cross(b, g, d), sa), da)
-        if needs[1]:  # d<g, a x b>/db = g x a
-            gb = be.cast(be.sum_to_shape(be.linalg_cross(g, a, d), sb), db)
-        return ga, gb
+    def rule(g, needs, out):
+        g = _widen(g, cdt)
+        # d<g, a x b>/da = b x g, d<g, a x b>/db = g x a
+        return (fit(cross(xb, g, d), xa) if needs[0] else None,
+                fit(cross(g, xa, d), xb) if needs[1] else None)
 
-    return _finish(out, dtype, (self, other), backward, "cross")
+    return _finish(out, dtype, (self, other), rule, "cross")
 
 
 # -- einsum ----------------------------------------------------------------------------------
@@ -517,21 +599,60 @@ def einsum(equation, *operands):
     out = be.cast(be.einsum_contract(eq, arrays, op="einsum"), dtype)
     if dtype.kind != "float" and dtype.kind != "complex":
         return wrap(out, dtype)
-    shapes = [t._data.shape for t in operands]
-    in_dtypes = [t._dtype for t in operands]
+    xs = tuple(saved(t) for t in operands)
 
-    def backward(g, needs):
-        grads = be.einsum_grads(be.cast(g, cdt), arrays, subs, out_sub, needs)
+    def rule(g, needs, out):
+        g = _widen(g, cdt)
+        views = [_reshape(x, sq) for x, sq in zip(xs, squeezed)]
         result = []
-        for gi, shape, dt in zip(grads, shapes, in_dtypes):
-            if gi is not None:
-                if gi.shape != shape:
-                    gi = be.linalg_reshape(gi, shape)
-                gi = be.cast(gi, dt)
-            result.append(gi)
+        for i, x in enumerate(xs):
+            if not needs[i]:
+                result.append(None)
+                continue
+            gi = _einsum_grad(g, views, subs, out_sub, i)
+            gi = _reshape(gi, x.shape)
+            result.append(_as(gi, x._dtype))
         return tuple(result)
 
-    return record_arrays(out, dtype, tuple(operands), backward, "einsum")
+    return record(out, dtype, tuple(operands), rule, "einsum")
+
+
+def _einsum_grad(g, views, subs, out, i):
+    """The gradient of operand ``i`` (of squeezed shape, labels ``subs[i]``) of the einsum
+    ``",".join(subs) + "->" + out`` of the Tensors ``views``, for the output gradient ``g``: the
+    einsum of ``g`` with the other operands onto the operand's distinct labels; labels summed
+    inside that operand only are broadcast back, and a repeated label (a diagonal) puts the
+    result on the diagonal (times identity matrices)."""
+    s = subs[i]
+    sizes = {}
+    for sub, x in zip(subs, views):
+        for lab, n in zip(sub, x.shape):
+            sizes[lab] = n
+    uniq = "".join(dict.fromkeys(s))
+    others = [subs[j] for j in range(len(subs)) if j != i]
+    avail = set(out).union(*others) if others else set(out)
+    present = "".join(lab for lab in uniq if lab in avail)
+    gi = einsum(",".join([out] + others) + "->" + present,
+                [g] + [views[j] for j in range(len(views)) if j != i])
+    if len(present) != len(uniq):
+        gi = _reshape(gi, [sizes[lab] if lab in avail else 1 for lab in uniq])
+        gi = gi.expand(*[sizes[lab] for lab in uniq])
+    if len(uniq) != len(s):
+        # each later occurrence of a label gets a fresh label tied to the first by an identity
+        used = set(_LETTERS) - set(subs[0]).union(*subs[1:]) - set(out)
+        spare = [c for c in _LETTERS if c in used]
+        labels, terms, eyes, seen = [], [uniq], [], set()
+        for lab in s:
+            if lab in seen:
+                fresh = spare.pop(0)
+                labels.append(fresh)
+                terms.append(lab + fresh)
+                eyes.append(Tensor.eye(sizes[lab], dtype=gi._dtype, device=gi._device))
+            else:
+                seen.add(lab)
+                labels.append(lab)
+        gi = einsum(",".join(terms) + "->" + "".join(labels), [gi] + eyes)
+    return gi
 
 
 Tensor.einsum = staticmethod(einsum)

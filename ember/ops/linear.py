@@ -1,8 +1,11 @@
 """The affine map ``linear`` (``ember.nn.functional.linear``, ``nn.Linear``)."""
 
+from .. import dtypes as _dt
+from ..autodiff.graph import _mode
 from ..errors import ShapeMismatchError
-
-from ..tensor import record_arrays
+from ..tensor import record, saved
+from .linalg import _product
+from .movement import _reshape_to
 from .nn_args import _backend, _common, _float_tensor, _opt_float, _shape_str
 
 
@@ -42,14 +45,43 @@ def _linear(input, weight, bias, op):
     if w._device is not device or (b is not None and b._device is not device):
         _backend((x, w, b), op)  # raises DeviceError
     be = device.backend
-    xd, wd = x._data, w._data
-    out = be.nn_linear(xd, wd, None if b is None else b._data, dt)
+    out = be.nn_linear(x._data, w._data, None if b is None else b._data, dt)
     inputs = (x, w) if b is None else (x, w, b)
+    tracked = x._node is not None or w._node is not None or (b is not None and b._node is not None)
+    if not tracked or not _mode.enabled:
+        return record(out, dt, inputs, None, op)  # nothing to differentiate: no rule to build
+    return record(out, dt, inputs, _linear_rule(saved(x), saved(w), b), op)
+
+
+def _linear_rule(xs, ws, b):
     bdt = None if b is None else b._dtype
 
-    def backward(g, needs):
-        gx, gw, gb = be.nn_linear_grads(g, xd, wd, needs[0], needs[1],
-                                        len(needs) > 2 and needs[2], bdt)
-        return (gx, gw) if b is None else (gx, gw, gb)
+    def rule(g, needs, out):
+        be = g._device.backend
+        # the GEMMs of the backward as ember matmuls: gx = g @ w, gw = g2^T @ x2, gb = sum(g2)
+        if g._dtype is not _dt.float32 and g._dtype is not _dt.float64:
+            g = g.cast(_dt.float32)  # the half floats compute in float32, as the forward
+        gx = gw = gb = None
+        if needs[0]:
+            gx = _as(_product(g, ws, be), xs._dtype)
+        if needs[1] or (len(needs) > 2 and needs[2]):
+            O, I = ws.shape
+            rows = 1
+            for n in g.shape[:-1]:
+                rows *= n
+            g2 = _reshape(g, (rows, O))
+            if needs[1]:
+                gw = _as(_product(g2.mT, _reshape(xs, (rows, I)), be), ws._dtype)
+            if len(needs) > 2 and needs[2]:
+                gb = _as(g2.sum(0), bdt)
+        return (gx, gw) if len(needs) == 2 else (gx, gw, gb)
+    return rule
 
-    return record_arrays(out, dt, inputs, backward, op)
+
+def _as(g, dtype):
+    return g if g._dtype is dtype else g.cast(dtype)
+
+
+def _reshape(x, shape):
+    """``x`` reshaped to exactly ``shape`` (``Tensor.reshape`` reads a 0 as "keep this size")."""
+    return x if tuple(x.shape) == shape else _reshape_to(x, shape, "reshape")

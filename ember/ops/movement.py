@@ -11,10 +11,11 @@ See docs/movement.md for a guide.
 import numbers
 
 from .. import dtypes as _dt
+from ..autodiff.rules import sum_to
 from ..errors import DimensionError, InvalidParameterError, KindError, ShapeMismatchError
-from ..shapes import (MAX_RANK, argfix, as_int, check_rank, infer_shape, is_permutation, is_plain_shape, normalize_dim,
-                      normalize_dims, prod)
-from ..tensor import Tensor, _data_from, backend_of, check_tensor, record_arrays, tensor_method, wrap
+from ..shapes import (MAX_RANK, argfix, as_int, check_rank, infer_shape, is_permutation,
+                      is_plain_shape, normalize_dim, normalize_dims, prod)
+from ..tensor import Tensor, _data_from, backend_of, check_tensor, record, tensor_method, wrap
 
 __all__ = ["PadMode", "reshape", "permute", "flip", "transpose", "t", "movedim", "flatten",
            "unflatten", "squeeze", "unsqueeze", "roll", "repeat_interleave"]
@@ -43,10 +44,10 @@ def _reshape_to(x, shape, op):
     if x._node is None:  # untracked: no gradient rule to build (what record would give)
         return wrap(out, x._dtype, x._ad)
 
-    def backward(g, needs):
-        return (be.mv_reshape(g, in_shape, op),)
+    def rule(g, needs, out):
+        return (_reshape_to(g, in_shape, op),)
 
-    return record_arrays(out, x._dtype, (x,), backward, op)
+    return record(out, x._dtype, (x,), rule, op)
 
 
 def _permute_to(x, order, op):
@@ -59,10 +60,10 @@ def _permute_to(x, order, op):
     for i, d in enumerate(order):
         inverse[d] = i
 
-    def backward(g, needs):
-        return (be.mv_permute(g, inverse),)
+    def rule(g, needs, out):
+        return (_permute_to(g, inverse, op),)
 
-    return record_arrays(out, x._dtype, (x,), backward, op)
+    return record(out, x._dtype, (x,), rule, op)
 
 
 @_method("reshape")
@@ -159,10 +160,10 @@ def _expand_to(x, shape, op):
     be = x._device.backend
     out = be.mv_expand(x._data, shape, op)
 
-    def backward(g, needs):
-        return (be.sum_to_shape(g, in_shape),)
+    def rule(g, needs, out):
+        return (sum_to(g, in_shape),)
 
-    return record_arrays(out, x._dtype, (x,), backward, op)
+    return record(out, x._dtype, (x,), rule, op)
 
 
 @_method("expand")
@@ -230,13 +231,15 @@ def _flip(self, axis, *args):
     """
     axes = normalize_dims(list(argfix((axis,) + args, "flip", "dims")), self._data.ndim, "flip",
                           "dims")
-    be = self._device.backend
-    out = be.mv_flip(self._data, axes)
+    return _flip_to(self, axes, "flip")
 
-    def backward(g, needs):
-        return (be.mv_flip(g, axes),)
 
-    return record_arrays(out, self._dtype, (self,), backward, "flip")
+def _flip_to(x, axes, op):
+    """``x`` reversed along ``axes`` (normalized), a view; its rule is the same flip."""
+    def rule(g, needs, out):
+        return (_flip_to(g, axes, op),)
+
+    return record(x._device.backend.mv_flip(x._data, axes), x._dtype, (x,), rule, op)
 
 
 def _bound(value, size, dim, op, what, default):
@@ -282,13 +285,28 @@ def _shrink(self, arg):
                 f"shrink: entry {d} of arg is {tuple(entry)}: start {s} is after end {e}; "
                 "expected start <= end", "arg", arg)
         bounds.append((s, e))
-    be = self._device.backend
-    out = be.mv_slice(self._data, bounds)
+    return _shrink_to(self, bounds, "shrink")
 
-    def backward(g, needs):
-        return (be.mv_slice_backward(g, shape, bounds),)
 
-    return record_arrays(out, self._dtype, (self,), backward, "shrink")
+def _shrink_to(x, bounds, op):
+    """The view of ``x`` in ``bounds`` (one checked ``(start, end)`` per dim); its rule puts the
+    gradient back in a zero tensor of ``x``'s shape (``_unshrink``)."""
+    shape = x._data.shape
+
+    def rule(g, needs, out):
+        return (_unshrink(g, shape, bounds, op),)
+
+    return record(x._device.backend.mv_slice(x._data, bounds), x._dtype, (x,), rule, op)
+
+
+def _unshrink(g, shape, bounds, op):
+    """The adjoint of ``_shrink_to``: zeros of ``shape`` with ``g`` at ``bounds``; its rule is
+    that shrink again."""
+    def rule(gg, needs, out):
+        return (_shrink_to(gg, bounds, op),)
+
+    return record(g._device.backend.mv_slice_backward(g._data, shape, bounds), g._dtype, (g,),
+                  rule, op)
 
 
 # -- pad -----------------------------------------------------------------------------------------
@@ -414,12 +432,31 @@ def _pad_impl(x, padding, mode, value, op):
             raise InvalidParameterError(
                 f"{op}: value {value!r} does not fit the result dtype {dtype.name}; expected an "
                 f"integer in the range of {dtype.name}", "value", value)
-    out = be.mv_pad(x._data, pads, mode, value, dtype, op=op)
+    return _pad_to(x, pads, mode, value, dtype, op)
 
-    def backward(g, needs):
-        return (be.mv_pad_backward(g, shape, pads, mode),)
 
-    return record_arrays(out, dtype, (x,), backward, op)
+def _pad_to(x, pads, mode, value, dtype, op):
+    """``x`` padded by ``pads`` (checked pairs, one per dim) as ``dtype``; its rule is the
+    adjoint ``_unpad``."""
+    shape = x._data.shape
+    src = x._dtype
+
+    def rule(g, needs, out):
+        gx = _unpad(g, shape, pads, mode, op)
+        return (gx if gx._dtype is src else gx.cast(src),)
+
+    return record(x._device.backend.mv_pad(x._data, pads, mode, value, dtype, op=op), dtype,
+                  (x,), rule, op)
+
+
+def _unpad(g, shape, pads, mode, op):
+    """The adjoint of ``_pad_to`` (the fill value left out): the gradient for the input of
+    ``shape``; its rule is that pad again, with zeros."""
+    def rule(gg, needs, out):
+        return (_pad_to(gg, pads, mode, 0, gg._dtype, op),)
+
+    return record(g._device.backend.mv_pad_backward(g._data, shape, pads, mode), g._dtype, (g,),
+                  rule, op)
 
 
 def _check_value(value, op):
@@ -822,14 +859,13 @@ def _unsqueeze_to(self, rank):
 # -- roll, repeat, unfold ------------------------------------------------------------------------
 
 def _roll_to(x, shifts, axes, op):
-    be = x._device.backend
-    out = be.mv_roll(x._data, shifts, axes)
+    out = x._device.backend.mv_roll(x._data, shifts, axes)
     back = tuple([-s for s in shifts]) if isinstance(shifts, tuple) else -shifts
 
-    def backward(g, needs):
-        return (be.mv_roll(g, back, axes),)
+    def rule(g, needs, out):
+        return (_roll_to(g, back, axes, op),)
 
-    return record_arrays(out, x._dtype, (x,), backward, op)
+    return record(out, x._dtype, (x,), rule, op)
 
 
 @_method("roll")
@@ -970,12 +1006,7 @@ def _repeat_interleave(self, repeats, dim=None):
             raise InvalidParameterError(f"{op}: repeats has a negative count; expected >= 0",
                                         "repeats", repeats)
         counts = be.mv_reshape(reps._data, (-1,), op) if reps.ndim else reps._data
-        out = be.mv_repeat_interleave(x._data, counts, d, op=op)
-
-        def backward(g, needs):
-            return (be.mv_repeat_interleave_backward(g, shape, counts, d),)
-
-        return record_arrays(out, x._dtype, (x,), backward, op)
+        return _repeat_counts(x, counts, d, op)
     r = as_int(repeats, op, "repeats")
     if r < 0:
         raise InvalidParameterError(f"{op}: repeats {r} is negative; expected >= 0",
@@ -983,6 +1014,28 @@ def _repeat_interleave(self, repeats, dim=None):
     y = _reshape_to(x, shape[:d + 1] + (1,) + shape[d + 1:], op)
     y = _expand_to(y, shape[:d + 1] + (r,) + shape[d + 1:], op)
     return _reshape_to(y, shape[:d] + (shape[d] * r,) + shape[d + 1:], op)
+
+
+def _repeat_counts(x, counts, d, op):
+    """Each entry of ``x`` along ``d`` repeated by the int array ``counts`` (constants); its
+    rule sums the copies back (``_unrepeat_counts``)."""
+    shape = x._data.shape
+
+    def rule(g, needs, out):
+        return (_unrepeat_counts(g, shape, counts, d, op),)
+
+    return record(x._device.backend.mv_repeat_interleave(x._data, counts, d, op=op), x._dtype,
+                  (x,), rule, op)
+
+
+def _unrepeat_counts(g, shape, counts, d, op):
+    """The adjoint of ``_repeat_counts``: the copies summed into ``shape``; its rule repeats
+    again."""
+    def rule(gg, needs, out):
+        return (_repeat_counts(gg, counts, d, op),)
+
+    return record(g._device.backend.mv_repeat_interleave_backward(g._data, shape, counts, d),
+                  g._dtype, (g,), rule, op)
 
 
 @_method("unfold")
@@ -1006,13 +1059,28 @@ def _unfold(self, dim, size, step):
     if step < 1:
         raise InvalidParameterError(f"unfold: step {step} must be >= 1", "step", step)
     check_rank(len(shape) + 1, "unfold", "self", shape)
-    be = self._device.backend
-    out = be.mv_unfold(self._data, d, size, step)
+    return _unfold_to(self, d, size, step, "unfold")
 
-    def backward(g, needs):
-        return (be.mv_unfold_backward(g, shape, d, size, step),)
 
-    return record_arrays(out, self._dtype, (self,), backward, "unfold")
+def _unfold_to(x, d, size, step, op):
+    """The windows of ``x`` along ``d`` (checked arguments), a view; its rule is the fold
+    ``_fold``."""
+    shape = x._data.shape
+
+    def rule(g, needs, out):
+        return (_fold(g, shape, d, size, step, op),)
+
+    return record(x._device.backend.mv_unfold(x._data, d, size, step), x._dtype, (x,), rule, op)
+
+
+def _fold(g, shape, d, size, step, op):
+    """The adjoint of ``_unfold_to``: the windows summed back into ``shape``; its rule unfolds
+    again."""
+    def rule(gg, needs, out):
+        return (_unfold_to(gg, d, size, step, op),)
+
+    return record(g._device.backend.mv_unfold_backward(g._data, shape, d, size, step), g._dtype,
+                  (g,), rule, op)
 
 
 # -- module functions (PyTorch's spellings) -------------------------------------------------------

@@ -14,9 +14,10 @@ absolute values, real (float32 for complex64, float64 for complex128), as PyTorc
 import math
 
 from .. import dtypes as _dt
+from ..autodiff.graph import _mode
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import normalize_dim
-from ..tensor import check_tensor, record_arrays, tensor_method, wrap
+from ..tensor import check_tensor, record, saved, tensor_method, wrap
 from .decompositions import matrices, svdvals
 from .reduce import _axes
 
@@ -100,11 +101,58 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
         return wrap(be.linalg_vector_norm(xd, p, axes, keep, rdt), rdt, x._ad)
     cdt = _dt.float32 if x._dtype.name in _LOW else x._dtype
     out = be.linalg_vector_norm(xd, p, axes, keep, cdt)
+    if x._node is None:  # untracked: no gradient rule to build (what record would give)
+        return wrap(out, x._dtype, x._ad)
+    xs = saved(x)
 
-    def backward(g, needs):
-        return (be.linalg_vector_norm_grad(g, xd, out, p, axes, keep, cdt),)
+    def rule(g, needs, out):
+        if not _mode.enabled:  # a first-order backward: the fused kernel, the same values
+            return (wrap(be.linalg_vector_norm_grad(g._data, xs._data, out._data, p, axes, keep,
+                                                    cdt), x._dtype),)
+        return (_vector_norm_grad(g, xs, out, p, keep, axes, cdt),)
 
-    return record_arrays(out, x._dtype, (x,), backward, op)
+    return record(out, x._dtype, (x,), rule, op, keep_out=True)
+
+
+def _const(t):
+    """``t``'s value as an untracked tensor: for the masks and signs of a rule, whose
+    derivatives are zero."""
+    return wrap(t._data, t._dtype)
+
+
+def _vector_norm_grad(g, x, norm, p, keep, axes, cdt):
+    """The gradient of ``norm = vector_norm(x, p, axes)``, PyTorch's: zero where the norm is
+    zero, and ties of the inf-norms share it evenly; computed in ``cdt``. With ember ops, for
+    a backward that records (``create_graph``); the values are those of the kernel
+    ``linalg_vector_norm_grad`` that a first-order backward takes."""
+    dt = x._dtype
+    if cdt is not dt:
+        x, g, norm = x.cast(cdt), g.cast(cdt), norm.cast(cdt)
+    if not keep:  # the reduced dims back, with size 1
+        for a in sorted(axes):
+            g, norm = g.unsqueeze(a), norm.unsqueeze(a)
+    if p == 0:
+        out = _const(x) * 0.0
+    elif p == 2:  # g / norm where the norm is not zero, 0 where it is (a safe divisor, so that
+        dead = (_const(norm) == 0).cast(cdt)  # no NaN reaches a higher-order gradient)
+        out = x * (g / (norm + dead) * (1 - dead))
+    elif p == 1:
+        out = _const(x).sign() * g
+    elif math.isinf(p):
+        a = _const(x).abs()
+        mask = (a == _const(norm)) | a.is_nan()
+        out = _const(x).sign() * (g / mask.sum(axes, keepdim=True).cast(cdt)) * mask.cast(cdt)
+    else:
+        sign = _const(x).sign()
+        ax = x * sign  # |x|
+        if p < 1:
+            zero = (_const(x) == 0).cast(cdt)
+            out = sign * ((ax + zero) ** (p - 1) * (1 - zero)) * g * norm ** (1 - p)
+        else:
+            dead = (_const(norm) == 0).cast(cdt)
+            scale = g / (norm + dead) ** (p - 1) * (1 - dead)
+            out = (sign * ax ** (p - 1) if p < 2 else x * ax ** (p - 2)) * scale
+    return out if cdt is dt else out.cast(dt)
 
 
 def _matrix_dims(x, dim, op):
@@ -169,12 +217,17 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
             return wrap(be.linalg_reshape(be.cast(r, rdt), final), rdt)
         out = be.linalg_reshape(be.cast(r, A._dtype), final)
 
-        def backward(g, needs):
-            gk = be.linalg_reshape(be.cast(g, cdt), kept)
-            ga = be.linalg_abs_sum_extreme_grad(gk, be.cast(a, cdt), s, r, ext_axis)
-            return (be.cast(ga, A._dtype),)
+        def rule(g, needs, out):
+            # sign(A) times the share of each tied extreme sum: weights with zero derivative
+            gk = g if cdt is A._dtype else g.cast(cdt)
+            if not keep:  # the two reduced dims back, with size 1
+                gk = gk.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1))
+            w = be.linalg_abs_sum_extreme_grad(be.ones_like(gk._data), be.cast(a, cdt), s, r,
+                                               ext_axis)
+            ga = gk * wrap(w, cdt)
+            return (ga if cdt is A._dtype else ga.cast(A._dtype),)
 
-        return record_arrays(out, A._dtype, (A,), backward, op)
+        return record(out, A._dtype, (A,), rule, op)
     matrices(A, op, "input", square=False)
     if ord == -2 and min(A.shape[d0], A.shape[d1]) == 0:
         raise InvalidParameterError(f"{op}: the -2 norm of an empty matrix (shape "
@@ -186,11 +239,12 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     else:
         be = s._device.backend
         r, w = be.linalg_extreme_last(s._data, ord > 0)
+        weights = wrap(w, s._dtype)  # the share of each tied extreme: zero derivative
 
-        def backward(g, needs):
-            return (be.linalg_mul(be.linalg_reshape(g, tuple(g.shape) + (1,)), w),)
+        def rule(g, needs, out):
+            return (g.unsqueeze(-1) * weights,)
 
-        out = record_arrays(r, s._dtype, (s,), backward, op)
+        out = record(r, s._dtype, (s,), rule, op)
     return out.reshape(final)
 
 

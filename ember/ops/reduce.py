@@ -22,12 +22,16 @@ reduction here orders or squares its elements (max, min, argmax, median, var, co
 raises ``dtypes.complex_error`` for a complex tensor, as PyTorch's do where it defines none.
 """
 
+import builtins as _builtins
+import math
+
 from .. import dtypes as _dt
 from ..errors import DimensionError, InvalidParameterError, ShapeMismatchError
 from ..shapes import as_int, normalize_dim, normalize_dims
 from .. import return_types as _rt
+from ..autodiff.graph import _mode
 from ..autodiff.rules import unreduce
-from ..tensor import Tensor, check_kind, record, record_arrays, tensor_method, wrap
+from ..tensor import Tensor, check_kind, record, saved, tensor_method, wrap
 from . import fusion as _fusion
 
 __all__ = ["sum", "mean", "prod", "max", "min", "argmax", "argmin", "any", "all", "var",
@@ -36,6 +40,7 @@ __all__ = ["sum", "mean", "prod", "max", "min", "argmax", "argmin", "any", "all"
 
 
 _int64 = _dt.int64
+_builtin_max = _builtins.max  # this module defines its own max
 _bool = _dt.bool_
 _NUMERIC = ("float", "int")
 _MEAN_KINDS = ("float", "int", "complex")
@@ -180,11 +185,41 @@ def _prod(x, axes, keepdims, op):
     data = be.reduce_prod(xd, axes, keepdims, out_dt)
     if out_dt.kind != "float":
         return wrap(data, out_dt)
+    if x._node is None:  # untracked: no gradient rule to build (what record would give)
+        return wrap(data, out_dt, x._ad)
+    xs = saved(x)
 
-    def backward(g, needs):
-        return (be.reduce_prod_grad(g, xd, data, axes, keepdims),)
+    def rule(g, needs, out):
+        if not _mode.enabled:  # a first-order backward: the fused kernel, the same values
+            return (wrap(be.reduce_prod_grad(g._data, xs._data, out._data, axes, keepdims),
+                         out_dt),)
+        return (_prod_grad(g, xs, out, axes, keepdims),)
 
-    return record_arrays(data, out_dt, (x,), backward, op)
+    return record(data, out_dt, (x,), rule, op, keep_out=True)
+
+
+def _prod_grad(g, x, out, axes, keepdims):
+    """The gradient of ``out = x.prod(axes)``, PyTorch's: ``g * out / x`` when ``x`` holds no
+    zero; else the product of the other elements of each slice, from the exclusive cumulative
+    products from both ends (exact with zeros, and differentiable again). With ember ops, for a
+    backward that records (``create_graph``); the values are those of the kernel
+    ``reduce_prod_grad`` that a first-order backward takes."""
+    if not axes:  # a product over no dims is the identity
+        return g
+    shape = tuple(x.shape)
+    if not (x == 0).any().item():
+        return unreduce(g * out, shape, axes, keepdims) / x
+    nd = len(shape)
+    rest = [i for i in range(nd) if i not in axes]
+    perm = rest + list(axes)
+    rest_shape = tuple(shape[i] for i in rest)
+    m = _count(shape, axes)
+    rows = x.permute(perm).reshape(rest_shape + (m,))  # the reduced elements of a slice last
+    left = rows.narrow(-1, 0, m - 1).pad([(1, 0)], value=1.0).cumprod(-1)
+    right = rows.narrow(-1, 1, m - 1).pad([(0, 1)], value=1.0).flip(-1).cumprod(-1).flip(-1)
+    gr = g.reshape(rest_shape + (1,)) * (left * right)
+    inverse = [perm.index(i) for i in range(nd)]
+    return gr.reshape(tuple(shape[i] for i in perm)).permute(inverse)
 
 
 @tensor_method
@@ -341,13 +376,37 @@ def _extreme(x, axes, keepdims, op, kind, even):
         data = be.reduce_max(be.reduce_abs(xd), axes, keepdims)
     if x._dtype.kind != "float":
         return wrap(data, x._dtype)
+    if x._node is None:  # untracked: no gradient rule to build (what record would give)
+        return wrap(data, x._dtype, x._ad)
+    xs = saved(x)
+    all_axes = _ALL_AXES[xd.ndim]
     if even:
-        def backward(g, needs):
-            return (be.reduce_even_grad(g, xd, data, kind),)
+        def rule(g, needs, out):
+            def grad(ga):
+                return be.reduce_even_grad(ga, xs._data, out._data, kind)
+            return (_spread(g, grad, all_axes, op),)
     else:
-        def backward(g, needs):
-            return (be.reduce_select_grad(g, xd, axes, keepdims, kind),)
-    return record_arrays(data, x._dtype, (x,), backward, op)
+        def rule(g, needs, out):
+            def grad(ga):
+                return be.reduce_select_grad(ga, xs._data, axes, keepdims, kind)
+            return (_spread(g, grad, axes, op),)
+    return record(data, x._dtype, (x,), rule, op, keep_out=even)
+
+
+def _spread(g, grad, axes, op):
+    """The gradient of a reduction over ``axes`` that selects (max, min, median): the kernel
+    ``grad(g_array)`` puts ``g`` where the selected elements were, with weights ``W`` of the
+    input's shape (one-hot, shared evenly among ties, times a sign for max_abs) that do not
+    change as the input moves. It is recorded as an op of ``g``, linear, whose rule is its
+    adjoint: ``gg * W`` summed back over ``axes`` (``W`` is ``grad`` of ones)."""
+    def rule(gg, needs, out):  # g_data only gives the ones their shape and dtype
+        w = wrap(grad(gg._device.backend.ones_like(g_data)), gg._dtype)
+        return ((gg * w).sum(axes, keepdim=keepdim),)
+
+    g_data = g._data
+    data = grad(g_data)
+    keepdim = g_data.ndim == data.ndim  # whether the reduction kept its dims
+    return record(data, g._dtype, (g,), rule, op + "_backward")
 
 
 @tensor_method(name="max")
@@ -634,7 +693,6 @@ def _extreme_with_indices(x, dim, op, kind):
     axis = _axis(x, dim, op)
     xd = x._data
     be = x._device.backend
-    shape = xd.shape
     x1 = xd if xd.ndim else be.reduce_reshape(xd, (1,))
     _nonempty(x, (axis,) if xd.ndim else (), op)
     if kind == "max":
@@ -646,14 +704,20 @@ def _extreme_with_indices(x, dim, op, kind):
     indices = wrap(idx, _int64)
     if x._dtype.kind != "float":
         return wrap(values, x._dtype), indices
+    if not xd.ndim:  # one element: the identity
+        return record(values, x._dtype, (x,), _identity_rule, op), indices
     shape1 = x1.shape
-    idx1 = be.reduce_reshape(idx, (1,)) if not xd.ndim else idx
 
-    def backward(g, needs):
-        g1 = be.reduce_reshape(g, (1,)) if not shape else g
-        return (be.reduce_reshape(be.reduce_index_grad(g1, idx1, shape1, axis), shape),)
+    def rule(g, needs, out):
+        def grad(ga):
+            return be.reduce_index_grad(ga, idx, shape1, axis)
+        return (_spread(g, grad, (axis,), op),)
 
-    return record_arrays(values, x._dtype, (x,), backward, op), indices
+    return record(values, x._dtype, (x,), rule, op), indices
+
+
+def _identity_rule(g, needs, out):
+    return (g,)
 
 
 @tensor_method
@@ -769,18 +833,45 @@ def _var(x, dim, keepdim, correction, op, with_mean):
     shape = xd.shape
     n = _count(shape, axes)
     var_data, mean_data = be.reduce_var_mean(xd, axes, correction, keep)
+    if x._node is None:  # untracked: no gradient rule to build (what record would give)
+        var = wrap(var_data, x._dtype, x._ad)
+        return (var, wrap(mean_data, x._dtype, x._ad)) if with_mean else var
+    xs = saved(x)
 
-    def backward_var(g, needs):
-        return (be.reduce_var_grad(g, xd, mean_data, axes, correction, keep),)
+    def rule_var(g, needs, out):
+        return (_var_backward(g, xs, mean_data, axes, correction, keep),)
 
-    var = record_arrays(var_data, x._dtype, (x,), backward_var, op)
+    var = record(var_data, x._dtype, (x,), rule_var, op)
     if not with_mean:
         return var
 
-    def backward_mean(g, needs):
-        return (be.reduce_expand(be.reduce_div_count(g, n), shape, axes, keep),)
+    def rule_mean(g, needs, out):
+        return (unreduce(g / n, shape, axes, keep),)
 
-    return var, record_arrays(mean_data, x._dtype, (x,), backward_mean, op)
+    return var, record(mean_data, x._dtype, (x,), rule_mean, op)
+
+
+def _var_backward(g, x, mean_data, axes, correction, keep):
+    """The gradient of the variance, ``g * 2 (x - mean) / (n - correction)`` (PyTorch's), on its
+    kernel (``mean_data``: the mean the forward computed); a recorded op of ``g`` and ``x``
+    whose rule differentiates it again (``x - mean`` is a centring of ``x``)."""
+    be = x._device.backend
+    data = be.reduce_var_grad(g._data, x._data, mean_data, axes, correction, keep)
+    n = _count(x._data.shape, axes)
+    scale = 2.0 / (n - correction) if n > correction else math.inf
+    shape = x._data.shape
+    gs = saved(g)
+
+    def rule(u, needs, out):
+        gx = gg = None
+        if needs[0]:
+            gg = (u * (x - x.mean(axes, keepdim=True))).sum(axes, keepdim=keep) * scale
+        if needs[1]:
+            w = u * unreduce(gs, shape, axes, keep) * scale
+            gx = w - w.mean(axes, keepdim=True)
+        return gg, gx
+
+    return record(data, g._dtype, (g, x), rule, "var_backward")
 
 
 @tensor_method(name="var")
@@ -895,9 +986,9 @@ def _median(x, dim, keepdim, op, with_indices):
         dt = x._dtype
         data = be.reduce_nan_like(out_shape, dt)
 
-        def backward_empty(g, needs):
-            return (be.reduce_zeros(shape, dt),)
-        return record_arrays(data, x._dtype, (x,), backward_empty, op)
+        def rule_empty(g, needs, out):
+            return (wrap(be.reduce_zeros(shape, dt), dt),)
+        return record(data, x._dtype, (x,), rule_empty, op)
     if axis is None:
         _nonempty(x, tuple(range(nd)), op)
         x1 = be.reduce_reshape(xd, (-1,))
@@ -913,14 +1004,22 @@ def _median(x, dim, keepdim, op, with_indices):
         out = wrap(values, x._dtype)
         return (out, indices) if with_indices else out
     shape1 = x1.shape
+    xs = saved(x)
     if axis is None and not with_indices:
-        def backward(g, needs):
-            return (be.reduce_even_grad(g, xd, values, "median"),)
+        def rule(g, needs, out):
+            def grad(ga):
+                return be.reduce_even_grad(ga, xs._data, out._data, "median")
+            return (_spread(g, grad, tuple(range(nd)), op),)
     else:
-        def backward(g, needs):
-            g1 = be.reduce_reshape(g, val1.shape)
-            return (be.reduce_reshape(be.reduce_index_grad(g1, idx1, shape1, axis1), shape),)
-    out = record_arrays(values, x._dtype, (x,), backward, op)
+        axes = tuple(range(nd)) if axis is None else (axis,) if nd else ()
+        kshape = val1.shape
+
+        def rule(g, needs, out):
+            def grad(ga):
+                g1 = be.reduce_reshape(ga, kshape)
+                return be.reduce_reshape(be.reduce_index_grad(g1, idx1, shape1, axis1), shape)
+            return (_spread(g, grad, axes, op),)
+    out = record(values, x._dtype, (x,), rule, op, keep_out=axis is None and not with_indices)
     return (out, indices) if with_indices else out
 
 
@@ -1011,9 +1110,17 @@ def cov(self, dim, correction_factor=1):
     check_kind(self, "float", op)
     be = self._device.backend
     data = be.reduce_cov(xd, axis, c)
+    nd = xd.ndim
+    var = nd - 2 if axis == nd - 1 else nd - 1  # the variables: the last dim other than axis
+    order = [d for d in range(nd) if d != var and d != axis] + [var, axis]
+    inverse = [order.index(d) for d in range(nd)]
+    divisor = float(_builtin_max(xd.shape[axis] - c, 0))
+    xs = saved(self)
 
-    def backward(g, needs):
-        return (be.reduce_cov_grad(g, xd, axis, c),)
+    def rule(g, needs, out):  # cov = xc xc^T / divisor with xc = x - mean (batch..., V, N)
+        xw = xs.permute(order)
+        xc = xw - xw.mean(-1, keepdim=True)
+        return ((((g + g.transpose(-1, -2)) @ xc) / divisor).permute(inverse),)
 
-    return record_arrays(data, self._dtype, (self,), backward, op)
+    return record(data, self._dtype, (self,), rule, op)
 

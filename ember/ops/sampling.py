@@ -13,7 +13,8 @@ modes ``"zeros"``, ``"border"``, ``"reflection"``; ``align_corners`` (default Fa
 
 from .. import dtypes as _dt
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
-from ..tensor import Tensor, backend_of, record_arrays, tensor_method
+from ..tensor import Tensor, backend_of, record, saved, tensor_method, wrap
+from .indexing import _masked, where
 
 __all__ = ["grid_sample_2d", "GridSampleOptions"]
 
@@ -197,10 +198,187 @@ def grid_sample_2d(self, grid, options=None, *, mode=None, padding_mode=None,
     dtype = _dt.promote_types(x._dtype, g._dtype)
     xd, gd = x._data, g._data
     out = be.grid_sample_2d_forward(xd, gd, m, p, a, dtype)
-    xdt, gdt = x._dtype, g._dtype
+    xs, gs = saved(x), saved(g)
 
-    def backward(gout, needs):
-        return be.grid_sample_2d_grads(gout, xd, gd, m, p, a, dtype, needs[0], needs[1],
-                                       xdt, gdt)
+    def rule(gout, needs, out_t):
+        gx = _input_grad(gout, xs, gs, m, p, a) if needs[0] else None
+        gg = _grid_grad(gout, xs, gs, m, p, a) if needs[1] else None
+        return gx, gg
 
-    return record_arrays(out, dtype, (x, g), backward, _OP)
+    return record(out, dtype, (x, g), rule, _OP)
+
+
+# -- gradients ------------------------------------------------------------------------------------
+# The input's gradient is linear in the output's: the fused kernel, recorded as a step of its own
+# (of the output's gradient and the grid) whose gradients are the sampling itself and the grid's
+# gradient below. The grid's gradient is written with ember ops, mirroring the kernels: the
+# sample positions and the padding are piecewise linear in the grid, so each coordinate is its
+# value plus its slope (a constant) times the change of the grid, and the interpolation weights
+# are polynomials of those; every derivative of them then follows.
+
+def _input_grad(gout, x, grid, mode, padding, align):
+    """The gradient of the input (N, C, H, W): the kernel's, a recorded step of (gout, grid)."""
+    be = gout._device.backend
+    xdt = x._dtype
+    data, _ = be.grid_sample_2d_grads(gout._data, x._data, grid._data, mode, padding, align,
+                                      gout._dtype, True, False, xdt, grid._dtype)
+    gs = saved(grid)
+
+    def rule(h, needs, out):
+        gg = gh = None
+        if needs[0]:  # linear in gout: the transpose is the sampling of h
+            gg = grid_sample_2d(h, gs, mode=mode, padding_mode=padding, align_corners=align)
+            gg = gg if gg._dtype is gout._dtype else gg.cast(gout._dtype)
+        if needs[1]:  # <gout, sample(h, grid)> differentiated in the grid
+            gh = _grid_grad(gout, h, gs, mode, padding, align)
+        return gg, gh
+
+    return record(data, xdt, (gout, grid), rule, _OP + "_input_grad")
+
+
+_A = -0.75          # PyTorch's bicubic convolution coefficient
+_INT_LIMIT = 2.0 ** 31 - 2  # coordinates beyond this read as out of range (PyTorch's guard)
+
+
+def _unnormalize(c, size, align):
+    if align:
+        return ((c + 1.0) / 2.0) * float(size - 1), (size - 1) / 2
+    return ((c + 1.0) * float(size) - 1.0) / 2.0, size / 2
+
+
+def _clip(c, size):
+    out = c.clamp(0.0, float(size - 1))
+    return out, (c > 0.0).logical_and(c < float(size - 1)).cast(c._dtype)
+
+
+def _reflect(c, size, align):
+    twice_low, twice_high = (0, 2 * (size - 1)) if align else (-1, 2 * size - 1)
+    if twice_low == twice_high:
+        return c * 0.0, c * 0.0
+    low = twice_low / 2
+    span = (twice_high - twice_low) / 2
+    c = c - low
+    sign = where(c < 0.0, -1.0, 1.0).cast(c._dtype)
+    c = c.abs()
+    extra = c.fmod(span)
+    flips = (c / span).floor()
+    even = flips.fmod(2.0) == 0.0
+    return where(even, extra + low, span - extra + low), where(even, sign, -sign)
+
+
+def _pad_coords(c, size, padding, align):
+    """Padded pixel coordinates and their slope (untracked tensors)."""
+    if padding == "border":
+        return _clip(c, size)
+    if padding == "reflection":
+        r, gr = _reflect(c, size, align)
+        r, gc = _clip(r, size)
+        return r, gr * gc
+    return c, 1.0
+
+
+def _source(c, size, padding, align):
+    c, factor = _unnormalize(c, size, align)
+    c, mult = _pad_coords(c, size, padding, align)
+    c = where(c.abs() <= _INT_LIMIT, c, -100.0)
+    return c, mult * factor
+
+
+def _in_range(c, size):
+    return (c >= 0.0).logical_and(c < float(size))
+
+
+def _cubic(t):
+    """PyTorch's bicubic coefficients of the 4 taps for fraction ``t`` and their d/dt."""
+    A = _A
+
+    def c1(x):  # |x| <= 1
+        return ((A + 2) * x - (A + 3)) * x * x + 1.0
+
+    def c2(x):  # 1 < |x| < 2
+        return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A
+
+    def d1(x):
+        return (3 * (A + 2) * x - 2 * (A + 3)) * x
+
+    def d2(x):
+        return (3 * A * x - 10 * A) * x + 8 * A
+
+    return ([c2(t + 1.0), c1(t), c1(1.0 - t), c2(2.0 - t)],
+            [d2(t + 1.0), d1(t), -d1(1.0 - t), -d2(2.0 - t)])
+
+
+def _grid_grad(gout, x, grid, mode, padding, align):
+    """The gradient of the grid (N, Ho, Wo, 2) for the output's ``gout``, with ember ops."""
+    N, C, H, W = tuple(x.shape)
+    _, Ho, Wo, _ = tuple(grid.shape)
+    P = Ho * Wo
+    gdt = grid._dtype
+    if mode == "nearest" or N * C * P == 0:  # nearest: a zero gradient, as PyTorch
+        from .creation import zeros
+        return zeros(tuple(grid.shape), dtype=gdt, device=grid.device)
+    be = gout._device.backend
+    wd = gout._dtype if gout._dtype.name not in ("float16", "bfloat16") else _dt.float32
+    gw = gout.cast(wd).reshape(N, C, P)
+    planes = x.cast(wd).reshape(N, C, H * W)
+    grd = grid.cast(wd)
+    gxt = grd.select(3, [0]).reshape(N, 1, P)
+    gyt = grd.select(3, [1]).reshape(N, 1, P)
+    gxc, gyc = wrap(gxt._data, wd), wrap(gyt._data, wd)
+    valid = gxc.isfinite().logical_and(gyc.isfinite())
+    vmask = valid._data
+    gxc = where(valid, gxc, -100.0)
+    gyc = where(valid, gyc, -100.0)
+    dgx = _masked(be, gxt - gxc, vmask, _OP)  # zero valued where finite: carries the grid's change
+    dgy = _masked(be, gyt - gyc, vmask, _OP)
+
+    def values(xc, yc, inb):  # (N, C, P) input values at integral (xc, yc); 0 where not inb
+        flat = where(inb, yc * float(W) + xc, 0.0).cast(_dt.int64).expand(N, C, P)
+        return _masked(be, planes.gather(2, flat), inb._data, _OP)
+
+    def project(xc, yc, inb):  # sum over channels of gout * values: (N, 1, P)
+        return (gw * values(xc, yc, inb)).sum(1, keepdim=True)
+
+    sx = sy = None
+    if mode == "bilinear":
+        ix, mx = _source(gxc, W, padding, align)
+        iy, my = _source(gyc, H, padding, align)
+        ixt, iyt = ix + mx * dgx, iy + my * dgy
+        x0, y0 = ix.floor(), iy.floor()
+        wx1, wy1 = ixt - x0, iyt - y0
+        wx0, wy0 = 1.0 - wx1, 1.0 - wy1
+        for dx, dy, dwx, dwy in ((0, 0, -wy0, -wx0), (1, 0, wy0, -wx1), (0, 1, -wy1, wx0),
+                                 (1, 1, wy1, wx1)):  # the four corners
+            xc, yc = x0 + float(dx), y0 + float(dy)
+            inb = _in_range(xc, W).logical_and(_in_range(yc, H)).logical_and(valid)
+            G = project(xc, yc, inb)
+            sx = G * dwx if sx is None else sx + G * dwx
+            sy = G * dwy if sy is None else sy + G * dwy
+        sx, sy = sx * mx, sy * my
+    else:  # bicubic: 4 x 4 taps around floor(pixel); the padding applies to each tap
+        ix, fx = _unnormalize(gxc, W, align)
+        iy, fy = _unnormalize(gyc, H, align)
+        ix = ix.clamp(-_INT_LIMIT, _INT_LIMIT)
+        iy = iy.clamp(-_INT_LIMIT, _INT_LIMIT)
+        x0, y0 = ix.floor(), iy.floor()
+        vf = valid.cast(wd)
+        cx, dcx = _cubic(ix + fx * dgx - x0)
+        cy, dcy = _cubic(iy + fy * dgy - y0)
+        cx = [c * vf for c in cx]
+        cy = [c * vf for c in cy]
+        dcx = [d * (vf * fx) for d in dcx]
+        dcy = [d * (vf * fy) for d in dcy]
+        xs = [_pad_coords(x0 + float(k - 1), W, padding, align)[0] for k in range(4)]
+        ys = [_pad_coords(y0 + float(k - 1), H, padding, align)[0] for k in range(4)]
+        for j in range(4):
+            for i in range(4):
+                inb = _in_range(xs[i], W).logical_and(_in_range(ys[j], H)).logical_and(valid)
+                G = project(xs[i], ys[j], inb)
+                tx, ty = G * (dcx[i] * cy[j]), G * (cx[i] * dcy[j])
+                sx = tx if sx is None else sx + tx
+                sy = ty if sy is None else sy + ty
+    from .creation import tensor
+    e0 = tensor([1.0, 0.0], dtype=wd, device=grid.device).reshape(1, 1, 1, 2)
+    e1 = tensor([0.0, 1.0], dtype=wd, device=grid.device).reshape(1, 1, 1, 2)
+    out = sx.reshape(N, Ho, Wo, 1) * e0 + sy.reshape(N, Ho, Wo, 1) * e1
+    return out if out._dtype is gdt else out.cast(gdt)

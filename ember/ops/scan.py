@@ -14,7 +14,8 @@ from .. import dtypes as _dt
 from .. import return_types as _rt
 from ..errors import DimensionError, InvalidParameterError
 from ..shapes import as_int, normalize_dim
-from ..tensor import Tensor, record_arrays, tensor_method, wrap
+from ..autodiff.graph import _mode
+from ..tensor import Tensor, record, saved, tensor_method, wrap
 
 __all__ = ["cumsum", "cumprod", "cummin", "cummax"]
 
@@ -65,11 +66,28 @@ def cumsum(self, dim):
     data = be.scan_cumsum(x1, axis)
     if self._dtype.kind != "float":
         return wrap(_back(be, data, shape), _int_or_complex(self._dtype))
+    if not shape:  # one element: the identity
+        return record(_back(be, data, shape), self._dtype, (self,), _identity_rule, "cumsum")
 
-    def backward(g, needs):
-        return (_back(be, be.scan_cumsum_grad(_back(be, g, x1.shape), axis), shape),)
+    def rule(g, needs, out):
+        return (_rcumsum(g, axis),)
 
-    return record_arrays(_back(be, data, shape), self._dtype, (self,), backward, "cumsum")
+    return record(data, self._dtype, (self,), rule, "cumsum")
+
+
+def _identity_rule(g, needs, out):
+    return (g,)
+
+
+def _rcumsum(g, axis):
+    """The reversed cumulative sum of ``g`` along ``axis`` (the gradient of cumsum), on its
+    kernel; a recorded op whose own gradient is the cumulative sum."""
+    data = g._device.backend.scan_cumsum_grad(g._data, axis)
+
+    def rule(gg, needs, out):
+        return (gg.cumsum(axis),)
+
+    return record(data, g._dtype, (g,), rule, "cumsum_backward")
 
 
 @tensor_method
@@ -90,11 +108,45 @@ def cumprod(self, dim):
     data = be.scan_cumprod(x1, axis)
     if self._dtype.kind != "float":
         return wrap(_back(be, data, shape), _int_or_complex(self._dtype))
+    if not shape:  # one element: the identity
+        return record(_back(be, data, shape), self._dtype, (self,), _identity_rule, "cumprod")
+    if self._node is None:  # untracked: no gradient rule to build (what record would give)
+        return wrap(data, self._dtype, self._ad)
+    xs = saved(self)
 
-    def backward(g, needs):
-        return (_back(be, be.scan_cumprod_grad(_back(be, g, x1.shape), x1, data, axis), shape),)
+    def rule(g, needs, out):
+        return (_cumprod_grad(g, xs, out, axis),)
 
-    return record_arrays(_back(be, data, shape), self._dtype, (self,), backward, "cumprod")
+    return record(data, self._dtype, (self,), rule, "cumprod", keep_out=True)
+
+
+def _cumprod_grad(g, x, y, axis):
+    """The gradient of ``y = x.cumprod(axis)``, PyTorch's, exact where ``x`` holds zeros.
+
+    Without zeros: ``rcumsum(g * y) / x``. Before the first zero of a slice, the same; at the
+    first zero, the reversed cumulative sum of ``g`` times the cumulative product with that zero
+    replaced by one; after it, zero. Under ``create_graph`` the positions after the first zero
+    get their value as a function: that zero times the gradient of the cumulative product with
+    the zero replaced by one (a recursion over the zeros), so the second derivative is exact
+    too, as PyTorch's slower formula of grad mode.
+    """
+    zero = x == 0
+    if not zero.any().item():
+        return _rcumsum(g * y, axis) / x
+    dt = x._dtype
+    seen = zero.cumsum(axis)  # zeros up to each position
+    before = (seen == 0).cast(dt)
+    at = (zero & (seen == 1)).cast(dt)
+    x_before = x * before + (1 - before)  # x where it is before the first zero, else 1
+    part = _rcumsum(g * y, axis) / x_before * before
+    x_one = x * (1 - at) + at  # the first zero replaced by one
+    y_one = x_one.cumprod(axis)
+    if not _mode.enabled:  # first order: zero after the first zero
+        return part + _rcumsum(g * y_one, axis) * at
+    after = 1 - before - at
+    x_zero = (x * at).sum(axis, keepdim=True)  # the first zero itself (a function of x)
+    rest = _cumprod_grad(g, x_one, y_one, axis) * (x_zero * after + (1 - after))
+    return part + rest * (1 - before)
 
 
 def _cumext(x, dim, op, kind):
@@ -105,11 +157,26 @@ def _cumext(x, dim, op, kind):
     indices = wrap(_back(be, idx, shape), _int64)
     if x._dtype.kind != "float":
         return wrap(_back(be, vals, shape), x._dtype), indices
+    if not shape:  # one element: the identity
+        return record(_back(be, vals, shape), x._dtype, (x,), _identity_rule, op), indices
 
-    def backward(g, needs):
-        return (_back(be, be.scan_index_grad(_back(be, g, x1.shape), idx, axis), shape),)
+    index = wrap(idx, _int64)  # the rule's own: the caller may rebind ``indices`` in place
 
-    return record_arrays(_back(be, vals, shape), x._dtype, (x,), backward, op), indices
+    def rule(g, needs, out):
+        return (_index_sum(g, index, axis),)
+
+    return record(vals, x._dtype, (x,), rule, op), indices
+
+
+def _index_sum(g, indices, axis):
+    """Each element of ``g`` added at its index along ``axis`` (the gradient of cummax and
+    cummin), on its kernel; a recorded op whose own gradient gathers at the indices."""
+    data = g._device.backend.scan_index_grad(g._data, indices._data, axis)
+
+    def rule(gg, needs, out):
+        return (gg.gather(axis, indices),)
+
+    return record(data, g._dtype, (g,), rule, "cumext_backward")
 
 
 @tensor_method(name="cummin")

@@ -20,7 +20,8 @@ from ..autodiff.graph import Node, _mode
 from ..devices import as_device
 from ..errors import DimensionError, InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import as_int, check_rank, normalize_dim
-from ..tensor import Tensor, backend_of_all, check_tensor, record_arrays, tensor_method, wrap
+from ..tensor import Tensor, backend_of_all, check_tensor, record, tensor_method, wrap
+from .movement import _reshape_to
 
 __all__ = ["cat", "stack", "split", "split_with_sizes", "chunk", "unbind"]
 
@@ -121,7 +122,7 @@ def cat(tensors, dim=0, *, shape=None, dtype=None):
     (2, 0)
     """
     # Fast path, the common family: untracked Tensors of one dtype and one checkpointing
-    # strategy, all checked in the one pass that reads their arrays (the result is what record_arrays()
+    # strategy, all checked in the one pass that reads their arrays (the result is what record()
     # gives such inputs). Only Tensors hold an ember DType in ``_dtype``, so the dtype's identity
     # is the type check too; anything else (AttributeError, or a check failing), a shape error
     # included, takes the general path below, which words the errors.
@@ -178,20 +179,18 @@ def cat(tensors, dim=0, *, shape=None, dtype=None):
         raise
     sizes = [a.shape[d] for a in arrays]
     sources = [t._dtype for t in tensors]
+    keys = _segment_keys(d, sizes)
 
-    def backward(g, needs):
-        grads = []
-        start = 0
-        for need, size, src in zip(needs, sizes, sources):
-            if need and src.kind == "float":
-                part = be.slicing_view(g, (_FULL,) * d + (slice(start, start + size),))
-                grads.append(be.cast(part, src))
-            else:
-                grads.append(None)
-            start += size
-        return tuple(grads)
+    def rule(g, needs, out):
+        parts = _parts(g, keys, "cat")  # one shared step for all of them, not one per input
+        return tuple([_cast(part, src) if need and src.kind == "float" else None
+                      for part, need, src in zip(parts, needs, sources)])
 
-    return record_arrays(data, out_dtype, tuple(tensors), backward, "cat")
+    return record(data, out_dtype, tuple(tensors), rule, "cat")
+
+
+def _cast(g, dtype):
+    return g if g._dtype is dtype else g.cast(dtype)
 
 
 def _check_cat_shapes(tensors, ref_shape, d):
@@ -214,10 +213,10 @@ def _unsqueeze(x, d, op):
     be = x._device.backend
     shape = x._data.shape
 
-    def backward(g, needs):
-        return (be.slicing_reshape(g, shape),)
+    def rule(g, needs, out):
+        return (_reshape_to(g, shape, op),)
 
-    return record_arrays(be.segments_expand_dims(x._data, d), x._dtype, (x,), backward, op)
+    return record(be.segments_expand_dims(x._data, d), x._dtype, (x,), rule, op)
 
 
 def stack(tensors, dim=0, *, shape=None, dtype=None):
@@ -283,12 +282,13 @@ def stack(tensors, dim=0, *, shape=None, dtype=None):
     data = be.segments_stack([t._data for t in tensors], d, out_dtype, op="stack")
     src = first_dtype
     head = (_FULL,) * d
+    keys = [head + (i,) for i in range(len(tensors))]
 
-    def backward(g, needs):
-        return tuple([be.cast(be.slicing_view(g, head + (i,)), src) if need else None
-                      for i, need in enumerate(needs)])
+    def rule(g, needs, out):
+        parts = _parts(g, keys, "stack")  # one shared step for all of them, not one per input
+        return tuple([_cast(part, src) if need else None for part, need in zip(parts, needs)])
 
-    return record_arrays(data, out_dtype, tuple(tensors), backward, "stack")
+    return record(data, out_dtype, tuple(tensors), rule, "stack")
 
 
 class _JoinMethod:
@@ -330,51 +330,60 @@ Tensor.stack = _JoinMethod(stack)
 class _SplitHub:
     """The one backward step shared by the parts of a split.
 
-    Each part adds its gradient into one buffer (and passes a placeholder on); the hub then hands
-    the whole buffer, the ``cat`` of the parts' gradients, to the input: linear in the input's
-    size whatever the number of parts. Parts that a backward pass did not reach are moved to a
-    fresh hub step, so a later pass through them still works.
+    Each part hands its gradient to the hub (and passes a 0-d placeholder on); the hub's rule
+    then joins them, zeros for the parts no gradient reached, into the input's gradient with one
+    ``cat`` (or ``stack``, for parts that dropped the dim): linear in the input's size whatever
+    the number of parts, and, being ember ops, differentiable again. Parts that a backward pass
+    did not reach are moved to a fresh hub step, so a later pass through them still works.
 
-    The hub keeps no reference to its own Node (the Node's backward refers to the hub), so a
-    split makes no reference cycle: its graph goes as soon as the parts are dropped.
+    The hub keeps no reference to its own Node (the Node's rule refers to the hub) and drops the
+    gradients it collected as soon as it has joined them, so a split makes no reference cycle:
+    its graph goes as soon as the parts are dropped.
     """
 
-    __slots__ = ("x_node", "shape", "dtype", "be", "name", "buf", "parts")
+    __slots__ = ("x_node", "shapes", "dtype", "be", "name", "dim", "stacked", "grads", "parts")
 
-    def __init__(self, x_node, shape, dtype, be, name):
+    def __init__(self, x_node, shapes, dtype, be, name, dim, stacked):
         self.x_node = x_node
-        self.shape = shape
+        self.shapes = shapes
         self.dtype = dtype
         self.be = be
         self.name = name
-        self.buf = None
+        self.dim = dim
+        self.stacked = stacked
+        self.grads = {}
         self.parts = ()
 
-    def part_backward(self, key):
-        def backward(g, needs):
-            be = self.be
-            buf = self.buf
-            if buf is None:
-                buf = self.buf = be.segments_zeros(self.shape, self.dtype, op=self.name)
-            be.slicing_add_at(buf, key, g)
-            return (be.segments_token(),)
-        return backward
+    def part_rule(self, i):
+        def rule(g, needs, out):
+            self.grads[i] = g
+            return (wrap(self.be.segments_token(), _dt.float64),)
+        return rule
 
-    def _backward(self, g, needs):
-        buf = self.buf
-        self.buf = None
-        if buf is None:
-            buf = self.be.segments_zeros(self.shape, self.dtype, op=self.name)
-        fresh = Node(self._backward, (self.x_node,), self.name)
+    def rule(self, g, needs, out):
+        grads = self.grads
+        self.grads = {}
+        be, dtype, name = self.be, self.dtype, self.name
+        pieces = [grads.get(i) for i in range(len(self.shapes))]
+        for i, p in enumerate(pieces):
+            if p is None:
+                pieces[i] = wrap(be.segments_zeros(self.shapes[i], dtype, op=name), dtype)
+            elif p._dtype is not dtype:
+                pieces[i] = p.cast(dtype)
+        fresh = Node(self.rule, (self.x_node,), name)
+        fresh.tensors = True
         for r in self.parts:
             p = r()
             if p is not None and not p.consumed:
                 p.parents = (fresh,)
-        return (buf,)
+        return ((stack if self.stacked else cat)(pieces, self.dim),)
 
 
 def _parts(x, keys, name):
-    """The views ``x[key]`` for each key, sharing one backward step when ``x`` is tracked."""
+    """The views ``x[key]`` for each key, sharing one backward step when ``x`` is tracked.
+
+    ``keys`` (full slices up to one dim, then one entry) either cut that dim into consecutive
+    slices covering it (a split) or pick each of its indices in turn (ints: an unbind)."""
     data = x._data
     dtype = x._dtype
     be = x._device.backend
@@ -383,10 +392,11 @@ def _parts(x, keys, name):
     if node is None or not views or not _mode.enabled or dtype.kind != "float":
         ad = x._ad
         return [wrap(v, dtype, ad) for v in views]
-    hub = _SplitHub(node, data.shape, dtype, be, name)
-    holder = wrap(data, dtype, x._ad)
-    holder._node = Node(hub._backward, (node,), name)
-    parts = [record_arrays(v, dtype, (holder,), hub.part_backward(k), name) for v, k in zip(views, keys)]
+    d = len(keys[0]) - 1
+    hub = _SplitHub(node, [v.shape for v in views], dtype, be, name, d,
+                    type(keys[0][d]) is int)
+    holder = record(data, dtype, (x,), hub.rule, name)
+    parts = [record(v, dtype, (holder,), hub.part_rule(i), name) for i, v in enumerate(views)]
     hub.parts = tuple([_weakref(p._node) for p in parts])
     return parts
 

@@ -21,8 +21,10 @@ from .. import dtypes as _dt
 from ..autodiff.graph import _mode
 from ..errors import DimensionError, GraphError, InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import as_int, normalize_dim
-from ..tensor import Tensor, _data_from, device_error, record_arrays, tensor_method, wrap
+from ..tensor import Tensor, _data_from, device_error, record, tensor_method, wrap
 from .indexing import advanced_getitem, advanced_setitem
+from ..autodiff.rules import sum_to
+from .movement import _reshape_to
 
 __all__ = ["s"]
 
@@ -219,10 +221,19 @@ def _view(x, key, name):
         return wrap(be.slicing_view(data, key), x._dtype, x._ad)
     shape = data.shape
 
-    def backward(g, needs):
-        return (be.slicing_grad(g, shape, key),)
+    def rule(g, needs, out):
+        return (_unview(g, shape, key, name),)
 
-    return record_arrays(be.slicing_view(data, key), x._dtype, (x,), backward, name)
+    return record(be.slicing_view(data, key), x._dtype, (x,), rule, name)
+
+
+def _unview(g, shape, key, name):
+    """The adjoint of ``_view``: zeros of ``shape`` with ``g`` written at ``key``; its rule is
+    the view ``g[key]`` again."""
+    def rule(gg, needs, out):
+        return (_view(gg, key, name),)
+
+    return record(g._device.backend.slicing_grad(g._data, shape, key), g._dtype, (g,), rule, name)
 
 
 def __getitem__(self, key):
@@ -365,14 +376,15 @@ def _broadcasts_into(vshape, target):
     return all(size == 1 or size == target[offset + i] for i, size in enumerate(vshape))
 
 
-def _reduce_to(be, region, vshape):
-    """Sum a gradient region over the dims broadcasting added, back to ``vshape``."""
-    if region.shape == vshape:
+def _reduce_to(region, vshape):
+    """Sum a gradient region (a Tensor) over the dims broadcasting added, back to ``vshape``."""
+    rshape = region._data.shape
+    if rshape == vshape:
         return region
-    extra = len(vshape) - region.ndim
+    extra = len(vshape) - len(rshape)
     if extra > 0:
-        return be.slicing_reshape(be.sum_to_shape(region, vshape[extra:]), vshape)
-    return be.sum_to_shape(region, vshape)
+        return _reshape_to(sum_to(region, vshape[extra:]), vshape, "__setitem__")
+    return sum_to(region, vshape)
 
 
 def _assign(x, key, v, name):
@@ -382,21 +394,29 @@ def _assign(x, key, v, name):
     be = x._device.backend
     vshape = v._data.shape
 
-    def backward(g, needs):
-        gx = be.slicing_zero_region(g, key) if needs[0] else None
-        gv = _reduce_to(be, be.slicing_view(g, key), vshape) if needs[1] else None
+    def rule(g, needs, out):
+        gx = _zero_region(g, key, name) if needs[0] else None
+        gv = _reduce_to(_view(g, key, name), vshape) if needs[1] else None
         return gx, gv
 
-    return record_arrays(be.slicing_assign(x._data, key, v._data), x._dtype, (x, v), backward, name)
+    return record(be.slicing_assign(x._data, key, v._data), x._dtype, (x, v), rule, name)
+
+
+def _zero_region(g, key, name):
+    """``g`` with zeros at ``key``: a projection, its own rule."""
+    def rule(gg, needs, out):
+        return (_zero_region(gg, key, name),)
+
+    return record(g._device.backend.slicing_zero_region(g._data, key), g._dtype, (g,), rule, name)
 
 
 def _fill(x, key, value, name):
     be = x._device.backend
 
-    def backward(g, needs):
-        return (be.slicing_zero_region(g, key),)
+    def rule(g, needs, out):
+        return (_zero_region(g, key, name),)
 
-    return record_arrays(be.slicing_fill(x._data, key, value._data), x._dtype, (x,), backward, name)
+    return record(be.slicing_fill(x._data, key, value._data), x._dtype, (x,), rule, name)
 
 
 @tensor_method

@@ -11,7 +11,7 @@ from .. import return_types as _rt
 from ..autodiff.graph import _mode
 from ..errors import InvalidParameterError
 from ..shapes import as_int, normalize_dim
-from ..tensor import check_kind, check_tensor, record_arrays, tensor_method, wrap
+from ..tensor import check_kind, check_tensor, record, tensor_method, wrap
 
 __all__ = ["sort", "argsort", "topk", "kthvalue"]
 
@@ -49,7 +49,7 @@ def _sorted(self, dim, descending, k, op, values_only=False):
         vals = be.sort_values(x, axis, descending)
         if scalar:
             vals = be.sort_reshape(vals, ())
-        return record_arrays(vals, self._dtype, (self,), None, op)
+        return record(vals, self._dtype, (self,), None, op)
     if k is not None:
         k = as_int(k, op, "k")
         n = x.shape[axis]
@@ -62,23 +62,37 @@ def _sorted(self, dim, descending, k, op, values_only=False):
     else:
         idx = be.sort_topk(x, k, axis, descending)
     vals = be.sort_take(x, idx, axis)
-    shape_in = self._data.shape
-    full_shape = x.shape
-    if scalar:
-        vals = be.sort_reshape(vals, ())
-        idx_out = be.sort_reshape(idx, ())
+    if scalar:  # one element: the identity
+        values = record(be.sort_reshape(vals, ()), self._dtype, (self,), _identity_rule, op)
+        indices = wrap(be.sort_reshape(idx, ()), _dt.int64)
     else:
-        idx_out = idx
+        indices = wrap(idx, _dt.int64)
+        index = wrap(idx, _dt.int64)  # the rule's own: the caller may rebind ``indices`` in place
+        full_shape = x.shape
 
-    def backward(g, needs):
-        if scalar:
-            return (be.sort_reshape(g, shape_in),)
-        return (be.sort_scatter_grad(g, idx, axis, full_shape),)
+        def rule(g, needs, out):
+            return (_put_back(g, index, axis, full_shape),)
 
-    values = record_arrays(vals, self._dtype, (self,), backward, op)
+        values = record(vals, self._dtype, (self,), rule, op)
     if values_only:
         return values
-    return values, wrap(idx_out, _dt.int64)
+    return values, indices
+
+
+def _identity_rule(g, needs, out):
+    return (g,)
+
+
+def _put_back(g, indices, axis, shape):
+    """Zeros of ``shape`` with ``g`` put at ``indices`` along ``axis`` (distinct in each line):
+    the gradient of sorted or top-k values, on its kernel; a recorded op whose own gradient
+    gathers at the indices."""
+    data = g._device.backend.sort_scatter_grad(g._data, indices._data, axis, shape)
+
+    def rule(gg, needs, out):
+        return (gg.gather(axis, indices),)
+
+    return record(data, g._dtype, (g,), rule, "sort_backward")
 
 
 @tensor_method(name="sort")

@@ -22,7 +22,8 @@ four are differentiable (float inputs); see ``docs/vision.md``.
 
 from .. import dtypes as _dt
 from ..errors import ShapeMismatchError
-from ..tensor import check_kind, check_tensor, record_arrays, tensor_method
+from ..ops.indexing import linear_map
+from ..tensor import check_kind, check_tensor, record, saved, tensor_method, wrap
 
 __all__ = ["rgb2gray", "gray2rgb", "rgb2hsv", "hsv2rgb"]
 
@@ -70,12 +71,15 @@ def rgb2gray(self):
     _image(self, "rgb2gray", 3)
     be = self._device.backend
     dt = self._dtype
-    out = be.cast(be.color_rgb2gray(be.cast(self._data, _compute_dtype(self))), dt)
+    cdt = _compute_dtype(self)
 
-    def backward(g, needs):
-        return (be.cast(be.color_rgb2gray_grad(g), dt),)
+    def gray(a):
+        return be.cast(be.color_rgb2gray(be.cast(a, cdt)), dt)
 
-    return record_arrays(out, dt, (self,), backward, "rgb2gray")
+    def spread(g):
+        return be.cast(be.color_rgb2gray_grad(g), dt)
+
+    return linear_map(self, gray, spread, "rgb2gray")
 
 
 @tensor_method
@@ -91,12 +95,7 @@ def gray2rgb(self):
     """
     _image(self, "gray2rgb", 1, float_only=False)
     be = self._device.backend
-    out = be.color_gray2rgb(self._data)
-
-    def backward(g, needs):
-        return (be.color_gray2rgb_grad(g),)
-
-    return record_arrays(out, self._dtype, (self,), backward, "gray2rgb")
+    return linear_map(self, be.color_gray2rgb, be.color_gray2rgb_grad, "gray2rgb")
 
 
 @tensor_method
@@ -113,7 +112,7 @@ def rgb2hsv(self):
     >>> img.rgb2hsv().tolist()
     [[[[30.0, 0.0]], [[1.0, 0.0]], [[1.0, 0.5]]]]
     """
-    return _hsv_conversion(self, "rgb2hsv", "color_rgb2hsv", "color_rgb2hsv_grad")
+    return _hsv_conversion(self, "rgb2hsv", "color_rgb2hsv", _rgb2hsv_grad)
 
 
 @tensor_method
@@ -129,21 +128,116 @@ def hsv2rgb(self):
     >>> hsv.hsv2rgb().tolist()
     [[[[0.0, 0.25]], [[1.0, 0.25]], [[0.0, 0.25]]]]
     """
-    return _hsv_conversion(self, "hsv2rgb", "color_hsv2rgb", "color_hsv2rgb_grad")
+    return _hsv_conversion(self, "hsv2rgb", "color_hsv2rgb", _hsv2rgb_grad)
 
 
 def _hsv_conversion(self, op, forward, grad):
-    """The kernel ``forward`` of a 3-channel image with the kernel ``grad`` as its gradient
-    (``grad(g, x)``), computed in float32 or float64 and given back in the image's dtype."""
+    """The kernel ``forward`` of a 3-channel image with the rule ``grad(g, x)`` (ember ops on
+    the float32 or float64 values), computed in float32 or float64 and given back in the
+    image's dtype."""
     _image(self, op, 3)
     be = self._device.backend
-    forward, grad = getattr(be, forward), getattr(be, grad)
+    forward = getattr(be, forward)
     dt = self._dtype
     cdt = _compute_dtype(self)
-    x = be.cast(self._data, cdt)
-    out = be.cast(forward(x), dt)
+    out = be.cast(forward(be.cast(self._data, cdt)), dt)
+    xs = saved(self)
 
-    def backward(g, needs):
-        return (be.cast(grad(be.cast(g, cdt), x), dt),)
+    def rule(g, needs, out_t):
+        x = xs if dt is cdt else xs.cast(cdt)
+        gx = grad(g if g._dtype is cdt else g.cast(cdt), x)
+        return (gx if gx._dtype is dt else gx.cast(dt),)
 
-    return record_arrays(out, dt, (self,), backward, op)
+    return record(out, dt, (self,), rule, op)
+
+
+def _channels(t):
+    """The three channels of ``t`` (N, 3, H, W), each (N, 1, H, W)."""
+    return [t.select(1, [c]) for c in range(3)]
+
+
+def _join(parts, like):
+    """(N, 3, H, W) from three (N, 1, H, W) channels: each times its one-hot channel vector."""
+    out = None
+    for c, part in enumerate(parts):
+        onehot = [0.0, 0.0, 0.0]
+        onehot[c] = 1.0
+        e = _constant(like, onehot).reshape(1, 3, 1, 1)
+        out = part * e if out is None else out + part * e
+    return out
+
+
+def _constant(like, values):
+    """An untracked tensor of ``values`` in ``like``'s dtype, on its device."""
+    from ..ops.creation import tensor
+    return tensor(values, dtype=like.dtype, device=like.device)
+
+
+def _float(mask, like):
+    return mask.cast(like._dtype)
+
+
+def _rgb2hsv_grad(gout, x):
+    """The gradient of rgb2hsv at ``x`` for ``gout`` (the kernel's rule, with ember ops): V's
+    goes to the channel OpenCV takes V from (R, then G, then B on ties), min's to the first
+    smallest; grey pixels (V == min) pass no H gradient, black ones (V == 0) no S gradient.
+    The case masks are constants; the rest is differentiable in ``x`` and ``gout``."""
+    r, g, b = _channels(x)
+    v = r.maximum(g).maximum(b)
+    mn = r.minimum(g).minimum(b)
+    d = v - mn
+    xc = wrap(x._data, x._dtype)  # the values, untracked: the masks
+    rc, gc, bc = _channels(xc)
+    vc = rc.maximum(gc).maximum(bc)
+    mc = rc.minimum(gc).minimum(bc)
+    f0 = _float(vc == rc, x)
+    f1 = (1.0 - f0) * _float(vc == gc, x)
+    f2 = 1.0 - f0 - f1
+    n0 = _float(mc == rc, x)
+    n1 = (1.0 - n0) * _float(mc == gc, x)
+    n2 = 1.0 - n0 - n1
+    vnz = _float(vc != 0.0, x)
+    dnz = _float((vc - mc) != 0.0, x)
+    gh, gs, gv = _channels(gout)
+    sv = v * vnz + (1.0 - vnz)  # V where V != 0, else 1
+    sd = d * dnz + (1.0 - dnz)
+    # S = 1 - min / V: dS/dV = min / V^2, dS/dmin = -1 / V
+    gs = gs * vnz
+    g_max = gv + gs * mn / (sv * sv)
+    g_min = -(gs / sv)
+    # H = offset + 60 (a - c) / d, with (a, c) the two channels after the max one (cyclically)
+    a = f0 * g + f1 * b + f2 * r
+    c = f0 * b + f1 * r + f2 * g
+    g_a = 60.0 * (gh * dnz) / sd
+    g_d = -(g_a * (a - c) / sd)  # dH/dd; d = V - min
+    g_max = g_max + g_d
+    g_min = g_min - g_d
+    return _join([f0 * g_max + n0 * g_min + (f2 - f1) * g_a,
+                  f1 * g_max + n1 * g_min + (f0 - f2) * g_a,
+                  f2 * g_max + n2 * g_min + (f1 - f0) * g_a], x)
+
+
+def _hsv2rgb_grad(gout, x):
+    """The gradient of hsv2rgb at ``x`` for ``gout`` (the kernel's rule, with ember ops).
+
+    Each channel is V - V S m with m = clip(min(k, 4 - k), 0, 1), k = (n + H / 60) mod 6: m
+    is piecewise linear in H, so m is written as its value plus its slope (a constant) times
+    the change of H, which carries m's derivative and no more."""
+    h, s, v = _channels(x)
+    hc = wrap(h._data, h._dtype)
+    hh = (hc / 60.0).remainder(6.0)
+    gh = gs = gv = None
+    vs = v * s
+    for ch, n in enumerate((5, 3, 1)):
+        gc = gout.select(1, [ch])
+        k = (hh + float(n)).remainder(6.0)
+        inner = k.minimum(4.0 - k)
+        mc = inner.clamp(0.0, 1.0)
+        inside = _float((inner > 0.0).logical_and(inner < 1.0), x)
+        slope = inside * (1.0 - 2.0 * _float(k >= 2.0, x))  # dm / d(H / 60)
+        m = mc + (slope / 60.0) * (h - hc)
+        th, ts, tv = -(gc * vs * slope / 60.0), -(gc * v * m), gc * (1.0 - s * m)
+        gh = th if gh is None else gh + th
+        gs = ts if gs is None else gs + ts
+        gv = tv if gv is None else gv + tv
+    return _join([gh, gs, gv], x)

@@ -12,7 +12,7 @@ import torch.nn.functional as TF
 import ember
 import ember.nn.functional as F
 from ember.backends.numpy import jit
-from ember.backends.numpy import nn as bnn
+from ember.backends.numpy import activation as bnn
 from ember.backends.numpy.jit import activations
 from oracle import assert_close, assert_unchanged, ember_tensor, snapshot
 

@@ -16,7 +16,6 @@ import torch.nn.functional as TF
 import ember
 import ember.nn.functional as F
 from ember.backends.numpy import jit
-from ember.backends.numpy import nn as be_nn
 from ember.backends.numpy.jit import rows
 from oracle import assert_close, assert_unchanged, snapshot
 
@@ -33,7 +32,7 @@ def compiled(monkeypatch):
     if not jit.enabled():
         pytest.skip("no C compiler here (or EMBER_JIT=0): the NumPy path is tested elsewhere")
     monkeypatch.setenv("EMBER_JIT", "sync")
-    monkeypatch.setattr(be_nn, "JIT_MIN_NUMEL", 0)
+    monkeypatch.setattr(rows, "MIN_NUMEL", 0)
     ran = []
     real = rows.kernel
 
@@ -48,7 +47,7 @@ def compiled(monkeypatch):
 
 
 def _numpy_path(monkeypatch):
-    monkeypatch.setattr(be_nn, "JIT_MIN_NUMEL", 1 << 62)
+    monkeypatch.setattr(rows, "MIN_NUMEL", 1 << 62)
 
 
 def _special_rows(x, huge=3e38):

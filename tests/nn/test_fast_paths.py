@@ -50,8 +50,8 @@ def _ce_pair(x, t, dtype, reduction, seed):
 def _numpy_fast_path(monkeypatch):
     """The NumPy 2-D fast path rather than its compiled row program (tests/nn/test_compiled_rows
     checks that one against PyTorch and this path)."""
-    from ember.backends.numpy import nn as be_nn
-    monkeypatch.setattr(be_nn, "JIT_MIN_NUMEL", 1 << 62)
+    from ember.backends.numpy.jit import rows
+    monkeypatch.setattr(rows, "MIN_NUMEL", 1 << 62)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])

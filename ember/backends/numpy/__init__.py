@@ -5,14 +5,17 @@ twice is an error), and ``Device("cpu").backend`` is this module.
 """
 
 from .. import kernel_table
-from . import (array_api, bitwise, color, compare, components, core, creation, distributed,
-               dlpack, elementwise, fft, indexing, io, linalg, morphology, movement, nn, optim,
-               quantization, random, reduce, sampling, scan, segments, slicing, sort,
-               suppression, threads)
+from . import (activation, array_api, attention, bitwise, color, compare, components, conv,
+               core, creation, distributed, dlpack, dropout, elementwise, fft,
+               indexing, io, linalg, linear, loss, morphology, movement, nn,
+               normalization, optim, pool, quantization, random, reduce,
+               sampling, scan, segments, slicing, sort, suppression, threads)
 
 FAMILIES = (core, creation, movement, segments, slicing, elementwise, bitwise, compare, reduce,
-            scan, sort, indexing, linalg, random, nn, optim, io, threads, sampling, quantization,
-            color, morphology, components, suppression, distributed, dlpack, array_api, fft)
+            scan, sort, indexing, linalg, random, nn, activation, linear, conv, pool,
+            normalization, loss, dropout, attention, optim, io, threads, sampling,
+            quantization, color, morphology, components, suppression, distributed,
+            dlpack, array_api, fft)
 name = "numpy"
 
 

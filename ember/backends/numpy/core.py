@@ -341,9 +341,9 @@ def adopt(data):
 
 def for_device(device):
     """The kernel table of ``device``: this module (NumPy has one device, the CPU). Its first use
-    installs the buffer pool (``pool.start``)."""
-    from . import pool
-    pool.start()
+    installs the buffer pool (``buffers.start``)."""
+    from . import buffers
+    buffers.start()
     return sys.modules[__name__.rsplit(".", 1)[0]]
 
 

@@ -1,214 +1,231 @@
-"""ember's buffer pool: a caching allocator for NumPy's large arrays, as PyTorch's allocators are.
-
-NumPy asks the system for every large array and returns it when the array dies, so each large
-temporary of a training step lands on fresh pages the kernel must fault in and zero. The pool is a
-NumPy memory handler (NEP 49, compiled from ``jit/pool.c``) that keeps the blocks of at least
-``MIN_BYTES`` when they are freed, in size classes (eight per power of two), and gives them to the
-next request of the same class: a training step reuses its buffers. Smaller blocks go to NumPy's
-own allocator.
-
-- Bounded: at most ``limit()`` bytes stay cached (default the smaller of 1 GiB and an eighth of
-  the physical memory; the ``EMBER_POOL_BYTES`` environment variable sets it, ``0`` turns the
-  pool off); past it the blocks cached longest ago go back first.
-- Released on pressure: when the system refuses memory, the cache is emptied and the request
-  retried; ``release()`` empties it at any time.
-- Where: NumPy's handler belongs to a context (a ``contextvars`` variable, so one per thread).
-  The pool is installed on the thread that first uses the NumPy backend (the one importing
-  ember): at once when its compiled module is on disk, else compiled in the background and
-  installed on the main thread when ready (a later process finds it on disk). It then serves
-  every NumPy array that thread allocates, ember's or not; other threads keep NumPy's allocator
-  unless they call ``install()``. Each array is freed by the handler that allocated it, so
-  arrays made before or elsewhere are unaffected.
-- Only with ember's compiler in use (``jit.enabled()``, ``EMBER_JIT`` not ``0``); otherwise
-  nothing changes.
-
->>> from ember.backends.numpy import pool
->>> sorted(pool.stats())[:3]
-['cached_blocks', 'cached_bytes', 'hits']
-"""
-
-import os
-import re
-import threading
+"""The pool kernels of the NumPy backend (see ember/ops/pool.py)."""
 
 import numpy as np
 
-from ...errors import InvalidParameterError
-from . import jit
-from .jit import compiler
+from .core import _warnings_off
+from .activation import _select
+from .conv import _col2im, _pad_hw, _windows
+from .nn import _F64, _out, _work
 
-__all__ = ["install", "release", "stats", "enabled", "limit", "MIN_BYTES"]
-
-MIN_BYTES = 1 << 18  # blocks below 256 KiB stay with NumPy's allocator
-DEFAULT_LIMIT = 1 << 30
-_HERE = os.path.dirname(os.path.abspath(__file__))
-_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
-
-_lock = threading.Lock()
-_state = {"module": None, "source": None, "started": False}
+__all__ = [
+    "nn_max_pool2d", "nn_max_pool2d_grad", "nn_max_pool2d_indices", "nn_max_unpool2d",
+    "nn_max_unpool2d_grad", "nn_avg_pool2d", "nn_avg_pool2d_grad",
+]
 
 
-def limit():
-    """The most bytes the pool keeps cached: ``EMBER_POOL_BYTES`` (a byte count, or with a
-    ``K``/``M``/``G`` suffix), by default the smaller of 1 GiB and an eighth of the memory.
+# -- pooling ------------------------------------------------------------------------------------
 
-    >>> from ember.backends.numpy import pool
-    >>> pool.limit() >= 0
-    True
-    """
-    text = os.environ.get("EMBER_POOL_BYTES", "").strip()
-    if not text:
-        try:
-            memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-        except (AttributeError, ValueError, OSError):  # pragma: no cover - not POSIX
-            return DEFAULT_LIMIT
-        return min(DEFAULT_LIMIT, memory // 8)
-    match = re.fullmatch(r"(\d+)\s*([kmgt]?)(?:i?b)?", text.lower())
-    if match is None:
-        raise InvalidParameterError(
-            f"the environment variable EMBER_POOL_BYTES={text!r}: expected a byte count such as "
-            "1073741824, 512M or 2G (0 turns the buffer pool off)", "EMBER_POOL_BYTES", text)
-    return int(match.group(1)) * _UNITS[match.group(2)]
+def _slabs(xp, kernel, stride, dilation, out_hw):
+    """The kh*kw strided views (N, C, OH, OW) of ``xp``, one per kernel position (row-major):
+    slab k holds element k of every window."""
+    sh, sw = stride
+    dh, dw = dilation
+    OH, OW = out_hw
+    return [xp[:, :, i * dh:i * dh + sh * (OH - 1) + 1:sh, j * dw:j * dw + sw * (OW - 1) + 1:sw]
+            for i in range(kernel[0]) for j in range(kernel[1])]
 
 
-def _source():
-    if _state["source"] is None:
-        with open(os.path.join(_HERE, "jit", "pool.c")) as f:
-            _state["source"] = f.read()
-    return _state["source"]
+@_warnings_off
+def nn_max_pool2d(x, kernel, stride, pads, dilation, out_hw):
+    """Max pooling of ``x`` (N, C, H, W) or (C, H, W); padding counts as -inf.
+    Returns (out, saved).
+
+    A pairwise ``np.maximum`` over the kernel-position slabs (nan propagates): a few
+    whole-array passes instead of an argmax over a tiny last axis per window."""
+    unb = x.ndim == 3
+    dtype = x.dtype
+    if unb:
+        x = x[None]
+    xp = _pad_hw(_work(x), pads, -np.inf)
+    slabs = _slabs(xp, kernel, stride, dilation, out_hw)
+    out = slabs[0].copy(order="K")         # keeps the input's memory order (as the ufuncs)
+    for s in slabs[1:]:
+        np.maximum(out, s, out=out)
+    return _out(out[0] if unb else out, dtype), (xp, out, x.shape, kernel, stride, pads,
+                                                  dilation, out_hw, unb)
 
 
-def _settings():
-    try:
-        from numpy._core.multiarray import _get_madvise_hugepage
-    except ImportError:  # pragma: no cover - NumPy 1.x
-        from numpy.core.multiarray import _get_madvise_hugepage
-    return limit(), MIN_BYTES, bool(_get_madvise_hugepage())
+def _tap_inside(size, before, offset, stride, n):
+    """Whether the tap at padded offset ``offset`` of each of the ``n`` windows along one axis
+    lies inside the input (a bool (n,) array), or None when it does for every window."""
+    pos = np.arange(n) * stride + offset
+    ok = (pos >= before) & (pos < before + size)
+    return None if ok.all() else ok
 
 
-def _marker():
-    """The file naming the compiled pool for this source, NumPy, Python and CPU: looking it up
-    needs no compiler run, so the first use of the backend stays fast."""
-    import hashlib
-    import sysconfig
-    key = "\0".join((_source(), np.__version__, sysconfig.get_config_var("EXT_SUFFIX") or "",
-                     compiler._cpu_identity()))
-    name = "pool-" + hashlib.sha256(key.encode()).hexdigest()[:32] + ".path"
-    return os.path.join(compiler._cache_dir(), name)
+def _max_pool_hits(xp, out, xshape, kernel, stride, pads, dilation, out_hw):
+    """Yield ``(k, hit, first)`` per kernel position ``k`` (row-major): ``hit`` (a bool array of
+    the output's shape, or broadcastable to it) marks the windows whose selected element is tap
+    ``k``; ``first`` is False in the second pass over NaN windows.
 
+    PyTorch's CPU rule, found by experiment (torch 2.13): taps in the padding are skipped; a
+    window's element is its first maximum in kernel order, or its last NaN when it has one (its
+    scan is ``if val > maxval or isnan(val)``). A window with no tap inside the input (possible
+    with dilation) selects nothing. Loops over the kernel positions only (twice with NaNs)."""
+    slabs = _slabs(xp, kernel, stride, dilation, out_hw)
+    H, W = xshape[2:]
+    kh, kw = kernel
+    (sh, sw), (dh, dw), (OH, OW) = stride, dilation, out_hw
+    rows = [_tap_inside(H, pads[0], i * dh, sh, OH) for i in range(kh)]
+    cols = [_tap_inside(W, pads[2], j * dw, sw, OW) for j in range(kw)]
 
-def _load_cached():
-    """The compiled pool named by the marker file, or None."""
-    try:
-        with open(_marker()) as f:
-            path = f.read().strip()
-        if not os.path.exists(path):
+    def inside(k):
+        r, c = rows[k // kw], cols[k % kw]
+        if r is None and c is None:
             return None
-        return compiler._load_extension("ember_pool", path)
-    except (OSError, ImportError):
-        return None
+        r = np.ones(OH, bool) if r is None else r
+        c = np.ones(OW, bool) if c is None else c
+        return np.logical_and.outer(r, c)
+
+    nanwin = np.isnan(out)
+    if not nanwin.any():
+        nanwin = None
+    free = None if nanwin is None else ~nanwin  # windows whose element is not found yet
+    last = len(slabs) - 1
+    for k, s in enumerate(slabs):
+        v = inside(k)
+        if k == last:           # the element is here when no earlier tap had it
+            hit = np.ones(out.shape, bool) if free is None else free
+            if v is not None:
+                hit = hit & v
+        else:
+            hit = np.equal(s, out)
+            if v is not None:
+                hit &= v
+            if free is not None:
+                hit &= free
+        yield k, hit, True
+        if k < last:
+            free = ~hit if free is None else np.greater(free, hit, out=free)  # free & ~hit
+    if nanwin is not None:      # NaN windows: their last NaN, scanning the taps backwards
+        free = nanwin
+        for k in range(last, -1, -1):
+            hit = np.isnan(slabs[k]) & free
+            yield k, hit, False
+            if k:
+                free = np.greater(free, hit, out=free if free is not nanwin else None)
 
 
-def _module(build):
-    """The compiled pool module: loaded from disk, else compiled when ``build``; else None."""
-    with _lock:
-        if _state["module"] is None:
-            module = _load_cached()
-            if module is None and build and jit.enabled():
-                module = jit.build_extension("ember_pool", _source())
-                if module is not None:
-                    try:
-                        marker = _marker()
-                        with open(marker + ".tmp", "w") as f:
-                            f.write(module.__file__)
-                        os.replace(marker + ".tmp", marker)
-                    except OSError:
-                        pass
-            _state["module"] = module
-        return _state["module"]
+@_warnings_off
+def nn_max_pool2d_grad(g, saved):
+    """The gradient of ``nn_max_pool2d``: each window's gradient goes to the element PyTorch's
+    CPU kernel selects (see ``_max_pool_hits``: the first max among the taps inside the input,
+    the last NaN when the window has one), found by comparing the slabs with the output."""
+    xp, out, xshape, kernel, stride, pads, dilation, out_hw, unb = saved
+    gdt = g.dtype
+    gw = g[None] if unb else g
+    if gw.dtype != xp.dtype or gw.strides != out.strides:
+        # one copy into the output's memory order: ufuncs over operands laid out differently
+        # cost several times more than this copy
+        gw, g_ = np.empty_like(out), gw
+        np.copyto(gw, g_, casting="unsafe")
+    N, C, Hp, Wp = xp.shape
+    # windows that tile the padded input exactly write every element once: no zeros, no sums
+    tiled = (tuple(stride) == tuple(kernel) and tuple(dilation) == (1, 1)
+             and Hp == kernel[0] * out_hw[0] and Wp == kernel[1] * out_hw[1])
+    dxp = (np.empty_like if tiled else np.zeros_like)(xp, gw.dtype)
+    dslabs = _slabs(dxp, kernel, stride, dilation, out_hw)
+    for k, hit, first in _max_pool_hits(xp, out, xshape, kernel, stride, pads, dilation,
+                                        out_hw):
+        if tiled and first:
+            _select(gw, np.broadcast_to(hit, out.shape), out=dslabs[k])
+        else:
+            dslabs[k] += _select(gw, hit)
+    pt, _, pl, _ = pads
+    gx = dxp[:, :, pt:pt + xshape[2], pl:pl + xshape[3]]
+    return _out(gx[0] if unb else gx, gdt)
 
 
-def _off():
-    return compiler._mode() == "off" or limit() == 0
+def nn_max_pool2d_indices(saved):
+    """PyTorch's ``return_indices`` of ``nn_max_pool2d``: the flat index (into each H*W input
+    plane, int64) of the element each window selects (``_max_pool_hits``). A window with no tap
+    inside the input gets PyTorch's start index (its first row and column at or past 0, which
+    lies outside the plane)."""
+    xp, out, xshape, kernel, stride, pads, dilation, out_hw, unb = saved
+    kpos = np.full(out.shape, -1, np.int64)
+    for k, hit, _ in _max_pool_hits(xp, out, xshape, kernel, stride, pads, dilation, out_hw):
+        np.copyto(kpos, k, where=hit)
+    H, W = xshape[2:]
+    kw = kernel[1]
+    (sh, sw), (dh, dw), (OH, OW) = stride, dilation, out_hw
+    r0 = np.arange(OH, dtype=np.int64)[:, None] * sh - pads[0]
+    c0 = np.arange(OW, dtype=np.int64)[None, :] * sw - pads[2]
+    idx = (r0 + kpos // kw * dh) * W + c0 + kpos % kw * dw
+    empty = kpos < 0
+    if empty.any():
+        rs = np.where(r0 < 0, r0 + (-r0 + dh - 1) // dh * dh, r0)
+        cs = np.where(c0 < 0, c0 + (-c0 + dw - 1) // dw * dw, c0)
+        np.copyto(idx, np.broadcast_to(rs * W + cs, idx.shape), where=empty)
+    return idx[0] if unb else idx
 
 
-def enabled():
-    """Whether the pool can serve here: ember's compiler is in use and ``EMBER_POOL_BYTES`` is not
-    0 (whether it serves the calling thread: ``stats()["installed"]``).
-
-    >>> from ember.backends.numpy import pool
-    >>> isinstance(pool.enabled(), bool)
-    True
-    """
-    return not _off() and jit.enabled()
+def _avg_divisor(size, kernel, stride, pad, out, include_pad):
+    """PyTorch's per-output-position divisor along one axis (a 1-D float64 array)."""
+    start = np.arange(out) * stride - pad
+    end = np.minimum(start + kernel, size + pad)
+    if include_pad:
+        return (end - start).astype(_F64)
+    return (np.minimum(end, size) - np.maximum(start, 0)).astype(_F64)
 
 
-def install():
-    """Put the pool in front of NumPy's allocator for the calling thread (its context), compiling
-    it first if needed; whether the pool serves this thread now. A no-op when it already does or
-    when the pool is off.
-
-    >>> from ember.backends.numpy import pool
-    >>> pool.install() == pool.stats()["installed"]
-    True
-    """
-    if not enabled():
-        return False
-    module = _module(build=True)
-    if module is None:
-        return False
-    module.install(*_settings())
-    return True
-
-
-def release():
-    """Return the cached blocks to the system; the number of bytes returned. Arrays in use keep
-    their memory.
-
-    >>> from ember.backends.numpy import pool
-    >>> pool.release() >= 0
-    True
-    """
-    module = _state["module"]
-    return 0 if module is None else module.release()
+@_warnings_off
+def nn_avg_pool2d(x, kernel, stride, pads, padding, out_hw, count_include_pad, divisor_override):
+    """Average pooling of ``x`` (N, C, H, W) or (C, H, W) with PyTorch's divisors.
+    Returns (out, saved)."""
+    unb = x.ndim == 3
+    dtype = x.dtype
+    if unb:
+        x = x[None]
+    work = _work(x)
+    H, W = x.shape[2:]
+    xp = _pad_hw(work, pads, 0.0)
+    win = _windows(xp, kernel, stride, (1, 1), out_hw)
+    sums = win.sum(axis=(-2, -1))
+    if divisor_override is not None:
+        div = np.full(out_hw, float(divisor_override))
+    else:
+        dh = _avg_divisor(H, kernel[0], stride[0], padding[0], out_hw[0], count_include_pad)
+        dw = _avg_divisor(W, kernel[1], stride[1], padding[1], out_hw[1], count_include_pad)
+        div = np.multiply.outer(dh, dw)
+    out = sums / div
+    return _out(out[0] if unb else out, dtype), (div, x.shape, xp.shape, kernel, stride, pads,
+                                                  out_hw, unb)
 
 
-def stats():
-    """The pool's counters: ``cached_bytes``/``cached_blocks`` (kept for reuse), ``live_bytes``/
-    ``live_blocks`` (pool blocks in use), ``hits``/``misses`` (requests served from the cache or
-    from the system), ``released_bytes``, ``limit``, ``min_bytes``, and ``installed`` (whether the
-    pool serves the calling thread).
-
-    >>> from ember.backends.numpy import pool
-    >>> pool.stats()["cached_bytes"] <= pool.stats()["limit"] or not pool.stats()["installed"]
-    True
-    """
-    module = _state["module"]
-    if module is None:
-        return {"cached_bytes": 0, "cached_blocks": 0, "live_bytes": 0, "live_blocks": 0,
-                "hits": 0, "misses": 0, "released_bytes": 0, "limit": 0,
-                "min_bytes": MIN_BYTES, "installed": False}
-    return {**module.stats(), "installed": module.installed()}
+@_warnings_off
+def nn_avg_pool2d_grad(g, saved):
+    """The gradient of ``nn_avg_pool2d``: each window's gradient, divided, spread over it."""
+    div, xshape, pshape, kernel, stride, pads, out_hw, unb = saved
+    gdt = g.dtype
+    gd = _work(g[None] if unb else g) / div
+    kh, kw = kernel
+    d = np.broadcast_to(gd, (kh, kw) + gd.shape)
+    dxp = _col2im(d, pshape, kernel, stride, (1, 1), out_hw)
+    pt, _, pl, _ = pads
+    gx = dxp[:, :, pt:pt + xshape[2], pl:pl + xshape[3]]
+    return _out(gx[0] if unb else gx, gdt)
 
 
-def start():
-    """Install the pool on the calling thread at the NumPy backend's first use, without ever
-    compiling there: at once when the compiled pool is on disk, else after a background compile
-    (installed then on the main thread if that is the calling thread)."""
-    if _state["started"]:
-        return
-    _state["started"] = True
-    if _off():
-        return
-    module = _module(build=False)
-    if module is not None:
-        module.install(*_settings())
-        return
-    on_main = threading.current_thread() is threading.main_thread()
+# -- max_unpool2d -------------------------------------------------------------------------------
 
-    def build():
-        module = _module(build=True)
-        if module is not None and on_main:
-            module.install_on_main_thread(*_settings())
+def nn_max_unpool2d(x, idx, out_hw):
+    """PyTorch's ``max_unpool2d``: zeros of (N, C) + ``out_hw`` (or (C,) + ``out_hw``) with each
+    value of ``x`` written at its flat plane index in ``idx`` (same shape as ``x``); where
+    indices repeat, the last value in row-major order wins (PyTorch leaves it unspecified)."""
+    lead = x.shape[:-2]
+    L = out_hw[0] * out_hw[1]
+    n = x.shape[-2] * x.shape[-1]
+    out = np.zeros(lead + (L,), dtype=x.dtype)
+    np.put_along_axis(out, idx.reshape(lead + (n,)).astype(np.intp), x.reshape(lead + (n,)),
+                      axis=-1)
+    return out.reshape(lead + tuple(out_hw))
 
-    threading.Thread(target=build, name="ember-pool", daemon=True).start()
+
+def nn_max_unpool2d_grad(g, idx):
+    """The gradient of ``nn_max_unpool2d``: ``g`` read at each index (a gather per plane, as
+    PyTorch's, also where indices repeat)."""
+    lead = idx.shape[:-2]
+    n = idx.shape[-2] * idx.shape[-1]
+    gf = g.reshape(lead + (g.shape[-2] * g.shape[-1],))
+    return np.take_along_axis(gf, idx.reshape(lead + (n,)).astype(np.intp),
+                              axis=-1).reshape(idx.shape)

@@ -20,14 +20,17 @@ from .. import kernel_table
 if torch is None:  # pragma: no cover
     raise DeviceError("the torch backend needs PyTorch: pip install 'ember[torch]'")
 
-from . import (array_api, bitwise, color, compare, components, core, creation, distributed,  # noqa: E402
-               dlpack, elementwise, fft, indexing, io, linalg, morphology, movement, nn, optim,
+from . import (activation, array_api, attention, bitwise, color, compare, components, conv,  # noqa: E402
+               core, creation, distributed, dlpack, dropout, elementwise, fft, indexing, io,
+               linalg, linear, loss, morphology, movement, nn, normalization, optim, pool,
                quantization, random, reduce, sampling, scan, segments, slicing, sort,
                suppression, threads)
 
 FAMILIES = (core, creation, movement, segments, slicing, elementwise, bitwise, compare, reduce,
-            scan, sort, indexing, linalg, random, nn, optim, io, threads, sampling, quantization,
-            color, morphology, components, suppression, distributed, dlpack, array_api, fft)
+            scan, sort, indexing, linalg, random, nn, activation, linear, conv, pool,
+            normalization, loss, dropout, attention, optim, io, threads, sampling,
+            quantization, color, morphology, components, suppression, distributed,
+            dlpack, array_api, fft)
 name = "torch"
 _tables = {}
 _lock = threading.Lock()

@@ -38,6 +38,7 @@ import numpy as np
 
 from . import compiler
 
+MIN_NUMEL = 64  # measured: from 64 elements on, a compiled row program is the faster
 PARALLEL_NUMEL = 262144  # below this many elements one thread is faster than two
 
 _TYPES = {np.dtype(np.float32): ("f32", "float"), np.dtype(np.float64): ("f64", "double")}

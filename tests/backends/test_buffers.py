@@ -1,4 +1,4 @@
-"""The NumPy backend's buffer pool (ember/backends/numpy/pool.py, jit/pool.c): a NumPy memory
+"""The NumPy backend's buffer pool (ember/backends/numpy/buffers.py, jit/pool.c): a NumPy memory
 handler that caches large blocks for reuse, bounded, emptied on request.
 
 NumPy's handler belongs to a context, so each test installs the pool in a context of its own
@@ -19,7 +19,7 @@ import pytest
 
 import ember
 from ember import nn, optim
-from ember.backends.numpy import pool
+from ember.backends.numpy import buffers as pool
 from ember.errors import InvalidParameterError
 from ember.nn import functional as F
 
@@ -68,7 +68,7 @@ def _two_large_temporaries(steps):
 _FAULTS = """
 import resource
 import numpy as np
-from ember.backends.numpy import pool
+from ember.backends.numpy import buffers as pool
 print(pool.install(), end=" ")
 MiB = 1 << 20
 def steps(n):
@@ -246,7 +246,7 @@ def test_threads_hammering_allocations(pooled):
 
 
 def _installed_at_import(env):
-    code = ("from ember.backends.numpy import pool; import numpy as np; a = np.ones(1 << 20); "
+    code = ("from ember.backends.numpy import buffers as pool; import numpy as np; a = np.ones(1 << 20); "
             "del a; s = pool.stats(); print(s['installed'], s['hits'] + s['misses'] > 0)")
     out = subprocess.run([sys.executable, "-c", code], env={**os.environ, **env}, cwd=ROOT,
                          capture_output=True, text=True, timeout=300)

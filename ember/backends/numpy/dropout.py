@@ -1,0 +1,77 @@
+"""The dropout kernels of the NumPy backend (see ember/ops/dropout.py)."""
+
+import numpy as np
+
+from .core import _warnings_off
+from .loss import nn_target_bad
+from .nn import _F64, _out, _work
+
+__all__ = [
+    "nn_dropout_apply", "nn_embedding", "nn_embedding_grad", "nn_embedding_renorm",
+    "nn_index_bad",
+]
+
+
+# -- dropout, embedding -------------------------------------------------------------------------
+
+def nn_dropout_apply(x, mask, scale):
+    """``x * mask * scale`` in ``x``'s dtype."""
+    return _out(_work(x) * _work(mask) * scale, x.dtype)
+
+
+def nn_embedding(weight, idx):
+    """Rows ``weight[idx]``: shape ``idx.shape + (D,)`` (a new array)."""
+    return np.take(weight, idx, axis=0)
+
+
+def nn_embedding_grad(g, idx, num, padding_idx, scale_grad_by_freq=False):
+    """The gradient of ``nn_embedding``: the output gradient summed into rows (none to
+    ``padding_idx``); with ``scale_grad_by_freq`` each row's sum is divided by how often its
+    index occurs in ``idx``."""
+    D = g.shape[-1]
+    gw = _work(g).reshape(idx.size, D)
+    flat = idx.reshape(-1).astype(np.intp)
+    out = np.zeros((num, D), dtype=gw.dtype)
+    np.add.at(out, flat, gw)
+    if scale_grad_by_freq:
+        counts = np.bincount(flat, minlength=num)
+        out /= np.maximum(counts, 1).astype(out.dtype)[:, None]
+    if padding_idx is not None:
+        out[padding_idx] = 0.0
+    return _out(out, g.dtype)
+
+
+@_warnings_off
+def nn_embedding_renorm(weight, idx, max_norm, norm_type):
+    """PyTorch's ``embedding_renorm_`` without the in-place write: a new array equal to
+    ``weight`` (num, dim) except that each row indexed by ``idx`` whose ``norm_type``-norm
+    exceeds ``max_norm`` is scaled by ``max_norm / (norm + 1e-7)``; None when no row changes.
+    The norms are computed in float64 (PyTorch: in the weight's dtype, then as a double)."""
+    rows = np.unique(idx.reshape(-1).astype(np.intp))
+    if rows.size == 0 or weight.shape[1] == 0:
+        return None
+    sel = np.abs(weight[rows].astype(_F64))
+    p = norm_type
+    if p == np.inf:
+        norms = sel.max(axis=1)
+    elif p == -np.inf:
+        norms = sel.min(axis=1)
+    elif p == 0:
+        norms = np.count_nonzero(sel, axis=1).astype(_F64)
+    else:
+        norms = np.sum(sel ** p, axis=1) ** (1.0 / p)
+    big = norms > max_norm
+    if not big.any():
+        return None
+    rows = rows[big]
+    scale = max_norm / (norms[big] + 1e-7)
+    out = np.array(weight, copy=True)
+    out[rows] = _out(_work(weight[rows]) * scale.astype(_work(weight[:0]).dtype)[:, None],
+                     weight.dtype)
+    return out
+
+
+def nn_index_bad(idx, size):
+    """The first element of the int array ``idx`` outside ``[0, size)`` as a Python int, or
+    None when all are in range (also when ``idx`` is empty)."""
+    return nn_target_bad(idx, size, None)

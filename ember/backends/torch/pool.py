@@ -1,0 +1,90 @@
+"""The pool kernels of the PyTorch backend (see ember/ops/pool.py)."""
+
+import torch
+import torch.nn.functional as TF
+
+from .nn import _aten, _long, _out, _work
+
+__all__ = [
+    "nn_max_pool2d", "nn_max_pool2d_grad", "nn_max_pool2d_indices", "nn_max_unpool2d",
+    "nn_max_unpool2d_grad", "nn_avg_pool2d", "nn_avg_pool2d_grad",
+]
+
+
+# -- pooling ------------------------------------------------------------------------------------
+
+def _pool_geometry(pads):
+    """(torch's symmetric padding, ceil_mode) of the op's (top, bottom, left, right) pads: the
+    op adds bottom/right padding only for ceil_mode, with PyTorch's output sizes."""
+    pt, pb, pl, pr = pads
+    return (pt, pl), (pb > pt or pr > pl)
+
+
+def _inside(size, before, kernel, stride, dilation, n, device):
+    """Whether each of the ``n`` windows along one axis has a tap inside the input."""
+    start = torch.arange(n, device=device) * stride - before
+    taps = start[:, None] + torch.arange(kernel, device=device)[None, :] * dilation
+    return ((taps >= 0) & (taps < size)).any(1)
+
+
+def nn_max_pool2d(x, kernel, stride, pads, dilation, out_hw):
+    """Max pooling (torch's kernel: padding is skipped, the first max in kernel order or the
+    last NaN is selected). Returns (out, saved)."""
+    dtype = x.dtype
+    xw = _work(x)
+    padding, ceil = _pool_geometry(pads)
+    out, idx = _aten.max_pool2d_with_indices(xw, list(kernel), list(stride), list(padding),
+                                             list(dilation), ceil)
+    return _out(out, dtype), (xw, idx, tuple(kernel), tuple(stride), padding, tuple(dilation),
+                              ceil, tuple(out_hw))
+
+
+def nn_max_pool2d_grad(g, saved):
+    xw, idx, kernel, stride, padding, dilation, ceil, out_hw = saved
+    H, W = xw.shape[-2:]
+    rows = _inside(H, padding[0], kernel[0], stride[0], dilation[0], out_hw[0], xw.device)
+    cols = _inside(W, padding[1], kernel[1], stride[1], dilation[1], out_hw[1], xw.device)
+    gw = g.to(xw.dtype)
+    if not (bool(rows.all()) and bool(cols.all())):  # a window with no tap inside: dropped
+        gw = gw * (rows[:, None] & cols[None, :]).to(gw.dtype)
+    gx = _aten.max_pool2d_with_indices_backward(gw, xw, list(kernel), list(stride),
+                                                list(padding), list(dilation), ceil, idx)
+    return _out(gx, g.dtype)
+
+
+def nn_max_pool2d_indices(saved):
+    return saved[1]
+
+
+def nn_max_unpool2d(x, idx, out_hw):
+    lead = tuple(x.shape[:-2])
+    L = out_hw[0] * out_hw[1]
+    n = x.shape[-2] * x.shape[-1]
+    out = torch.zeros(lead + (L,), dtype=x.dtype, device=x.device)
+    out.scatter_(-1, _long(idx).reshape(lead + (n,)), x.reshape(lead + (n,)))
+    return out.reshape(lead + tuple(out_hw))
+
+
+def nn_max_unpool2d_grad(g, idx):
+    lead = tuple(idx.shape[:-2])
+    n = idx.shape[-2] * idx.shape[-1]
+    gf = g.reshape(lead + (g.shape[-2] * g.shape[-1],))
+    return torch.gather(gf, -1, _long(idx).reshape(lead + (n,))).reshape(idx.shape)
+
+
+def nn_avg_pool2d(x, kernel, stride, pads, padding, out_hw, count_include_pad, divisor_override):
+    """Average pooling with PyTorch's divisors (torch's kernel). Returns (out, saved)."""
+    dtype = x.dtype
+    xw = _work(x)
+    pad, ceil = _pool_geometry(pads)
+    out = TF.avg_pool2d(xw, tuple(kernel), tuple(stride), pad, ceil, count_include_pad,
+                        divisor_override)
+    return _out(out, dtype), (xw, tuple(kernel), tuple(stride), pad, ceil, count_include_pad,
+                              divisor_override)
+
+
+def nn_avg_pool2d_grad(g, saved):
+    xw, kernel, stride, pad, ceil, include, divisor = saved
+    gx = _aten.avg_pool2d_backward(g.to(xw.dtype), xw, list(kernel), list(stride), list(pad),
+                                   ceil, include, divisor)
+    return _out(gx, g.dtype)
