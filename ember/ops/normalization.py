@@ -10,27 +10,37 @@ from .nn_args import _backend, _common, _float_tensor, _int, _opt_float, _real, 
 
 # -- normalization ------------------------------------------------------------------------------
 
-def _record_norm(out, dt, x, w, b, grads_kernel, saved, op, geo):
+def _record_norm(out, dt, x, w, b, grads_kernel, saved, op, geo, restore=None):
     """Record a normalization step with optional affine ``w`` and ``b``; ``grads_kernel(g, saved,
     need_x, need_w, need_b, x_dtype, w_dtype, b_dtype)`` gives the three gradients.
 
     The rule runs the fused kernel when its results are not recorded (a first-order backward);
     under ``create_graph`` it is the same gradient written with ember ops (``_norm_grads``, with
-    the geometry ``geo``), so that it differentiates again."""
+    the geometry ``geo``), so that it differentiates again. ``restore()``, when given, gives
+    the value of ``x`` back from what the kernel saved (a Tensor): the step then keeps no
+    reference to ``x``'s buffer (only its graph node), so it holds no more memory than the
+    kernel's saved values."""
     inputs = tuple(t for t in (x, w, b) if t is not None)
     dts = (x._dtype, None if w is None else w._dtype, None if b is None else b._dtype)
+    has_w, has_b = w is not None, b is not None
     xs = _saved(x)
+    if restore is not None:
+        xs._data = None  # the node only: the value is restored when needed
     ws = None if w is None else _saved(w)
 
     def rule(g, needs, o):
-        nw = w is not None and needs[1]
-        nb = b is not None and needs[len(needs) - 1]
+        nw = has_w and needs[1]
+        nb = has_b and needs[len(needs) - 1]
         if _mode.enabled:  # create_graph: the rule is recorded in turn
-            gx, gw, gb = _norm_grads(g, xs, ws, needs[0], nw, nb, geo, dt, dts)
+            xv = xs
+            if restore is not None:
+                xv = _saved(xs)
+                xv._data = restore()._data
+            gx, gw, gb = _norm_grads(g, xv, ws, needs[0], nw, nb, geo, dt, dts)
         else:
             gx, gw, gb = (None if a is None else wrap(a, d) for a, d in zip(
                 grads_kernel(g._data, saved, needs[0], nw, nb, *dts), dts))
-        return (gx,) + ((gw,) if w is not None else ()) + ((gb,) if b is not None else ())
+        return (gx,) + ((gw,) if has_w else ()) + ((gb,) if has_b else ())
 
     return record(out, dt, inputs, rule, op)
 
@@ -92,7 +102,20 @@ def _batch_norm(x, running_mean, running_var, weight, bias, use_batch, eps, op):
         wrap(running_mean._data, running_mean._dtype).reshape(view),
         wrap(running_var._data, running_var._dtype).reshape(view))
     geo = (axes, axes, view) + stats + (eps,)
-    return _record_norm(out, dt, x, w, b, be.nn_batch_norm_grads, saved, op, geo), mean, var
+    shape, xdt = tuple(x.shape), x._dtype
+    center = mean if use_batch else running_mean._data
+
+    def restore():
+        # x = xhat / invstd + mean, from the kernel's saved (xhat (N, C, L), invstd (C,), ...)
+        # and the mean it normalized with
+        xhat, invstd = saved[0], saved[1]
+        wdt = be.dtype_of(xhat)
+        c = wrap(center, be.dtype_of(center)).cast(wdt).reshape((-1, 1))
+        xv = wrap(xhat, wdt) / wrap(invstd, wdt).reshape((-1, 1)) + c
+        return xv.reshape(shape).cast(xdt)
+
+    rec = _record_norm(out, dt, x, w, b, be.nn_batch_norm_grads, saved, op, geo, restore)
+    return rec, mean, var
 
 
 def _check_bn(op, input, running_mean, running_var, weight, bias, training, eps):
