@@ -286,7 +286,7 @@ def test_cast_errors():
 
 # -- record: the one-input and untracked fast paths --------------------------------------------
 
-def _pass(g, needs):
+def _pass(g, needs, out):
     return (g,) * len(needs)
 
 
@@ -368,11 +368,19 @@ def test_record_tracked_inputs_build_a_node():
         assert not record(np.ones(2), ember.float64, (w,), _pass, "x").is_tracked()
 
 
-def test_record_balanced_strategy_takes_the_recompute_recipe():
-    from ember.tensor import record
+def _pass_arrays(g, needs):
+    return (g,) * len(needs)
+
+
+def test_record_arrays_balanced_strategy_takes_the_recompute_recipe():
+    from ember.tensor import record, record_arrays
     w = ember.tensor([1.0, 2.0]).require_grad().with_gradient_checkpointing_strategy("balanced")
-    recipe = (lambda a: a * 2, lambda arrays, out: _pass)
-    out = record(np.array([2.0, 4.0]), ember.float64, (w,), _pass, "twice", recipe)
+    recipe = (lambda a: a * 2, lambda arrays, out: _pass_arrays)
+    out = record_arrays(np.array([2.0, 4.0]), ember.float64, (w,), _pass_arrays, "twice", recipe)
     assert out._node.recompute is recipe and out._node.backward is None
+    assert not out._node.tensors
     plain = record(np.array([2.0, 4.0]), ember.float64, (w,), _pass, "twice")
     assert plain._node.recompute is None and plain._node.backward is _pass
+    assert plain._node.tensors and plain._node.out is None
+    kept = record(np.array([2.0, 4.0]), ember.float64, (w,), _pass, "twice", keep_out=True)
+    assert kept._node.out.tolist() == [2.0, 4.0] and kept._node.out._node is None

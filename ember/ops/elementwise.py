@@ -22,6 +22,7 @@ from operator import attrgetter as _kernel
 from .. import dtypes as _dt
 from ..errors import InvalidParameterError, KindError
 from ..shapes import as_int, broadcast_shapes
+from ..autodiff.graph import _mode
 from ..autodiff.rules import array_rule, fit
 from ..tensor import (Pending, Tensor, device_error, record, record_arrays, saved,
                       tensor_method, wrap)
@@ -208,7 +209,12 @@ def _prep2(a, b, op, to_float=False, cx=False):
 
 def _operands(a, b, ta, tb, dt):
     """The operands of a binary op as its gradient rule sees them: tensors as ``saved`` Tensors
-    of the result dtype ``dt`` (a cast is a recorded step), numbers as they are."""
+    of the result dtype ``dt`` (a cast is a recorded step), numbers as they are. (None, None)
+    when no step will be recorded (no operand tracked, recording off, or not a float result:
+    ``record`` words the error of a complex one)."""
+    if dt.kind != "float" or not _mode.enabled or \
+            (ta is None or ta._node is None) and (tb is None or tb._node is None):
+        return None, None
     return (a if ta is None else saved(ta) if ta._dtype is dt else ta.cast(dt),
             b if tb is None else saved(tb) if tb._dtype is dt else tb.cast(dt))
 
