@@ -10,7 +10,7 @@ import numpy as np
 from .core import _warnings_off
 
 __all__ = ["color_rgb2gray", "color_rgb2gray_grad", "color_gray2rgb", "color_gray2rgb_grad",
-           "color_rgb2hsv", "color_rgb2hsv_grad", "color_hsv2rgb", "color_hsv2rgb_grad"]
+           "color_rgb2hsv", "color_hsv2rgb",]
 
 _GRAY = (0.299, 0.587, 0.114)
 
@@ -68,42 +68,6 @@ def color_rgb2hsv(x):
     return np.stack([h, s, v], axis=1).astype(x.dtype, copy=False)
 
 
-@_warnings_off
-def color_rgb2hsv_grad(gout, x):
-    """The gradient of ``color_rgb2hsv`` at ``x`` for the output gradient ``gout``.
-
-    V's gradient goes to the channel OpenCV takes V from (R, then G, then B on ties) and min's
-    to the first smallest channel; where V == min (grey pixels) H has no gradient, where V == 0
-    S has none.
-    """
-    r, g, b, v, mn, d, imax = _hsv_parts(x)
-    imin = np.where(mn == r, 0, np.where(mn == g, 1, 2))
-    gh, gs, gv = gout[:, 0], gout[:, 1], gout[:, 2]
-    vnz = v != 0
-    sv = np.where(vnz, v, 1)
-    dnz = d != 0
-    sd = np.where(dnz, d, 1)
-    # S = 1 - min / V: dS/dV = min / V^2, dS/dmin = -1 / V
-    gs = np.where(vnz, gs, 0)
-    g_max = gv + gs * mn / (sv * sv)
-    g_min = -gs / sv
-    # H = offset + 60 (a - b) / d, with (a, b) the two channels after the max one (cyclically)
-    a = np.where(imax == 0, g, np.where(imax == 1, b, r))
-    c = np.where(imax == 0, b, np.where(imax == 1, r, g))
-    gh = np.where(dnz, gh, 0)
-    g_a = 60 * gh / sd
-    g_d = -g_a * (a - c) / sd  # dH/dd; d = V - min
-    g_max = g_max + g_d
-    g_min = g_min - g_d
-    ia = (imax + 1) % 3
-    ic = (imax + 2) % 3
-    out = np.empty(x.shape, dtype=x.dtype)
-    for ch in range(3):  # a loop over the three channels
-        out[:, ch] = ((imax == ch) * g_max + (imin == ch) * g_min
-                      + (ia == ch) * g_a - (ic == ch) * g_a)
-    return out
-
-
 def _hsv_terms(x):
     h, s, v = x[:, 0], x[:, 1], x[:, 2]
     hh = np.mod(h / 60, 6)
@@ -125,23 +89,3 @@ def color_hsv2rgb(x):
         m = np.clip(np.minimum(k, 4 - k), 0, 1)
         out[:, ch] = v - vs * m
     return out
-
-
-@_warnings_off
-def color_hsv2rgb_grad(gout, x):
-    """The gradient of ``color_hsv2rgb`` at ``x`` for the output gradient ``gout``."""
-    h, s, v, hh = _hsv_terms(x)
-    gh = np.zeros(h.shape, dtype=x.dtype)
-    gs = np.zeros(h.shape, dtype=x.dtype)
-    gv = np.zeros(h.shape, dtype=x.dtype)
-    vs = v * s
-    for ch, n in enumerate((5, 3, 1)):  # a loop over the three channels
-        gc = gout[:, ch]
-        k = np.mod(n + hh, 6)
-        inner = np.minimum(k, 4 - k)
-        m = np.clip(inner, 0, 1)
-        dm = np.where((inner > 0) & (inner < 1), np.where(k < 2, 1.0, -1.0), 0.0).astype(x.dtype)
-        gv += gc * (1 - s * m)
-        gs -= gc * v * m
-        gh -= gc * vs * dm / 60
-    return np.stack([gh, gs, gv], axis=1)

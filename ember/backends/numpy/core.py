@@ -16,7 +16,7 @@ _EXTENSION_DTYPES = (np.dtype(ml_dtypes.bfloat16),)
 
 __all__ = [
     "Array", "NP", "allocation_failed", "allocation_error", "allocates", "check_items",
-    "RaggedError", "RankError", "asarray", "complex_cast_message", "as_array", "is_array",
+    "RaggedError", "RankError", "asarray", "complex_cast_message", "is_array",
     "cast", "readonly", "copy", "contiguous", "is_contiguous", "shares_memory", "tolist", "item",
     "scalar_array", "sum_to_shape", "broadcast_to", "add", "ones_like", "zeros_like", "dtype_of",
     "ember_dtype", "owns", "adopt", "for_device", "numel", "to_host", "from_host", "synchronize",
@@ -163,11 +163,6 @@ def complex_cast_message(dtype):
     return (f"complex values cannot become {dtype.name} values (the imaginary part would be "
             "lost); expected a complex dtype, or take .real(), .imag() or .abs() of a complex "
             "tensor first")
-
-
-def as_array(data):
-    """``data`` as an ndarray: NumPy kernels return scalars for 0-d inputs."""
-    return np.asarray(data)
 
 
 def is_array(data):

@@ -10,9 +10,9 @@ import sys
 import ml_dtypes
 import numpy as np
 
-from .core import NP, _first, _same, allocates
+from .core import NP, _first, allocates
 
-__all__ = ["creation_nbytes_ok", "creation_full", "creation_zeros", "creation_like_full",
+__all__ = [ "creation_full", "creation_zeros",
            "creation_fill_value_fits", "creation_arange", "creation_arange_length",
            "creation_linspace", "creation_eye", "creation_tri_mask", "creation_tri_keep",
            "creation_cartesian_grid", "data_reshape_copy", "data_flat_list", "data_equal",
@@ -38,14 +38,6 @@ def _finfo(dtype):
 
 # -- creation -----------------------------------------------------------------------------------
 
-def creation_nbytes_ok(shape, dtype):
-    """Whether an array of ``shape`` and NumPy ``dtype`` has a representable byte size."""
-    n = np.dtype(_np(dtype)).itemsize
-    for s in shape:
-        n *= s
-    return n <= _MAX_BYTES
-
-
 @allocates(_first)
 def creation_full(shape, value, dtype):
     """A new array of ``shape`` filled with ``value`` (already checked to fit ``dtype``)."""
@@ -56,12 +48,6 @@ def creation_full(shape, value, dtype):
 def creation_zeros(shape, dtype):
     """A new zero-filled array."""
     return np.zeros(shape, dtype=_np(dtype))
-
-
-@allocates(_same)
-def creation_like_full(a, value, dtype):
-    """A new array of ``a``'s shape filled with ``value``, C-contiguous."""
-    return creation_full.__wrapped__(a.shape, value, dtype)
 
 
 def creation_fill_value_fits(value, dtype):

@@ -10,7 +10,7 @@ import math as _math
 import numpy as np
 
 __all__ = [
-    "ew_scalar", "ew_cast", "ew_is_scalar", "ew_is_int_scalar", "Chain", "ew_chain", "ew_chain_sum",
+    "ew_scalar", "ew_cast", "Chain", "ew_chain", "ew_chain_sum",
     "ew_shared_view", "ew_deferrable",
     "ew_evaluate", "ew_any_zero", "ew_any_negative",
     "ew_add", "ew_sub", "ew_mul", "ew_truediv", "ew_floordiv", "ew_remainder", "ew_fmod",
@@ -129,17 +129,6 @@ def ew_cast(a, dtype):
 @_quiet
 def _astype_quiet(a, dtype):
     return a.astype(dtype)
-
-
-def ew_is_scalar(value):
-    """Whether ``value`` is a real number a tensor op takes as a scalar operand (bools excluded)."""
-    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
-        value, (bool, np.bool_))
-
-
-def ew_is_int_scalar(value):
-    """Whether ``value`` is a Python or NumPy integer (bools excluded)."""
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
 class Chain:

@@ -12,9 +12,8 @@ from .core import NP, allocates
 __all__ = ["idx_bounds", "idx_bounds_last", "idx_as_intp", "idx_is_integral", "idx_zero_index",
            "idx_nonzero", "idx_argwhere", "idx_scalar_index", "idx_dim_key", "idx_along_key",
            "idx_nd_key", "idx_lead_key", "idx_lead", "idx_unlead", "idx_get", "idx_gather",
-           "idx_update", "idx_where", "idx_mask_select", "idx_one_hot", "idx_wrap_negative",
-           "idx_broadcast", "idx_reshape", "idx_logical_not", "idx_zero_at",
-           "idx_add_into_zeros", "idx_masked", "idx_mask_select_grad", "idx_minmax_grad",
+           "idx_update", "idx_where", "idx_mask_select", "idx_one_hot", "idx_wrap_negative", "idx_reshape", "idx_logical_not", "idx_zero_at",
+           "idx_add_into_zeros", "idx_masked", "idx_mask_select_grad",
            "idx_mul_grad", "idx_expand", "idx_adv_get", "idx_adv_grad", "idx_adv_set",
            "idx_adv_zero"]
 
@@ -167,11 +166,6 @@ def idx_wrap_negative(index, n):
     return np.where(index < 0, index + n, index)
 
 
-def idx_broadcast(a, shape):
-    """``a`` broadcast to ``shape`` (a read-only view)."""
-    return np.broadcast_to(a, shape)
-
-
 def idx_reshape(a, shape):
     return a.reshape(shape)
 
@@ -205,15 +199,6 @@ def idx_mask_select_grad(g, mask, shape):
     out = np.zeros(shape, dtype=g.dtype)
     out[mask] = g
     return out
-
-
-def idx_minmax_grad(g, x, values, out, key):
-    """Gradients of a min/max update, Burn's rule: every contribution equal to its result (self's
-    element or a value) gets the whole gradient of that result; ties are not split."""
-    zero = np.zeros((), g.dtype)
-    gx = np.where(x == out, g, zero)
-    gv = np.where(values == out[key], g[key], zero)
-    return gx, gv
 
 
 def idx_mul_grad(g, x, values, out, key):

@@ -6,18 +6,16 @@ for real arrays only (ember has no gradients through complex tensors).
 """
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided as _as_strided
 
-from .core import NP, _warnings_off, allocates, sum_to_shape
+from .core import NP, _warnings_off, allocates
 
-__all__ = ["linalg_matmul", "linalg_matmul_grads", "linalg_dot", "linalg_outer", "linalg_cross",
-           "linalg_reshape", "linalg_mul", "einsum_contract", "einsum_grads",
+__all__ = ["linalg_matmul", "linalg_dot", "linalg_outer", "linalg_cross",
+           "linalg_reshape", "einsum_contract",
            "LinAlgFailure", "linalg_vector_norm", "linalg_vector_norm_grad",
-           "linalg_abs_sum_extreme", "linalg_abs_sum_extreme_grad", "linalg_extreme_last", "linalg_inv", "linalg_inv_grad",
-           "linalg_det", "linalg_det_grad", "linalg_solve", "linalg_solve_grads", "linalg_svd",
-           "linalg_svdvals", "linalg_svd_grad", "linalg_qr", "linalg_qr_grad", "linalg_cholesky",
-           "linalg_cholesky_grad", "linalg_eigh", "linalg_eigh_grad", "linalg_eigvalsh",
-           "linalg_slogdet", "linalg_slogdet_grad", "linalg_pinv", "linalg_pinv_grad",
+           "linalg_abs_sum_extreme", "linalg_abs_sum_extreme_grad", "linalg_extreme_last", "linalg_inv",
+           "linalg_det", "linalg_det_grad", "linalg_solve", "linalg_svd",
+           "linalg_svdvals", "linalg_qr", "linalg_cholesky", "linalg_eigh", "linalg_eigvalsh",
+           "linalg_slogdet", "linalg_slogdet_grad", "linalg_pinv",
            "linalg_matrix_rank", "linalg_vecdot"]
 
 
@@ -33,42 +31,6 @@ def _matmul_shape(a, b):
 def linalg_matmul(a, b):
     """NumPy's matmul (batched, broadcasting, 1-D operands promoted and removed)."""
     return np.asarray(np.matmul(a, b))
-
-
-def linalg_matmul_grads(g, a, b, need_a, need_b):
-    """The gradients of ``matmul(a, b)`` for the output gradient ``g``: (ga or None, gb or None)."""
-    a1, b1 = a.ndim == 1, b.ndim == 1
-    A = a[None, :] if a1 else a
-    B = b[:, None] if b1 else b
-    if a1 and b1:
-        G = g.reshape(1, 1)
-    elif a1:
-        G = g[..., None, :]
-    elif b1:
-        G = g[..., :, None]
-    else:
-        G = g
-    ga = gb = None
-    batch = G.shape[:-2]
-    if need_a:
-        if A.ndim == 2 and B.ndim > 2 and B.shape[:-2] == batch:
-            # sum over the batch of G_b @ B_b^T as one product
-            k = B.shape[-2]
-            rest = int(np.prod(batch, dtype=np.int64)) * G.shape[-1]
-            Gm = np.moveaxis(G, -2, 0).reshape(G.shape[-2], rest)
-            Bm = np.moveaxis(B, -2, 0).reshape(k, rest)
-            ga = Gm @ Bm.T
-        else:
-            ga = sum_to_shape(np.matmul(G, np.swapaxes(B, -1, -2)), A.shape)
-        ga = ga.reshape(a.shape)
-    if need_b:
-        if B.ndim == 2 and A.ndim > 2 and A.shape[:-2] == batch:
-            rows = int(np.prod(batch, dtype=np.int64)) * A.shape[-2]
-            gb = A.reshape(rows, A.shape[-1]).T @ G.reshape(rows, G.shape[-1])
-        else:
-            gb = sum_to_shape(np.matmul(np.swapaxes(A, -1, -2), G), B.shape)
-        gb = gb.reshape(b.shape)
-    return ga, gb
 
 
 def linalg_dot(a, b):
@@ -90,11 +52,6 @@ def linalg_cross(a, b, dim):
     a0, a1, a2 = (np.take(a, i, axis=dim) for i in range(3))
     b0, b1, b2 = (np.take(b, i, axis=dim) for i in range(3))
     return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=dim)
-
-
-def linalg_mul(a, b):
-    """The elementwise product with broadcasting."""
-    return np.multiply(a, b)
 
 
 def linalg_reshape(a, shape):
@@ -142,45 +99,6 @@ def einsum_contract(eq, arrays):
     if len(arrays) == 1:
         return np.asarray(np.einsum(eq, arrays[0]))
     return np.asarray(np.einsum(eq, *arrays, optimize=_path(eq, arrays)))
-
-
-def einsum_grads(g, arrays, subs, out, needs):
-    """Gradients of ``einsum(",".join(subs) + "->" + out, *arrays)`` for output gradient ``g``.
-
-    Each operand's gradient is the einsum of ``g`` with the other operands onto the operand's
-    distinct labels; labels summed only inside that operand are broadcast back, and repeated
-    labels (diagonals) put the result on the diagonal of a zero array.
-    """
-    grads = []
-    sizes = {}
-    for s, x in zip(subs, arrays):
-        for lab, n in zip(s, x.shape):
-            sizes[lab] = n
-    for i, (s, x) in enumerate(zip(subs, arrays)):
-        if not needs[i]:
-            grads.append(None)
-            continue
-        uniq = "".join(dict.fromkeys(s))
-        others = [subs[j] for j in range(len(subs)) if j != i]
-        avail = set(out).union(*others) if others else set(out)
-        present = "".join(lab for lab in uniq if lab in avail)
-        eq = ",".join([out] + others) + "->" + present
-        gi = einsum_contract(eq, [g] + [arrays[j] for j in range(len(arrays)) if j != i],
-                            op="einsum")
-        if len(present) != len(uniq):
-            gi = gi.reshape([sizes[lab] if lab in avail else 1 for lab in uniq])
-            gi = np.broadcast_to(gi, [sizes[lab] for lab in uniq])
-            if len(uniq) == len(s):
-                gi = np.ascontiguousarray(gi)
-        if len(uniq) != len(s):
-            full = np.zeros(x.shape, dtype=gi.dtype)
-            strides = [sum(full.strides[k] for k, lab2 in enumerate(s) if lab2 == lab)
-                       for lab in uniq]
-            diag = _as_strided(full, shape=gi.shape, strides=strides)
-            diag[...] = gi
-            gi = full
-        grads.append(gi)
-    return grads
 
 
 # -- norms and decompositions (ember.linalg) ----------------------------------------------------
@@ -309,12 +227,6 @@ def linalg_inv(a):
     return _guard(lambda: np.linalg.inv(a), a, "singular")
 
 
-def linalg_inv_grad(g, inv):
-    """The gradient of ``inv``: ``-inv^T @ g @ inv^T``."""
-    t = _mT(inv)
-    return -np.matmul(t, np.matmul(g, t))
-
-
 def linalg_det(a):
     """The determinant of each matrix of ``a`` (0 for a singular one)."""
     return np.asarray(np.linalg.det(a))
@@ -347,17 +259,6 @@ def linalg_solve(a, b, left):
     return _mT(_guard(lambda: np.linalg.solve(_mT(a), _mT(b)), a, "singular"))
 
 
-def linalg_solve_grads(g, a, x, left, need_a, need_b):
-    """The gradients (ga, gb) of ``linalg_solve``, each summed back to its operand's batch."""
-    if left:
-        gb = np.linalg.solve(_mT(a), g)
-        ga = -np.matmul(gb, _mT(x)) if need_a else None
-    else:
-        gb = _mT(np.linalg.solve(a, _mT(g)))
-        ga = -np.matmul(_mT(x), gb) if need_a else None
-    return ga, gb
-
-
 def linalg_svd(a, full_matrices):
     """(U, S, Vh) of each matrix of ``a``; LinAlgFailure if it does not converge."""
     u, s, vh = _guard(lambda: np.linalg.svd(a, full_matrices=full_matrices), a, "converge")
@@ -367,49 +268,6 @@ def linalg_svd(a, full_matrices):
 def linalg_svdvals(a):
     """The singular values of each matrix of ``a``, in descending order."""
     return _guard(lambda: np.linalg.svd(a, compute_uv=False), a, "converge")
-
-
-@_warnings_off
-def linalg_svd_grad(gu, gs, gvh, u, s, vh):
-    """The gradient of the reduced SVD ``a = u diag(s) vh`` (``u`` (m, k), ``vh`` (k, n)) for the
-    output gradients ``gu``, ``gs``, ``gvh`` (None: zero); PyTorch's ``svd_backward``. Factors of
-    a full SVD are narrowed to their first k columns (rows of ``vh``), as PyTorch does: the extra
-    ones are not determined by ``a``."""
-    m, n, k = u.shape[-2], vh.shape[-1], s.shape[-1]
-    u, vh = u[..., :k], vh[..., :k, :]
-    gu = None if gu is None else gu[..., :k]
-    gvh = None if gvh is None else gvh[..., :k, :]
-    if gu is None and gvh is None:
-        return np.matmul(u * gs[..., None, :], vh)
-    s2 = s * s
-    e = s2[..., None, :] - s2[..., :, None]
-    idx = np.arange(k)
-    e[..., idx, idx] = 1
-    if gu is not None:
-        uhgu = np.matmul(_mT(u), gu)
-        uhgu = uhgu - _mT(uhgu)
-    if gvh is not None:
-        vhgv = np.matmul(vh, _mT(gvh))
-        vhgv = vhgv - _mT(vhgv)
-    if gu is not None and gvh is not None:
-        ga = (uhgu * s[..., None, :] + s[..., :, None] * vhgv) / e
-    elif gu is not None:
-        ga = uhgu * (s[..., None, :] / e)
-    else:
-        ga = s[..., :, None] * (vhgv / e)
-    if gs is not None:
-        ga[..., idx, idx] += gs
-    if m > k and gu is not None:
-        ga = np.matmul(u, ga)
-        gusinv = gu / s[..., None, :]
-        ga = ga + gusinv - np.matmul(u, np.matmul(_mT(u), gusinv))
-        return np.matmul(ga, vh)
-    if n > k and gvh is not None:
-        ga = np.matmul(ga, vh)
-        sinvgvh = gvh / s[..., :, None]
-        ga = ga + sinvgvh - np.matmul(np.matmul(sinvgvh, _mT(vh)), vh)
-        return np.matmul(u, ga)
-    return np.matmul(u, np.matmul(ga, vh))
 
 
 def linalg_qr(a, mode):
@@ -437,25 +295,6 @@ def _copyltu(m):
     return low + _mT(np.tril(m, -1))
 
 
-@_warnings_off
-def linalg_qr_grad(gq, gr, q, r):
-    """The gradient of ``a = q @ r`` (``q`` (m, k), ``r`` (k, n), k = min(m, n); reduced, or
-    complete with m <= n) for output gradients ``gq``, ``gr`` (None: zero)."""
-    m, n = q.shape[-2], r.shape[-1]
-    gq = np.zeros_like(q) if gq is None else gq
-    gr = np.zeros_like(r) if gr is None else gr
-    if m >= n:
-        mm = np.matmul(r, _mT(gr)) - np.matmul(_mT(gq), q)
-        return _right_solve_t(gq + np.matmul(q, _copyltu(mm)), r)
-    r1, gr1, gr2 = r[..., :, :m], gr[..., :, :m], gr[..., :, m:]
-    y = np.matmul(q, r[..., :, m:])
-    gq1 = gq + np.matmul(y, _mT(gr2))
-    mm = np.matmul(r1, _mT(gr1)) - np.matmul(_mT(gq1), q)
-    gx = _right_solve_t(gq1 + np.matmul(q, _copyltu(mm)), r1)
-    gy = np.matmul(q, gr2)
-    return np.concatenate([gx, gy], axis=-1)
-
-
 def linalg_cholesky(a, upper):
     """The Cholesky factor of each matrix of ``a`` (lower, or upper = its transpose);
     LinAlgFailure for one that is not positive-definite."""
@@ -463,38 +302,11 @@ def linalg_cholesky(a, upper):
     return np.ascontiguousarray(_mH(low)) if upper else low
 
 
-def linalg_cholesky_grad(g, factor, upper):
-    """The gradient of the Cholesky factor ``factor`` (upper: the transpose of the lower one) for
-    its output gradient ``g`` (Murray 2016, as PyTorch): ``L^-T Φ(L^T g) L^-1``."""
-    low, g = (_mT(factor), _mT(g)) if upper else (factor, g)
-    phi = np.tril(np.matmul(_mT(low), g))
-    phi = 0.5 * (phi + _mT(np.tril(phi, -1)))
-    inv = np.linalg.inv(low)
-    return np.matmul(_mT(inv), np.matmul(phi, inv))
-
-
 def linalg_eigh(a, uplo):
     """(eigenvalues ascending, eigenvectors as columns) of each symmetric matrix of ``a``, read
     from its lower (``uplo`` "L") or upper triangle."""
     w, v = _guard(lambda: np.linalg.eigh(a, UPLO=uplo), a, "converge")
     return w, v
-
-
-@_warnings_off
-def linalg_eigh_grad(gl, gv, lam, v):
-    """The gradient of ``eigh`` for the output gradients ``gl``, ``gv`` (None: zero); PyTorch's
-    ``linalg_eig_backward`` for Hermitian input."""
-    if gv is None:
-        return np.matmul(v * gl[..., None, :], _mT(v))
-    vhgv = np.matmul(_mT(v), gv)
-    vhgv = 0.5 * (vhgv - _mT(vhgv))
-    e = lam[..., None, :] - lam[..., :, None]
-    k = lam.shape[-1]
-    idx = np.arange(k)
-    e[..., idx, idx] = 1
-    ga = vhgv / e
-    ga[..., idx, idx] = 0 if gl is None else gl
-    return np.matmul(v, np.matmul(ga, _mT(v)))
 
 
 def linalg_eigvalsh(a, uplo):
@@ -556,21 +368,6 @@ def linalg_pinv(a, atol, rtol, hermitian):
     tol = _tolerance(s[..., 0], atol, rtol, m, n, real)
     sinv = np.where(s > tol[..., None], 1 / np.where(s > 0, s, 1), 0).astype(real)
     return np.matmul(_mH(vh) * sinv[..., None, :], _mH(u))
-
-
-def linalg_pinv_grad(g, p, a):
-    """The gradient of ``p = pinv(a)`` (real ``a``), PyTorch's ``pinv_backward``."""
-    m, n = a.shape[-2], a.shape[-1]
-    ph, gh = _mT(p), _mT(g)
-    if m <= n:
-        k = np.matmul(gh, p)
-        kph = np.matmul(k, ph)
-        return (-_mT(np.matmul(p, k)) + kph - np.matmul(np.matmul(a, p), kph)
-                + np.matmul(np.matmul(ph, p), gh - np.matmul(k, a)))
-    k = np.matmul(p, gh)
-    phk = np.matmul(ph, k)
-    return (-_mT(np.matmul(k, p)) + phk - np.matmul(phk, np.matmul(p, a))
-            + np.matmul(gh - np.matmul(a, k), np.matmul(p, ph)))
 
 
 def linalg_matrix_rank(a, atol, rtol, hermitian):

@@ -10,7 +10,7 @@ import numpy as np
 
 from .core import NP
 
-__all__ = ["nn_scale", "nn_full_like_shape", "nn_reshape", "nn_int_max", "nn_zero_row"]
+__all__ = [ "nn_full_like_shape", "nn_reshape", "nn_int_max", "nn_zero_row"]
 
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
@@ -32,12 +32,6 @@ def _work(a):
 def _out(a, dtype):
     """``a`` as NumPy dtype ``dtype``, an ndarray (never a NumPy scalar)."""
     return np.asarray(a.astype(dtype, copy=False) if a.dtype != dtype else a)
-
-
-def nn_scale(a, factor, dtype):
-    """``a * factor`` as NumPy dtype ``dtype``."""
-    dtype = NP[dtype]
-    return _out(_work(a) * factor, dtype)
 
 
 def nn_reshape(a, shape):

@@ -12,11 +12,10 @@ from . import jit
 from .core import NP, _warnings_off  # NumPy's warnings off for a kernel: cheaper than errstate
 from .jit import reduce as _jit_reduce
 
-__all__ = ["reduce_expand", "reduce_sum", "reduce_prod", "reduce_mean", "reduce_mean_int",
-    "reduce_div_count", "reduce_max", "reduce_min", "reduce_abs", "reduce_argmax",
+__all__ = [ "reduce_sum", "reduce_prod", "reduce_mean", "reduce_mean_int", "reduce_max", "reduce_min", "reduce_abs", "reduce_argmax",
     "reduce_argmin", "reduce_index_grad", "reduce_select_grad", "reduce_even_grad", "reduce_any",
     "reduce_all", "reduce_count_nonzero", "reduce_var_mean", "reduce_var_grad", "reduce_median",
-    "reduce_nan_like", "reduce_argtopk", "reduce_cov", "reduce_cov_grad", "reduce_reshape",
+    "reduce_nan_like", "reduce_argtopk", "reduce_cov", "reduce_reshape",
     "reduce_prod_grad", "reduce_zeros"]
 
 _ndarray = np.ndarray
@@ -51,13 +50,6 @@ def _count(shape, axes):
 
 def _kept_shape(shape, axes):
     return tuple(1 if i in axes else s for i, s in enumerate(shape))
-
-
-def reduce_expand(g, shape, axes, keepdims):
-    """The gradient ``g`` of a reduction over ``axes`` broadcast back to the input ``shape``."""
-    if not keepdims:
-        g = g.reshape(_kept_shape(shape, axes))
-    return np.broadcast_to(g, shape)
 
 
 JIT_MIN_NUMEL = 32768  # below it NumPy's reductions are as fast as a compiled kernel
@@ -228,12 +220,6 @@ def _mean_int_long(a, axes, keepdims, n):
         out[i] = total // n
     return out.reshape(_kept_shape(a.shape, axes) if keepdims else
                        tuple(a.shape[i] for i in kept))
-
-
-@_warnings_off
-def reduce_div_count(g, n):
-    """``g / n`` (the gradient of a mean); inf or nan for n == 0 without warnings."""
-    return np.asarray(g / n).astype(g.dtype, copy=False)
 
 
 def reduce_max(a, axes, keepdims):
@@ -430,18 +416,6 @@ def reduce_cov(a, axis, correction):
     xc, _, n = _centered(a, axis)
     out = (xc @ xc.swapaxes(-1, -2)) / max(n - correction, 0)
     return np.asarray(out).astype(a.dtype, copy=False)
-
-
-@_warnings_off
-def reduce_cov_grad(g, a, axis, correction):
-    """Gradient of ``reduce_cov`` with respect to ``a``."""
-    xc, order, n = _centered(a, axis)
-    gw = _wide(g)
-    gx = ((gw + gw.swapaxes(-1, -2)) @ xc) / max(n - correction, 0)
-    if n:
-        gx = gx - np.sum(gx, axis=-1, keepdims=True) / n
-    gx = gx.transpose(np.argsort(order))
-    return np.ascontiguousarray(gx).astype(a.dtype, copy=False)
 
 
 def reduce_reshape(a, shape):

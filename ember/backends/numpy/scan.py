@@ -7,7 +7,7 @@ bfloat16 in float32) and are cast back to the input dtype, as PyTorch's CPU kern
 
 import numpy as np
 
-__all__ = ["scan_cumsum", "scan_cumprod", "scan_cumsum_grad", "scan_cumprod_grad", "scan_cumext",
+__all__ = ["scan_cumsum", "scan_cumprod", "scan_cumsum_grad", "scan_cumext",
     "scan_index_grad", "scan_reshape"]
 
 _INT64 = np.dtype(np.int64)
@@ -67,30 +67,6 @@ def scan_cumsum_grad(g, axis):
     """Gradient of cumsum: the reversed cumulative sum of ``g``."""
     with np.errstate(invalid="ignore", over="ignore"):
         return _rcumsum(g.astype(_acc(g)), axis).astype(g.dtype, copy=False)
-
-
-def scan_cumprod_grad(g, x, y, axis):
-    """Gradient of ``y = cumprod(x)``, exact where ``x`` holds zeros (as PyTorch).
-
-    Before the first zero of a slice: reversed_cumsum(g * y) / x. At the first zero: the
-    reversed cumulative sum of g times the cumulative product with that zero replaced by one.
-    After it: zero.
-    """
-    acc = _acc(x)
-    xw, yw, gw = x.astype(acc), y.astype(acc), g.astype(acc)
-    zero = xw == 0
-    pos = _positions(x.shape[axis], axis, x.ndim)
-    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        if not zero.any():
-            return (_rcumsum(gw * yw, axis) / xw).astype(x.dtype, copy=False)
-        has = zero.any(axis=axis, keepdims=True)
-        first = np.argmax(zero, axis=axis, keepdims=True)
-        before = ~has | (pos < first)
-        at = has & (pos == first)
-        out = np.where(before, _rcumsum(gw * yw, axis) / np.where(before, xw, 1), 0)
-        y2 = np.cumprod(np.where(at, 1, xw), axis=axis)
-        out = out + np.where(at, _rcumsum(gw * y2, axis), 0)
-    return out.astype(x.dtype, copy=False)
 
 
 def scan_cumext(a, axis, kind):

@@ -8,9 +8,8 @@ import numpy as np
 
 from .core import NP
 
-__all__ = ["slicing_view", "slicing_grad", "slicing_assign", "slicing_fill", "slicing_zero_region",
-           "slicing_region_copy", "slicing_empty", "slicing_zeros", "slicing_add_at",
-           "slicing_scalar", "slicing_is_index_object", "slicing_reshape"]
+__all__ = ["slicing_view", "slicing_grad", "slicing_assign", "slicing_fill", "slicing_zero_region", "slicing_empty",
+           "slicing_scalar", "slicing_is_index_object",]
 
 _ELLIPSIS = (Ellipsis,)
 
@@ -44,22 +43,8 @@ def slicing_zero_region(g, key):
     return out
 
 
-def slicing_region_copy(g, key):
-    """``g[key]`` as a fresh array."""
-    return np.array(g[key + _ELLIPSIS], copy=True)
-
-
 def slicing_empty(shape, dtype):
     return np.empty(shape, dtype=NP[dtype])
-
-
-def slicing_zeros(shape, dtype):
-    return np.zeros(shape, dtype=NP[dtype])
-
-
-def slicing_add_at(buf, key, g):
-    """``buf[key] += g`` in place; only for a private buffer nothing else can see."""
-    buf[key] += g
 
 
 def slicing_scalar(value, dtype):
@@ -82,8 +67,3 @@ def slicing_scalar(value, dtype):
 def slicing_is_index_object(x):
     """Whether ``x`` is a NumPy array or NumPy bool: an advanced index, never a basic one."""
     return isinstance(x, (np.ndarray, np.bool_))
-
-
-def slicing_reshape(a, shape):
-    """``a`` with ``shape`` (a view where the layout allows)."""
-    return a.reshape(shape)

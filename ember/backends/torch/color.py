@@ -10,7 +10,7 @@ in the same order and dtype, so the results agree bit for bit on the CPU.
 import torch
 
 __all__ = ["color_rgb2gray", "color_rgb2gray_grad", "color_gray2rgb", "color_gray2rgb_grad",
-           "color_rgb2hsv", "color_rgb2hsv_grad", "color_hsv2rgb", "color_hsv2rgb_grad"]
+           "color_rgb2hsv", "color_hsv2rgb",]
 
 _GRAY = (0.299, 0.587, 0.114)
 
@@ -69,33 +69,6 @@ def color_rgb2hsv(x):
     return torch.stack([h, s, v], dim=1).to(x.dtype)
 
 
-def color_rgb2hsv_grad(gout, x):
-    """The gradient of ``color_rgb2hsv`` at ``x`` for the output gradient ``gout`` (the NumPy
-    kernel's rule: V's gradient to the channel V is taken from, min's to the first smallest)."""
-    r, g, b, v, mn, d, imax = _hsv_parts(x)
-    imin = torch.where(mn == r, 0, torch.where(mn == g, 1, 2))
-    gh, gs, gv = gout[:, 0], gout[:, 1], gout[:, 2]
-    vnz = v != 0
-    sv = torch.where(vnz, v, 1)
-    dnz = d != 0
-    sd = torch.where(dnz, d, 1)
-    gs = torch.where(vnz, gs, 0)
-    g_max = gv + gs * mn / (sv * sv)
-    g_min = -gs / sv
-    a = torch.where(imax == 0, g, torch.where(imax == 1, b, r))
-    c = torch.where(imax == 0, b, torch.where(imax == 1, r, g))
-    gh = torch.where(dnz, gh, 0)
-    g_a = 60 * gh / sd
-    g_d = -g_a * (a - c) / sd  # dH/dd; d = V - min
-    g_max = g_max + g_d
-    g_min = g_min - g_d
-    ia = (imax + 1) % 3
-    ic = (imax + 2) % 3
-    chans = [((imax == ch) * g_max + (imin == ch) * g_min + (ia == ch) * g_a
-              - (ic == ch) * g_a) for ch in range(3)]
-    return torch.stack(chans, dim=1).to(x.dtype)
-
-
 def _hsv_terms(x):
     h, s, v = x[:, 0], x[:, 1], x[:, 2]
     hh = torch.remainder(h / 60, 6)
@@ -113,23 +86,3 @@ def color_hsv2rgb(x):
         m = torch.clamp(torch.minimum(k, 4 - k), 0, 1)
         chans.append(v - vs * m)
     return torch.stack(chans, dim=1).to(x.dtype)
-
-
-def color_hsv2rgb_grad(gout, x):
-    """The gradient of ``color_hsv2rgb`` at ``x`` for the output gradient ``gout``."""
-    h, s, v, hh = _hsv_terms(x)
-    gh = torch.zeros(h.shape, dtype=x.dtype, device=x.device)
-    gs = torch.zeros(h.shape, dtype=x.dtype, device=x.device)
-    gv = torch.zeros(h.shape, dtype=x.dtype, device=x.device)
-    vs = v * s
-    for ch, n in enumerate((5, 3, 1)):  # a loop over the three channels
-        gc = gout[:, ch]
-        k = torch.remainder(n + hh, 6)
-        inner = torch.minimum(k, 4 - k)
-        m = torch.clamp(inner, 0, 1)
-        dm = torch.where((inner > 0) & (inner < 1), torch.where(k < 2, 1.0, -1.0),
-                         0.0).to(x.dtype)
-        gv = gv + gc * (1 - s * m)
-        gs = gs - gc * v * m
-        gh = gh - gc * vs * dm / 60
-    return torch.stack([gh, gs, gv], dim=1)

@@ -10,7 +10,7 @@ from ..guard import _PHYSICAL_BYTES, allocation_error, allocation_guard
 
 __all__ = [
     "Array", "RaggedError", "RankError", "allocates", "allocation_failed", "asarray",
-    "complex_cast_message", "as_array",
+    "complex_cast_message",
     "is_array", "cast", "readonly", "copy", "contiguous", "is_contiguous", "shares_memory",
     "tolist", "item", "scalar_array", "sum_to_shape", "broadcast_to", "add", "ones_like",
     "zeros_like", "dtype_of", "ember_dtype", "owns", "adopt", "numel", "to_host", "from_host",
@@ -105,10 +105,6 @@ def complex_cast_message(dtype):
     be lost (docs/complex.md)."""
     from .. import numpy as host
     return host.complex_cast_message(dtype)
-
-
-def as_array(data):
-    return data if isinstance(data, torch.Tensor) else torch.as_tensor(data)
 
 
 def is_array(data):

@@ -8,7 +8,7 @@ import torch
 
 from .core import TORCH, allocates, dtype_of, to_host
 
-__all__ = ["creation_nbytes_ok", "creation_full", "creation_zeros", "creation_like_full",
+__all__ = [ "creation_full", "creation_zeros",
            "creation_fill_value_fits", "creation_arange", "creation_arange_length",
            "creation_linspace", "creation_eye", "creation_tri_mask", "creation_tri_keep",
            "creation_cartesian_grid", "data_reshape_copy", "data_flat_list", "data_can_mut",
@@ -24,14 +24,6 @@ def _first(shape, *args, **kwargs):
 
 # -- creation -----------------------------------------------------------------------------------
 
-def creation_nbytes_ok(shape, dtype):
-    """Whether an array of ``shape`` and ember ``dtype`` has a representable byte size."""
-    n = dtype.itemsize
-    for s in shape:
-        n *= s
-    return n <= _MAX_BYTES
-
-
 @allocates(_first)
 def creation_full(shape, value, dtype, *, device=None):
     """A new tensor of ``shape`` filled with ``value`` (already checked to fit ``dtype``)."""
@@ -45,12 +37,6 @@ def creation_full(shape, value, dtype, *, device=None):
 def creation_zeros(shape, dtype, *, device=None):
     """A new zero-filled tensor."""
     return torch.zeros(shape, dtype=TORCH[dtype], device=device)
-
-
-@allocates(lambda a, *args, **kwargs: tuple(a.shape))
-def creation_like_full(a, value, dtype):
-    """A new tensor of ``a``'s shape (and device) filled with ``value``, contiguous."""
-    return creation_full.__wrapped__(tuple(a.shape), value, dtype, device=a.device)
 
 
 def creation_fill_value_fits(value, dtype):

@@ -8,7 +8,6 @@ values, uint64 as its bits, which wrap the same), never leaving the device.
 """
 
 import math as _math
-import numbers as _numbers
 import operator as _operator
 
 import torch
@@ -16,7 +15,7 @@ import torch
 from .core import TORCH
 
 __all__ = [
-    "ew_scalar", "ew_cast", "ew_is_scalar", "ew_is_int_scalar", "ew_any_zero", "ew_any_negative",
+    "ew_scalar", "ew_cast", "ew_any_zero", "ew_any_negative",
     "ew_add", "ew_sub", "ew_mul", "ew_truediv", "ew_floordiv", "ew_remainder", "ew_fmod",
     "ew_neg", "ew_abs", "ew_square", "ew_maximum", "ew_minimum", "ew_where", "ew_eq", "ew_lt",
     "ew_le", "ew_gt", "ew_ge", "ew_logical_and", "ew_logical_or", "ew_ipow", "ew_pow", "ew_sign",
@@ -95,22 +94,6 @@ def ew_cast(a, dtype):
     """``a`` as ember ``dtype`` (``a`` itself when it has it); overflow gives inf."""
     t = TORCH[dtype]
     return a if a.dtype == t else a.to(t)
-
-
-def ew_is_scalar(value):
-    """Whether ``value`` is a real number a tensor op takes as a scalar operand (bools excluded)."""
-    if isinstance(value, bool) or type(value).__name__ == "bool_":
-        return False
-    return isinstance(value, (int, float)) or (
-        isinstance(value, _numbers.Real) and hasattr(value, "dtype"))
-
-
-def ew_is_int_scalar(value):
-    """Whether ``value`` is a Python or a backend's integer (bools excluded)."""
-    if isinstance(value, bool) or type(value).__name__ == "bool_":
-        return False
-    return isinstance(value, int) or (
-        isinstance(value, _numbers.Integral) and hasattr(value, "dtype"))
 
 
 def ew_any_zero(a):

@@ -15,17 +15,14 @@ import math
 
 import torch
 
-from .core import TORCH, allocates, sum_to_shape
+from .core import TORCH, allocates
 
-__all__ = ["linalg_matmul", "linalg_matmul_grads", "linalg_dot", "linalg_outer", "linalg_cross",
-           "linalg_reshape", "linalg_mul", "einsum_contract", "einsum_grads",
+__all__ = ["linalg_matmul", "linalg_dot", "linalg_outer", "linalg_cross",
+           "linalg_reshape", "einsum_contract",
            "LinAlgFailure", "linalg_vector_norm", "linalg_vector_norm_grad",
            "linalg_abs_sum_extreme", "linalg_abs_sum_extreme_grad", "linalg_extreme_last",
-           "linalg_inv", "linalg_inv_grad", "linalg_det", "linalg_det_grad", "linalg_solve",
-           "linalg_solve_grads", "linalg_svd", "linalg_svdvals", "linalg_svd_grad", "linalg_qr",
-           "linalg_qr_grad", "linalg_cholesky", "linalg_cholesky_grad", "linalg_eigh",
-           "linalg_eigh_grad", "linalg_eigvalsh", "linalg_slogdet", "linalg_slogdet_grad",
-           "linalg_pinv", "linalg_pinv_grad", "linalg_matrix_rank", "linalg_vecdot"]
+           "linalg_inv", "linalg_det", "linalg_det_grad", "linalg_solve", "linalg_svd", "linalg_svdvals", "linalg_qr", "linalg_cholesky", "linalg_eigh", "linalg_eigvalsh", "linalg_slogdet", "linalg_slogdet_grad",
+           "linalg_pinv", "linalg_matrix_rank", "linalg_vecdot"]
 
 _WIDEN = (torch.uint16, torch.uint32)
 _INTS = (torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64, torch.uint16,
@@ -76,41 +73,6 @@ def linalg_matmul(a, b):
     return torch.matmul(a, b)
 
 
-def linalg_matmul_grads(g, a, b, need_a, need_b):
-    """The gradients of ``matmul(a, b)`` for the output gradient ``g``: (ga or None, gb or None)."""
-    a1, b1 = a.ndim == 1, b.ndim == 1
-    A = a[None, :] if a1 else a
-    B = b[:, None] if b1 else b
-    if a1 and b1:
-        G = g.reshape(1, 1)
-    elif a1:
-        G = g[..., None, :]
-    elif b1:
-        G = g[..., :, None]
-    else:
-        G = g
-    ga = gb = None
-    batch = tuple(G.shape[:-2])
-    if need_a:
-        if A.ndim == 2 and B.ndim > 2 and tuple(B.shape[:-2]) == batch:
-            k = B.shape[-2]
-            rest = math.prod(batch) * G.shape[-1]
-            Gm = torch.movedim(G, -2, 0).reshape(G.shape[-2], rest)
-            Bm = torch.movedim(B, -2, 0).reshape(k, rest)
-            ga = Gm @ Bm.T
-        else:
-            ga = sum_to_shape(torch.matmul(G, B.transpose(-1, -2)), tuple(A.shape))
-        ga = ga.reshape(a.shape)
-    if need_b:
-        if B.ndim == 2 and A.ndim > 2 and tuple(A.shape[:-2]) == batch:
-            rows = math.prod(batch) * A.shape[-2]
-            gb = A.reshape(rows, A.shape[-1]).T @ G.reshape(rows, G.shape[-1])
-        else:
-            gb = sum_to_shape(torch.matmul(A.transpose(-1, -2), G), tuple(B.shape))
-        gb = gb.reshape(b.shape)
-    return ga, gb
-
-
 def _dot(a, b, emulate):
     return (a * b).sum(dtype=a.dtype) if emulate else torch.dot(a, b)
 
@@ -137,11 +99,6 @@ def linalg_cross(a, b, dim):
     a0, a1, a2 = (a.select(dim, i) for i in range(3))
     b0, b1, b2 = (b.select(dim, i) for i in range(3))
     return torch.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], dim=dim)
-
-
-def linalg_mul(a, b):
-    """The elementwise product with broadcasting."""
-    return torch.mul(a, b)
 
 
 def linalg_reshape(a, shape):
@@ -195,41 +152,6 @@ def einsum_contract(eq, arrays):
         if arrays[0].device.type != "cpu":
             return _einsum_broadcast(eq, arrays)
     return torch.einsum(eq, *arrays)
-
-
-def einsum_grads(g, arrays, subs, out, needs):
-    """Gradients of ``einsum(",".join(subs) + "->" + out, *arrays)`` for output gradient ``g``
-    (as the NumPy kernel: the einsum of ``g`` with the other operands, broadcast back over
-    labels summed inside the operand, put on the diagonal for repeated labels)."""
-    grads = []
-    sizes = {}
-    for s, x in zip(subs, arrays):
-        for lab, n in zip(s, x.shape):
-            sizes[lab] = n
-    for i, (s, x) in enumerate(zip(subs, arrays)):
-        if not needs[i]:
-            grads.append(None)
-            continue
-        uniq = "".join(dict.fromkeys(s))
-        others = [subs[j] for j in range(len(subs)) if j != i]
-        avail = set(out).union(*others) if others else set(out)
-        present = "".join(lab for lab in uniq if lab in avail)
-        eq = ",".join([out] + others) + "->" + present
-        gi = einsum_contract(eq, [g] + [arrays[j] for j in range(len(arrays)) if j != i],
-                            op="einsum")
-        if len(present) != len(uniq):
-            gi = gi.reshape([sizes[lab] if lab in avail else 1 for lab in uniq])
-            gi = gi.expand([sizes[lab] for lab in uniq])
-            if len(uniq) == len(s):
-                gi = gi.contiguous()
-        if len(uniq) != len(s):
-            full = torch.zeros(tuple(x.shape), dtype=gi.dtype, device=gi.device)
-            strides = [sum(full.stride(k) for k, lab2 in enumerate(s) if lab2 == lab)
-                       for lab in uniq]
-            full.as_strided(tuple(gi.shape), strides).copy_(gi)
-            gi = full
-        grads.append(gi)
-    return grads
 
 
 # -- norms and decompositions (ember.linalg) ----------------------------------------------------
@@ -376,12 +298,6 @@ def linalg_inv(a):
     return out
 
 
-def linalg_inv_grad(g, inv):
-    """The gradient of ``inv``: ``-inv^T @ g @ inv^T``."""
-    t = _mT(inv)
-    return -torch.matmul(t, torch.matmul(g, t))
-
-
 def linalg_det(a):
     """The determinant of each matrix of ``a`` (0 for a singular one)."""
     return torch.linalg.det(a)
@@ -416,17 +332,6 @@ def linalg_solve(a, b, left):
     return out
 
 
-def linalg_solve_grads(g, a, x, left, need_a, need_b):
-    """The gradients (ga, gb) of ``linalg_solve``, each summed back to its operand's batch."""
-    if left:
-        gb = torch.linalg.solve(_mT(a), g)
-        ga = -torch.matmul(gb, _mT(x)) if need_a else None
-    else:
-        gb = _mT(torch.linalg.solve(a, _mT(g)))
-        ga = -torch.matmul(_mT(x), gb) if need_a else None
-    return ga, gb
-
-
 def _converged(fn, *args, **kwargs):
     try:
         return fn(*args, **kwargs)
@@ -443,49 +348,6 @@ def linalg_svd(a, full_matrices):
 def linalg_svdvals(a):
     """The singular values of each matrix of ``a``, in descending order."""
     return _converged(torch.linalg.svdvals, a)
-
-
-def _fill_diagonal(m, value):
-    m.diagonal(dim1=-2, dim2=-1).fill_(value)
-    return m
-
-
-def linalg_svd_grad(gu, gs, gvh, u, s, vh):
-    """The gradient of the reduced SVD ``a = u diag(s) vh`` (PyTorch's ``svd_backward``, as the
-    NumPy kernel)."""
-    m, n, k = u.shape[-2], vh.shape[-1], s.shape[-1]
-    u, vh = u[..., :k], vh[..., :k, :]
-    gu = None if gu is None else gu[..., :k]
-    gvh = None if gvh is None else gvh[..., :k, :]
-    if gu is None and gvh is None:
-        return torch.matmul(u * gs[..., None, :], vh)
-    s2 = s * s
-    e = _fill_diagonal(s2[..., None, :] - s2[..., :, None], 1)
-    if gu is not None:
-        uhgu = torch.matmul(_mT(u), gu)
-        uhgu = uhgu - _mT(uhgu)
-    if gvh is not None:
-        vhgv = torch.matmul(vh, _mT(gvh))
-        vhgv = vhgv - _mT(vhgv)
-    if gu is not None and gvh is not None:
-        ga = (uhgu * s[..., None, :] + s[..., :, None] * vhgv) / e
-    elif gu is not None:
-        ga = uhgu * (s[..., None, :] / e)
-    else:
-        ga = s[..., :, None] * (vhgv / e)
-    if gs is not None:
-        ga.diagonal(dim1=-2, dim2=-1).add_(gs)
-    if m > k and gu is not None:
-        ga = torch.matmul(u, ga)
-        gusinv = gu / s[..., None, :]
-        ga = ga + gusinv - torch.matmul(u, torch.matmul(_mT(u), gusinv))
-        return torch.matmul(ga, vh)
-    if n > k and gvh is not None:
-        ga = torch.matmul(ga, vh)
-        sinvgvh = gvh / s[..., :, None]
-        ga = ga + sinvgvh - torch.matmul(torch.matmul(sinvgvh, _mT(vh)), vh)
-        return torch.matmul(u, ga)
-    return torch.matmul(u, torch.matmul(ga, vh))
 
 
 def linalg_qr(a, mode):
@@ -512,23 +374,6 @@ def _copyltu(m):
     return torch.tril(m) + _mT(torch.tril(m, -1))
 
 
-def linalg_qr_grad(gq, gr, q, r):
-    """The gradient of ``a = q @ r`` for output gradients ``gq``, ``gr`` (None: zero)."""
-    m, n = q.shape[-2], r.shape[-1]
-    gq = torch.zeros_like(q) if gq is None else gq
-    gr = torch.zeros_like(r) if gr is None else gr
-    if m >= n:
-        mm = torch.matmul(r, _mT(gr)) - torch.matmul(_mT(gq), q)
-        return _right_solve_t(gq + torch.matmul(q, _copyltu(mm)), r)
-    r1, gr1, gr2 = r[..., :, :m], gr[..., :, :m], gr[..., :, m:]
-    y = torch.matmul(q, r[..., :, m:])
-    gq1 = gq + torch.matmul(y, _mT(gr2))
-    mm = torch.matmul(r1, _mT(gr1)) - torch.matmul(_mT(gq1), q)
-    gx = _right_solve_t(gq1 + torch.matmul(q, _copyltu(mm)), r1)
-    gy = torch.matmul(q, gr2)
-    return torch.cat([gx, gy], dim=-1)
-
-
 def linalg_cholesky(a, upper):
     """The Cholesky factor of each matrix of ``a`` (lower, or upper = its transpose);
     LinAlgFailure for one that is not positive-definite."""
@@ -538,36 +383,11 @@ def linalg_cholesky(a, upper):
     return _mT(low).conj().resolve_conj().contiguous() if upper else low
 
 
-def linalg_cholesky_grad(g, factor, upper):
-    """The gradient of the Cholesky factor (Murray 2016, as PyTorch): ``L^-T Φ(L^T g) L^-1``."""
-    low, g = (_mT(factor), _mT(g)) if upper else (factor, g)
-    phi = torch.tril(torch.matmul(_mT(low), g))
-    phi = 0.5 * (phi + _mT(torch.tril(phi, -1)))
-    inv = torch.linalg.inv(low)
-    return torch.matmul(_mT(inv), torch.matmul(phi, inv))
-
-
 def linalg_eigh(a, uplo):
     """(eigenvalues ascending, eigenvectors as columns) of each symmetric matrix of ``a``, read
     from its lower (``uplo`` "L") or upper triangle."""
     w, v = _converged(torch.linalg.eigh, a, UPLO=uplo)
     return w, v
-
-
-def linalg_eigh_grad(gl, gv, lam, v):
-    """The gradient of ``eigh`` (PyTorch's ``linalg_eig_backward`` for Hermitian input)."""
-    if gv is None:
-        return torch.matmul(v * gl[..., None, :], _mT(v))
-    vhgv = torch.matmul(_mT(v), gv)
-    vhgv = 0.5 * (vhgv - _mT(vhgv))
-    e = _fill_diagonal(lam[..., None, :] - lam[..., :, None], 1)
-    ga = vhgv / e
-    diag = ga.diagonal(dim1=-2, dim2=-1)
-    if gl is None:
-        diag.fill_(0)
-    else:
-        diag.copy_(gl.expand(diag.shape))
-    return torch.matmul(v, torch.matmul(ga, _mT(v)))
 
 
 def linalg_eigvalsh(a, uplo):
@@ -597,21 +417,6 @@ def linalg_pinv(a, atol, rtol, hermitian):
     """The pseudoinverse of each matrix of ``a`` (*, m, n) -> (*, n, m): torch.linalg.pinv."""
     return _converged(torch.linalg.pinv, a, atol=_tol_arg(atol, a), rtol=_tol_arg(rtol, a),
                       hermitian=hermitian)
-
-
-def linalg_pinv_grad(g, p, a):
-    """The gradient of ``p = pinv(a)`` (real ``a``), PyTorch's ``pinv_backward``."""
-    m, n = a.shape[-2], a.shape[-1]
-    ph, gh = _mT(p), _mT(g)
-    if m <= n:
-        k = torch.matmul(gh, p)
-        kph = torch.matmul(k, ph)
-        return (-_mT(torch.matmul(p, k)) + kph - torch.matmul(torch.matmul(a, p), kph)
-                + torch.matmul(torch.matmul(ph, p), gh - torch.matmul(k, a)))
-    k = torch.matmul(p, gh)
-    phk = torch.matmul(ph, k)
-    return (-_mT(torch.matmul(k, p)) + phk - torch.matmul(phk, torch.matmul(p, a))
-            + torch.matmul(gh - torch.matmul(a, k), torch.matmul(p, ph)))
 
 
 def linalg_matrix_rank(a, atol, rtol, hermitian):

@@ -9,7 +9,7 @@ import torch
 
 from .core import TORCH
 
-__all__ = ["nn_scale", "nn_full_like_shape", "nn_reshape", "nn_int_max", "nn_zero_row"]
+__all__ = [ "nn_full_like_shape", "nn_reshape", "nn_int_max", "nn_zero_row"]
 
 _F32 = torch.float32
 _F64 = torch.float64
@@ -40,10 +40,6 @@ def _out(a, dtype):
 def _long(idx):
     """An int tensor as int64 (torch indexes with int64; uint16/32 convert exactly)."""
     return idx if idx.dtype == torch.int64 else idx.to(torch.int64)
-
-
-def nn_scale(a, factor, dtype):
-    return _out(_work(a) * factor, TORCH[dtype])
 
 
 def nn_reshape(a, shape):

@@ -99,10 +99,6 @@ def random_set_state(gen, raw, *, device=None):
     return True
 
 
-def _int_dtype_work(dtype):
-    return TORCH[dtype]
-
-
 @allocates(lambda n, *args, **kwargs: (n,))
 def random_permutation(n, dtype, gen=None, *, device=None):
     """A random permutation of ``0 .. n-1`` of ember dtype ``dtype``."""

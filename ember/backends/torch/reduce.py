@@ -11,12 +11,10 @@ import torch
 
 from .core import TORCH
 
-__all__ = ["reduce_expand", "reduce_sum", "reduce_prod", "reduce_mean", "reduce_mean_int",
-           "reduce_div_count", "reduce_max", "reduce_min", "reduce_abs", "reduce_argmax",
+__all__ = [ "reduce_sum", "reduce_prod", "reduce_mean", "reduce_mean_int", "reduce_max", "reduce_min", "reduce_abs", "reduce_argmax",
            "reduce_argmin", "reduce_index_grad", "reduce_select_grad", "reduce_even_grad",
            "reduce_any", "reduce_all", "reduce_count_nonzero", "reduce_var_mean",
-           "reduce_var_grad", "reduce_median", "reduce_nan_like", "reduce_argtopk", "reduce_cov",
-           "reduce_cov_grad", "reduce_reshape", "reduce_prod_grad", "reduce_zeros"]
+           "reduce_var_grad", "reduce_median", "reduce_nan_like", "reduce_argtopk", "reduce_cov", "reduce_reshape", "reduce_prod_grad", "reduce_zeros"]
 
 _I64 = torch.int64
 _F32 = torch.float32
@@ -116,13 +114,6 @@ def _is_int(a):
 
 # -- kernels ------------------------------------------------------------------------------------
 
-def reduce_expand(g, shape, axes, keepdims):
-    """The gradient ``g`` of a reduction over ``axes`` broadcast back to the input ``shape``."""
-    if not keepdims:
-        g = g.reshape(_kept_shape(shape, axes))
-    return g.expand(shape)
-
-
 def reduce_sum(a, axes, keepdims, dtype):
     """Sum over ``axes`` (a tuple); ints and bools accumulate in int64; the result has ember
     ``dtype``."""
@@ -207,11 +198,6 @@ def _mean_int_long(a, axes, keepdims, n):
         out = torch.tensor(values, dtype=_I64, device=a.device).to(a.dtype)
     return out.reshape(_kept_shape(a.shape, axes) if keepdims else
                        tuple(a.shape[i] for i in kept))
-
-
-def reduce_div_count(g, n):
-    """``g / n`` (the gradient of a mean); inf or nan for n == 0."""
-    return (g / n).to(g.dtype)
 
 
 def _extreme(a, axes, keepdims, fn):
@@ -413,19 +399,6 @@ def reduce_cov(a, axis, correction):
     xc, _, n = _centered(a, axis)
     out = torch.matmul(xc, xc.transpose(-1, -2)) / max(n - correction, 0)
     return out.to(a.dtype)
-
-
-def reduce_cov_grad(g, a, axis, correction):
-    """Gradient of ``reduce_cov`` with respect to ``a``."""
-    xc, order, n = _centered(a, axis)
-    gw = _wide(g)
-    gx = torch.matmul(gw + gw.transpose(-1, -2), xc) / max(n - correction, 0)
-    if n:
-        gx = gx - torch.sum(gx, dim=-1, keepdim=True) / n
-    inverse = [0] * len(order)
-    for i, p in enumerate(order):
-        inverse[p] = i
-    return gx.permute(inverse).contiguous().to(a.dtype)
 
 
 def reduce_reshape(a, shape):

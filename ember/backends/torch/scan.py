@@ -9,7 +9,7 @@ import torch
 
 from .reduce import _HALF, _INT_KINDS, _ordered, _unordered, _wide
 
-__all__ = ["scan_cumsum", "scan_cumprod", "scan_cumsum_grad", "scan_cumprod_grad",
+__all__ = ["scan_cumsum", "scan_cumprod", "scan_cumsum_grad",
            "scan_cumext", "scan_index_grad", "scan_reshape"]
 
 _I64 = torch.int64
@@ -57,26 +57,6 @@ def scan_cumprod(a, axis):
 def scan_cumsum_grad(g, axis):
     """Gradient of cumsum: the reversed cumulative sum of ``g``."""
     return _rcumsum(g.to(_acc(g)), axis).to(g.dtype)
-
-
-def scan_cumprod_grad(g, x, y, axis):
-    """Gradient of ``y = cumprod(x)``, exact where ``x`` holds zeros (as PyTorch)."""
-    acc = _acc(x)
-    xw, yw, gw = x.to(acc), y.to(acc), g.to(acc)
-    zero = xw == 0
-    if not bool(zero.any()):
-        return (_rcumsum(gw * yw, axis) / xw).to(x.dtype)
-    pos = _positions(x.shape[axis], axis, x.ndim, x.device)
-    one = torch.ones((), dtype=acc, device=x.device)
-    nought = torch.zeros((), dtype=acc, device=x.device)
-    has = zero.any(dim=axis, keepdim=True)
-    first = torch.argmax(zero.to(torch.uint8), dim=axis, keepdim=True)
-    before = ~has | (pos < first)
-    at = has & (pos == first)
-    out = torch.where(before, _rcumsum(gw * yw, axis) / torch.where(before, xw, one), nought)
-    y2 = torch.cumprod(torch.where(at, one, xw), dim=axis)
-    out = out + torch.where(at, _rcumsum(gw * y2, axis), nought)
-    return out.to(x.dtype)
 
 
 def scan_cumext(a, axis, kind):

@@ -10,9 +10,8 @@ import torch
 from .core import TORCH
 from .indexing import _SIGNED, _bits, _get, _has_negative, _positions
 
-__all__ = ["slicing_view", "slicing_grad", "slicing_assign", "slicing_fill", "slicing_zero_region",
-           "slicing_region_copy", "slicing_empty", "slicing_zeros", "slicing_add_at",
-           "slicing_scalar", "slicing_is_index_object", "slicing_reshape"]
+__all__ = ["slicing_view", "slicing_grad", "slicing_assign", "slicing_fill", "slicing_zero_region", "slicing_empty",
+           "slicing_scalar", "slicing_is_index_object",]
 
 _ELLIPSIS = (Ellipsis,)
 
@@ -58,28 +57,8 @@ def slicing_zero_region(g, key):
     return _write(g.clone(memory_format=torch.contiguous_format), key, 0)
 
 
-def slicing_region_copy(g, key):
-    """``g[key]`` as a fresh tensor."""
-    return slicing_view(g, key).clone(memory_format=torch.contiguous_format)
-
-
 def slicing_empty(shape, dtype, *, device=None):
     return torch.empty(tuple(shape), dtype=TORCH[dtype], device=device)
-
-
-def slicing_zeros(shape, dtype, *, device=None):
-    return torch.zeros(tuple(shape), dtype=TORCH[dtype], device=device)
-
-
-def slicing_add_at(buf, key, g):
-    """``buf[key] += g`` in place; only for a private buffer nothing else can see."""
-    if _has_negative(key) or buf.dtype in _SIGNED:
-        pos = _positions(buf.shape, key, buf.device)
-        flat = _bits(buf).view(-1)
-        flat.index_put_((pos.reshape(-1),), _bits(g).expand(pos.shape).reshape(-1),
-                        accumulate=True)
-    else:
-        buf[key] += g
 
 
 def slicing_scalar(value, dtype, *, device=None):
@@ -111,8 +90,3 @@ def slicing_is_index_object(x):
         return True
     cls = type(x)
     return cls.__module__ == "numpy" and cls.__name__ in ("ndarray", "bool", "bool_")
-
-
-def slicing_reshape(a, shape):
-    """``a`` with ``shape`` (a view where the layout allows)."""
-    return a.reshape(tuple(shape))

@@ -13,7 +13,6 @@ import importlib.util
 import os
 import shutil
 import subprocess
-import sys
 import sysconfig
 import tempfile
 import threading
