@@ -50,13 +50,20 @@ def _setup(c, shapes, tag):
     return rng, base, extra, seeds
 
 
+def _total(terms):
+    """The sum of 0-d tensors (on the device of the first: a term may sit on another device
+    after a to_device, and is moved)."""
+    total = terms[0]
+    for t in terms[1:]:
+        total = total + t.to_device(total.device)
+    return total
+
+
 def _scalar_functions(c, extra, seeds):
     def fe(*xs):
         outs = _as_list(c.fe(*xs, **extra))
-        total = ember.zeros((), dtype=ember.float64)
-        for o, s in zip(outs, seeds):
-            total = total + (o * ember.from_numpy(s).to_device(o.device)).sum()
-        return total
+        return _total([(o * ember.from_numpy(s).to_device(o.device)).sum()
+                       for o, s in zip(outs, seeds)])
 
     def ft(*ts):
         outs = _as_list(c.ft(*ts, **extra))
@@ -139,8 +146,8 @@ def test_grad_of_grad_and_jvp_match_torch_func(c):
     tvs = tuple(torch.from_numpy(v) for v in vs)
 
     def directional(*p):  # <grad F(p), v>
-        return sum(((g * ember.from_numpy(v)).sum() for g, v in zip(grad(fe, nums)(*p), vs)),
-                   ember.zeros((), dtype=ember.float64))
+        return _total([(g * ember.from_numpy(v).to_device(g.device)).sum()
+                       for g, v in zip(grad(fe, nums)(*p), vs)])
 
     second = grad(directional, nums)(*xs)
 

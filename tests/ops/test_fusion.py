@@ -286,8 +286,9 @@ def test_many_operator_sites_have_no_per_site_cost():
         start = time.perf_counter()
         scope["f"](x, y).numpy()
         times.append(time.perf_counter() - start)
-    # generous for a loaded machine: reading the caller's code once cost minutes here
-    assert times[0] < 3 * min(times[1:]) + 2.0
+    # generous for a loaded machine (a first call took 10 s on 2 cores shared by two suites):
+    # reading the caller's code once cost minutes (184 s) here
+    assert times[0] < 3 * min(times[1:]) + 30.0
 
 
 def test_ember_reads_no_bytecode_or_frames():
