@@ -16,7 +16,7 @@ from .errors import (DimensionError, EmberError, GraphError, InvalidParameterErr
                      ShapeMismatchError)
 from .errors import DeviceError, DistributedError
 from .devices import Device, devices, get_default_device, set_default_device
-from .tensor import Tensor
+from ._tensor import Tensor
 from . import ops
 from .ops.bitwise import *  # noqa: F401,F403
 from .ops.compare import *  # noqa: F401,F403

@@ -30,7 +30,7 @@ ember.errors.KindError: topk: the method returns the values only (Burn's topk), 
 from collections import namedtuple
 
 from .errors import KindError
-from .tensor import Tensor
+from ._tensor import Tensor
 
 __all__ = ["sort", "topk", "max", "min", "median", "kthvalue", "cummax", "cummin",
            "ValuesTensor"]

@@ -1,4 +1,4 @@
-"""Tests of the Tensor core (ember/tensor.py and the data-out basics): the constructor, metadata,
+"""Tests of the Tensor core (ember/_tensor.py and the data-out basics): the constructor, metadata,
 ``numpy()``, ``contiguous()`` and ``cast`` between every pair of dtypes against PyTorch.
 
 Casting semantics, as PyTorch and NumPy: float to int truncates toward zero; int to a narrower
@@ -299,7 +299,7 @@ def _strategies():
 
 @pytest.mark.parametrize("ad", ["none", "balanced", None])
 def test_record_one_untracked_input_keeps_its_strategy(ad):
-    from ember.tensor import record
+    from ember._tensor import record
     x = _strategies()[ad]
     data = np.array([4.0, 5.0, 6.0], dtype=np.float32)
     out = record(data, ember.float32, (x,), _pass, "probe")
@@ -314,14 +314,14 @@ def test_record_one_untracked_input_keeps_its_strategy(ad):
     (None, "balanced", "balanced"), ("none", None, "none"),
 ])
 def test_record_two_untracked_inputs_reconcile_strategies(a_ad, b_ad, want):
-    from ember.tensor import record
+    from ember._tensor import record
     s = _strategies()
     out = record(np.zeros(3, np.float32), ember.float32, (s[a_ad], s[b_ad]), _pass, "probe")
     assert out.gradient_checkpointing_strategy() == want and not out.is_tracked()
 
 
 def test_record_mixed_strategies_join_the_graph_or_raise():
-    from ember.tensor import record
+    from ember._tensor import record
     s = _strategies()
     # constants only: "balanced" wins over the default "none"
     for inputs in ((s["none"], s["balanced"]), (s["balanced"], s[None], s["none"])):
@@ -344,14 +344,14 @@ def test_record_mixed_strategies_join_the_graph_or_raise():
 
 
 def test_record_no_inputs_and_numpy_scalars():
-    from ember.tensor import record
+    from ember._tensor import record
     out = record(np.float64(2.5), ember.float64, (), _pass, "probe")
     assert type(out._data) is np.ndarray and out.shape == () and out.tolist() == 2.5
     assert out.gradient_checkpointing_strategy() == "none" and not out.is_tracked()
 
 
 def test_record_tracked_inputs_build_a_node():
-    from ember.tensor import record
+    from ember._tensor import record
     w = ember.tensor([1.0, 2.0], device="cpu").require_grad()  # NumPy arrays below
     c = ember.tensor([3.0, 4.0], device="cpu")
     one = record(np.ones(2), ember.float64, (w,), _pass, "one")
@@ -373,7 +373,7 @@ def _pass_arrays(g, needs):
 
 
 def test_record_arrays_balanced_strategy_takes_the_recompute_recipe():
-    from ember.tensor import record, record_arrays
+    from ember._tensor import record, record_arrays
     w = ember.tensor([1.0, 2.0]).require_grad().with_gradient_checkpointing_strategy("balanced")
     recipe = (lambda a: a * 2, lambda arrays, out: _pass_arrays)
     out = record_arrays(np.array([2.0, 4.0]), ember.float64, (w,), _pass_arrays, "twice", recipe)

@@ -23,7 +23,7 @@ from ..dtypes import (bool_ as bool, complex64, complex128, float32, float64, in
                       int16, int32, int64, uint8, uint16, uint32, uint64)
 from ..errors import InvalidParameterError
 from ..ops.dlpack import from_dlpack
-from ..tensor import Device, tensor_method
+from .._tensor import Device, tensor_method
 from ._info import __array_namespace_info__
 from ._creation import (asarray, zeros, ones, empty, full, zeros_like, ones_like, empty_like,
                         full_like, arange, linspace, eye, tril, triu, meshgrid)

@@ -7,7 +7,7 @@ from .. import dtypes as _dt
 from ..errors import InvalidParameterError, KindError
 from ..ops import creation as _creation
 from ..ops.dlpack import from_dlpack
-from ..tensor import Tensor
+from .._tensor import Tensor
 from ._common import _check_device, _dtype
 
 _int = builtins.int

@@ -8,7 +8,7 @@ from .. import shapes as _shapes
 from ..errors import DeviceError, InvalidParameterError, KindError
 from ..ops import creation as _creation
 from ..ops.indexing import where as _where
-from ..tensor import Tensor, wrap
+from .._tensor import Tensor, wrap
 from ._data_types import result_type
 
 

@@ -4,7 +4,7 @@ import builtins
 import math
 
 from ..errors import ShapeMismatchError
-from ..tensor import Tensor
+from .._tensor import Tensor
 from ._elementwise import _binary, conj
 from ._statistics import sum
 

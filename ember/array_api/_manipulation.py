@@ -7,7 +7,7 @@ from ..errors import InvalidParameterError
 from ..ops import creation as _creation
 from ..ops.movement import repeat_interleave as _repeat_interleave
 from ..ops.segments import cat as _cat, stack as _stack
-from ..tensor import Tensor
+from .._tensor import Tensor
 from ._data_types import result_type
 
 _int = builtins.int

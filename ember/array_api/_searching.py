@@ -5,7 +5,7 @@ from ..errors import InvalidParameterError
 from ..ops import creation as _creation
 from ..ops.indexing import where as _where
 from ..ops.segments import cat as _cat
-from ..tensor import Tensor
+from .._tensor import Tensor
 from ._common import _axis
 
 

@@ -19,7 +19,7 @@ from .. import shapes as _shapes
 from ..dtypes import int64
 from ..linalg import cholesky, det, eigh, eigvalsh, inv, qr, slogdet, solve, svd, svdvals
 from ..ops.creation import arange
-from ..tensor import Tensor
+from .._tensor import Tensor
 from ._elementwise import _binary
 from ._linear_algebra import matmul as _matmul, tensordot as _tensordot, vecdot as _vecdot
 from ._statistics import sum as _sum

@@ -4,7 +4,7 @@ from operator import attrgetter
 
 from .. import dtypes as _dt
 from ..errors import DeviceError, GraphError, InvalidParameterError, KindError, ShapeMismatchError
-from ..tensor import Tensor, tensor_method, wrap
+from .._tensor import Tensor, tensor_method, wrap
 from .engine import Gradients, run_backward
 from .graph import Node
 

@@ -2,7 +2,7 @@
 
 from ..backends import adopt
 from ..errors import DeviceError, GraphError, KindError, ShapeMismatchError
-from ..tensor import Tensor, saved, wrap
+from .._tensor import Tensor, saved, wrap
 from .graph import set_grad_enabled
 
 __all__ = ["Gradients", "run_backward"]

@@ -12,7 +12,7 @@ Python call per slice.
 """
 
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
-from ..tensor import Tensor, record, wrap
+from .._tensor import Tensor, record, wrap
 from .engine import run_backward, _topological
 from .graph import Node, enable_grad
 

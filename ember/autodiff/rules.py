@@ -1,12 +1,12 @@
 """Shared pieces of gradient rules, written with ember ops (so every rule works on every backend
 and can be differentiated again).
 
-A rule (see ``ember.tensor.record``) gets the gradient of its step's result as a Tensor and
+A rule (see ``ember._tensor.record``) gets the gradient of its step's result as a Tensor and
 returns one Tensor per input; these helpers undo the broadcasting and the reductions that a
 forward op did.
 """
 
-from ..tensor import wrap
+from .._tensor import wrap
 
 __all__ = ["sum_to", "fit", "unreduce", "array_rule"]
 

@@ -13,7 +13,7 @@ from .. import dtypes as _dt
 from ..backends import adopt
 from ..devices import CPU
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
-from ..tensor import check_tensor, wrap
+from .._tensor import check_tensor, wrap
 from .group import failure, group
 
 __all__ = ["all_reduce", "broadcast", "all_gather", "reduce_scatter", "Work", "REDUCE_OPS"]

@@ -17,7 +17,7 @@ import time
 
 from ..autodiff import engine, graph
 from ..errors import GraphError
-from ..tensor import wrap
+from .._tensor import wrap
 from .collectives import disagreement, first_difference, torch_view
 from .group import _state, failure, on_group_change
 

@@ -4,7 +4,7 @@ from .. import dtypes as _dt
 from ..devices import CPU, as_device
 from ..errors import InvalidParameterError
 from ..ops.creation import arange
-from ..tensor import Tensor, wrap
+from .._tensor import Tensor, wrap
 from .group import _state
 
 __all__ = ["DistributedSampler"]

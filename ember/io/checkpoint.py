@@ -29,7 +29,7 @@ import os
 
 from ..devices import as_device
 from ..errors import InvalidParameterError, KindError
-from ..tensor import Pending, Tensor
+from .._tensor import Pending, Tensor
 from .safetensors import load_file, load_metadata, save_file
 
 __all__ = ["save", "load"]

@@ -32,7 +32,7 @@ import zlib
 from .. import dtypes as _dt
 from ..devices import CPU, as_device
 from ..errors import InvalidParameterError, KindError
-from ..tensor import Tensor, transfer, wrap
+from .._tensor import Tensor, transfer, wrap
 
 _host = CPU.backend  # files are read and written through host memory
 

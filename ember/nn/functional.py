@@ -32,7 +32,7 @@ from ..ops.loss import (binary_cross_entropy_with_logits, cross_entropy, l1_loss
 from ..ops.nn_args import _int
 from ..ops.normalization import batch_norm, layer_norm
 from ..ops.pool import avg_pool2d, max_pool2d, max_unpool2d
-from ..tensor import check_tensor
+from .._tensor import check_tensor
 
 __all__ = [
     "relu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax",

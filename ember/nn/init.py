@@ -24,7 +24,7 @@ from ..devices import as_device
 from ..errors import InvalidParameterError, KindError
 from ..ops.inplace import rebind
 from ..ops.random import _random, _source
-from ..tensor import Tensor, wrap
+from .._tensor import Tensor, wrap
 
 __all__ = ["calculate_gain", "uniform", "normal", "constant", "zeros", "ones",
            "kaiming_uniform", "kaiming_normal", "xavier_uniform", "xavier_normal",

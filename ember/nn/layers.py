@@ -21,7 +21,7 @@ import math
 from .. import dtypes as _dt
 from ..devices import as_device
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
-from ..tensor import Tensor, wrap
+from .._tensor import Tensor, wrap
 from . import functional as F
 from ..ops.conv import _conv2d
 from ..ops.linear import _linear

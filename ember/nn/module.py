@@ -43,7 +43,7 @@ from collections import OrderedDict, namedtuple
 
 from .. import dtypes as _dt
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
-from ..tensor import Tensor, as_tensor, transfer, wrap
+from .._tensor import Tensor, as_tensor, transfer, wrap
 
 __all__ = ["Module", "Parameter", "IncompatibleKeys"]
 

@@ -9,7 +9,7 @@ Each moves or casts by rebinding a module's tensors: a parameter keeps its ident
 from .. import dtypes as _dt
 from ..devices import as_device
 from ..errors import KindError
-from ..tensor import Device, transfer, wrap
+from .._tensor import Device, transfer, wrap
 from .module import module_method
 
 __all__ = []

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from .. import io as _io
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..ops.quantization import QuantizedTensor
-from ..tensor import Tensor, _slot_get, _slot_set, as_tensor, wrap
+from .._tensor import Tensor, _slot_get, _slot_set, as_tensor, wrap
 from .module import _shape_str, module_method
 
 __all__ = ["ParamGroup", "ModuleRecord"]

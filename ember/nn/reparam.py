@@ -26,7 +26,7 @@ from collections import OrderedDict
 from ..autodiff.graph import no_grad
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..ops.quantization import QuantizedTensor, QuantScheme
-from ..tensor import Tensor
+from .._tensor import Tensor
 from .containers import ModuleDict, ModuleList
 from .module import Module, _shape_str, module_method
 from .records import _become_quantized, _type_name, assign, check_group

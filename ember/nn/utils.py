@@ -22,7 +22,7 @@ from ..errors import InvalidParameterError, ShapeMismatchError
 from ..ops.creation import zeros
 from ..ops.inplace import rebind
 from ..ops.segments import cat
-from ..tensor import Tensor
+from .._tensor import Tensor
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters"]
 

@@ -8,7 +8,7 @@ from .. import dtypes as _dt
 from ..errors import InvalidParameterError, KindError
 
 from ..autodiff.rules import array_rule
-from ..tensor import (_adopt_device, check_tensor, record, record_arrays, saved, tensor_method,
+from .._tensor import (_adopt_device, check_tensor, record, record_arrays, saved, tensor_method,
                       wrap)
 from .nn_args import _float_math, _softmax_dim
 

@@ -7,7 +7,7 @@ from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import broadcast_shapes
 from ..autodiff.graph import _mode
 from ..autodiff.rules import fit, sum_to
-from ..tensor import check_tensor, record, saved, wrap
+from .._tensor import check_tensor, record, saved, wrap
 from .linalg import _product
 from .activation import _softmax_backward
 from .movement import reshape_exact as _reshape

@@ -21,7 +21,7 @@ from operator import attrgetter as _kernel
 from .. import dtypes as _dt
 from ..errors import KindError
 from ..shapes import broadcast_shapes
-from ..tensor import Tensor, check_kind, check_tensor, device_error, tensor_method, wrap
+from .._tensor import Tensor, check_kind, check_tensor, device_error, tensor_method, wrap
 from .elementwise import _scalar  # the conversion and range check of every number operand
 
 __all__ = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift",

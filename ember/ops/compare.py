@@ -23,7 +23,7 @@ from operator import attrgetter as _kernel
 from .. import dtypes as _dt
 from ..errors import InvalidParameterError, KindError
 from ..shapes import broadcast_shapes
-from ..tensor import Tensor, check_tensor, device_error, tensor_method, wrap
+from .._tensor import Tensor, check_tensor, device_error, tensor_method, wrap
 
 __all__ = ["equal", "not_equal", "greater", "greater_equal", "lower", "lower_equal",
            "eq", "ne", "gt", "ge", "lt", "le",

@@ -2,7 +2,7 @@
 
 from ..errors import InvalidParameterError, ShapeMismatchError
 
-from ..tensor import record, saved
+from .._tensor import record, saved
 from .nn_args import _backend, _common, _float_tensor, _int, _opt_float, _pair, _rank, _shape_str
 
 

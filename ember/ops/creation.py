@@ -23,7 +23,7 @@ from ..backends import host_of
 from ..devices import CPU, Device, as_device
 from ..errors import InvalidParameterError, KindError
 from ..shapes import argfix, check_rank
-from ..tensor import Tensor, check_tensor, tensor_method, wrap
+from .._tensor import Tensor, check_tensor, tensor_method, wrap
 from .data import _is_device, _read, check_backend
 from .indexing import linear_map
 

@@ -19,7 +19,7 @@ from .. import dtypes as _dt
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import argfix
 from ..devices import CPU, as_device
-from ..tensor import Device, Tensor, _data_from, record, tensor_method, transfer, wrap
+from .._tensor import Device, Tensor, _data_from, record, tensor_method, transfer, wrap
 from . import fusion as _fusion
 
 _hostbe = CPU.backend  # TensorData's values, pickles and Python numbers live on the host
@@ -93,12 +93,16 @@ def cast(self, dtype):
         if self._node is None and (out := _fusion.cast(self, dtype)) is not None:
             return out  # deferred (ops/fusion.py)
         if dtype.kind == "float":
-            def rule(g, needs, out):
-                return (g.cast(src),)
+            rule = _cast_rule(src)
     elif src.kind == "complex" and dtype.kind != "complex":
         raise complex_cast_error("cast", src, dtype)
     out = self._device.backend.cast(self._data, dtype)
     return record(out, dtype, (self,), rule, "cast")
+
+
+def _cast_rule(src):
+    """The rule of a cast from the float dtype ``src``: the gradient cast back."""
+    return lambda g, needs, out: (g.cast(src),)
 
 
 def complex_cast_error(op, src, dtype, param="self"):

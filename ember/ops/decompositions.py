@@ -25,7 +25,7 @@ from ..errors import GraphError, InvalidParameterError, KindError, ShapeMismatch
 from ..shapes import as_int, broadcast_shapes
 from ..autodiff.graph import _mode
 from ..autodiff.rules import sum_to
-from ..tensor import Tensor, backend_of, check_tensor, record, saved, wrap
+from .._tensor import Tensor, backend_of, check_tensor, record, saved, wrap
 from .movement import reshape_exact as _reshape
 
 __all__ = []

@@ -36,7 +36,7 @@ Tensor([1.0+2.0j, 3.0-0.5j], shape=(2,), dtype=complex64)
 
 from ..backends import host_of
 from ..errors import InvalidParameterError
-from ..tensor import Tensor
+from .._tensor import Tensor
 
 __all__ = []
 

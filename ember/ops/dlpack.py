@@ -13,7 +13,7 @@ and complex128 included (DLPack's kDLComplex). See docs/array-api.md.
 
 from ..devices import CPU, Device, as_device
 from ..errors import InvalidParameterError, KindError
-from ..tensor import Tensor, tensor_method, transfer, wrap
+from .._tensor import Tensor, tensor_method, transfer, wrap
 
 __all__ = ["from_dlpack"]
 

@@ -3,7 +3,7 @@
 from .. import dtypes as _dt
 from ..errors import DimensionError, InvalidParameterError, KindError, ShapeMismatchError
 
-from ..tensor import check_tensor, record, wrap
+from .._tensor import check_tensor, record, wrap
 from .indexing import linear_map
 from .nn_args import _backend, _float_tensor, _int, _real, _shape_str
 from .random import _gen, _random

@@ -24,7 +24,7 @@ from ..errors import InvalidParameterError, KindError
 from ..shapes import as_int, broadcast_shapes
 from ..autodiff.graph import _mode
 from ..autodiff.rules import array_rule, fit
-from ..tensor import (Pending, Tensor, device_error, record, record_arrays, saved,
+from .._tensor import (Pending, Tensor, device_error, record, record_arrays, saved,
                       tensor_method, wrap)
 from . import fusion as _fusion
 

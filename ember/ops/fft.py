@@ -36,7 +36,7 @@ from ..autodiff.graph import _mode
 from ..devices import as_device
 from ..errors import InvalidParameterError, KindError
 from ..shapes import as_int, normalize_dim
-from ..tensor import check_tensor, record, wrap
+from .._tensor import check_tensor, record, wrap
 
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2",
            "rfftn", "irfftn", "hfft", "ihfft", "hfft2", "ihfft2", "hfftn", "ihfftn", "fftfreq",

@@ -22,7 +22,7 @@ temporary and write ``+ z`` into it. Python code cannot prove that, so ember def
   buffers alive (each the size of the result); an operand that would pass either cap is
   computed first.
 - Computing is atomic for readers: the values are computed outside any lock, then published
-  (buffer, then class) under ``ember.tensor``'s lock, so threads reading one escaped Pending
+  (buffer, then class) under ``ember._tensor``'s lock, so threads reading one escaped Pending
   all see a complete array (two of them may compute it; one result wins).
 
 Operands never change (ember never writes a buffer it shares), so a Pending computes what the
@@ -33,7 +33,7 @@ the Pending is read is the one way to tell the difference.
 from math import prod as _prod
 
 from .. import dtypes as _dt
-from ..tensor import Pending, Tensor, new_holding, pending, pending_chain
+from .._tensor import Pending, Tensor, new_holding, pending, pending_chain
 
 __all__ = ["MIN_NUMEL", "MAX_DEPTH", "MAX_HELD", "defers", "start", "unary", "cast", "binary",
            "where", "sum", "attach_operators"]

@@ -19,7 +19,7 @@ from ..errors import (DimensionError, EmberError, GraphError, InvalidParameterEr
 from ..shapes import as_int, broadcast_shapes, check_rank, normalize_dim
 from ..autodiff.graph import _mode
 from ..autodiff.rules import sum_to
-from ..tensor import (Tensor, _data_from, backend_of, check_kind, check_tensor, device_error,
+from .._tensor import (Tensor, _data_from, backend_of, check_kind, check_tensor, device_error,
                       record, saved, tensor_method, wrap)
 from . import fusion as _fusion
 from .movement import reshape_exact as _reshape

@@ -23,7 +23,7 @@ PyTorch's ``.data`` idioms keep their meaning. ``t.data = v`` rebinds ``t`` with
 
 from ..autodiff.graph import _mode
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
-from ..tensor import (Tensor, _data_from, check_tensor, device_error, tensor_method,
+from .._tensor import (Tensor, _data_from, check_tensor, device_error, tensor_method,
                       transfer, wrap)
 from .creation import full
 from .random import Distribution, _gen, _real, random

@@ -6,7 +6,7 @@ from ..errors import DimensionError, KindError, ShapeMismatchError
 from ..shapes import broadcast_shapes
 from ..autodiff.graph import _mode
 from ..autodiff.rules import fit
-from ..tensor import Tensor, check_tensor, record, saved, wrap
+from .._tensor import check_tensor, record, saved, wrap
 from .activation import log_softmax as _log_softmax
 from .indexing import where as _where
 from .nn_args import (_backend, _common, _float_tensor, _int, _opt_float, _real, _reduction,

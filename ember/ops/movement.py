@@ -15,7 +15,7 @@ from ..autodiff.rules import sum_to
 from ..errors import DimensionError, InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import (MAX_RANK, argfix, as_int, check_rank, infer_shape, is_permutation,
                       is_plain_shape, normalize_dim, normalize_dims, prod)
-from ..tensor import Tensor, _data_from, backend_of, check_tensor, record, tensor_method, wrap
+from .._tensor import Tensor, _data_from, backend_of, check_tensor, record, tensor_method, wrap
 
 __all__ = ["PadMode", "reshape", "permute", "flip", "transpose", "t", "movedim", "flatten",
            "unflatten", "squeeze", "unsqueeze", "roll", "repeat_interleave"]

@@ -6,7 +6,7 @@ import math
 from .. import dtypes as _dt
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import normalize_dim
-from ..tensor import check_tensor, device_error
+from .._tensor import check_tensor, device_error
 
 
 REDUCTIONS = ("none", "mean", "sum")

@@ -4,7 +4,7 @@ from ..errors import InvalidParameterError, ShapeMismatchError
 
 from .. import dtypes as _dt
 from ..autodiff.graph import _mode
-from ..tensor import record, saved as _saved, wrap
+from .._tensor import record, saved as _saved, wrap
 from .nn_args import _backend, _common, _float_tensor, _int, _opt_float, _real, _shape_str
 
 

@@ -17,7 +17,7 @@ from .. import dtypes as _dt
 from ..autodiff.graph import _mode
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import normalize_dim
-from ..tensor import check_tensor, record, saved, tensor_method, wrap
+from .._tensor import check_tensor, record, saved, tensor_method, wrap
 from .decompositions import matrices, svdvals
 from .reduce import _axes
 

@@ -27,7 +27,7 @@ tensor and, as in Burn, computes on the dequantized values and gives an ordinary
 
 from .. import dtypes as _dt
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
-from ..tensor import (Tensor, _slot_get, as_tensor, backend_of, check_tensor, new_holding,
+from .._tensor import (Tensor, _slot_get, as_tensor, backend_of, check_tensor, new_holding,
                       rebind_plain, transfer,
                       tensor_method, wrap)
 from .display import format_values

@@ -21,7 +21,7 @@ from .. import dtypes as _dt
 from ..devices import CPU, _default, as_device, get_default_device
 from ..errors import DeviceError, DimensionError, InvalidParameterError, KindError
 from ..shapes import as_int, check_rank
-from ..tensor import Tensor, tensor_method, wrap
+from .._tensor import Tensor, tensor_method, wrap
 from .data import _is_device
 
 __all__ = ["Distribution", "Generator", "random", "random_like", "rand", "randn", "randint",

@@ -31,7 +31,7 @@ from ..shapes import as_int, normalize_dim, normalize_dims
 from .. import return_types as _rt
 from ..autodiff.graph import _mode
 from ..autodiff.rules import unreduce
-from ..tensor import Tensor, check_kind, record, saved, tensor_method, wrap
+from .._tensor import Tensor, check_kind, record, saved, tensor_method, wrap
 from . import fusion as _fusion
 
 __all__ = ["sum", "mean", "prod", "max", "min", "argmax", "argmin", "any", "all", "var",

@@ -15,7 +15,7 @@ from .. import return_types as _rt
 from ..errors import DimensionError, InvalidParameterError
 from ..shapes import as_int, normalize_dim
 from ..autodiff.graph import _mode
-from ..tensor import Tensor, record, saved, tensor_method, wrap
+from .._tensor import Tensor, record, saved, tensor_method, wrap
 
 __all__ = ["cumsum", "cumprod", "cummin", "cummax"]
 

@@ -21,7 +21,7 @@ from .. import dtypes as _dt
 from ..autodiff.graph import _mode
 from ..errors import DimensionError, GraphError, InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import as_int, normalize_dim
-from ..tensor import Tensor, _data_from, device_error, record, tensor_method, wrap
+from .._tensor import Tensor, _data_from, device_error, record, tensor_method, wrap
 from .indexing import advanced_getitem, advanced_setitem
 from ..autodiff.rules import sum_to
 from .movement import _reshape_to

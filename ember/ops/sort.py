@@ -11,7 +11,7 @@ from .. import return_types as _rt
 from ..autodiff.graph import _mode
 from ..errors import InvalidParameterError
 from ..shapes import as_int, normalize_dim
-from ..tensor import check_kind, check_tensor, record, tensor_method, wrap
+from .._tensor import check_kind, check_tensor, record, tensor_method, wrap
 
 __all__ = ["sort", "argsort", "topk", "kthvalue"]
 

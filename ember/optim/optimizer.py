@@ -18,7 +18,7 @@ import numbers
 from .. import dtypes as _dt
 from ..autodiff import enable_grad
 from ..errors import DeviceError, InvalidParameterError, KindError, ShapeMismatchError
-from ..tensor import Tensor, _adopt_device, transfer, wrap
+from .._tensor import Tensor, _adopt_device, transfer, wrap
 
 __all__ = ["Optimizer"]
 

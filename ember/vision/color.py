@@ -23,7 +23,7 @@ four are differentiable (float inputs); see ``docs/vision.md``.
 from .. import dtypes as _dt
 from ..errors import ShapeMismatchError
 from ..ops.indexing import linear_map
-from ..tensor import check_kind, check_tensor, record, saved, tensor_method, wrap
+from .._tensor import check_kind, check_tensor, record, saved, tensor_method, wrap
 
 __all__ = ["rgb2gray", "gray2rgb", "rgb2hsv", "hsv2rgb"]
 

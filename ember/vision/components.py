@@ -20,7 +20,7 @@ import numbers
 
 from .. import dtypes as _dt
 from ..errors import InvalidParameterError, ShapeMismatchError
-from ..tensor import check_kind, check_tensor, tensor_method, wrap
+from .._tensor import check_kind, check_tensor, tensor_method, wrap
 
 __all__ = ["Connectivity", "ConnectedStatsOptions", "ConnectedStats", "connected_components",
            "connected_components_with_stats"]

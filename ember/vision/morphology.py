@@ -23,7 +23,7 @@ import numbers
 
 from .. import dtypes as _dt
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
-from ..tensor import backend_of, check_tensor, tensor_method, wrap
+from .._tensor import backend_of, check_tensor, tensor_method, wrap
 
 __all__ = ["MorphOptions", "BorderType", "erode", "dilate"]
 

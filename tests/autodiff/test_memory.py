@@ -17,7 +17,7 @@ import ember
 import ember.nn.functional as F
 from ember import nn, optim
 from ember.autodiff.graph import Node
-from ember.tensor import record
+from ember._tensor import record
 
 MIB = 2 ** 20
 N = MIB // 8  # float64 elements in 1 MiB

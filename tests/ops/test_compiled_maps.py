@@ -24,7 +24,7 @@ import ember
 from ember.backends.numpy import jit
 from ember.backends.numpy.jit import maps
 from ember.ops import fusion
-from ember.tensor import Pending, Tensor
+from ember._tensor import Pending, Tensor
 from oracle import assert_close, assert_unchanged, layouts, snapshot, to_torch
 
 RNG = np.random.default_rng(14)

@@ -23,7 +23,7 @@ import torch
 
 import ember
 from ember.ops import fusion
-from ember.tensor import Pending, Tensor, _slot_get
+from ember._tensor import Pending, Tensor, _slot_get
 from oracle import assert_close, assert_unchanged, layouts, random_array, snapshot
 from oracle import to_torch
 
