@@ -364,15 +364,7 @@ def saved(x):
 
 
 def _record(data, dtype, inputs, backward, name, recompute, tensors, keep_out):
-    t = _new(Tensor)
-    if data.__class__ is _Array:
-        t._device = CPU
-    else:
-        data, t._device = _adopt(data)
-    t._data = data
-    t._dtype = dtype
-    t._node = None
-    t._grad = None
+    t = wrap(data, dtype, None)
     if len(inputs) == 1:  # the common one-input op: no strategies to reconcile
         x = inputs[0]
         ad = t._ad = x._ad

@@ -69,12 +69,20 @@ def _float_dtype(dtype, layer):
     return dt
 
 
-def _check_half_padding(name, padding, kernel_size, p, k):
-    """A pooling layer's padding ``p`` must be at most half its kernel ``k`` (PyTorch's rule)."""
+def _pool_window(layer, name, kernel_size, stride, padding):
+    """Check and set a pooling layer's ``kernel_size``, ``stride`` (default the kernel size) and
+    ``padding``, at most half the kernel (PyTorch's rule)."""
+    k = _pair(kernel_size, name, "kernel_size", 1)
+    if stride is not None:
+        _pair(stride, name, "stride", 1)
+    p = _pair(padding, name, "padding", 0)
     if p[0] > k[0] // 2 or p[1] > k[1] // 2:
         raise InvalidParameterError(
             f"{name}: padding {padding!r} is more than half of kernel_size {kernel_size!r}; "
             "expected padding <= kernel_size // 2", "padding", padding)
+    layer.kernel_size = kernel_size
+    layer.stride = kernel_size if stride is None else stride
+    layer.padding = padding
 
 
 def _check_input(x, layer):
@@ -242,17 +250,10 @@ class MaxPool2d(Module):
                  ceil_mode=False):
         super().__init__()
         name = "MaxPool2d"
-        k = _pair(kernel_size, name, "kernel_size", 1)
-        if stride is not None:
-            _pair(stride, name, "stride", 1)
-        p = _pair(padding, name, "padding", 0)
+        _pool_window(self, name, kernel_size, stride, padding)
         _pair(dilation, name, "dilation", 1)
         _bool(return_indices, name, "return_indices")
         _bool(ceil_mode, name, "ceil_mode")
-        _check_half_padding(name, padding, kernel_size, p, k)
-        self.kernel_size = kernel_size
-        self.stride = kernel_size if stride is None else stride
-        self.padding = padding
         self.dilation = dilation
         self.return_indices = return_indices
         self.ceil_mode = ceil_mode
@@ -312,18 +313,11 @@ class AvgPool2d(Module):
                  count_include_pad=True, divisor_override=None):
         super().__init__()
         name = "AvgPool2d"
-        k = _pair(kernel_size, name, "kernel_size", 1)
-        if stride is not None:
-            _pair(stride, name, "stride", 1)
-        p = _pair(padding, name, "padding", 0)
+        _pool_window(self, name, kernel_size, stride, padding)
         _bool(ceil_mode, name, "ceil_mode")
         _bool(count_include_pad, name, "count_include_pad")
         if divisor_override is not None:
             _int(divisor_override, name, "divisor_override", 1)
-        _check_half_padding(name, padding, kernel_size, p, k)
-        self.kernel_size = kernel_size
-        self.stride = kernel_size if stride is None else stride
-        self.padding = padding
         self.ceil_mode = ceil_mode
         self.count_include_pad = count_include_pad
         self.divisor_override = divisor_override
