@@ -9,7 +9,7 @@ kernel returned. See docs/devices.md for the protocol and how to add a backend.
 
 import sys
 
-__all__ = ["adopt", "host_of", "kernel_table"]
+__all__ = ["adopt", "host_of", "kernel_table", "along_key"]
 
 
 def kernel_table(families, backend):
@@ -43,3 +43,18 @@ def host_of(data):
             return module
     return None
 
+
+def along_key(index, axis, arange):
+    """The advanced-indexing key of ``take_along_axis``, for every backend: ``index`` on
+    ``axis`` and, on each other dim ``d``, ``arange(n)`` (the backend's int range of the size
+    ``n`` of dim ``d``) shaped to broadcast along ``d``."""
+    nd = index.ndim
+    key = []
+    for d, n in enumerate(index.shape):
+        if d == axis:
+            key.append(index)
+        else:
+            shape = [1] * nd
+            shape[d] = n
+            key.append(arange(n).reshape(shape))
+    return tuple(key)

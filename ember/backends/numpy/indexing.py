@@ -7,6 +7,7 @@ first: nothing here writes into an array it was given.
 
 import numpy as np
 
+from .. import along_key
 from .core import NP, allocates
 
 __all__ = ["idx_bounds", "idx_bounds_last", "idx_as_intp", "idx_is_integral", "idx_zero_index",
@@ -79,16 +80,7 @@ def idx_dim_key(index, axis):
 
 def idx_along_key(index, axis):
     """The key of ``take_along_axis``: ``index`` on ``axis``, aranges broadcast on the others."""
-    nd = index.ndim
-    key = []
-    for d, n in enumerate(index.shape):
-        if d == axis:
-            key.append(index)
-        else:
-            shape = [1] * nd
-            shape[d] = n
-            key.append(np.arange(n, dtype=_INTP).reshape(shape))
-    return tuple(key)
+    return along_key(index, axis, lambda n: np.arange(n, dtype=_INTP))
 
 
 def idx_nd_key(indices):

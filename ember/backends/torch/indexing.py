@@ -14,6 +14,7 @@ dtypes move as the signed ints of the same width (the same bits) and reduce exac
 
 import torch
 
+from .. import along_key
 from .core import TORCH, allocates
 
 __all__ = ["idx_bounds", "idx_bounds_last", "idx_as_intp", "idx_is_integral", "idx_zero_index",
@@ -261,16 +262,7 @@ def idx_dim_key(index, axis):
 
 def idx_along_key(index, axis):
     """The key of ``take_along_axis``: ``index`` on ``axis``, aranges broadcast on the others."""
-    nd = index.ndim
-    key = []
-    for d, n in enumerate(index.shape):
-        if d == axis:
-            key.append(index)
-        else:
-            shape = [1] * nd
-            shape[d] = n
-            key.append(torch.arange(n, dtype=_I64, device=index.device).reshape(shape))
-    return tuple(key)
+    return along_key(index, axis, lambda n: torch.arange(n, dtype=_I64, device=index.device))
 
 
 def idx_nd_key(indices):

@@ -125,6 +125,27 @@ _ROW_MAX = """
         for (int64_t i = 0; i < cols; i++) m = xr[i] > m ? xr[i] : m;
 """
 
+# the backward of softmax and log_softmax from the output y: a sum of TERM per row, then OUT
+_ROW_GRAD = """
+EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
+    const T *g = (const T *)p[0], *y = (const T *)p[1];
+    T *out = (T *)p[2];
+    const int64_t rows = n[0], cols = n[1];
+    #pragma omp parallel for num_threads((int)n[2]) if(ROWS_PARALLEL) schedule(static)
+    for (int64_t r = 0; r < rows; r++) {
+        const T *gr = g + r * cols, *yr = y + r * cols;
+        T *o = out + r * cols;
+        double s = 0.0;
+        #pragma omp simd reduction(+:s)
+        for (int64_t i = 0; i < cols; i++) s += TERM;
+        ember_prefetch_ahead(g, r, rows, cols);
+        ember_prefetch_ahead(y, r, rows, cols);
+        const T st = (T)s;
+        for (int64_t i = 0; i < cols; i++) o[i] = OUT;
+    }
+}
+"""
+
 _BODIES = {
     "softmax": """
 EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
@@ -168,44 +189,10 @@ ROW_MAX
     }
 }
 """,
-    "softmax_grad": """
-EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
-    const T *g = (const T *)p[0], *y = (const T *)p[1];
-    T *out = (T *)p[2];
-    const int64_t rows = n[0], cols = n[1];
-    #pragma omp parallel for num_threads((int)n[2]) if(ROWS_PARALLEL) schedule(static)
-    for (int64_t r = 0; r < rows; r++) {
-        const T *gr = g + r * cols, *yr = y + r * cols;
-        T *o = out + r * cols;
-        double s = 0.0;
-        #pragma omp simd reduction(+:s)
-        for (int64_t i = 0; i < cols; i++) s += gr[i] * yr[i];
-        ember_prefetch_ahead(g, r, rows, cols);
-        ember_prefetch_ahead(y, r, rows, cols);
-        const T st = (T)s;
-        for (int64_t i = 0; i < cols; i++) o[i] = (gr[i] - st) * yr[i];
-    }
-}
-""",
-    "log_softmax_grad": """
-EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
-    const T *g = (const T *)p[0], *y = (const T *)p[1];
-    T *out = (T *)p[2];
-    const int64_t rows = n[0], cols = n[1];
-    #pragma omp parallel for num_threads((int)n[2]) if(ROWS_PARALLEL) schedule(static)
-    for (int64_t r = 0; r < rows; r++) {
-        const T *gr = g + r * cols, *yr = y + r * cols;
-        T *o = out + r * cols;
-        double s = 0.0;
-        #pragma omp simd reduction(+:s)
-        for (int64_t i = 0; i < cols; i++) s += gr[i];
-        ember_prefetch_ahead(g, r, rows, cols);
-        ember_prefetch_ahead(y, r, rows, cols);
-        const T st = (T)s;
-        for (int64_t i = 0; i < cols; i++) o[i] = gr[i] - ember_exp(yr[i]) * st;
-    }
-}
-""",
+    "softmax_grad": _ROW_GRAD.replace("TERM", "gr[i] * yr[i]").replace(
+        "OUT", "(gr[i] - st) * yr[i]"),
+    "log_softmax_grad": _ROW_GRAD.replace("TERM", "gr[i]").replace(
+        "OUT", "gr[i] - ember_exp(yr[i]) * st"),
     # the loss of each row against its target class t: logsumexp(x) - x[t], as (x[t] - m) and
     # lse = log(sum(exp(x - m))) with m the row max, kept for the gradient; a target outside
     # [0, cols) gives nan (the caller checks targets first)
