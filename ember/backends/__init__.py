@@ -9,7 +9,7 @@ kernel returned. See docs/devices.md for the protocol and how to add a backend.
 
 import sys
 
-__all__ = ["adopt", "host_of", "kernel_table", "along_key"]
+__all__ = ["adopt", "host_of", "kernel_table", "along_key", "adam_scales"]
 
 
 def kernel_table(families, backend):
@@ -58,3 +58,9 @@ def along_key(index, axis, arange):
             shape[d] = n
             key.append(arange(n).reshape(shape))
     return tuple(key)
+
+
+def adam_scales(step, lr, beta1, beta2):
+    """Adam's bias corrections at ``step`` (1 on the first), as PyTorch computes them: the step
+    size ``lr / (1 - beta1 ** step)`` and ``sqrt(1 - beta2 ** step)``."""
+    return lr / (1 - beta1 ** step), (1 - beta2 ** step) ** 0.5

@@ -10,6 +10,8 @@ import struct
 
 import torch
 
+from .. import adam_scales
+
 __all__ = [
     "optim_sgd", "optim_adam", "optim_rmsprop", "optim_adagrad", "optim_nadam", "optim_zeros",
     "optim_full", "optim_state_copy",
@@ -138,10 +140,7 @@ def optim_adam(p, g, m, v, vmax, step, lr, beta1, beta2, eps, weight_decay, deco
     wp, d = _adam_grad(p, wp, g, lr, weight_decay, decoupled, maximize)
     wm = _lerp(m, _wide(m), d, 1 - beta1)
     wv = _addcmul_sq(v, _wide(v), d, beta2, 1 - beta2)
-    bias_correction1 = 1 - beta1 ** step
-    bias_correction2 = 1 - beta2 ** step
-    step_size = lr / bias_correction1
-    bias_correction2_sqrt = bias_correction2 ** 0.5
+    step_size, bias_correction2_sqrt = adam_scales(step, lr, beta1, beta2)
     if amsgrad:
         wmax = _wide(vmax)
         torch.maximum(wmax, wv, out=wmax)
