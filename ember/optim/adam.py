@@ -46,16 +46,13 @@ class Adam(Optimizer):
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
         weight_decay, amsgrad, maximize = group["weight_decay"], group["amsgrad"], group["maximize"]
         decoupled = self._decoupled
-        state = self._state
         for p, g in zip(params, grads):
             if g is None:
                 continue
             data = p._data
             be = p._device.backend
             zeros = be.optim_zeros
-            st = state.get(id(p))
-            if st is None:
-                st = state[id(p)] = {"step": 0, "exp_avg": zeros(data), "exp_avg_sq": zeros(data)}
+            st = self._state_of(p, exp_avg=True, exp_avg_sq=True)
             if amsgrad and st.get("max_exp_avg_sq") is None:
                 st["max_exp_avg_sq"] = zeros(data)
             step = st["step"] + 1

@@ -51,17 +51,12 @@ class NAdam(Optimizer):
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
         weight_decay, momentum_decay = group["weight_decay"], group["momentum_decay"]
         decoupled, maximize = group["decoupled_weight_decay"], group["maximize"]
-        state = self._state
         for p, g in zip(params, grads):
             if g is None:
                 continue
             data = p._data
             be = p._device.backend
-            zeros = be.optim_zeros
-            st = state.get(id(p))
-            if st is None:
-                st = state[id(p)] = {"step": 0, "mu_product": 1.0, "exp_avg": zeros(data),
-                                     "exp_avg_sq": zeros(data)}
+            st = self._state_of(p, mu_product=1.0, exp_avg=True, exp_avg_sq=True)
             step = st["step"] + 1
             st["step"] = step
             p._data, st["mu_product"] = be.optim_nadam(

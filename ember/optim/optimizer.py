@@ -308,6 +308,18 @@ class Optimizer:
                     st[k] = transfer(v, src.backend.dtype_of(v), src, device)
         self._where[id(p)] = device
 
+    def _state_of(self, p, **buffers):
+        """The state of parameter ``p``, made on its first step: ``step`` 0, each of
+        ``buffers`` set to its value, where True means a zero buffer like ``p`` (in the
+        backend's optimizer dtype)."""
+        st = self._state.get(id(p))
+        if st is None:
+            zeros = p._device.backend.optim_zeros
+            st = self._state[id(p)] = {"step": 0}
+            for name, value in buffers.items():
+                st[name] = zeros(p._data) if value is True else value
+        return st
+
     def _update(self, group, params, grads):
         """Apply one step to ``params`` (backend arrays of ``grads``); each optimizer defines it."""
         raise NotImplementedError(f"{type(self).__name__}: an Optimizer subclass must define "

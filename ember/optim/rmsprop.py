@@ -46,16 +46,13 @@ class RMSprop(Optimizer):
         lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
         weight_decay, momentum = group["weight_decay"], group["momentum"]
         centered, maximize = group["centered"], group["maximize"]
-        state = self._state
         for p, g in zip(params, grads):
             if g is None:
                 continue
             data = p._data
             be = p._device.backend
             zeros = be.optim_zeros
-            st = state.get(id(p))
-            if st is None:
-                st = state[id(p)] = {"step": 0, "square_avg": zeros(data)}
+            st = self._state_of(p, square_avg=True)
             if momentum > 0 and st.get("momentum_buffer") is None:
                 st["momentum_buffer"] = zeros(data)
             if centered and st.get("grad_avg") is None:
