@@ -125,6 +125,26 @@ _ROW_MAX = """
         for (int64_t i = 0; i < cols; i++) m = xr[i] > m ? xr[i] : m;
 """
 
+# softmax and log_softmax of each row: the row max, the sum of exp(x - m) (SUM), then FINISH
+_ROW_SOFTMAX = """
+EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
+    const T *x = (const T *)p[0];
+    T *y = (T *)p[1];
+    const int64_t rows = n[0], cols = n[1];
+    #pragma omp parallel for num_threads((int)n[2]) if(ROWS_PARALLEL) schedule(static)
+    for (int64_t r = 0; r < rows; r++) {
+        const T *xr = x + r * cols;
+        T *yr = y + r * cols;
+ROW_MAX
+        ember_prefetch_ahead(x, r, rows, cols);
+        double s = 0.0;
+        #pragma omp simd reduction(+:s)
+        for (int64_t i = 0; i < cols; i++) SUM
+        FINISH
+    }
+}
+"""
+
 # the backward of softmax and log_softmax from the output y: a sum of TERM per row, then OUT
 _ROW_GRAD = """
 EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
@@ -147,48 +167,15 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
 """
 
 _BODIES = {
-    "softmax": """
-EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
-    const T *x = (const T *)p[0];
-    T *y = (T *)p[1];
-    const int64_t rows = n[0], cols = n[1];
-    #pragma omp parallel for num_threads((int)n[2]) if(ROWS_PARALLEL) schedule(static)
-    for (int64_t r = 0; r < rows; r++) {
-        const T *xr = x + r * cols;
-        T *yr = y + r * cols;
-ROW_MAX
-        ember_prefetch_ahead(x, r, rows, cols);
-        double s = 0.0;
-        #pragma omp simd reduction(+:s)
-        for (int64_t i = 0; i < cols; i++) {
+    "softmax": _ROW_SOFTMAX.replace("SUM", """{
             T e = ember_exp(xr[i] - m);
             yr[i] = e;
             s += e;
-        }
-        const T inv = (T)(1.0 / s);
-        for (int64_t i = 0; i < cols; i++) yr[i] *= inv;
-    }
-}
-""",
-    "log_softmax": """
-EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
-    const T *x = (const T *)p[0];
-    T *y = (T *)p[1];
-    const int64_t rows = n[0], cols = n[1];
-    #pragma omp parallel for num_threads((int)n[2]) if(ROWS_PARALLEL) schedule(static)
-    for (int64_t r = 0; r < rows; r++) {
-        const T *xr = x + r * cols;
-        T *yr = y + r * cols;
-ROW_MAX
-        ember_prefetch_ahead(x, r, rows, cols);
-        double s = 0.0;
-        #pragma omp simd reduction(+:s)
-        for (int64_t i = 0; i < cols; i++) s += ember_exp(xr[i] - m);
-        const T lse = (T)log(s);
-        for (int64_t i = 0; i < cols; i++) yr[i] = (xr[i] - m) - lse;
-    }
-}
-""",
+        }""").replace("FINISH", """const T inv = (T)(1.0 / s);
+        for (int64_t i = 0; i < cols; i++) yr[i] *= inv;"""),
+    "log_softmax": _ROW_SOFTMAX.replace("SUM", "s += ember_exp(xr[i] - m);").replace(
+        "FINISH", """const T lse = (T)log(s);
+        for (int64_t i = 0; i < cols; i++) yr[i] = (xr[i] - m) - lse;"""),
     "softmax_grad": _ROW_GRAD.replace("TERM", "gr[i] * yr[i]").replace(
         "OUT", "(gr[i] - st) * yr[i]"),
     "log_softmax_grad": _ROW_GRAD.replace("TERM", "gr[i]").replace(
