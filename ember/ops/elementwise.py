@@ -780,19 +780,8 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False):
                     if not last[3] and _prod(a.shape) >= _fusion.MIN_NUMEL:
                         return _fusion.start(device.backend, kernel, a, other, dt, self._ad,
                                              device)
-                    t = _new(Tensor)
-                    t._data = kernel(a, other)
-                    t._dtype = dt
-                    t._device = device
-                    t._node = None
-                    t._ad = self._ad
-                    t._grad = None
-                    return t
-                if self._ad == "balanced":
-                    return record_arrays(kernel(a, other), dt, (self,),
-                                         array_rule(grad_ts(wrap(a, dt), other), dt), name,
-                                         _scalar_recompute(kernel, grad_ts, other, dt, False))
-                return record(kernel(a, other), dt, (self,), grad_ts(saved(self), other), name)
+                    return wrap(kernel(a, other), dt, self._ad)
+                return _scalar_step(self, kernel, other, grad_ts, name, False)
         return slow(self, other, name)
     method.__name__ = name
     method.__doc__ = f"``self {symbol} other`` (see ``{name}``)."
@@ -819,23 +808,25 @@ def _short_reverse(kname, slow, name, symbol, grad_st):
                     if not last[3] and _prod(a.shape) >= _fusion.MIN_NUMEL:
                         return _fusion.start(device.backend, kernel, other, a, dt, self._ad,
                                              device)
-                    t = _new(Tensor)
-                    t._data = kernel(other, a)
-                    t._dtype = dt
-                    t._device = device
-                    t._node = None
-                    t._ad = self._ad
-                    t._grad = None
-                    return t
-                if self._ad == "balanced":
-                    return record_arrays(kernel(other, a), dt, (self,),
-                                         array_rule(grad_st(other, wrap(a, dt)), dt), name,
-                                         _scalar_recompute(kernel, grad_st, other, dt, True))
-                return record(kernel(other, a), dt, (self,), grad_st(other, saved(self)), name)
+                    return wrap(kernel(other, a), dt, self._ad)
+                return _scalar_step(self, kernel, other, grad_st, name, True)
         return slow(other, self, name)
     method.__name__ = "r" + name
     method.__doc__ = f"``other {symbol} self`` for a number ``other`` (see ``{name}``)."
     return method
+
+
+def _scalar_step(x, kernel, s, grad, name, reverse):
+    """The recorded step of a tracked float tensor ``x`` with the number ``s`` (``s OP x`` when
+    ``reverse``): ``grad(x, s)`` (``grad(s, x)``) builds its rule; under the "balanced"
+    strategy it recomputes on arrays with the same rule."""
+    a, dt = x._data, x._dtype
+    out = kernel(s, a) if reverse else kernel(a, s)
+    if x._ad == "balanced":
+        rule = grad(s, wrap(a, dt)) if reverse else grad(wrap(a, dt), s)
+        return record_arrays(out, dt, (x,), array_rule(rule, dt), name,
+                             _scalar_recompute(kernel, grad, s, dt, reverse))
+    return record(out, dt, (x,), grad(s, saved(x)) if reverse else grad(saved(x), s), name)
 
 
 def _scalar_recompute(kernel, grad, s, dt, reverse):
