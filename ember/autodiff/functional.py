@@ -13,7 +13,7 @@ Python call per slice.
 
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from .._tensor import Tensor, record, wrap
-from .engine import run_backward, _topological
+from .engine import _plain, _topological, run_backward
 from .graph import Node, enable_grad
 
 __all__ = ["grad", "vjp", "jvp", "jacobian", "hessian", "vmap"]
@@ -114,10 +114,6 @@ def _backward(roots, seeds, xs, create_graph, retain):
     return [x.zeros_like() if g is None else g for g, x in zip(grads, xs)]
 
 
-def _plain(t, keep):
-    return t if keep or t._node is None else wrap(t._data, t._dtype)
-
-
 def grad(f, argnums=0, has_aux=False):
     """The gradient of ``f``, a function that returns a 0-d float tensor, with respect to its
     argument ``argnums`` (an int, or a tuple of ints for a tuple of gradients), as
@@ -191,8 +187,7 @@ def vjp(f, *primals, has_aux=False):
         keep = nested or any(c._node is not None for c in cts)
         return tuple(_backward(outs, cts, xs, keep, True))
 
-    shown = outs[0] if single else tuple(outs)
-    shown = _plain(shown, nested) if single else tuple(_plain(o, nested) for o in outs)
+    shown = _plain(outs[0], nested) if single else tuple(_plain(o, nested) for o in outs)
     return (shown, vjp_fn, aux) if has_aux else (shown, vjp_fn)
 
 
