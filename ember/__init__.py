@@ -28,16 +28,18 @@ from .ops.elementwise import *  # noqa: F401,F403
 from .ops.indexing import *  # noqa: F401,F403
 from .ops.inplace import *  # noqa: F401,F403
 from .ops.linalg import *  # noqa: F401,F403
-from .ops.movement import *  # noqa: F401,F403
 from .ops.norms import *  # noqa: F401,F403
+from .ops.pad import *  # noqa: F401,F403
 from .ops.quantization import *  # noqa: F401,F403
 from .ops.random import *  # noqa: F401,F403
+from .ops.repeat import *  # noqa: F401,F403
 from .ops.reduce import *  # noqa: F401,F403
 from .ops.sampling import *  # noqa: F401,F403
 from .ops.scan import *  # noqa: F401,F403
 from .ops.segments import *  # noqa: F401,F403
 from .ops.slicing import *  # noqa: F401,F403
 from .ops.sort import *  # noqa: F401,F403
+from .ops.views import *  # noqa: F401,F403
 
 from . import io, nn, optim, vision  # noqa: E402  (they build on the op families above)
 from .io.checkpoint import load, save  # noqa: E402  (ember.save / ember.load, as torch's)

@@ -5,7 +5,7 @@ import builtins
 from .. import shapes as _shapes
 from ..errors import InvalidParameterError
 from ..ops import creation as _creation
-from ..ops.movement import repeat_interleave as _repeat_interleave
+from ..ops.repeat import repeat_interleave as _repeat_interleave
 from ..ops.segments import cat as _cat, stack as _stack
 from .._tensor import Tensor
 from ._data_types import result_type

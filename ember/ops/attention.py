@@ -10,7 +10,7 @@ from ..autodiff.rules import fit, sum_to
 from .._tensor import check_tensor, record, saved, wrap
 from .linalg import _product
 from .activation import _softmax_backward
-from .movement import reshape_exact as _reshape
+from .views import reshape_exact as _reshape
 from .nn_args import _backend, _float_tensor, _real, _shape_str
 from .random import _gen, _random
 

@@ -26,7 +26,7 @@ from ..shapes import as_int, broadcast_shapes
 from ..autodiff.graph import _mode
 from ..autodiff.rules import sum_to
 from .._tensor import Tensor, backend_of, check_tensor, record, saved, wrap
-from .movement import reshape_exact as _reshape
+from .views import reshape_exact as _reshape
 
 __all__ = []
 

@@ -22,7 +22,7 @@ from ..autodiff.rules import sum_to
 from .._tensor import (Tensor, _data_from, backend_of, check_kind, check_tensor, device_error,
                       record, saved, tensor_method, wrap)
 from . import fusion as _fusion
-from .movement import reshape_exact as _reshape
+from .views import reshape_exact as _reshape
 
 __all__ = ["IndexingUpdateOp", "where", "nonzero", "argwhere", "gather", "scatter", "one_hot",
            "masked_fill"]

@@ -19,7 +19,7 @@ from ..shapes import broadcast_shapes, normalize_dim
 from ..autodiff.graph import _mode
 from ..autodiff.rules import fit, sum_to
 from .._tensor import Tensor, backend_of, backend_of_all, record, saved, tensor_method, wrap
-from .movement import reshape_exact as _reshape
+from .views import reshape_exact as _reshape
 
 __all__ = ["matmul", "dot", "outer", "cross", "einsum"]
 

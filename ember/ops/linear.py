@@ -5,7 +5,7 @@ from ..autodiff.graph import _mode
 from ..errors import ShapeMismatchError
 from .._tensor import record, saved
 from .linalg import _product
-from .movement import reshape_exact as _reshape
+from .views import reshape_exact as _reshape
 from .nn_args import _backend, _common, _float_tensor, _opt_float, _shape_str
 
 

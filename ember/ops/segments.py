@@ -21,7 +21,7 @@ from ..devices import as_device
 from ..errors import DimensionError, InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import as_int, check_rank, normalize_dim
 from .._tensor import Tensor, backend_of_all, check_tensor, record, tensor_method, wrap
-from .movement import _reshape_to
+from .views import _reshape_to
 
 __all__ = ["cat", "stack", "split", "split_with_sizes", "chunk", "unbind"]
 

@@ -24,7 +24,7 @@ from ..shapes import as_int, normalize_dim
 from .._tensor import Tensor, _data_from, device_error, record, tensor_method, wrap
 from .indexing import advanced_getitem, advanced_setitem
 from ..autodiff.rules import sum_to
-from .movement import _reshape_to
+from .views import _reshape_to
 
 __all__ = ["s"]
 
