@@ -39,6 +39,7 @@ from .ops.scan import *  # noqa: F401,F403
 from .ops.segments import *  # noqa: F401,F403
 from .ops.slicing import *  # noqa: F401,F403
 from .ops.sort import *  # noqa: F401,F403
+from .ops.triangles import *  # noqa: F401,F403
 from .ops.views import *  # noqa: F401,F403
 
 from . import io, nn, optim, vision  # noqa: E402  (they build on the op families above)

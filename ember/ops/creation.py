@@ -1,8 +1,9 @@
-"""Creation: tensors from data, filled tensors, ranges, grids and masks.
+"""Creation: tensors from data, filled tensors, ranges and grids (the triangle masks and
+``triu``/``tril`` are in ``triangles.py``).
 
 Every function here is also a static method of Tensor with Burn's spelling
-(``Tensor.zeros((2, 3))``, ``Tensor.from_floats([1.0])``, ``Tensor.triu_mask((3, 3), 0)``), and
-the ``*_like`` functions and ``triu``/``tril`` are methods too (``t.zeros_like()``).
+(``Tensor.zeros((2, 3))``, ``Tensor.from_floats([1.0])``), and the ``*_like`` functions are
+methods too (``t.zeros_like()``).
 
 Shapes are varargs or one sequence (``zeros(2, 3)`` or ``zeros((2, 3))``); sizes must be ints
 >= 0 (InvalidParameterError otherwise). ``dtype`` takes an ember dtype, its name or a NumPy
@@ -25,14 +26,12 @@ from ..errors import InvalidParameterError, KindError
 from ..shapes import argfix, check_rank
 from .._tensor import Tensor, check_tensor, tensor_method, wrap
 from .data import _is_device, _read, check_backend
-from .indexing import linear_map
 
 _host = CPU.backend  # Python-number checks (NumPy scalars count as numbers) run on the host
 
 __all__ = ["tensor", "from_numpy", "from_data", "from_floats", "from_ints", "from_bool",
            "empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like",
-           "arange", "arange_step", "linspace", "eye", "cartesian_grid", "triu_mask",
-           "tril_mask", "diag_mask", "triu", "tril"]
+           "arange", "arange_step", "linspace", "eye", "cartesian_grid"]
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False):
@@ -666,7 +665,7 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     return _new(data, dtype, requires_grad)
 
 
-# -- matrices, grids, masks ---------------------------------------------------------------------
+# -- matrices, grids ----------------------------------------------------------------------------
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     """An ``n`` by ``m`` (default ``n``) matrix with ones on the diagonal; float32 by default.
@@ -712,92 +711,9 @@ def cartesian_grid(*shape, device=None):
     return wrap(data, _dt.int64)
 
 
-def _mask(op, part, shape, offset, device):
-    shape = _shape_arg((shape,), op)
-    if len(shape) < 2:
-        raise InvalidParameterError(
-            f"{op}: shape {shape} has rank {len(shape)}; expected a rank >= 2 (a matrix or a "
-            "batch of matrices)", "shape", shape)
-    offset = _int_arg(offset, op, "offset")
-    be = _device_arg(device, op).backend
-    _check_nbytes(shape, _dt.bool_, op)
-    return wrap(be.creation_tri_mask(shape, offset, part, op=op), _dt.bool_)
-
-
-def triu_mask(shape, offset=0, device=None):
-    """Burn's ``triu_mask``: a bool mask of ``shape`` (rank >= 2, over the last two dims) that is
-    **False on the upper triangle** (column - row >= ``offset``) and True elsewhere, ready for
-    ``mask_fill`` of everything outside it.
-
-    >>> import ember
-    >>> ember.Tensor.triu_mask((3, 3), 0).tolist()
-    [[False, False, False], [True, False, False], [True, True, False]]
-    """
-    return _mask("triu_mask", "upper", shape, offset, device)
-
-
-def tril_mask(shape, offset=0, device=None):
-    """Burn's ``tril_mask``: bool mask, **False on the lower triangle** (column - row <=
-    ``offset``), True elsewhere.
-
-    >>> import ember
-    >>> ember.Tensor.tril_mask((3, 3), 0).tolist()
-    [[False, True, True], [False, False, True], [False, False, False]]
-    """
-    return _mask("tril_mask", "lower", shape, offset, device)
-
-
-def diag_mask(shape, offset=0, device=None):
-    """Burn's ``diag_mask``: bool mask, **False on the diagonal** (column - row == ``offset``),
-    True elsewhere.
-
-    >>> import ember
-    >>> ember.Tensor.diag_mask((3, 3), 0).tolist()
-    [[False, True, True], [True, False, True], [True, True, False]]
-    """
-    return _mask("diag_mask", "diag", shape, offset, device)
-
-
-def _tri(op, self, diagonal, upper):
-    check_tensor(self, op, "self")
-    diagonal = _int_arg(diagonal, op, "diagonal")
-    if self._data.ndim < 2:
-        raise InvalidParameterError(
-            f"{op}: self has shape {tuple(self.shape)} (rank {self._data.ndim}); expected a "
-            "tensor of rank >= 2 (a matrix or a batch of matrices)", "self", tuple(self.shape))
-    be = self._device.backend
-
-    def keep(a):  # a mask: its own transpose
-        return be.creation_tri_keep(a, diagonal, upper)
-
-    return linear_map(self, keep, keep, op)
-
-
-def triu(self, diagonal=0):
-    """The upper triangle (column - row >= ``diagonal``) of the last two dims, zeros elsewhere;
-    any kind, with gradient for floats (PyTorch's ``triu``).
-
-    >>> import ember
-    >>> ember.tensor([[1, 2, 3], [4, 5, 6], [7, 8, 9]]).triu(1).tolist()
-    [[0, 2, 3], [0, 0, 6], [0, 0, 0]]
-    """
-    return _tri("triu", self, diagonal, True)
-
-
-def tril(self, diagonal=0):
-    """The lower triangle (column - row <= ``diagonal``) of the last two dims, zeros elsewhere;
-    any kind, with gradient for floats (PyTorch's ``tril``).
-
-    >>> import ember
-    >>> ember.tensor([[1, 2, 3], [4, 5, 6], [7, 8, 9]]).tril(-1).tolist()
-    [[0, 0, 0], [4, 0, 0], [7, 8, 0]]
-    """
-    return _tri("tril", self, diagonal, False)
-
-
 for _f in (from_data, from_floats, from_ints, from_bool, empty, zeros, ones, full, arange,
-           arange_step, linspace, eye, cartesian_grid, triu_mask, tril_mask, diag_mask):
+           arange_step, linspace, eye, cartesian_grid):
     tensor_method(_f, static=True)
-for _f in (empty_like, zeros_like, ones_like, full_like, triu, tril):
+for _f in (empty_like, zeros_like, ones_like, full_like):
     tensor_method(_f)
 del _f
