@@ -1,7 +1,7 @@
-"""Tests of the movement family (ember/ops/movement.py) against PyTorch, the spec and the laws."""
+"""Tests of the movement family (ember/ops/views.py, pad.py and repeat.py) against PyTorch, the
+spec and the laws; one file, as its case tables, spec examples and laws mix the three."""
 
 import doctest
-import itertools
 import os
 
 import numpy as np
