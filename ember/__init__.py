@@ -28,6 +28,7 @@ from .ops.elementwise import *  # noqa: F401,F403
 from .ops.indexing import *  # noqa: F401,F403
 from .ops.inplace import *  # noqa: F401,F403
 from .ops.linalg import *  # noqa: F401,F403
+from .ops.masking import *  # noqa: F401,F403
 from .ops.movement import *  # noqa: F401,F403
 from .ops.norms import *  # noqa: F401,F403
 from .ops.quantization import *  # noqa: F401,F403

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ember
-from ember.ops.indexing import advanced_getitem, advanced_setitem
+from ember.ops.advanced_indexing import advanced_getitem, advanced_setitem
 from oracle import SHAPES, assert_close, ember_tensor, layouts, to_torch
 from oracle import random_array as _random_array
 from oracle import assert_unchanged, snapshot
