@@ -25,6 +25,7 @@ from .ops.data import *  # noqa: F401,F403
 from .ops.dlpack import *  # noqa: F401,F403
 from .ops.display import *  # noqa: F401,F403
 from .ops.elementwise import *  # noqa: F401,F403
+from .ops.extremes import *  # noqa: F401,F403
 from .ops.indexing import *  # noqa: F401,F403
 from .ops.inplace import *  # noqa: F401,F403
 from .ops.linalg import *  # noqa: F401,F403
@@ -39,6 +40,7 @@ from .ops.scan import *  # noqa: F401,F403
 from .ops.segments import *  # noqa: F401,F403
 from .ops.slicing import *  # noqa: F401,F403
 from .ops.sort import *  # noqa: F401,F403
+from .ops.statistics import *  # noqa: F401,F403
 
 from . import io, nn, optim, vision  # noqa: E402  (they build on the op families above)
 from .io.checkpoint import load, save  # noqa: E402  (ember.save / ember.load, as torch's)

@@ -3,6 +3,6 @@
 from . import (bitwise, compare, creation, data, display, elementwise, indexing,  # noqa: F401
                inplace, linalg, movement, quantization, random, reduce, sampling, scan, segments,
                slicing, sort)
-from . import advanced_indexing, masking  # noqa: F401
+from . import advanced_indexing, extremes, masking, statistics  # noqa: F401
 from . import decompositions, norms  # noqa: F401
 from . import activation, attention, conv, dropout, linear, loss, normalization, pool  # noqa: F401
