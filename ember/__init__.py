@@ -25,9 +25,11 @@ from .ops.data import *  # noqa: F401,F403
 from .ops.dlpack import *  # noqa: F401,F403
 from .ops.display import *  # noqa: F401,F403
 from .ops.elementwise import *  # noqa: F401,F403
+from .ops.extremes import *  # noqa: F401,F403
 from .ops.indexing import *  # noqa: F401,F403
 from .ops.inplace import *  # noqa: F401,F403
 from .ops.linalg import *  # noqa: F401,F403
+from .ops.masking import *  # noqa: F401,F403
 from .ops.norms import *  # noqa: F401,F403
 from .ops.pad import *  # noqa: F401,F403
 from .ops.quantization import *  # noqa: F401,F403
@@ -39,6 +41,7 @@ from .ops.scan import *  # noqa: F401,F403
 from .ops.segments import *  # noqa: F401,F403
 from .ops.slicing import *  # noqa: F401,F403
 from .ops.sort import *  # noqa: F401,F403
+from .ops.statistics import *  # noqa: F401,F403
 from .ops.triangles import *  # noqa: F401,F403
 from .ops.views import *  # noqa: F401,F403
 

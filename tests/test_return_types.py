@@ -254,6 +254,7 @@ def test_docs_pytorch_md_runs():
 
 
 def test_module_doctests():
-    for mod in (return_types, ember.ops.sort, ember.ops.reduce, ember.ops.scan):
+    for mod in (return_types, ember.ops.sort, ember.ops.reduce, ember.ops.extremes,
+                ember.ops.statistics, ember.ops.scan):
         result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
         assert result.attempted > 0 and result.failed == 0

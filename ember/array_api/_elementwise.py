@@ -7,7 +7,7 @@ from .. import dtypes as _dt
 from .. import shapes as _shapes
 from ..errors import DeviceError, InvalidParameterError, KindError
 from ..ops import creation as _creation
-from ..ops.indexing import where as _where
+from ..ops.masking import where as _where
 from .._tensor import Tensor, wrap
 from ._data_types import result_type
 

@@ -3,7 +3,7 @@
 from .. import dtypes as _dt
 from ..errors import InvalidParameterError
 from ..ops import creation as _creation
-from ..ops.indexing import where as _where
+from ..ops.masking import where as _where
 from ..ops.segments import cat as _cat
 from .._tensor import Tensor
 from ._common import _axis

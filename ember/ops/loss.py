@@ -8,7 +8,7 @@ from ..autodiff.graph import _mode
 from ..autodiff.rules import fit
 from .._tensor import check_tensor, record, saved, wrap
 from .activation import log_softmax as _log_softmax
-from .indexing import where as _where
+from .masking import where as _where
 from .nn_args import (_backend, _common, _float_tensor, _int, _opt_float, _real, _reduction,
                       _shape_str)
 

@@ -4,7 +4,7 @@ from .. import dtypes as _dt
 from ..errors import DimensionError, InvalidParameterError, KindError, ShapeMismatchError
 
 from .._tensor import Tensor, as_tensor, check_tensor, record, wrap
-from .indexing import where as _where
+from .masking import where as _where
 from .nn_args import _backend, _float_tensor, _int, _pair, _rank, _shape_str
 
 

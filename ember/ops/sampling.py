@@ -14,7 +14,7 @@ modes ``"zeros"``, ``"border"``, ``"reflection"``; ``align_corners`` (default Fa
 from .. import dtypes as _dt
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from .._tensor import Tensor, backend_of, record, saved, tensor_method, wrap
-from .indexing import _masked, where
+from .masking import _masked, where
 
 __all__ = ["grid_sample_2d", "GridSampleOptions"]
 

@@ -3,8 +3,8 @@ three ways a tensor object is rebound to a new value (``__setitem__``, ``inplace
 
 Basic keys are ints, slices (any step), ``None``, ``Ellipsis`` and tuples of those; their results
 are views of the input's buffer. A key holding a Tensor, a list, a NumPy array or a bool anywhere is
-an advanced index and goes to ``ember.ops.indexing``. Nothing here writes into a tensor's buffer:
-``slice_assign``, ``slice_fill`` and ``__setitem__`` compute a new buffer.
+an advanced index and goes to ``ember.ops.advanced_indexing``. Nothing here writes into a
+tensor's buffer: ``slice_assign``, ``slice_fill`` and ``__setitem__`` compute a new buffer.
 
 >>> import ember
 >>> t = ember.tensor([[1, 2, 3], [4, 5, 6]])
@@ -22,7 +22,7 @@ from ..autodiff.graph import _mode
 from ..errors import DimensionError, GraphError, InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import as_int, normalize_dim
 from .._tensor import Tensor, _data_from, device_error, record, tensor_method, wrap
-from .indexing import advanced_getitem, advanced_setitem
+from .advanced_indexing import advanced_getitem, advanced_setitem
 from ..autodiff.rules import sum_to
 from .views import _reshape_to
 
@@ -240,7 +240,7 @@ def __getitem__(self, key):
     """NumPy/PyTorch indexing. Basic keys (ints, slices with any step, None, ``...``) give views.
 
     Out-of-range ints raise DimensionError; slices clamp as in Python. Keys with a Tensor, list,
-    array or bool are advanced indices (``ember.ops.indexing``).
+    array or bool are advanced indices (``ember.ops.advanced_indexing``).
 
     >>> import ember
     >>> t = ember.tensor([[1, 2, 3], [4, 5, 6]])

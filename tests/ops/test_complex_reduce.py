@@ -1,7 +1,7 @@
-"""Complex tensors in the reductions and scans (ember/ops/reduce.py, ember/ops/scan.py) against
-PyTorch: sum, mean, prod, cumsum, cumprod keep the complex dtype; any, all and count_nonzero
-count an element as nonzero when either part is; every ordering reduction raises KindError
-naming the op (docs/complex.md)."""
+"""Complex tensors in the reductions and scans (ember/ops/reduce.py, extremes.py, statistics.py,
+ember/ops/scan.py) against PyTorch: sum, mean, prod, cumsum, cumprod keep the complex dtype; any,
+all and count_nonzero count an element as nonzero when either part is; every ordering reduction
+raises KindError naming the op (docs/complex.md)."""
 
 import numpy as np
 import pytest
