@@ -128,168 +128,62 @@ _GT, _GE = _kernel("compare_gt"), _kernel("compare_ge")
 _LT, _LE = _kernel("compare_lt"), _kernel("compare_le")
 
 
-# -- tensor forms (a tensor or a number) -------------------------------------------------------
+# -- tensor forms (a tensor or a number) and scalar forms (Burn's *_scalar; *_elem are aliases) --
+# Each comparison is made from one row: its name, symbol, kernel, whether it orders its
+# operands, the rest of its summary and its examples' operands and results.
 
-@tensor_method
-def equal(self, other):
-    """Elementwise ``self == other`` as a bool tensor; ``other`` a tensor (broadcast) or a number.
-
-    Unlike ``torch.equal`` this is elementwise (Burn's ``equal``); reduce it with ``all()``.
-
-    >>> import ember
-    >>> t1 = ember.tensor([[2.0, 4.9], [2.0, 1.9], [4.0, 5.9]])
-    >>> t2 = ember.tensor([[3.0, 4.9], [2.0, 1.9], [4.0, 5.9]])
-    >>> t1.equal(t2).tolist()
-    [[False, True], [True, True], [True, True]]
-    """
-    return _compare("equal", _EQ, self, other)
+_EQ_PAIR = ("[[2.0, 4.9], [2.0, 1.9], [4.0, 5.9]]", "[[3.0, 4.9], [2.0, 1.9], [4.0, 5.9]]")
+_ORDER_PAIR = ("[[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]", "[[1.0, 3.0, 4.0], [1.0, 2.0, 3.0]]")
 
 
-@tensor_method
-def not_equal(self, other):
-    """Elementwise ``self != other`` (true where either is NaN).
+def _comparison(name, symbol, kernel, ordered, note, pair, result, scalar_result):
+    """The tensor form ``name`` (a Tensor method too) and the scalar form ``name_scalar`` (a
+    Tensor method, also as ``name_elem``) of one comparison; their errors name them."""
+    scalar_name = name + "_scalar"
 
-    >>> import ember
-    >>> t1 = ember.tensor([[2.0, 4.9], [2.0, 1.9], [4.0, 5.9]])
-    >>> t2 = ember.tensor([[3.0, 4.9], [2.0, 1.9], [4.0, 5.9]])
-    >>> t1.not_equal(t2).tolist()
-    [[True, False], [False, False], [False, False]]
-    """
-    return _compare("not_equal", _NE, self, other)
+    def tensor_form(self, other):
+        return _compare(name, kernel, self, other, ordered=ordered)
 
+    def scalar_form(self, other):
+        _scalar_only(scalar_name, other)
+        return _compare(scalar_name, kernel, self, other, ordered=ordered)
 
-@tensor_method
-def greater(self, other):
-    """Elementwise ``self > other``.
-
-    >>> import ember
-    >>> t1 = ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]])
-    >>> t2 = ember.tensor([[1.0, 3.0, 4.0], [1.0, 2.0, 3.0]])
-    >>> t1.greater(t2).tolist()
-    [[False, False, False], [True, True, True]]
-    """
-    return _compare("greater", _GT, self, other, ordered=True)
-
-
-@tensor_method
-def greater_equal(self, other):
-    """Elementwise ``self >= other``.
-
-    >>> import ember
-    >>> t1 = ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]])
-    >>> t2 = ember.tensor([[1.0, 3.0, 4.0], [1.0, 2.0, 3.0]])
-    >>> t1.greater_equal(t2).tolist()
-    [[True, False, False], [True, True, True]]
-    """
-    return _compare("greater_equal", _GE, self, other, ordered=True)
+    tensor_form.__name__ = tensor_form.__qualname__ = name
+    tensor_form.__doc__ = (f"Elementwise ``self {symbol} other``{note}\n\n"
+                           f">>> import ember\n>>> t1 = ember.tensor({pair[0]})\n"
+                           f">>> t2 = ember.tensor({pair[1]})\n"
+                           f">>> t1.{name}(t2).tolist()\n{result}\n")
+    scalar_form.__name__ = scalar_form.__qualname__ = scalar_name
+    scalar_form.__doc__ = (f"Elementwise ``self {symbol} other`` for a number ``other``; "
+                           f"``{name}_elem`` is an alias.\n\n>>> import ember\n"
+                           f">>> ember.tensor({_ORDER_PAIR[0]}).{scalar_name}(3.0).tolist()\n"
+                           f"{scalar_result}\n")
+    tensor_method(tensor_form)
+    tensor_method(scalar_form)
+    tensor_method(scalar_form, name=name + "_elem")
+    return tensor_form, scalar_form
 
 
-@tensor_method
-def lower(self, other):
-    """Elementwise ``self < other``.
-
-    >>> import ember
-    >>> t1 = ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]])
-    >>> t2 = ember.tensor([[1.0, 3.0, 4.0], [1.0, 2.0, 3.0]])
-    >>> t1.lower(t2).tolist()
-    [[False, True, True], [False, False, False]]
-    """
-    return _compare("lower", _LT, self, other, ordered=True)
-
-
-@tensor_method
-def lower_equal(self, other):
-    """Elementwise ``self <= other``.
-
-    >>> import ember
-    >>> t1 = ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]])
-    >>> t2 = ember.tensor([[1.0, 3.0, 4.0], [1.0, 2.0, 3.0]])
-    >>> t1.lower_equal(t2).tolist()
-    [[True, True, True], [False, False, False]]
-    """
-    return _compare("lower_equal", _LE, self, other, ordered=True)
-
-
-# -- scalar forms (Burn's *_scalar; *_elem are the same functions) -----------------------------
-
-@tensor_method
-def equal_scalar(self, other):
-    """Elementwise ``self == other`` for a number ``other``; ``equal_elem`` is an alias.
-
-    >>> import ember
-    >>> ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).equal_scalar(3.0).tolist()
-    [[False, False, True], [False, False, False]]
-    """
-    _scalar_only("equal_scalar", other)
-    return _compare("equal_scalar", _EQ, self, other)
-
-
-@tensor_method
-def not_equal_scalar(self, other):
-    """Elementwise ``self != other`` for a number ``other``; ``not_equal_elem`` is an alias.
-
-    >>> import ember
-    >>> ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).not_equal_scalar(3.0).tolist()
-    [[True, True, False], [True, True, True]]
-    """
-    _scalar_only("not_equal_scalar", other)
-    return _compare("not_equal_scalar", _NE, self, other)
-
-
-@tensor_method
-def greater_scalar(self, other):
-    """Elementwise ``self > other`` for a number ``other``; ``greater_elem`` is an alias.
-
-    >>> import ember
-    >>> ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).greater_scalar(3.0).tolist()
-    [[False, False, False], [True, True, True]]
-    """
-    _scalar_only("greater_scalar", other)
-    return _compare("greater_scalar", _GT, self, other, ordered=True)
-
-
-@tensor_method
-def greater_equal_scalar(self, other):
-    """Elementwise ``self >= other`` for a number ``other``; ``greater_equal_elem`` is an alias.
-
-    >>> import ember
-    >>> ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).greater_equal_scalar(3.0).tolist()
-    [[False, False, True], [True, True, True]]
-    """
-    _scalar_only("greater_equal_scalar", other)
-    return _compare("greater_equal_scalar", _GE, self, other, ordered=True)
-
-
-@tensor_method
-def lower_scalar(self, other):
-    """Elementwise ``self < other`` for a number ``other``; ``lower_elem`` is an alias.
-
-    >>> import ember
-    >>> ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).lower_scalar(3.0).tolist()
-    [[True, True, False], [False, False, False]]
-    """
-    _scalar_only("lower_scalar", other)
-    return _compare("lower_scalar", _LT, self, other, ordered=True)
-
-
-@tensor_method
-def lower_equal_scalar(self, other):
-    """Elementwise ``self <= other`` for a number ``other``; ``lower_equal_elem`` is an alias.
-
-    >>> import ember
-    >>> ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).lower_equal_scalar(3.0).tolist()
-    [[True, True, True], [False, False, False]]
-    """
-    _scalar_only("lower_equal_scalar", other)
-    return _compare("lower_equal_scalar", _LE, self, other, ordered=True)
-
-
-Tensor.equal_elem = equal_scalar
-Tensor.not_equal_elem = not_equal_scalar
-Tensor.greater_elem = greater_scalar
-Tensor.greater_equal_elem = greater_equal_scalar
-Tensor.lower_elem = lower_scalar
-Tensor.lower_equal_elem = lower_equal_scalar
+equal, equal_scalar = _comparison(
+    "equal", "==", _EQ, False, " as a bool tensor; ``other`` a tensor (broadcast) or a number."
+    "\n\nUnlike ``torch.equal`` this is elementwise (Burn's ``equal``); reduce it with "
+    "``all()``.", _EQ_PAIR, "[[False, True], [True, True], [True, True]]",
+    "[[False, False, True], [False, False, False]]")
+not_equal, not_equal_scalar = _comparison(
+    "not_equal", "!=", _NE, False, " (true where either is NaN).", _EQ_PAIR,
+    "[[True, False], [False, False], [False, False]]", "[[True, True, False], [True, True, True]]")
+greater, greater_scalar = _comparison(
+    "greater", ">", _GT, True, ".", _ORDER_PAIR, "[[False, False, False], [True, True, True]]",
+    "[[False, False, False], [True, True, True]]")
+greater_equal, greater_equal_scalar = _comparison(
+    "greater_equal", ">=", _GE, True, ".", _ORDER_PAIR,
+    "[[True, False, False], [True, True, True]]", "[[False, False, True], [True, True, True]]")
+lower, lower_scalar = _comparison(
+    "lower", "<", _LT, True, ".", _ORDER_PAIR, "[[False, True, True], [False, False, False]]",
+    "[[True, True, False], [False, False, False]]")
+lower_equal, lower_equal_scalar = _comparison(
+    "lower_equal", "<=", _LE, True, ".", _ORDER_PAIR,
+    "[[True, True, True], [False, False, False]]", "[[True, True, True], [False, False, False]]")
 
 # PyTorch's short names: the same functions (messages name the long form).
 eq, ne, gt, ge, lt, le = equal, not_equal, greater, greater_equal, lower, lower_equal

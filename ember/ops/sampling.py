@@ -11,7 +11,10 @@ modes ``"zeros"``, ``"border"``, ``"reflection"``; ``align_corners`` (default Fa
 [[[[1.5]]]]
 """
 
+from types import SimpleNamespace
+
 from .. import dtypes as _dt
+from ..backends.grid_coords import INT_LIMIT, cubic, in_range, pad_coords, source, unnormalize
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from .._tensor import Tensor, backend_of, record, saved, tensor_method, wrap
 from .masking import _masked, where
@@ -236,76 +239,12 @@ def _input_grad(gout, x, grid, mode, padding, align):
     return record(data, xdt, (gout, grid), rule, _OP + "_input_grad")
 
 
-_A = -0.75          # PyTorch's bicubic convolution coefficient
-_INT_LIMIT = 2.0 ** 31 - 2  # coordinates beyond this read as out of range (PyTorch's guard)
-
-
-def _unnormalize(c, size, align):
-    if align:
-        return ((c + 1.0) / 2.0) * float(size - 1), (size - 1) / 2
-    return ((c + 1.0) * float(size) - 1.0) / 2.0, size / 2
-
-
-def _clip(c, size):
-    out = c.clamp(0.0, float(size - 1))
-    return out, (c > 0.0).logical_and(c < float(size - 1)).cast(c._dtype)
-
-
-def _reflect(c, size, align):
-    twice_low, twice_high = (0, 2 * (size - 1)) if align else (-1, 2 * size - 1)
-    if twice_low == twice_high:
-        return c * 0.0, c * 0.0
-    low = twice_low / 2
-    span = (twice_high - twice_low) / 2
-    c = c - low
-    sign = where(c < 0.0, -1.0, 1.0).cast(c._dtype)
-    c = c.abs()
-    extra = c.fmod(span)
-    flips = (c / span).floor()
-    even = flips.fmod(2.0) == 0.0
-    return where(even, extra + low, span - extra + low), where(even, sign, -sign)
-
-
-def _pad_coords(c, size, padding, align):
-    """Padded pixel coordinates and their slope (untracked tensors)."""
-    if padding == "border":
-        return _clip(c, size)
-    if padding == "reflection":
-        r, gr = _reflect(c, size, align)
-        r, gc = _clip(r, size)
-        return r, gr * gc
-    return c, 1.0
-
-
-def _source(c, size, padding, align):
-    c, factor = _unnormalize(c, size, align)
-    c, mult = _pad_coords(c, size, padding, align)
-    c = where(c.abs() <= _INT_LIMIT, c, -100.0)
-    return c, mult * factor
-
-
-def _in_range(c, size):
-    return (c >= 0.0).logical_and(c < float(size))
-
-
-def _cubic(t):
-    """PyTorch's bicubic coefficients of the 4 taps for fraction ``t`` and their d/dt."""
-    A = _A
-
-    def c1(x):  # |x| <= 1
-        return ((A + 2) * x - (A + 3)) * x * x + 1.0
-
-    def c2(x):  # 1 < |x| < 2
-        return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A
-
-    def d1(x):
-        return (3 * (A + 2) * x - 2 * (A + 3)) * x
-
-    def d2(x):
-        return (3 * A * x - 10 * A) * x + 8 * A
-
-    return ([c2(t + 1.0), c1(t), c1(1.0 - t), c2(2.0 - t)],
-            [d2(t + 1.0), d1(t), -d1(1.0 - t), -d2(2.0 - t)])
+# the array namespace of the shared coordinate math (ember/backends/grid_coords.py), on
+# untracked ember tensors; a reflection's degenerate zeros are ``c * 0.0`` (``c`` is finite there)
+_XP = SimpleNamespace(floor=lambda c: c.floor(), abs=lambda c: c.abs(),
+                      fmod=lambda c, s: c.fmod(s), clip=lambda c, lo, hi: c.clamp(lo, hi),
+                      where=where, zeros_like=lambda c: c * 0.0,
+                      astype_like=lambda c, ref: c.cast(ref._dtype))
 
 
 def _grid_grad(gout, x, grid, mode, padding, align):
@@ -341,8 +280,8 @@ def _grid_grad(gout, x, grid, mode, padding, align):
 
     sx = sy = None
     if mode == "bilinear":
-        ix, mx = _source(gxc, W, padding, align)
-        iy, my = _source(gyc, H, padding, align)
+        ix, mx = source(_XP, gxc, W, padding, align)
+        iy, my = source(_XP, gyc, H, padding, align)
         ixt, iyt = ix + mx * dgx, iy + my * dgy
         x0, y0 = ix.floor(), iy.floor()
         wx1, wy1 = ixt - x0, iyt - y0
@@ -350,29 +289,29 @@ def _grid_grad(gout, x, grid, mode, padding, align):
         for dx, dy, dwx, dwy in ((0, 0, -wy0, -wx0), (1, 0, wy0, -wx1), (0, 1, -wy1, wx0),
                                  (1, 1, wy1, wx1)):  # the four corners
             xc, yc = x0 + float(dx), y0 + float(dy)
-            inb = _in_range(xc, W).logical_and(_in_range(yc, H)).logical_and(valid)
+            inb = in_range(xc, W) & in_range(yc, H) & valid
             G = project(xc, yc, inb)
             sx = G * dwx if sx is None else sx + G * dwx
             sy = G * dwy if sy is None else sy + G * dwy
         sx, sy = sx * mx, sy * my
     else:  # bicubic: 4 x 4 taps around floor(pixel); the padding applies to each tap
-        ix, fx = _unnormalize(gxc, W, align)
-        iy, fy = _unnormalize(gyc, H, align)
-        ix = ix.clamp(-_INT_LIMIT, _INT_LIMIT)
-        iy = iy.clamp(-_INT_LIMIT, _INT_LIMIT)
+        ix, fx = unnormalize(gxc, W, align)
+        iy, fy = unnormalize(gyc, H, align)
+        ix = ix.clamp(-INT_LIMIT, INT_LIMIT)
+        iy = iy.clamp(-INT_LIMIT, INT_LIMIT)
         x0, y0 = ix.floor(), iy.floor()
         vf = valid.cast(wd)
-        cx, dcx = _cubic(ix + fx * dgx - x0)
-        cy, dcy = _cubic(iy + fy * dgy - y0)
+        cx, dcx = cubic(ix + fx * dgx - x0)
+        cy, dcy = cubic(iy + fy * dgy - y0)
         cx = [c * vf for c in cx]
         cy = [c * vf for c in cy]
         dcx = [d * (vf * fx) for d in dcx]
         dcy = [d * (vf * fy) for d in dcy]
-        xs = [_pad_coords(x0 + float(k - 1), W, padding, align)[0] for k in range(4)]
-        ys = [_pad_coords(y0 + float(k - 1), H, padding, align)[0] for k in range(4)]
+        xs = [pad_coords(_XP, x0 + float(k - 1), W, padding, align)[0] for k in range(4)]
+        ys = [pad_coords(_XP, y0 + float(k - 1), H, padding, align)[0] for k in range(4)]
         for j in range(4):
             for i in range(4):
-                inb = _in_range(xs[i], W).logical_and(_in_range(ys[j], H)).logical_and(valid)
+                inb = in_range(xs[i], W) & in_range(ys[j], H) & valid
                 G = project(xs[i], ys[j], inb)
                 tx, ty = G * (dcx[i] * cy[j]), G * (cx[i] * dcy[j])
                 sx = tx if sx is None else sx + tx

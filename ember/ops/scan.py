@@ -49,6 +49,20 @@ def _back(be, a, shape):
     return a if a.shape == shape else be.scan_reshape(a, shape)
 
 
+def _scan(x, dim, op, kernel):
+    """``(done, data, axis)`` of a cumulative sum or product (``kernel``, the backend kernel's
+    name) of ``x`` along ``dim``: ``done`` is the finished result when it needs no gradient
+    rule of its own (ints, bools and complex; a 0-d float tensor, the identity), else None and
+    ``data`` the kernel's result along ``axis``."""
+    x1, axis, shape, be = _prepare(x, dim, op)
+    data = getattr(be, kernel)(x1, axis)
+    if x._dtype.kind != "float":
+        return wrap(_back(be, data, shape), _int_or_complex(x._dtype)), data, axis
+    if not shape:  # one element: the identity
+        return record(_back(be, data, shape), x._dtype, (x,), _identity_rule, op), data, axis
+    return None, data, axis
+
+
 @tensor_method
 def cumsum(self, dim):
     """The cumulative sum along ``dim`` (negative dims count from the end).
@@ -62,12 +76,9 @@ def cumsum(self, dim):
     >>> t.cumsum(1).tolist()
     [[1.0, 3.0, 6.0], [4.0, 9.0, 15.0]]
     """
-    x1, axis, shape, be = _prepare(self, dim, "cumsum")
-    data = be.scan_cumsum(x1, axis)
-    if self._dtype.kind != "float":
-        return wrap(_back(be, data, shape), _int_or_complex(self._dtype))
-    if not shape:  # one element: the identity
-        return record(_back(be, data, shape), self._dtype, (self,), _identity_rule, "cumsum")
+    done, data, axis = _scan(self, dim, "cumsum", "scan_cumsum")
+    if done is not None:
+        return done
 
     def rule(g, needs, out):
         return (_rcumsum(g, axis),)
@@ -104,12 +115,9 @@ def cumprod(self, dim):
     >>> t.cumprod(1).tolist()
     [[1.0, 2.0, 6.0], [4.0, 20.0, 120.0]]
     """
-    x1, axis, shape, be = _prepare(self, dim, "cumprod")
-    data = be.scan_cumprod(x1, axis)
-    if self._dtype.kind != "float":
-        return wrap(_back(be, data, shape), _int_or_complex(self._dtype))
-    if not shape:  # one element: the identity
-        return record(_back(be, data, shape), self._dtype, (self,), _identity_rule, "cumprod")
+    done, data, axis = _scan(self, dim, "cumprod", "scan_cumprod")
+    if done is not None:
+        return done
     if self._node is None:  # untracked: no gradient rule to build (what record would give)
         return wrap(data, self._dtype, self._ad)
     xs = saved(self)
@@ -179,81 +187,53 @@ def _index_sum(g, indices, axis):
     return record(data, g._dtype, (g,), rule, "cumext_backward")
 
 
-@tensor_method(name="cummin")
-def cummin_method(self, dim):
-    """The cumulative minimum along ``dim`` (Burn's: the values only; see
-    ``cummin_with_indices``). Once a NaN is met, the rest of its scan is NaN.
+def _extremum(name, kind, word, table, by_dim, indices, ties, ties_result):
+    """The three public forms of the cumulative ``kind`` ("min" or "max") named ``name``: the
+    Tensor method (Burn's values), the function (PyTorch's named tuple) and the
+    ``_with_indices`` method, with their docstrings made from the examples given (``table``
+    scanned along each dim with ``by_dim`` results; ``indices`` of ``[2.0, 1.0, 3.0]``; ``ties``
+    and its ``(values, indices)``). Their errors name them."""
+    pair = name + "_with_indices"
+    named_tuple = getattr(_rt, name)
 
-    >>> import ember
-    >>> t = ember.tensor([[3.0, 5.0, 2.0], [4.0, 1.0, 6.0]])
-    >>> t.cummin(0).tolist()
-    [[3.0, 5.0, 2.0], [3.0, 1.0, 2.0]]
-    >>> t.cummin(1).tolist()
-    [[3.0, 3.0, 2.0], [4.0, 1.0, 1.0]]
-    """
-    values, indices = _cumext(self, dim, "cummin", "min")
-    return _rt.values_tensor(values, "cummin", indices)
+    def method(self, dim):
+        values, indices = _cumext(self, dim, name, kind)
+        return _rt.values_tensor(values, name, indices)
 
+    def function(input, dim):
+        return named_tuple(*_cumext(input, dim, name, kind))
 
-def cummin(input, dim):
-    """PyTorch's ``torch.cummin``: the named tuple ``(values, indices)`` of the cumulative
-    minimum along ``dim`` (as ``cummin_with_indices``).
+    def with_indices(self, dim):
+        return _cumext(self, dim, pair, kind)
 
-    >>> import ember
-    >>> ember.cummin(ember.tensor([2.0, 1.0, 3.0]), 0).indices.tolist()
-    [0, 1, 1]
-    """
-    return _rt.cummin(*_cumext(input, dim, "cummin", "min"))
-
-
-@tensor_method(name="cummax")
-def cummax_method(self, dim):
-    """The cumulative maximum along ``dim`` (Burn's: the values only; see
-    ``cummax_with_indices``). Once a NaN is met, the rest of its scan is NaN.
-
-    >>> import ember
-    >>> t = ember.tensor([[3.0, 1.0, 2.0], [4.0, 5.0, 2.0]])
-    >>> t.cummax(0).tolist()
-    [[3.0, 1.0, 2.0], [4.0, 5.0, 2.0]]
-    >>> t.cummax(1).tolist()
-    [[3.0, 3.0, 3.0], [4.0, 5.0, 5.0]]
-    """
-    values, indices = _cumext(self, dim, "cummax", "max")
-    return _rt.values_tensor(values, "cummax", indices)
-
-
-def cummax(input, dim):
-    """PyTorch's ``torch.cummax``: the named tuple ``(values, indices)`` of the cumulative
-    maximum along ``dim`` (as ``cummax_with_indices``).
-
-    >>> import ember
-    >>> ember.cummax(ember.tensor([2.0, 1.0, 3.0]), 0).indices.tolist()
-    [0, 0, 2]
-    """
-    return _rt.cummax(*_cumext(input, dim, "cummax", "max"))
+    method.__name__ = method.__qualname__ = name + "_method"
+    method.__doc__ = (f"The cumulative {word} along ``dim`` (Burn's: the values only; see\n"
+                      f"``{pair}``). Once a NaN is met, the rest of its scan is NaN.\n\n"
+                      f">>> import ember\n>>> t = ember.tensor({table})\n"
+                      f">>> t.{name}(0).tolist()\n{by_dim[0]}\n"
+                      f">>> t.{name}(1).tolist()\n{by_dim[1]}\n")
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = (f"PyTorch's ``torch.{name}``: the named tuple ``(values, indices)`` of "
+                        f"the cumulative\n{word} along ``dim`` (as ``{pair}``).\n\n"
+                        f">>> import ember\n>>> ember.{name}(ember.tensor([2.0, 1.0, 3.0]), 0)"
+                        f".indices.tolist()\n{indices}\n")
+    with_indices.__name__ = with_indices.__qualname__ = pair
+    with_indices.__doc__ = (f"``(values, indices)`` of the cumulative {word} along ``dim``, as "
+                            f"PyTorch's ``{name}``:\nthe index is the last position where the "
+                            f"running {word} was reached (ties and NaNs move\nit). The gradient "
+                            f"goes to those indices.\n\n>>> import ember\n>>> values, indices "
+                            f"= ember.tensor({ties}).{pair}(0)\n"
+                            f">>> values.tolist(), indices.tolist()\n{ties_result}\n")
+    tensor_method(method, name=name)
+    tensor_method(with_indices)
+    return method, function, with_indices
 
 
-@tensor_method
-def cummin_with_indices(self, dim):
-    """``(values, indices)`` of the cumulative minimum along ``dim``, as PyTorch's ``cummin``:
-    the index is the last position where the running minimum was reached (ties and NaNs move
-    it). The gradient goes to those indices.
-
-    >>> import ember
-    >>> values, indices = ember.tensor([3.0, 1.0, 1.0, 2.0]).cummin_with_indices(0)
-    >>> values.tolist(), indices.tolist()
-    ([3.0, 1.0, 1.0, 1.0], [0, 1, 2, 2])
-    """
-    return _cumext(self, dim, "cummin_with_indices", "min")
-
-
-@tensor_method
-def cummax_with_indices(self, dim):
-    """``(values, indices)`` of the cumulative maximum along ``dim``, as PyTorch's ``cummax``.
-
-    >>> import ember
-    >>> values, indices = ember.tensor([1, 3, 2, 3]).cummax_with_indices(0)
-    >>> values.tolist(), indices.tolist()
-    ([1, 3, 3, 3], [0, 1, 1, 3])
-    """
-    return _cumext(self, dim, "cummax_with_indices", "max")
+cummin_method, cummin, cummin_with_indices = _extremum(
+    "cummin", "min", "minimum", "[[3.0, 5.0, 2.0], [4.0, 1.0, 6.0]]",
+    ("[[3.0, 5.0, 2.0], [3.0, 1.0, 2.0]]", "[[3.0, 3.0, 2.0], [4.0, 1.0, 1.0]]"), "[0, 1, 1]",
+    "[3.0, 1.0, 1.0, 2.0]", "([3.0, 1.0, 1.0, 1.0], [0, 1, 2, 2])")
+cummax_method, cummax, cummax_with_indices = _extremum(
+    "cummax", "max", "maximum", "[[3.0, 1.0, 2.0], [4.0, 5.0, 2.0]]",
+    ("[[3.0, 1.0, 2.0], [4.0, 5.0, 2.0]]", "[[3.0, 3.0, 3.0], [4.0, 5.0, 5.0]]"), "[0, 0, 2]",
+    "[1, 3, 2, 3]", "([1, 3, 3, 3], [0, 1, 1, 3])")

@@ -16,11 +16,11 @@ from types import MethodType
 from weakref import ref as _weakref
 
 from .. import dtypes as _dt
-from ..autodiff.graph import Node, _mode
+from ..autodiff.graph import _mode, enable_grad
 from ..devices import as_device
 from ..errors import DimensionError, InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import as_int, check_rank, normalize_dim
-from .._tensor import Tensor, backend_of_all, check_tensor, record, tensor_method, wrap
+from .._tensor import Tensor, backend_of_all, check_tensor, record, saved, tensor_method, wrap
 from .views import _reshape_to
 
 __all__ = ["cat", "stack", "split", "split_with_sizes", "chunk", "unbind"]
@@ -341,10 +341,10 @@ class _SplitHub:
     its graph goes as soon as the parts are dropped.
     """
 
-    __slots__ = ("x_node", "shapes", "dtype", "be", "name", "dim", "stacked", "grads", "parts")
+    __slots__ = ("x", "shapes", "dtype", "be", "name", "dim", "stacked", "grads", "parts")
 
-    def __init__(self, x_node, shapes, dtype, be, name, dim, stacked):
-        self.x_node = x_node
+    def __init__(self, x, shapes, dtype, be, name, dim, stacked):
+        self.x = saved(x)
         self.shapes = shapes
         self.dtype = dtype
         self.be = be
@@ -353,6 +353,11 @@ class _SplitHub:
         self.stacked = stacked
         self.grads = {}
         self.parts = ()
+
+    def step(self, data):
+        """A recorded step of the hub's rule on the input: the parts' one parent, with ``data``
+        as its value."""
+        return record(data, self.dtype, (self.x,), self.rule, self.name)
 
     def part_rule(self, i):
         def rule(g, needs, out):
@@ -370,8 +375,8 @@ class _SplitHub:
                 pieces[i] = wrap(be.segments_zeros(self.shapes[i], dtype, op=name), dtype)
             elif p._dtype is not dtype:
                 pieces[i] = p.cast(dtype)
-        fresh = Node(self.rule, (self.x_node,), name)
-        fresh.tensors = True
+        with enable_grad():  # a backward pass records nothing unless it creates a graph
+            fresh = self.step(be.segments_token())._node
         for r in self.parts:
             p = r()
             if p is not None and not p.consumed:
@@ -388,14 +393,12 @@ def _parts(x, keys, name):
     dtype = x._dtype
     be = x._device.backend
     views = [be.slicing_view(data, k) for k in keys]
-    node = x._node
-    if node is None or not views or not _mode.enabled or dtype.kind != "float":
+    if x._node is None or not views or not _mode.enabled or dtype.kind != "float":
         ad = x._ad
         return [wrap(v, dtype, ad) for v in views]
     d = len(keys[0]) - 1
-    hub = _SplitHub(node, [v.shape for v in views], dtype, be, name, d,
-                    type(keys[0][d]) is int)
-    holder = record(data, dtype, (x,), hub.rule, name)
+    hub = _SplitHub(x, [v.shape for v in views], dtype, be, name, d, type(keys[0][d]) is int)
+    holder = hub.step(data)
     parts = [record(v, dtype, (holder,), hub.part_rule(i), name) for i, v in enumerate(views)]
     hub.parts = tuple([_weakref(p._node) for p in parts])
     return parts
