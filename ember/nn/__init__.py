@@ -15,14 +15,18 @@ contract (``freeze``, ``no_grad``, ``num_params``, ``set_require_grad`` ...).
 """
 
 from . import functional, init, parallel, placement, utils  # noqa: F401
+from .activations import *  # noqa: F401,F403
+from .activations import __all__ as _activations_all
 from .containers import *  # noqa: F401,F403
 from .containers import __all__ as _containers_all
 from .layers import *  # noqa: F401,F403
 from .layers import __all__ as _layers_all
+from .losses import *  # noqa: F401,F403
+from .losses import __all__ as _losses_all
 from .module import *  # noqa: F401,F403
 from .module import __all__ as _module_all
 from .records import ModuleRecord, ParamGroup  # noqa: F401
 from .reparam import *  # noqa: F401,F403
 from .reparam import __all__ as _reparam_all
 
-__all__ = ["functional", "init", "parallel", "utils"] + list(_module_all) + list(_containers_all) + list(_layers_all) + ["ModuleRecord", "ParamGroup"] + list(_reparam_all)
+__all__ = ["functional", "init", "parallel", "utils"] + list(_module_all) + list(_containers_all) + list(_layers_all) + list(_activations_all) + list(_losses_all) + ["ModuleRecord", "ParamGroup"] + list(_reparam_all)

@@ -5,168 +5,23 @@ ReduceLROnPlateau.
 A scheduler is made after its optimizer and stepped once per epoch (OneCycleLR: once per
 batch), after the epoch's ``optimizer.step()`` calls; it writes the new rate into every
 parameter group's ``"lr"``. The rates follow PyTorch's recursive formulas (and its closed forms
-where SequentialLR restarts a schedule), so they agree with torch's to rounding.
+where SequentialLR restarts a schedule), so they agree with torch's to rounding. Their base
+class, ``LRScheduler``, is in lr_scheduler_base.py and re-exported here.
 """
 
 import math
 import numbers
-import operator
 import types
 from bisect import bisect_right
 
 from ..errors import InvalidParameterError
-from .optimizer import Optimizer, _check_flag, _check_number
+# LRScheduler (the base class) lives in lr_scheduler_base.py; it is re-exported here because
+# PyTorch users import every scheduler, the base included, from optim.lr_scheduler.
+from .lr_scheduler_base import LRScheduler, _check_int, _check_optimizer, _copy, _per_group
+from .optimizer import _check_flag, _check_number
 
 __all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR",
            "LambdaLR", "LinearLR", "OneCycleLR", "SequentialLR", "ReduceLROnPlateau"]
-
-
-def _check_int(op, name, value, low):
-    if isinstance(value, bool):
-        raise InvalidParameterError(f"{op}: {name} must be an int, got {value!r}", name, value)
-    try:
-        n = operator.index(value)
-    except TypeError:
-        raise InvalidParameterError(f"{op}: {name} must be an int, got {type(value).__name__} "
-                                    f"{value!r}", name, value) from None
-    if n < low:
-        raise InvalidParameterError(f"{op}: {name} is {n}; expected an int >= {low}", name, value)
-    return n
-
-
-def _check_optimizer(op, optimizer):
-    if not isinstance(optimizer, Optimizer):
-        raise InvalidParameterError(f"{op}: optimizer must be an ember.optim optimizer, got "
-                                    f"{type(optimizer).__name__}", "optimizer", optimizer)
-    return optimizer
-
-
-def _per_group(op, name, value, optimizer, **bounds):
-    """``value`` (a number, or a list/tuple with one number per parameter group) as a list of
-    floats, one per group."""
-    n = len(optimizer.param_groups)
-    if isinstance(value, (list, tuple)):
-        if len(value) != n:
-            raise InvalidParameterError(f"{op}: {name} has {len(value)} entries; expected one "
-                                        f"per parameter group ({n})", name, value)
-        return [_check_number(op, name, v, **bounds) for v in value]
-    return [_check_number(op, name, value, **bounds)] * n
-
-
-class LRScheduler:
-    """Base class of the schedulers: ``step()``, ``get_last_lr()``, ``state_dict()``.
-
-    Subclasses implement ``get_lr()``, the rates for the current ``last_epoch``.
-    """
-
-    _name = "LRScheduler"
-
-    def __init__(self, optimizer, last_epoch=-1):
-        op = self._name
-        _check_optimizer(op, optimizer)
-        last_epoch = _check_int(op, "last_epoch", last_epoch, -1)
-        self.optimizer = optimizer
-        if last_epoch == -1:
-            for group in optimizer.param_groups:
-                group.setdefault("initial_lr", group["lr"])
-        else:
-            for i, group in enumerate(optimizer.param_groups):
-                if "initial_lr" not in group:
-                    raise InvalidParameterError(
-                        f"{op}: last_epoch={last_epoch} resumes a schedule, but parameter group "
-                        f"{i} has no 'initial_lr'; load the optimizer's state_dict first",
-                        "last_epoch", last_epoch)
-        self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
-        self.last_epoch = last_epoch
-        self._initial_step()
-
-    def _initial_step(self):
-        self._step_count = 0
-        self._is_initial = True
-        try:
-            self.step()
-        finally:
-            self._is_initial = False
-
-    def get_lr(self):
-        """The learning rates of the current epoch, one per group; each schedule defines it."""
-        raise NotImplementedError(f"{type(self).__name__}: a scheduler subclass must define "
-                                  "get_lr()")
-
-    def step(self):
-        """Advance one epoch and set each group's learning rate.
-
-        >>> import ember
-        >>> from ember.optim import SGD, StepLR
-        >>> opt = SGD([ember.ones(1).require_grad()], lr=1.0)
-        >>> sched = StepLR(opt, step_size=2, gamma=0.5)
-        >>> rates = []
-        >>> for epoch in range(5):
-        ...     rates.append(sched.get_last_lr()[0])
-        ...     sched.step()
-        >>> rates
-        [1.0, 1.0, 0.5, 0.5, 0.25]
-        """
-        self._step_count += 1
-        self._update_lr()
-
-    def _update_lr(self, epoch=None):
-        """Set the rates of the next epoch, or (SequentialLR's restart) of ``epoch``, from the
-        closed form where the schedule has one."""
-        if epoch is None:
-            self.last_epoch += 1
-            values = self.get_lr()
-        else:
-            self.last_epoch = epoch
-            closed = getattr(self, "_closed_form_lr", None)
-            values = closed() if closed is not None else self.get_lr()
-        for group, lr in zip(self.optimizer.param_groups, values):
-            group["lr"] = lr
-        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
-
-    def get_last_lr(self):
-        """The learning rates the last ``step()`` set, one per parameter group (a list).
-
-        >>> import ember
-        >>> from ember.optim import SGD, StepLR
-        >>> a, b = ember.ones(1).require_grad(), ember.ones(1).require_grad()
-        >>> opt = SGD([{"params": [a]}, {"params": [b], "lr": 0.5}], lr=1.0)
-        >>> StepLR(opt, step_size=3).get_last_lr()
-        [1.0, 0.5]
-        """
-        return list(self._last_lr)
-
-    def state_dict(self):
-        """The scheduler's state (everything but the optimizer), for ``load_state_dict``.
-
-        >>> import ember
-        >>> from ember.optim import SGD, StepLR
-        >>> sched = StepLR(SGD([ember.ones(1).require_grad()], lr=1.0), step_size=3)
-        >>> sched.state_dict()["last_epoch"], sched.state_dict()["step_size"]
-        (0, 3)
-        """
-        return {k: _copy(v) for k, v in self.__dict__.items() if k != "optimizer"}
-
-    def load_state_dict(self, state_dict):
-        """Restore a state from ``state_dict()``.
-
-        >>> import ember
-        >>> from ember.optim import SGD, StepLR
-        >>> opt = SGD([ember.ones(1).require_grad()], lr=1.0)
-        >>> a, b = StepLR(opt, step_size=1, gamma=0.5), StepLR(opt, step_size=1, gamma=0.5)
-        >>> a.step(); a.step()
-        >>> b.load_state_dict(a.state_dict())
-        >>> b.last_epoch, b.get_last_lr()
-        (2, [0.25])
-        """
-        if not isinstance(state_dict, dict):
-            raise InvalidParameterError(f"{self._name}.load_state_dict: state_dict must be a "
-                                        f"dict, got {type(state_dict).__name__}", "state_dict",
-                                        state_dict)
-        self.__dict__.update({k: _copy(v) for k, v in state_dict.items() if k != "optimizer"})
-
-    def __repr__(self):
-        return f"{type(self).__name__}(last_epoch={self.last_epoch}, lr={self.get_last_lr()})"
 
 
 class StepLR(LRScheduler):
@@ -240,14 +95,6 @@ class CosineAnnealingLR(LRScheduler):
         return [self.eta_min + (base - self.eta_min)
                 * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
                 for base in self.base_lrs]
-
-
-def _copy(v):
-    if isinstance(v, list):
-        return list(v)
-    if isinstance(v, dict):
-        return dict(v)
-    return v
 
 
 class MultiStepLR(LRScheduler):

@@ -1,5 +1,6 @@
-"""Tests of ember/nn/layers.py against torch.nn with copied weights: values, every gradient,
-running statistics, initialization, repr and bad inputs."""
+"""Tests of ember/nn/layers.py and ember/nn/activations.py against torch.nn with copied weights:
+values, every gradient, running statistics, initialization, repr and bad inputs (the loss
+modules: test_losses.py)."""
 
 import math
 
@@ -441,35 +442,6 @@ def test_small_cnn_matches_torch(rng, dtype):
     _compare(em, tm, rng.standard_normal((4, 1, 8, 8)), rng, dtype)
 
 
-# -- loss modules -------------------------------------------------------------------------------
-
-def test_loss_modules_match_torch(rng):
-    x = rng.standard_normal((5, 4))
-    idx = rng.integers(0, 4, size=5)
-    w = rng.random(4) + 0.5
-    cases = [
-        (nn.CrossEntropyLoss(), tnn.CrossEntropyLoss(), idx),
-        (nn.CrossEntropyLoss(ember.tensor(w), ignore_index=1, reduction="sum", label_smoothing=0.1),
-         tnn.CrossEntropyLoss(torch.tensor(w), ignore_index=1, reduction="sum",
-                              label_smoothing=0.1), idx),
-        (nn.NLLLoss(reduction="none"), tnn.NLLLoss(reduction="none"), idx),
-        (nn.MSELoss(), tnn.MSELoss(), rng.standard_normal((5, 4))),
-        (nn.L1Loss(reduction="sum"), tnn.L1Loss(reduction="sum"), rng.standard_normal((5, 4))),
-        (nn.BCEWithLogitsLoss(pos_weight=ember.tensor(w)),
-         tnn.BCEWithLogitsLoss(pos_weight=torch.tensor(w)), rng.random((5, 4))),
-    ]
-    for em, tm, target in cases:
-        assert repr(em) == repr(tm)
-        assert em.parameters() == []
-        _compare(em, tm, x, rng, extra_e=(ember.tensor(target),), extra_t=(torch.tensor(target),))
-    with pytest.raises(ember.InvalidParameterError, match="CrossEntropyLoss: reduction 'avg'"):
-        nn.CrossEntropyLoss(reduction="avg")
-    with pytest.raises(ember.InvalidParameterError, match="CrossEntropyLoss: label_smoothing is"):
-        nn.CrossEntropyLoss(label_smoothing=-0.1)
-    with pytest.raises(ember.InvalidParameterError, match="NLLLoss: weight must be a Tensor"):
-        nn.NLLLoss(weight=[1.0, 2.0])
-
-
 # -- init ---------------------------------------------------------------------------------------
 
 def test_init_functions():
@@ -639,21 +611,6 @@ def test_complex_input_refused(name, dtype):
     with pytest.raises(ember.KindError, match="complex"):
         layer(z)
     assert z.dtype.name == np.dtype(dtype).name
-
-
-@pytest.mark.parametrize("name", ["MSELoss", "L1Loss", "BCEWithLogitsLoss"])
-def test_complex_loss_refused(name):
-    loss = getattr(nn, name)()
-    z, x = _complex((2, 3)), ember.from_numpy(np.full((2, 3), 0.5, np.float32))
-    for args in ((z, x), (x, z)):
-        with pytest.raises(ember.KindError, match="complex"):
-            loss(*args)
-
-
-@pytest.mark.parametrize("name", ["CrossEntropyLoss", "NLLLoss"])
-def test_complex_class_loss_refused(name):
-    with pytest.raises(ember.KindError, match="complex"):
-        getattr(nn, name)()(_complex((2, 3)), ember.tensor([0, 1]))
 
 
 def test_complex_embedding_indices_refused():
