@@ -144,6 +144,19 @@ def test_num_threads_follows_set_num_threads():
     assert jit.num_threads() >= 1
 
 
+def test_num_threads_follows_omp_num_threads(monkeypatch):
+    # without a set_num_threads call, OMP_NUM_THREADS governs the kernels as it does the BLAS
+    # pools (a process started with OMP_NUM_THREADS=1 must not run its kernels on two threads)
+    from ember.backends.numpy import threads
+    monkeypatch.setitem(threads._state, "n", None)
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    assert jit.num_threads() == 1
+    monkeypatch.setenv("OMP_NUM_THREADS", "3,2")
+    assert jit.num_threads() == 3
+    monkeypatch.setenv("OMP_NUM_THREADS", "many")
+    assert jit.num_threads() == len(os.sched_getaffinity(0))
+
+
 def test_cache_dir_is_created(tmp_path, monkeypatch):
     target = tmp_path / "a" / "b"
     monkeypatch.setenv("EMBER_JIT_CACHE", str(target))

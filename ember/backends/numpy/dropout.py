@@ -2,9 +2,11 @@
 
 import numpy as np
 
+from . import jit
 from .core import _warnings_off
+from .jit import scatter as _jit_scatter
 from .loss import nn_target_bad
-from .nn import _F64, _out, _work
+from .nn import _F32, _F64, _out, _work
 
 __all__ = [
     "nn_dropout_apply", "nn_embedding", "nn_embedding_grad", "nn_embedding_renorm",
@@ -24,6 +26,18 @@ def nn_embedding(weight, idx):
     return np.take(weight, idx, axis=0)
 
 
+def _add_rows(out, flat, gw):
+    """``np.add.at(out, flat, gw)``: compiled for float32/float64 rows (the same sums, in the
+    same order)."""
+    if gw.size >= 4096 and (gw.dtype == _F32 or gw.dtype == _F64) and out.dtype == gw.dtype:
+        k = jit.kernel(*_jit_scatter.source(gw.dtype.name))
+        if k is not None:
+            k((np.ascontiguousarray(gw), flat.astype(np.int64, copy=False), out),
+              (flat.size, gw.shape[1]), ())
+            return
+    np.add.at(out, flat, gw)
+
+
 def nn_embedding_grad(g, idx, num, padding_idx, scale_grad_by_freq=False):
     """The gradient of ``nn_embedding``: the output gradient summed into rows (none to
     ``padding_idx``); with ``scale_grad_by_freq`` each row's sum is divided by how often its
@@ -32,7 +46,7 @@ def nn_embedding_grad(g, idx, num, padding_idx, scale_grad_by_freq=False):
     gw = _work(g).reshape(idx.size, D)
     flat = idx.reshape(-1).astype(np.intp)
     out = np.zeros((num, D), dtype=gw.dtype)
-    np.add.at(out, flat, gw)
+    _add_rows(out, flat, gw)
     if scale_grad_by_freq:
         counts = np.bincount(flat, minlength=num)
         out /= np.maximum(counts, 1).astype(out.dtype)[:, None]

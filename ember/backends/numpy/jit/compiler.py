@@ -285,12 +285,15 @@ def failures():
 
 
 def num_threads():
-    """The threads a compiled kernel may use: ember's ``set_num_threads`` setting, else the
-    CPUs this process may run on."""
+    """The threads a compiled kernel may use: ember's ``set_num_threads`` setting, else
+    ``OMP_NUM_THREADS`` (its first entry), else the CPUs this process may run on."""
     from .. import threads
     n = threads._state["n"]
     if n is not None:
         return n
+    env = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+    if env.isdigit() and int(env) >= 1:
+        return int(env)
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not Linux
