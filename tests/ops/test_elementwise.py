@@ -979,13 +979,14 @@ def test_inputs_never_change_and_results_are_new():
 
 
 def test_public_names_are_exported_and_documented():
-    import ember.ops.elementwise as family
-    for name in family.__all__:
-        fn = getattr(ember, name)
-        assert fn is getattr(family, name)
-        assert fn.__doc__ and ">>> import ember" in fn.__doc__, name
-        if name not in ("reciprocal", "complex", "polar"):  # complex, polar: functions, as torch
-            assert getattr(ember.Tensor, name) is fn, name
+    from ember.ops import arith, clamps, complex_parts, float_math
+    for family in (arith, float_math, clamps, complex_parts):
+        for name in family.__all__:
+            fn = getattr(ember, name)
+            assert fn is getattr(family, name)
+            assert fn.__doc__ and ">>> import ember" in fn.__doc__, name
+            if name not in ("reciprocal", "complex", "polar"):  # functions, as torch's
+                assert getattr(ember.Tensor, name) is fn, name
     for name in ("add_scalar", "sub_scalar", "mul_scalar", "div_scalar", "remainder_scalar",
                  "fmod_scalar", "powf_scalar", "powi_scalar"):
         assert ">>> import ember" in getattr(ember.Tensor, name).__doc__
