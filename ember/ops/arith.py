@@ -19,6 +19,25 @@ __all__ = ["add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder
            "powf", "powi", "neg", "positive", "abs", "sign", "square", "sgn"]
 
 
+def _twins(name, binary, doc, scalar_doc, *args, cx=False):
+    """The op ``name(self, other)``, ``binary(self, other, name, *args)``, and its number form
+    ``name_scalar(self, other)``, which first checks that ``other`` is a number (a complex one
+    too when ``cx``), with their docstrings; both attached to Tensor."""
+    scalar_name = name + "_scalar"
+
+    def op(self, other):
+        return binary(self, other, name, *args)
+
+    def op_scalar(self, other):
+        _check_number(other, scalar_name, "other", cx)
+        return binary(self, other, scalar_name, *args)
+    for fn, fn_name, fn_doc in ((op, name, doc), (op_scalar, scalar_name, scalar_doc)):
+        fn.__name__ = fn.__qualname__ = fn_name
+        fn.__doc__ = fn_doc
+        tensor_method(fn)
+    return op, op_scalar
+
+
 # -- add, sub, mul ----------------------------------------------------------------------------
 
 def _add(a, b, op):
@@ -49,74 +68,53 @@ def _mul(a, b, op):
     return _record2t(out, dt, ta, tb, rule, op)
 
 
-@tensor_method
-def add(self, other):
+add, add_scalar = _twins(
+    "add", _add,
     """``self + other``, broadcast, with PyTorch's type promotion (``other`` a Tensor or number).
 
     >>> import ember
     >>> a = ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]])
     >>> a.add(ember.tensor([2.0, 3.0, 4.0])).tolist()
     [[3.0, 1.0, 7.0], [7.0, 12.0, 10.0]]
-    """
-    return _add(self, other, "add")
-
-
-@tensor_method
-def add_scalar(self, other):
+    """,
     """``self + other`` for a number ``other`` (Burn's ``add_scalar``).
 
     >>> import ember
     >>> ember.tensor([1, 2]).add_scalar(3).tolist()
     [4, 5]
-    """
-    _check_number(other, "add_scalar", "other", cx=True)
-    return _add(self, other, "add_scalar")
+    """, cx=True)
 
 
-@tensor_method
-def sub(self, other):
+sub, sub_scalar = _twins(
+    "sub", _sub,
     """``self - other``, broadcast.
 
     >>> import ember
     >>> ember.tensor([5.0, 1.0]).sub(ember.tensor([2.0, 3.0])).tolist()
     [3.0, -2.0]
-    """
-    return _sub(self, other, "sub")
-
-
-@tensor_method
-def sub_scalar(self, other):
+    """,
     """``self - other`` for a number ``other``.
 
     >>> import ember
     >>> ember.tensor([1.0, 2.0]).sub_scalar(2.0).tolist()
     [-1.0, 0.0]
-    """
-    _check_number(other, "sub_scalar", "other", cx=True)
-    return _sub(self, other, "sub_scalar")
+    """, cx=True)
 
 
-@tensor_method
-def mul(self, other):
+mul, mul_scalar = _twins(
+    "mul", _mul,
     """``self * other``, broadcast.
 
     >>> import ember
     >>> ember.tensor([1.0, -2.0]).mul(ember.tensor([2.0, 3.0])).tolist()
     [2.0, -6.0]
-    """
-    return _mul(self, other, "mul")
-
-
-@tensor_method
-def mul_scalar(self, other):
+    """,
     """``self * other`` for a number ``other``.
 
     >>> import ember
     >>> ember.tensor([1.0, -2.0]).mul_scalar(2.0).tolist()
     [2.0, -4.0]
-    """
-    _check_number(other, "mul_scalar", "other", cx=True)
-    return _mul(self, other, "mul_scalar")
+    """, cx=True)
 
 
 # -- division and remainders ------------------------------------------------------------------
@@ -175,8 +173,8 @@ def _burn_div(a, b, op):
     return _truediv(a, b, op)
 
 
-@tensor_method
-def div(self, other):
+div, div_scalar = _twins(
+    "div", _burn_div,
     """Division that keeps the kind (Burn's ``div``): true division on floats, floor on ints.
 
     So ``a == a.div(b) * b + a.remainder(b)`` holds for ints; use ``/`` or ``true_divide`` for a
@@ -187,12 +185,7 @@ def div(self, other):
     [0.5, -0.6666666865348816]
     >>> ember.tensor([7, -7]).div(ember.tensor([2, 2])).tolist()
     [3, -4]
-    """
-    return _burn_div(self, other, "div")
-
-
-@tensor_method
-def div_scalar(self, other):
+    """,
     """``self.div(other)`` for a number ``other`` (keeps the kind, as ``div``).
 
     The kind kept is that of the promoted operands: an int tensor with an int gives floor
@@ -204,9 +197,7 @@ def div_scalar(self, other):
     [0.5, -1.0]
     >>> ember.tensor([7, -7]).div_scalar(2).tolist()
     [3, -4]
-    """
-    _check_number(other, "div_scalar", "other", cx=True)
-    return _burn_div(self, other, "div_scalar")
+    """, cx=True)
 
 
 @tensor_method
@@ -233,27 +224,20 @@ def floor_divide(self, other):
     return _floordiv(self, other, "floor_divide")
 
 
-@tensor_method
-def remainder(self, other):
+remainder, remainder_scalar = _twins(
+    "remainder", _remainder,
     """``self % other``: floor modulo, a nonzero result has the sign of the divisor.
 
     >>> import ember
     >>> ember.tensor([5, -5, 5, -5]).remainder(ember.tensor([3, 3, -3, -3])).tolist()
     [2, 1, -1, -2]
-    """
-    return _remainder(self, other, "remainder")
-
-
-@tensor_method
-def remainder_scalar(self, other):
+    """,
     """``self % other`` for a number ``other`` (floor modulo).
 
     >>> import ember
     >>> ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).remainder_scalar(2.0).tolist()
     [[1.0, 0.0, 1.0], [1.0, 1.0, 0.0]]
-    """
-    _check_number(other, "remainder_scalar", "other")
-    return _remainder(self, other, "remainder_scalar")
+    """)
 
 
 @tensor_method
@@ -353,8 +337,8 @@ def pow(self, exponent):
     return _pow(self, exponent, "pow", "auto")
 
 
-@tensor_method
-def powf(self, other):
+powf, powf_scalar = _twins(
+    "powf", _pow,
     """Float power with a tensor or number exponent (a float result; ints compute in float32).
 
     A negative base with an integral exponent keeps its sign: ``(-2.0) ** 3 == -8.0``; with a
@@ -364,44 +348,30 @@ def powf(self, other):
     >>> a = ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]])
     >>> a.powf(ember.tensor([[2.0, 3.0, 4.0], [1.0, 2.0, 3.0]])).tolist()
     [[1.0, -8.0, 81.0], [5.0, 81.0, 216.0]]
-    """
-    return _pow(self, other, "powf", "float")
-
-
-@tensor_method
-def powf_scalar(self, other):
+    """,
     """``self.powf(other)`` for a number ``other``.
 
     >>> import ember
     >>> ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).powf_scalar(2.0).tolist()
     [[1.0, 4.0, 9.0], [25.0, 81.0, 36.0]]
-    """
-    _check_number(other, "powf_scalar", "other")
-    return _pow(self, other, "powf_scalar", "float")
+    """, "float")
 
 
-@tensor_method
-def powi(self, other):
+powi, powi_scalar = _twins(
+    "powi", _pow,
     """Power with an int tensor (or int) exponent; int tensors stay int, float tensors stay float.
 
     >>> import ember
     >>> a = ember.tensor([[1, -2, 3], [5, 9, 6]])
     >>> a.powi(ember.tensor([[2, 3, 4], [1, 2, 3]])).tolist()
     [[1, -8, 81], [5, 81, 216]]
-    """
-    return _pow(self, other, "powi", "int")
-
-
-@tensor_method
-def powi_scalar(self, other):
+    """,
     """``self.powi(other)`` for an int ``other``.
 
     >>> import ember
     >>> ember.tensor([[1.5, -2.0, 3.0], [5.0, 9.0, 6.0]]).powi_scalar(2).tolist()
     [[2.25, 4.0, 9.0], [25.0, 81.0, 36.0]]
-    """
-    _check_number(other, "powi_scalar", "other")
-    return _pow(self, other, "powi_scalar", "int")
+    """, "int")
 
 
 # -- unary ops that keep the kind -------------------------------------------------------------
@@ -515,3 +485,4 @@ def square(self):
     xs = saved(self)
     return record(be.ew_square(self._data), self._dtype, (self,),
                   lambda g, needs, out: (g * (xs * 2),), "square")
+
