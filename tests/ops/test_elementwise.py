@@ -700,6 +700,13 @@ def test_public_names_are_exported_and_documented():
         assert ">>> import ember" in getattr(ember.Tensor, name).__doc__
 
 
+
+def test_module_doctests():
+    from ember.ops import arith, clamps, complex_parts, float_math
+    for module in (arith, float_math, clamps, complex_parts):
+        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+        assert result.attempted > 10 and result.failed == 0, module.__name__
+
 # -- the user guide ---------------------------------------------------------------------------
 
 def test_docs_math_examples_run():
