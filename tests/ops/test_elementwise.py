@@ -162,12 +162,14 @@ SCALARS = [2, -3, 0, 2.5, -0.5, 1e10, 7]
 @pytest.mark.parametrize("op", ["+", "-", "*", "/", "//", "%", "**"])
 def test_python_scalars_on_both_sides(dtype, op):
     fn = eval(f"lambda a, b: a {op} b")  # noqa: S307 - a fixed operator from the list above
-    expect = fn
-    if op == "//" and dtype in FLOATS:  # a scalar overflowing float16 is inf: the standard
-        def expect(a, b):
-            like = a if isinstance(a, torch.Tensor) else b
-            return floor_divide_ieee(*[x if isinstance(x, torch.Tensor) else
-                                       torch.tensor(float(x)).to(like.dtype) for x in (a, b)])
+
+    def expect(a, b):
+        if op != "//" or dtype not in FLOATS:
+            return fn(a, b)
+        # a scalar overflowing float16 is inf: the standard
+        like = a if isinstance(a, torch.Tensor) else b
+        return floor_divide_ieee(*[x if isinstance(x, torch.Tensor) else
+                                   torch.tensor(float(x)).to(like.dtype) for x in (a, b)])
     shape = (3, 4)
     base = data(shape, dtype)
     for s in SCALARS:
