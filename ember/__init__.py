@@ -24,7 +24,10 @@ from .ops.creation import *  # noqa: F401,F403
 from .ops.data import *  # noqa: F401,F403
 from .ops.dlpack import *  # noqa: F401,F403
 from .ops.display import *  # noqa: F401,F403
-from .ops.elementwise import *  # noqa: F401,F403
+from .ops.arith import *  # noqa: F401,F403
+from .ops.float_math import *  # noqa: F401,F403
+from .ops.clamps import *  # noqa: F401,F403
+from .ops.complex_parts import *  # noqa: F401,F403
 from .ops.extremes import *  # noqa: F401,F403
 from .ops.indexing import *  # noqa: F401,F403
 from .ops.inplace import *  # noqa: F401,F403

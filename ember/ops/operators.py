@@ -1,0 +1,260 @@
+"""Tensor's Python operators: ``+ - * / // % **``, plain and reflected, with the short path of
+DESIGN.md for ``+ - * /`` (two tensors of one dtype, shape and device, or a float tensor and a
+Python number, go straight to the backend's kernel). They compute what ``add``, ``sub``,
+``mul``, ``true_divide``, ``floor_divide``, ``remainder`` and ``pow`` (``arith.py``) compute.
+"""
+
+from ..errors import InvalidParameterError
+from ..autodiff.rules import array_rule
+from .._tensor import Tensor, device_error, record, record_arrays, saved, wrap
+from . import fusion as _fusion
+from .arith import _add, _floordiv, _mul, _pow, _remainder, _sub, _truediv
+from .elementwise import _F32, _F64, _prod
+
+_EXACT = 1 << 53  # Python ints below this are exact as floats
+
+
+def _dunder(binary, name, symbol, reverse=False):
+    """An operator that always takes the general path of ``binary``."""
+    if reverse:
+        def method(self, other):
+            return binary(other, self, name)
+        method.__doc__ = f"``other {symbol} self`` for a number ``other`` (see ``{name}``)."
+    else:
+        def method(self, other):
+            return binary(self, other, name)
+        method.__doc__ = f"``self {symbol} other`` (see ``{name}``)."
+    return method
+
+
+_new = object.__new__
+
+
+def _kernel_of(memo, device, dtype, kname):
+    """``(device, dtype, kernel, eager)`` for an operator's short path: the kernel ``kname`` of
+    ``device``'s backend for operands of ``dtype`` (its ``ew_operator``: torch's own operator,
+    where it computes the same, skips a Python frame) and whether the backend computes at once
+    (it does not defer: see ``fusion``), remembered in ``memo[0]`` as one tuple (replaced whole,
+    so a thread never sees one device with another's kernel): an operator's next call on the
+    same device and dtype finds it with two identity checks."""
+    be = device.backend
+    last = memo[0] = (device, dtype, be.ew_operator(kname, dtype), not _fusion.defers(be))
+    return last
+
+
+def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False):
+    """An operator with the short path of DESIGN.md: two tensors of one dtype, shape and device,
+    or a float32/float64 tensor with a Python float (or small int), go straight to the kernel
+    ``kname`` of the operand's backend (no promotion, no broadcasting checks); everything else
+    takes ``slow``. ``grad_tt(be, a, b)`` and ``grad_ts(be, a, s)`` build the backward rule of
+    each case. When no operand is tracked (and both carry the same checkpointing strategy) the
+    result is built directly: what ``record`` would return, without building a rule it would
+    drop; from ``fusion.MIN_NUMEL`` elements on, ``fusion.start`` defers it (a Pending). On a
+    backend that computes at once (torch), two untracked tensors need no equal shapes: its
+    operator broadcasts as ember does, and shapes it cannot broadcast take ``slow``, which
+    words the error."""
+    kinds = ("float",) if float_only else ("float", "int")
+    memo = [(None, None, None, None)]
+
+    def method(self, other):
+        dt = self._dtype
+        if type(other) is Tensor:
+            a, b = self._data, other._data
+            if other._dtype is dt:
+                device = self._device
+                last = memo[0]  # the kernel of the device and dtype of the last call
+                if last[0] is not device or last[1] is not dt:  # (memo holds kinds it takes)
+                    if dt.kind not in kinds:
+                        return slow(self, other, name)
+                    last = _kernel_of(memo, device, dt, kname)
+                if other._device is not device:
+                    raise device_error(name, self, other)
+                kernel = last[2]
+                ad = self._ad
+                untracked = self._node is None and other._node is None and ad is other._ad
+                if last[3] and untracked:
+                    try:
+                        out = kernel(a, b)
+                    except RuntimeError:
+                        return slow(self, other, name)
+                    t = _new(Tensor)  # nothing to record: what ``wrap`` gives, inline
+                    t._data = out
+                    t._dtype = dt
+                    t._device = device
+                    t._node = None
+                    t._ad = ad
+                    t._grad = None
+                    return t
+                if (shape := a.shape) == b.shape:
+                    if untracked:
+                        if _prod(shape) >= _fusion.MIN_NUMEL:
+                            return _fusion.start(device.backend, kernel, a, b, dt, ad, device)
+                        t = _new(Tensor)
+                        t._data = kernel(a, b)
+                        t._dtype = dt
+                        t._device = device
+                        t._node = None
+                        t._ad = ad
+                        t._grad = None
+                        return t
+                    if ad == "balanced" or other._ad == "balanced":
+                        return record_arrays(
+                            kernel(a, b), dt, (self, other),
+                            array_rule(grad_tt(wrap(a, dt), wrap(b, dt)), dt), name,
+                            (kernel, lambda arrays, out: array_rule(grad_tt(
+                                wrap(arrays[0], dt), wrap(arrays[1], dt)), dt)))
+                    return record(kernel(a, b), dt, (self, other),
+                                  grad_tt(saved(self), saved(other)), name)
+        elif dt is _F32 or dt is _F64:
+            t = type(other)
+            if t is float or (t is int and -_EXACT < other < _EXACT):
+                a, other = self._data, float(other)
+                device = self._device
+                last = memo[0]  # the kernel of the device and dtype of the last call
+                if last[0] is not device or last[1] is not dt:
+                    last = _kernel_of(memo, device, dt, kname)
+                kernel = last[2]
+                if self._node is None:
+                    if not last[3] and _prod(a.shape) >= _fusion.MIN_NUMEL:
+                        return _fusion.start(device.backend, kernel, a, other, dt, self._ad,
+                                             device)
+                    return wrap(kernel(a, other), dt, self._ad)
+                return _scalar_step(self, kernel, other, grad_ts, name, False)
+        return slow(self, other, name)
+    method.__name__ = name
+    method.__doc__ = f"``self {symbol} other`` (see ``{name}``)."
+    return method
+
+
+def _short_reverse(kname, slow, name, symbol, grad_st):
+    """The reflected operator (``other OP self`` for a number ``other``), with the short path for
+    a Python float and a float32/float64 tensor. ``grad_st(be, s, a)`` builds the backward rule."""
+    memo = [(None, None, None, None)]
+
+    def method(self, other):
+        dt = self._dtype
+        if dt is _F32 or dt is _F64:
+            t = type(other)
+            if t is float or (t is int and -_EXACT < other < _EXACT):
+                a, other = self._data, float(other)
+                device = self._device
+                last = memo[0]  # the kernel of the device and dtype of the last call
+                if last[0] is not device or last[1] is not dt:
+                    last = _kernel_of(memo, device, dt, kname)
+                kernel = last[2]
+                if self._node is None:
+                    if not last[3] and _prod(a.shape) >= _fusion.MIN_NUMEL:
+                        return _fusion.start(device.backend, kernel, other, a, dt, self._ad,
+                                             device)
+                    return wrap(kernel(other, a), dt, self._ad)
+                return _scalar_step(self, kernel, other, grad_st, name, True)
+        return slow(other, self, name)
+    method.__name__ = "r" + name
+    method.__doc__ = f"``other {symbol} self`` for a number ``other`` (see ``{name}``)."
+    return method
+
+
+def _scalar_step(x, kernel, s, grad, name, reverse):
+    """The recorded step of a tracked float tensor ``x`` with the number ``s`` (``s OP x`` when
+    ``reverse``): ``grad(x, s)`` (``grad(s, x)``) builds its rule; under the "balanced"
+    strategy it recomputes on arrays with the same rule."""
+    a, dt = x._data, x._dtype
+    out = kernel(s, a) if reverse else kernel(a, s)
+    if x._ad == "balanced":
+        rule = grad(s, wrap(a, dt)) if reverse else grad(wrap(a, dt), s)
+        return record_arrays(out, dt, (x,), array_rule(rule, dt), name,
+                             _scalar_recompute(kernel, grad, s, dt, reverse))
+    return record(out, dt, (x,), grad(s, saved(x)) if reverse else grad(saved(x), s), name)
+
+
+def _scalar_recompute(kernel, grad, s, dt, reverse):
+    """The "balanced" recompute recipe of a tensor-with-number op (see ``record_arrays``)."""
+    if reverse:
+        return (lambda a: kernel(s, a),
+                lambda arrays, out: array_rule(grad(s, wrap(arrays[0], dt)), dt))
+    return (lambda a: kernel(a, s), lambda arrays, out: array_rule(grad(wrap(arrays[0], dt), s), dt))
+
+
+# The rules of the short paths: ``grad_tt(a, b)``, ``grad_ts(a, s)`` and ``grad_st(s, a)`` of
+# the saved operands (``a``, ``b`` Tensors of one shape and dtype, ``s`` a number).
+
+def _add_tt(a, b):
+    return _pass2
+
+
+def _add_ts(a, s):
+    return _pass1
+
+
+def _pass1(g, needs, out):
+    return (g,)
+
+
+def _pass2(g, needs, out):
+    return (g, g)
+
+
+def _sub_tt(a, b):
+    return lambda g, needs, out: (g, -g if needs[1] else None)
+
+
+def _mul_tt(a, b):
+    return lambda g, needs, out: (g * b if needs[0] else None, g * a if needs[1] else None)
+
+
+def _mul_ts(a, s):
+    return lambda g, needs, out: (g * s,)
+
+
+def _mul_st(s, a):
+    return lambda g, needs, out: (g * s,)
+
+
+def _div_tt(a, b):
+    return lambda g, needs, out: (g / b if needs[0] else None,
+                                  -g * a / (b * b) if needs[1] else None)
+
+
+def _div_ts(a, s):
+    return lambda g, needs, out: (g / s,)
+
+
+def _rsub_st(s, a):
+    return lambda g, needs, out: (-g,)
+
+
+def _rdiv_st(s, a):  # d(s / a)/da = -s / a**2
+    return lambda g, needs, out: (-g * s / (a * a),)
+
+
+Tensor.__add__ = _short("ew_add", _add, "add", "+", _add_tt, _add_ts)
+Tensor.__radd__ = _short_reverse("ew_add", _add, "add", "+", _add_ts)
+Tensor.__sub__ = _short("ew_sub", _sub, "sub", "-", _sub_tt, _add_ts)
+Tensor.__rsub__ = _short_reverse("ew_sub", _sub, "sub", "-", _rsub_st)
+Tensor.__mul__ = _short("ew_mul", _mul, "mul", "*", _mul_tt, _mul_ts)
+Tensor.__rmul__ = _short_reverse("ew_mul", _mul, "mul", "*", _mul_st)
+Tensor.__truediv__ = _short("ew_truediv", _truediv, "true_divide", "/", _div_tt, _div_ts,
+                            float_only=True)
+Tensor.__rtruediv__ = _short_reverse("ew_truediv", _truediv, "true_divide", "/", _rdiv_st)
+Tensor.__floordiv__ = _dunder(_floordiv, "floor_divide", "//")
+Tensor.__rfloordiv__ = _dunder(_floordiv, "floor_divide", "//", reverse=True)
+Tensor.__mod__ = _dunder(_remainder, "remainder", "%")
+Tensor.__rmod__ = _dunder(_remainder, "remainder", "%", reverse=True)
+_fusion.attach_operators()
+
+
+def _pow_dunder(self, other, modulo=None):
+    """``self ** other`` (see ``pow``)."""
+    if modulo is not None:
+        raise InvalidParameterError(f"pow: the three-argument pow is not supported, got modulo "
+                                    f"{modulo!r}", "modulo", modulo)
+    return _pow(self, other, "pow", "auto")
+
+
+def _rpow_dunder(self, other):
+    """``other ** self`` for a number ``other`` (see ``pow``)."""
+    return _pow(other, self, "pow", "auto")
+
+
+Tensor.__pow__ = _pow_dunder
+Tensor.__rpow__ = _rpow_dunder
