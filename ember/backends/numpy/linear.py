@@ -3,7 +3,7 @@
 import numpy as np
 
 from .core import NP
-from .linalg import matmul
+from .linalg import _matmul
 from .nn import _F32, _F64, _out, _work
 
 __all__ = ["nn_linear"]
@@ -16,7 +16,7 @@ def nn_linear(x, w, b, dtype):
     dtype = NP[dtype]
     xw = _work(x).astype(_F64 if dtype == _F64 else _F32, copy=False)
     ww = _work(w).astype(xw.dtype, copy=False)
-    out = matmul(xw, ww.T)
+    out = _matmul(xw, ww.T)
     if b is not None:
         np.add(out, _work(b), out=out)       # in place: ``out`` is the matmul's fresh result
     return _out(out, dtype)
