@@ -89,7 +89,7 @@ def _profile(fn, calls, top):
 def _kernel_profile(fn, calls, top):
     """Time every backend kernel ember calls during ``calls`` calls of ``fn``; returns the report.
 
-    Each public function of ``ember.backends.default`` is wrapped with a timer for the duration
+    Each public function of the default device's backend module is wrapped with a timer for the duration
     (kernels that an op captured at import time, such as the operators' short paths, are not
     seen and count as time outside kernels). The rest of the time is ember's Python: argument
     checks, dispatch, recording and the backward walk, plus about 0.1 µs of wrapper per call.
@@ -97,7 +97,9 @@ def _kernel_profile(fn, calls, top):
     import types
 
     import numpy as np
-    from ember.backends import default as be
+
+    import ember
+    be = ember.get_default_device().backend
 
     totals, counts, originals = {}, {}, {}
 
