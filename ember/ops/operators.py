@@ -42,7 +42,7 @@ def _kernel_of(memo, device, dtype, kname):
     return last
 
 
-def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False):
+def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False, reverse=False):
     """An operator with the short path of DESIGN.md: two tensors of one dtype, shape and device,
     or a float32/float64 tensor with a Python float (or small int), go straight to the kernel
     ``kname`` of the operand's backend (no promotion, no broadcasting checks); everything else
@@ -52,13 +52,14 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False):
     drop; from ``fusion.MIN_NUMEL`` elements on, ``fusion.start`` defers it (a Pending). On a
     backend that computes at once (torch), two untracked tensors need no equal shapes: its
     operator broadcasts as ember does, and shapes it cannot broadcast take ``slow``, which
-    words the error."""
+    words the error. With ``reverse`` it is the reflected operator, ``other OP self`` for a
+    number ``other`` (``grad_ts(s, a)`` builds its rule; no tensor case)."""
     kinds = ("float",) if float_only else ("float", "int")
     memo = [(None, None, None, None)]
 
     def method(self, other):
         dt = self._dtype
-        if type(other) is Tensor:
+        if type(other) is Tensor and not reverse:
             a, b = self._data, other._data
             if other._dtype is dt:
                 device = self._device
@@ -115,42 +116,18 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False):
                     last = _kernel_of(memo, device, dt, kname)
                 kernel = last[2]
                 if self._node is None:
+                    x, y = (other, a) if reverse else (a, other)
                     if not last[3] and _prod(a.shape) >= _fusion.MIN_NUMEL:
-                        return _fusion.start(device.backend, kernel, a, other, dt, self._ad,
-                                             device)
-                    return wrap(kernel(a, other), dt, self._ad)
-                return _scalar_step(self, kernel, other, grad_ts, name, False)
-        return slow(self, other, name)
-    method.__name__ = name
-    method.__doc__ = f"``self {symbol} other`` (see ``{name}``)."
-    return method
-
-
-def _short_reverse(kname, slow, name, symbol, grad_st):
-    """The reflected operator (``other OP self`` for a number ``other``), with the short path for
-    a Python float and a float32/float64 tensor. ``grad_st(be, s, a)`` builds the backward rule."""
-    memo = [(None, None, None, None)]
-
-    def method(self, other):
-        dt = self._dtype
-        if dt is _F32 or dt is _F64:
-            t = type(other)
-            if t is float or (t is int and -_EXACT < other < _EXACT):
-                a, other = self._data, float(other)
-                device = self._device
-                last = memo[0]  # the kernel of the device and dtype of the last call
-                if last[0] is not device or last[1] is not dt:
-                    last = _kernel_of(memo, device, dt, kname)
-                kernel = last[2]
-                if self._node is None:
-                    if not last[3] and _prod(a.shape) >= _fusion.MIN_NUMEL:
-                        return _fusion.start(device.backend, kernel, other, a, dt, self._ad,
-                                             device)
-                    return wrap(kernel(other, a), dt, self._ad)
-                return _scalar_step(self, kernel, other, grad_st, name, True)
-        return slow(other, self, name)
-    method.__name__ = "r" + name
-    method.__doc__ = f"``other {symbol} self`` for a number ``other`` (see ``{name}``)."
+                        return _fusion.start(device.backend, kernel, x, y, dt, self._ad, device)
+                    return wrap(kernel(x, y), dt, self._ad)
+                return _scalar_step(self, kernel, other, grad_ts, name, reverse)
+        return slow(other, self, name) if reverse else slow(self, other, name)
+    if reverse:
+        method.__name__ = "r" + name
+        method.__doc__ = f"``other {symbol} self`` for a number ``other`` (see ``{name}``)."
+    else:
+        method.__name__ = name
+        method.__doc__ = f"``self {symbol} other`` (see ``{name}``)."
     return method
 
 
@@ -228,14 +205,15 @@ def _rdiv_st(s, a):  # d(s / a)/da = -s / a**2
 
 
 Tensor.__add__ = _short("ew_add", _add, "add", "+", _add_tt, _add_ts)
-Tensor.__radd__ = _short_reverse("ew_add", _add, "add", "+", _add_ts)
+Tensor.__radd__ = _short("ew_add", _add, "add", "+", None, _add_ts, reverse=True)
 Tensor.__sub__ = _short("ew_sub", _sub, "sub", "-", _sub_tt, _add_ts)
-Tensor.__rsub__ = _short_reverse("ew_sub", _sub, "sub", "-", _rsub_st)
+Tensor.__rsub__ = _short("ew_sub", _sub, "sub", "-", None, _rsub_st, reverse=True)
 Tensor.__mul__ = _short("ew_mul", _mul, "mul", "*", _mul_tt, _mul_ts)
-Tensor.__rmul__ = _short_reverse("ew_mul", _mul, "mul", "*", _mul_st)
+Tensor.__rmul__ = _short("ew_mul", _mul, "mul", "*", None, _mul_st, reverse=True)
 Tensor.__truediv__ = _short("ew_truediv", _truediv, "true_divide", "/", _div_tt, _div_ts,
                             float_only=True)
-Tensor.__rtruediv__ = _short_reverse("ew_truediv", _truediv, "true_divide", "/", _rdiv_st)
+Tensor.__rtruediv__ = _short("ew_truediv", _truediv, "true_divide", "/", None, _rdiv_st,
+                             reverse=True)
 Tensor.__floordiv__ = _dunder(_floordiv, "floor_divide", "//")
 Tensor.__rfloordiv__ = _dunder(_floordiv, "floor_divide", "//", reverse=True)
 Tensor.__mod__ = _dunder(_remainder, "remainder", "%")
