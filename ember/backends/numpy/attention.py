@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from .activation import nn_softmax, nn_softmax_grad
 from .core import _warnings_off, sum_to_shape
 from .nn import _out, _work
 
@@ -48,6 +49,8 @@ def nn_attention(q, k, v, bias, allowed, causal, scale, groups_k, groups_v, keep
         np.copyto(s, -np.inf, where=np.logical_not(allowed))
     if s.shape[-1] == 0:
         p = s
+    elif bias is None and allowed is None:  # no row is fully masked: the softmax row program
+        p = nn_softmax(s, s.ndim - 1)
     else:
         m = np.max(s, axis=-1, keepdims=True)
         m[m == -np.inf] = 0.0  # a fully masked row: exp gives zeros, and zeros it stays
@@ -76,7 +79,7 @@ def nn_attention_grads(g, saved, shapes, needs):
         gp = np.matmul(gw, np.swapaxes(vw, -1, -2))
         if keep is not None:
             gp = gp * _work(keep) * keep_scale
-        gs = p * (gp - np.sum(gp * p, axis=-1, keepdims=True))
+        gs = nn_softmax_grad(gp, p, p.ndim - 1)
         if needs[3]:
             gb = _out(sum_to_shape(gs, shapes[3]), dt)
         if qw.shape[-1]:
