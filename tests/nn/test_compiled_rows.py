@@ -326,3 +326,33 @@ def test_cross_entropy_kernel_gives_nan_for_a_target_out_of_range(compiled):
     loss, mx, lse = np.empty(2), np.empty(2), np.empty(2)
     k((x, np.array([3, -1], np.int64), loss, mx, lse), (2, 3, 1), ())
     assert np.isnan(loss).all() and np.allclose(lse, np.log(3.0))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("L, S", [(1, 1), (5, 5), (3, 7), (7, 3), (64, 64)])
+def test_causal_attention_softmax_matches_torch_and_numpy_path(rng, monkeypatch, compiled, dtype,
+                                                               L, S):
+    """Attention's causal softmax row program (scale, mask and softmax in one): its weights and
+    output equal the NumPy path's (exact zeros above the diagonal, NaN rows where a score is NaN
+    or +inf), and its output PyTorch's causal scaled_dot_product_attention on the finite rows."""
+    from ember.backends.numpy import attention as batt
+    q, k, v = (rng.standard_normal((2, 3, n, 4)).astype(dtype) for n in (L, S, S))
+    if L > 2:
+        q[0, 0, 1, 0] = np.nan
+        q[1, 2, 2, :] = np.inf
+    args = (None, None, True, 0.37, 1, 1, None, 1.0)
+    got, saved = batt.nn_attention(q, k, v, *args)
+    assert ("softmax_causal", dtype) in compiled
+    _numpy_path(monkeypatch)
+    want, wsaved = batt.nn_attention(q, k, v, *args)
+    tol = 1e-6 if dtype == "float32" else 1e-13
+    np.testing.assert_allclose(saved[3], wsaved[3], rtol=tol, atol=tol)
+    above = ~np.tri(L, S, dtype=bool)
+    finite_rows = np.isfinite(wsaved[3]).all(axis=-1)
+    assert (saved[3][..., above][finite_rows[..., None].repeat(S, -1)[..., above]] == 0).all()
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol)  # NaN where the NumPy path has it
+    # PyTorch on the rows without a NaN or inf (its fused kernels word those rows differently)
+    tq, tk, tv = (torch.from_numpy(a.astype(np.float64)) for a in (q, k, v))
+    ref = TF.scaled_dot_product_attention(tq, tk, tv, is_causal=True, scale=0.37).numpy()
+    rows = np.isfinite(got).all(axis=-1)
+    np.testing.assert_allclose(got[rows], ref[rows].astype(dtype), rtol=10 * tol, atol=10 * tol)

@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from .activation import nn_softmax, nn_softmax_grad
+from . import jit
+from .activation import _row_kernel, nn_softmax, nn_softmax_grad
 from .core import _warnings_off, sum_to_shape
 from .nn import _out, _work
 
@@ -39,7 +40,31 @@ def nn_attention(q, k, v, bias, allowed, causal, scale, groups_k, groups_v, keep
     dt = q.dtype
     qw, kw, vw = _work(q), _heads(_work(k), groups_k), _heads(_work(v), groups_v)
     s = np.matmul(qw, np.swapaxes(kw, -1, -2))  # a fresh array: the steps below work in place
-    if qw.shape[-1]:  # with no features every score is 0, whatever the scale
+    scale = scale if qw.shape[-1] else 1.0  # with no features every score is 0, whatever the scale
+    if causal and bias is None and allowed is None and _causal_softmax(s, scale):
+        p = s
+    else:
+        p = _masked_softmax(s, bias, allowed, causal, scale)
+    pd = p if keep is None else p * _work(keep) * keep_scale
+    out = np.matmul(pd, vw)
+    return _out(out, dt), (qw, kw, vw, p, pd, keep, keep_scale, scale, groups_k, groups_v)
+
+
+def _causal_softmax(s, scale):
+    """Overwrite the scores ``s`` (C-contiguous, fresh) with the causal softmax of ``s * scale``
+    by the compiled row program (one pass set, no mask array); False when it does not run."""
+    k = _row_kernel("softmax_causal", s.ndim - 1, s)
+    if k is None or not s.flags.c_contiguous:
+        return False
+    cols = s.shape[-1]
+    k((s, s), (s.size // cols, cols, jit.num_threads(), s.shape[-2]), (float(scale),))
+    return True
+
+
+def _masked_softmax(s, bias, allowed, causal, scale):
+    """The softmax of ``s * scale + bias`` with ``-inf`` where ``allowed`` is False or above the
+    diagonal when ``causal`` (``s`` is overwritten); a fully masked row gets zeros."""
+    if scale != 1.0:
         s *= scale
     if bias is not None:
         s = s + _work(bias) if s.shape != bias.shape else np.add(s, _work(bias), out=s)
@@ -59,9 +84,7 @@ def nn_attention(q, k, v, bias, allowed, causal, scale, groups_k, groups_v, keep
         total = np.sum(p, axis=-1, keepdims=True)
         total[total == 0] = 1.0
         p /= total
-    pd = p if keep is None else p * _work(keep) * keep_scale
-    out = np.matmul(pd, vw)
-    return _out(out, dt), (qw, kw, vw, p, pd, keep, keep_scale, scale, groups_k, groups_v)
+    return p
 
 
 def nn_attention_grads(g, saved, shapes, needs):

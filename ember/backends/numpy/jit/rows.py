@@ -15,7 +15,7 @@ None while it compiles or when nothing compiles (the caller takes its NumPy path
 >>> from ember.backends.numpy.jit import rows
 >>> sorted(rows.OPS)  # doctest: +NORMALIZE_WHITESPACE
 ['cross_entropy', 'cross_entropy_grad', 'layer_norm', 'layer_norm_grads', 'log_softmax',
- 'log_softmax_grad', 'softmax', 'softmax_grad']
+ 'log_softmax_grad', 'softmax', 'softmax_causal', 'softmax_grad']
 >>> "ember_rows_softmax_f32" in rows.source("softmax", np.dtype(np.float32))
 True
 
@@ -23,6 +23,10 @@ The kernels' arguments (rows, cols: the 2-D C-contiguous shape; nt: ``jit.num_th
 
 - softmax, log_softmax: arrays (x, out), ints (rows, cols, nt)
 - softmax_grad, log_softmax_grad: arrays (g, y, out), ints (rows, cols, nt)
+- softmax_causal: arrays (x, out), ints (rows, cols, nt, queries), floats (scale,): attention's
+  causal softmax of the scores ``x * scale``; row r is query ``r % queries`` of its (queries,
+  cols) matrix and sees the columns up to its own index (``np.tri``'s lower triangle), the
+  others get exactly 0 (NaN in a NaN row)
 - cross_entropy: arrays (x, target, loss, max, lse), ints (rows, cols, nt); target int64 (rows,),
   the others (rows,) of x's dtype
 - cross_entropy_grad: arrays (x, target, max, lse, scale, gx), ints (rows, cols, nt); scale
@@ -145,6 +149,41 @@ ROW_MAX
 }
 """
 
+# attention's causal softmax: the scaled scores of the columns a query may see, in the passes of
+# _ROW_SOFTMAX; the others are never read and come out 0 (NaN in a row whose sum is NaN, as the
+# masked softmax gives them)
+_ROW_SOFTMAX_CAUSAL = """
+EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
+    const T *x = (const T *)p[0];
+    T *y = (T *)p[1];
+    const int64_t rows = n[0], cols = n[1], queries = n[3];
+    const T scale = (T)f[0];
+    #pragma omp parallel for num_threads((int)n[2]) if(ROWS_PARALLEL) schedule(static)
+    for (int64_t r = 0; r < rows; r++) {
+        const T *xr = x + r * cols;
+        T *yr = y + r * cols;
+        const int64_t q = r % queries, seen = q + 1 < cols ? q + 1 : cols;
+        T m = -INFINITY;
+        #pragma omp simd reduction(max:m)
+        for (int64_t i = 0; i < seen; i++) {
+            const T z = xr[i] * scale;
+            m = z > m ? z : m;
+        }
+        ember_prefetch_ahead(x, r, rows, cols);
+        double s = 0.0;
+        #pragma omp simd reduction(+:s)
+        for (int64_t i = 0; i < seen; i++) {
+            T e = ember_exp(xr[i] * scale - m);
+            yr[i] = e;
+            s += e;
+        }
+        const T inv = (T)(1.0 / s);
+        for (int64_t i = 0; i < seen; i++) yr[i] *= inv;
+        for (int64_t i = seen; i < cols; i++) yr[i] = (T)0 * inv;  /* NaN in a NaN row */
+    }
+}
+"""
+
 # the backward of softmax and log_softmax from the output y: a sum of TERM per row, then OUT
 _ROW_GRAD = """
 EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
@@ -176,6 +215,7 @@ _BODIES = {
     "log_softmax": _ROW_SOFTMAX.replace("SUM", "s += ember_exp(xr[i] - m);").replace(
         "FINISH", """const T lse = (T)log(s);
         for (int64_t i = 0; i < cols; i++) yr[i] = (xr[i] - m) - lse;"""),
+    "softmax_causal": _ROW_SOFTMAX_CAUSAL,
     "softmax_grad": _ROW_GRAD.replace("TERM", "gr[i] * yr[i]").replace(
         "OUT", "(gr[i] - st) * yr[i]"),
     "log_softmax_grad": _ROW_GRAD.replace("TERM", "gr[i]").replace(
