@@ -141,26 +141,23 @@ def _zeros2(g, need_a, need_b, out):
     return (z if need_a else None, z if need_b else None)
 
 
-def _remainder(a, b, op):
-    xa, xb, dt, ta, tb, be = _prep2(a, b, op)
-    _check_int_divisor(be, xb, b, dt, op)
-    out = be.ew_cast(be.ew_remainder(xa, xb), dt)
+def _modulo(kernel, quotient):
+    """A modulo op ``a - b * q(a / b)`` by the backend kernel ``kernel``, ``q`` the rounded
+    quotient of the kernel ``quotient``: a constant for the gradient rule."""
+    def modulo(a, b, op):
+        xa, xb, dt, ta, tb, be = _prep2(a, b, op)
+        _check_int_divisor(be, xb, b, dt, op)
+        out = be.ew_cast(getattr(be, kernel)(xa, xb), dt)
 
-    def rule(g, need_a, need_b, out):  # a - b * floor(a / b); the quotient is a constant
-        gb = -g * wrap(be.ew_cast(be.ew_floordiv(xa, xb), dt), dt) if need_b else None
-        return (g if need_a else None), gb
-    return _record2t(out, dt, ta, tb, rule, op)
+        def rule(g, need_a, need_b, out):
+            gb = -g * wrap(be.ew_cast(getattr(be, quotient)(xa, xb), dt), dt) if need_b else None
+            return (g if need_a else None), gb
+        return _record2t(out, dt, ta, tb, rule, op)
+    return modulo
 
 
-def _fmod(a, b, op):
-    xa, xb, dt, ta, tb, be = _prep2(a, b, op)
-    _check_int_divisor(be, xb, b, dt, op)
-    out = be.ew_cast(be.ew_fmod(xa, xb), dt)
-
-    def rule(g, need_a, need_b, out):  # a - b * trunc(a / b); the quotient is a constant
-        gb = -g * wrap(be.ew_cast(be.ew_trunc_div(xa, xb), dt), dt) if need_b else None
-        return (g if need_a else None), gb
-    return _record2t(out, dt, ta, tb, rule, op)
+_remainder = _modulo("ew_remainder", "ew_floordiv")  # floor division's remainder (Python's %)
+_fmod = _modulo("ew_fmod", "ew_trunc_div")  # truncated division's remainder (C's fmod)
 
 
 def _burn_div(a, b, op):
