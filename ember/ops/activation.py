@@ -95,10 +95,14 @@ def tanh(input):
 @tensor_method
 def gelu(input, approximate="none"):
     """GELU: ``x * Phi(x)`` with the exact normal CDF (``approximate="none"``, through erf) or
-    its tanh approximation (``approximate="tanh"``).
+    its tanh approximation (``approximate="tanh"``). ``gelu(inf)`` is ``inf`` on every backend and
+    dtype (PyTorch's float32 exact GELU gives ``nan`` or ``inf`` there, by CPU kernel);
+    ``gelu(-inf)`` and ``gelu(nan)`` are ``nan``, and so is the gradient at ``+-inf``, as PyTorch's.
 
     >>> import ember
     >>> import ember.nn.functional as F
+    >>> F.gelu(ember.tensor([float("inf"), float("-inf")])).tolist()
+    [inf, nan]
     >>> [round(v, 4) for v in F.gelu(ember.tensor([-1.0, 0.0, 1.0])).tolist()]
     [-0.1587, 0.0, 0.8413]
     >>> round(F.gelu(ember.tensor(1.0), approximate="tanh").item(), 4)
