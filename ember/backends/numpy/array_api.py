@@ -1,9 +1,9 @@
 """Kernels of the Array API namespace: the limits of a dtype (``finfo``/``iinfo``), ``nextafter``,
 ``signbit``."""
 
-import ml_dtypes
 import numpy as np
 
+from . import bf16
 from .core import NP
 
 __all__ = ["dtype_limits", "ew_nextafter", "ew_signbit"]
@@ -19,7 +19,7 @@ def dtype_limits(dtype):
             return 8, 0, 1, None, None
         info = np.iinfo(dtype)
         return info.bits, int(info.min), int(info.max), None, None
-    info = ml_dtypes.finfo(dtype) if dtype.kind == "V" else np.finfo(dtype)
+    info = bf16.finfo(dtype)
     return (info.bits, float(info.min), float(info.max), float(info.eps),
             float(info.smallest_normal))
 

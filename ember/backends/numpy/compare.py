@@ -7,9 +7,9 @@ arrays or Python numbers; NumPy compares Python ints exactly against any int dty
 ``int8 < 1000`` is true everywhere.
 """
 
-import ml_dtypes as _ml_dtypes
 import numpy as np
 
+from . import bf16
 from .core import NP
 
 __all__ = ["compare_eq", "compare_ne", "compare_gt", "compare_ge", "compare_lt", "compare_le",
@@ -50,8 +50,7 @@ def compare_scalar(value, dtype):
             return np.asarray(value, dtype=dtype)
     big = _FINITE_MAX.get(dtype)
     if big is None:
-        finfo = _ml_dtypes.finfo if dtype.kind == "V" else np.finfo      # bfloat16: ml_dtypes
-        big = _FINITE_MAX[dtype] = float(finfo(dtype).max)
+        big = _FINITE_MAX[dtype] = float(bf16.finfo(dtype).max)
     if -big <= value <= big:
         return np.asarray(value, dtype=dtype)
     with np.errstate(over="ignore", invalid="ignore"):

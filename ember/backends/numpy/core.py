@@ -3,15 +3,14 @@
 import sys
 import warnings
 
-import ml_dtypes
 import numpy as np
 
+from . import bf16 as _bf16
 from . import jit as _jit
 from .jit import transpose as _jit_transpose
 from ..guard import _PHYSICAL_BYTES, allocation_error, allocation_guard  # noqa: F401
 
 Array = np.ndarray
-_EXTENSION_DTYPES = (np.dtype(ml_dtypes.bfloat16),)
 
 
 __all__ = [
@@ -152,7 +151,7 @@ def asarray(data, dtype=None):
     if probe is None:
         raise TypeError(complex_cast_message(target))
     if arr.dtype == object or arr.dtype.kind in "USMm" or (
-            arr.dtype.kind == "V" and arr.dtype not in _EXTENSION_DTYPES):
+            arr.dtype.kind == "V" and not _bf16.is_bf16(arr.dtype)):
         raise TypeError(f"values of type {arr.dtype} are not numbers")
     return arr
 
@@ -288,15 +287,34 @@ zeros_like = np.zeros_like
 
 # -- the backend protocol: dtypes, devices, host transfer -------------------------------------
 
+class _DtypeTable(dict):
+    """ember DType -> NumPy dtype, whose bfloat16 entry is added on its first look-up."""
+
+    def __missing__(self, key):
+        if getattr(key, "name", None) == "bfloat16" and _add_bf16():
+            return self[key]
+        raise KeyError(key)
+
+
+def _add_bf16():
+    """Enter bfloat16 (ml_dtypes', imported now) in both dtype tables; whether it was new."""
+    from ...dtypes import bfloat16
+    if bfloat16 in NP:
+        return False
+    NP[bfloat16] = _bf16.dtype()
+    _EMBER[_bf16.dtype()] = bfloat16
+    return True
+
+
 def _dtype_tables():
     from ... import dtypes as d
     pairs = [(d.float64, np.float64), (d.float32, np.float32), (d.float16, np.float16),
-             (d.bfloat16, ml_dtypes.bfloat16), (d.int64, np.int64), (d.int32, np.int32),
+             (d.int64, np.int64), (d.int32, np.int32),
              (d.int16, np.int16), (d.int8, np.int8), (d.uint8, np.uint8), (d.uint16, np.uint16),
              (d.uint32, np.uint32), (d.uint64, np.uint64), (d.bool_, np.bool_),
              (d.complex64, np.complex64), (d.complex128, np.complex128)]
     to_np = {e: np.dtype(n) for e, n in pairs}
-    return to_np, {v: k for k, v in to_np.items()}
+    return _DtypeTable(to_np), {v: k for k, v in to_np.items()}
 
 
 NP, _EMBER = _dtype_tables()
@@ -305,6 +323,8 @@ NP, _EMBER = _dtype_tables()
 def dtype_of(a):
     """The ember DType of the array ``a`` (KindError for a dtype ember has no kind for)."""
     found = _EMBER.get(a.dtype)
+    if found is None and _bf16.is_bf16(a.dtype) and _add_bf16():
+        found = _EMBER[a.dtype]
     if found is None:
         from ...dtypes import ALL
         from ...errors import KindError
@@ -318,7 +338,10 @@ def ember_dtype(value):
     if value is None or isinstance(value, (str, int, float)):
         return None
     try:
-        return _EMBER.get(np.dtype(value))
+        value = np.dtype(value)
+        if _bf16.is_bf16(value):
+            _add_bf16()
+        return _EMBER.get(value)
     except Exception:  # noqa: BLE001 - NumPy raises TypeError, ValueError, KeyError ...
         return None
 

@@ -7,9 +7,9 @@ prefix (``creation_``, ``data_``, ``display_``) so that they cannot clash with o
 import math
 import sys
 
-import ml_dtypes
 import numpy as np
 
+from . import bf16
 from .core import NP, _first, allocates
 
 __all__ = [ "creation_full", "creation_zeros",
@@ -19,12 +19,11 @@ __all__ = [ "creation_full", "creation_zeros",
            "data_mismatches", "data_array", "data_can_mut", "data_as_dtype", "data_is_number",
            "data_to_python", "display_edges", "display_strings"]
 
-_BF16 = np.dtype(ml_dtypes.bfloat16)
 _MAX_BYTES = 2 ** 63 - 1
 
 
 def _is_float(dtype):
-    return dtype.kind == "f" or dtype == _BF16
+    return dtype.kind == "f" or bf16.is_bf16(dtype)
 
 
 def _np(dtype):
@@ -33,7 +32,7 @@ def _np(dtype):
 
 
 def _finfo(dtype):
-    return ml_dtypes.finfo(dtype) if dtype == _BF16 else np.finfo(dtype)
+    return bf16.finfo(dtype)
 
 
 # -- creation -----------------------------------------------------------------------------------
@@ -321,7 +320,7 @@ def _float_text(v, dtype):
         return "nan"
     if v in (math.inf, -math.inf):
         return "inf" if v > 0 else "-inf"
-    if dtype == _BF16:
+    if bf16.is_bf16(dtype):
         x = float(_shortest(v, dtype))  # the shortest decimal, as a float64
     else:
         x = np.asarray(v).astype(dtype)[()]

@@ -1,15 +1,14 @@
 """NumPy kernels of ember.distributed: the writable buffers that ember owns and lends to
 torch.distributed (``torch.from_numpy`` shares them, so nothing is copied on the way)."""
 
-import ml_dtypes
 import numpy as np
 
+from .bf16 import is_bf16
 from .core import NP
 
 __all__ = ["dist_buffer", "dist_zeros", "dist_copy", "dist_pack", "dist_unpack", "dist_divide",
            "dist_torch", "dist_split", "dist_permutation"]
 
-_BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 
 
 def dist_buffer(n, dtype):
@@ -49,7 +48,7 @@ def dist_torch(a):
     """``a`` as a torch tensor sharing its memory, for torch.distributed to work on in place
     (bfloat16, which NumPy lacks, through its 16 bits)."""
     import torch
-    if a.dtype == _BFLOAT16:
+    if is_bf16(a.dtype):
         return torch.from_numpy(a.view(np.int16)).view(torch.bfloat16)
     return torch.from_numpy(a)
 

@@ -9,6 +9,7 @@ numbered in row-major order.
 
 import numpy as np
 
+from ...dtypes import DType
 from .core import NP
 
 __all__ = ["quant_compute_dtype", "quant_cast_scales", "quant_first_bad_scale",
@@ -18,8 +19,8 @@ __all__ = ["quant_compute_dtype", "quant_cast_scales", "quant_first_bad_scale",
 def quant_compute_dtype(dtype):
     """The NumPy dtype quantization arithmetic runs in for float dtype ``dtype`` (an ember or a
     NumPy dtype): float64 for float64 data, float32 for every narrower float."""
-    return np.dtype(np.float64) if np.dtype(NP.get(dtype, dtype)) == np.float64 \
-        else np.dtype(np.float32)
+    wide = (NP[dtype] if isinstance(dtype, DType) else np.dtype(dtype)) == np.float64
+    return np.dtype(np.float64) if wide else np.dtype(np.float32)
 
 
 def quant_cast_scales(scales, param):

@@ -4,18 +4,17 @@ Every sort here is stable; NaN sorts as the largest value (NumPy's and PyTorch's
 descending sort keeps equal elements in their original order, as ``torch.sort(stable=True)``.
 """
 
-import ml_dtypes
 import numpy as np
+
+from .bf16 import is_bf16
 
 __all__ = ["sort_argsort", "sort_values", "sort_topk", "sort_take", "sort_first",
     "sort_scatter_grad", "sort_reshape"]
 
-_BF16 = np.dtype(ml_dtypes.bfloat16)
-
 
 def _keys(x):
     # bfloat16 compares through float32 (exact), so NaN ordering is NumPy's.
-    return x.astype(np.float32) if x.dtype == _BF16 else x
+    return x.astype(np.float32) if is_bf16(x.dtype) else x
 
 
 def sort_argsort(x, axis, descending=False):
