@@ -335,7 +335,7 @@ def _complex_text(v, dtype):
     """A complex element as ``real+imagj``, each part as a float of the part's dtype prints
     (``1.0+2.0j``, ``-0.0-1.5e-05j``, ``nan+infj``): PyTorch's ``1.+2.j`` in ember's float
     format."""
-    part = np.float32 if dtype == np.complex64 else np.float64
+    part = np.dtype(np.float32 if dtype == np.complex64 else np.float64)
     re, im = _float_text(v.real, part), _float_text(v.imag, part)
     return f"{re}{im if im[0] == '-' else '+' + im}j"
 
