@@ -75,7 +75,8 @@ def _data_from(data, dtype, op="Tensor", device=None):
             # Python floats and complex values: the default dtypes; values that carry a dtype
             # (NumPy scalars) keep it, as PyTorch's
             found = _dt.sequence_dtype(data) if isinstance(data, (list, tuple)) else None
-            dtype = found or (_dt.default_float if dtype.kind == "float" else _dt.complex64)
+            default = _dt.default_float
+            dtype = found or (default if dtype.kind == "float" else _dt.complex_of(default))
             arr = be.cast(arr, dtype)
     return arr, dtype
 

@@ -11,7 +11,6 @@ from .._tensor import Tensor
 from ._common import _check_device, _dtype
 
 _int = builtins.int
-_float = builtins.float
 
 
 # -- creation -------------------------------------------------------------------------------------
