@@ -71,11 +71,12 @@ def _data_from(data, dtype, op="Tensor", device=None):
             dtype = be.dtype_of(arr)
         except KindError:
             raise KindError(f"{op}: data of dtype {arr.dtype} has no ember kind") from None
-        if dtype.kind == "float" and not hasattr(data, "dtype"):
-            dtype = _dt.default_float
-            arr = be.cast(arr, dtype)
-        elif dtype.kind == "complex" and not hasattr(data, "dtype"):
-            dtype = _dt.complex64  # Python complex values: the default complex dtype, as PyTorch
+        if dtype.kind in ("float", "complex") and not hasattr(data, "dtype"):
+            # Python floats and complex values: the default dtypes; values that carry a dtype
+            # (NumPy scalars) keep it, as PyTorch's
+            found = _dt.sequence_dtype(data) if isinstance(data, (list, tuple)) else None
+            default = _dt.default_float
+            dtype = found or (default if dtype.kind == "float" else _dt.complex_of(default))
             arr = be.cast(arr, dtype)
     return arr, dtype
 
@@ -174,12 +175,14 @@ class Tensor:
 
     def __len__(self):
         if self._data.ndim == 0:
-            raise InvalidParameterError("len() of a 0-d tensor; it has no dim 0", "self", self.shape)
+            raise KindError("len() of a 0-d tensor; it has no dim 0 (a TypeError, as Python's and "
+                            "NumPy's for unsized objects)")
         return self._data.shape[0]
 
     def __iter__(self):
         if self._data.ndim == 0:
-            raise InvalidParameterError("iteration over a 0-d tensor; it has no dim 0", "self", ())
+            raise KindError("iteration over a 0-d tensor; it has no dim 0 (a TypeError, as "
+                            "Python's for objects that are not iterable)")
         return iter(self.unbind(0))
 
     def __hash__(self):

@@ -265,3 +265,30 @@ def result_type(*operands):
             return complex_of(result)  # float64 tensor with a Python complex: complex128
         result = _DEFAULT_OF_KIND[KINDS[scalar_rank]]
     return result
+
+
+def sequence_dtype(data):
+    """The dtype PyTorch gives nested lists and tuples of numbers when they hold a float or a
+    complex value: a Python float counts as the default float, a Python complex as the default
+    complex, a value that carries a dtype (a NumPy scalar or array) as that dtype, promoted
+    together (``[np.float64(1.5), 2.0]`` is float64). None when no such value is found."""
+    out = None
+    stack = [data]
+    while stack:
+        seq = stack.pop()
+        for t in set(map(type, seq)):
+            if t is list or t is tuple:
+                stack.extend(v for v in seq if type(v) is t)
+                continue
+            if t is float:
+                found = (default_float,)
+            elif t is complex:
+                found = (complex_of(default_float),)
+            elif t is int or t is bool:
+                continue
+            else:
+                found = {_native(v.dtype) for v in seq if type(v) is t and hasattr(v, "dtype")}
+            for dt in found:
+                if dt is not None:
+                    out = dt if out is None else promote_types(out, dt)
+    return out

@@ -1,5 +1,6 @@
 """Pure shape arithmetic: dims, shapes given as varargs or one sequence, broadcasting, reshape inference."""
 
+import functools
 import operator
 
 from .errors import DimensionError, InvalidParameterError, ShapeMismatchError
@@ -222,3 +223,31 @@ def fft_result_shape(a, s, dims, norm, forward, dtype, half=False):
 def fft_half_shape(*args):
     """``fft_result_shape`` of a real-to-complex transform."""
     return fft_result_shape(*args, half=True)
+
+
+def dim_aliases(fn):
+    """``fn`` (a function with ``dim`` and maybe ``keepdim`` parameters) also taking NumPy's
+    ``axis`` and ``keepdims``, as PyTorch's reductions do; InvalidParameterError when both
+    spellings of one parameter are given.
+
+    >>> import ember
+    >>> ember.tensor([[1.0, 2.0], [3.0, 4.0]]).sum(axis=0, keepdims=True).tolist()
+    [[4.0, 6.0]]
+    """
+    code = fn.__code__
+    names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    aliases = [(alias, name, names.index(name)) for alias, name in
+               (("axis", "dim"), ("keepdims", "keepdim")) if name in names]
+
+    @functools.wraps(fn)
+    def method(*args, **kwargs):
+        if kwargs:
+            for alias, name, index in aliases:
+                if alias in kwargs:
+                    if name in kwargs or len(args) > index:
+                        raise InvalidParameterError(
+                            f"{fn.__name__}: {name} and {alias} are one parameter ({alias} is "
+                            f"NumPy's name for {name}); give one of them", alias, kwargs[alias])
+                    kwargs[name] = kwargs.pop(alias)
+        return fn(*args, **kwargs)
+    return method

@@ -2,8 +2,9 @@
 
 from .. import dtypes as _dt
 from ..devices import as_device
+from ..return_types import ValuesTensor
 
-__all__ = ["_axis", "_check_device", "_dtype"]
+__all__ = ["_axis", "_check_device", "_dtype", "_plain"]
 
 
 def _check_device(device, op):
@@ -20,3 +21,9 @@ def _dtype(dtype):
 
 def _axis(axis):
     return tuple(axis) if isinstance(axis, list) else axis
+
+
+def _plain(t):
+    """``t`` as a plain tensor: the standard's functions return arrays, which take integer
+    indexing, not the values-only ``ValuesTensor`` of ember's ``max``/``min``/``sort`` methods."""
+    return t.values if isinstance(t, ValuesTensor) else t

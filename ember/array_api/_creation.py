@@ -11,7 +11,6 @@ from .._tensor import Tensor
 from ._common import _check_device, _dtype
 
 _int = builtins.int
-_float = builtins.float
 
 
 # -- creation -------------------------------------------------------------------------------------
@@ -40,21 +39,8 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
         if device is not None and device is not out.device:
             out = out.to_device(device)
         return out if dtype is None else out.cast(dtype)
-    if dtype is None and isinstance(obj, (_float, complex, list, tuple)):
-        # the default float (float32) and complex (complex64) dtypes, as PyTorch's
-        if _has(obj, complex):
-            dtype = _dt.complex_of(_dt.default_float)
-        elif _has(obj, _float):
-            dtype = _dt.default_float
+    # Python floats take the default float (float32), as PyTorch's; NumPy scalars keep their dtype
     return _creation.tensor(obj, dtype=dtype, device=device)
-
-
-def _has(obj, kind):
-    if isinstance(obj, kind):
-        return True
-    if isinstance(obj, (list, tuple)):
-        return builtins.any(_has(o, kind) for o in obj)
-    return False
 
 
 def _shape(shape):

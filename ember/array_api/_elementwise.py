@@ -119,7 +119,8 @@ def logaddexp(x1, x2, /):
     big = maximum(x1, x2)
     finite = big.isfinite()
     safe = _where(finite, big, _creation.zeros_like(big))
-    return _where(finite, safe + ((x1 - safe).exp() + (x2 - safe).exp()).log(), big)
+    # max + log1p(exp(min - max)): exact where exp(min - max) is below the rounding of 1 + it
+    return _where(finite, safe + (minimum(x1, x2) - safe).exp().log1p(), big)
 
 
 def _pair(op, x1, x2):

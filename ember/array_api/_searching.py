@@ -6,7 +6,7 @@ from ..ops import creation as _creation
 from ..ops.masking import where as _where
 from ..ops.segments import cat as _cat
 from .._tensor import Tensor
-from ._common import _axis
+from ._common import _axis, _plain
 
 
 # -- searching, sorting, sets ---------------------------------------------------------------------
@@ -73,7 +73,7 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
 def sort(x, /, *, axis=-1, descending=False, stable=True):
     if x.ndim == 0:
         return x
-    return x.sort(axis, descending=descending)
+    return _plain(x.sort(axis, descending=descending))
 
 
 def unique_values(x, /):

@@ -7,7 +7,7 @@ from .. import dtypes as _dt
 from ..errors import InvalidParameterError, KindError
 from ..ops import creation as _creation
 from ..ops.segments import cat as _cat
-from ._common import _axis, _dtype
+from ._common import _axis, _dtype, _plain
 from ._manipulation import concat
 
 
@@ -45,11 +45,11 @@ def mean(x, /, *, axis=None, keepdims=False):
 
 
 def max(x, /, *, axis=None, keepdims=False):  # noqa: A001
-    return x.max(dim=_axis(axis), keepdim=keepdims)
+    return _plain(x.max(dim=_axis(axis), keepdim=keepdims))
 
 
 def min(x, /, *, axis=None, keepdims=False):  # noqa: A001
-    return x.min(dim=_axis(axis), keepdim=keepdims)
+    return _plain(x.min(dim=_axis(axis), keepdim=keepdims))
 
 
 def _dims(x, axis):

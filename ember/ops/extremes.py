@@ -9,7 +9,7 @@ min shares it evenly among ties). Complex tensors have no order: ``dtypes.comple
 
 from .. import dtypes as _dt
 from ..errors import InvalidParameterError
-from ..shapes import as_int
+from ..shapes import as_int, dim_aliases
 from .. import return_types as _rt
 from .._tensor import Tensor, check_kind, record, saved, tensor_method, wrap
 from .reduce import (_ALL_AXES, _NUMERIC, _axes, _axis, _flag, _int64, _no_complex, _nonempty,
@@ -59,6 +59,7 @@ def _extreme(x, axes, keepdims, op, kind, even):
 
 
 @tensor_method(name="max")
+@dim_aliases
 def max_method(self, dim=None, keepdim=False):
     """The maximum over ``dim`` (an int, a tuple, or None for every dim: a 0-d result).
 
@@ -82,6 +83,7 @@ def max_method(self, dim=None, keepdim=False):
 
 
 @tensor_method(name="min")
+@dim_aliases
 def min_method(self, dim=None, keepdim=False):
     """The minimum over ``dim`` (an int, a tuple, or None for every dim: a 0-d result).
 
@@ -113,6 +115,7 @@ def _pair(x, dim, keepdim, kind):
     return values.squeeze(dim), indices.squeeze(dim)
 
 
+@dim_aliases
 def max(input, dim=None, keepdim=False):
     """PyTorch's ``torch.max``: the maximum of every element (0-d) with no ``dim``; the named
     tuple ``(values, indices)`` along an int ``dim``; ``maximum`` with a tensor in second place.
@@ -126,6 +129,7 @@ def max(input, dim=None, keepdim=False):
     return _pt_max_min(input, dim, keepdim, "max", _rt.max)
 
 
+@dim_aliases
 def min(input, dim=None, keepdim=False):
     """PyTorch's ``torch.min``: as ``ember.max``, for the minimum.
 
@@ -191,6 +195,7 @@ def min_dims(self, dims):
 
 
 @tensor_method
+@dim_aliases
 def max_abs(self, dim=None, keepdim=False):
     """The maximum absolute value over ``dim`` (None: every dim, a 0-d result, as Burn's).
 
@@ -252,6 +257,7 @@ def _arg(x, dim, keepdim, op, kind):
 
 
 @tensor_method(name="argmax")
+@dim_aliases
 def argmax_method(self, dim=None, keepdim=None):
     """The index of the maximum along ``dim``, kept with size 1 (Burn's ``argmax(dim)``), or the
     flat index over the whole tensor, 0-d, when ``dim`` is None (PyTorch's ``argmax()``).
@@ -271,6 +277,7 @@ def argmax_method(self, dim=None, keepdim=None):
 
 
 @tensor_method(name="argmin")
+@dim_aliases
 def argmin_method(self, dim=None, keepdim=None):
     """The index of the minimum along ``dim``, kept with size 1, or the flat index (0-d) when
     ``dim`` is None. NaN wins over numbers; ties give the lowest index.
@@ -282,6 +289,7 @@ def argmin_method(self, dim=None, keepdim=None):
     return _arg(self, dim, keepdim, "argmin", "min")
 
 
+@dim_aliases
 def argmax(input, dim=None, keepdim=False):
     """PyTorch's ``torch.argmax``: the index of the maximum along ``dim``, the dim removed unless
     ``keepdim`` (the method keeps it, as Burn's); the flat index with no ``dim``.
@@ -293,6 +301,7 @@ def argmax(input, dim=None, keepdim=False):
     return _arg(input, dim, keepdim, "argmax", "max")
 
 
+@dim_aliases
 def argmin(input, dim=None, keepdim=False):
     """PyTorch's ``torch.argmin``: as ``ember.argmax``, for the minimum.
 

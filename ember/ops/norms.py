@@ -16,7 +16,7 @@ import math
 from .. import dtypes as _dt
 from ..autodiff.graph import _mode
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
-from ..shapes import normalize_dim
+from ..shapes import normalize_dim, dim_aliases
 from .._tensor import check_tensor, record, saved, tensor_method, wrap
 from .decompositions import matrices, svdvals
 from .reduce import _axes
@@ -282,6 +282,7 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
 
 
 @tensor_method
+@dim_aliases
 def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
     """The norm of PyTorch's ``Tensor.norm`` / ``torch.norm``: ``p="fro"`` (or None) over at most
     two dims is the 2-norm of those elements; a number ``p`` is ``vector_norm(p)`` over ``dim``

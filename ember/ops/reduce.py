@@ -27,7 +27,7 @@ reduction orders or squares its elements (max, min, argmax, median, var, cov ...
 
 from .. import dtypes as _dt
 from ..errors import DimensionError, InvalidParameterError
-from ..shapes import as_int, normalize_dim, normalize_dims
+from ..shapes import as_int, normalize_dim, normalize_dims, dim_aliases
 from ..autodiff.graph import _mode
 from ..autodiff.rules import unreduce
 from .._tensor import Tensor, check_kind, record, saved, tensor_method, wrap
@@ -237,6 +237,7 @@ def _prod_grad(g, x, out, axes, keepdims):
 
 
 @tensor_method
+@dim_aliases
 def sum(self, dim=None, keepdim=False):
     """The sum over ``dim`` (an int, a tuple, or None for every dim: a 0-d result).
 
@@ -291,6 +292,7 @@ def sum_dims_squeeze(self, dims):
 
 
 @tensor_method
+@dim_aliases
 def mean(self, dim=None, keepdim=False):
     """The mean over ``dim`` (an int, a tuple, or None for every dim: a 0-d result).
 
@@ -331,6 +333,7 @@ def mean_dims(self, dims):
 
 
 @tensor_method
+@dim_aliases
 def prod(self, dim=None, keepdim=False):
     """The product over ``dim`` (an int, a tuple, or None for every dim: a 0-d result).
 
@@ -370,6 +373,7 @@ def prod_dims(self, dims):
 # -- any, all, count_nonzero --------------------------------------------------------------------
 
 @tensor_method
+@dim_aliases
 def any(self, dim=None, keepdim=False):
     """Whether any element is nonzero (True), over ``dim`` or the whole tensor (a 0-d bool).
 
@@ -388,6 +392,7 @@ def any(self, dim=None, keepdim=False):
 
 
 @tensor_method
+@dim_aliases
 def all(self, dim=None, keepdim=False):
     """Whether every element is nonzero (True), over ``dim`` or the whole tensor (a 0-d bool).
 
@@ -428,6 +433,7 @@ def all_dim(self, dim):
 
 
 @tensor_method
+@dim_aliases
 def count_nonzero(self, dim=None):
     """The number of nonzero elements over ``dim`` (an int, a tuple or None), int64, the
     reduced dims removed (PyTorch's ``count_nonzero``).

@@ -13,7 +13,7 @@ PyTorch's); ``cummin`` and ``cummax`` order their elements and raise ``dtypes.co
 from .. import dtypes as _dt
 from .. import return_types as _rt
 from ..errors import DimensionError, InvalidParameterError
-from ..shapes import as_int, normalize_dim
+from ..shapes import as_int, normalize_dim, dim_aliases
 from ..autodiff.graph import _mode
 from .._tensor import Tensor, record, saved, tensor_method, wrap
 
@@ -64,6 +64,7 @@ def _scan(x, dim, op, kernel):
 
 
 @tensor_method
+@dim_aliases
 def cumsum(self, dim):
     """The cumulative sum along ``dim`` (negative dims count from the end).
 
@@ -102,6 +103,7 @@ def _rcumsum(g, axis):
 
 
 @tensor_method
+@dim_aliases
 def cumprod(self, dim):
     """The cumulative product along ``dim``. Ints and bools give int64; floats and complex
     tensors keep their dtype.

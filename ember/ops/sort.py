@@ -10,7 +10,7 @@ from .. import dtypes as _dt
 from .. import return_types as _rt
 from ..autodiff.graph import _mode
 from ..errors import InvalidParameterError
-from ..shapes import as_int, normalize_dim
+from ..shapes import as_int, normalize_dim, dim_aliases
 from .._tensor import check_kind, check_tensor, record, tensor_method, wrap
 
 __all__ = ["sort", "argsort", "topk", "kthvalue"]
@@ -216,6 +216,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     return _rt.topk(*_sorted(input, dim, largest, k, "topk"))
 
 
+@dim_aliases
 def kthvalue(input, k, dim=-1, keepdim=False):
     """PyTorch's ``kthvalue``: the named tuple ``(values, indices)`` of the ``k``-th smallest
     element (``k`` from 1) along ``dim``, the dim removed unless ``keepdim``. Also

@@ -8,7 +8,7 @@ PyTorch's ``ember.var``/``ember.var_mean`` with ``correction``), the lower media
 import math
 
 from ..errors import InvalidParameterError, ShapeMismatchError
-from ..shapes import as_int, normalize_dim
+from ..shapes import as_int, normalize_dim, dim_aliases
 from .. import return_types as _rt
 from ..autodiff.rules import unreduce
 from .._tensor import check_kind, record, saved, tensor_method, wrap
@@ -73,6 +73,7 @@ def _var_backward(g, x, mean_data, axes, correction, keep):
 
 
 @tensor_method(name="var")
+@dim_aliases
 def var_method(self, dim=None, keepdim=None):
     """The variance along ``dim`` with Bessel's correction (divides by n - 1), the dim kept with
     size 1 (Burn's ``var(dim)``); ``dim`` None: the whole tensor, 0-d. Float tensors only.
@@ -85,6 +86,7 @@ def var_method(self, dim=None, keepdim=None):
 
 
 @tensor_method
+@dim_aliases
 def var_bias(self, dim=None, keepdim=None):
     """The variance along ``dim`` without Bessel's correction (divides by n), the dim kept.
 
@@ -96,6 +98,7 @@ def var_bias(self, dim=None, keepdim=None):
 
 
 @tensor_method(name="var_mean")
+@dim_aliases
 def var_mean_method(self, dim=None, keepdim=None):
     """``(variance, mean)`` along ``dim`` (Bessel's correction), both with the dim kept.
 
@@ -108,6 +111,7 @@ def var_mean_method(self, dim=None, keepdim=None):
 
 
 @tensor_method
+@dim_aliases
 def var_mean_bias(self, dim=None, keepdim=None):
     """``(variance, mean)`` along ``dim`` without Bessel's correction, both with the dim kept.
 
@@ -133,6 +137,7 @@ def _correction(unbiased, correction, op):
     return c
 
 
+@dim_aliases
 def var(input, dim=None, unbiased=True, keepdim=False, *, correction=None):
     """PyTorch's ``torch.var``: the variance over ``dim`` (None: every dim) with ``correction``
     (default 1, Bessel's; ``unbiased=False`` is 0), the dims removed unless ``keepdim`` (the
@@ -145,6 +150,7 @@ def var(input, dim=None, unbiased=True, keepdim=False, *, correction=None):
     return _var(input, dim, keepdim, _correction(unbiased, correction, "var"), "var", False)
 
 
+@dim_aliases
 def var_mean(input, dim=None, unbiased=True, keepdim=False, *, correction=None):
     """PyTorch's ``torch.var_mean``: ``(variance, mean)`` as ``ember.var``.
 
@@ -222,6 +228,7 @@ def _median(x, dim, keepdim, op, with_indices):
 
 
 @tensor_method(name="median")
+@dim_aliases
 def median_method(self, dim=None, keepdim=None):
     """The lower median along ``dim``, the dim kept with size 1 (Burn's ``median(dim)``), or of
     every element, 0-d, when ``dim`` is None (PyTorch's ``median()``).
@@ -246,6 +253,7 @@ def median_method(self, dim=None, keepdim=None):
     return _rt.values_tensor(out, "median", lambda: _median(self, dim, keepdim, "median", True)[1])
 
 
+@dim_aliases
 def median(input, dim=None, keepdim=False):
     """PyTorch's ``torch.median``: the lower median of every element (0-d) with no ``dim``, else
     the named tuple ``(values, indices)`` along ``dim``, removed unless ``keepdim``.
@@ -261,6 +269,7 @@ def median(input, dim=None, keepdim=False):
 
 
 @tensor_method
+@dim_aliases
 def median_with_indices(self, dim=None, keepdim=None):
     """``(values, indices)`` of the lower median along ``dim``, both kept with size 1; with
     ``dim`` None, the median of every element and its flat index, 0-d.

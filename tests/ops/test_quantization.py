@@ -348,7 +348,7 @@ def test_shape_queries_do_not_dequantize(monkeypatch):
     assert q.int_repr().shape == (2, 3, 4)
     with pytest.raises(ember.DimensionError):
         q.size(3)
-    with pytest.raises(ember.InvalidParameterError):
+    with pytest.raises(ember.KindError):
         len(ember.tensor(1.0).quantize_dynamic(QS()))
 
 
