@@ -515,7 +515,9 @@ def _check_count(op, what, value):
     """A saved step count as an int; InvalidParameterError unless it is an int (or an integral
     float, as PyTorch's float step) in [0, 2**63)."""
     n = None
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+    if isinstance(value, bool):
+        pass
+    elif isinstance(value, numbers.Integral):
         n = int(value)
     elif isinstance(value, numbers.Real) and float(value).is_integer():
         n = int(value)
