@@ -217,7 +217,8 @@ class LRScheduler:
 
     def _checked_state(self, state_dict):
         """The fields to restore from ``state_dict``, every one checked (a field it lacks keeps
-        its value, as in PyTorch); nothing changes here."""
+        its value, as in PyTorch); nothing changes here. A field of a user's subclass, one this
+        scheduler has that ``_fields`` does not list, is taken as it is, as PyTorch takes it."""
         op = f"{self._name}.load_state_dict"
         if not isinstance(state_dict, dict):
             raise InvalidParameterError(f"{op}: state_dict must be a dict, got "
@@ -229,11 +230,15 @@ class LRScheduler:
             if key in _IGNORED:
                 continue
             check = fields.get(key)
-            if check is None:
+            if check is not None:
+                out[key] = check(op, key, _copy(value), self)
+            elif key in self.__dict__ and key != "optimizer":
+                out[key] = _copy(value)
+            else:
+                known = sorted(set(fields) | set(self.__dict__) - {"optimizer"})
                 raise InvalidParameterError(
-                    f"{op}: state_dict has a field {key!r}, which {self._name} does not keep; "
-                    f"expected fields among {sorted(fields)}", "state_dict", key)
-            out[key] = check(op, key, _copy(value), self)
+                    f"{op}: state_dict has a field {key!r}, which {type(self).__name__} does "
+                    f"not keep; expected fields among {known}", "state_dict", key)
         self._check_fields(op, {**self.__dict__, **out})
         return out
 

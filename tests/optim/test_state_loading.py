@@ -292,6 +292,20 @@ def test_scheduler_unknown_field_is_refused_pytorchs_private_one_ignored():
     with pytest.raises(InvalidParameterError, match=r"field 'step', which StepLR does not keep"):
         s.load_state_dict({"step": 1, "last_epoch": 4})
     assert s.last_epoch == 0 and callable(s.step)
+
+    class Halving(optim.LRScheduler):  # a user's scheduler: its own fields load as they are
+        def __init__(self, opt):
+            self.rate = 0.5
+            super().__init__(opt)
+
+        def get_lr(self):
+            return [b * self.rate ** self.last_epoch for b in self.base_lrs]
+
+    h = Halving(_sgd())
+    h.load_state_dict({"rate": 0.25, "last_epoch": 2})
+    assert (h.rate, h.last_epoch) == (0.25, 2)
+    with pytest.raises(InvalidParameterError, match=r"field 'get_lr', which Halving does not"):
+        h.load_state_dict({"get_lr": None})
     # a scheduler state saved by PyTorch carries a key of its own: it is ignored
     tp = [torch.zeros(1, requires_grad=True)]
     topt = torch.optim.SGD(tp, lr=1.0)
