@@ -433,8 +433,9 @@ class Optimizer:
     # or "fraction" (a float in [0, 1]). needed: True where a non-empty state must hold it
     # (PyTorch's optimizer reads it without making it), the name of the group hyper-parameter
     # that makes it needed when nonzero or True, or False (a missing one, or None, is made at
-    # the next step). Each optimizer describes its own.
-    _state_spec = {}
+    # the next step). Each optimizer describes its own; None (a user's subclass that does not):
+    # every tensor is checked as a buffer, and None, ints and floats are taken as they are.
+    _state_spec = None
 
     def _initial_state(self, group, p):
         """The state of ``p`` before its first step, or None where the first step makes it."""
@@ -450,6 +451,9 @@ class Optimizer:
         if not entry:
             return None
         spec = self._state_spec
+        if spec is None:
+            return {name: _import_loose(op, f"{where}: {name!r}", p, value)
+                    for name, value in entry.items()}
         for name in entry:
             if name not in spec:
                 raise InvalidParameterError(
@@ -525,6 +529,13 @@ def _check_count(op, what, value):
         raise InvalidParameterError(f"{op}: {what} is {value!r}; expected a step count, an int "
                                     "in [0, 2**63)", "state_dict", value)
     return n
+
+
+def _import_loose(op, what, p, value):
+    """A saved state entry of an optimizer that does not describe its state."""
+    if value is None or isinstance(value, (int, float)):
+        return value
+    return _import_buffer(op, what, p, value)
 
 
 def _import_buffer(op, what, p, value):

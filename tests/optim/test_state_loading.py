@@ -163,6 +163,29 @@ def test_state_of_another_optimizer_is_refused():
         sgd.load_state_dict(adam.state_dict())
     assert _snapshot(sgd) == before
 
+    class Mine(optim.Optimizer):  # a user's optimizer, which does not describe its state
+        _name = "Mine"
+
+        def __init__(self, params):
+            super().__init__(params, {"lr": 0.1})
+
+        def _check_group(self, group):
+            pass
+
+        def _update(self, group, params, grads):  # pragma: no cover - never stepped here
+            pass
+
+    p = ember.ones(2).require_grad()
+    mine = Mine([p])
+    mine.load_state_dict({"state": {0: {"count": 4, "last": ember.zeros(2, dtype="float16")}},
+                          "param_groups": [{"lr": 0.5, "params": [0]}]})
+    st = mine.state_dict()["state"][0]
+    assert st["count"] == 4 and st["last"].dtype == p.dtype and st["last"].tolist() == [0, 0]
+    with pytest.raises(ShapeMismatchError, match=r"'last' has shape \(3,\), expected \(2,\)"):
+        mine.load_state_dict({"state": {0: {"last": ember.zeros(3)}},
+                              "param_groups": [{"lr": 0.5, "params": [0]}]})
+    assert mine.state_dict()["state"][0]["count"] == 4
+
 
 @pytest.mark.parametrize("value,error,match", [
     ([0.0, 0.0, 0.0], InvalidParameterError, r"'exp_avg' is a list; expected a Tensor"),
