@@ -30,7 +30,7 @@ import os
 from ..devices import as_device
 from ..errors import InvalidParameterError, KindError
 from .._tensor import Pending, Tensor
-from .safetensors import load_file, load_metadata, save_file
+from .safetensors import _nesting_within, load_file, load_metadata, save_file
 
 __all__ = ["save", "load"]
 
@@ -39,6 +39,9 @@ _VERSION = "1"
 _FLOATS = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
 _HOLDS = ("a checkpoint holds None, bools, ints, floats, strs, ember Tensors, and lists, tuples "
           "and dicts (str or int keys) of them")
+_MAX_NESTING = 64  # lists, tuples and dicts within each other
+# the deepest JSON that save writes: a dict is 3 levels ({"dict": [[key, value]]}), a leaf 1
+_MAX_DEPTH = 3 * _MAX_NESTING + 1
 
 
 def _check_path(op, path):
@@ -52,8 +55,9 @@ def _unsupported(where, what):
                                  where)
 
 
-def _encode(x, where, tensors, names, active):
-    """The JSON value of ``x`` (at ``where`` in the object); tensors go into ``tensors``."""
+def _encode(x, where, tensors, names, active, depth=0):
+    """The JSON value of ``x`` (at ``where`` in the object, within ``depth`` containers);
+    tensors go into ``tensors``."""
     if x is None or isinstance(x, (bool, str)):
         return x
     if isinstance(x, int):
@@ -84,6 +88,11 @@ def _encode(x, where, tensors, names, active):
     if id(x) in active:
         raise InvalidParameterError(f"save: {where} contains itself; a checkpoint holds a tree",
                                     "obj", where)
+    if depth == _MAX_NESTING:
+        raise InvalidParameterError(f"save: {where} is nested in {depth} lists, tuples and "
+                                    f"dicts; a checkpoint nests at most {_MAX_NESTING}", "obj",
+                                    where)
+    depth += 1
     active.add(id(x))
     if isinstance(x, dict):
         items = []
@@ -91,10 +100,11 @@ def _encode(x, where, tensors, names, active):
             if isinstance(k, bool) or not isinstance(k, (str, int)):
                 raise _unsupported(f"{where} key {k!r}", f"a {type(k).__name__} key")
             k = k if isinstance(k, str) else int(k)
-            items.append([k, _encode(v, f"{where}[{k!r}]", tensors, names, active)])
+            items.append([k, _encode(v, f"{where}[{k!r}]", tensors, names, active, depth)])
         out = {"dict": items}
     else:
-        values = [_encode(v, f"{where}[{i}]", tensors, names, active) for i, v in enumerate(x)]
+        values = [_encode(v, f"{where}[{i}]", tensors, names, active, depth)
+                  for i, v in enumerate(x)]
         out = values if type(x) is list else {"tuple": values}
     active.discard(id(x))
     return out
@@ -126,6 +136,12 @@ def save(obj, path):
                                        "structure": text})
 
 
+def _short(x):
+    """``repr(x)``, cut short: a damaged file can hold a huge value."""
+    text = repr(x)
+    return text if len(text) <= 200 else text[:200] + "..."
+
+
 class _Reader:
     def __init__(self, path, tensors):
         self.path = path
@@ -142,7 +158,7 @@ class _Reader:
         if isinstance(x, list):
             return [self.decode(v, f"{where}[{i}]") for i, v in enumerate(x)]
         if not isinstance(x, dict) or not x:
-            raise self.bad(where, f"unexpected JSON value {x!r}")
+            raise self.bad(where, f"unexpected JSON value {_short(x)}")
         tag = next(iter(x))
         if tag == "tuple" and len(x) == 1 and isinstance(x[tag], list):
             return tuple(self.decode(v, f"{where}[{i}]") for i, v in enumerate(x[tag]))
@@ -151,22 +167,28 @@ class _Reader:
             for pair in x[tag]:
                 if not (isinstance(pair, list) and len(pair) == 2 and isinstance(
                         pair[0], (str, int)) and not isinstance(pair[0], bool)):
-                    raise self.bad(where, f"a dict entry {pair!r} is not a [key, value] pair")
+                    raise self.bad(where, f"a dict entry {_short(pair)} is not a [key, value] "
+                                          "pair")
                 out[pair[0]] = self.decode(pair[1], f"{where}[{pair[0]!r}]")
             return out
-        if tag == "float" and len(x) == 1 and x[tag] in _FLOATS:
+        if tag == "float" and len(x) == 1 and isinstance(x[tag], str) and x[tag] in _FLOATS:
             return _FLOATS[x[tag]]
         if tag == "tensor" and set(x) <= {"tensor", "requires_grad"}:
-            name = x[tag]
+            name, grad = x[tag], x.get("requires_grad", False)
+            if not isinstance(name, str) or name not in self.tensors:
+                raise self.bad(where, f"tensor {name!r} is not in the file")
+            if not isinstance(grad, bool):
+                raise self.bad(where, f"requires_grad is {grad!r}; expected true or false")
             t = self.loaded.get(name)
             if t is None:
-                if not isinstance(name, str) or name not in self.tensors:
-                    raise self.bad(where, f"tensor {name!r} is not in the file")
                 t = self.loaded[name] = self.tensors[name]
-                if x.get("requires_grad") is True:
+                if grad:
+                    if t.kind != "float":
+                        raise self.bad(where, f"tensor {name!r} is {t.dtype.name} and cannot "
+                                              "require grad; expected a float tensor")
                     t.require_grad()
             return t
-        raise self.bad(where, f"unexpected JSON object {x!r}")
+        raise self.bad(where, f"unexpected JSON object {_short(x)}")
 
 
 def load(path, device=None):
@@ -197,9 +219,14 @@ def load(path, device=None):
         raise InvalidParameterError(
             f"load: {path!r} is an ember checkpoint of version {meta.get('version')!r}; this "
             f"ember reads version {_VERSION}", "path", path)
-    reader = _Reader(path, None)
+    reader = _Reader(os.fspath(path), None)
+    text = meta["structure"]
+    if not _nesting_within(text.encode("utf-8", "surrogatepass"), _MAX_DEPTH):
+        raise reader.bad("obj", f"its structure nests more than {_MAX_DEPTH} levels of JSON, "
+                                f"deeper than ember.save writes ({_MAX_NESTING} lists, tuples "
+                                "and dicts)")
     try:
-        structure = json.loads(meta["structure"])
+        structure = json.loads(text)
     except ValueError as exc:
         raise reader.bad("obj", f"its structure is not JSON ({exc})") from None
     reader.tensors = load_file(path, device)

@@ -28,10 +28,13 @@ import socket
 import stat
 import tempfile
 import zlib
+from itertools import accumulate, count as _counter
+from operator import sub
 
 from .. import dtypes as _dt
 from ..devices import CPU, as_device
 from ..errors import InvalidParameterError, KindError
+from ..shapes import MAX_RANK
 from .._tensor import Tensor, transfer, wrap
 
 _host = CPU.backend  # files are read and written through host memory
@@ -48,6 +51,8 @@ _DTYPES = {code: _dt.as_dtype(name) for name, code in _CODES.items()}
 # none either, docs/complex.md): a file using one is valid, ember refuses it
 _FOREIGN = ("F4", "F6_E2M3", "F6_E3M2", "F8_E5M2", "F8_E4M3", "F8_E8M0", "C64")
 _MAX_HEADER = 100_000_000  # the safetensors limit on the header's length
+_MAX_DEPTH = 64  # how deep a header's arrays and objects may nest (a plain header nests 3)
+_MAX_BYTES = 2 ** 63 - 1  # no tensor (nor a shape with a 0) spans more, as in NumPy
 
 
 def _safetensors():
@@ -339,16 +344,52 @@ def _header_length(first8, size, op, path):
     return n
 
 
+_BRACKETS = bytes.maketrans(b"[{]}", b"(())")
+_NOT_BRACKETS = bytes(sorted(set(range(256)) - set(b"[]{}")))
+_CHUNK = 1 << 20
+
+
+def _nesting_within(text, limit):
+    """Whether the JSON ``text`` (bytes) nests its arrays and objects at most ``limit`` deep,
+    found with bytes operations, so that ``json.loads`` (which recurses) only sees text it can
+    parse. Brackets in strings do not count; unbalanced brackets may count as deeper."""
+    b = bytes(text)
+    if b"\\" in b:  # escapes: drop the escaped backslashes, then the escaped quotes
+        b = b.replace(b"\\\\", b"").replace(b'\\"', b"")
+    if b'"' in b:  # what lies outside the strings
+        b = b"".join(b.split(b'"')[::2])
+    b = b.translate(_BRACKETS, _NOT_BRACKETS)
+    if b.count(b"(") <= limit:
+        return True
+    if b"(" * (limit + 1) in b:
+        return False
+    depth = 0
+    for start in range(0, len(b), _CHUNK):
+        part = b[start:start + _CHUNK]
+        # the depth peaks before a ')' or at the part's end: before the k-th ')' it is the
+        # depth at the start, plus the '(' before it, minus k - 1
+        peaks = accumulate(map(len, part.split(b")")), initial=depth)
+        next(peaks)
+        if max(map(sub, peaks, _counter())) > limit:
+            return False
+        depth += 2 * part.count(b"(") - len(part)
+    return True
+
+
 def _parse_header(head, data_len, op, path):
     """``(entries, metadata)`` of a safetensors header (bytes): entries ``(name, dtype, shape,
     begin, end)`` in the header's order, their byte ranges checked to tile the ``data_len``
     bytes of tensor data exactly, as the safetensors library requires."""
+    head = bytes(head)
     try:
-        text = bytes(head).decode("utf-8")
+        text = head.decode("utf-8")
     except UnicodeDecodeError:
         raise _bad_file(op, path, "the header is not UTF-8 text") from None
     if not text.startswith("{"):
         raise _bad_file(op, path, "invalid header: it does not start with '{'")
+    if not _nesting_within(head, _MAX_DEPTH):
+        raise _bad_file(op, path, "invalid header: its arrays and objects nest more than "
+                                  f"{_MAX_DEPTH} deep")
     try:
         header = json.loads(text)
     except ValueError as exc:
@@ -395,6 +436,16 @@ def _parse_entry(name, info, op, path):
             raise KindError(f"{op}: tensor {name!r} in {where} has safetensors dtype {code}, "
                             f"which ember does not read; expected one of {', '.join(_DTYPES)}")
         raise _bad_file(op, path, f"invalid header: tensor {name!r} has unknown dtype {code!r}")
+    if len(shape) > MAX_RANK:
+        raise _bad_file(op, path, f"invalid header: tensor {name!r} has {len(shape)} dims; a "
+                                  f"tensor has at most {MAX_RANK}")
+    span = dtype.itemsize  # the bytes its dims other than 0 span
+    for s in shape:
+        span *= s or 1
+    if span > _MAX_BYTES:
+        raise _bad_file(op, path, f"invalid header: tensor {name!r} has shape {tuple(shape)}, "
+                                  f"too large for a tensor of {code} (its dims other than 0 "
+                                  "span more than 2**63 - 1 bytes)")
     begin, end = offsets
     count = 1
     for s in shape:

@@ -600,16 +600,22 @@ class Module:
                                              "mismatched": [m[0] for m in mismatched]})
             raise ShapeMismatchError(msg, expected=[m[2] for m in mismatched],
                                      actual=[m[1] for m in mismatched])
-        done = set()
+        new = {}  # id(tensor) -> (tensor, its new value): all made before any is rebound
         for name, value in values.items():
             for _, _, old in expected[name]:
-                if id(old) not in done:
-                    v = value if value._dtype is old._dtype else value.cast(old._dtype)
+                if id(old) not in new:
+                    try:
+                        v = value if value._dtype is old._dtype else value.cast(old._dtype)
+                    except KindError as exc:  # e.g. complex values for a float tensor
+                        raise KindError(f"{op}: {type(self).__name__}: the value of key "
+                                        f"{name!r} cannot load into a {old.dtype.name} tensor "
+                                        f"({exc})") from None
                     data = v._data
                     if v._device is not old._device:  # loads onto the module's device
                         data = transfer(data, v._dtype, v._device, old._device)
-                    old._data = data  # rebind the value; the tensor object stays
-                    done.add(id(old))
+                    new[id(old)] = (old, data)
+        for old, data in new.values():
+            old._data = data  # rebind the value; the tensor object stays
         return IncompatibleKeys(missing, unexpected)
 
     def save_file(self, path):

@@ -24,6 +24,7 @@ class Adagrad(Optimizer):
     """
 
     _name = "Adagrad"
+    _state_spec = {"step": ("step", True), "sum": ("buffer", True)}
 
     def __init__(self, params, lr=1e-2, lr_decay=0.0, weight_decay=0.0,
                  initial_accumulator_value=0.0, eps=1e-10, *, maximize=False):
@@ -34,12 +35,11 @@ class Adagrad(Optimizer):
         super().__init__(params, defaults)
         for group in self.param_groups:
             for p in group["params"]:
-                self._init_state(group, p)
+                self._state[id(p)] = self._initial_state(group, p)
 
-    def _init_state(self, group, p):
-        st = self._state[id(p)] = {
-            "step": 0, "sum": p._device.backend.optim_full(p._data, group["initial_accumulator_value"])}
-        return st
+    def _initial_state(self, group, p):
+        return {"step": 0, "sum": p._device.backend.optim_full(
+            p._data, group["initial_accumulator_value"])}
 
     def _check_group(self, group):
         op = self._name
@@ -60,7 +60,7 @@ class Adagrad(Optimizer):
                 continue
             st = state.get(id(p))
             if st is None:  # a group added after the optimizer was made
-                st = self._init_state(group, p)
+                st = state[id(p)] = self._initial_state(group, p)
             step = st["step"] + 1
             st["step"] = step
             p._data = p._device.backend.optim_adagrad(p._data, g, st["sum"], step, lr, lr_decay, eps, weight_decay,

@@ -25,6 +25,8 @@ class Adam(Optimizer):
 
     _name = "Adam"
     _decoupled = False
+    _state_spec = {"step": ("step", True), "exp_avg": ("buffer", True),
+                   "exp_avg_sq": ("buffer", True), "max_exp_avg_sq": ("buffer", "amsgrad")}
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
                  amsgrad=False, *, maximize=False):

@@ -17,11 +17,102 @@ from bisect import bisect_right
 from ..errors import InvalidParameterError
 # LRScheduler (the base class) lives in lr_scheduler_base.py; it is re-exported here because
 # PyTorch users import every scheduler, the base included, from optim.lr_scheduler.
-from .lr_scheduler_base import LRScheduler, _check_int, _check_optimizer, _copy, _per_group
+from .lr_scheduler_base import (_BASE_FIELDS, LRScheduler, _check_int, _check_optimizer, _copy,
+                                 _choice_field, _extended_field, _flag_field, _int_field,
+                                 _number_field, _per_group, _rates_field)
 from .optimizer import _check_flag, _check_number
 
 __all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR",
            "LambdaLR", "LinearLR", "OneCycleLR", "SequentialLR", "ReduceLROnPlateau"]
+
+
+# Checkers of saved fields (see lr_scheduler_base._BASE_FIELDS).
+
+def _milestone_counts(op, name, value, s):
+    if not isinstance(value, dict):
+        raise InvalidParameterError(f"{op}: {name} must be a dict of epoch -> count, got "
+                                    f"{type(value).__name__}", name, type(value).__name__)
+    counts = {_check_int(op, name, m, 0): _check_int(op, f"{name}[{m!r}]", c, 1)
+              for m, c in value.items()}
+    return dict(sorted(counts.items()))
+
+
+def _lambda_states(op, name, value, s):
+    """The saved ``__dict__`` of each callable object (None for a function)."""
+    if value is None:
+        return []
+    if not isinstance(value, (list, tuple)) or len(value) > len(s.lr_lambdas):
+        raise InvalidParameterError(
+            f"{op}: {name} must be a list of at most {len(s.lr_lambdas)} entries (None or a "
+            f"dict), one per function, got {value!r}", name, type(value).__name__)
+    for i, (fn, attrs) in enumerate(zip(s.lr_lambdas, value)):
+        if attrs is None:
+            continue
+        if not isinstance(attrs, dict) or not all(isinstance(k, str) for k in attrs):
+            raise InvalidParameterError(f"{op}: {name}[{i}] is {attrs!r}; expected None or "
+                                        "a dict of attribute names to values", name, i)
+        if not isinstance(getattr(fn, "__dict__", None), dict):
+            raise InvalidParameterError(
+                f"{op}: {name}[{i}] holds attributes, but lr_lambda[{i}] "
+                f"({type(fn).__name__}) has no __dict__ to take them", name, i)
+    return [None if attrs is None else dict(attrs) for attrs in value]
+
+
+_LR_KEYS = ("initial_lr", "max_lr", "min_lr")
+_MOMENTUM_KEYS = ("max_momentum", "base_momentum")
+
+
+def _one_cycle_phases(op, name, value, s):
+    """The saved phases: 2 or 3 dicts, each its end step and the group keys it goes
+    between."""
+    keys = {"start_lr": _LR_KEYS, "end_lr": _LR_KEYS, "start_momentum": _MOMENTUM_KEYS,
+            "end_momentum": _MOMENTUM_KEYS}
+    if not isinstance(value, (list, tuple)) or len(value) not in (2, 3):
+        raise InvalidParameterError(f"{op}: {name} must be a list of 2 or 3 phases, got "
+                                    f"{value!r}", name, type(value).__name__)
+    out = []
+    for i, phase in enumerate(value):
+        if not isinstance(phase, dict) or set(phase) != {"end_step", *keys}:
+            raise InvalidParameterError(
+                f"{op}: {name}[{i}] is {phase!r}; expected a dict with the keys "
+                f"{sorted({'end_step', *keys})}", name, i)
+        new = {"end_step": _check_number(op, f"{name}[{i}]['end_step']",
+                                         phase["end_step"])}
+        for key, choices in keys.items():
+            new[key] = _choice_field(*choices)(op, f"{name}[{i}][{key!r}]", phase[key], s)
+        out.append(new)
+    return out
+
+
+def _sub_states(op, name, value, s):
+    """SequentialLR's saved schedulers: each state checked by its scheduler."""
+    if not isinstance(value, (list, tuple)) or len(value) != len(s._schedulers):
+        raise InvalidParameterError(
+            f"{op}: state_dict must hold {len(s._schedulers)} scheduler states under "
+            f"'{name}'", "state_dict", type(value).__name__)
+    return [sub._checked_state(sd) for sub, sd in zip(s._schedulers, value)]
+
+
+def _sequential_milestones(op, name, value, s):
+    if not isinstance(value, (list, tuple)) or len(value) != len(s._schedulers) - 1:
+        raise InvalidParameterError(f"{op}: {name} is {value!r}; expected a list of "
+                                    f"{len(s._schedulers) - 1} epochs", name, value)
+    value = [_check_int(op, name, m, 0) for m in value]
+    if value != sorted(value):
+        raise InvalidParameterError(f"{op}: {name} {value} are not in increasing order", name,
+                                    value)
+    return value
+
+
+def _min_lrs(op, name, value, s):
+    if not isinstance(value, (list, tuple)) or not value:
+        raise InvalidParameterError(f"{op}: {name} must be a non-empty list of numbers, got "
+                                    f"{value!r}", name, value)
+    return [_check_number(op, name, v, low=0.0) for v in value]
+
+
+def _default_min_lr(op, name, value, s):
+    return None if value is None else _check_number(op, name, value, low=0.0)
 
 
 class StepLR(LRScheduler):
@@ -37,6 +128,7 @@ class StepLR(LRScheduler):
     """
 
     _name = "StepLR"
+    _fields = {**_BASE_FIELDS, "step_size": _int_field(1), "gamma": _number_field(low=0.0)}
 
     def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1):
         self.step_size = _check_int(self._name, "step_size", step_size, 1)
@@ -71,6 +163,7 @@ class CosineAnnealingLR(LRScheduler):
     """
 
     _name = "CosineAnnealingLR"
+    _fields = {**_BASE_FIELDS, "T_max": _int_field(1), "eta_min": _number_field(low=0.0)}
 
     def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1):  # noqa: N803
         self.T_max = _check_int(self._name, "T_max", T_max, 1)
@@ -115,6 +208,8 @@ class MultiStepLR(LRScheduler):
 
     _name = "MultiStepLR"
 
+    _fields = {**_BASE_FIELDS, "milestones": _milestone_counts, "gamma": _number_field(low=0.0)}
+
     def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1):
         op = self._name
         if isinstance(milestones, (str, bytes)) or not hasattr(milestones, "__iter__"):
@@ -153,6 +248,7 @@ class ExponentialLR(LRScheduler):
     """
 
     _name = "ExponentialLR"
+    _fields = {**_BASE_FIELDS, "gamma": _number_field(low=0.0)}
 
     def __init__(self, optimizer, gamma, last_epoch=-1):
         self.gamma = _check_number(self._name, "gamma", gamma, low=0.0)
@@ -188,6 +284,8 @@ class LambdaLR(LRScheduler):
     """
 
     _name = "LambdaLR"
+
+    _fields = {**_BASE_FIELDS, "lr_lambdas": _lambda_states}
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
         op = self._name
@@ -248,17 +346,11 @@ class LambdaLR(LRScheduler):
         >>> b.last_epoch, b.get_last_lr()
         (2, [0.25])
         """
-        if not isinstance(state_dict, dict):
-            raise InvalidParameterError(f"{self._name}.load_state_dict: state_dict must be a "
-                                        f"dict, got {type(state_dict).__name__}", "state_dict",
-                                        state_dict)
-        saved = state_dict.get("lr_lambdas") or []
-        if len(saved) > len(self.lr_lambdas):
-            raise InvalidParameterError(
-                f"{self._name}.load_state_dict: state_dict has {len(saved)} lr_lambdas, this "
-                f"scheduler {len(self.lr_lambdas)}", "state_dict", len(saved))
-        self.__dict__.update({k: _copy(v) for k, v in state_dict.items()
-                              if k not in ("optimizer", "lr_lambdas")})
+        super().load_state_dict(state_dict)
+
+    def _restore(self, fields):
+        saved = fields.pop("lr_lambdas", [])
+        super()._restore(fields)
         for fn, attrs in zip(self.lr_lambdas, saved):
             if attrs is not None:
                 fn.__dict__.update(attrs)
@@ -281,6 +373,9 @@ class LinearLR(LRScheduler):
     """
 
     _name = "LinearLR"
+    _fields = {**_BASE_FIELDS,
+               "start_factor": _number_field(low=0.0, high=1.0, low_open=True),
+               "end_factor": _number_field(low=0.0, high=1.0), "total_iters": _int_field(1)}
 
     def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5,
                  last_epoch=-1):
@@ -333,6 +428,24 @@ class OneCycleLR(LRScheduler):
     """
 
     _name = "OneCycleLR"
+
+    _fields = {**_BASE_FIELDS, "total_steps": _int_field(1), "_schedule_phases": _one_cycle_phases,
+               "_anneal_func_type": _choice_field("cos", "linear"),
+               "cycle_momentum": _flag_field, "use_beta1": _flag_field}
+
+    def _check_fields(self, op, fields):
+        need = set(_LR_KEYS)
+        if fields["cycle_momentum"]:
+            if "use_beta1" not in fields:
+                raise InvalidParameterError(f"{op}: cycle_momentum is True but use_beta1 is "
+                                            "missing; expected both", "state_dict", "use_beta1")
+            need |= {*_MOMENTUM_KEYS, "betas" if fields["use_beta1"] else "momentum"}
+        for i, group in enumerate(self.optimizer.param_groups):
+            missing = sorted(need.difference(group))
+            if missing:
+                raise InvalidParameterError(
+                    f"{op}: parameter group {i} has no {missing}, which the saved schedule "
+                    "uses; load the optimizer's state_dict first", "state_dict", missing)
 
     def __init__(self, optimizer, max_lr, total_steps=None, epochs=None, steps_per_epoch=None,
                  pct_start=0.3, anneal_strategy="cos", cycle_momentum=True, base_momentum=0.85,
@@ -476,6 +589,8 @@ class SequentialLR(LRScheduler):
     """
 
     _name = "SequentialLR"
+    _fields = {"_milestones": _sequential_milestones, "last_epoch": _int_field(0),
+               "_last_lr": _rates_field(), "_schedulers": _sub_states}
 
     def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
         op = self._name
@@ -544,20 +659,20 @@ class SequentialLR(LRScheduler):
         return out
 
     def load_state_dict(self, state_dict):
-        """Restore a state from ``state_dict()``, each scheduler's included."""
+        """Restore a state from ``state_dict()``, each scheduler's included (all checked
+        before any changes)."""
         op = f"{self._name}.load_state_dict"
-        if not isinstance(state_dict, dict):
-            raise InvalidParameterError(f"{op}: state_dict must be a dict, got "
-                                        f"{type(state_dict).__name__}", "state_dict", state_dict)
-        saved = state_dict.get("_schedulers")
-        if not isinstance(saved, (list, tuple)) or len(saved) != len(self._schedulers):
+        if isinstance(state_dict, dict) and "_schedulers" not in state_dict:
             raise InvalidParameterError(
                 f"{op}: state_dict must hold {len(self._schedulers)} scheduler states under "
-                "'_schedulers'", "state_dict", type(saved).__name__)
-        self.__dict__.update({k: _copy(v) for k, v in state_dict.items()
-                              if k not in ("optimizer", "_schedulers")})
-        for s, sd in zip(self._schedulers, saved):
-            s.load_state_dict(sd)
+                "'_schedulers'", "state_dict", "_schedulers")
+        super().load_state_dict(state_dict)
+
+    def _restore(self, fields):
+        saved = fields.pop("_schedulers")
+        super()._restore(fields)
+        for s, checked in zip(self._schedulers, saved):
+            s._restore(checked)
 
 
 class ReduceLROnPlateau(LRScheduler):
@@ -582,6 +697,14 @@ class ReduceLROnPlateau(LRScheduler):
     """
 
     _name = "ReduceLROnPlateau"
+    _fields = {"factor": _number_field(low=0.0, high=1.0, high_open=True),
+               "default_min_lr": _default_min_lr, "min_lrs": _min_lrs,
+               "patience": _int_field(0), "cooldown": _int_field(0),
+               "eps": _number_field(low=0.0), "threshold": _number_field(low=0.0),
+               "mode_worse": _extended_field, "mode": _choice_field("min", "max"),
+               "threshold_mode": _choice_field("rel", "abs"), "last_epoch": _int_field(0),
+               "_last_lr": _rates_field(), "best": _extended_field,
+               "cooldown_counter": _int_field(0), "num_bad_epochs": _int_field(0)}
 
     def __init__(self, optimizer, mode="min", factor=0.1, patience=10, threshold=1e-4,
                  threshold_mode="rel", cooldown=0, min_lr=0.0, eps=1e-8):
@@ -678,7 +801,13 @@ class ReduceLROnPlateau(LRScheduler):
         """The current learning rates (this schedule changes them only in ``step(metrics)``)."""
         return [group["lr"] for group in self.optimizer.param_groups]
 
-    def load_state_dict(self, state_dict):
-        """Restore a state from ``state_dict()``."""
-        super().load_state_dict(state_dict)
+    def _check_fields(self, op, fields):
+        n = len(self.optimizer.param_groups)
+        if fields["default_min_lr"] is None and len(fields["min_lrs"]) != n:
+            raise InvalidParameterError(
+                f"{op}: min_lrs has {len(fields['min_lrs'])} entries; expected one per "
+                f"parameter group ({n})", "min_lrs", fields["min_lrs"])
+
+    def _restore(self, fields):
+        super()._restore(fields)
         self._init_is_better(self.mode, self.threshold, self.threshold_mode)

@@ -4,10 +4,12 @@ schedulers share. The schedulers themselves are in lr_scheduler.py, which re-exp
 ``LRScheduler`` (``ember.optim.lr_scheduler.LRScheduler``, as torch's).
 """
 
+import math
+import numbers
 import operator
 
 from ..errors import InvalidParameterError
-from .optimizer import Optimizer, _check_number
+from .optimizer import Optimizer, _check_flag, _check_number
 
 __all__ = ["LRScheduler"]
 
@@ -52,6 +54,57 @@ def _copy(v):
     return v
 
 
+# Checkers of saved scheduler fields, for load_state_dict: each takes (op, name, value,
+# scheduler) and returns the value to restore, or raises InvalidParameterError.
+
+def _int_field(low):
+    return lambda op, name, value, s: _check_int(op, name, value, low)
+
+
+def _number_field(**bounds):
+    return lambda op, name, value, s: _check_number(op, name, value, **bounds)
+
+
+def _flag_field(op, name, value, s):
+    return _check_flag(op, name, value)
+
+
+def _choice_field(*choices):
+    def check(op, name, value, s):
+        if not isinstance(value, str) or value not in choices:
+            raise InvalidParameterError(f"{op}: {name} is {value!r}; expected one of "
+                                        f"{list(choices)}", name, value)
+        return value
+    return check
+
+
+def _rates_field(**bounds):
+    """One number per parameter group of the scheduler's optimizer, as a list."""
+    def check(op, name, value, s):
+        if not isinstance(value, (list, tuple)):
+            raise InvalidParameterError(f"{op}: {name} must be a list of numbers, one per "
+                                        f"parameter group, got {type(value).__name__}", name,
+                                        type(value).__name__)
+        return _per_group(op, name, list(value), s.optimizer, **bounds)
+    return check
+
+
+def _extended_field(op, name, value, s):
+    """A float that may be infinite, not NaN (ReduceLROnPlateau's best metric so far)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(value):
+        raise InvalidParameterError(f"{op}: {name} is {value!r}; expected a number (inf "
+                                    "allowed, not nan)", name, value)
+    return float(value)
+
+
+# the fields every scheduler made through LRScheduler.__init__ keeps
+_BASE_FIELDS = {"base_lrs": _rates_field(low=0.0), "last_epoch": _int_field(-1),
+                "_step_count": _int_field(0), "_is_initial": _flag_field,
+                "_last_lr": _rates_field()}
+# PyTorch keys that mean nothing here: loading a state that has them ignores them
+_IGNORED = ("_get_lr_called_within_step", "verbose")
+
+
 class LRScheduler:
     """Base class of the schedulers: ``step()``, ``get_last_lr()``, ``state_dict()``.
 
@@ -59,6 +112,8 @@ class LRScheduler:
     """
 
     _name = "LRScheduler"
+    # the saved fields load_state_dict takes, name -> checker (see _BASE_FIELDS)
+    _fields = _BASE_FIELDS
 
     def __init__(self, optimizer, last_epoch=-1):
         op = self._name
@@ -158,11 +213,41 @@ class LRScheduler:
         >>> b.last_epoch, b.get_last_lr()
         (2, [0.25])
         """
+        self._restore(self._checked_state(state_dict))
+
+    def _checked_state(self, state_dict):
+        """The fields to restore from ``state_dict``, every one checked (a field it lacks keeps
+        its value, as in PyTorch); nothing changes here. A field of a user's subclass, one this
+        scheduler has that ``_fields`` does not list, is taken as it is, as PyTorch takes it."""
+        op = f"{self._name}.load_state_dict"
         if not isinstance(state_dict, dict):
-            raise InvalidParameterError(f"{self._name}.load_state_dict: state_dict must be a "
-                                        f"dict, got {type(state_dict).__name__}", "state_dict",
-                                        state_dict)
-        self.__dict__.update({k: _copy(v) for k, v in state_dict.items() if k != "optimizer"})
+            raise InvalidParameterError(f"{op}: state_dict must be a dict, got "
+                                        f"{type(state_dict).__name__}", "state_dict",
+                                        type(state_dict).__name__)
+        fields = self._fields
+        out = {}
+        for key, value in state_dict.items():
+            if key in _IGNORED:
+                continue
+            check = fields.get(key)
+            if check is not None:
+                out[key] = check(op, key, _copy(value), self)
+            elif key in self.__dict__ and key != "optimizer":
+                out[key] = _copy(value)
+            else:
+                known = sorted(set(fields) | set(self.__dict__) - {"optimizer"})
+                raise InvalidParameterError(
+                    f"{op}: state_dict has a field {key!r}, which {type(self).__name__} does "
+                    f"not keep; expected fields among {known}", "state_dict", key)
+        self._check_fields(op, {**self.__dict__, **out})
+        return out
+
+    def _check_fields(self, op, fields):
+        """Checks across the ``fields`` a load would leave (schedulers that need them)."""
+
+    def _restore(self, fields):
+        """Set the checked ``fields``."""
+        self.__dict__.update(fields)
 
     def __repr__(self):
         return f"{type(self).__name__}(last_epoch={self.last_epoch}, lr={self.get_last_lr()})"

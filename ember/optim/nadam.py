@@ -27,6 +27,8 @@ class NAdam(Optimizer):
     """
 
     _name = "NAdam"
+    _state_spec = {"step": ("step", True), "mu_product": ("fraction", True),
+                   "exp_avg": ("buffer", True), "exp_avg_sq": ("buffer", True)}
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
                  momentum_decay=4e-3, decoupled_weight_decay=False, *, maximize=False):

@@ -357,6 +357,12 @@ class Optimizer:
         """Restore the state saved by ``state_dict()`` (of an optimizer of the same kind over
         parameters of the same shapes, in the same groups); the buffers are copied in.
 
+        Every entry is checked before anything changes: the groups' hyper-parameters as the
+        constructor checks them, each state's entries against what this optimizer keeps (a
+        buffer is a float tensor of its parameter's shape, cast to its dtype and moved to its
+        device; ``step`` an int >= 0). An empty or absent state starts afresh, as PyTorch's;
+        a state that lacks a buffer PyTorch would need at the next step is refused.
+
         >>> import ember
         >>> from ember.optim import SGD
         >>> w = ember.ones(2).require_grad()
@@ -386,58 +392,90 @@ class Optimizer:
             if not isinstance(saved, dict) or "params" not in saved:
                 raise InvalidParameterError(f"{op}: parameter group {gi} is not a dict with "
                                             "'params'", "state_dict", gi)
-            if len(saved["params"]) != len(mine["params"]):
+            ids = _saved_params(op, gi, saved["params"], by_index)
+            if len(ids) != len(mine["params"]):
                 raise InvalidParameterError(
-                    f"{op}: parameter group {gi} has {len(saved['params'])} parameters in "
+                    f"{op}: parameter group {gi} has {len(ids)} parameters in "
                     f"state_dict, {len(mine['params'])} here", "state_dict", gi)
             group = {k: _copy_value(v) for k, v in saved.items() if k != "params"}
             for key in self.defaults:
                 group.setdefault(key, mine[key])
             self._check_group(group)
+            for key in _SCHEDULE_KEYS:
+                if key in group:
+                    group[key] = _check_number(op, f"{key} of parameter group {gi}", group[key],
+                                               low=0.0)
             group["params"] = mine["params"]
             new_groups.append(group)
-            for saved_index, p in zip(saved["params"], mine["params"]):
-                by_index[saved_index] = (p, index)
+            for saved_index, p in zip(ids, mine["params"]):
+                by_index[saved_index] = (p, index, group)
                 index += 1
         new_state = {}
         for key, entry in state.items():
             if key not in by_index:
                 raise InvalidParameterError(f"{op}: state for parameter {key!r}, which no group "
                                             "lists", "state_dict", key)
-            p, i = by_index[key]
-            new_state[id(p)] = self._import_state(op, i, p, entry)
+            p, i, group = by_index[key]
+            st = self._import_state(op, i, p, entry, group)
+            if st is not None:
+                new_state[id(p)] = st
+        for p, _, group in by_index.values():
+            if id(p) not in new_state:
+                st = self._initial_state(group, p)
+                if st is not None:
+                    new_state[id(p)] = st
         self.param_groups[:] = new_groups
         self._state = new_state
         self._where = {}
 
-    def _import_state(self, op, index, p, entry):
+    # What a parameter's state may hold, checked by load_state_dict: name -> (kind, needed).
+    # kind: "step" (a count, an int >= 0), "buffer" (a float tensor of the parameter's shape)
+    # or "fraction" (a float in [0, 1]). needed: True where a non-empty state must hold it
+    # (PyTorch's optimizer reads it without making it), the name of the group hyper-parameter
+    # that makes it needed when nonzero or True, or False (a missing one, or None, is made at
+    # the next step). Each optimizer describes its own; None (a user's subclass that does not):
+    # every tensor is checked as a buffer, and None, ints and floats are taken as they are.
+    _state_spec = None
+
+    def _initial_state(self, group, p):
+        """The state of ``p`` before its first step, or None where the first step makes it."""
+        return None
+
+    def _import_state(self, op, index, p, entry, group):
+        """The checked copy of ``entry``, the saved state of parameter ``index`` (``p``), or None
+        for an empty one (it starts afresh, as in PyTorch)."""
+        where = f"state of parameter {index}"
         if not isinstance(entry, dict):
-            raise InvalidParameterError(f"{op}: state of parameter {index} must be a dict, got "
+            raise InvalidParameterError(f"{op}: {where} must be a dict, got "
                                         f"{type(entry).__name__}", "state_dict", index)
+        if not entry:
+            return None
+        spec = self._state_spec
+        if spec is None:
+            return {name: _import_loose(op, f"{where}: {name!r}", p, value)
+                    for name, value in entry.items()}
+        for name in entry:
+            if name not in spec:
+                raise InvalidParameterError(
+                    f"{op}: {where} has an entry {name!r}, which {self._name} does not keep; "
+                    f"expected entries among {sorted(spec)}", "state_dict", name)
+        needed = [n for n, (_, need) in spec.items()
+                  if need is True or isinstance(need, str) and group[need]]
+        missing = [n for n in needed if entry.get(n) is None]
+        if missing:
+            raise InvalidParameterError(
+                f"{op}: {where} lacks {missing}; a saved state of this group holds "
+                f"{needed} (an empty state starts afresh)", "state_dict", missing)
         out = {}
         for name, value in entry.items():
-            if isinstance(value, Tensor):
-                if value.shape != p.shape:
-                    raise ShapeMismatchError(
-                        f"{op}: state {name!r} of parameter {index} has shape "
-                        f"{tuple(value.shape)}, expected {tuple(p.shape)}",
-                        expected=tuple(p.shape), actual=tuple(value.shape))
-                if value.kind != "float":
-                    if value.kind == "complex":
-                        raise _dt.complex_error(op, f"state {name!r} of parameter {index}",
-                                                value.dtype)
-                    raise KindError(f"{op}: state {name!r} of parameter {index} is "
-                                    f"{value.dtype.name}; expected a float tensor")
-                v = value._data
-                if value._device is not p._device:
-                    v = transfer(v, value._dtype, value._device, p._device)
-                out[name] = p._device.backend.optim_state_copy(v, p._data)
-            elif value is None or isinstance(value, (int, float)):
-                out[name] = value
+            kind = spec[name][0]
+            what = f"{where}: {name!r}"
+            if kind == "buffer":
+                out[name] = None if value is None else _import_buffer(op, what, p, value)
+            elif kind == "step":
+                out[name] = _check_count(op, what, value)
             else:
-                raise InvalidParameterError(
-                    f"{op}: state {name!r} of parameter {index} is a {type(value).__name__}; "
-                    "expected a Tensor or a number", "state_dict", index)
+                out[name] = _check_number(op, what, value, low=0.0, high=1.0)
         return out
 
     def __repr__(self):
@@ -449,6 +487,74 @@ class Optimizer:
                     lines.append(f"    {k}: {g[k]}")
         lines.append(")")
         return "\n".join(lines)
+
+
+# the keys the schedulers keep in a parameter group (checked when a state_dict is loaded)
+_SCHEDULE_KEYS = ("initial_lr", "max_lr", "min_lr", "max_momentum", "base_momentum")
+_MAX_STEP = 2 ** 63 - 1
+
+
+def _saved_params(op, gi, ids, seen):
+    """The parameter indices of saved group ``gi``: ints, none seen in an earlier group."""
+    if not isinstance(ids, (list, tuple)):
+        raise InvalidParameterError(f"{op}: 'params' of parameter group {gi} must be a list of "
+                                    f"parameter indices, got {type(ids).__name__}", "state_dict",
+                                    gi)
+    out = []
+    for i in ids:
+        if isinstance(i, bool) or not isinstance(i, numbers.Integral):
+            raise InvalidParameterError(
+                f"{op}: 'params' of parameter group {gi} holds {i!r}; expected parameter "
+                "indices (ints)", "state_dict", gi)
+        i = int(i)
+        if i in seen or i in out:
+            raise InvalidParameterError(
+                f"{op}: parameter index {i} appears more than once in the parameter groups; "
+                "expected each once", "state_dict", i)
+        out.append(i)
+    return out
+
+
+def _check_count(op, what, value):
+    """A saved step count as an int; InvalidParameterError unless it is an int (or an integral
+    float, as PyTorch's float step) in [0, 2**63)."""
+    n = None
+    if isinstance(value, bool):
+        pass
+    elif isinstance(value, numbers.Integral):
+        n = int(value)
+    elif isinstance(value, numbers.Real) and float(value).is_integer():
+        n = int(value)
+    if n is None or not 0 <= n <= _MAX_STEP:
+        raise InvalidParameterError(f"{op}: {what} is {value!r}; expected a step count, an int "
+                                    "in [0, 2**63)", "state_dict", value)
+    return n
+
+
+def _import_loose(op, what, p, value):
+    """A saved state entry of an optimizer that does not describe its state."""
+    if value is None or isinstance(value, (int, float)):
+        return value
+    return _import_buffer(op, what, p, value)
+
+
+def _import_buffer(op, what, p, value):
+    """A fresh copy of saved buffer ``value`` on ``p``'s device, in ``p``'s dtype."""
+    if not isinstance(value, Tensor):
+        raise InvalidParameterError(f"{op}: {what} is a {type(value).__name__}; expected a "
+                                    f"Tensor of shape {tuple(p.shape)}", "state_dict", what)
+    if value.shape != p.shape:
+        raise ShapeMismatchError(
+            f"{op}: {what} has shape {tuple(value.shape)}, expected {tuple(p.shape)}",
+            expected=tuple(p.shape), actual=tuple(value.shape))
+    if value.kind != "float":
+        if value.kind == "complex":
+            raise _dt.complex_error(op, what, value.dtype)
+        raise KindError(f"{op}: {what} is {value.dtype.name}; expected a float tensor")
+    v = value._data
+    if value._device is not p._device:
+        v = transfer(v, value._dtype, value._device, p._device)
+    return p._device.backend.optim_state_copy(v, p._data)
 
 
 def _check_param(op, p, what):

@@ -24,6 +24,8 @@ class RMSprop(Optimizer):
     """
 
     _name = "RMSprop"
+    _state_spec = {"step": ("step", True), "square_avg": ("buffer", True),
+                   "momentum_buffer": ("buffer", "momentum"), "grad_avg": ("buffer", "centered")}
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0.0, momentum=0.0,
                  centered=False, *, maximize=False):

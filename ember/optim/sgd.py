@@ -28,6 +28,7 @@ class SGD(Optimizer):
     """
 
     _name = "SGD"
+    _state_spec = {"momentum_buffer": ("buffer", False)}  # made at the next step, as PyTorch's
 
     def __init__(self, params, lr, momentum=0.0, dampening=0.0, nesterov=False, weight_decay=0.0,
                  *, maximize=False):
