@@ -34,10 +34,25 @@ The settings, from the environment:
   source, the compiler's version, the flags and this CPU, so a cache shared between machines
   never loads a kernel built for another CPU.
 - ``CC``: the compiler (default ``cc``, then ``gcc``, then ``clang``).
+
+Faults: compiled kernels are only a faster way to the NumPy path's values, so no fault of the
+compiler or of the cache reaches the caller. A kernel that cannot be compiled or loaded (the
+compiler fails, dies, writes nothing or no object, runs past ``COMPILE_SECONDS``, the disk is
+full) takes the NumPy path for the rest of the process, with one ``JitWarning`` per kernel
+(``failures()`` keeps the compiler's message); ``EMBER_JIT=sync`` too, it does not raise. The
+cache holds only whole objects: each is compiled in a private folder, ends in a trailer with the
+SHA-256 of the bytes before it, and is moved in with ``os.replace``; an object is loaded only
+after its digest is checked, and one that is truncated, corrupt or not ember's (or does not
+load) is warned of once, removed and compiled again. A cache folder that cannot be written is
+replaced by a private one in the temporary folder (one warning); without any, kernels are
+compiled into a temporary folder, loaded from there and compiled again by the next process (one
+warning). Processes and threads may share a cache: each writes its own objects, and the last
+``os.replace`` of the same bytes wins. The background thread serves its queue to the end
+whatever happens, so ``wait()`` returns; its warnings are given on the caller's next request.
 """
 
-from .compiler import (FLAGS, PRELUDE, build_extension, enabled, failures, kernel, num_threads,
-                       wait)
+from .compiler import (FLAGS, PRELUDE, JitWarning, build_extension, enabled, failures, kernel,
+                       num_threads, wait)
 
-__all__ = ["FLAGS", "PRELUDE", "build_extension", "enabled", "failures", "kernel",
+__all__ = ["FLAGS", "PRELUDE", "JitWarning", "build_extension", "enabled", "failures", "kernel",
            "num_threads", "wait"]
