@@ -9,9 +9,10 @@ ones are symmetric (``cholesky``, ``eigh``, ``eigvalsh``), conjugate transposes 
 transpose; singular values, eigenvalues of ``eigh`` and ``slogdet``'s ``logabsdet`` are real.
 Complex results carry no gradient (docs/complex.md). A singular matrix (``inv``, ``solve``) or
 one that is not positive-definite (``cholesky``) raises InvalidParameterError naming the batch
-element, where PyTorch raises its ``LinAlgError``. These names live in ``ember.linalg`` only:
-``torch.svd`` and ``torch.qr`` have older signatures, so ember keeps no top-level spellings that
-could mean either.
+element, where PyTorch raises its ``LinAlgError``. A matrix holding NaN or an infinity follows
+one rule on both backends (docs/linalg.md, "NaN and inf"). These names live in ``ember.linalg``
+only: ``torch.svd`` and ``torch.qr`` have older signatures, so ember keeps no top-level
+spellings that could mean either.
 
 >>> import ember
 >>> ember.linalg.inv(ember.tensor([[2.0, 0.0], [0.0, 4.0]])).tolist()
@@ -68,15 +69,89 @@ def matrices(A, op, param="A", square=True):
     return A
 
 
+def _refuse(op, param, index, failure):
+    """InvalidParameterError for the matrix at batch index ``index`` (a tuple; () or None: the
+    only one, or unknown) of ``param``."""
+    where = f" (batch element {index})" if index else ""
+    return InvalidParameterError(f"{op}: {param}{where} {failure}", param, index)
+
+
 def _run(be, kernel, args, op, param, failure):
     """``kernel(*args)``, a factorization failure (the backend ``be``'s) raised as
     InvalidParameterError."""
     try:
         return kernel(*args)
     except be.LinAlgFailure as exc:
-        where = f" (batch element {exc.index})" if exc.index else ""
-        raise InvalidParameterError(f"{op}: {param}{where} {failure}", param,
-                                    exc.index) from None
+        raise _refuse(op, param, exc.index, failure) from None
+
+
+# -- NaN and inf (docs/linalg.md, "NaN and inf"): one rule for both backends, above the seam,
+# as what LAPACK gives for them depends on its build (OpenBLAS's SVD of an inf never returns).
+
+_NAN = float("nan")
+_NAN_SVD = "holds NaN; expected a matrix without NaN (NaN leaves its singular values undefined)"
+
+
+def _nan_eigh(uplo, reader):
+    side = "lower" if uplo == "L" else "upper"
+    return (f"holds NaN in its {side} triangle (the one {reader} reads); expected no NaN there "
+            "(NaN leaves its eigenvalues undefined)")
+
+
+def _nan_of(dt):
+    """The NaN that fills a result of ember dtype ``dt``."""
+    return complex(_NAN, _NAN) if dt.kind == "complex" else _NAN
+
+
+def _nonfinite(be, a, uplo=None):
+    """Which matrices of ``a`` hold NaN or an infinity among the entries a function reads (all,
+    or the ``uplo`` "L"/"U" triangle): None when every entry of ``a`` is finite (one pass, the
+    common case), else two bool arrays over the batch dims: has a NaN, has a NaN or infinity."""
+    finite = be.compare_isfinite(a)
+    if be.compare_all(finite):
+        return None
+    nan, bad = be.compare_isnan(a), be.logical_not(finite)
+    if uplo is not None:
+        nan = be.creation_tri_keep(nan, 0, uplo == "U")
+        bad = be.creation_tri_keep(bad, 0, uplo == "U")
+    return be.reduce_any(nan, (-2, -1), False), be.reduce_any(bad, (-2, -1), False)
+
+
+def _first(be, mask):
+    """The index (a tuple) of the first true element of the bool array ``mask``, or None."""
+    rows = be.idx_argwhere(mask)
+    return tuple(be.data_flat_list(rows[0])) if rows.shape[0] else None
+
+
+def _fill(be, mask, value, x, tail=0):
+    """``x`` with ``value`` in the batch elements where ``mask`` (over the leading dims of ``x``
+    before its ``tail`` trailing ones) is true."""
+    if tail:
+        mask = be.linalg_reshape(mask, tuple(mask.shape) + (1,) * tail)
+    return be.ew_where(mask, value, x)
+
+
+def _screened(be, a, op, uplo=None, nan_failure=None, param="A"):
+    """``a`` ready for a kernel whose LAPACK result on NaN or inf is not to be trusted, and the
+    batch mask of its matrices to fill with NaN afterwards (None: none): a NaN among the entries
+    read raises InvalidParameterError with ``nan_failure`` (when given, as PyTorch raises its
+    LinAlgError), and every other non-finite matrix goes in as zeros."""
+    flags = _nonfinite(be, a, uplo)
+    if flags is None:
+        return a, None
+    nan, bad = flags
+    if nan_failure is not None:
+        index = _first(be, nan)
+        if index is not None:
+            raise _refuse(op, param, index, nan_failure)
+    return _fill(be, bad, 0, a, 2), bad
+
+
+def _nan_where_nonfinite(be, a, dt, out):
+    """``out`` (a result with two dims per matrix of ``a``) all NaN for the matrices of ``a``
+    that hold NaN or an infinity."""
+    flags = _nonfinite(be, a)
+    return out if flags is None else _fill(be, flags[1], _nan_of(dt), out, 2)
 
 
 def _tracked(A):
@@ -112,7 +187,10 @@ def _inv_t(A):
     be = A._device.backend
     ones = Tensor.ones(*A.shape[:-2], dtype=A._dtype, device=A._device) if A.ndim > 2 else \
         Tensor.full((), 1.0, dtype=A._dtype, device=A._device)
-    data = be.linalg_slogdet_grad(ones._data, A._data)
+    a, bad = _screened(be, A._data, "inv")
+    data = be.linalg_slogdet_grad(ones._data, a)
+    if bad is not None:
+        data = _fill(be, bad, _nan_of(A._dtype), data, 2)
 
     def rule(h, needs, W):  # d(A^-T) = -W dA^T W: the gradient is -W h^T W
         return (-(W @ (h.mT @ W)),)
@@ -133,6 +211,7 @@ def inv(A):
     be = A._device.backend
     out = _run(be, be.linalg_inv, (A._data,), "inv", "A",
                "is singular; expected an invertible matrix")
+    out = _nan_where_nonfinite(be, A._data, A._dtype, out)
 
     def rule(g, needs, X):  # -X^T g X^T
         t = X.mT
@@ -152,7 +231,10 @@ def det(A):
     """
     A = matrices(A, "det")
     be = A._device.backend
-    out = be.cast(be.linalg_det(A._data), A._dtype)
+    a, bad = _screened(be, A._data, "det")
+    out = be.cast(be.linalg_det(a), A._dtype)
+    if bad is not None:
+        out = _fill(be, bad, _nan_of(A._dtype), out)
     As = saved(A)
 
     def rule(g, needs, out):
@@ -166,7 +248,10 @@ def _det_grad(g, A):
     matrices get the adjugate too), recorded with its own rule (for invertible matrices,
     ``adj(A)^T = det(A) A^-T``)."""
     be = A._device.backend
-    data = be.cast(be.linalg_det_grad(g._data, A._data), A._dtype)
+    a, bad = _screened(be, A._data, "det")
+    data = be.cast(be.linalg_det_grad(g._data, a), A._dtype)
+    if bad is not None:
+        data = _fill(be, bad, _nan_of(A._dtype), data, 2)
     gs, As = saved(g), saved(A)
 
     def rule(h, needs, out):
@@ -220,6 +305,11 @@ def solve(A, B, *, left=True):
     b = be.linalg_reshape(B._data, bshape)
     x = _run(be, be.linalg_solve, (a, b, left), op, "A",
              "is singular; expected an invertible matrix")
+    x = _nan_where_nonfinite(be, a, A._dtype, x)
+    finite = be.compare_isfinite(b)
+    if not be.compare_all(finite):  # a column of B (row, for left=False) with NaN or inf
+        cols = be.reduce_any(be.logical_not(finite), (-2,) if left else (-1,), True)
+        x = be.ew_where(cols, _nan_of(A._dtype), x)
     out = be.linalg_reshape(x, x.shape[:-1]) if vector else x
     xshape, ashape, bfull = tuple(x.shape), tuple(a.shape), tuple(B.shape)
     As = saved(A)
@@ -262,10 +352,14 @@ def svd(A, full_matrices=True):
     A = matrices(A, op, square=False)
     be = A._device.backend
     full = _flag(full_matrices, op, "full_matrices")
-    u, s, vh = _run(be, be.linalg_svd, (A._data, full), op, "A",
+    a, bad = _screened(be, A._data, op, nan_failure=_NAN_SVD)
+    u, s, vh = _run(be, be.linalg_svd, (a, full), op, "A",
                     "has singular values that did not converge")
     dt = A._dtype
     rdt = _dt.real_of(dt)  # singular values are real, also of a complex matrix
+    if bad is not None:
+        u, s, vh = (_fill(be, bad, _nan_of(dt), u, 2), _fill(be, bad, _NAN, s, 1),
+                    _fill(be, bad, _nan_of(dt), vh, 2))
 
     As = saved(A)
 
@@ -339,15 +433,23 @@ def svdvals(A):
     >>> ember.linalg.svdvals(ember.tensor([[3.0, 0.0], [0.0, -4.0]])).tolist()
     [4.0, 3.0]
     """
-    op = "svdvals"
-    A = matrices(A, op, square=False)
+    return singular_values(A, "svdvals")
+
+
+def singular_values(A, op, param="A"):
+    """``svdvals(A)`` for the function ``op`` (named in its errors, with ``param``)."""
+    A = matrices(A, op, param, square=False)
     be = A._device.backend
     failure = "has singular values that did not converge"
-    if not _tracked(A):
-        return wrap(_run(be, be.linalg_svdvals, (A._data,), op, "A", failure),
-                    _dt.real_of(A._dtype))
-    u, s, vh = _run(be, be.linalg_svd, (A._data, False), op, "A", failure)
+    a, bad = _screened(be, A._data, op, nan_failure=_NAN_SVD, param=param)
     dt, rdt = A._dtype, _dt.real_of(A._dtype)
+    if not _tracked(A):
+        s = _run(be, be.linalg_svdvals, (a,), op, param, failure)
+        return wrap(s if bad is None else _fill(be, bad, _NAN, s, 1), rdt)
+    u, s, vh = _run(be, be.linalg_svd, (a, False), op, param, failure)
+    if bad is not None:
+        u, s, vh = (_fill(be, bad, _nan_of(dt), u, 2), _fill(be, bad, _NAN, s, 1),
+                    _fill(be, bad, _nan_of(dt), vh, 2))
     As = saved(A)
 
     def rule(g, needs, out):
@@ -379,8 +481,13 @@ def qr(A, mode="reduced"):
     if mode not in _QR_MODES:
         raise InvalidParameterError(f"{op}: mode is {mode!r}; expected 'reduced', 'complete' or "
                                     "'r'", "mode", mode)
-    q, r = be.linalg_qr(A._data, mode)
+    a, bad = _screened(be, A._data, op)
+    q, r = be.linalg_qr(a, mode)
     dt = A._dtype
+    if bad is not None:  # Q all NaN, R NaN on and above its diagonal
+        if mode != "r":
+            q = _fill(be, bad, _nan_of(dt), q, 2)
+        r = be.creation_tri_keep(_fill(be, bad, _nan_of(dt), r, 2), 0, True)
     m, n = A.shape[-2], A.shape[-1]
     if mode == "r" or (mode == "complete" and m > n):
         why = ("mode='r' computes no Q" if mode == "r" else
@@ -445,7 +552,9 @@ def cholesky(A, *, upper=False):
     complex Hermitian matrix, ``A = L L^H`` and U = L^H.
 
     A matrix that is not positive-definite raises InvalidParameterError (PyTorch raises its
-    LinAlgError). The lower triangle of ``A`` is read.
+    LinAlgError), as does one with NaN in the triangle read or an infinity off its diagonal (a
+    NaN or -inf pivot). The lower triangle of ``A`` is read (``upper=True``: the upper one, as
+    in PyTorch).
 
     >>> import ember
     >>> ember.linalg.cholesky(ember.tensor([[4.0, 2.0], [2.0, 5.0]])).tolist()
@@ -455,8 +564,11 @@ def cholesky(A, *, upper=False):
     A = matrices(A, op)
     be = A._device.backend
     up = _flag(upper, op, "upper")
-    out = _run(be, be.linalg_cholesky, (A._data, up), op, "A",
-               "is not positive-definite; expected a symmetric positive-definite matrix")
+    failure = "is not positive-definite; expected a symmetric positive-definite matrix"
+    index = _first_without_cholesky(be, A._data, up)
+    if index is not None:
+        raise _refuse(op, "A", index, failure)
+    out = _run(be, be.linalg_cholesky, (A._data, up), op, "A", failure)
 
     def rule(g, needs, factor):
         # Murray 2016, as PyTorch: L^-T Phi(L^T g) L^-1, Phi: the lower triangle, half diagonal
@@ -467,6 +579,20 @@ def cholesky(A, *, upper=False):
         return (li.mT @ (phi @ li),)
 
     return record(out, A._dtype, (A,), rule, op, keep_out=True)
+
+
+def _first_without_cholesky(be, a, upper):
+    """The batch index of the first matrix of ``a`` that LAPACK's potrf refuses for a NaN or
+    infinite entry, or None: a NaN in the triangle read, or an infinity off its diagonal, makes
+    a NaN or -inf pivot. (OpenBLAS's potrf passes a NaN pivot and makes inf / inf 0, so this
+    is decided here.) An infinity on the diagonal gives an infinite pivot, and a factor, as in
+    LAPACK."""
+    finite = be.compare_isfinite(a)
+    if be.compare_all(finite):
+        return None
+    off = be.creation_tri_keep(be.logical_not(finite), 1 if upper else -1, upper)
+    bad = be.creation_tri_keep(be.ew_logical_or(be.compare_isnan(a), off), 0, upper)
+    return _first(be, be.reduce_any(bad, (-2, -1), False))
 
 
 def _hermitian(A, UPLO, op):
@@ -494,10 +620,13 @@ def eigh(A, UPLO="L"):
     op = "eigh"
     A = _hermitian(A, UPLO, op)
     be = A._device.backend
-    lam, v = _run(be, be.linalg_eigh, (A._data, UPLO), op, "A",
+    a, bad = _screened(be, A._data, op, UPLO, _nan_eigh(UPLO, f"UPLO={UPLO!r}"))
+    lam, v = _run(be, be.linalg_eigh, (a, UPLO), op, "A",
                   "has eigenvalues that did not converge")
     dt = A._dtype
     rdt = _dt.real_of(dt)  # the eigenvalues of a Hermitian matrix are real
+    if bad is not None:
+        lam, v = _fill(be, bad, _NAN, lam, 1), _fill(be, bad, _nan_of(dt), v, 2)
 
     As = saved(A)
 
@@ -544,9 +673,13 @@ def eigvalsh(A, UPLO="L"):
     be = A._device.backend
     failure = "has eigenvalues that did not converge"
     rdt = _dt.real_of(A._dtype)
+    a, bad = _screened(be, A._data, op, UPLO, _nan_eigh(UPLO, f"UPLO={UPLO!r}"))
     if not _tracked(A):
-        return wrap(_run(be, be.linalg_eigvalsh, (A._data, UPLO), op, "A", failure), rdt)
-    lam, v = _run(be, be.linalg_eigh, (A._data, UPLO), op, "A", failure)
+        lam = _run(be, be.linalg_eigvalsh, (a, UPLO), op, "A", failure)
+        return wrap(lam if bad is None else _fill(be, bad, _NAN, lam, 1), rdt)
+    lam, v = _run(be, be.linalg_eigh, (a, UPLO), op, "A", failure)
+    if bad is not None:
+        lam, v = _fill(be, bad, _NAN, lam, 1), _fill(be, bad, _nan_of(A._dtype), v, 2)
     As = saved(A)
 
     def rule(g, needs, out):
@@ -573,7 +706,11 @@ def slogdet(A):
     op = "slogdet"
     A = matrices(A, op)
     be = A._device.backend
-    sign, logabs = be.linalg_slogdet(A._data)
+    a, bad = _screened(be, A._data, op)
+    sign, logabs = be.linalg_slogdet(a)
+    if bad is not None:  # PyTorch's sign of a NaN determinant: 0 (complex: NaN)
+        sign = _fill(be, bad, _nan_of(A._dtype) if A._dtype.kind == "complex" else 0, sign)
+        logabs = _fill(be, bad, _NAN, logabs)
     As = saved(A)
 
     def rule(g, needs, out):  # g A^-T (NaN for a singular matrix)
@@ -618,8 +755,12 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False):
     at = _tolerance(atol, A, op, "atol")
     rt = _tolerance(rtol, A, op, "rtol")
     be = A._device.backend
-    out = _run(be, be.linalg_pinv, (A._data, at, rt, herm), op, "A",
+    a, bad = _screened(be, A._data, op, "L" if herm else None,
+                       _nan_eigh("L", "hermitian=True") if herm else _NAN_SVD)
+    out = _run(be, be.linalg_pinv, (a, at, rt, herm), op, "A",
                "has singular values that did not converge")
+    if bad is not None:
+        out = _fill(be, bad, _nan_of(A._dtype), out, 2)
     As = saved(A)
 
     def rule(g, needs, p):
@@ -657,8 +798,12 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
     at = _tolerance(atol, A, op, "atol")
     rt = _tolerance(rtol, A, op, "rtol")
     be = A._device.backend
-    out = _run(be, be.linalg_matrix_rank, (A._data, at, rt, herm), op, "A",
+    a, bad = _screened(be, A._data, op, "L" if herm else None,
+                       _nan_eigh("L", "hermitian=True") if herm else _NAN_SVD)
+    out = _run(be, be.linalg_matrix_rank, (a, at, rt, herm), op, "A",
                "has singular values that did not converge")
+    if bad is not None:  # its singular values are NaN: none is above the tolerance
+        out = _fill(be, bad, 0, out)
     return wrap(out, _dt.int64)
 
 

@@ -18,7 +18,7 @@ from ..autodiff.graph import _mode
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import normalize_dim, dim_aliases
 from .._tensor import check_tensor, record, saved, tensor_method, wrap
-from .decompositions import matrices, svdvals
+from .decompositions import matrices, singular_values
 from .reduce import _axes
 
 __all__ = ["norm"]
@@ -233,7 +233,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         raise InvalidParameterError(f"{op}: the -2 norm of an empty matrix (shape "
                                     f"{tuple(A.shape)}) has no value; expected a non-empty matrix",
                                     "input", tuple(A.shape))
-    s = svdvals(A.movedim((d0, d1), (-2, -1)))
+    s = singular_values(A.movedim((d0, d1), (-2, -1)), op, "input")
     if ord == "nuc":
         out = s.sum(-1)
     else:

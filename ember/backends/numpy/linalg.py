@@ -40,6 +40,7 @@ def _matmul(a, b):
 
 
 @allocates(_matmul_shape)
+@_warnings_off
 def linalg_matmul(a, b):
     """NumPy's matmul (batched, broadcasting, 1-D operands promoted and removed)."""
     return np.asarray(_matmul(a, b))
@@ -134,17 +135,29 @@ def _mH(a):
     return np.conj(_mT(a)) if a.dtype.kind == "c" else _mT(a)
 
 
+@_warnings_off
 def _first_singular(a):
     """The batch index of the first matrix of ``a`` with an exactly zero LU pivot, or None."""
     bad = np.argwhere(np.linalg.det(a) == 0)
     return tuple(int(i) for i in bad[0]) if len(bad) else None
 
 
+def _first_not_definite(a):
+    """The batch index of the first matrix of ``a`` without a Cholesky factor, or None."""
+    for index in np.ndindex(a.shape[:-2]):
+        try:
+            np.linalg.cholesky(a[index])
+        except np.linalg.LinAlgError:
+            return tuple(int(i) for i in index)
+    return None
+
+
 def _guard(fn, a, what):
     try:
         return fn()
     except np.linalg.LinAlgError as exc:
-        index = _first_singular(a) if what == "singular" else None
+        index = (_first_singular(a) if what == "singular" else
+                 _first_not_definite(a) if what == "definite" else None)
         raise LinAlgFailure(str(exc), index) from None
 
 
@@ -308,9 +321,11 @@ def _copyltu(m):
 
 
 def linalg_cholesky(a, upper):
-    """The Cholesky factor of each matrix of ``a`` (lower, or upper = its transpose);
-    LinAlgFailure for one that is not positive-definite."""
-    low = _guard(lambda: np.linalg.cholesky(a), a, "definite")
+    """The Cholesky factor of each matrix of ``a``, read from its lower triangle (lower factor),
+    or its upper one (the upper factor, LAPACK's and PyTorch's ``upper``); LinAlgFailure for one
+    that is not positive-definite."""
+    m = np.ascontiguousarray(_mH(a)) if upper else a
+    low = _guard(lambda: np.linalg.cholesky(m), m, "definite")
     return np.ascontiguousarray(_mH(low)) if upper else low
 
 
@@ -340,8 +355,13 @@ def linalg_slogdet_grad(g, a):
     """The gradient of log|det(a)| (real ``a``): ``g * a^-T``; NaN for a singular matrix."""
     try:
         inv = np.linalg.inv(a)
-    except np.linalg.LinAlgError:
-        inv = np.full(a.shape, np.nan, dtype=a.dtype)
+    except np.linalg.LinAlgError:  # NaN for the singular matrices alone
+        inv = np.empty_like(a)
+        for index in np.ndindex(a.shape[:-2]):
+            try:
+                inv[index] = np.linalg.inv(a[index])
+            except np.linalg.LinAlgError:
+                inv[index] = np.nan
     return np.asarray(g)[..., None, None] * _mT(inv)
 
 

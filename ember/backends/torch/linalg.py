@@ -375,12 +375,11 @@ def _copyltu(m):
 
 
 def linalg_cholesky(a, upper):
-    """The Cholesky factor of each matrix of ``a`` (lower, or upper = its transpose);
-    LinAlgFailure for one that is not positive-definite."""
-    low, info = torch.linalg.cholesky_ex(a)
-    if bool((info != 0).any()):
-        raise LinAlgFailure("Matrix is not positive definite")
-    return _mT(low).conj().resolve_conj().contiguous() if upper else low
+    """The Cholesky factor of each matrix of ``a``, read from its lower triangle (lower factor),
+    or its upper one (the upper factor); LinAlgFailure for one that is not positive-definite."""
+    factor, info = torch.linalg.cholesky_ex(a, upper=upper)
+    _failure(info, "Matrix is not positive definite")
+    return factor.contiguous()
 
 
 def linalg_eigh(a, uplo):
