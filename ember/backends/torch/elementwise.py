@@ -545,8 +545,20 @@ def ew_log(a):
     return torch.log(a)
 
 
-ew_log2 = torch.log2
-ew_log10 = torch.log10
+def _log_base(real_log, inv_ln):
+    def kernel(a):
+        if a.dtype in _COMPLEX:  # each part of log(a) times a real: torch's log2 and log10
+            out = torch.log(a)  # divide complexly in its scalar loop (an infinite part: NaN)
+            return ew_complex(out.real * inv_ln, out.imag * inv_ln)
+        return real_log(a)
+    kernel.__name__ = kernel.__qualname__ = "ew_" + real_log.__name__
+    kernel.__doc__ = (f"``torch.{real_log.__name__}``; of complex tensors each part of ``log(a)`` "
+                      "times a real.")
+    return kernel
+
+
+ew_log2 = _log_base(torch.log2, 1 / _math.log(2))
+ew_log10 = _log_base(torch.log10, 1 / _math.log(10))
 
 
 def ew_log1p(a):
@@ -626,9 +638,14 @@ def ew_recip(a):
 
 
 def ew_sgn(a):
-    """``a / abs(a)`` of a complex tensor, 0 at 0 (PyTorch's ``sgn``; each part divided by the
-    real modulus)."""
-    return torch.sgn(a)
+    """``a / abs(a)`` of a complex tensor, +0 at 0 (PyTorch's ``sgn``; each part divided by the
+    real modulus, so an infinite part gives NaN and a finite one ±0). Computed here rather than
+    by ``torch.sgn``, whose zeros' signs and infinities differ between its CPU kernels."""
+    m = torch.abs(a)
+    zero = m == 0
+    m = torch.where(zero, torch.ones((), dtype=m.dtype, device=m.device), m)
+    out = torch.complex(a.real / m, a.imag / m)
+    return out.masked_fill_(zero, 0)
 
 
 def ew_real(a):
