@@ -27,6 +27,7 @@ __all__ = ["Device", "as_device", "get_default_device", "set_default_device", "d
 
 _BACKEND_OF = {"cpu": "numpy", "numpy": "numpy"}
 _TORCH_TYPES = ("cpu", "cuda", "mps")
+_MAX_INDEX = 2 ** 63 - 1
 _interned = {}
 _lock = threading.Lock()
 
@@ -46,14 +47,16 @@ def _parse(spec, index):
     if parts and parts[0] in _TORCH_TYPES and len(parts) <= 2:
         kind = parts[0]
         if len(parts) == 2:
-            if not parts[1].isdigit() or (index is not None and index != int(parts[1])):
+            digits = parts[1]
+            if not (digits.isascii() and digits.isdigit() and int(digits) <= _MAX_INDEX) or (
+                    index is not None and index != int(digits)):
                 raise InvalidParameterError(
                     f"device: {spec!r} has an invalid index; expected a name such as "
-                    "'torch:cuda:0'", "device", spec)
-            index = int(parts[1])
-        if index is not None and (type(index) is not int or index < 0):
-            raise InvalidParameterError(f"device: index {index!r} must be an int >= 0",
-                                        "index", index)
+                    f"'torch:cuda:0' (an index from 0 to {_MAX_INDEX})", "device", spec)
+            index = int(digits)
+        if index is not None and (type(index) is not int or not 0 <= index <= _MAX_INDEX):
+            raise InvalidParameterError(
+                f"device: index {index!r} must be an int from 0 to {_MAX_INDEX}", "index", index)
         if kind == "cuda":
             return "torch", kind, index or 0
         if index not in (None, 0):

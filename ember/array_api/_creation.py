@@ -1,7 +1,6 @@
 """Creation functions of the Array API standard."""
 
 import builtins
-import math
 
 from .. import dtypes as _dt
 from ..errors import InvalidParameterError, KindError
@@ -93,11 +92,12 @@ def full_like(x, /, fill_value, *, dtype=None, device=None):
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
     device = _check_device(device, "arange")
     dtype = _dtype(dtype)
-    if dtype is None:
-        dtype = _dt.result_type(start, *(v for v in (stop, step) if v is not None))
+    raw = (start, stop, step)
     if stop is None:
         start, stop = 0, start
-    n = builtins.max(0, math.ceil((stop - start) / step))
+    start, stop, step, _, n = _creation._arange_args("arange", start, stop, step)
+    if dtype is None:
+        dtype = _dt.result_type(*(v for v in raw if v is not None))
     if dtype.kind == "int":
         return _creation.arange(start, stop, step, dtype=dtype, device=device)
     return (_creation.arange(n, dtype=_dt.float64, device=device) * step + start).cast(dtype)

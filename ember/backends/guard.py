@@ -36,6 +36,32 @@ def allocation_error(op, shape, reason, inputs=()):
                                  None if shape is None else tuple(shape))
 
 
+# No result with one item of at most 16 bytes (complex128) per element of an array of at most
+# this many bytes can outgrow the machine's memory: ``check_shaped``'s cheap first test.
+_SMALL_BYTES = _PHYSICAL_BYTES // 16
+
+
+def check_result(op, shape, itemsize):
+    """Raise the allocation guard's error naming ``op`` unless a result of ``shape`` with items
+    of ``itemsize`` bytes fits in the machine's memory: checked before an op computes it, on
+    every backend, where the allocation would fail with the array library's own error or
+    swap (a broadcast view such as ``ones(1).expand(2**40)`` holds 4 bytes, not 4 TiB)."""
+    n = itemsize
+    for size in shape:
+        n *= size
+    if n > _PHYSICAL_BYTES:
+        raise allocation_error(op, shape, f"{n} bytes, more than the machine's "
+                                          f"{_PHYSICAL_BYTES} bytes of memory")
+
+
+def check_shaped(op, data, itemsize):
+    """``check_result`` for a result of the shape of the backend array ``data`` (an op's input,
+    possibly a broadcast view): one comparison of ``data.nbytes`` (NumPy's and torch's, from
+    the shape) when the result surely fits."""
+    if data.nbytes > _SMALL_BYTES:
+        check_result(op, tuple(data.shape), itemsize)
+
+
 def allocation_guard(allocation_failed, caught):
     """A backend's ``allocates`` decorator: for a kernel that allocates a buffer whose size the
     caller chose (creation, random, repeat, pad, cat, matmul ...), an exception of ``caught``

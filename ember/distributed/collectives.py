@@ -20,6 +20,9 @@ __all__ = ["all_reduce", "broadcast", "all_gather", "reduce_scatter", "Work", "R
 
 REDUCE_OPS = ("sum", "mean", "max", "min", "prod")
 _TORCH_OPS = {"sum": "SUM", "mean": "SUM", "max": "MAX", "min": "MIN", "prod": "PRODUCT"}
+# The dtypes gloo reduces (ProcessGroupGloo's type switch: int16, uint16, uint32 and uint64 fail
+# there with "Invalid scalar type"). broadcast and all_gather move every dtype, as bytes.
+GLOO_REDUCES = ("float64", "float32", "float16", "bfloat16", "int64", "int32", "int8", "uint8")
 
 
 class Work:
@@ -115,6 +118,16 @@ def _check_op(op, name, tensor):
     if name == "mean" and kind != "float":
         raise KindError(f"{op}: op 'mean' is not defined for int tensors (dtype "
                         f"{tensor._dtype.name}); expected a float tensor, or op='sum'")
+    if tensor._dtype.name not in GLOO_REDUCES:
+        raise KindError(f"{op}: gloo cannot reduce {tensor._dtype.name} tensors; expected one of "
+                        f"{', '.join(GLOO_REDUCES)} (cast first, e.g. to int32)")
+
+
+def byte_view(g, torch_tensor):
+    """A contiguous torch tensor's memory as flat uint8, which gloo moves whatever its dtype."""
+    if torch_tensor.numel() == 0:  # NumPy's empty arrays may come with a stride of 0
+        return torch_tensor.new_empty(0, dtype=g.torch.uint8)
+    return torch_tensor.reshape(-1).view(g.torch.uint8)
 
 
 def all_reduce(tensor, op="sum", async_op=False):
@@ -167,7 +180,7 @@ def broadcast(tensor, src=0, async_op=False):
     _check_rank("broadcast", "src", src, g.world_size)
     be = tensor._device.backend
     buffer = be.dist_copy(tensor._data)
-    target = be.dist_torch(buffer)
+    target = byte_view(g, be.dist_torch(buffer))
     dtype = tensor._dtype
     return _run(g, "broadcast", lambda a: g.dist.broadcast(target, src=src, async_op=a),
                 async_op, lambda: wrap(buffer, dtype))
@@ -186,10 +199,10 @@ def all_gather(tensor, async_op=False):
     _check_tensor(tensor, "all_gather")
     world, shape, dtype = g.world_size, tuple(tensor.shape), tensor._dtype
     be = tensor._device.backend
-    source = be.dist_torch(be.dist_copy(tensor._data))
+    source = byte_view(g, be.dist_torch(be.dist_copy(tensor._data)))
     out = be.dist_buffer(world * tensor.numel(), dtype)
     parts = [be.dist_unpack(p, 0, shape) for p in be.dist_split(out, world)]
-    targets = [be.dist_torch(p) for p in parts]
+    targets = [byte_view(g, be.dist_torch(p)) for p in parts]
 
     def finish():
         return [wrap(p, dtype) for p in parts]

@@ -86,7 +86,7 @@ class DistributedDataParallel(Module):
         """Rank 0's parameters (with ``params``) and buffers on every rank: one broadcast per
         dtype of a flat buffer they are packed into. Each tensor object keeps its identity
         (and its leaf node) and is rebound to its new values, as an optimizer step does."""
-        from ..distributed.collectives import torch_view
+        from ..distributed.collectives import byte_view, torch_view
         from ..distributed.group import failure, group
         g = group("DistributedDataParallel")
         tensors = self.module.parameters() if params else []
@@ -104,7 +104,8 @@ class DistributedDataParallel(Module):
                 be.dist_pack(buffer, offset, t._data)
                 offset += t.numel()
             try:
-                work = g.dist.broadcast(torch_view(g, buffer), src=0, async_op=True)
+                work = g.dist.broadcast(byte_view(g, torch_view(g, buffer)), src=0,
+                                        async_op=True)
             except Exception as exc:
                 raise failure("DistributedDataParallel", exc) from None
             packed.append((be, buffer, group_, work))

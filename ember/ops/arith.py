@@ -403,7 +403,7 @@ def positive(self):
     >>> (+ember.tensor([1, -2])).tolist()
     [1, -2]
     """
-    _check_tensor(self, "positive", cx=True)
+    _check_tensor(self, "positive", cx=True, computes=False)
     return self
 
 

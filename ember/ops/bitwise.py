@@ -19,10 +19,11 @@ gives 0 for ``<<`` and the sign fill (0 or -1) for ``>>``, as PyTorch.
 from operator import attrgetter as _kernel
 
 from .. import dtypes as _dt
+from ..backends.guard import check_shaped
 from ..errors import KindError
 from ..shapes import broadcast_shapes
 from .._tensor import Tensor, check_kind, check_tensor, device_error, tensor_method, wrap
-from .elementwise import _scalar  # the conversion and range check of every number operand
+from .elementwise import _fits, _scalar  # _scalar: the conversion and range check of numbers
 
 __all__ = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift",
            "bitwise_right_shift", "logical_and", "logical_or", "logical_xor", "logical_not"]
@@ -107,20 +108,24 @@ def _bitwise(op, kernel, x, y, xname="self", yname="other"):
         dt = x._dtype
         if type(y) is int and dt.kind == "int":
             be = x._device.backend
+            check_shaped(op, x._data, dt.itemsize)
             return wrap(kernel(be)(x._data, _scalar(be, y, dt, op, yname)), dt)
         if isinstance(y, Tensor) and dt is y._dtype and dt._rank < 2 \
                 and x._data.shape == y._data.shape and x._device is y._device:
+            check_shaped(op, x._data, dt.itemsize)
             return wrap(kernel(x._device.backend)(x._data, y._data), dt)
     _check_int_operand(x, op, xname)
     _check_int_operand(y, op, yname)
     be = _check_pair(x, y, op, xname, yname)
     dt = _dt.result_type(x, y)
+    _fits(op, dt.itemsize, x, y)
     return wrap(kernel(be)(_operand(be, x, dt, op, xname), _operand(be, y, dt, op, yname)), dt)
 
 
 def _shift(op, kernel, scalar_kernel, x, y, xname="self", yname="other"):
     if type(y) is int and isinstance(x, Tensor) and x._dtype.kind == "int":
         be = x._device.backend                                  # the fast path
+        check_shaped(op, x._data, x._dtype.itemsize)
         return wrap(scalar_kernel(be)(x._data, _count(be, y, op, yname)), x._dtype)
     _check_int_operand(x, op, xname)
     _check_int_operand(y, op, yname)
@@ -129,6 +134,7 @@ def _shift(op, kernel, scalar_kernel, x, y, xname="self", yname="other"):
     if dt.kind == "bool":
         raise KindError(f"{op}: not defined for bool tensors; expected an int tensor "
                         "(cast bools to an int dtype first)")
+    _fits(op, dt.itemsize, x, y)
     if isinstance(y, Tensor):
         return wrap(kernel(be)(_operand(be, x, dt, op, xname), be.cast(y._data, dt)), dt)
     return wrap(scalar_kernel(be)(be.cast(x._data, dt), _count(be, y, op, yname)), dt)
@@ -189,6 +195,7 @@ def bitwise_not(self):
     check_tensor(self, "bitwise_not", "self")
     if self._dtype._rank >= 2:  # float or complex
         raise _not_int("bitwise_not", "self", self._dtype)
+    check_shaped("bitwise_not", self._data, self._dtype.itemsize)
     return wrap(self._device.backend.bitwise_invert(self._data), self._dtype)
 
 
@@ -294,9 +301,11 @@ def _bool_binary(op, kernel, x, y):
             raise device_error(op, x, y)
         if x._data.shape != y._data.shape:
             broadcast_shapes(x._data.shape, y._data.shape, op=op)
+        _fits(op, 1, x, y)
         return wrap(kernel(be)(x._data, y._data), _BOOL)
     if _scalar_kind(y) != "bool":
         raise KindError(f"{op}: rhs must be a bool tensor or a bool, got {type(y).__name__} {y!r}")
+    check_shaped(op, x._data, 1)
     return wrap(kernel(be)(x._data, be.scalar_array(bool(y), _BOOL)), _BOOL)
 
 
@@ -310,6 +319,7 @@ def bool_not(self):
     """
     check_tensor(self, "bool_not", "self")
     check_kind(self, "bool", "bool_not")
+    check_shaped("bool_not", self._data, 1)
     return wrap(self._device.backend.bitwise_invert(self._data), _BOOL)
 
 
@@ -363,6 +373,7 @@ def _logical(op, kernel, x, y):
             raise KindError(f"{op}: {param} must be a Tensor or a number, got "
                             f"{type(v).__name__} {v!r}")
     be = _check_pair(x, y, op, "self", "other")
+    _fits(op, 1, x, y)
     return wrap(kernel(be)(_truth(be, x), _truth(be, y)), _BOOL)
 
 
@@ -409,6 +420,7 @@ def logical_not(self):
     [True, False]
     """
     check_tensor(self, "logical_not", "self")
+    check_shaped("logical_not", self._data, 1)
     be = self._device.backend
     return wrap(be.logical_not(be.logical_truth(self._data)), _BOOL)
 
@@ -457,6 +469,7 @@ Tensor.__rshift__, Tensor.__rrshift__ = _shift_operator(
 def _invert(self):
     if self._dtype._rank >= 2:  # float or complex
         raise _not_int("bitwise_not (~)", "self", self._dtype)
+    check_shaped("bitwise_not (~)", self._data, self._dtype.itemsize)
     return wrap(self._device.backend.bitwise_invert(self._data), self._dtype)
 
 

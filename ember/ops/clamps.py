@@ -11,7 +11,7 @@ from ..shapes import broadcast_shapes
 from ..autodiff.rules import fit
 from .._tensor import Tensor, device_error, record, tensor_method, wrap
 from . import fusion as _fusion
-from .elementwise import (_check_operand, _check_tensor, _masked, _prep2, _record2t,
+from .elementwise import (_check_operand, _check_tensor, _fits, _masked, _prep2, _record2t,
                           _result_type, _scalar, _scalar_dtype, _times_mask)
 
 __all__ = ["clamp", "clamp_min", "clamp_max", "max_pair", "min_pair", "maximum", "minimum"]
@@ -109,6 +109,7 @@ def _clamp(self, lo, hi, op):
         for b, p in bounds:
             if dt.kind != "float":
                 dt = _scalar_dtype(self, b, op, p)
+    _fits(op, dt.itemsize, self, *tensors)
     x = be.ew_cast(self._data, dt)
 
     def operand(b, p):

@@ -21,9 +21,11 @@ import math
 from operator import attrgetter as _kernel
 
 from .. import dtypes as _dt
+from ..backends.guard import check_result, check_shaped
 from ..errors import InvalidParameterError, KindError
 from ..shapes import broadcast_shapes
 from .._tensor import Tensor, check_tensor, device_error, tensor_method, wrap
+from .elementwise import _fits
 
 __all__ = ["equal", "not_equal", "greater", "greater_equal", "lower", "lower_equal",
            "eq", "ne", "gt", "ge", "lt", "le",
@@ -81,6 +83,7 @@ def _compare(op, kernel, x, y, xname="self", yname="other", ordered=False):
     xt = isinstance(x, Tensor)
     ty = type(y)
     if xt and (ty is int or ty is float):                        # fast path: tensor vs number
+        check_shaped(op, x._data, 1)
         dt = x._dtype
         kind = dt.kind
         if kind == "float":
@@ -94,7 +97,9 @@ def _compare(op, kernel, x, y, xname="self", yname="other", ordered=False):
         if x._device is not y._device:
             raise device_error(op, x, y)
         if x._data.shape != y._data.shape:
-            broadcast_shapes(x._data.shape, y._data.shape, op=op)
+            check_result(op, broadcast_shapes(x._data.shape, y._data.shape, op=op), 1)
+        else:
+            check_shaped(op, x._data, 1)
         if x._dtype is y._dtype and not (ordered and x._dtype.kind == "complex"):
             return wrap(kernel(x._device.backend)(x._data, y._data), _BOOL)   # the fast path
         if x._dtype.kind == "int" and y._dtype.kind == "int":
@@ -113,6 +118,8 @@ def _compare(op, kernel, x, y, xname="self", yname="other", ordered=False):
     dt = _dt.result_type(x, y)
     if dt.kind == "complex" and ordered:
         raise _complex_operand(op, x, y, xname, yname)
+    if not (xt and yt):  # a number with a tensor (two tensors were checked above)
+        _fits(op, 1, x, y)
     return wrap(kernel(be)(_cmp_operand(be, x, dt), _cmp_operand(be, y, dt)), _BOOL)
 
 
@@ -255,6 +262,7 @@ def _close(op, x, y, rtol, atol, equal_nan):
         dt = _dt.float64            # ints compare exactly enough in float64
     else:
         dt = _dt.result_type(x, y)
+    _fits(op, dt.itemsize, x, y)
     a = be.cast(x._data, dt)
     if isinstance(y, Tensor):
         b = be.cast(y._data, dt)
@@ -316,6 +324,7 @@ def is_nan(self):
     [[False, True, False], [False, False, False]]
     """
     check_tensor(self, "is_nan", "self")
+    check_shaped("is_nan", self._data, 1)
     return wrap(self._device.backend.compare_isnan(self._data), _BOOL)
 
 
@@ -330,6 +339,7 @@ def is_inf(self):
     [[False, True, False], [False, False, False]]
     """
     check_tensor(self, "is_inf", "self")
+    check_shaped("is_inf", self._data, 1)
     return wrap(self._device.backend.compare_isinf(self._data), _BOOL)
 
 
@@ -343,6 +353,7 @@ def is_finite(self):
     [[True, False, True], [False, True, True]]
     """
     check_tensor(self, "is_finite", "self")
+    check_shaped("is_finite", self._data, 1)
     return wrap(self._device.backend.compare_isfinite(self._data), _BOOL)
 
 

@@ -520,20 +520,32 @@ def _range_number(value, op, param):
     return value
 
 
-def _arange_length(start, end, step, is_float):
-    """The number of values ``arange`` makes (float ranges: ``ceil((end - start) / step)``)."""
-    if is_float:
-        return max(0, math.ceil((end - start) / step))
-    return max(0, -((start - end) // step))
+_INT64_MAX = 2 ** 63 - 1
 
 
-def _arange(op, start, end, step, dtype, device, requires_grad):
+def _arange_args(op, start, end, step):
+    """``arange``'s checked ``start``, ``end`` and ``step``, whether it is a float range, and
+    its length (float ranges: ``ceil((end - start) / step)``, computed in float64)."""
     start = _range_number(start, op, "start")
     end = _range_number(end, op, "end")
     step = _range_number(step, op, "step")
     if step == 0:
         raise InvalidParameterError(f"{op}: step is 0; expected a nonzero step", "step", step)
     is_float = any(isinstance(v, float) for v in (start, end, step))
+    if is_float:
+        quotient = (end - start) / step
+        n = max(0, math.ceil(quotient)) if math.isfinite(quotient) else math.inf
+    else:
+        n = max(0, -((start - end) // step))
+    if n > _INT64_MAX:
+        raise InvalidParameterError(
+            f"{op}: start {start!r}, end {end!r} and step {step!r} make more than 2**63 - 1 "
+            "values; expected a range of at most 2**63 - 1 values", "step", step)
+    return start, end, step, is_float, n
+
+
+def _arange(op, start, end, step, dtype, device, requires_grad):
+    start, end, step, is_float, n = _arange_args(op, start, end, step)
     dtype = _dtype_arg(dtype, op, _dt.default_float if is_float else _dt.default_int)
     if dtype.kind == "bool":
         raise KindError(f"{op}: not defined for dtype bool; expected an int or float dtype")
@@ -541,7 +553,6 @@ def _arange(op, start, end, step, dtype, device, requires_grad):
         raise _dt.complex_error(op, "dtype", dtype)
     be = _device_arg(device, op).backend
     _grad_arg(requires_grad, dtype, op)
-    n = _arange_length(start, end, step, is_float)
     _check_nbytes((n,), dtype, op)
     if n == 0:
         return _new(be.creation_zeros((0,), dtype), dtype, requires_grad)
@@ -560,9 +571,10 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     ``[0, 1, 2, 3, 4]``. A Python ``range`` works as ``start`` (Burn's ``arange(0..5)``).
 
     int64 unless an argument is a float (then float32), or ``dtype``. A range that ``step``
-    cannot walk (``arange(5, 0)``) is empty, as Python's ``range``; a zero step or a non-finite
-    bound raises InvalidParameterError. Float ranges have ``ceil((end - start) / step)`` values
-    ``start + i * step``, computed in float64, as PyTorch.
+    cannot walk (``arange(5, 0)``) is empty, as Python's ``range``; a zero step, a non-finite
+    argument or more than ``2**63 - 1`` values raise InvalidParameterError. Float ranges have
+    ``ceil((end - start) / step)`` values ``start + i * step``, computed in float64, as
+    PyTorch; int ranges are exact up to int64's ends.
 
     >>> import ember
     >>> ember.arange(5).tolist()

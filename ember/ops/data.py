@@ -13,6 +13,7 @@ first.
 """
 
 from .. import dtypes as _dt
+from ..backends.guard import check_shaped
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import argfix
 from ..devices import CPU, as_device
@@ -93,6 +94,7 @@ def cast(self, dtype):
             rule = _cast_rule(src)
     elif src.kind == "complex" and dtype.kind != "complex":
         raise complex_cast_error("cast", src, dtype)
+    check_shaped("cast", self._data, dtype.itemsize)
     out = self._device.backend.cast(self._data, dtype)
     return record(out, dtype, (self,), rule, "cast")
 

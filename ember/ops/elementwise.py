@@ -25,6 +25,8 @@ backends give the same values.
 import math as _math
 
 from .. import dtypes as _dt
+from ..backends import guard as _guard
+from ..backends.guard import check_result, check_shaped
 from ..errors import InvalidParameterError, KindError
 from ..shapes import broadcast_shapes
 from ..autodiff.graph import _mode
@@ -84,15 +86,43 @@ def _odd_kind(x, op, param, cx):
         raise _dt.complex_error(op, param, x._dtype)
 
 
-def _check_tensor(x, op, param="input", cx=False):
+def _check_tensor(x, op, param="input", cx=False, computes=True):
     """``x`` itself if it is an int or float Tensor (or a complex one, when ``cx``: the op takes
-    complex tensors); typed errors otherwise."""
+    complex tensors); typed errors otherwise. ``computes``: the op computes a result of ``x``'s
+    shape, which must fit in memory (``guard.check_shaped``: ``x`` may be a broadcast view)."""
     if not isinstance(x, Tensor):
         raise InvalidParameterError(
             f"{op}: {param} must be a Tensor, got {type(x).__name__} {x!r}", param, x)
     if x._dtype.kind in _ODD:
         _odd_kind(x, op, param, cx)
+    if computes:
+        check_shaped(op, x._data, x._dtype.itemsize)
     return x
+
+
+def _fits(op, itemsize, *operands):
+    """The huge-view guard of an elementwise op: its result, the broadcast of its tensor
+    ``operands`` (numbers are skipped) with items of ``itemsize`` bytes, must fit in memory
+    (``guard.check_result``; an operand may be a broadcast view of a few bytes)."""
+    first = None
+    for t in operands:
+        if isinstance(t, Tensor):
+            if first is None:
+                first = t._data
+            elif t._data.shape != first.shape:
+                shapes = [tuple(t._data.shape) for t in operands if isinstance(t, Tensor)]
+                return check_result(op, broadcast_shapes(*shapes, op=op), itemsize)
+    if first is not None:
+        check_shaped(op, first, itemsize)
+
+
+def _fits_pair(op, a, b, itemsize):
+    """``_fits`` of two backend arrays: their broadcast has at most ``a.size * b.size``
+    elements, so one product decides when it surely fits."""
+    if a.shape == b.shape:
+        check_shaped(op, a, itemsize)
+    elif a.nbytes * b.nbytes > _guard._SMALL_BYTES:
+        check_result(op, broadcast_shapes(a.shape, b.shape, op=op), itemsize)
 
 
 def _is_complex_scalar(value):
@@ -162,6 +192,7 @@ def _prep2(a, b, op, to_float=False, cx=False):
     """
     ta = a if isinstance(a, Tensor) else None
     tb = b if isinstance(b, Tensor) else None
+    shape = None  # the result's shape where two tensor operands broadcast
     if ta is not None:
         if tb is not None:
             if ta._device is not tb._device:
@@ -175,7 +206,7 @@ def _prep2(a, b, op, to_float=False, cx=False):
                 dt = _result_type(ta, tb)
             sa, sb = ta._data.shape, tb._data.shape
             if sa != sb:
-                broadcast_shapes(sa, sb, op=op)
+                shape = broadcast_shapes(sa, sb, op=op)
         else:
             dt = _scalar_dtype(ta, b, op, "other", cx)
         be = ta._device.backend
@@ -189,6 +220,10 @@ def _prep2(a, b, op, to_float=False, cx=False):
                         f"{type(b).__name__}")
     if to_float and dt._rank < 2:  # int (bool raised): the default float; complex stays
         dt = _dt.default_float
+    if shape is None:
+        check_shaped(op, (tb if ta is None else ta)._data, dt.itemsize)
+    else:
+        check_result(op, shape, dt.itemsize)
     if ta is None:
         xa = _scalar(be, a, dt, op, "self")
     else:
@@ -290,6 +325,7 @@ def _float_input(be, x, op):
         if dt.kind == "complex":
             return x._data, dt
         dt = _dt.default_float
+        check_shaped(op, x._data, dt.itemsize)
         return be.ew_cast(x._data, dt), dt
     return x._data, dt
 

@@ -14,8 +14,9 @@ from ..errors import KindError
 from ..shapes import as_int, broadcast_shapes
 from ..autodiff.rules import array_rule, fit
 from .._tensor import Tensor, device_error, record, record_arrays, saved, tensor_method, wrap
-from .elementwise import (_cast, _check_operand, _check_tensor, _deferred, _float_input, _kept,
-                          _masked, _prep2, _record2t, _result_type, _scalar, _zero_rule)
+from .elementwise import (_cast, _check_operand, _check_tensor, _deferred,
+                          _fits, _float_input, _kept, _masked, _prep2, _record2t, _result_type,
+                          _scalar, _zero_rule)
 
 __all__ = ["exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "recip", "reciprocal", "erf", "sin",
            "cos", "tan", "sinh", "cosh", "tanh", "asin", "acos", "atan", "asinh", "acosh",
@@ -333,6 +334,7 @@ def lerp(self, end, weight):
     dt = _result_type(self, end, weight)
     if dt.kind != "float":
         dt = _dt.default_float
+    _fits(op, dt.itemsize, self, end, weight)
     x = be.ew_cast(self._data, dt)
     e = be.ew_cast(end._data, dt) if isinstance(end, Tensor) else _scalar(be, end, dt, op, "end")
     w = (be.ew_cast(weight._data, dt) if isinstance(weight, Tensor)

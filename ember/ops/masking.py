@@ -9,6 +9,7 @@ kernels are the indexing family's (``be.idx_*``).
 
 from .. import dtypes as _dt
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
+from ..backends.guard import check_result
 from ..shapes import broadcast_shapes
 from .._tensor import Tensor, backend_of, check_tensor, device_error, record, tensor_method, wrap
 from . import fusion as _fusion
@@ -47,6 +48,7 @@ def _mask_broadcast(self, mask, op):
     shape = tuple(self.shape)
     if tuple(m.shape) != shape:
         shape = _broadcast_with(shape, m, "mask", op)
+    check_result(op, shape, self._dtype.itemsize)
     return m, shape
 
 
@@ -73,7 +75,8 @@ def mask_where(self, mask, value):
         raise KindError(f"{op}: value is a {value._dtype.kind} tensor (dtype {value._dtype.name}),"
                         f" expected a {self._dtype.kind} tensor like self")
     be = backend_of(self, value, op)
-    _broadcast_with(shape, value, "value", op, "the shape of self and mask")
+    check_result(op, _broadcast_with(shape, value, "value", op, "the shape of self and mask"),
+                 self._dtype.itemsize)
     return _where_record(be, m._data, self, value, self._dtype, op)
 
 
@@ -248,7 +251,8 @@ def where(condition, input=None, other=None):
         if isinstance(v, Tensor) and v._device is not cond._device:
             raise device_error(op, cond, v)
     dtype = _dt.result_type(input, other)
-    broadcast_shapes(tuple(cond.shape), _shape_of(input), _shape_of(other), op=op)
+    check_result(op, broadcast_shapes(tuple(cond.shape), _shape_of(input), _shape_of(other),
+                                      op=op), dtype.itemsize)
     return _where_record(cond._device.backend, cond._data, input, other, dtype, op, swap=False)
 
 

@@ -4,6 +4,7 @@ pool.py, normalization.py, loss.py ...): float inputs, ints, pairs, reals, reduc
 import math
 
 from .. import dtypes as _dt
+from ..backends.guard import check_shaped
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import normalize_dim
 from .._tensor import check_tensor, device_error
@@ -30,12 +31,15 @@ def _opt_float(x, op, param):
 
 
 def _float_math(x, op, param="input"):
-    """A float tensor for float math: floats as they are, ints in the default float dtype."""
+    """A float tensor for float math: floats as they are, ints in the default float dtype. The
+    op computes a result of its shape, which must fit in memory (``guard.check_shaped``)."""
     check_tensor(x, op, param)
     kind = x._dtype.kind
     if kind == "float":
+        check_shaped(op, x._data, x._dtype.itemsize)
         return x
     if kind == "int":
+        check_shaped(op, x._data, _dt.default_float.itemsize)
         return x.cast(_dt.default_float)
     if kind == "complex":  # docs/complex.md: nn takes real tensors only
         raise _dt.complex_error(op, param, x._dtype)

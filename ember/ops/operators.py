@@ -4,12 +4,13 @@ Python number, go straight to the backend's kernel). They compute what ``add``, 
 ``mul``, ``true_divide``, ``floor_divide``, ``remainder`` and ``pow`` (``arith.py``) compute.
 """
 
+from ..backends.guard import check_shaped
 from ..errors import InvalidParameterError
 from ..autodiff.rules import array_rule
 from .._tensor import Tensor, device_error, record, record_arrays, saved, wrap
 from . import fusion as _fusion
 from .arith import _add, _floordiv, _mul, _pow, _remainder, _sub, _truediv
-from .elementwise import _F32, _F64, _prod
+from .elementwise import _F32, _F64, _fits_pair, _prod
 
 _EXACT = 1 << 53  # Python ints below this are exact as floats
 
@@ -74,6 +75,7 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False, revers
                 ad = self._ad
                 untracked = self._node is None and other._node is None and ad is other._ad
                 if last[3] and untracked:
+                    _fits_pair(name, a, b, dt.itemsize)  # (torch's operator broadcasts)
                     try:
                         out = kernel(a, b)
                     except RuntimeError:
@@ -89,6 +91,7 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False, revers
                 if (shape := a.shape) == b.shape:
                     if untracked:
                         if _prod(shape) >= _fusion.MIN_NUMEL:
+                            check_shaped(name, a, dt.itemsize)
                             return _fusion.start(device.backend, kernel, a, b, dt, ad, device)
                         t = _new(Tensor)
                         t._data = kernel(a, b)
@@ -98,6 +101,7 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False, revers
                         t._ad = ad
                         t._grad = None
                         return t
+                    check_shaped(name, a, dt.itemsize)
                     if ad == "balanced" or other._ad == "balanced":
                         return record_arrays(
                             kernel(a, b), dt, (self, other),
@@ -117,8 +121,11 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False, revers
                 kernel = last[2]
                 if self._node is None:
                     x, y = (other, a) if reverse else (a, other)
-                    if not last[3] and _prod(a.shape) >= _fusion.MIN_NUMEL:
-                        return _fusion.start(device.backend, kernel, x, y, dt, self._ad, device)
+                    if _prod(a.shape) >= _fusion.MIN_NUMEL:
+                        check_shaped(name, a, dt.itemsize)
+                        if not last[3]:
+                            return _fusion.start(device.backend, kernel, x, y, dt, self._ad,
+                                                 device)
                     return wrap(kernel(x, y), dt, self._ad)
                 return _scalar_step(self, kernel, other, grad_ts, name, reverse)
         return slow(other, self, name) if reverse else slow(self, other, name)
@@ -136,6 +143,7 @@ def _scalar_step(x, kernel, s, grad, name, reverse):
     ``reverse``): ``grad(x, s)`` (``grad(s, x)``) builds its rule; under the "balanced"
     strategy it recomputes on arrays with the same rule."""
     a, dt = x._data, x._dtype
+    check_shaped(name, a, dt.itemsize)
     out = kernel(s, a) if reverse else kernel(a, s)
     if x._ad == "balanced":
         rule = grad(s, wrap(a, dt)) if reverse else grad(wrap(a, dt), s)

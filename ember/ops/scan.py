@@ -12,6 +12,7 @@ PyTorch's); ``cummin`` and ``cummax`` order their elements and raise ``dtypes.co
 
 from .. import dtypes as _dt
 from .. import return_types as _rt
+from ..backends.guard import check_shaped
 from ..errors import DimensionError, InvalidParameterError
 from ..shapes import as_int, normalize_dim, dim_aliases
 from ..autodiff.graph import _mode
@@ -31,6 +32,7 @@ def _prepare(x, dim, op):
         raise InvalidParameterError(f"{op}: expected a Tensor, got {type(x).__name__}", "self", x)
     xd = x._data
     be = x._device.backend
+    check_shaped(op, xd, max(8, x._dtype.itemsize))  # its sums are wide, its indices int64
     if xd.ndim:
         return xd, normalize_dim(dim, xd.ndim, op), xd.shape, be
     d = as_int(dim, op, "dim")

@@ -59,6 +59,26 @@ def collectives(rank, world, out):
     out["ag_async"] = np.stack([g.numpy() for g in dist.all_gather_async(rs_in).wait()])
 
 
+MOVED_DTYPES = ("int16", "uint16", "uint32", "uint64", "bool", "bfloat16", "int8")
+
+
+def moved(rank, world, out):
+    """broadcast and all_gather of the dtypes gloo cannot reduce (moved as bytes), and DDP's
+    copy of rank 0's int16 buffer."""
+    for dt in MOVED_DTYPES:
+        t = ember.tensor([[rank + 1, 0], [2 * rank + 3, 1]]).cast(dt)
+        out[f"moved_bc_{dt}"] = dist.broadcast(t, src=1).cast("float64").numpy()
+        out[f"moved_bc0_{dt}"] = dist.broadcast_async(t[0, 0], src=0).wait().cast(
+            "float64").numpy()
+        out[f"moved_ag_{dt}"] = np.stack([g.cast("float64").numpy()
+                                          for g in dist.all_gather(t)])
+        out[f"moved_dtype_{dt}"] = np.array(dist.broadcast(t).dtype.name)
+    model = nn.Linear(2, 1)
+    model.register_buffer("count", ember.tensor([rank + 7, -300 * rank]).cast("int16"))
+    nn.parallel.DistributedDataParallel(model)(ember.ones(1, 2))
+    out["moved_ddp_buffer"] = model.count.cast("int64").numpy()
+
+
 def training(rank, world, out):
     """DDP on an MLP: rank r gets half of every global batch; also single-process references
     computed on every rank with the full batch (no process group involved)."""

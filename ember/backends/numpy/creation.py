@@ -83,7 +83,14 @@ def creation_arange(start, end, step, dtype, is_float):
     if is_float:
         n = max(0, math.ceil((end - start) / step))
         return (start + np.arange(n, dtype=np.float64) * step).astype(dtype)
-    return np.arange(start, end, step, dtype=np.int64).astype(dtype, copy=False)
+    # exact at int64's ends: the length in Python ints, each value start + i * step in int64
+    # arithmetic, whose wrap-around is exact since every value is within int64
+    out = np.arange(creation_arange_length(start, end, step, False), dtype=np.int64)
+    if step != 1:
+        np.multiply(out, np.int64((step + 2 ** 63) % 2 ** 64 - 2 ** 63), out=out)
+    if start:
+        np.add(out, np.int64(start), out=out)
+    return out.astype(dtype, copy=False)
 
 
 def creation_arange_length(start, end, step, is_float):

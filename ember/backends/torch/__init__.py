@@ -66,7 +66,6 @@ def for_device(device):
     found = _tables.get(device)
     if found is not None:
         return found
-    torch_device = torch.device(device.type, device.index)
     if device.type == "cuda" and (not torch.cuda.is_available()
                                   or device.index >= torch.cuda.device_count()):
         raise DeviceError(f"device {device} is not available: this machine has "
@@ -75,6 +74,8 @@ def for_device(device):
     if device.type == "mps" and not (hasattr(torch.backends, "mps")
                                      and torch.backends.mps.is_available()):
         raise DeviceError(f"device {device} is not available: PyTorch has no MPS here", (device,))
+    # after the checks: torch keeps a device index in 8 bits (cuda:128 would be cuda:-128)
+    torch_device = torch.device(device.type, device.index)
     with _lock:
         found = _tables.get(device)
         if found is None:

@@ -69,10 +69,15 @@ def creation_arange(start, end, step, dtype, is_float, *, device=None):
     if is_float:
         n = max(0, math.ceil((end - start) / step))
         out = start + torch.arange(n, dtype=torch.float64, device=device) * step
-    elif creation_arange_length(start, end, step, False) == 0:
-        out = torch.zeros((0,), dtype=torch.int64, device=device)  # torch refuses empty ranges
     else:
-        out = torch.arange(start, end, step, dtype=torch.int64, device=device)
+        # exact at int64's ends (torch sizes a range in float64 and refuses empty ones): the
+        # length in Python ints, each value start + i * step in wrapping int64 arithmetic
+        out = torch.arange(creation_arange_length(start, end, step, False), dtype=torch.int64,
+                           device=device)
+        if step != 1:
+            out.mul_((step + 2 ** 63) % 2 ** 64 - 2 ** 63)
+        if start:
+            out.add_(start)
     return out.to(TORCH[dtype])
 
 
