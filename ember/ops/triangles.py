@@ -12,13 +12,20 @@ from .indexing import linear_map
 __all__ = ["triu_mask", "tril_mask", "diag_mask", "triu", "tril"]
 
 
+def _within(offset, shape):
+    """``offset`` clamped to the matrices' extent: past it every offset keeps the same elements
+    (so any Python int works, on every backend, as the exact answer)."""
+    bound = max(shape[-2], shape[-1])
+    return min(max(offset, -bound), bound)
+
+
 def _mask(op, part, shape, offset, device):
     shape = _shape_arg((shape,), op)
     if len(shape) < 2:
         raise InvalidParameterError(
             f"{op}: shape {shape} has rank {len(shape)}; expected a rank >= 2 (a matrix or a "
             "batch of matrices)", "shape", shape)
-    offset = _int_arg(offset, op, "offset")
+    offset = _within(_int_arg(offset, op, "offset"), shape)
     be = _device_arg(device, op).backend
     _check_nbytes(shape, _dt.bool_, op)
     return wrap(be.creation_tri_mask(shape, offset, part, op=op), _dt.bool_)
@@ -65,6 +72,7 @@ def _tri(op, self, diagonal, upper):
         raise InvalidParameterError(
             f"{op}: self has shape {tuple(self.shape)} (rank {self._data.ndim}); expected a "
             "tensor of rank >= 2 (a matrix or a batch of matrices)", "self", tuple(self.shape))
+    diagonal = _within(diagonal, self._data.shape)
     be = self._device.backend
 
     def keep(a):  # a mask: its own transpose

@@ -123,3 +123,17 @@ def test_triu_tril_bad_inputs(name):
     with pytest.raises(InvalidParameterError, match=rf"{name}: self must be a Tensor, got list"):
         getattr(ember, name)([[1, 2], [3, 4]])
     assert_unchanged([v, m], [before_v, before_m])
+
+
+@pytest.mark.parametrize("offset", [2 ** 63, 2 ** 70, -2 ** 63 - 1, -2 ** 70, 10 ** 30])
+def test_offsets_past_int64_keep_what_the_matrix_edge_keeps(offset):
+    x = ember.tensor([[1, 2, 3], [4, 5, 6]])
+    edge = 3 if offset > 0 else -3
+    for name in ("tril", "triu"):
+        assert getattr(x, name)(offset).tolist() == getattr(x, name)(edge).tolist()
+        assert getattr(x.cast("bool"), name)(offset).tolist() == \
+            getattr(x.cast("bool"), name)(edge).tolist()
+    for name in ("tril_mask", "triu_mask", "diag_mask"):
+        got = getattr(ember.Tensor, name)((2, 3), offset).tolist()
+        assert got == getattr(ember.Tensor, name)((2, 3), edge).tolist()
+    assert x.tril(offset).tolist() == ([[1, 2, 3], [4, 5, 6]] if offset > 0 else [[0] * 3] * 2)
