@@ -4,6 +4,7 @@ Python number, go straight to the backend's kernel). They compute what ``add``, 
 ``mul``, ``true_divide``, ``floor_divide``, ``remainder`` and ``pow`` (``arith.py``) compute.
 """
 
+from ..backends import guard as _guard
 from ..backends.guard import check_shaped
 from ..errors import InvalidParameterError
 from ..autodiff.rules import array_rule
@@ -75,7 +76,8 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False, revers
                 ad = self._ad
                 untracked = self._node is None and other._node is None and ad is other._ad
                 if last[3] and untracked:
-                    _fits_pair(name, a, b, dt.itemsize)  # (torch's operator broadcasts)
+                    if a.nbytes * b.nbytes > _guard._SMALL_BYTES:  # (torch's operator broadcasts)
+                        _fits_pair(name, a, b, dt.itemsize)
                     try:
                         out = kernel(a, b)
                     except RuntimeError:

@@ -224,11 +224,12 @@ def _seal(so):
     """Append the trailer to the compiled object ``so``; the failure's message, or None."""
     try:
         with open(so, "rb") as f:
-            body = f.read(_MAX_BYTES + 1)
+            size = os.fstat(f.fileno()).st_size  # (read(n) would allocate n bytes up front)
+            body = f.read() if 0 < size <= _MAX_BYTES else b""
     except OSError as exc:
         return f"the compiler wrote no shared object ({exc})"
     if not body or len(body) > _MAX_BYTES:
-        return f"the compiler wrote {'no' if not body else 'an oversized'} shared object"
+        return f"the compiler wrote {'no' if not size else 'an oversized'} shared object"
     try:
         with open(so, "ab") as f:
             f.write(_TRAILER + hashlib.sha256(body).hexdigest().encode())
