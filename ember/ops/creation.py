@@ -667,6 +667,17 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     if is_complex and dtype.kind != "complex":
         raise KindError(f"{op}: start {start!r} and end {end!r} are complex, dtype {dtype.name} "
                         "is not (the imaginary parts would be lost); expected a complex dtype")
+    part = _dt.real_of(dtype) if dtype.kind == "complex" else dtype
+    for param, value in (("start", start), ("end", end)):
+        for v in (value.real, value.imag) if isinstance(value, complex) else (value,):
+            if part.kind == "int":  # in the int range as a real number: away from zero
+                v = math.floor(v) if v < 0 else math.ceil(v)
+            if not _host.creation_fill_value_fits(v, part):
+                raise InvalidParameterError(
+                    f"{op}: {param} {value!r} does not fit dtype {dtype.name}; expected a value "
+                    f"in the range of {part.name}", param, value)
+    if dtype.kind == "int":  # PyTorch converts the ends to the dtype first (toward zero)
+        start, end = int(start), int(end)
     be = _device_arg(device, op).backend
     _grad_arg(requires_grad, dtype, op)
     _check_nbytes((steps,), dtype, op)

@@ -81,3 +81,25 @@ def test_arange_exact_at_int64_ends(arange, args):
     t = arange(*args)
     assert t.dtype == ember.int64
     assert t.tolist() == list(range(*args))
+
+
+@pytest.mark.parametrize("start,end,dtype", [
+    (1e39, 1e39, "float32"), (-1e300, 1e300, "float32"), (0.0, 1e300, "float16"),
+    (0, 1e30, "int32"), (0, 3e9, "int32"), (-129, 5, "int8"), (-2.5, 127.9, "int8"),
+    (0, 1e300, "complex64"),
+    (0, 1e39j, "complex64"),
+])
+def test_linspace_ends_past_the_dtype_are_refused_as_pytorch(start, end, dtype):
+    with pytest.raises(RuntimeError, match="without overflow"):
+        torch.linspace(start, end, 3, dtype=getattr(torch, dtype))
+    with pytest.raises(ember.InvalidParameterError, match=r"(start|end) .* does not fit dtype"):
+        ember.linspace(start, end, 3, dtype=dtype)
+
+
+@pytest.mark.parametrize("start,end,dtype", [
+    (0, 3.4e38, "float32"), (-2.5, 127.0, "int8"), (0, 1e300, "float64"), (1.5, 2.5, "int64"),
+    (-128.0, 0.5, "int8"), (-7.9, 3.2, "int64"), (3, -4, "int16"),
+])
+def test_linspace_ends_inside_the_dtype_match_pytorch(start, end, dtype):
+    want = torch.linspace(start, end, 5, dtype=getattr(torch, dtype)).tolist()
+    assert ember.linspace(start, end, 5, dtype=dtype).tolist() == pytest.approx(want, rel=1e-6)
