@@ -648,9 +648,12 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     """``steps`` evenly spaced values from ``start`` to ``end``, both included; float32 by
     default, complex64 when an end is complex (as PyTorch). Computed in float64 (each part of a
     complex) from both ends (as PyTorch), then converted to ``dtype``; complex ends need a
-    complex dtype (KindError).
+    complex dtype (KindError). Each end must lie in the dtype's range (InvalidParameterError,
+    where PyTorch raises its overflow error); an int dtype takes the ends toward zero first.
 
     >>> import ember
+    >>> ember.linspace(-2.5, 127, 5, dtype="int8").tolist()
+    [-2, 30, 62, 94, 127]
     >>> ember.linspace(0, 1, 5).tolist()
     [0.0, 0.25, 0.5, 0.75, 1.0]
     >>> ember.linspace(0, 2 + 2j, 3).tolist()
