@@ -30,7 +30,8 @@ import os
 from ..devices import as_device
 from ..errors import InvalidParameterError, KindError
 from .._tensor import Pending, Tensor
-from .safetensors import _nesting_within, load_file, load_metadata, save_file
+from .json_depth import nesting_within
+from .safetensors import load_file, load_metadata, save_file
 
 __all__ = ["save", "load"]
 
@@ -221,7 +222,7 @@ def load(path, device=None):
             f"ember reads version {_VERSION}", "path", path)
     reader = _Reader(os.fspath(path), None)
     text = meta["structure"]
-    if not _nesting_within(text.encode("utf-8", "surrogatepass"), _MAX_DEPTH):
+    if not nesting_within(text.encode("utf-8", "surrogatepass"), _MAX_DEPTH):
         raise reader.bad("obj", f"its structure nests more than {_MAX_DEPTH} levels of JSON, "
                                 f"deeper than ember.save writes ({_MAX_NESTING} lists, tuples "
                                 "and dicts)")

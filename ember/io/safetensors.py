@@ -28,14 +28,13 @@ import socket
 import stat
 import tempfile
 import zlib
-from itertools import accumulate, count as _counter
-from operator import sub
 
 from .. import dtypes as _dt
 from ..devices import CPU, as_device
 from ..errors import InvalidParameterError, KindError
 from ..shapes import MAX_RANK
 from .._tensor import Tensor, transfer, wrap
+from .json_depth import nesting_within
 
 _host = CPU.backend  # files are read and written through host memory
 
@@ -344,38 +343,6 @@ def _header_length(first8, size, op, path):
     return n
 
 
-_BRACKETS = bytes.maketrans(b"[{]}", b"(())")
-_NOT_BRACKETS = bytes(sorted(set(range(256)) - set(b"[]{}")))
-_CHUNK = 1 << 20
-
-
-def _nesting_within(text, limit):
-    """Whether the JSON ``text`` (bytes) nests its arrays and objects at most ``limit`` deep,
-    found with bytes operations, so that ``json.loads`` (which recurses) only sees text it can
-    parse. Brackets in strings do not count; unbalanced brackets may count as deeper."""
-    b = bytes(text)
-    if b"\\" in b:  # escapes: drop the escaped backslashes, then the escaped quotes
-        b = b.replace(b"\\\\", b"").replace(b'\\"', b"")
-    if b'"' in b:  # what lies outside the strings
-        b = b"".join(b.split(b'"')[::2])
-    b = b.translate(_BRACKETS, _NOT_BRACKETS)
-    if b.count(b"(") <= limit:
-        return True
-    if b"(" * (limit + 1) in b:
-        return False
-    depth = 0
-    for start in range(0, len(b), _CHUNK):
-        part = b[start:start + _CHUNK]
-        # the depth peaks before a ')' or at the part's end: before the k-th ')' it is the
-        # depth at the start, plus the '(' before it, minus k - 1
-        peaks = accumulate(map(len, part.split(b")")), initial=depth)
-        next(peaks)
-        if max(map(sub, peaks, _counter())) > limit:
-            return False
-        depth += 2 * part.count(b"(") - len(part)
-    return True
-
-
 def _parse_header(head, data_len, op, path):
     """``(entries, metadata)`` of a safetensors header (bytes): entries ``(name, dtype, shape,
     begin, end)`` in the header's order, their byte ranges checked to tile the ``data_len``
@@ -387,7 +354,7 @@ def _parse_header(head, data_len, op, path):
         raise _bad_file(op, path, "the header is not UTF-8 text") from None
     if not text.startswith("{"):
         raise _bad_file(op, path, "invalid header: it does not start with '{'")
-    if not _nesting_within(head, _MAX_DEPTH):
+    if not nesting_within(head, _MAX_DEPTH):
         raise _bad_file(op, path, "invalid header: its arrays and objects nest more than "
                                   f"{_MAX_DEPTH} deep")
     try:
