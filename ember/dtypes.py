@@ -267,11 +267,18 @@ def result_type(*operands):
     return result
 
 
+_PLAIN = frozenset((float, int, bool, complex))
+
+
 def sequence_dtype(data):
     """The dtype PyTorch gives nested lists and tuples of numbers when they hold a float or a
     complex value: a Python float counts as the default float, a Python complex as the default
     complex, a value that carries a dtype (a NumPy scalar or array) as that dtype, promoted
     together (``[np.float64(1.5), 2.0]`` is float64). None when no such value is found."""
+    types = set(map(type, data))
+    if types <= _PLAIN:  # a flat sequence of Python numbers, the common case
+        return complex_of(default_float) if complex in types else \
+            default_float if float in types else None
     out = None
     stack = [data]
     while stack:
