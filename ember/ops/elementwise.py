@@ -95,8 +95,8 @@ def _check_tensor(x, op, param="input", cx=False, computes=True):
             f"{op}: {param} must be a Tensor, got {type(x).__name__} {x!r}", param, x)
     if x._dtype.kind in _ODD:
         _odd_kind(x, op, param, cx)
-    if computes:
-        check_shaped(op, x._data, x._dtype.itemsize)
+    if computes and x._data.nbytes > _guard._SMALL_BYTES:  # check_shaped, inline: a hot path
+        check_result(op, tuple(x._data.shape), x._dtype.itemsize)
     return x
 
 
