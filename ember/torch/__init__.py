@@ -1,0 +1,92 @@
+"""``ember.torch``: PyTorch's API, exactly, on ember's engine.
+
+A PyTorch program ports by changing its imports (``import ember.torch as torch``,
+``import ember.torch.nn as nn``, ``from ember.torch.utils.data import DataLoader``); tensors made
+or returned here have PyTorch's methods (``ember.torch.Tensor``), while ``import ember`` keeps
+the spec's API. ``as_torch`` and ``as_ember`` convert between the two without copying.
+docs/pytorch.md lists every name whose meaning differs between the two APIs.
+
+>>> import ember.torch as torch
+>>> x = torch.tensor([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]])
+>>> pred = x.argmax(1)
+>>> (pred == torch.tensor([1, 2])).type(torch.float).sum().item()
+2.0
+"""
+
+import builtins as _builtins
+import types as _types
+
+import ember as _e
+
+from ._tensor import (Size, Tensor, as_ember, as_torch, functions as _functions,  # noqa: F401
+                      to_torch as _to_torch, torch_function as _torch_function)
+from . import methods as _methods  # noqa: F401  (PyTorch's meanings of the Tensor methods)
+
+# -- dtypes: ember's own objects, under PyTorch's names ----------------------------------------
+from ..dtypes import (bfloat16, complex64, complex128, float16, float32, float64,  # noqa: F401
+                      int8, int16, int32, int64, uint8, uint16, uint32, uint64)
+from ..dtypes import DType as dtype  # noqa: F401
+from ..dtypes import bool_ as bool  # noqa: A001,F401
+from ..devices import Device as device  # noqa: F401
+from ..errors import (DeviceError, DimensionError, EmberError, GraphError,  # noqa: F401
+                      InvalidParameterError, KindError, ShapeMismatchError)
+from ..autodiff import enable_grad, inference_mode, no_grad, set_grad_enabled  # noqa: F401
+from ..ops.random import Generator, default_generator  # noqa: F401
+from ..threads import get_num_threads, set_num_threads  # noqa: F401
+
+float = float32  # noqa: A001
+double = float64
+half = float16
+cfloat = complex64
+cdouble = complex128
+int = int32  # noqa: A001
+long = int64
+short = int16
+
+# ember's module-level functions already speak PyTorch (docs/pytorch.md); these differ or are
+# not PyTorch's names, and are not exported here
+_NOT_TORCH = _builtins.frozenset((
+    "s", "tour", "devices", "dtypes", "shapes", "threads", "ops", "io", "vision",
+    "array_api", "return_types", "backends", "errors", "autodiff", "train",
+))
+
+for _name in dir(_e):
+    if _name.startswith("_") or _name in globals() or _name in _NOT_TORCH:
+        continue
+    _value = getattr(_e, _name)
+    if isinstance(_value, (_types.ModuleType, _builtins.type)) or not callable(_value):
+        continue
+    _torch_function(_value, name=_name)
+
+globals().update(_functions)
+
+
+def is_tensor(obj):
+    """Whether ``obj`` is a tensor (of either API), as ``torch.is_tensor``.
+
+    >>> import ember.torch as torch
+    >>> torch.is_tensor(torch.ones(1)), torch.is_tensor([1])
+    (True, False)
+    """
+    return isinstance(obj, _e.Tensor)
+
+
+def compile(model=None, **options):  # noqa: A001
+    """``torch.compile``: returns ``model`` unchanged (ember runs it eagerly; the options are
+    accepted and have no effect). Used as a decorator, returns the function.
+
+    >>> import ember.torch as torch
+    >>> f = torch.compile(lambda x: x + 1)
+    >>> f(torch.ones(1)).tolist()
+    [2.0]
+    """
+    if model is None:
+        return lambda fn: fn
+    return model
+
+
+from . import nn, optim, utils, autograd  # noqa: E402,F401
+from ._tensor import adopt_inherited as _adopt_inherited  # noqa: E402
+
+_adopt_inherited()  # every other method of ember.Tensor, its results as ember.torch tensors
+del _name, _value
