@@ -34,27 +34,30 @@ def tensor_repr(t):
 
 def _format(arr, t):
     kind = t.dtype.kind
-    if kind == "bool":
-        return np.array2string(arr, separator=", ", prefix="tensor(",
-                               formatter={"bool": lambda v: "True" if v else "False"})
-    if kind == "int":
-        return np.array2string(arr, separator=", ", prefix="tensor(")
     if kind == "complex":
         return np.array2string(arr, separator=", ", prefix="tensor(", precision=4)
-    finite = arr[np.isfinite(arr)] if arr.size else arr
-    whole = finite.size and np.all(finite == np.round(finite))
-    big = finite.size and (np.abs(finite).max() >= 1e8 or
-                           (np.abs(finite[finite != 0]).min() < 1e-4 if np.any(finite != 0)
-                            else False))
-    if big:
-        fmt = lambda v: np.format_float_scientific(v, precision=4, exp_digits=2)  # noqa: E731
-    elif whole:
-        fmt = lambda v: _nonfinite(v) or f"{v:.0f}."  # noqa: E731
+    if kind == "bool":
+        fmt = lambda v: "True" if v else "False"  # noqa: E731
+    elif kind == "int":
+        fmt = str
     else:
-        fmt = lambda v: _nonfinite(v) or f"{v:.4f}"  # noqa: E731
-    return np.array2string(arr.astype(np.float64), separator=", ", prefix="tensor(",
-                           formatter={"float_kind": fmt}, threshold=1000, edgeitems=3,
-                           max_line_width=80)
+        arr = arr.astype(np.float64)
+        fmt = _float_format(arr)
+    width = max((len(fmt(v)) for v in arr.flat), default=0)
+    return np.array2string(arr, separator=", ", prefix="tensor(", threshold=1000, edgeitems=3,
+                           max_line_width=80, formatter={"all": lambda v: fmt(v).rjust(width)})
+
+
+def _float_format(arr):
+    finite = arr[np.isfinite(arr)]
+    nonzero = np.abs(finite[finite != 0])
+    if nonzero.size and (nonzero.max() >= 1e8 or nonzero.min() < 1e-4
+                         or nonzero.max() / nonzero.min() > 1000 and nonzero.max() > 1e3):
+        return lambda v: _nonfinite(v) or np.format_float_scientific(  # noqa: E731
+            v, precision=4, exp_digits=2, unique=False)
+    if finite.size and np.all(finite == np.round(finite)):
+        return lambda v: _nonfinite(v) or f"{v:.0f}."  # noqa: E731
+    return lambda v: _nonfinite(v) or f"{v:.4f}"  # noqa: E731
 
 
 def _nonfinite(v):
