@@ -27,6 +27,7 @@ from ..ops.attention import scaled_dot_product_attention
 from ..ops.conv import conv2d
 from ..ops.dropout import dropout, embedding
 from ..ops.linear import linear
+from ..ops.robust_losses import binary_cross_entropy, huber_loss, smooth_l1_loss
 from ..ops.loss import (binary_cross_entropy_with_logits, cross_entropy, l1_loss, mse_loss,
                         nll_loss)
 from ..ops.nn_args import _int
@@ -38,7 +39,8 @@ __all__ = [
     "relu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax",
     "linear", "conv2d", "max_pool2d", "max_unpool2d", "avg_pool2d", "batch_norm", "layer_norm",
     "dropout", "embedding",
-    "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy_with_logits",
+    "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
+    "binary_cross_entropy", "binary_cross_entropy_with_logits",
     "pad", "one_hot", "scaled_dot_product_attention",
 ]
 

@@ -1,5 +1,5 @@
-"""The loss modules of ember.nn: CrossEntropyLoss, NLLLoss, MSELoss, L1Loss and
-BCEWithLogitsLoss, PyTorch's modules over ``ember.nn.functional``; ``weight`` and
+"""The loss modules of ember.nn: CrossEntropyLoss, NLLLoss, MSELoss, L1Loss, BCEWithLogitsLoss,
+BCELoss, SmoothL1Loss and HuberLoss, PyTorch's modules over ``ember.nn.functional``; ``weight`` and
 ``pos_weight`` are buffers. The reduction is checked when the loss is built.
 
 >>> import ember
@@ -11,11 +11,13 @@ BCEWithLogitsLoss, PyTorch's modules over ``ember.nn.functional``; ``weight`` an
 from ..errors import InvalidParameterError
 from .._tensor import Tensor
 from ..ops.nn_args import _int, _reduction
+from ..ops.robust_losses import _legacy
 from . import functional as F
 from .layers import _prob
 from .module import Module
 
-__all__ = ["CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss", "BCEWithLogitsLoss"]
+__all__ = ["CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss", "BCEWithLogitsLoss", "BCELoss",
+           "SmoothL1Loss", "HuberLoss"]
 
 
 def _opt_weight(weight, layer, param="weight"):
@@ -127,3 +129,60 @@ class BCEWithLogitsLoss(Module):
         """Apply the layer to ``input`` (see the class docstring for an example)."""
         return F.binary_cross_entropy_with_logits(input, target, self.weight, self.reduction,
                                                   self.pos_weight)
+
+
+class BCELoss(Module):
+    """``F.binary_cross_entropy`` (of probabilities) as a module; ``weight`` is a buffer.
+
+    >>> import ember
+    >>> from ember import nn
+    >>> round(nn.BCELoss()(ember.tensor([0.5]), ember.tensor([1.0])).item(), 4)
+    0.6931
+    """
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__()
+        self.register_buffer("weight", _opt_weight(weight, "BCELoss"))
+        self.reduction = _reduction(_legacy(size_average, reduce, reduction), "BCELoss")
+
+    def forward(self, input, target):
+        """Apply the layer to ``input`` (see the class docstring for an example)."""
+        return F.binary_cross_entropy(input, target, self.weight, reduction=self.reduction)
+
+
+class SmoothL1Loss(Module):
+    """``F.smooth_l1_loss`` as a module.
+
+    >>> import ember
+    >>> from ember import nn
+    >>> nn.SmoothL1Loss(beta=0.5)(ember.tensor([0.25, 2.0]), ember.tensor([0.0, 0.0])).item()
+    0.90625
+    """
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
+        super().__init__()
+        self.reduction = _reduction(_legacy(size_average, reduce, reduction), "SmoothL1Loss")
+        self.beta = beta
+
+    def forward(self, input, target):
+        """Apply the layer to ``input`` (see the class docstring for an example)."""
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(Module):
+    """``F.huber_loss`` as a module.
+
+    >>> import ember
+    >>> from ember import nn
+    >>> nn.HuberLoss(delta=2.0)(ember.tensor([0.5, 3.0]), ember.tensor([0.0, 0.0])).item()
+    2.0625
+    """
+
+    def __init__(self, reduction="mean", delta=1.0):
+        super().__init__()
+        self.reduction = _reduction(reduction, "HuberLoss")
+        self.delta = delta
+
+    def forward(self, input, target):
+        """Apply the layer to ``input`` (see the class docstring for an example)."""
+        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
