@@ -1,0 +1,68 @@
+"""Augmented assignment on ember.torch tensors (``x += y``, ``p -= lr * p.grad``), in place as
+PyTorch's: the tensor object itself takes the new value (ember rebinds it, see
+docs/pytorch.md "Immutability"), so every holder of the object (a module, an optimizer) sees
+it, and PyTorch's rules hold: the result must keep the tensor's shape (no broadcasting of the
+tensor itself), its dtype must be castable to the tensor's (an int tensor ``+= 0.5`` raises),
+and a leaf that requires grad is updated only under ``no_grad``.
+
+>>> import ember.torch as torch
+>>> w = torch.ones(2, requires_grad=True)
+>>> holder = [w]
+>>> with torch.no_grad():
+...     w -= 0.5 * torch.ones(2)
+>>> holder[0].tolist(), w.is_leaf, w.requires_grad
+([0.5, 0.5], True, True)
+"""
+
+import operator
+
+from ..errors import KindError, ShapeMismatchError
+from ..ops.inplace import _check_update, rebind
+from ._tensor import Tensor
+
+__all__ = ["update_in_place", "castable"]
+
+_ORDER = {"bool": 0, "int": 1, "float": 2, "complex": 3}
+
+
+def castable(source, target):
+    """Whether PyTorch casts a result of dtype ``source`` into an output of dtype ``target``
+    (never to a lower kind: float to int, complex to float, int to bool)."""
+    return _ORDER[source.kind] <= _ORDER[target.kind]
+
+
+def update_in_place(self, result, op):
+    """Make ember.torch tensor ``self`` hold ``result`` (of an op on ``self``), with PyTorch's
+    in-place rules; returns ``self``."""
+    if tuple(result.shape) != tuple(self.shape):
+        raise ShapeMismatchError(f"{op}: output with shape {list(self.shape)} doesn't match the "
+                                 f"broadcast shape {list(result.shape)}", tuple(self.shape),
+                                 tuple(result.shape))
+    if result.dtype is not self.dtype:
+        if not castable(result.dtype, self.dtype):
+            raise KindError(f"{op}: result type {result.dtype.name} can't be cast to the "
+                            f"desired output type {self.dtype.name}")
+        result = result.to(self.dtype)
+    rebind(self, result, op)
+    return self
+
+
+def _augmented(name, fn):
+    def method(self, other):
+        _check_update(self, name)
+        result = fn(self, other)
+        if result is NotImplemented:
+            return NotImplemented
+        return update_in_place(self, result, name)
+    method.__name__ = name
+    method.__doc__ = f"``{name}``: in place, as PyTorch's (see ember.torch.augmented)."
+    return method
+
+
+for _name, _fn in (("__iadd__", operator.add), ("__isub__", operator.sub),
+                   ("__imul__", operator.mul), ("__itruediv__", operator.truediv),
+                   ("__ifloordiv__", operator.floordiv), ("__imod__", operator.mod),
+                   ("__ipow__", operator.pow), ("__iand__", operator.and_),
+                   ("__ior__", operator.or_), ("__ixor__", operator.xor),
+                   ("__ilshift__", operator.lshift), ("__irshift__", operator.rshift)):
+    setattr(Tensor, _name, _augmented(_name, _fn))
