@@ -21,6 +21,9 @@ import ember as _e
 from ._tensor import (Size, Tensor, as_ember, as_torch, functions as _functions,  # noqa: F401
                       to_torch as _to_torch, torch_function as _torch_function)
 from . import methods as _methods  # noqa: F401  (PyTorch's meanings of the Tensor methods)
+from .printing import tensor_format as _tensor_format
+
+Tensor.__format__ = _tensor_format
 
 # -- dtypes: ember's own objects, under PyTorch's names ----------------------------------------
 from ..dtypes import (bfloat16, complex64, complex128, float16, float32, float64,  # noqa: F401

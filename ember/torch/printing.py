@@ -7,7 +7,7 @@ tensor([1.0000, 2.5000])
 
 import numpy as np
 
-__all__ = ["tensor_repr"]
+__all__ = ["tensor_repr", "tensor_format"]
 
 _DEFAULT_NAMES = {"float32", "int64", "bool", "complex64"}
 
@@ -66,3 +66,11 @@ def _nonfinite(v):
     if np.isinf(v):
         return "inf" if v > 0 else "-inf"
     return None
+
+
+def tensor_format(t, spec):
+    """``format(t, spec)`` as PyTorch's: a 0-d tensor formats as its number
+    (``f"{loss:>7f}"``); any other tensor only with an empty spec (its ``str``)."""
+    if t.ndim == 0:
+        return format(t.item(), spec)
+    return format(str(t), spec) if not spec else object.__format__(t, spec)

@@ -100,3 +100,12 @@ def test_pytorch_methods_differing_from_ember():
 
 def tw_detach_requires_grad():
     return torch.tensor([1.0], requires_grad=True).detach().requires_grad
+
+
+def test_format_as_pytorch():
+    ours, theirs = et.tensor(-1.23456), torch.tensor(-1.23456)
+    for spec in ("+.2f", ">7f", ".3e", ""):
+        assert format(ours, spec) == format(theirs, spec)
+    assert format(et.ones(2), "") == format(torch.ones(2), "")
+    with pytest.raises(TypeError):
+        format(et.ones(2), ".2f")
