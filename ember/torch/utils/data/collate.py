@@ -15,6 +15,7 @@ lists (PyTorch's "backwards compatibility" rule). ``collate`` is the general wal
 
 import collections.abc
 import copy
+import functools
 import re
 
 import numpy as np
@@ -40,7 +41,9 @@ _ERR = ("default_collate: batch must contain tensors, numpy arrays, numbers, dic
 def _array_tensor(arr):
     """A fresh NumPy array as an ember.torch tensor on the default device (no copy where the
     device shares host memory)."""
-    return _to_torch(_from_numpy(np.ascontiguousarray(arr)))
+    if not arr.flags.c_contiguous or not arr.dtype.isnative:
+        arr = np.array(arr, dtype=arr.dtype.newbyteorder("="), order="C")
+    return _to_torch(_from_numpy(arr))
 
 
 def default_convert(data):
@@ -148,8 +151,15 @@ def collate(batch, *, collate_fn_map=None):
 
 
 def collate_tensor_fn(batch, *, collate_fn_map=None):
-    """Tensors stacked along a new first dim (``ember.stack``), as an ember.torch tensor."""
-    return _to_torch(_stack(list(batch), 0))
+    """Tensors stacked along a new first dim (``ember.stack``), as an ember.torch tensor;
+    tensors of several dtypes are promoted to a common one first, as ``torch.stack`` does."""
+    batch = list(batch)
+    dtypes = {t._dtype for t in batch if isinstance(t, _EmberTensor)}
+    if len(dtypes) > 1:
+        common = functools.reduce(_dt.promote_types, dtypes)
+        batch = [t.cast(common) if isinstance(t, _EmberTensor) and t._dtype is not common
+                 else t for t in batch]
+    return _to_torch(_stack(batch, 0))
 
 
 def collate_numpy_array_fn(batch, *, collate_fn_map=None):
