@@ -388,6 +388,8 @@ class _MultiProcessIter(_BaseIter):
         make_fetcher = loader._make_fetcher()
         device = get_default_device().name
         self._workers = []
+        if ctx.get_start_method() == "fork":
+            _worker.warm_for_fork()
         try:
             for i in range(n):
                 task_r, task_w = ctx.Pipe(duplex=False)

@@ -29,8 +29,8 @@ from ....devices import CPU, as_device, get_default_device, set_default_device
 from ...._tensor import Tensor as _EmberTensor
 from ....errors import EmberError
 from ....ops.data import _host, _rebuild_tensor
-from ....ops.random import manual_seed
-from ....threads import set_num_threads
+from ....ops.random import _loaded_devices, manual_seed
+from ....threads import get_num_threads, set_num_threads
 
 __all__ = ["WorkerInfo", "get_worker_info", "WorkerError", "WorkerTimeoutError"]
 
@@ -204,6 +204,15 @@ def _seed_worker(base_seed, worker_id):
     manual_seed(seed)
     np.random.seed(np.random.SeedSequence([worker_id, base_seed]).generate_state(4))
     return seed
+
+
+def warm_for_fork():
+    """Load once in the main process what each forked worker would otherwise load on its own
+    (tens of milliseconds per worker and epoch): the torch backend's devices, which
+    ``manual_seed`` restarts once the program has imported torch, and the BLAS thread pool's
+    handle."""
+    _loaded_devices()
+    get_num_threads()
 
 
 def worker_loop(make_fetcher, dataset, index_conn, result_conn, base_seed, init_fn, worker_id,
