@@ -215,7 +215,7 @@ def test_len_matches_torch():
     {"prefetch_factor": 2}, {"persistent_workers": True},
     {"num_workers": 1, "prefetch_factor": -1}, {"num_workers": 1, "multiprocessing_context":
                                                 "no-such-method"},
-    {"multiprocessing_context": "fork"},
+    {"multiprocessing_context": "fork"}, {"batch_size": 2, "drop_last": 1},
 ], ids=str)
 def test_refusals_match_torch(kwargs):
     with pytest.raises(ValueError):

@@ -112,10 +112,10 @@ class _MakeFetcher:
 
 
 def _flag(name, value):
-    if not isinstance(value, (bool, int)) or isinstance(value, int) and value not in (0, 1):
+    if not isinstance(value, bool):
         raise InvalidParameterError(f"DataLoader: {name} is {value!r}; expected a bool", name,
                                     value)
-    return bool(value)
+    return value
 
 
 def _count(name, value, low, what):
@@ -175,7 +175,7 @@ class DataLoader:
             _count("prefetch_factor", prefetch_factor, 1, "an int >= 1")
         elif num_workers > 0:
             prefetch_factor = 2
-        persistent_workers = _flag("persistent_workers", persistent_workers)
+        persistent_workers = bool(persistent_workers)
         if persistent_workers and num_workers == 0:
             raise InvalidParameterError("DataLoader: persistent_workers needs num_workers > 0",
                                         "persistent_workers", persistent_workers)
@@ -211,7 +211,7 @@ class DataLoader:
                     f"option, but got batch_sampler={batch_sampler}", "batch_sampler",
                     batch_sampler)
         else:
-            shuffle = _flag("shuffle", bool(shuffle) if shuffle is None else shuffle)
+            shuffle = bool(shuffle)
         if sampler is not None and shuffle:
             raise InvalidParameterError("DataLoader: sampler option is mutually exclusive "
                                         "with shuffle", "shuffle", shuffle)
