@@ -397,6 +397,13 @@ def test_spawned_workers_give_the_same_batches():
     same(spawned, batches(td.DataLoader(Samples(6), **kwargs)))
 
 
+def test_a_dataset_spawn_cannot_send_is_refused_with_a_typed_error():
+    class Local(Samples):
+        pass
+    with pytest.raises(InvalidParameterError, match="cannot be sent to a worker"):
+        next(iter(ed.DataLoader(Local(2), num_workers=1, multiprocessing_context="spawn")))
+
+
 def test_pin_memory_and_in_order_are_accepted():
     got = batches(ed.DataLoader(Samples(4), batch_size=2, pin_memory=True, in_order=False))
     same(got, batches(td.DataLoader(Samples(4), batch_size=2)))

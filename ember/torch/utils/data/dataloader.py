@@ -399,10 +399,20 @@ class _MultiProcessIter(_BaseIter):
                     args=(make_fetcher, self._dataset, task_r, result_w, self._base_seed,
                           loader.worker_init_fn, i, n, device, os.getpid()),
                     daemon=True)
-                process.start()
-                # only the worker holds these ends now: its death closes its pipes
-                task_r.close()
-                result_w.close()
+                try:
+                    process.start()
+                except (pickle.PicklingError, AttributeError, TypeError) as exc:
+                    task_w.close()
+                    result_r.close()
+                    raise InvalidParameterError(
+                        f"DataLoader: the dataset, collate_fn or worker_init_fn cannot be sent "
+                        f"to a worker started by {ctx.get_start_method()!r}: {exc}; define "
+                        "them at module level (or use the 'fork' start method)",
+                        "multiprocessing_context", ctx.get_start_method()) from exc
+                finally:
+                    # only the worker holds these ends now: its death closes its pipes
+                    task_r.close()
+                    result_w.close()
                 self._workers.append(_Worker(process, task_w, result_r))
                 self._shut = False
         except BaseException:

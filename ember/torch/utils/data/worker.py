@@ -201,7 +201,10 @@ class _Sender:
 def _seed_worker(base_seed, worker_id):
     seed = base_seed + worker_id
     random.seed(seed)
-    manual_seed(seed)
+    try:
+        manual_seed(seed)  # the host's generator first, then each loaded device's
+    except Exception:  # noqa: BLE001 - a forked worker cannot reach its parent's CUDA devices
+        pass
     np.random.seed(np.random.SeedSequence([worker_id, base_seed]).generate_state(4))
     return seed
 
