@@ -1,1 +1,3 @@
 """``ember.torch.utils``."""
+
+from . import data  # noqa: F401
