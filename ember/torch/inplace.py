@@ -37,6 +37,7 @@ from ..ops.random import _gen
 from ..ops.slicing import _rebind
 from .._tensor import Tensor as _T, wrap
 from ._tensor import Tensor, torch_method
+from .conversion import publish
 
 __all__ = ["apply_inplace", "register_inplace"]
 
@@ -450,3 +451,4 @@ def fill_diagonal_(self, fill_value, wrap=False):
 
 
 _register_all()
+publish()
