@@ -215,7 +215,7 @@ def test_scatter_add_and_scatter():
     j = idx([[0, 1, 2, 3, 4], [4, 3, 2, 1, 0]])
     grads(lambda m, x, i, s: x.scatter(1, i, s), x, j, s[:, :5].copy())
     grads(lambda m, x, i: x.scatter(1, i, 2.5), x, j)
-    t, e = pair(np.arange(15.).reshape(3, 5))
+    t, e = pair(np.arange(15, dtype=np.float32).reshape(3, 5))
     for reduce in ("add", "multiply"):
         same(e.scatter(0, et.tensor(i), et.tensor(s[:, :5]), reduce=reduce),
              t.scatter(0, torch.tensor(i), torch.tensor(s[:, :5]), reduce=reduce))
