@@ -403,15 +403,18 @@ def _reverse(self):
 
 
 def _adjoint(self):
-    """PyTorch's ``H``: the conjugate transpose of a matrix (2-D only)."""
-    if self._data.ndim != 2:
+    """PyTorch's ``H``: the conjugate transpose of a matrix (2-D; a 0-d tensor's conjugate)."""
+    if self._data.ndim not in (0, 2):
         raise _e.errors.DimensionError(f"H: only supported on matrices (2-D tensors), got a "
                                        f"{self._data.ndim}-D tensor; use mH for batches")
     return _mH(self)
 
 
 def _mH(self):
-    """PyTorch's ``mH``: the conjugate transpose of the last two dims."""
+    """PyTorch's ``mH``: the conjugate transpose of the last two dims (a 0-d tensor's
+    conjugate)."""
+    if self._data.ndim == 0:
+        return self.conj() if self._dtype.kind == "complex" else self
     if self._data.ndim < 2:
         raise _e.errors.DimensionError(f"mH: expected a tensor with 2 or more dims, got a "
                                        f"{self._data.ndim}-D tensor")
@@ -419,7 +422,13 @@ def _mH(self):
     return out.conj() if self._dtype.kind == "complex" else out
 
 
+def _mT(self):
+    """PyTorch's ``mT``: the last two dims swapped (a 0-d tensor itself)."""
+    return self if self._data.ndim == 0 else _T.mT.fget(self)
+
+
 torch_method(_reverse, name="T", prop=True)
+torch_method(_mT, name="mT", prop=True)
 torch_method(_adjoint, name="H", prop=True)
 torch_method(_mH, name="mH", prop=True)
 
