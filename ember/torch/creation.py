@@ -94,7 +94,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
                                         "needs a copy", "copy", copy)
     if requires_grad:
         out = out.detach() if out is obj else out
-        out.requires_grad_(True)
+        out.set_require_grad(True)
     return out
 
 
@@ -154,7 +154,7 @@ def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=Non
     samples = _e.randint(low, high, tuple(input.shape), generator=generator, device=device)
     out = samples.to(dtype)
     if rg:
-        out.requires_grad_(True)
+        out.set_require_grad(True)
     return out
 
 
@@ -196,7 +196,7 @@ def range(start=0, end=None, step=1, *, dtype=None, device=None,  # noqa: A001
     steps = _e.arange(n, dtype=_dt.float64, device=device)
     out = (steps * step + start).to(dtype)
     if requires_grad:
-        out.requires_grad_(True)
+        out.set_require_grad(True)
     return out
 
 
@@ -216,7 +216,7 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
     out = (_e.full((), float(base), dtype=_dt.float64, device=device) ** exps)
     out = out.round() .to(dtype) if dtype.kind == "int" else out.to(dtype)
     if requires_grad:
-        out.requires_grad_(True)
+        out.set_require_grad(True)
     return out
 
 
@@ -298,7 +298,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
         noise = _e.randn(_size((size,), op), generator=generator, dtype=dtype, device=device)
         out = noise * s + m
         if requires_grad:
-            out.requires_grad_(True)
+            out.set_require_grad(True)
         return out
     if size is not None:
         raise InvalidParameterError(f"{op}: size is only for number mean and std", "size", size)

@@ -45,7 +45,7 @@ def set_options(precision=None, threshold=None, edgeitems=None, linewidth=None, 
 def tensor_repr(t):
     """``repr`` of ember.torch tensor ``t`` as PyTorch prints it."""
     arr = t._device.backend.to_host(t._data)
-    body = _format(np.asarray(arr), t)
+    body = _format(np.asarray(arr), t).replace(", ..., ", ",  ..., ")  # PyTorch: " ..."
     suffix = []
     if t.numel() == 0 and t.ndim != 1:
         suffix.append(f"size={tuple(t.shape)}")
