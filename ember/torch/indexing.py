@@ -7,9 +7,9 @@
 Each is a composition of ember's indexing ops (``select``, ``select_assign``, ``scatter``,
 ``scatter_nd``, masks and slicing), so gradients flow to the tensor and to the values to any
 order on both backends. As PyTorch's, a 0-d tensor counts as one element along dim 0 or -1,
-and the values must have the tensor's dtype (``KindError`` otherwise). One documented
-difference: for the ``amax``/``amin`` reductions, every value tied with the result gets the
-whole gradient (ember's rule); PyTorch splits it evenly among the ties.
+and the values must have the tensor's dtype (``KindError`` otherwise). For the
+``amax``/``amin`` reductions, values tied with the result share its gradient evenly, as
+PyTorch's do.
 
 >>> import ember.torch as torch
 >>> x = torch.zeros(3, 2)
@@ -180,9 +180,10 @@ _REDUCE_UPDATE = {"sum": "add", "prod": "mul", "amax": "max", "amin": "min"}
 _REDUCE_NEUTRAL = {"sum": 0, "prod": 1}
 
 
-def _reduce(x, put, count_into, src, reduce, include_self, op, reduces):
+def _reduce(x, put, take, count_into, src, reduce, include_self, op, reduces):
     """The reduction ``reduce`` of ``src`` into ``x`` by ``put(x, values, update)``;
-    ``count_into(zeros)`` counts the values landing at each position (for "mean")."""
+    ``take(r)`` reads ``r`` where each value of ``src`` lands, ``count_into(zeros)`` counts
+    the values landing at each position (for "mean")."""
     if reduce not in reduces:
         raise InvalidParameterError(f"{op}: reduce {reduce!r} is unknown; expected one of "
                                     f"{', '.join(map(repr, reduces))}", "reduce", reduce)
@@ -205,7 +206,26 @@ def _reduce(x, put, count_into, src, reduce, include_self, op, reduces):
         if neutral is None:
             neutral = _extreme(x._dtype, largest=(reduce == "amin"))
         x = put(x, neutral, "assign")
-    return put(x, src, update)
+    out = put(x, src, update)
+    if update in ("max", "min") and x._dtype.kind == "float":
+        out = _split_ties(x, out, src, put, take)
+    return out
+
+
+def _split_ties(x, r, src, put, take):
+    """``r``, the amax/amin of ``x`` and ``src``, with PyTorch's gradient: the values tied
+    with the result share its gradient evenly (ember's own rule gives each the whole). Where
+    the result is not finite, ember's rule stays."""
+    rv = r.detach()
+    on_self = (x.detach() == rv).to(x._dtype)
+    on_src = (src.detach() == take(rv)).to(x._dtype)
+    ties = put(on_self, on_src, "add").clamp(min=1)
+    share_self, share_src = on_self / ties, on_src / take(ties)
+    zero = _e.zeros((), dtype=x._dtype, device=x._device)
+    mix = put(_e.where(on_self > 0, x * share_self, zero),
+              _e.where(on_src > 0, src * share_src, zero), "add")
+    exact = mix + (rv - mix).detach()  # the value of r, the gradient of the shares
+    return _e.where(rv.isfinite(), exact, r)
 
 
 @_both
@@ -238,10 +258,13 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):  # no
     def put(t, values, update):
         return _T.select_assign(t, d, idx, values, update)
 
+    def take(r):
+        return _T.select(r, d, idx)
+
     def count_into(zeros):
         return put(zeros, _e.ones(tuple(shape), dtype=x._dtype, device=x._device), "add")
 
-    out = _reduce(x, put, count_into, src, reduce, include_self, op,
+    out = _reduce(x, put, take, count_into, src, reduce, include_self, op,
                   ("prod", "mean", "amax", "amin"))
     return out.reshape(()) if lifted else out
 
@@ -410,10 +433,13 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):  # noq
             values = _e.full(tuple(index.shape), values, dtype=t._dtype, device=t._device)
         return _T.scatter(t, d, index, values, update)
 
+    def take(r):
+        return _T.gather(r, d, index)
+
     def count_into(zeros):
         return put(zeros, 1, "add")
 
-    return _reduce(input, put, count_into, src, reduce, include_self, op,
+    return _reduce(input, put, take, count_into, src, reduce, include_self, op,
                    ("sum", "prod", "mean", "amax", "amin"))
 
 

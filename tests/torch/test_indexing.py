@@ -381,3 +381,25 @@ def test_errors_are_ember_errors():
                  lambda: et.ones(2).take(et.tensor([5]))):
         with pytest.raises(EmberError):
             call()
+
+
+@pytest.mark.parametrize("reduce", ["amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_reduce_ties_share_the_gradient(reduce, include_self):
+    x = np.array([[1.0, 5.0, 2.0, 3.0], [4.0, 4.0, 0.0, -1.0]], dtype=np.float32)
+    s = np.array([[5.0, 1.0, 5.0], [4.0, 4.0, 9.0]], dtype=np.float32)
+    i = idx([[1, 0, 1], [0, 1, 3]])
+    # PyTorch's backward counts a tie with self even when include_self=False (the gradients
+    # of the ties then sum to less than 1); ember counts the values reduced: compared where
+    # self has no tie
+    xs = x if include_self else x + 100 * (reduce == "amin") - 100 * (reduce == "amax")
+    grads(lambda m, x, i, s: x.scatter_reduce(1, i, s, reduce, include_self=include_self),
+          xs, i, s)
+    grads(lambda m, x, i, s: x.index_reduce(1, i[0], s, reduce, include_self=include_self),
+          xs, i, s)
+    inf = np.array([[np.inf, 1.0, -np.inf, 2.0]], dtype=np.float32)
+    t, e = torch.tensor(inf), et.tensor(inf)
+    src = np.array([[np.inf, -np.inf, 3.0]], dtype=np.float32)
+    same(e.scatter_reduce(1, et.tensor(i[:1]), et.tensor(src), reduce, include_self=include_self),
+         t.scatter_reduce(1, torch.tensor(i[:1]), torch.tensor(src), reduce,
+                          include_self=include_self))
