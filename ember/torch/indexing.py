@@ -25,7 +25,7 @@ from .. import dtypes as _dt
 from .._tensor import Tensor as _T
 from ..errors import DimensionError, InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import broadcast_shapes, normalize_dim
-from ._tensor import torch_function, torch_method
+from ._tensor import as_torch, torch_function, torch_method
 from .conversion import publish
 
 __all__ = []
@@ -685,6 +685,37 @@ def nonzero_static(input, *, size, fill_value=-1):  # noqa: A002
     pad = _e.full((size - n, input._data.ndim), fill_value, dtype=_dt.int64,
                   device=input._device)
     return _e.cat([found, pad], 0)
+
+
+
+# -- scatter / gather with PyTorch's keywords ---------------------------------------------------
+
+@torch_function
+def scatter(input, dim, index, src=None, *, value=None, reduce=None):  # noqa: A002
+    """``torch.scatter``: ``input.scatter(dim, index, src)`` (or ``value=``, ``reduce=``).
+
+    >>> import ember.torch as torch
+    >>> torch.scatter(torch.zeros(3), 0, torch.tensor([2]), value=5.0).tolist()
+    [0.0, 0.0, 5.0]
+    """
+    _tensor(input, "scatter", "input")
+    return as_torch(input).scatter(dim, index, src, value=value, reduce=reduce)
+
+
+def gather(input, dim, index, *, sparse_grad=False):  # noqa: A002
+    """``torch.gather``: the elements along ``dim`` at ``index`` (``out[i][j] =
+    input[index[i][j]][j]`` for dim 0); ``sparse_grad`` is accepted (gradients are dense).
+
+    >>> import ember.torch as torch
+    >>> torch.gather(torch.tensor([[1, 2], [3, 4]]), 1, torch.tensor([[1], [0]]),
+    ...              sparse_grad=True).tolist()
+    [[2], [3]]
+    """
+    _tensor(input, "gather", "input")
+    return _T.gather(input, dim, index)
+
+
+_both(gather)
 
 
 publish()

@@ -403,3 +403,15 @@ def test_reduce_ties_share_the_gradient(reduce, include_self):
     same(e.scatter_reduce(1, et.tensor(i[:1]), et.tensor(src), reduce, include_self=include_self),
          t.scatter_reduce(1, torch.tensor(i[:1]), torch.tensor(src), reduce,
                           include_self=include_self))
+
+
+def test_scatter_gather_functions():
+    x = f32(2, 3)
+    i = idx([[1, 0, 1]])
+    s = f32(1, 3)
+    grads(lambda m, x, i, s: m.scatter(x, 0, i, s), x, i, s)
+    grads(lambda m, x, i: m.scatter(x, 0, i, value=2.0), x, i)
+    grads(lambda m, x, i: m.gather(x, 1, i, sparse_grad=False), x, i)
+    t, e = pair(x)
+    same(et.scatter(e, 0, et.tensor(i), et.tensor(s), reduce="multiply"),
+         torch.scatter(t, 0, torch.tensor(i), torch.tensor(s), reduce="multiply"))
