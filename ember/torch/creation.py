@@ -46,6 +46,56 @@ def _like(input, op):
         raise KindError(f"{op}: input must be a Tensor, got {type(input).__name__}")
 
 
+def fill_for(value, dtype, op):
+    """A Python fill value as PyTorch casts it into ``dtype``: a float truncated toward zero
+    for an int dtype, any number's truth for bool (a non-finite float into ints raises
+    ``InvalidParameterError``; a value out of the dtype's range raises in ``full``).
+
+    >>> fill_for(-2.7, _dt.int64, "full"), fill_for(0.2, _dt.bool_, "full")
+    (-2, True)
+    """
+    if dtype is None or isinstance(value, (bool, _T)) or not isinstance(value, (int, float)):
+        return value
+    dtype = _dt.as_dtype(dtype, "dtype", op)
+    if dtype.kind == "bool":
+        return bool(value)
+    if dtype.kind == "int" and isinstance(value, float):
+        if not math.isfinite(value):
+            raise InvalidParameterError(f"{op}: fill_value {value} cannot be converted to "
+                                        f"{dtype.name}", "fill_value", value)
+        return math.trunc(value)
+    return value
+
+
+@torch_function
+def full(size, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
+         pin_memory=False):
+    """``torch.full``: ``fill_value`` in a tensor of ``size`` (dtype from the value unless
+    given; a float into an int dtype is truncated, as PyTorch's cast).
+
+    >>> import ember.torch as torch
+    >>> torch.full((2,), -2.7, dtype=torch.int64).tolist(), torch.full([1], 2).dtype
+    ([-2, -2], ember.int64)
+    """
+    return _e.full(_size((size,), "full"), fill_for(fill_value, dtype, "full"), dtype=dtype,
+                   device=device, requires_grad=requires_grad)
+
+
+@torch_function
+def full_like(input, fill_value, *, dtype=None, layout=None, device=None,  # noqa: A002
+              requires_grad=False, memory_format=preserve_format):
+    """``torch.full_like``: ``fill_value`` in ``input``'s shape, dtype and device.
+
+    >>> import ember.torch as torch
+    >>> torch.full_like(torch.ones(2, dtype=torch.int64), 2.7).tolist()
+    [2, 2]
+    """
+    dtype, device, rg = _like_options(input, dtype, device, requires_grad, memory_format,
+                                      "full_like")
+    return _e.full(tuple(input.shape), fill_for(fill_value, dtype, "full_like"), dtype=dtype,
+                   device=device, requires_grad=rg)
+
+
 # -- from data ------------------------------------------------------------------------------
 
 @torch_function
@@ -408,7 +458,8 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
     [7, 7]
     """
     dtype, device = _new_options(self, dtype, device)
-    return _e.full(_size((size,), "new_full"), fill_value, dtype=dtype, device=device,
+    return _e.full(_size((size,), "new_full"), fill_for(fill_value, dtype, "new_full"),
+                   dtype=dtype, device=device,
                    requires_grad=requires_grad)
 
 

@@ -156,7 +156,9 @@ def index_fill(input, dim, index, value):  # noqa: A002
                             f"{x._dtype.name} tensor")
         fill = value.to(x._dtype).expand(tuple(shape))
     else:
-        fill = _e.full(tuple(shape), value, dtype=x._dtype, device=x._device)
+        from .creation import fill_for
+        fill = _e.full(tuple(shape), fill_for(value, x._dtype, op), dtype=x._dtype,
+                       device=x._device)
     out = _T.select_assign(x, d, idx, fill, "assign")
     return out.reshape(()) if lifted else out
 

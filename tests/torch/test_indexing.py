@@ -94,6 +94,7 @@ def test_index_add_copy_fill(shape, dim, index):
 def test_index_fill_int_and_0d():
     t, e = pair(np.arange(6).reshape(2, 3))
     same(e.index_fill(1, et.tensor([0, 2]), 7), t.index_fill(1, torch.tensor([0, 2]), 7))
+    same(e.index_fill(1, et.tensor([1]), -2.7), t.index_fill(1, torch.tensor([1]), -2.7))
     t0, e0 = pair(np.float32(2.0))
     same(e0.index_fill(0, et.tensor([0]), 5.0), t0.index_fill(0, torch.tensor([0]), 5.0))
     same(e0.index_add(0, et.tensor([0]), et.tensor(1.0)),
