@@ -112,7 +112,8 @@ def index_add(input, dim, index, source, *, alpha=1):  # noqa: A002
     (repeated indices accumulate).
 
     >>> import ember.torch as torch
-    >>> torch.zeros(3).index_add(0, torch.tensor([2, 2]), torch.tensor([1.0, 2.0]), alpha=2).tolist()
+    >>> x = torch.zeros(3)
+    >>> x.index_add(0, torch.tensor([2, 2]), torch.tensor([1.0, 2.0]), alpha=2).tolist()
     [0.0, 0.0, 6.0]
     """
     _tensor(source, "index_add", "source")
@@ -150,7 +151,8 @@ def index_fill(input, dim, index, value):  # noqa: A002
     if isinstance(value, _T):
         if value._data.ndim:
             raise ShapeMismatchError(f"{op}: value must be a 0-d tensor or a number, got shape "
-                                     f"{tuple(value.shape)}", expected=(), actual=tuple(value.shape))
+                                     f"{tuple(value.shape)}", expected=(),
+                                     actual=tuple(value.shape))
         if _RANK[value._dtype.kind] > _RANK[x._dtype.kind]:
             raise KindError(f"{op}: value of dtype {value._dtype.name} can't be written into a "
                             f"{x._dtype.name} tensor")
@@ -405,7 +407,8 @@ def scatter_add(input, dim, index, src):  # noqa: A002
     (``out[index[i][j]][j] += src[i][j]`` for dim 0).
 
     >>> import ember.torch as torch
-    >>> torch.zeros(3).scatter_add(0, torch.tensor([0, 2, 0]), torch.tensor([1.0, 2.0, 3.0])).tolist()
+    >>> src = torch.tensor([1.0, 2.0, 3.0])
+    >>> torch.zeros(3).scatter_add(0, torch.tensor([0, 2, 0]), src).tolist()
     [4.0, 0.0, 2.0]
     """
     op = "scatter_add"
@@ -607,7 +610,7 @@ def diagflat(input, offset=0):  # noqa: A002
 
 # -- select / slice scatter -------------------------------------------------------------------
 
-def _dim_scatter(input, src, dim, positions, src_shape, op):
+def _check_src(input, src, src_shape, op):
     _tensor(input, op, "input")
     _tensor(src, op, "src")
     _same_dtype(input, src, op, "src")
@@ -615,7 +618,6 @@ def _dim_scatter(input, src, dim, positions, src_shape, op):
         raise ShapeMismatchError(f"{op}: src has shape {tuple(src.shape)}, expected "
                                  f"{tuple(src_shape)}", expected=tuple(src_shape),
                                  actual=tuple(src.shape))
-    return positions
 
 
 @_both
@@ -636,7 +638,7 @@ def select_scatter(input, src, dim, index):  # noqa: A002
     if isinstance(index, bool) or not isinstance(index, int) or not -size <= index < size:
         raise DimensionError(f"{op}: index {index!r} is out of range for dim {d} of size {size}")
     shape = tuple(input.shape[:d]) + tuple(input.shape[d + 1:])
-    _dim_scatter(input, src, d, None, shape, op)
+    _check_src(input, src, shape, op)
     idx = _e.tensor([index % size], device=input._device)
     return _T.select_assign(input, d, idx, src.unsqueeze(d), "assign")
 
@@ -660,7 +662,7 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):  # noqa: A00
     positions = list(range(*slice(start, end, step).indices(input.shape[d])))
     shape = list(input.shape)
     shape[d] = len(positions)
-    _dim_scatter(input, src, d, positions, shape, op)
+    _check_src(input, src, shape, op)
     idx = _e.tensor(positions, dtype=_dt.int64, device=input._device)
     return _T.select_assign(input, d, idx, src, "assign")
 

@@ -39,7 +39,7 @@ from .._tensor import Tensor as _T, wrap
 from ._tensor import Tensor, torch_method
 from .conversion import publish
 
-__all__ = ["apply_inplace", "register_inplace"]
+__all__ = ["apply_inplace", "register_inplace", "register_all"]
 
 _RANK = {"bool": 0, "int": 1, "float": 2, "complex": 3}
 
@@ -123,7 +123,9 @@ xlogy_ copysign_ heaviside_ float_power_ nextafter_ ldexp_ gcd_ lcm_ renorm_ pol
 mvlgamma_ addmm_ addmv_ addr_ addbmm_ baddbmm_""".split()
 
 
-def _register_all():
+def register_all():
+    """Register the in-place form of every name of the list whose base method ember.torch
+    has now (idempotent: a module that adds base methods later may call it again)."""
     for name in _NAMES:
         if hasattr(_T, name[:-1]) or hasattr(Tensor, name[:-1]):
             register_inplace(name)
@@ -180,7 +182,8 @@ def addcmul_(self, tensor1, tensor2, *, value=1):
     """PyTorch's ``addcmul_``: ``self + value * tensor1 * tensor2``, rebound.
 
     >>> import ember.torch as torch
-    >>> torch.ones(2).addcmul_(torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0]), value=0.5).tolist()
+    >>> a, b = torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0])
+    >>> torch.ones(2).addcmul_(a, b, value=0.5).tolist()
     [2.5, 5.0]
     """
     return apply_inplace(self, lambda t: t + _alpha(tensor1 * tensor2, value, "addcmul_"),
@@ -450,5 +453,5 @@ def fill_diagonal_(self, fill_value, wrap=False):
     return apply_inplace(self, lambda t: t.masked_fill(mask, fill_value), op)
 
 
-_register_all()
+register_all()
 publish()

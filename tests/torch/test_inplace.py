@@ -194,7 +194,8 @@ def test_squeeze_unsqueeze_shapes():
     t.squeeze_(0)
     e.squeeze_(0)
     assert e.shape == t.shape
-    t.unsqueeze_(-1).t_() if False else None
+    assert e.t_() is e and tuple(e.shape) == tuple(t.t_().shape) == (1, 3)
+    assert e.unsqueeze_(-1) is e and tuple(e.shape) == tuple(t.unsqueeze_(-1).shape)
     t.squeeze_()
     e.squeeze_()
     assert tuple(e.shape) == (3,) == tuple(t.shape)
