@@ -360,10 +360,15 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
             raise InvalidParameterError(f"{op}: std must hold values >= 0", "std", std)
     elif _real(std, op, "std") < 0:
         raise InvalidParameterError(f"{op}: std is {std}; expected std >= 0", "std", std)
-    shape = tuple((mean * 0 + std * 0).shape) if len(tensors) == 2 else tuple(tensors[0].shape)
-    noise = _e.randn(shape, generator=generator, dtype=tensors[0]._dtype,
+    both = mean * 0 + std * 0  # the broadcast of the two, tracked when either is
+    noise = _e.randn(tuple(both.shape), generator=generator, dtype=tensors[0]._dtype,
                      device=tensors[0]._device)
-    return noise * std + mean
+    sample = (noise * std + mean).detach()
+    if not both.requires_grad:
+        return sample
+    # PyTorch's rule: the result is recorded, and mean and std get zero gradients
+    return _e.where(_e.ones(tuple(both.shape), dtype=_dt.bool_, device=both._device), sample,
+                    both)
 
 
 @torch_function
