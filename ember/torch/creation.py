@@ -363,12 +363,16 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
     both = mean * 0 + std * 0  # the broadcast of the two, tracked when either is
     noise = _e.randn(tuple(both.shape), generator=generator, dtype=tensors[0]._dtype,
                      device=tensors[0]._device)
-    sample = (noise * std + mean).detach()
-    if not both.requires_grad:
+    return _recorded_sample((noise * std + mean).detach(), both)
+
+
+def _recorded_sample(sample, inputs):
+    """``sample`` recorded as a function of ``inputs`` (a tensor of its shape) with zero
+    gradients, as PyTorch records its samplers; untracked when ``inputs`` is."""
+    if not inputs.requires_grad:
         return sample
-    # PyTorch's rule: the result is recorded, and mean and std get zero gradients
-    return _e.where(_e.ones(tuple(both.shape), dtype=_dt.bool_, device=both._device), sample,
-                    both)
+    everywhere = _e.ones(tuple(sample.shape), dtype=_dt.bool_, device=sample._device)
+    return _e.where(everywhere, sample, inputs)
 
 
 @torch_function
@@ -385,7 +389,11 @@ def bernoulli(input, p=None, *, generator=None):  # noqa: A002
     prob = input if p is None else p
     if isinstance(prob, _T) and prob._dtype.kind != "float":
         raise KindError(f"{op}: the probabilities must be a float tensor, got {prob._dtype.name}")
-    return input.detach().clone().bernoulli_(prob, generator=generator)
+    sample = input.detach().clone().bernoulli_(prob, generator=generator)
+    if input._dtype.kind != "float":
+        return sample
+    tracked = input * 0 if not isinstance(prob, _T) else input * 0 + (prob * 0).to(input._dtype)
+    return _recorded_sample(sample, tracked)
 
 
 torch_method(lambda self, p=None, *, generator=None: bernoulli(self, p, generator=generator),

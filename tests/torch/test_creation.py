@@ -153,6 +153,12 @@ def test_bernoulli():
     g = et.Generator().manual_seed(1)
     x = et.bernoulli(et.full((10000,), 0.2), generator=g)
     assert abs(x.mean().item() - 0.2) < 0.02
+    for lib in (torch, et):  # recorded, with a zero gradient, as PyTorch's
+        p = lib.tensor([0.3, 0.7], requires_grad=True)
+        out = lib.bernoulli(p)
+        assert out.requires_grad
+        out.sum().backward()
+        assert p.grad.tolist() == [0.0, 0.0]
     with pytest.raises(InvalidParameterError):
         et.bernoulli(et.tensor([1.5]))
     with pytest.raises(KindError):
