@@ -51,6 +51,7 @@ short = int16
 _NOT_TORCH = _builtins.frozenset((
     "s", "tour", "devices", "dtypes", "shapes", "threads", "ops", "io", "vision",
     "array_api", "return_types", "backends", "errors", "autodiff", "train",
+    "save", "load",  # ember.torch.serialization's, which read and write PyTorch's files
 ))
 
 for _name in dir(_e):
@@ -60,8 +61,6 @@ for _name in dir(_e):
     if isinstance(_value, (_types.ModuleType, _builtins.type)) or not callable(_value):
         continue
     _torch_function(_value, name=_name)
-
-globals().update(_functions)
 
 
 def is_tensor(obj):
@@ -88,9 +87,13 @@ def compile(model=None, **options):  # noqa: A001
     return model
 
 
-from . import accelerator, augmented, backends, cuda  # noqa: E402,F401
+from . import accelerator, backends, cuda  # noqa: E402,F401
+from . import indexing, creation, conversion, inplace, augmented  # noqa: E402,F401
+from .conversion import (channels_last, channels_last_3d, contiguous_format,  # noqa: E402,F401
+                         memory_format, preserve_format)
 from . import nn, optim, utils, autograd  # noqa: E402,F401
 from ._tensor import adopt_inherited as _adopt_inherited  # noqa: E402
 
+globals().update(_functions)  # the functions the modules above registered, over ember's
 _adopt_inherited()  # every other method of ember.Tensor, its results as ember.torch tensors
 del _name, _value

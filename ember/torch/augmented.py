@@ -16,44 +16,15 @@ and a leaf that requires grad is updated only under ``no_grad``.
 
 import operator
 
-from ..errors import KindError, ShapeMismatchError
-from ..ops.inplace import _check_update, rebind
+from .inplace import apply_inplace
 from ._tensor import Tensor
 
-__all__ = ["update_in_place", "castable"]
-
-_ORDER = {"bool": 0, "int": 1, "float": 2, "complex": 3}
-
-
-def castable(source, target):
-    """Whether PyTorch casts a result of dtype ``source`` into an output of dtype ``target``
-    (never to a lower kind: float to int, complex to float, int to bool)."""
-    return _ORDER[source.kind] <= _ORDER[target.kind]
-
-
-def update_in_place(self, result, op):
-    """Make ember.torch tensor ``self`` hold ``result`` (of an op on ``self``), with PyTorch's
-    in-place rules; returns ``self``."""
-    if tuple(result.shape) != tuple(self.shape):
-        raise ShapeMismatchError(f"{op}: output with shape {list(self.shape)} doesn't match the "
-                                 f"broadcast shape {list(result.shape)}", tuple(self.shape),
-                                 tuple(result.shape))
-    if result.dtype is not self.dtype:
-        if not castable(result.dtype, self.dtype):
-            raise KindError(f"{op}: result type {result.dtype.name} can't be cast to the "
-                            f"desired output type {self.dtype.name}")
-        result = result.to(self.dtype)
-    rebind(self, result, op)
-    return self
+__all__ = []
 
 
 def _augmented(name, fn):
     def method(self, other):
-        _check_update(self, name)
-        result = fn(self, other)
-        if result is NotImplemented:
-            return NotImplemented
-        return update_in_place(self, result, name)
+        return apply_inplace(self, lambda t: fn(t, other), name)
     method.__name__ = name
     method.__doc__ = f"``{name}``: in place, as PyTorch's (see ember.torch.augmented)."
     return method
