@@ -328,6 +328,11 @@ def _device_of(target, location):
         return default if default.type == "cpu" else CPU
     try:
         return as_device(target, "load", "map_location")
+    except InvalidParameterError:
+        raise InvalidParameterError(
+            f"load: the file's tensors saved on {location!r} would go to {target!r}, which is "
+            "not a device: expected 'cpu', 'cuda', 'cuda:N', 'mps' or an ember device name; "
+            "pass map_location to place them", "map_location", target) from None
     except DeviceError:
         raise DeviceError(f"load: the file's tensors saved on {location!r} would go to "
                           f"{target!r}, which this machine does not have; pass "
@@ -354,7 +359,7 @@ class _Loader:
             ("_codecs", "encode"): _encode,
             ("torch", "Size"): _size,
             ("torch", "device"): _device,
-            ("torch", "Tensor"): _TENSOR_TYPE,
+            ("torch", "Tensor"): _TENSOR,
             ("torch.nn.parameter", "Parameter"): self.parameter,
             ("torch._utils", "_rebuild_tensor"): self.rebuild_tensor,
             ("torch._utils", "_rebuild_tensor_v2"): self.rebuild_tensor_v2,
@@ -368,22 +373,26 @@ class _Loader:
             self.globals["torch", name] = _StorageType(dtype, name)
         for name, dtype in _DTYPES.items():
             self.globals["torch", name] = dtype
+        # the objects in the table, by id (each bound method is made once, here)
         self.callables = {id(v): v for v in self.globals.values() if callable(v)}
-        self.rebuilders = {id(f) for f in (self.rebuild_tensor, self.rebuild_tensor_v2,
-                                           self.rebuild_tensor_v3, self.rebuild_parameter,
-                                           self.rebuild_parameter_with_state)}
+        self.rebuilders = {id(self.globals["torch._utils", name]) for name in (
+            "_rebuild_tensor", "_rebuild_tensor_v2", "_rebuild_tensor_v3", "_rebuild_parameter",
+            "_rebuild_parameter_with_state")}
+        self.types = (_TENSOR, self.globals["torch.nn.parameter", "Parameter"])
 
     def bad(self, reason):
         return self.reader.bad(reason)
 
     def find(self, module, name, trusted=False):
         """The value of global ``module.name``; an error naming it where it is not allowed
-        (``trusted``: any global outside torch is looked up as Python's pickle does)."""
+        (``trusted``: None for a global outside torch, which Python's pickle looks up)."""
+        if trusted and module != "torch" and not module.startswith("torch."):
+            return None  # Python's own classes and functions, not ember's safe stand-ins
         value = self.globals.get((module, name))
         if value is not None:
             return value
         full = f"{module}.{name}"
-        if (module == "torch" and name in _FOREIGN) or full == "torch.storage.TypedStorage":
+        if module == "torch" and name in _FOREIGN:
             raise KindError(f"load: {self.reader.where} holds {full}, which ember has no dtype "
                             f"for; expected tensors of "
                             f"{', '.join(sorted(d.name for d in _STORAGE_OF))}, uint16, uint32 "
@@ -393,8 +402,6 @@ class _Loader:
                 f"load: {self.reader.where} names {full}, a PyTorch object that ember does not "
                 "rebuild; save tensors and containers of them (a model's state_dict()) instead",
                 "f", full)
-        if trusted:
-            return None
         hint = (" (a NumPy array: PyTorch's weights-only loading refuses them too)"
                 if module.split(".")[0] == "numpy" else "")
         raise InvalidParameterError(
@@ -473,7 +480,7 @@ class _Loader:
             view = np.lib.stride_tricks.as_strided(
                 elems[offset:], shape=size, strides=tuple(s * itemsize for s in stride),
                 writeable=False)
-            flat = np.ascontiguousarray(view).reshape(-1).view(np.uint8)
+            flat = np.array(view).reshape(-1).view(np.uint8)  # a writable copy
         else:
             flat = np.zeros(0, np.uint8)
         if self.big_endian:
@@ -528,7 +535,7 @@ class _Loader:
 
     def rebuild_from_type_v2(self, func, new_type, args, state):
         if id(func) not in self.rebuilders or type(args) is not tuple or \
-                (new_type is not _TENSOR_TYPE and new_type is not self.parameter):
+                not any(new_type is t for t in self.types):
             raise self.bad(f"a tensor subclass {_short(new_type)} rebuilt by {_short(func)}; "
                            "ember rebuilds plain tensors and parameters")
         if state:
@@ -549,7 +556,13 @@ class _Loader:
                            "negative view), which ember does not rebuild")
 
 
-_TENSOR_TYPE = _StorageType(None, "Tensor")  # torch.Tensor: a type name, only for rebuilds
+class _TypeName:
+    """``torch.Tensor`` in a pickle: only the type a rebuild names."""
+
+    __slots__ = ()
+
+
+_TENSOR = _TypeName()
 
 
 def _short(x):
