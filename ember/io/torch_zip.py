@@ -87,6 +87,7 @@ class ArchiveReader:
             start = f.tell()
             end = f.seek(0, 2)
             f.seek(start)
+            self.file_size = end - start
             self._zip = zipfile.ZipFile(f, "r")
             infos = self._zip.infolist()
         except EmberError:

@@ -72,7 +72,9 @@ _FOREIGN = {"complex32", "chalf", "quint8", "qint8", "qint32", "quint4x2", "quin
             "QUInt8Storage", "QInt8Storage", "QInt32Storage", "QUInt4x2Storage",
             "QUInt2x4Storage"}
 _MAX_NESTING = 1000  # containers within containers in a loaded object (pickle writes no deeper)
-_MAX_REPEAT = 1 << 30  # bytes a tensor may span beyond its storage's (stride-0, expanded dims)
+# the bytes a load's tensors may take beyond the file's size: a tensor can repeat its storage's
+# elements (stride 0: an expanded tensor), and one storage can back many tensors
+_MAX_REPEAT = 1 << 30
 _MAX_BYTES = 2 ** 63 - 1
 _LEGACY_MAGIC = b"\x8a\x0a" + (0x1950A86A20F9469CFC6C).to_bytes(10, "little")
 _HOLDS = ("weights_only=True loads tensors, dicts (OrderedDict, Counter), lists, tuples, sets, "
@@ -349,6 +351,7 @@ class _Loader:
         self.placement = placement
         self.big_endian = big_endian
         self.bytes = {}  # storage key -> its bytes
+        self.budget = reader.file_size + _MAX_REPEAT  # bytes the tensors may still take
         self.globals = {
             ("collections", "OrderedDict"): _ordered_dict,
             ("collections", "Counter"): _counter,
@@ -472,10 +475,12 @@ class _Loader:
                 raise self.bad(f"a tensor of size {size}, stride {stride} and storage offset "
                                f"{offset} reaches element {last} of storage {storage.key!r}, "
                                f"which has {numel}")
-            if count * itemsize > max(numel * itemsize, _MAX_REPEAT):
-                raise self.bad(f"a tensor of size {size} repeats the {numel} elements of its "
-                               f"storage into {count * itemsize} bytes; ember loads at most "
-                               f"{_MAX_REPEAT} bytes of repeated elements")
+            if count * itemsize > self.budget:
+                raise self.bad(
+                    f"a tensor of size {size} takes {count * itemsize} bytes, which with the "
+                    "tensors before it is more than the file's size plus "
+                    f"{_MAX_REPEAT} bytes (for tensors that repeat their storage's elements)")
+            self.budget -= count * itemsize
             elems = self._storage_bytes(storage.key).view(np.dtype((np.void, itemsize)))
             view = np.lib.stride_tricks.as_strided(
                 elems[offset:], shape=size, strides=tuple(s * itemsize for s in stride),
@@ -632,10 +637,6 @@ def _device(kind, index=None):
 
 # -- the weights-only unpickler -----------------------------------------------------------------
 
-def _op(code):
-    return code[0]
-
-
 class _SafeUnpickler:
     """An interpreter of pickle opcodes that calls nothing but the loader's rebuild functions
     and safe constructors, never Python's pickle machinery: a malicious pickle meets a
@@ -713,155 +714,198 @@ class _SafeUnpickler:
             raise self.bad(f"malformed near byte {self.pos} ({type(exc).__name__}: "
                            f"{_short(str(exc))})") from None
 
-    def _run(self):  # noqa: C901 - one branch per opcode
-        P = pickle
-        push = None
+    def _run(self):
+        ops = _OPS
+        data = self.data
         while True:
-            stack = self.stack
-            push = stack.append
-            code = self.take(1)[0]
-            if code == _op(P.PROTO):
-                proto = self.take(1)[0]
-                if proto > P.HIGHEST_PROTOCOL:
-                    raise self.bad(f"pickle protocol {proto} is newer than this Python's")
-            elif code == _op(P.FRAME):
-                self.take(8)
-            elif code == _op(P.STOP):
-                if len(stack) != 1 or self.marks:
-                    raise self.bad("it stops with a stack that does not hold one object")
-                return stack[0]
-            elif code == _op(P.MARK):
-                self.marks.append(stack)
-                self.stack = []
-            elif code == _op(P.POP):
-                if stack:
-                    stack.pop()
-                else:
-                    self.pop_mark()
-            elif code == _op(P.POP_MARK):
-                self.pop_mark()
-            elif code == _op(P.DUP):
-                push(stack[-1])
-            elif code == _op(P.NONE):
-                push(None)
-            elif code == _op(P.NEWTRUE):
-                push(True)
-            elif code == _op(P.NEWFALSE):
-                push(False)
-            elif code == _op(P.BININT):
-                push(int.from_bytes(self.take(4), "little", signed=True))
-            elif code == _op(P.BININT1):
-                push(self.uint(1))
-            elif code == _op(P.BININT2):
-                push(self.uint(2))
-            elif code == _op(P.LONG1):
-                push(int.from_bytes(self.take(self.uint(1)), "little", signed=True))
-            elif code == _op(P.LONG4):
-                n = int.from_bytes(self.take(4), "little", signed=True)
-                if n < 0:
-                    raise self.bad("LONG4 has a negative length")
-                push(int.from_bytes(self.take(n), "little", signed=True))
-            elif code == _op(P.BINFLOAT):
-                push(struct.unpack(">d", self.take(8))[0])
-            elif code in (_op(P.BINUNICODE), _op(P.SHORT_BINUNICODE), _op(P.BINUNICODE8)):
-                n = self.uint({_op(P.BINUNICODE): 4, _op(P.SHORT_BINUNICODE): 1}.get(code, 8))
-                push(str(self.take(n), "utf-8", "surrogatepass"))
-            elif code in (_op(P.SHORT_BINSTRING), _op(P.BINSTRING)):
-                n = self.uint(1 if code == _op(P.SHORT_BINSTRING) else 4)
-                raw = self.take(n)
-                push(raw if self.encoding == "bytes" else raw.decode(self.encoding))
-            elif code in (_op(P.SHORT_BINBYTES), _op(P.BINBYTES), _op(P.BINBYTES8)):
-                n = self.uint({_op(P.SHORT_BINBYTES): 1, _op(P.BINBYTES): 4}.get(code, 8))
-                push(bytes(self.take(n)))
-            elif code == _op(P.BYTEARRAY8):
-                push(bytearray(self.take(self.uint(8))))
-            elif code == _op(P.EMPTY_TUPLE):
-                push(())
-            elif code == _op(P.TUPLE):
-                items = self.pop_mark()
-                self.stack.append(self.container(tuple(items), items))
-            elif code in (_op(P.TUPLE1), _op(P.TUPLE2), _op(P.TUPLE3)):
-                n = {_op(P.TUPLE1): 1, _op(P.TUPLE2): 2}.get(code, 3)
-                if len(stack) < n:
-                    raise self.bad("a tuple needs more items than the stack holds")
-                items = stack[-n:]
-                stack[-n:] = [self.container(tuple(items), items)]
-            elif code == _op(P.EMPTY_LIST):
-                push(self.container([], ()))
-            elif code == _op(P.LIST):
-                items = self.pop_mark()
-                self.stack.append(self.container(list(items), items))
-            elif code == _op(P.APPEND):
-                item = stack.pop()
-                self._target(list).append(item)
-                self.container(stack[-1], (item,))
-            elif code == _op(P.APPENDS):
-                items = self.pop_mark()
-                self._target(list).extend(items)
-                self.container(self.stack[-1], items)
-            elif code == _op(P.EMPTY_DICT):
-                push(self.container({}, ()))
-            elif code == _op(P.DICT):
-                items = self.pop_mark()
-                d = self.container({}, items)
-                self._setitems(d, items)
-                self.stack.append(d)
-            elif code == _op(P.SETITEM):
-                value = stack.pop()
-                key = stack.pop()
-                self._setitems(self._target(dict), [key, value])
-            elif code == _op(P.SETITEMS):
-                items = self.pop_mark()
-                self._setitems(self._target(dict), items)
-            elif code == _op(P.EMPTY_SET):
-                push(self.container(set(), ()))
-            elif code == _op(P.ADDITEMS):
-                items = self.pop_mark()
-                self._target(set).update(items)
-                self.container(self.stack[-1], items)
-            elif code == _op(P.FROZENSET):
-                items = self.pop_mark()
-                self.stack.append(self.container(frozenset(items), items))
-            elif code == _op(P.GLOBAL):
-                module, name = self.line(), self.line()
-                if (module, name) in NAME_MAPPING:
-                    module, name = NAME_MAPPING[module, name]
-                elif module in IMPORT_MAPPING:
-                    module = IMPORT_MAPPING[module]
-                push(self.loader.find(module, name))
-            elif code == _op(P.STACK_GLOBAL):
-                name = stack.pop()
-                module = stack.pop()
-                if type(module) is not str or type(name) is not str:
-                    raise self.bad("STACK_GLOBAL needs two strs")
-                push(self.loader.find(module, name))
-            elif code == _op(P.REDUCE):
-                args = stack.pop()
-                result = self.call(stack[-1], args)
-                stack[-1] = self._made(result, args)
-            elif code == _op(P.NEWOBJ):
-                args = stack.pop()
-                cls = stack.pop()
-                push(self._made(self.call(cls, args), args))
-            elif code == _op(P.BUILD):
-                state = stack.pop()
-                self._build(stack[-1], state)
-            elif code == _op(P.BINPERSID):
-                push(self.loader.persistent_load(stack.pop()))
-            elif code in (_op(P.BINGET), _op(P.LONG_BINGET)):
-                i = self.uint(1 if code == _op(P.BINGET) else 4)
-                if i not in self.memo:
-                    raise self.bad(f"it reads memo entry {i}, which was never written")
-                push(self.memo[i])
-            elif code in (_op(P.BINPUT), _op(P.LONG_BINPUT)):
-                self.memo[self.uint(1 if code == _op(P.BINPUT) else 4)] = stack[-1]
-            elif code == _op(P.MEMOIZE):
-                self.memo[len(self.memo)] = stack[-1]
-            else:
-                name = next((n for n in dir(P) if n.isupper() and isinstance(getattr(P, n), bytes)
-                             and getattr(P, n) == bytes([code])), None)
-                raise self.bad(f"opcode {name or hex(code)} at byte {self.pos - 1} is not one "
+            if self.pos >= len(data):
+                raise self.bad(f"it ends at byte {len(data)} without a STOP opcode")
+            code = data[self.pos]
+            self.pos += 1
+            op = ops.get(code)
+            if op is None:
+                name = _OPCODE_NAMES.get(code, hex(code))
+                raise self.bad(f"opcode {name} at byte {self.pos - 1} is not one "
                                "weights_only=True loading reads")
+            if op(self):
+                return self.stack[0]
+
+    # -- the opcodes: each returns True only at STOP --
+
+    def proto(self):
+        if self.take(1)[0] > pickle.HIGHEST_PROTOCOL:
+            raise self.bad("its pickle protocol is newer than this Python's")
+
+    def frame(self):
+        self.take(8)
+
+    def stop(self):
+        if len(self.stack) != 1 or self.marks:
+            raise self.bad("it stops with a stack that does not hold one object")
+        return True
+
+    def mark(self):
+        self.marks.append(self.stack)
+        self.stack = []
+
+    def pop(self):
+        if self.stack:
+            self.stack.pop()
+        else:
+            self.pop_mark()
+
+    def pop_marked(self):
+        self.pop_mark()
+
+    def dup(self):
+        self.stack.append(self.stack[-1])
+
+    def none(self):
+        self.stack.append(None)
+
+    def true(self):
+        self.stack.append(True)
+
+    def false(self):
+        self.stack.append(False)
+
+    def binint(self):
+        self.stack.append(int.from_bytes(self.take(4), "little", signed=True))
+
+    def binint1(self):
+        self.stack.append(self.uint(1))
+
+    def binint2(self):
+        self.stack.append(self.uint(2))
+
+    def long1(self):
+        self.stack.append(int.from_bytes(self.take(self.uint(1)), "little", signed=True))
+
+    def long4(self):
+        n = int.from_bytes(self.take(4), "little", signed=True)
+        if n < 0:
+            raise self.bad("LONG4 has a negative length")
+        self.stack.append(int.from_bytes(self.take(n), "little", signed=True))
+
+    def binfloat(self):
+        self.stack.append(struct.unpack(">d", self.take(8))[0])
+
+    def _unicode(self, width):
+        self.stack.append(str(self.take(self.uint(width)), "utf-8", "surrogatepass"))
+
+    def _string(self, width):  # a Python 2 str
+        raw = self.take(self.uint(width))
+        self.stack.append(raw if self.encoding == "bytes" else raw.decode(self.encoding))
+
+    def _bytes(self, width):
+        self.stack.append(bytes(self.take(self.uint(width))))
+
+    def bytearray8(self):
+        self.stack.append(bytearray(self.take(self.uint(8))))
+
+    def empty_tuple(self):
+        self.stack.append(())
+
+    def tuple_marked(self):
+        items = self.pop_mark()
+        self.stack.append(self.container(tuple(items), items))
+
+    def _tuple(self, n):
+        stack = self.stack
+        if len(stack) < n:
+            raise self.bad("a tuple needs more items than the stack holds")
+        items = stack[-n:]
+        stack[-n:] = [self.container(tuple(items), items)]
+
+    def empty_list(self):
+        self.stack.append(self.container([], ()))
+
+    def list_marked(self):
+        items = self.pop_mark()
+        self.stack.append(self.container(list(items), items))
+
+    def append(self):
+        item = self.stack.pop()
+        self._target(list).append(item)
+        self.container(self.stack[-1], (item,))
+
+    def appends(self):
+        items = self.pop_mark()
+        self._target(list).extend(items)
+        self.container(self.stack[-1], items)
+
+    def empty_dict(self):
+        self.stack.append(self.container({}, ()))
+
+    def dict_marked(self):
+        items = self.pop_mark()
+        d = self.container({}, ())
+        self._setitems(d, items)
+        self.stack.append(d)
+
+    def setitem(self):
+        value = self.stack.pop()
+        key = self.stack.pop()
+        self._setitems(self._target(dict), [key, value])
+
+    def setitems(self):
+        items = self.pop_mark()
+        self._setitems(self._target(dict), items)
+
+    def empty_set(self):
+        self.stack.append(self.container(set(), ()))
+
+    def additems(self):
+        items = self.pop_mark()
+        self._target(set).update(items)
+        self.container(self.stack[-1], items)
+
+    def frozenset_marked(self):
+        items = self.pop_mark()
+        self.stack.append(self.container(frozenset(items), items))
+
+    def global_(self):
+        module, name = self.line(), self.line()
+        if (module, name) in NAME_MAPPING:  # Python 2 names, as protocol 2 writes them
+            module, name = NAME_MAPPING[module, name]
+        elif module in IMPORT_MAPPING:
+            module = IMPORT_MAPPING[module]
+        self.stack.append(self.loader.find(module, name))
+
+    def stack_global(self):
+        name = self.stack.pop()
+        module = self.stack.pop()
+        if type(module) is not str or type(name) is not str:
+            raise self.bad("STACK_GLOBAL needs two strs")
+        self.stack.append(self.loader.find(module, name))
+
+    def reduce(self):
+        args = self.stack.pop()
+        self.stack[-1] = self._made(self.call(self.stack[-1], args), args)
+
+    def newobj(self):
+        args = self.stack.pop()
+        cls = self.stack.pop()
+        self.stack.append(self._made(self.call(cls, args), args))
+
+    def build(self):
+        state = self.stack.pop()
+        self._build(self.stack[-1], state)
+
+    def binpersid(self):
+        self.stack.append(self.loader.persistent_load(self.stack.pop()))
+
+    def _get(self, width):
+        i = self.uint(width)
+        if i not in self.memo:
+            raise self.bad(f"it reads memo entry {i}, which was never written")
+        self.stack.append(self.memo[i])
+
+    def _put(self, width):
+        self.memo[self.uint(width)] = self.stack[-1]
+
+    def memoize(self):
+        self.memo[len(self.memo)] = self.stack[-1]
 
     def _target(self, kind):
         target = self.stack[-1]
@@ -894,6 +938,42 @@ class _SafeUnpickler:
             return
         raise self.bad(f"it sets the state of a {type(inst).__name__} to {_short(state)}; "
                        "weights_only=True loading sets attributes of OrderedDicts only")
+
+
+def _opcodes():
+    """Opcode byte -> handler of ``_SafeUnpickler``."""
+    u, P = _SafeUnpickler, pickle
+    table = {
+        P.PROTO: u.proto, P.FRAME: u.frame, P.STOP: u.stop, P.MARK: u.mark, P.POP: u.pop,
+        P.POP_MARK: u.pop_marked, P.DUP: u.dup, P.NONE: u.none, P.NEWTRUE: u.true,
+        P.NEWFALSE: u.false, P.BININT: u.binint, P.BININT1: u.binint1, P.BININT2: u.binint2,
+        P.LONG1: u.long1, P.LONG4: u.long4, P.BINFLOAT: u.binfloat,
+        P.SHORT_BINUNICODE: lambda self: self._unicode(1),
+        P.BINUNICODE: lambda self: self._unicode(4),
+        P.BINUNICODE8: lambda self: self._unicode(8),
+        P.SHORT_BINSTRING: lambda self: self._string(1),
+        P.BINSTRING: lambda self: self._string(4),
+        P.SHORT_BINBYTES: lambda self: self._bytes(1), P.BINBYTES: lambda self: self._bytes(4),
+        P.BINBYTES8: lambda self: self._bytes(8), P.BYTEARRAY8: u.bytearray8,
+        P.EMPTY_TUPLE: u.empty_tuple, P.TUPLE: u.tuple_marked,
+        P.TUPLE1: lambda self: self._tuple(1), P.TUPLE2: lambda self: self._tuple(2),
+        P.TUPLE3: lambda self: self._tuple(3), P.EMPTY_LIST: u.empty_list,
+        P.LIST: u.list_marked, P.APPEND: u.append, P.APPENDS: u.appends,
+        P.EMPTY_DICT: u.empty_dict, P.DICT: u.dict_marked, P.SETITEM: u.setitem,
+        P.SETITEMS: u.setitems, P.EMPTY_SET: u.empty_set, P.ADDITEMS: u.additems,
+        P.FROZENSET: u.frozenset_marked, P.GLOBAL: u.global_, P.STACK_GLOBAL: u.stack_global,
+        P.REDUCE: u.reduce, P.NEWOBJ: u.newobj, P.BUILD: u.build, P.BINPERSID: u.binpersid,
+        P.BINGET: lambda self: self._get(1), P.LONG_BINGET: lambda self: self._get(4),
+        P.BINPUT: lambda self: self._put(1), P.LONG_BINPUT: lambda self: self._put(4),
+        P.MEMOIZE: u.memoize,
+    }
+    return {code[0]: f for code, f in table.items()}
+
+
+_OPS = _opcodes()
+_OPCODE_NAMES = {getattr(pickle, n)[0]: n for n in dir(pickle)
+                 if n.isupper() and isinstance(getattr(pickle, n), bytes)
+                 and len(getattr(pickle, n)) == 1}
 
 
 class _TrustedUnpickler(pickle.Unpickler):

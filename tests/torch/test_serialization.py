@@ -583,7 +583,7 @@ def test_foreign_dtypes_are_kind_errors():
     (6, 24, -1, (2,), (1,), "ints >= 0"),
     (6, 24, 0, (2, 3), (1,), "as many strides as sizes"),
     (6, 24, 0, (2 ** 62, 2 ** 62), (0, 0), "too large"),
-    (6, 24, 0, (2 ** 20, 2 ** 20), (0, 0), "repeats"),
+    (6, 24, 0, (2 ** 20, 2 ** 20), (0, 0), "more than the file's size plus"),
     (6, 24, 0, (1,) * 65, (1,) * 65, "65 dims"),
 ])
 def test_tensors_that_do_not_fit_their_storage(numel, record, offset, size, stride, match):
@@ -591,6 +591,28 @@ def test_tensors_that_do_not_fit_their_storage(numel, record, offset, size, stri
                                                 stride),
                      "data/0": bytes(record)})
     _refused(data, match)
+
+
+def test_repeated_tensors_are_bounded_in_total(monkeypatch):
+    from ember.torch import serialization
+    monkeypatch.setattr(serialization, "_MAX_REPEAT", 2 ** 20)  # 1 MiB instead of 1 GiB
+    # each tensor repeats one element into 256 KiB: three fit the budget, five do not
+    one = _tensor_args("FloatStorage", "0", 1, 0, (2 ** 16,), (0,))
+    rebuild = _global("torch._utils", "_rebuild_tensor_v2")
+    for count, ok in ((3, True), (5, False)):
+        pkl = b"\x80\x02(" + (rebuild + one + b"R") * count + b"l."
+        data = _archive({"data.pkl": pkl, "data/0": bytes(4)})
+        if ok:
+            got = et.load(io.BytesIO(data))
+            assert len(got) == count and got[2].tolist() == [0.0] * 2 ** 16
+        else:
+            _refused(data, "more than the file's size plus")
+
+
+def test_expanded_tensors_load_like_torch():
+    data = _archive({"data.pkl": _tensor_pickle("IntStorage", "0", 3, 0, (4, 3), (0, 1)),
+                     "data/0": struct.pack("<3i", 7, 8, 9)})
+    _same(et.load(io.BytesIO(data)), torch.load(io.BytesIO(data), weights_only=True))
 
 
 def test_missing_storage_record_and_bad_bools():
