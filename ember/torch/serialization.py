@@ -1094,7 +1094,7 @@ def _load_zip(file, where, placement, weights_only, encoding):
         return _TrustedUnpickler(io.BytesIO(data), loader, encoding).load()
     except EmberError:
         raise
-    except (pickle.UnpicklingError, EOFError, ValueError, struct.error) as exc:
+    except Exception as exc:  # a damaged pickle, or one naming what is not importable here
         raise reader.bad(f"data.pkl cannot be unpickled ({type(exc).__name__}: "
                          f"{_short(str(exc))})") from exc
 

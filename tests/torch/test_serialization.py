@@ -336,6 +336,13 @@ def test_ember_reads_unseekable_file_objects():
     assert et.load(Stream(buf.getvalue()))[0].tolist() == [1.0, 1.0]
 
 
+def test_unrestricted_loads_of_bad_pickles_are_typed_errors():
+    for pkl in (_global("no_such_module_xyz", "f") + b".", b"]]", b"\x80\x02\xff"):
+        data = _archive({"data.pkl": pkl})
+        with pytest.raises(InvalidParameterError, match="cannot be unpickled"):
+            et.load(io.BytesIO(data), weights_only=False)
+
+
 def test_whole_ember_module_needs_weights_only_false(tmp_path):
     model = et.nn.Sequential(et.nn.Linear(3, 4), et.nn.ReLU(), et.nn.Linear(4, 1))
     path = tmp_path / "model.pt"
@@ -691,3 +698,36 @@ def test_zip_bombs_are_refused():
 
 def test_valid_minimal_archive_loads():
     assert et.load(io.BytesIO(_archive({"data.pkl": b"\x80\x02N."}))) is None
+
+
+def test_files_without_byteorder_record_are_little_endian():
+    buf = io.BytesIO()
+    torch.save({"x": torch.arange(3.0)}, buf, _disable_byteorder_record=True)
+    buf.seek(0)
+    assert et.load(buf)["x"].tolist() == [0.0, 1.0, 2.0]
+    buf = io.BytesIO()
+    et.save({"x": et.arange(3.0)}, buf, _disable_byteorder_record=True)
+    buf.seek(0)
+    assert torch.load(buf, weights_only=True)["x"].tolist() == [0.0, 1.0, 2.0]
+
+
+def test_mutated_pickles_load_or_raise_typed_errors():
+    import random
+    model, opt = _torch_state()
+    buf = io.BytesIO()
+    torch.save({"m": model.state_dict(), "o": opt.state_dict(), "s": {1}, "b": b"x",
+                "v": torch.arange(10.0)[2:8:2], "u": torch.ones(1, dtype=torch.uint16)}, buf)
+    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as z:
+        records = {n.split("/", 1)[1]: z.read(n) for n in z.namelist()}
+    rng = random.Random(0)
+    outcomes = collections.Counter()
+    for _ in range(150):
+        pkl = bytearray(records["data.pkl"])
+        for _ in range(rng.randint(1, 3)):
+            pkl[rng.randrange(len(pkl))] = rng.randrange(256)
+        try:
+            et.load(io.BytesIO(_archive({**records, "data.pkl": bytes(pkl)})))
+            outcomes["loaded"] += 1
+        except (InvalidParameterError, KindError, DeviceError):
+            outcomes["refused"] += 1
+    assert outcomes["refused"] > 0 and sum(outcomes.values()) == 150
