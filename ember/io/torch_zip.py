@@ -158,7 +158,14 @@ def _is_path(f):
 def save_archive(f, records, op="save"):
     """Write an archive of ``records`` (``(name, buffer)`` pairs, in order) to ``f``: a path
     (written atomically, as ``ember.io.save_file`` writes: a temporary file in the same folder,
-    synced, then renamed over the path) or a writable binary file object."""
+    synced, then renamed over the path) or a writable binary file object.
+
+    >>> import io
+    >>> buf = io.BytesIO()
+    >>> save_archive(buf, [("data.pkl", b"."), ("data/0", bytes(8))])
+    >>> sorted(ArchiveReader(buf, "buf").records)
+    ['.data/serialization_id', 'data.pkl', 'data/0', 'version']
+    """
     if _is_path(f):
         path = _check_path(f, op)
         target = _save_target(path, op)
@@ -195,7 +202,13 @@ def opened(f, op="load"):
     """``(file, where, path)`` for reading ``f``: a path (a regular file; a folder or a FIFO
     raises InvalidParameterError before it is opened, a missing file FileNotFoundError) or a
     readable binary file object (read into memory first when it cannot seek). ``where`` names
-    the file in messages, ``path`` is the path or None."""
+    the file in messages, ``path`` is the path or None.
+
+    >>> import io
+    >>> with opened(io.BytesIO(b"PK")) as (file, where, path):
+    ...     file.read(), where, path
+    (b'PK', 'the BytesIO file object', None)
+    """
     if _is_path(f):
         path = _check_path(f, op)
         st = _stat_or_none(path, op)

@@ -116,6 +116,10 @@ def test_roundtrip_non_contiguous(name):
         _same(back[k], expected)
 
 
+def test_namespace_has_these_functions():
+    assert et.save.__module__ == et.load.__module__ == "ember.torch.serialization"
+
+
 def test_roundtrip_containers_and_python_values():
     obj = {"list": [1, -2.5, "s", None, True], "tuple": (float("inf"), 2 ** 80, -(2 ** 70)),
            "od": collections.OrderedDict([("b", 1), ("a", 2)]), "set": {1, 2},
