@@ -318,10 +318,13 @@ class _Placement:
 
 
 def _device_of(target, location):
-    """The ember device of PyTorch's location ``target`` (a str or an ember device); PyTorch's
-    ``"cpu"`` is the default device when that is a CPU device, else ember's ``"cpu"``."""
-    if isinstance(target, Device):
+    """The ember device of PyTorch's location ``target`` (a str or a device); PyTorch's
+    ``"cpu"`` (``torch.device("cpu")`` too) is the default device when that is a CPU device,
+    else ember's ``"cpu"``."""
+    if isinstance(target, Device) and target is not CPU:
         return as_device(target, "load", "map_location")
+    if target is CPU:
+        target = "cpu"
     if not isinstance(target, str):
         raise InvalidParameterError(f"load: {target!r} is not a device (for location "
                                     f"{location!r})", "map_location", target)
@@ -1020,12 +1023,13 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     ``weights_only`` (None means True, as in PyTorch) runs no code from the file (see the module
     docstring); ``weights_only=False`` unpickles any object, running code the file names: only
     for files you trust. ``map_location`` places the tensors, as in PyTorch: None (where they
-    were saved: PyTorch's ``"cpu"`` is ember's default device when that is a CPU device, else
-    ember's ``"cpu"``; ``"cuda:N"`` is ``"torch:cuda:N"``), a device or device name (``"cpu"``,
-    ``"cuda:0"``, ``"torch:cpu"``, an ember device), a dict from saved locations to devices,
-    or a callable ``(storage, location)`` returning the storage, ``storage.cpu()``,
-    ``storage.cuda(i)``, ``storage.to(device)`` or None (where it was saved). ``mmap``
-    (a path only, as in PyTorch) changes nothing: tensors are copied into ember's buffers.
+    were saved: PyTorch's ``"cpu"``, and ``torch.device("cpu")``, is ember's default device
+    when that is a CPU device, else ember's ``"cpu"``; ``"cuda:N"`` is ``"torch:cuda:N"``),
+    a device or device name (``"cpu"``, ``"cuda:0"``, ``"torch:cpu"``, ``torch.device("mps")``),
+    a dict from saved locations to devices, or a callable ``(storage, location)`` returning
+    the storage, ``storage.cpu()``, ``storage.cuda(i)``, ``storage.to(device)`` or None (where
+    it was saved). ``mmap`` (a path only, as in PyTorch) changes nothing: tensors are copied
+    into ember's buffers.
     ``pickle_load_args`` takes ``encoding`` (for Python 2 strs, as in PyTorch).
 
     A damaged file, a record missing, a storage too small for its tensors, a global outside

@@ -398,7 +398,7 @@ def _saved(tensor_location="cpu"):
 
 
 @pytest.mark.parametrize("map_location", [
-    None, "cpu", "CPU", {"cpu": "cpu"}, {"cuda:0": "cpu"},
+    None, "cpu", "CPU", et.device("cpu"), {"cpu": "cpu"}, {"cuda:0": et.device("cpu")},
     lambda storage, loc: storage, lambda storage, loc: None, lambda s, loc: s.cpu()])
 def test_map_location_to_cpu(map_location):
     got = et.load(io.BytesIO(_saved()), map_location=map_location)
@@ -408,9 +408,8 @@ def test_map_location_to_cpu(map_location):
 
 
 def test_map_location_names_a_device():
-    for device in ("cpu", "torch:cpu"):
-        got = et.load(io.BytesIO(_saved()), map_location=ember.Device(device))
-        assert got.device == ember.Device(device) and got.tolist() == [1.0, 2.0]
+    got = et.load(io.BytesIO(_saved()), map_location=ember.Device("torch:cpu"))
+    assert got.device == ember.Device("torch:cpu") and got.tolist() == [1.0, 2.0]
     got = et.load(io.BytesIO(_saved()), map_location="torch:cpu")
     assert got.device == ember.Device("torch:cpu") and got.tolist() == [1.0, 2.0]
     got = et.load(io.BytesIO(_saved()), map_location=lambda s, loc: s.to("torch:cpu"))
