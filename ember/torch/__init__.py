@@ -91,6 +91,7 @@ from . import accelerator, backends, cuda  # noqa: E402,F401
 from . import indexing, creation, conversion, inplace, augmented  # noqa: E402,F401
 from .conversion import (channels_last, channels_last_3d, contiguous_format,  # noqa: E402,F401
                          memory_format, preserve_format)
+from .serialization import load, save  # noqa: E402,F401
 from . import nn, optim, utils, autograd  # noqa: E402,F401
 from ._tensor import adopt_inherited as _adopt_inherited  # noqa: E402
 
