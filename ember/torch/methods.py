@@ -12,10 +12,12 @@ already speak PyTorch, where they exist); docs/pytorch.md lists every name here.
 [1, 2]
 """
 
+import builtins as _b
+
 import ember as _e
 
 from .._tensor import Tensor as _Tensor, wrap
-from ..errors import InvalidParameterError, KindError, ShapeMismatchError
+from ..errors import DimensionError, InvalidParameterError, KindError, ShapeMismatchError
 from ._tensor import Size, Tensor, to_torch, torch_method
 
 _T = _Tensor
@@ -143,8 +145,14 @@ def equal(self, other):
 
 @torch_method
 def repeat(self, *sizes):
-    """PyTorch's ``repeat``: tile the tensor ``sizes`` times along each dim."""
-    return _T.repeat(self, _dims(sizes[0], sizes[1:], "repeat") if sizes else ())
+    """PyTorch's ``repeat``: tile the tensor ``sizes`` times along each dim (at least one size
+    per dim; more add leading dims)."""
+    dims = _dims(sizes[0], sizes[1:], "repeat") if sizes else ()
+    if len(dims) < self.ndim:
+        raise InvalidParameterError(f"repeat: {len(dims)} sizes {list(dims)} for a tensor of "
+                                    f"{self.ndim} dims; expected at least one size per dim",
+                                    "sizes", dims)
+    return _T.repeat(self, dims)
 
 
 @torch_method
@@ -252,3 +260,263 @@ def type(self, dtype=None, non_blocking=False):  # noqa: A001
                                         f"{sorted(_TYPE_NAMES)} or a dtype", "dtype", dtype)
         dtype = _e.dtypes.as_dtype(_TYPE_NAMES[dtype])
     return self.to(dtype)
+
+
+# -- keyword arguments of PyTorch's that ember's methods lack -------------------------------------
+
+@torch_method
+def add(self, other, *, alpha=1):
+    """PyTorch's ``add``: ``self + alpha * other``, bools promoted as PyTorch promotes them."""
+    if (self._dtype is _BOOL and _is_bool(other) and isinstance(alpha, _b.int)
+            and alpha is not True and alpha is not False):
+        return _arith(self, other, "add") if alpha else self.clone()  # bools stay bools
+    return _arith(self, _scaled(other, alpha, "add"), "add")
+
+
+def _is_bool(value):
+    return value.__class__ is bool or (isinstance(value, _T) and value._dtype is _BOOL)
+
+
+@torch_method
+def sub(self, other, *, alpha=1):
+    """PyTorch's ``sub``: ``self - alpha * other``."""
+    return _arith(self, _scaled(other, alpha, "sub"), "sub")
+
+
+Tensor.subtract = Tensor.sub
+
+
+def _scaled(other, alpha, op):
+    if alpha is True or alpha is False or not isinstance(alpha, (_b.int, _b.float, complex)):
+        raise InvalidParameterError(f"{op}: alpha must be a number, got {alpha!r}", "alpha", alpha)
+    return other if alpha == 1 else other * alpha
+
+
+@torch_method
+def sum(self, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
+    """PyTorch's ``sum``: ``dtype`` casts the input first (ints and bools sum to int64)."""
+    return _T.sum(_cast(self, dtype), dim, keepdim)
+
+
+@torch_method
+def prod(self, dim=None, keepdim=False, *, dtype=None):
+    """PyTorch's ``prod``: ``dtype`` casts the input first."""
+    return _T.prod(_cast(self, dtype), dim, keepdim)
+
+
+@torch_method
+def cumsum(self, dim, *, dtype=None):
+    """PyTorch's ``cumsum``: ``dtype`` casts the input first (ints and bools give int64)."""
+    return _T.cumsum(_cast(self, dtype), dim)
+
+
+@torch_method
+def cumprod(self, dim, *, dtype=None):
+    """PyTorch's ``cumprod``: ``dtype`` casts the input first (ints and bools give int64)."""
+    return _T.cumprod(_cast(self, dtype), dim)
+
+
+def _cast(t, dtype):
+    return t if dtype is None else t.to(dtype)
+
+
+@torch_method
+def argsort(self, dim=-1, descending=False, *, stable=False):
+    """PyTorch's ``argsort``: the indices that sort ``self`` along ``dim`` (ties in their order
+    when ``stable``)."""
+    return _e.sort(self, dim, descending, stable=stable).indices
+
+
+@torch_method
+def softmax(self, dim=None, dtype=None):
+    """PyTorch's ``softmax``: ``dim`` required; an int tensor needs ``dtype``."""
+    return _softmax(self, dim, dtype, _T.softmax, "softmax")
+
+
+@torch_method
+def log_softmax(self, dim=None, dtype=None):
+    """PyTorch's ``log_softmax``: ``dim`` required; an int tensor needs ``dtype``."""
+    return _softmax(self, dim, dtype, _T.log_softmax, "log_softmax")
+
+
+def _softmax(t, dim, dtype, f, op):
+    if dim is None:
+        raise InvalidParameterError(f"{op}: dim is required (PyTorch's Tensor.{op} has no "
+                                    "implicit dim)", "dim", dim)
+    t = _cast(t, dtype)
+    if t.dtype.kind not in ("float", "complex"):
+        raise KindError(f"{op}: not defined for {t.dtype.name} tensors; expected a float tensor "
+                        "(pass dtype=torch.float32)")
+    return f(t, dim)
+
+
+# -- PyTorch's meanings of names ember's methods give another ----------------------------------
+
+@torch_method
+def take(self, index):
+    """PyTorch's ``take``: the elements of the flattened tensor at ``index`` (any shape; negative
+    indices count from the end). ember's ``take(dim, indices)`` is Burn's."""
+    if not isinstance(index, _T) or index.dtype.kind != "int":
+        raise KindError(f"take: index must be an int tensor, got {_what(index)}")
+    return self.reshape(-1)[index]
+
+
+@torch_method
+def inner(self, other):
+    """PyTorch's ``inner``: the sum of products over the last dims of both (a number times a
+    tensor when either is 0-d). ember's ``inner()`` is Burn's tensor without autodiff."""
+    if not isinstance(other, _T):
+        raise KindError(f"inner: other must be a tensor, got {_what(other)}")
+    if self.ndim == 0 or other.ndim == 0:
+        return self * other
+    k = self.shape[-1]
+    if other.shape[-1] != k:
+        raise ShapeMismatchError(f"inner: the last dims of self {tuple(self.shape)} and other "
+                                 f"{tuple(other.shape)} must match", self.shape, other.shape)
+    flat = self.reshape(-1, k) @ other.reshape(-1, k).transpose(0, 1)
+    return flat.reshape(tuple(self.shape[:-1]) + tuple(other.shape[:-1]))
+
+
+@torch_method
+def cov(self, *, correction=1, fweights=None, aweights=None):
+    """PyTorch's ``cov``: the covariance of the rows (variables) over the columns (observations)
+    of a 1-d or 2-d tensor, with frequency and importance weights. ember's ``cov(dim, ...)`` is
+    Burn's."""
+    if self.ndim > 2:
+        raise ShapeMismatchError(f"cov: expected a 1-d or 2-d tensor, got {self.ndim} dims",
+                                 "1-d or 2-d", tuple(self.shape))
+    x = self.reshape(1, -1) if self.ndim < 2 else self
+    if x.dtype.kind not in ("float", "complex"):
+        x = x.to(_e.float32)
+    n = x.shape[1]
+    w = None
+    for name, weights in (("fweights", fweights), ("aweights", aweights)):
+        if weights is None:
+            continue
+        if not isinstance(weights, _T) or tuple(weights.shape) != (n,):
+            raise ShapeMismatchError(f"cov: {name} must be a 1-d tensor of {n} weights (one per "
+                                     f"observation), got {_what(weights)}", (n,), weights)
+        w = weights if w is None else w * weights
+    if w is None:
+        avg = x.mean(1)
+        fact = n - correction
+    else:
+        total = w.sum()
+        avg = (x * w).sum(1) / total
+        fact = total - correction * ((w * aweights).sum() / total if aweights is not None else 1)
+    xm = x - avg.unsqueeze(1)
+    xw = xm if w is None else xm * w
+    out = (xw @ xm.transpose(0, 1).conj()) / fact
+    return out.reshape(()) if self.ndim < 2 else out
+
+
+@torch_method
+def t(self):
+    """PyTorch's ``t``: the transpose of a matrix; a 0-d or 1-d tensor as it is."""
+    if self.ndim > 2:
+        raise DimensionError(f"t: expects a tensor with <= 2 dims, but self has {self.ndim}")
+    return _T.transpose(self, 0, 1) if self.ndim == 2 else self
+
+
+@torch_method
+def unbind(self, dim=0):
+    """PyTorch's ``unbind``: a tuple of the slices along ``dim`` (ember's gives a list)."""
+    return tuple(_T.unbind(self, dim))
+
+
+Tensor.real = property(lambda self: to_torch(_T.real(self)),
+                       doc="PyTorch's ``real``: the real part (a real tensor itself), a property.")
+Tensor.imag = property(lambda self: to_torch(_T.imag(self)),
+                       doc="PyTorch's ``imag``: the imaginary part of a complex tensor, a property.")
+
+
+def _contains(self, element):
+    if isinstance(element, (_T, _b.int, _b.float, complex)):
+        return bool((self == element).any())
+    raise KindError(f"Tensor.__contains__ only supports a tensor or a number, got {_what(element)}")
+
+
+Tensor.__contains__ = _contains
+
+
+def _what(value):
+    if isinstance(value, _T):
+        return f"a {value.dtype.name} tensor of shape {tuple(value.shape)}"
+    return f"{_b.type(value).__name__} {value!r}"
+
+
+# -- PyTorch's promotion of bool operands (ember's arithmetic takes no bools) -------------------
+
+_BOOL = _e.bool_
+_OPS = {"add": (_T.__add__, _T.logical_or), "mul": (_T.__mul__, _T.logical_and),
+        "sub": (_T.__sub__, None), "rsub": (_T.__rsub__, None),
+        "truediv": (_T.__truediv__, None), "rtruediv": (_T.__rtruediv__, None)}
+
+
+def _arith(self, other, op):
+    """``self <op> other`` where a bool operand is promoted as PyTorch promotes it: two bools
+    add as ``or`` and multiply as ``and``; a bool meets a number as that number's kind (int64,
+    the default float) and a tensor as that tensor's dtype; no bool is subtracted."""
+    f, both = _OPS[op]
+    self_bool = self._dtype is _BOOL
+    other_bool = _is_bool(other)
+    if not (self_bool or other_bool):
+        return f(self, other)
+    if op in ("sub", "rsub"):
+        raise KindError("sub: subtraction with a bool tensor is not supported; use ^ or "
+                        "logical_xor() (or ~ and logical_not() to invert a mask)")
+    if self_bool and other_bool:
+        if both is not None:
+            return both(self, _e.tensor(other, device=self.device) if other.__class__ is bool
+                        else other)
+        self = self.to(_e.float32)
+        other = _b.float(other) if other.__class__ is bool else other.to(_e.float32)
+    elif other.__class__ is bool:
+        other = _b.int(other)
+    elif other_bool:
+        other = other.to(self.dtype)
+    elif isinstance(other, _T):
+        self = self.to(other.dtype)
+    else:
+        kind = _e.int64 if isinstance(other, _b.int) else (
+            _e.complex64 if isinstance(other, complex) else _e.float32)
+        self = self.to(kind)
+    return f(self, other)
+
+
+for _name, _op in (("__add__", "add"), ("__radd__", "add"), ("__mul__", "mul"),
+                   ("__rmul__", "mul"), ("__sub__", "sub"), ("__rsub__", "rsub"),
+                   ("__truediv__", "truediv"), ("__rtruediv__", "rtruediv"),
+                   ("mul", "mul"), ("multiply", "mul")):
+    def _arith_method(self, other, _op=_op):
+        return _arith(self, other, _op)
+    _arith_method.__doc__ = f"PyTorch's ``{_name}``, bool operands promoted as PyTorch does."
+    torch_method(_arith_method, name=_name)
+
+
+# element-wise functions of floats: a bool tensor is computed as the default float dtype
+for _name in ("exp", "expm1", "log", "log10", "log1p", "log2", "sqrt", "rsqrt", "sin", "cos",
+              "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
+              "sigmoid", "erf", "reciprocal", "deg2rad", "rad2deg", "angle"):
+    def _float_method(self, *args, _f=getattr(_T, _name), **kwargs):
+        return _f(self.to(_e.float32) if self._dtype is _BOOL else self, *args, **kwargs)
+    _float_method.__doc__ = f"PyTorch's ``{_name}``: a bool tensor computed as float32."
+    torch_method(_float_method, name=_name)
+
+
+@torch_method
+def sign(self):
+    """PyTorch's ``sign``: -1, 0 or 1 of the input's dtype (a bool tensor's own values)."""
+    return self.clone() if self._dtype is _BOOL else _T.sign(self)
+
+
+@torch_method
+def sgn(self):
+    """PyTorch's ``sgn``: ``sign`` of a real tensor, ``x / |x|`` of a complex one."""
+    return self.clone() if self._dtype is _BOOL else _T.sgn(self)
+
+
+@torch_method
+def square(self):
+    """PyTorch's ``square``: ``self * self``; a bool tensor gives int64."""
+    return _T.square(self.to(_e.int64) if self._dtype is _BOOL else self)
