@@ -69,11 +69,25 @@ def var(self, dim=None, unbiased=True, keepdim=False, *, correction=None):
     return _e.var(self, dim, unbiased, keepdim, correction=correction)
 
 
-for _name in ("topk", "sort", "max", "min", "median", "kthvalue", "cummax", "cummin", "nonzero"):
+for _name in ("topk", "sort", "median", "kthvalue", "cummax", "cummin", "nonzero"):
     def _pair_method(self, *args, _f=getattr(_e, _name), **kwargs):
         return _f(self, *args, **kwargs)
     _pair_method.__doc__ = f"PyTorch's ``{_name}``: as ``ember.torch.{_name}(self, ...)``."
     torch_method(_pair_method, name=_name)
+
+
+@torch_method(name="max")
+def _max(self, dim=None, keepdim=False, *, other=None):
+    """PyTorch's ``max``: the largest value; ``(values, indices)`` along ``dim``; the element-wise
+    maximum with a tensor ``other`` (also passed as ``dim``)."""
+    return _e.max(self, dim, keepdim) if other is None else _e.maximum(self, other)
+
+
+@torch_method(name="min")
+def _min(self, dim=None, keepdim=False, *, other=None):
+    """PyTorch's ``min``: the smallest value; ``(values, indices)`` along ``dim``; the element-wise
+    minimum with a tensor ``other`` (also passed as ``dim``)."""
+    return _e.min(self, dim, keepdim) if other is None else _e.minimum(self, other)
 
 
 # -- values, graph and shape ---------------------------------------------------------------------
@@ -94,8 +108,10 @@ def reshape(self, shape, *args):
 
 
 @torch_method
-def view(self, *shape):
+def view(self, *shape, size=None):
     """PyTorch's ``view``: the shape (a 0 is a dim of size 0), or a dtype to reinterpret."""
+    if size is not None:
+        shape = (size,)
     if len(shape) == 1 and isinstance(shape[0], _e.DType):
         return _T.view(self, shape[0])
     dims = _dims(shape[0], shape[1:], "view") if shape else ()
@@ -144,9 +160,11 @@ def equal(self, other):
 
 
 @torch_method
-def repeat(self, *sizes):
+def repeat(self, *sizes, repeats=None):
     """PyTorch's ``repeat``: tile the tensor ``sizes`` times along each dim (at least one size
     per dim; more add leading dims)."""
+    if repeats is not None:
+        sizes = (repeats,)
     dims = _dims(sizes[0], sizes[1:], "repeat") if sizes else ()
     if len(dims) < self.ndim:
         raise InvalidParameterError(f"repeat: {len(dims)} sizes {list(dims)} for a tensor of "
@@ -190,12 +208,6 @@ def mean(self, dim=None, keepdim=False, *, dtype=None):
         raise KindError(f"mean: could not infer output dtype; the input dtype must be a float "
                         f"or complex dtype, got {self.dtype.name} (pass dtype=)")
     return _T.mean(self, dim, keepdim)
-
-
-@torch_method
-def transpose(self, dim0, dim1):
-    """PyTorch's ``transpose``: swap dims ``dim0`` and ``dim1`` (both required)."""
-    return _T.transpose(self, dim0, dim1)
 
 
 @torch_method
@@ -520,3 +532,86 @@ def sgn(self):
 def square(self):
     """PyTorch's ``square``: ``self * self``; a bool tensor gives int64."""
     return _T.square(self.to(_e.int64) if self._dtype is _BOOL else self)
+
+
+# -- PyTorch's argument names, and dims of 0-d tensors ------------------------------------------
+
+def _sizes(args, given, op):
+    """``*args`` or the keyword's value ``given`` as a tuple of ints."""
+    if given is not None:
+        if args:
+            raise InvalidParameterError(f"{op}: the sizes were given both positionally {args} "
+                                        f"and by keyword ({given!r})", "dims", given)
+        args = (given,)
+    return _dims(args[0], args[1:], op) if args else ()
+
+
+def _scalar_dims(dims, op):
+    """Check that ``dims`` name only dim 0 or -1 (all a 0-d tensor has, as PyTorch wraps it)."""
+    for d in dims:
+        if d not in (0, -1):
+            raise DimensionError(f"{op}: dim {d} is out of range for a 0-d tensor (expected 0 "
+                                 "or -1)")
+
+
+@torch_method
+def flip(self, *dims_args, dims=None):
+    """PyTorch's ``flip``: reverse the order along each of ``dims`` (``flip(0, 1)``,
+    ``flip((0, 1))`` or ``flip(dims=[0])``)."""
+    dims = _sizes(dims_args, dims, "flip")
+    if self.ndim == 0:
+        _scalar_dims(dims, "flip")
+        return self.clone()
+    return _T.flip(self, dims)
+
+
+@torch_method
+def permute(self, *dims_args, dims=None):
+    """PyTorch's ``permute``: the dims in the order ``dims`` (``permute(1, 0)``,
+    ``permute((1, 0))`` or ``permute(dims=(1, 0))``)."""
+    if not dims_args and dims is None:
+        raise InvalidParameterError("permute: dims is required (one per dim of the tensor)",
+                                    "dims", None)
+    dims = _sizes(dims_args, dims, "permute")
+    if self.ndim == 0:
+        if dims:
+            raise ShapeMismatchError(f"permute: {len(dims)} dims {list(dims)} for a 0-d tensor; "
+                                     "expected ()", (), dims)
+        return self
+    return _T.permute(self, dims)
+
+
+@torch_method
+def transpose(self, dim0, dim1):
+    """PyTorch's ``transpose``: swap dims ``dim0`` and ``dim1`` (both required; a 0-d tensor's
+    dims are 0 and -1)."""
+    if self.ndim == 0:
+        _scalar_dims((dim0, dim1), "transpose")
+        return self
+    return _T.transpose(self, dim0, dim1)
+
+
+@torch_method
+def expand(self, *sizes, size=None):
+    """PyTorch's ``expand``: broadcast to ``sizes`` (-1 keeps a dim; ``expand(2, 3)``,
+    ``expand((2, 3))`` or ``expand(size=(2, 3))``)."""
+    return _T.expand(self, _sizes(sizes, size, "expand"))
+
+
+@torch_method
+def unfold(self, dimension, size, step):
+    """PyTorch's ``unfold``: the windows of ``size`` elements, ``step`` apart, along
+    ``dimension``, as a new last dim."""
+    return _T.unfold(self, dimension, size, step)
+
+
+@torch_method
+def dot(self, tensor):
+    """PyTorch's ``dot``: the inner product of two 1-d tensors (the argument is ``tensor``)."""
+    return _T.dot(self, tensor)
+
+
+@torch_method
+def outer(self, vec2):
+    """PyTorch's ``outer``: the outer product of two 1-d tensors (the argument is ``vec2``)."""
+    return _T.outer(self, vec2)
