@@ -595,7 +595,12 @@ def transpose(self, dim0, dim1):
 def expand(self, *sizes, size=None):
     """PyTorch's ``expand``: broadcast to ``sizes`` (-1 keeps a dim; ``expand(2, 3)``,
     ``expand((2, 3))`` or ``expand(size=(2, 3))``)."""
-    return _T.expand(self, _sizes(sizes, size, "expand"))
+    dims = _sizes(sizes, size, "expand")
+    lead = len(dims) - self.ndim
+    if any(d == -1 for d in dims[:max(lead, 0)]):
+        raise InvalidParameterError(f"expand: -1 is not allowed in a new leading dim, got "
+                                    f"{list(dims)} for shape {list(self.shape)}", "size", dims)
+    return _T.expand(self, dims)
 
 
 @torch_method
@@ -615,3 +620,72 @@ def dot(self, tensor):
 def outer(self, vec2):
     """PyTorch's ``outer``: the outer product of two 1-d tensors (the argument is ``vec2``)."""
     return _T.outer(self, vec2)
+
+
+# -- what PyTorch refuses (a program relying on ember's leniency would not run on PyTorch) ------
+
+@torch_method
+def lerp(self, end, weight):
+    """PyTorch's ``lerp``: ``self + weight * (end - self)`` of float tensors of one dtype."""
+    for name, value in (("end", end), ("weight", weight)):
+        if isinstance(value, _T) and value.dtype != self.dtype:
+            raise KindError(f"lerp: expected dtype {self.dtype.name} for {name} but got "
+                            f"{value.dtype.name}")
+    if self.dtype.kind not in ("float", "complex"):
+        raise KindError(f"lerp: not defined for {self.dtype.name} tensors; expected a float "
+                        "tensor")
+    return _T.lerp(self, end, weight)
+
+
+@torch_method
+def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """PyTorch's ``allclose``: ``|self - other| <= atol + rtol * |other|`` everywhere (a bool);
+    the two tensors must have one dtype."""
+    if isinstance(other, _T) and other.dtype != self.dtype:
+        raise KindError(f"allclose: {self.dtype.name} did not match {other.dtype.name} (cast "
+                        "one of the tensors first)")
+    return _T.allclose(self, other, rtol, atol, equal_nan)
+
+
+@torch_method
+def cross(self, other, dim=None):
+    """PyTorch's ``cross``: the cross product along ``dim``; without ``dim`` along the first dim
+    of size 3 (of the broadcast shape), as ``torch.cross`` (``torch.linalg.cross`` takes -1)."""
+    if dim is None:
+        shape = _e.shapes.broadcast_shapes(tuple(self.shape), tuple(other.shape)) \
+            if isinstance(other, _T) else tuple(self.shape)
+        dim = next((d for d, n in enumerate(shape) if n == 3), None)
+        if dim is None:
+            raise ShapeMismatchError(f"cross: no dim of size 3 in the broadcast shape {shape}",
+                                     "a dim of size 3", shape)
+    return _T.cross(self, other, dim)
+
+
+@torch_method
+def repeat_interleave(self, repeats, dim=None, *, output_size=None):
+    """PyTorch's ``repeat_interleave``: each element ``repeats`` times along ``dim`` (the
+    flattened tensor when None); ``output_size``, when given, must be the result's size."""
+    out = _T.repeat_interleave(self, repeats, dim)
+    if output_size is not None:
+        got = out.shape[dim if dim is not None else 0]
+        if got != output_size:
+            raise InvalidParameterError(f"repeat_interleave: invalid output_size, expected "
+                                        f"{got} but got {output_size}", "output_size",
+                                        output_size)
+    return out
+
+
+_getitem = _T.__getitem__
+
+
+def _torch_getitem(self, key):
+    if key.__class__ is slice or key.__class__ is tuple:
+        for k in (key,) if key.__class__ is slice else key:
+            if k.__class__ is slice and k.step is not None and k.step <= 0:
+                raise InvalidParameterError(f"__getitem__: the step of a slice must be greater "
+                                            f"than zero, got {k.step} (flip() reverses)",
+                                            "step", k.step)
+    return to_torch(_getitem(self, key))
+
+
+Tensor.__getitem__ = _torch_getitem

@@ -33,6 +33,8 @@ _V = np.array([1.5, -2.0, 0.5], dtype=np.float32)
 _W = np.array([0.25, 3.0, -1.0], dtype=np.float32)
 _HALVES = np.array([[0.5, 1.5, 2.5], [-0.5, -1.5, 1.25]], dtype=np.float32)  # round-half-even
 _M = _RNG.standard_normal((3, 2)).astype(np.float32)
+_NAN = np.array([[1.0, np.nan, -2.0], [0.5, 3.0, np.nan]], dtype=np.float32)
+_SQ = _RNG.standard_normal((3, 3)).astype(np.float32)
 _DUP = np.array([[3.0, 1.0, 3.0], [2.0, 2.0, 1.0]], dtype=np.float32)  # ties, for stable sorts
 
 
@@ -45,7 +47,8 @@ def inputs(lib):
         halves=t(_HALVES), dup=t(_DUP), s=t(2.5), si=t(3), e=t(np.zeros((0, 3), np.float32)),
         col=t(_X[:, :1].copy()), ones=t(np.ones((1, 3, 1), np.float32)),
         m=t(_M), idx=t(np.array([[0, 2], [1, 1]])),
-        flat=t(np.array([4, 0, 5])), xt=t(_X.T.copy()).t(),
+        flat=t(np.array([4, 0, 5])), xt=t(_X.T.copy()).t(), nan=t(_NAN), sq=t(_SQ),
+        z=t(np.zeros((2, 3), np.float32)), i8=t(_I.astype(np.int8)), u8=t(np.abs(_I).astype(np.uint8)),
     )
 
 
@@ -618,6 +621,74 @@ case("grad", lambda T, a: a.x.grad)
 case("data", lambda T, a: a.x.data)
 case("is_distributed", lambda T, a: a.x.is_distributed())
 
+# NaN: PyTorch's reductions and sorts treat it as the largest value and propagate it
+case("max", lambda T, a: a.nan.max(), lambda T, a: a.nan.max(1), lambda T, a: a.nan.max(a.x))
+case("min", lambda T, a: a.nan.min(), lambda T, a: a.nan.min(0))
+case("argmax", lambda T, a: a.nan.argmax(), lambda T, a: a.nan.argmax(1))
+case("argmin", lambda T, a: a.nan.argmin(1))
+case("sort", lambda T, a: a.nan.sort(1), lambda T, a: a.nan.sort(1, descending=True))
+case("argsort", lambda T, a: a.nan.argsort(1))
+case("topk", lambda T, a: a.nan.topk(2), lambda T, a: a.nan.topk(1, largest=False))
+case("median", lambda T, a: a.nan.median(), lambda T, a: a.nan.median(1))
+case("cummax", lambda T, a: a.nan.cummax(1))
+case("cummin", lambda T, a: a.nan.cummin(1))
+case("maximum", lambda T, a: a.nan.maximum(a.x))
+case("minimum", lambda T, a: a.nan.minimum(a.x))
+case("clamp", lambda T, a: a.nan.clamp(-1, 1))
+case("relu", lambda T, a: a.nan.relu())
+case("sum", lambda T, a: a.nan.sum(1))
+case("count_nonzero", lambda T, a: a.nan.count_nonzero())
+case("sign", lambda T, a: a.nan.sign())
+case("eq", lambda T, a: a.nan.eq(a.nan))
+case("equal", lambda T, a: a.nan.equal(a.nan))
+case("allclose", lambda T, a: a.nan.allclose(a.nan), lambda T, a: a.nan.allclose(a.nan, equal_nan=True))
+case("isclose", lambda T, a: a.nan.isclose(a.nan, equal_nan=True))
+
+# division by zero, small ints, and mixed dtypes
+case("remainder", lambda T, a: a.i.remainder(0), lambda T, a: a.x.remainder(0))
+case("floor_divide", lambda T, a: a.i.floor_divide(0), lambda T, a: a.x.floor_divide(0.0))
+case("fmod", lambda T, a: a.i.fmod(0), lambda T, a: a.x.fmod(0))
+case("div", lambda T, a: a.i.div(0), lambda T, a: a.x.div(a.z))
+case("add", lambda T, a: a.i8.add(a.i8), lambda T, a: a.u8.add(250), lambda T, a: a.i8.add(a.u8),
+     lambda T, a: a.i8.add(1000), lambda T, a: a.i8.add(1.5))
+case("mul", lambda T, a: a.u8.mul(a.u8), lambda T, a: a.i8.mul(a.x64))
+case("sum", lambda T, a: a.i8.sum(), lambda T, a: a.u8.sum(1))
+case("neg", lambda T, a: a.u8.neg())
+case("abs", lambda T, a: a.i8.abs())
+case("var", lambda T, a: a.i.var())
+case("lerp", lambda T, a: a.i.lerp(a.j, 0.5), lambda T, a: a.x.lerp(a.x64, 0.5),
+     lambda T, a: a.x.lerp(a.y, a.x64))
+case("where", lambda T, a: a.i.where(a.b, 0.5), lambda T, a: a.i32.where(a.b, a.i))
+case("masked_fill", lambda T, a: a.i.masked_fill(a.b, 2.7), lambda T, a: a.b.masked_fill(a.c, 0))
+case("allclose", lambda T, a: a.x.allclose(a.x64), lambda T, a: a.x.allclose(a.i))
+case("cross", lambda T, a: a.sq.cross(a.sq.flip(0)), lambda T, a: a.sq.cross(a.sq.flip(0), dim=-1),
+     lambda T, a: a.v.reshape(3, 1).cross(a.sq), lambda T, a: a.x[:, :2].cross(a.x[:, :2]))
+case("gather", lambda T, a: a.x.gather(1, a.idx[:1]), lambda T, a: a.x.gather(1, a.idx + 5))
+case("repeat_interleave", lambda T, a: a.x.repeat_interleave(T.tensor([1, 0, 2]), dim=1),
+     lambda T, a: a.x.repeat_interleave(2, dim=1, output_size=6),
+     lambda T, a: a.x.repeat_interleave(2, dim=1, output_size=5),
+     lambda T, a: a.x.repeat_interleave(-1))
+case("expand", lambda T, a: a.x.expand(-1, 2, 3), lambda T, a: a.x.expand(2, -1))
+case("round", lambda T, a: a.i.round(decimals=1), lambda T, a: a.nan.round(decimals=2))
+case("tolist", lambda T, a: a.i32.tolist(), lambda T, a: a.u8.tolist())
+case("item", lambda T, a: a.u8[0, 0].item(), lambda T, a: a.x64[0, 0].item())
+case("to", lambda T, a: a.x.to(a.i), lambda T, a: a.x.to("cpu", non_blocking=True),
+     lambda T, a: a.x.to(T.float64, copy=True), lambda T, a: a.nan.to(T.int32)[0, 0].item() * 0)
+
+# operators with None, hashing and formatting
+case("__eq__", lambda T, a: a.x == None)  # noqa: E711
+case("__ne__", lambda T, a: a.x != None)  # noqa: E711
+case("__hash__", lambda T, a: len({a.x, a.y, a.x}))
+case("__format__", lambda T, a: format(a.s, ".2f"), lambda T, a: f"{a.si:03d}",
+     lambda T, a: format(a.x, ".2f"))
+case("__array__", lambda T, a: np.asarray(a.x).tolist(), lambda T, a: str(np.asarray(a.i32).dtype))
+case("__bool__", lambda T, a: bool(a.e))
+case("__getitem__", lambda T, a: a.x[::-1], lambda T, a: a.x[[True, False]],
+     lambda T, a: a.x[..., [0, 2]], lambda T, a: a.x[1:2, None], lambda T, a: a.x[[0, 5]],
+     lambda T, a: a.x[a.i32[0].abs() % 2], lambda T, a: a.x[a.b[:, 0], 1:],
+     lambda T, a: a.x[(0, 1)], lambda T, a: a.x[[0, 1]], lambda T, a: a.x[a.si - 2],
+     lambda T, a: a.x[:, ::-1], lambda T, a: a.x[::2], lambda T, a: a.x[:, 1::0])
+
 @pytest.mark.parametrize("call", CASES)
 def test_method_means_what_torch_means(call):
     check(call)
@@ -633,7 +704,9 @@ def _setitem(T, a, key, value):
     (0, 1.0), ((slice(None), 1), -2.0), ((1, 2), 7), (lambda a: a.b, 0.0),
     (lambda a: a.b, lambda T, a: a.y[a.b]), ((slice(None), [0, 2]), 3.0),
     (0, lambda T, a: a.v), (slice(0, 1), lambda T, a: a.v), (Ellipsis, 0.5),
-    ([1, 0], lambda T, a: a.y), (5, 1.0),
+    ([1, 0], lambda T, a: a.y), (5, 1.0), ((0, slice(None)), lambda T, a: a.i[0]),
+    (lambda a: a.flat % 2, 4.0), ((slice(None), 0), lambda T, a: a.v[:2]),
+    ((slice(None), 0), lambda T, a: a.v), (lambda a: a.b, lambda T, a: a.v[:2]),
 ], ids=lambda v: repr(v)[:20])
 def test_setitem_means_what_torch_means(key, value):
     check(lambda T, a: _setitem(T, a, key, value))
@@ -701,13 +774,46 @@ for _name, _call, _src in [
     ("unbind", lambda T, x, a: x.unbind(1)[2] ** 2, "x"), ("take", lambda T, x, a: x.take(a.flat) ** 2, "x"),
     ("select", lambda T, x, a: x.select(1, 0) ** 2, "x"),
     ("repeat_interleave", lambda T, x, a: x.repeat_interleave(2, dim=1) ** 2, "x"),
+    # ties, zeros and boundaries, where the subgradient is a choice
+    ("max_all_ties", lambda T, x, a: x.max(), "dup"), ("min_all_ties", lambda T, x, a: x.min(), "dup"),
+    ("max_dim_ties", lambda T, x, a: x.max(1).values, "dup"),
+    ("maximum_ties", lambda T, x, a: x.maximum(a.dup), "dup"),
+    ("median_all", lambda T, x, a: x.median(), "x"), ("median_dim", lambda T, x, a: x.median(1).values, "x"),
+    ("kthvalue", lambda T, x, a: x.kthvalue(2, 1).values, "x"),
+    ("cummax", lambda T, x, a: x.cummax(1).values * a.y, "x"),
+    ("sort_ties", lambda T, x, a: x.sort(dim=1, stable=True).values * a.y, "dup"),
+    ("norm_zeros", lambda T, x, a: x.norm(), "zeros"),
+    ("norm_p1", lambda T, x, a: x.norm(p=1), "x"), ("norm_inf", lambda T, x, a: x.norm(float("inf")), "x"),
+    ("prod_zero", lambda T, x, a: x.prod(), "x"), ("prod_two_zeros", lambda T, x, a: x.prod(1), "zeros"),
+    ("cumprod_zero", lambda T, x, a: x.cumprod(1) * a.y, "x"),
+    ("clamp_bounds", lambda T, x, a: x.clamp(0.0, 1.0), "zeros"),
+    ("hypot_zero", lambda T, x, a: x.hypot(a.z), "zeros"),
+    ("abs_zero", lambda T, x, a: x.abs(), "zeros"), ("relu_zero", lambda T, x, a: x.relu(), "zeros"),
+    ("pow_exponent", lambda T, x, a: a.p.pow(x), "x"), ("pow_half", lambda T, x, a: x.pow(0.5), "p"),
+    ("pow_zero", lambda T, x, a: x.pow(0), "zeros"),
+    ("floor", lambda T, x, a: x.floor() * x, "x"), ("round", lambda T, x, a: x.round() + x, "x"),
+    ("unfold", lambda T, x, a: x.unfold(1, 2, 1) ** 2, "x"),
+    ("mask_index", lambda T, x, a: x[a.b] ** 2, "x"), ("triu", lambda T, x, a: x.triu(1) ** 2, "x"),
+    ("t", lambda T, x, a: x.t() * a.m, "x"), ("mT", lambda T, x, a: x.mT * a.m, "x"),
+    ("view", lambda T, x, a: x.view(-1) * a.x.view(-1), "x"),
+    ("matmul_vec", lambda T, x, a: x.matmul(a.v), "x"), ("vec_matmul", lambda T, x, a: x[0] @ a.m, "x"),
+    ("clone", lambda T, x, a: x.clone() * a.y, "x"), ("expand_as", lambda T, x, a: x[:1].expand_as(a.x) * a.y, "x"),
+    ("inner", lambda T, x, a: x.inner(a.y), "x"), ("take_neg", lambda T, x, a: x.take(-a.flat - 1) ** 2, "x"),
+    ("cov", lambda T, x, a: x.cov(), "x"), ("cov_weights", lambda T, x, a: x.cov(aweights=a.p[0]), "x"),
+    ("cross_default", lambda T, x, a: x.cross(a.sq), "sq"),
+    ("softmax_dtype", lambda T, x, a: x.softmax(1, dtype=T.float64) * a.y, "x"),
+    ("sum_dtype", lambda T, x, a: x.sum(1, dtype=T.float64) ** 2, "x"),
+    ("add_alpha", lambda T, x, a: x.add(x * x, alpha=-0.5), "x"),
+    ("rsub", lambda T, x, a: 1 - x * x, "x"), ("rtruediv", lambda T, x, a: 1 / x, "p"),
+    ("lerp_tensor", lambda T, x, a: a.y.lerp(x, a.p), "x"),
 ]:
     grad_case(_name, _call, _src)
 
 
 def _grad(lib, call, source):
     a = inputs(lib)
-    x = lib.tensor({"x": _X, "p": _P, "u": _U}[source], requires_grad=True)
+    x = lib.tensor({"x": _X, "p": _P, "u": _U, "dup": _DUP, "zeros": np.zeros((2, 3), np.float32),
+                    "sq": _SQ}[source], requires_grad=True)
     out = call(lib, x, a)
     out.sum().backward()
     return x.grad
