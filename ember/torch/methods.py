@@ -17,7 +17,8 @@ import builtins as _b
 import ember as _e
 
 from .._tensor import Tensor as _Tensor, wrap
-from ..errors import DimensionError, InvalidParameterError, KindError, ShapeMismatchError
+from ..errors import (DimensionError, GraphError, InvalidParameterError, KindError,
+                      ShapeMismatchError)
 from ._tensor import Size, Tensor, to_torch, torch_method
 
 _T = _Tensor
@@ -689,3 +690,32 @@ def _torch_getitem(self, key):
 
 
 Tensor.__getitem__ = _torch_getitem
+
+
+# -- copies and pickles stay ember.torch tensors -----------------------------------------------
+
+def _rebuild(*args):
+    """An ember.torch tensor from ``Tensor.__reduce__``'s parts (see ember/ops/data.py)."""
+    from ..ops.data import _rebuild_tensor
+    return to_torch(_rebuild_tensor(*args))
+
+
+def _reduce(self):
+    _, args = _T.__reduce__(self)
+    return _rebuild, args
+
+
+Tensor.__reduce__ = _reduce  # copy.copy, copy.deepcopy and pickle go through it
+
+
+
+@torch_method
+def backward(self, gradient=None, retain_graph=None, create_graph=False):
+    """PyTorch's ``backward``: accumulate the gradient of this tensor into the leaves' ``.grad``
+    (returns None). Without ``gradient`` the tensor must hold one element (ember's seeds a
+    larger one with ones; PyTorch refuses)."""
+    if gradient is None and self.numel() != 1:
+        raise GraphError(f"backward: grad can be implicitly created only for scalar outputs; "
+                         f"this tensor has shape {tuple(self.shape)} (pass gradient=, or call "
+                         ".sum().backward())")
+    _T.backward(self, gradient, create_graph=create_graph, retain_graph=retain_graph)

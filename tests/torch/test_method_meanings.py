@@ -8,7 +8,9 @@ A difference here is a program that runs and computes something else than PyTorc
 fixes live in ember/torch/methods.py.
 """
 
+import copy
 import math
+import pickle
 import types
 
 import numpy as np
@@ -688,6 +690,28 @@ case("__getitem__", lambda T, a: a.x[::-1], lambda T, a: a.x[[True, False]],
      lambda T, a: a.x[a.i32[0].abs() % 2], lambda T, a: a.x[a.b[:, 0], 1:],
      lambda T, a: a.x[(0, 1)], lambda T, a: a.x[[0, 1]], lambda T, a: a.x[a.si - 2],
      lambda T, a: a.x[:, ::-1], lambda T, a: a.x[::2], lambda T, a: a.x[:, 1::0])
+
+# copies and pickles keep PyTorch's meanings (and a leaf's requires_grad)
+case("__reduce_ex__", lambda T, a: copy.deepcopy(a.x).argmax(1),
+     lambda T, a: pickle.loads(pickle.dumps(a.x)).max(1), lambda T, a: copy.copy(a.x).topk(1),
+     lambda T, a: copy.deepcopy(T.tensor([1.0], requires_grad=True)).requires_grad,
+     lambda T, a: copy.deepcopy(T.tensor([1.0], requires_grad=True)).is_leaf)
+
+
+def _backward(T, a, gradient=None, twice=False, retain=False):
+    x = T.tensor(_X, requires_grad=True)
+    y = (x * x).sum() if gradient is None else x * x
+    y.backward(gradient, retain_graph=retain or None)
+    if twice:
+        y.backward(gradient)
+    return x.grad
+
+
+case("backward", lambda T, a: _backward(T, a), lambda T, a: _backward(T, a, T.tensor(_Y)),
+     lambda T, a: _backward(T, a, twice=True), lambda T, a: _backward(T, a, twice=True, retain=True),
+     lambda T, a: (T.tensor(_X, requires_grad=True) * 2).backward(),
+     lambda T, a: T.tensor(_X).sum().backward(),
+     lambda T, a: (T.tensor([2.0], requires_grad=True) * 2).backward())
 
 @pytest.mark.parametrize("call", CASES)
 def test_method_means_what_torch_means(call):
