@@ -497,14 +497,25 @@ def _arith(self, other, op):
     return f(self, other)
 
 
+def _arith_method(name, op):
+    f = _OPS[op][0]
+
+    def method(self, other):  # on the hot path: one test when no operand is a bool
+        if self._dtype is _BOOL or other.__class__ is bool or \
+                getattr(other, "_dtype", None) is _BOOL:
+            return to_torch(_arith(self, other, op))
+        return to_torch(f(self, other))
+    method.__name__ = name
+    method.__qualname__ = f"Tensor.{name}"
+    method.__doc__ = f"PyTorch's ``{name}``, bool operands promoted as PyTorch does."
+    return method
+
+
 for _name, _op in (("__add__", "add"), ("__radd__", "add"), ("__mul__", "mul"),
                    ("__rmul__", "mul"), ("__sub__", "sub"), ("__rsub__", "rsub"),
                    ("__truediv__", "truediv"), ("__rtruediv__", "rtruediv"),
                    ("mul", "mul"), ("multiply", "mul")):
-    def _arith_method(self, other, _op=_op):
-        return _arith(self, other, _op)
-    _arith_method.__doc__ = f"PyTorch's ``{_name}``, bool operands promoted as PyTorch does."
-    torch_method(_arith_method, name=_name)
+    setattr(Tensor, _name, _arith_method(_name, _op))
 
 
 # element-wise functions of floats: a bool tensor is computed as the default float dtype
@@ -719,3 +730,10 @@ def backward(self, gradient=None, retain_graph=None, create_graph=False):
                          f"this tensor has shape {tuple(self.shape)} (pass gradient=, or call "
                          ".sum().backward())")
     _T.backward(self, gradient, create_graph=create_graph, retain_graph=retain_graph)
+
+
+@torch_method
+def numpy(self, *, force=False):
+    """PyTorch's ``numpy``: the values as a NumPy array (ember's: the tensor's own buffer,
+    read-only); ``force=True`` gives a writable copy."""
+    return _T.numpy(self, copy=force)

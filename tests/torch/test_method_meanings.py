@@ -611,7 +611,9 @@ case("int", lambda T, a: a.x.int(), lambda T, a: a.b.int())
 case("long", lambda T, a: a.x.long(), lambda T, a: a.i32.long())
 case("short", lambda T, a: a.x.short())
 case("numpy", lambda T, a: a.x.numpy().tolist(), lambda T, a: str(a.x.numpy().dtype),
-     lambda T, a: str(a.b.numpy().dtype), lambda T, a: a.i.numpy().shape)
+     lambda T, a: str(a.b.numpy().dtype), lambda T, a: a.i.numpy().shape,
+     lambda T, a: a.x.numpy(force=True).tolist(),
+     lambda T, a: T.tensor(_X, requires_grad=True).numpy(force=True).tolist())
 case("requires_grad", lambda T, a: a.x.requires_grad,
      lambda T, a: T.tensor([1.0], requires_grad=True).requires_grad,
      lambda T, a: (T.tensor([1.0], requires_grad=True) * 2).requires_grad,
