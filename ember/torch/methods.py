@@ -2,6 +2,8 @@
 
 Each maps PyTorch's arguments onto ember's ops (the module-level functions of ember, which
 already speak PyTorch, where they exist); docs/pytorch.md lists every name here.
+tests/torch/test_method_meanings.py audits every method the two APIs share against PyTorch
+(structure, shape, dtype, values, errors and gradients); a difference it finds is fixed here.
 
 >>> import ember.torch as torch
 >>> x = torch.tensor([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]])
@@ -292,7 +294,9 @@ def _is_bool(value):
 
 @torch_method
 def sub(self, other, *, alpha=1):
-    """PyTorch's ``sub``: ``self - alpha * other``."""
+    """PyTorch's ``sub``: ``self - alpha * other`` (no bool tensor is subtracted)."""
+    if _is_bool(self) or _is_bool(other):
+        return _arith(self, other, "sub")  # raises PyTorch's refusal
     return _arith(self, _scaled(other, alpha, "sub"), "sub")
 
 
@@ -305,8 +309,8 @@ def _scaled(other, alpha, op):
     return other if alpha == 1 else other * alpha
 
 
-@torch_method
-def sum(self, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
+@torch_method(name="sum")
+def _sum(self, dim=None, keepdim=False, *, dtype=None):
     """PyTorch's ``sum``: ``dtype`` casts the input first (ints and bools sum to int64)."""
     return _T.sum(_cast(self, dtype), dim, keepdim)
 
@@ -440,7 +444,8 @@ def unbind(self, dim=0):
 Tensor.real = property(lambda self: to_torch(_T.real(self)),
                        doc="PyTorch's ``real``: the real part (a real tensor itself), a property.")
 Tensor.imag = property(lambda self: to_torch(_T.imag(self)),
-                       doc="PyTorch's ``imag``: the imaginary part of a complex tensor, a property.")
+                       doc="PyTorch's ``imag``: the imaginary part of a complex tensor (a "
+                           "property).")
 
 
 def _contains(self, element):

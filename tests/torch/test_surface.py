@@ -135,6 +135,8 @@ def test_below_floors_reports_a_drop(result):
 def test_updated_doc_appends_the_section_once():
     text = "# Title\n\nBody.\n"
     once = surface.updated_doc(text, "TABLE")
-    assert once == f"# Title\n\nBody.\n\n{surface.HEADING}\n\n{surface.BEGIN}\nTABLE\n{surface.END}\n"
-    assert surface.updated_doc(once, "NEW").count(surface.HEADING) == 1
-    assert "NEW" in surface.updated_doc(once, "NEW") and "TABLE" not in surface.updated_doc(once, "NEW")
+    assert once == (f"# Title\n\nBody.\n\n{surface.HEADING}\n\n{surface.BEGIN}\nTABLE\n"
+                    f"{surface.END}\n")
+    again = surface.updated_doc(once, "NEW")
+    assert again.count(surface.HEADING) == 1
+    assert "NEW" in again and "TABLE" not in again
