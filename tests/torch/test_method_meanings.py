@@ -66,6 +66,8 @@ def canon(value):
         return ("tensor", tuple(value.shape), _dtype_name(value.dtype),
                 value.detach().resolve_conj().numpy())
     if isinstance(value, ember.Tensor):
+        # a plain ember tensor would answer its next method call with ember's meaning
+        assert isinstance(value, et.Tensor), f"an ember tensor, not an ember.torch one: {value!r}"
         return ("tensor", tuple(value.shape), value.dtype.name,
                 np.asarray(ember.Tensor.numpy(value)))
     if isinstance(value, (torch.dtype, ember.DType)):
@@ -724,6 +726,31 @@ case("backward", lambda T, a: _backward(T, a), lambda T, a: _backward(T, a, T.te
      lambda T, a: (T.tensor(_X, requires_grad=True) * 2).backward(),
      lambda T, a: T.tensor(_X).sum().backward(),
      lambda T, a: (T.tensor([2.0], requires_grad=True) * 2).backward())
+
+# torch.Size: a tuple with PyTorch's type, slicing, arithmetic and numel
+case("shape", lambda T, a: type(a.x.shape[1:]).__name__, lambda T, a: a.x.shape == (2, 3),
+     lambda T, a: a.x.shape + (1,), lambda T, a: type(a.x.shape + (1,)).__name__,
+     lambda T, a: a.x.shape.numel(), lambda T, a: list(a.x.shape), lambda T, a: len(a.ones.shape),
+     lambda T, a: a.x.shape[-1], lambda T, a: hash(a.x.shape) == hash((2, 3)))
+case("size", lambda T, a: type(a.x.size()).__name__, lambda T, a: a.x.size()[1:],
+     lambda T, a: a.x.size() == a.x.shape)
+case("view", lambda T, a: a.x.view(a.x.size(0), -1), lambda T, a: a.x.view(*a.x.shape),
+     lambda T, a: a.x.view(a.x.shape))
+case("reshape", lambda T, a: a.x.reshape(a.m.shape), lambda T, a: a.x.reshape(*a.m.shape))
+case("expand", lambda T, a: a.col.expand(*a.x.shape), lambda T, a: a.col.expand(a.x.size()))
+
+
+def _under_no_grad(T, op):
+    x = T.tensor(_X, requires_grad=True)
+    with T.no_grad():
+        y = op(x)
+    return y.requires_grad, y.is_leaf, y.grad_fn is None if hasattr(y, "grad_fn") else True
+
+
+case("requires_grad", lambda T, a: _under_no_grad(T, lambda x: x * 2),
+     lambda T, a: _under_no_grad(T, lambda x: x.sum(1)),
+     lambda T, a: _under_no_grad(T, lambda x: x.max(1).values))
+case("masked_fill", lambda T, a: a.x.masked_fill(a.b.logical_not(), float("-inf")).softmax(1))
 
 @pytest.mark.parametrize("call", CASES)
 def test_method_means_what_torch_means(call):
