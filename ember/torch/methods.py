@@ -2,6 +2,8 @@
 
 Each maps PyTorch's arguments onto ember's ops (the module-level functions of ember, which
 already speak PyTorch, where they exist); docs/pytorch.md lists every name here.
+tests/torch/test_method_meanings.py audits every method the two APIs share against PyTorch
+(structure, shape, dtype, values, errors and gradients); a difference it finds is fixed here.
 
 >>> import ember.torch as torch
 >>> x = torch.tensor([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]])
@@ -12,10 +14,13 @@ already speak PyTorch, where they exist); docs/pytorch.md lists every name here.
 [1, 2]
 """
 
+import builtins as _b
+
 import ember as _e
 
 from .._tensor import Tensor as _Tensor, wrap
-from ..errors import InvalidParameterError, KindError, ShapeMismatchError
+from ..errors import (DimensionError, GraphError, InvalidParameterError, KindError,
+                      ShapeMismatchError)
 from ._tensor import Size, Tensor, to_torch, torch_method
 
 _T = _Tensor
@@ -67,11 +72,25 @@ def var(self, dim=None, unbiased=True, keepdim=False, *, correction=None):
     return _e.var(self, dim, unbiased, keepdim, correction=correction)
 
 
-for _name in ("topk", "sort", "max", "min", "median", "kthvalue", "cummax", "cummin", "nonzero"):
+for _name in ("topk", "sort", "median", "kthvalue", "cummax", "cummin", "nonzero"):
     def _pair_method(self, *args, _f=getattr(_e, _name), **kwargs):
         return _f(self, *args, **kwargs)
     _pair_method.__doc__ = f"PyTorch's ``{_name}``: as ``ember.torch.{_name}(self, ...)``."
     torch_method(_pair_method, name=_name)
+
+
+@torch_method(name="max")
+def _max(self, dim=None, keepdim=False, *, other=None):
+    """PyTorch's ``max``: the largest value; ``(values, indices)`` along ``dim``; the element-wise
+    maximum with a tensor ``other`` (also passed as ``dim``)."""
+    return _e.max(self, dim, keepdim) if other is None else _e.maximum(self, other)
+
+
+@torch_method(name="min")
+def _min(self, dim=None, keepdim=False, *, other=None):
+    """PyTorch's ``min``: the smallest value; ``(values, indices)`` along ``dim``; the element-wise
+    minimum with a tensor ``other`` (also passed as ``dim``)."""
+    return _e.min(self, dim, keepdim) if other is None else _e.minimum(self, other)
 
 
 # -- values, graph and shape ---------------------------------------------------------------------
@@ -92,8 +111,10 @@ def reshape(self, shape, *args):
 
 
 @torch_method
-def view(self, *shape):
+def view(self, *shape, size=None):
     """PyTorch's ``view``: the shape (a 0 is a dim of size 0), or a dtype to reinterpret."""
+    if size is not None:
+        shape = (size,)
     if len(shape) == 1 and isinstance(shape[0], _e.DType):
         return _T.view(self, shape[0])
     dims = _dims(shape[0], shape[1:], "view") if shape else ()
@@ -142,9 +163,17 @@ def equal(self, other):
 
 
 @torch_method
-def repeat(self, *sizes):
-    """PyTorch's ``repeat``: tile the tensor ``sizes`` times along each dim."""
-    return _T.repeat(self, _dims(sizes[0], sizes[1:], "repeat") if sizes else ())
+def repeat(self, *sizes, repeats=None):
+    """PyTorch's ``repeat``: tile the tensor ``sizes`` times along each dim (at least one size
+    per dim; more add leading dims)."""
+    if repeats is not None:
+        sizes = (repeats,)
+    dims = _dims(sizes[0], sizes[1:], "repeat") if sizes else ()
+    if len(dims) < self.ndim:
+        raise InvalidParameterError(f"repeat: {len(dims)} sizes {list(dims)} for a tensor of "
+                                    f"{self.ndim} dims; expected at least one size per dim",
+                                    "sizes", dims)
+    return _T.repeat(self, dims)
 
 
 @torch_method
@@ -182,12 +211,6 @@ def mean(self, dim=None, keepdim=False, *, dtype=None):
         raise KindError(f"mean: could not infer output dtype; the input dtype must be a float "
                         f"or complex dtype, got {self.dtype.name} (pass dtype=)")
     return _T.mean(self, dim, keepdim)
-
-
-@torch_method
-def transpose(self, dim0, dim1):
-    """PyTorch's ``transpose``: swap dims ``dim0`` and ``dim1`` (both required)."""
-    return _T.transpose(self, dim0, dim1)
 
 
 @torch_method
@@ -252,3 +275,470 @@ def type(self, dtype=None, non_blocking=False):  # noqa: A001
                                         f"{sorted(_TYPE_NAMES)} or a dtype", "dtype", dtype)
         dtype = _e.dtypes.as_dtype(_TYPE_NAMES[dtype])
     return self.to(dtype)
+
+
+# -- keyword arguments of PyTorch's that ember's methods lack -------------------------------------
+
+@torch_method
+def add(self, other, *, alpha=1):
+    """PyTorch's ``add``: ``self + alpha * other``, bools promoted as PyTorch promotes them."""
+    if (self._dtype is _BOOL and _is_bool(other) and isinstance(alpha, _b.int)
+            and alpha is not True and alpha is not False):
+        return _arith(self, other, "add") if alpha else self.clone()  # bools stay bools
+    return _arith(self, _scaled(other, alpha, "add"), "add")
+
+
+def _is_bool(value):
+    return value.__class__ is bool or (isinstance(value, _T) and value._dtype is _BOOL)
+
+
+@torch_method
+def sub(self, other, *, alpha=1):
+    """PyTorch's ``sub``: ``self - alpha * other`` (no bool tensor is subtracted)."""
+    if _is_bool(self) or _is_bool(other):
+        return _arith(self, other, "sub")  # raises PyTorch's refusal
+    return _arith(self, _scaled(other, alpha, "sub"), "sub")
+
+
+Tensor.subtract = Tensor.sub
+
+
+def _scaled(other, alpha, op):
+    if alpha is True or alpha is False or not isinstance(alpha, (_b.int, _b.float, complex)):
+        raise InvalidParameterError(f"{op}: alpha must be a number, got {alpha!r}", "alpha", alpha)
+    return other if alpha == 1 else other * alpha
+
+
+@torch_method(name="sum")
+def _sum(self, dim=None, keepdim=False, *, dtype=None):
+    """PyTorch's ``sum``: ``dtype`` casts the input first (ints and bools sum to int64)."""
+    return _T.sum(_cast(self, dtype), dim, keepdim)
+
+
+@torch_method
+def prod(self, dim=None, keepdim=False, *, dtype=None):
+    """PyTorch's ``prod``: ``dtype`` casts the input first."""
+    return _T.prod(_cast(self, dtype), dim, keepdim)
+
+
+@torch_method
+def cumsum(self, dim, *, dtype=None):
+    """PyTorch's ``cumsum``: ``dtype`` casts the input first (ints and bools give int64)."""
+    return _T.cumsum(_cast(self, dtype), dim)
+
+
+@torch_method
+def cumprod(self, dim, *, dtype=None):
+    """PyTorch's ``cumprod``: ``dtype`` casts the input first (ints and bools give int64)."""
+    return _T.cumprod(_cast(self, dtype), dim)
+
+
+def _cast(t, dtype):
+    return t if dtype is None else t.to(dtype)
+
+
+@torch_method
+def argsort(self, dim=-1, descending=False, *, stable=False):
+    """PyTorch's ``argsort``: the indices that sort ``self`` along ``dim`` (ties in their order
+    when ``stable``)."""
+    return _e.sort(self, dim, descending, stable=stable).indices
+
+
+@torch_method
+def softmax(self, dim=None, dtype=None):
+    """PyTorch's ``softmax``: ``dim`` required; an int tensor needs ``dtype``."""
+    return _softmax(self, dim, dtype, _T.softmax, "softmax")
+
+
+@torch_method
+def log_softmax(self, dim=None, dtype=None):
+    """PyTorch's ``log_softmax``: ``dim`` required; an int tensor needs ``dtype``."""
+    return _softmax(self, dim, dtype, _T.log_softmax, "log_softmax")
+
+
+def _softmax(t, dim, dtype, f, op):
+    if dim is None:
+        raise InvalidParameterError(f"{op}: dim is required (PyTorch's Tensor.{op} has no "
+                                    "implicit dim)", "dim", dim)
+    t = _cast(t, dtype)
+    if t.dtype.kind not in ("float", "complex"):
+        raise KindError(f"{op}: not defined for {t.dtype.name} tensors; expected a float tensor "
+                        "(pass dtype=torch.float32)")
+    return f(t, dim)
+
+
+# -- PyTorch's meanings of names ember's methods give another ----------------------------------
+
+@torch_method
+def take(self, index):
+    """PyTorch's ``take``: the elements of the flattened tensor at ``index`` (any shape; negative
+    indices count from the end). ember's ``take(dim, indices)`` is Burn's."""
+    if not isinstance(index, _T) or index.dtype.kind != "int":
+        raise KindError(f"take: index must be an int tensor, got {_what(index)}")
+    return self.reshape(-1)[index]
+
+
+@torch_method
+def inner(self, other):
+    """PyTorch's ``inner``: the sum of products over the last dims of both (a number times a
+    tensor when either is 0-d). ember's ``inner()`` is Burn's tensor without autodiff."""
+    if not isinstance(other, _T):
+        raise KindError(f"inner: other must be a tensor, got {_what(other)}")
+    if self.ndim == 0 or other.ndim == 0:
+        return self * other
+    k = self.shape[-1]
+    if other.shape[-1] != k:
+        raise ShapeMismatchError(f"inner: the last dims of self {tuple(self.shape)} and other "
+                                 f"{tuple(other.shape)} must match", self.shape, other.shape)
+    flat = self.reshape(-1, k) @ other.reshape(-1, k).transpose(0, 1)
+    return flat.reshape(tuple(self.shape[:-1]) + tuple(other.shape[:-1]))
+
+
+@torch_method
+def cov(self, *, correction=1, fweights=None, aweights=None):
+    """PyTorch's ``cov``: the covariance of the rows (variables) over the columns (observations)
+    of a 1-d or 2-d tensor, with frequency and importance weights. ember's ``cov(dim, ...)`` is
+    Burn's."""
+    if self.ndim > 2:
+        raise ShapeMismatchError(f"cov: expected a 1-d or 2-d tensor, got {self.ndim} dims",
+                                 "1-d or 2-d", tuple(self.shape))
+    x = self.reshape(1, -1) if self.ndim < 2 else self
+    if x.dtype.kind not in ("float", "complex"):
+        x = x.to(_e.float32)
+    n = x.shape[1]
+    w = None
+    for name, weights in (("fweights", fweights), ("aweights", aweights)):
+        if weights is None:
+            continue
+        if not isinstance(weights, _T) or tuple(weights.shape) != (n,):
+            raise ShapeMismatchError(f"cov: {name} must be a 1-d tensor of {n} weights (one per "
+                                     f"observation), got {_what(weights)}", (n,), weights)
+        w = weights if w is None else w * weights
+    if w is None:
+        avg = x.mean(1)
+        fact = n - correction
+    else:
+        total = w.sum()
+        avg = (x * w).sum(1) / total
+        fact = total - correction * ((w * aweights).sum() / total if aweights is not None else 1)
+    xm = x - avg.unsqueeze(1)
+    xw = xm if w is None else xm * w
+    out = (xw @ xm.transpose(0, 1).conj()) / fact
+    return out.reshape(()) if self.ndim < 2 else out
+
+
+@torch_method
+def t(self):
+    """PyTorch's ``t``: the transpose of a matrix; a 0-d or 1-d tensor as it is."""
+    if self.ndim > 2:
+        raise DimensionError(f"t: expects a tensor with <= 2 dims, but self has {self.ndim}")
+    return _T.transpose(self, 0, 1) if self.ndim == 2 else self
+
+
+@torch_method
+def unbind(self, dim=0):
+    """PyTorch's ``unbind``: a tuple of the slices along ``dim`` (ember's gives a list)."""
+    return tuple(_T.unbind(self, dim))
+
+
+Tensor.real = property(lambda self: to_torch(_T.real(self)),
+                       doc="PyTorch's ``real``: the real part (a real tensor itself), a property.")
+Tensor.imag = property(lambda self: to_torch(_T.imag(self)),
+                       doc="PyTorch's ``imag``: the imaginary part of a complex tensor (a "
+                           "property).")
+
+
+def _contains(self, element):
+    if isinstance(element, (_T, _b.int, _b.float, complex)):
+        return bool((self == element).any())
+    raise KindError(f"Tensor.__contains__ only supports a tensor or a number, got {_what(element)}")
+
+
+Tensor.__contains__ = _contains
+
+
+def _what(value):
+    if isinstance(value, _T):
+        return f"a {value.dtype.name} tensor of shape {tuple(value.shape)}"
+    return f"{_b.type(value).__name__} {value!r}"
+
+
+# -- PyTorch's promotion of bool operands (ember's arithmetic takes no bools) -------------------
+
+_BOOL = _e.bool_
+_OPS = {"add": (_T.__add__, _T.logical_or), "mul": (_T.__mul__, _T.logical_and),
+        "sub": (_T.__sub__, None), "rsub": (_T.__rsub__, None),
+        "truediv": (_T.__truediv__, None), "rtruediv": (_T.__rtruediv__, None)}
+
+
+def _arith(self, other, op):
+    """``self <op> other`` where a bool operand is promoted as PyTorch promotes it: two bools
+    add as ``or`` and multiply as ``and``; a bool meets a number as that number's kind (int64,
+    the default float) and a tensor as that tensor's dtype; no bool is subtracted."""
+    f, both = _OPS[op]
+    self_bool = self._dtype is _BOOL
+    other_bool = _is_bool(other)
+    if not (self_bool or other_bool):
+        return f(self, other)
+    if op in ("sub", "rsub"):
+        raise KindError("sub: subtraction with a bool tensor is not supported; use ^ or "
+                        "logical_xor() (or ~ and logical_not() to invert a mask)")
+    if self_bool and other_bool:
+        if both is not None:
+            return both(self, _e.tensor(other, device=self.device) if other.__class__ is bool
+                        else other)
+        self = self.to(_e.float32)
+        other = _b.float(other) if other.__class__ is bool else other.to(_e.float32)
+    elif other.__class__ is bool:
+        other = _b.int(other)
+    elif other_bool:
+        other = other.to(self.dtype)
+    elif isinstance(other, _T):
+        self = self.to(other.dtype)
+    else:
+        kind = _e.int64 if isinstance(other, _b.int) else (
+            _e.complex64 if isinstance(other, complex) else _e.float32)
+        self = self.to(kind)
+    return f(self, other)
+
+
+def _arith_method(name, op):
+    f = _OPS[op][0]
+
+    def method(self, other):  # on the hot path: one test when no operand is a bool
+        if self._dtype is _BOOL or other.__class__ is bool or \
+                getattr(other, "_dtype", None) is _BOOL:
+            return to_torch(_arith(self, other, op))
+        return to_torch(f(self, other))
+    method.__name__ = name
+    method.__qualname__ = f"Tensor.{name}"
+    method.__doc__ = f"PyTorch's ``{name}``, bool operands promoted as PyTorch does."
+    return method
+
+
+for _name, _op in (("__add__", "add"), ("__radd__", "add"), ("__mul__", "mul"),
+                   ("__rmul__", "mul"), ("__sub__", "sub"), ("__rsub__", "rsub"),
+                   ("__truediv__", "truediv"), ("__rtruediv__", "rtruediv"),
+                   ("mul", "mul"), ("multiply", "mul")):
+    setattr(Tensor, _name, _arith_method(_name, _op))
+
+
+# element-wise functions of floats: a bool tensor is computed as the default float dtype
+for _name in ("exp", "expm1", "log", "log10", "log1p", "log2", "sqrt", "rsqrt", "sin", "cos",
+              "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
+              "sigmoid", "erf", "reciprocal", "deg2rad", "rad2deg", "angle"):
+    def _float_method(self, *args, _f=getattr(_T, _name), **kwargs):
+        return _f(self.to(_e.float32) if self._dtype is _BOOL else self, *args, **kwargs)
+    _float_method.__doc__ = f"PyTorch's ``{_name}``: a bool tensor computed as float32."
+    torch_method(_float_method, name=_name)
+
+
+@torch_method
+def sign(self):
+    """PyTorch's ``sign``: -1, 0 or 1 of the input's dtype (a bool tensor's own values)."""
+    return self.clone() if self._dtype is _BOOL else _T.sign(self)
+
+
+@torch_method
+def sgn(self):
+    """PyTorch's ``sgn``: ``sign`` of a real tensor, ``x / |x|`` of a complex one."""
+    return self.clone() if self._dtype is _BOOL else _T.sgn(self)
+
+
+@torch_method
+def square(self):
+    """PyTorch's ``square``: ``self * self``; a bool tensor gives int64."""
+    return _T.square(self.to(_e.int64) if self._dtype is _BOOL else self)
+
+
+# -- PyTorch's argument names, and dims of 0-d tensors ------------------------------------------
+
+def _sizes(args, given, op):
+    """``*args`` or the keyword's value ``given`` as a tuple of ints."""
+    if given is not None:
+        if args:
+            raise InvalidParameterError(f"{op}: the sizes were given both positionally {args} "
+                                        f"and by keyword ({given!r})", "dims", given)
+        args = (given,)
+    return _dims(args[0], args[1:], op) if args else ()
+
+
+def _scalar_dims(dims, op):
+    """Check that ``dims`` name only dim 0 or -1 (all a 0-d tensor has, as PyTorch wraps it)."""
+    for d in dims:
+        if d not in (0, -1):
+            raise DimensionError(f"{op}: dim {d} is out of range for a 0-d tensor (expected 0 "
+                                 "or -1)")
+
+
+@torch_method
+def flip(self, *dims_args, dims=None):
+    """PyTorch's ``flip``: reverse the order along each of ``dims`` (``flip(0, 1)``,
+    ``flip((0, 1))`` or ``flip(dims=[0])``)."""
+    dims = _sizes(dims_args, dims, "flip")
+    if self.ndim == 0:
+        _scalar_dims(dims, "flip")
+        return self.clone()
+    return _T.flip(self, dims)
+
+
+@torch_method
+def permute(self, *dims_args, dims=None):
+    """PyTorch's ``permute``: the dims in the order ``dims`` (``permute(1, 0)``,
+    ``permute((1, 0))`` or ``permute(dims=(1, 0))``)."""
+    if not dims_args and dims is None:
+        raise InvalidParameterError("permute: dims is required (one per dim of the tensor)",
+                                    "dims", None)
+    dims = _sizes(dims_args, dims, "permute")
+    if self.ndim == 0:
+        if dims:
+            raise ShapeMismatchError(f"permute: {len(dims)} dims {list(dims)} for a 0-d tensor; "
+                                     "expected ()", (), dims)
+        return self
+    return _T.permute(self, dims)
+
+
+@torch_method
+def transpose(self, dim0, dim1):
+    """PyTorch's ``transpose``: swap dims ``dim0`` and ``dim1`` (both required; a 0-d tensor's
+    dims are 0 and -1)."""
+    if self.ndim == 0:
+        _scalar_dims((dim0, dim1), "transpose")
+        return self
+    return _T.transpose(self, dim0, dim1)
+
+
+@torch_method
+def expand(self, *sizes, size=None):
+    """PyTorch's ``expand``: broadcast to ``sizes`` (-1 keeps a dim; ``expand(2, 3)``,
+    ``expand((2, 3))`` or ``expand(size=(2, 3))``)."""
+    dims = _sizes(sizes, size, "expand")
+    lead = len(dims) - self.ndim
+    if any(d == -1 for d in dims[:max(lead, 0)]):
+        raise InvalidParameterError(f"expand: -1 is not allowed in a new leading dim, got "
+                                    f"{list(dims)} for shape {list(self.shape)}", "size", dims)
+    return _T.expand(self, dims)
+
+
+@torch_method
+def unfold(self, dimension, size, step):
+    """PyTorch's ``unfold``: the windows of ``size`` elements, ``step`` apart, along
+    ``dimension``, as a new last dim."""
+    return _T.unfold(self, dimension, size, step)
+
+
+@torch_method
+def dot(self, tensor):
+    """PyTorch's ``dot``: the inner product of two 1-d tensors (the argument is ``tensor``)."""
+    return _T.dot(self, tensor)
+
+
+@torch_method
+def outer(self, vec2):
+    """PyTorch's ``outer``: the outer product of two 1-d tensors (the argument is ``vec2``)."""
+    return _T.outer(self, vec2)
+
+
+# -- what PyTorch refuses (a program relying on ember's leniency would not run on PyTorch) ------
+
+@torch_method
+def lerp(self, end, weight):
+    """PyTorch's ``lerp``: ``self + weight * (end - self)`` of float tensors of one dtype."""
+    for name, value in (("end", end), ("weight", weight)):
+        if isinstance(value, _T) and value.dtype != self.dtype:
+            raise KindError(f"lerp: expected dtype {self.dtype.name} for {name} but got "
+                            f"{value.dtype.name}")
+    if self.dtype.kind not in ("float", "complex"):
+        raise KindError(f"lerp: not defined for {self.dtype.name} tensors; expected a float "
+                        "tensor")
+    return _T.lerp(self, end, weight)
+
+
+@torch_method
+def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """PyTorch's ``allclose``: ``|self - other| <= atol + rtol * |other|`` everywhere (a bool);
+    the two tensors must have one dtype."""
+    if isinstance(other, _T) and other.dtype != self.dtype:
+        raise KindError(f"allclose: {self.dtype.name} did not match {other.dtype.name} (cast "
+                        "one of the tensors first)")
+    return _T.allclose(self, other, rtol, atol, equal_nan)
+
+
+@torch_method
+def cross(self, other, dim=None):
+    """PyTorch's ``cross``: the cross product along ``dim``; without ``dim`` along the first dim
+    of size 3 (of the broadcast shape), as ``torch.cross`` (``torch.linalg.cross`` takes -1)."""
+    if dim is None:
+        shape = _e.shapes.broadcast_shapes(tuple(self.shape), tuple(other.shape)) \
+            if isinstance(other, _T) else tuple(self.shape)
+        dim = next((d for d, n in enumerate(shape) if n == 3), None)
+        if dim is None:
+            raise ShapeMismatchError(f"cross: no dim of size 3 in the broadcast shape {shape}",
+                                     "a dim of size 3", shape)
+    return _T.cross(self, other, dim)
+
+
+@torch_method
+def repeat_interleave(self, repeats, dim=None, *, output_size=None):
+    """PyTorch's ``repeat_interleave``: each element ``repeats`` times along ``dim`` (the
+    flattened tensor when None); ``output_size``, when given, must be the result's size."""
+    out = _T.repeat_interleave(self, repeats, dim)
+    if output_size is not None:
+        got = out.shape[dim if dim is not None else 0]
+        if got != output_size:
+            raise InvalidParameterError(f"repeat_interleave: invalid output_size, expected "
+                                        f"{got} but got {output_size}", "output_size",
+                                        output_size)
+    return out
+
+
+_getitem = _T.__getitem__
+
+
+def _torch_getitem(self, key):
+    if key.__class__ is slice or key.__class__ is tuple:
+        for k in (key,) if key.__class__ is slice else key:
+            if k.__class__ is slice and k.step is not None and k.step <= 0:
+                raise InvalidParameterError(f"__getitem__: the step of a slice must be greater "
+                                            f"than zero, got {k.step} (flip() reverses)",
+                                            "step", k.step)
+    return to_torch(_getitem(self, key))
+
+
+Tensor.__getitem__ = _torch_getitem
+
+
+# -- copies and pickles stay ember.torch tensors -----------------------------------------------
+
+def _rebuild(*args):
+    """An ember.torch tensor from ``Tensor.__reduce__``'s parts (see ember/ops/data.py)."""
+    from ..ops.data import _rebuild_tensor
+    return to_torch(_rebuild_tensor(*args))
+
+
+def _reduce(self):
+    _, args = _T.__reduce__(self)
+    return _rebuild, args
+
+
+Tensor.__reduce__ = _reduce  # copy.copy, copy.deepcopy and pickle go through it
+
+
+
+@torch_method
+def backward(self, gradient=None, retain_graph=None, create_graph=False):
+    """PyTorch's ``backward``: accumulate the gradient of this tensor into the leaves' ``.grad``
+    (returns None). Without ``gradient`` the tensor must hold one element (ember's seeds a
+    larger one with ones; PyTorch refuses)."""
+    if gradient is None and self.numel() != 1:
+        raise GraphError(f"backward: grad can be implicitly created only for scalar outputs; "
+                         f"this tensor has shape {tuple(self.shape)} (pass gradient=, or call "
+                         ".sum().backward())")
+    _T.backward(self, gradient, create_graph=create_graph, retain_graph=retain_graph)
+
+
+@torch_method
+def numpy(self, *, force=False):
+    """PyTorch's ``numpy``: the values as a NumPy array (ember's: the tensor's own buffer,
+    read-only); ``force=True`` gives a writable copy."""
+    return _T.numpy(self, copy=force)
