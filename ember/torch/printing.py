@@ -112,4 +112,8 @@ def tensor_format(t, spec):
     (``f"{loss:>7f}"``); any other tensor only with an empty spec (its ``str``)."""
     if t.ndim == 0:
         return format(t.item(), spec)
-    return format(str(t), spec) if not spec else object.__format__(t, spec)
+    if spec:
+        from ..errors import KindError
+        raise KindError(f"unsupported format string {spec!r} passed to Tensor.__format__ (only "
+                        "a 0-d tensor formats as a number)")
+    return str(t)
