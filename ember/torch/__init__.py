@@ -85,6 +85,8 @@ def compile(model=None, **options):  # noqa: A001
     return model
 
 
+from . import linear_algebra_products, reductions, shapes_and_grids, histograms, windows  # noqa: E402,F401
+globals().update(_functions)  # the functions those modules register
 from . import nn, optim, utils, autograd  # noqa: E402,F401
 from ._tensor import adopt_inherited as _adopt_inherited  # noqa: E402
 
