@@ -36,7 +36,7 @@ def check(f, *arrays, grad=True, rtol=None, atol=None, seed=0):
     for a, b in zip(flat_e, flat_t):
         if isinstance(b, torch.Tensor):
             assert type(a) is et.Tensor, f"expected an ember.torch Tensor, got {type(a)}"
-            assert_close(a, b.detach(), rtol=rtol, atol=atol)
+            assert_close(a, b.detach().resolve_conj(), rtol=rtol, atol=atol)
         else:
             assert a == b, f"{a!r} != {b!r}"
     leaves_t = [t for t in _flat(ins_t) if isinstance(t, torch.Tensor) and t.requires_grad]
