@@ -404,8 +404,9 @@ def block_diag(*tensors):
         if t.ndim > 2:
             raise ShapeMismatchError(f"block_diag: tensors[{i}] has {t.ndim} dims; expected 0, "
                                      "1 or 2", 2, t.ndim)
-        blocks.append(reshape(t, (1, 1)) if t.ndim == 0 else reshape(t, (1, t.shape[0])) if t.ndim == 1
-                      else t)
+        if t.ndim < 2:
+            t = reshape(t, (1, t.numel()))
+        blocks.append(t)
     if not blocks:
         return _e.zeros((0, 0))
     blocks = promoted("block_diag", *blocks)

@@ -22,8 +22,8 @@ import ember as _e
 from .._tensor import Tensor as _T
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import as_int
-from ._math_args import (dim_arg, dims_arg, dtype_arg, float_dtype, function_and_method,
-                         promoted, reshape, tensor_arg)
+from ._math_args import (dim_aliases, dim_arg, dims_arg, dtype_arg, float_dtype,
+                         function_and_method, promoted, reshape, tensor_arg)
 from ._tensor import torch_function
 
 __all__ = ["std", "std_mean", "sum", "prod", "mean", "cumsum", "cumprod", "nansum", "nanmean",
@@ -72,6 +72,7 @@ def std(input, dim=None, unbiased=True, keepdim=False, *, correction=None):
 
 
 @torch_function
+@dim_aliases
 def std_mean(input, dim=None, unbiased=True, keepdim=False, *, correction=None):
     """``(std, mean)`` over ``dim``, as ``std`` and ``mean``.
 
@@ -589,6 +590,7 @@ def _gradient_1d(f, d, kind, h, edge_order):
 
 
 @torch_function
+@dim_aliases
 def gradient(input, *, spacing=1, dim=None, edge_order=1):
     """The gradient of ``input`` sampled on a grid, one tensor per dim in ``dim`` (every dim
     by default): central differences inside, one-sided ones of ``edge_order`` (1 or 2) at the
@@ -604,10 +606,12 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
                                     "edge_order", edge_order)
     if x.ndim == 0:
         raise ShapeMismatchError("gradient: expected at least a 1-D tensor", 1, 0)
-    dims = [dim_arg(dim, x.ndim, "gradient")] if isinstance(dim, int) else \
-        list(dims_arg(dim, x.ndim, "gradient")) if dim is not None else list(range(x.ndim))
-    if isinstance(dim, (list, tuple)):
+    if dim is None:
+        dims = list(range(x.ndim))
+    elif isinstance(dim, (list, tuple)):
         dims = [dim_arg(d, x.ndim, "gradient") for d in dim]
+    else:
+        dims = [dim_arg(dim, x.ndim, "gradient")]
     spaces = _spacing(spacing, dims, x, "gradient")
     if x.dtype.kind in ("int", "bool"):
         x = x.to(_e.dtypes.default_float)
@@ -651,6 +655,7 @@ def _trapezoid_parts(op, y, x, dx, dim):
 
 
 @torch_function
+@dim_aliases
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """The integral of ``y`` along ``dim`` by the trapezoid rule, at the sample points ``x``
     (or with the spacing ``dx``, 1 by default).
@@ -668,6 +673,7 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
 
 
 @torch_function
+@dim_aliases
 def trapz(y, x=None, *, dx=None, dim=-1):
     """``trapezoid``'s older name.
 
@@ -679,6 +685,7 @@ def trapz(y, x=None, *, dx=None, dim=-1):
 
 
 @torch_function
+@dim_aliases
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """The running integral of ``y`` along ``dim`` by the trapezoid rule (one value fewer than
     ``y`` has samples).

@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-import torch
 
 import ember.torch as et
 from ember.errors import InvalidParameterError, KindError, ShapeMismatchError

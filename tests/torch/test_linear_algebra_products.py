@@ -187,6 +187,10 @@ def test_renorm(p, dim, maxnorm):
     check(lambda m, x: m.renorm(x, p, dim, maxnorm), rand((3, 4)), rtol=1e-4, atol=1e-5)
     check(lambda m, x: x.transpose(0, 1).renorm(p, dim, maxnorm), rand((2, 3, 4)), rtol=1e-4,
           atol=1e-5)
+    with pytest.raises(DimensionError):
+        et.renorm(et.ones(3), p, 0, maxnorm)
+    with pytest.raises(InvalidParameterError):
+        et.renorm(et.ones(3, 3), p, 0, -1.0)
 
 
 def test_addcmul_addcdiv():

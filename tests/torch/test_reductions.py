@@ -277,6 +277,14 @@ def test_unique_edge_cases():
         et.unique(et.ones(2), return_counts=1)
 
 
+def test_axis_alias_of_functions():
+    check(lambda m, x: tuple(m.std_mean(x, axis=1)), rand((3, 4)))
+    check(lambda m, y: m.trapezoid(y, axis=0), rand((3, 4)))
+    check(lambda m, y: m.trapz(y, axis=0), rand((3, 4)))
+    check(lambda m, y: m.cumulative_trapezoid(y, axis=0), rand((3, 4)))
+    check(lambda m, x: m.gradient(x, axis=1), rand((3, 4)))
+
+
 def test_typed_errors():
     with pytest.raises(InvalidParameterError):
         et.sum(et.ones(2), dim=0, axis=0)
