@@ -291,19 +291,39 @@ def logsumexp(input, dim, keepdim=False):
 
 @function_and_method
 def logcumsumexp(input, dim):
-    """``log(cumsum(exp(input)))`` along ``dim``, computed with a shift for stability.
+    """``log(cumsum(exp(input)))`` along ``dim``: a scan of pairwise log-add-exps over
+    doubling strides, so values far apart in magnitude keep their precision.
 
     >>> import ember.torch as torch
-    >>> [round(v, 4) for v in torch.tensor([0.0, 0.0]).logcumsumexp(0).tolist()]
-    [0.0, 0.6931]
+    >>> [round(v, 4) for v in torch.tensor([-200.0, 0.0, 0.0]).logcumsumexp(0).tolist()]
+    [-200.0, 0.0, 0.6931]
     """
     x = tensor_arg(input, "logcumsumexp")
     _float_only(x, "logcumsumexp")
     d = dim_arg(dim, x.ndim, "logcumsumexp")
     if x.ndim == 0:
         return x.clone()
-    m = _shift(x, (d,))
-    return (x - m).exp().cumsum(d).log() + m
+    if x.dtype.kind == "complex":
+        m = _shift(_e.real(x), (d,))
+        return (x - m).exp().cumsum(d).log() + m
+    n = x.shape[d]
+    out, step = x, 1
+    while step < n:
+        pad = tuple(step if i == d else s for i, s in enumerate(x.shape))
+        earlier = _e.cat([_e.full(pad, -math.inf, dtype=x.dtype, device=x.device),
+                          out.narrow(d, 0, n - step)], d)
+        out = _log_add_exp(out, earlier)
+        step *= 2
+    return out
+
+
+def _log_add_exp(a, b):
+    """``log(exp(a) + exp(b))``, stable; -inf with a zero gradient where both are -inf."""
+    top = _e.maximum(a, b)
+    gap = _e.where(top.isinf(), _e.zeros_like(a), a - b)
+    out = top + (-gap.abs()).exp().log1p()
+    both = top.detach() == -math.inf
+    return _e.where(both, _e.full_like(out, -math.inf), out)
 
 
 # -- order statistics ---------------------------------------------------------------------------

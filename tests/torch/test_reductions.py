@@ -122,6 +122,16 @@ def test_logcumsumexp(dim):
     check(lambda m, x: x.T.logcumsumexp(dim), rand((4, 3), "float64"))
     check(lambda m, x: m.logcumsumexp(x, 0), rand(()))
     check(lambda m, x: m.logcumsumexp(x, 0), rand((0, 2)))
+    wide = np.array([[-200.0, 0.0, 50.0, -1e4, 3.0], [-90.0, -np.inf, 1.0, -np.inf, 2.0]],
+                    np.float32)
+    check(lambda m, x: m.logcumsumexp(x, 1), wide)
+    leading = np.array([[-np.inf, -np.inf, 1.0, 2.0]], np.float32)  # PyTorch: NaN gradients
+    check(lambda m, x: m.logcumsumexp(x, 1), leading, grad=False)
+    x = et.tensor(leading, requires_grad=True)
+    et.logcumsumexp(x, 1).sum().backward()
+    assert x.grad.tolist()[0][:2] == [0.0, 0.0]
+    check(lambda m, x: m.logcumsumexp(x, 1), (rand((2, 5)) + 1j * rand((2, 5), seed=1))
+          .astype(np.complex64), grad=False)
 
 
 def test_nanmedian():
