@@ -96,7 +96,11 @@ def _cast(x, dtype, op):
 
 
 def _reduce(op, method, input, dim, keepdim, dtype):
-    x = _cast(tensor_arg(input, op), dtype, op)
+    x = tensor_arg(input, op)
+    if dtype is not None:
+        x = _cast(x, dtype, op)
+    if (dim is None or type(dim) is int) and x.ndim:  # ember's own checks (the hot path)
+        return method(x, dim, keepdim)
     dims = dims_arg(dim, x.ndim, op) if dim is not None else None
     if dims is not None and x.ndim == 0:
         return method(x)

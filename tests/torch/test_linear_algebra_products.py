@@ -215,3 +215,22 @@ def test_second_order_gradient_through_mm():
     (tg,) = torch.autograd.grad((torch.mm(tx, tx) ** 2).sum(), [tx], create_graph=True)
     tg.sum().backward()
     np.testing.assert_allclose(np.asarray(hess_diag.tolist()), tx.grad.numpy(), rtol=1e-5)
+
+
+@pytest.mark.parametrize("call", [
+    # PyTorch's cdist has a second derivative only on its matmul path
+    lambda m, x: (m.cdist(x, x.flip(0) + 1.0, compute_mode="use_mm_for_euclid_dist") ** 3).sum(),
+    lambda m, x: (m.renorm(x, 2, 0, 1.0) ** 3).sum(),
+    lambda m, x: (m.addcdiv(x, x, x * x + 2.0, value=0.5) ** 2).sum(),
+    lambda m, x: m.kron(x, x).pow(2).sum(),
+    lambda m, x: m.logdet(m.mm(x.T, x) + m.eye(4)),
+])
+def test_second_order_gradients(call):
+    from ember.autodiff import grad
+    a = rand((3, 4), seed=5)
+    second = grad(lambda x: grad(lambda y: call(et, y))(x).sum())(et.tensor(a))
+    tx = torch.tensor(a, requires_grad=True)
+    (g,) = torch.autograd.grad(call(torch, tx), [tx], create_graph=True)
+    g.sum().backward()
+    np.testing.assert_allclose(np.asarray(second.tolist()), tx.grad.numpy(), rtol=1e-4,
+                               atol=1e-4)

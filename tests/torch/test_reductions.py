@@ -306,3 +306,22 @@ def test_typed_errors():
         et.amax([1, 2])
     assert torch.equal(torch.tensor(et.sum(et.ones(2, 3), axis=1).tolist()),
                        torch.ones(2, 3).sum(axis=1))
+
+
+@pytest.mark.parametrize("name,call", [
+    ("std", lambda m, x: m.std(x, 1).sum()),
+    ("logsumexp", lambda m, x: m.logsumexp(x, 1).sum()),
+    ("logcumsumexp", lambda m, x: (m.logcumsumexp(x, 1) ** 2).sum()),
+    ("nanmean", lambda m, x: (m.nanmean(x, 0) ** 3).sum()),
+    ("quantile", lambda m, x: (m.quantile(x, 0.3, 1) ** 2).sum()),
+    ("amax", lambda m, x: (m.amax(x, 1) ** 3).sum()),
+])
+def test_second_order_gradients(name, call):
+    from ember.autodiff import grad
+    a = rand((3, 4), seed=11)
+    second = grad(lambda x: grad(lambda y: call(et, y))(x).sum())(et.tensor(a))
+    tx = torch.tensor(a, requires_grad=True)
+    (g,) = torch.autograd.grad(call(torch, tx), [tx], create_graph=True)
+    g.sum().backward()
+    np.testing.assert_allclose(np.asarray(second.tolist()), tx.grad.numpy(), rtol=1e-4,
+                               atol=1e-5)
