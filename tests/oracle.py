@@ -44,7 +44,7 @@ def assert_close(actual, expected, rtol=None, atol=None, check_dtype=True, equal
         exp = torch_to_numpy(expected)
     else:
         exp = np.asarray(expected)
-    act = np.asarray(actual.numpy())
+    act = np.asarray(ember.Tensor.numpy(actual))  # the values, tracked or not
     if act.dtype.name == "bfloat16":
         act = act.astype(np.float32)
     assert tuple(act.shape) == tuple(exp.shape), f"shape {act.shape} != {exp.shape}"
