@@ -899,7 +899,7 @@ def _jy_f(nu, second):
         if not second:
             small = j0 if nu == 0 else j1
             v = where(big, amp * (p * chi.cos() - q * chi.sin()), small)
-            v = where(a == _INF, 0.0, v)
+            v = where(a == _INF, 0.0, where((a == 0) & (nu == 1), 0.0, v))
             return where(x < 0, -v, v) if nu == 1 else v
         xl = where(xs > 0, xs, 1.0)
         lg = (xl / 2).log() + _EULER

@@ -85,6 +85,7 @@ def compile(model=None, **options):  # noqa: A001
     return model
 
 
+from . import special, fft, linalg  # noqa: E402,F401
 from . import nn, optim, utils, autograd  # noqa: E402,F401
 from ._tensor import adopt_inherited as _adopt_inherited  # noqa: E402
 
