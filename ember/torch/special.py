@@ -11,7 +11,7 @@ ember.torch tensors. The top-level twins PyTorch has (``torch.lgamma``, ``torch.
 >>> import ember.torch as torch
 >>> x = torch.tensor([0.5, 1.0, 4.0], dtype=torch.float64, requires_grad=True)
 >>> _ = torch.special.gammaln(x).sum().backward()
->>> [round(v, 6) for v in x.grad.tolist()]   # digamma
+>>> x.grad.round(decimals=6).tolist()   # digamma
 [-1.96351, -0.577216, 1.256118]
 >>> x.detach().lgamma().round(decimals=4).tolist()
 [0.5724, 0.0, 1.7918]
