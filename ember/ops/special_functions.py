@@ -179,7 +179,8 @@ def _lgamma_f(x):
     lg = (w - 0.5) * w.log() - w + _HALF_LOG_2PI + series - p.log()
     lg = where(z == _INF, _INF, lg)
     refl = math.log(_PI) - _sinpi(x).abs().log() - lg
-    return where(x == -_INF, _INF, where(small, refl, lg))
+    out = where(x == -_INF, _INF, where(small, refl, lg))
+    return where((x == 1) | (x == 2), 0.0, out)  # exact zeros
 
 
 def lgamma(input):
@@ -1073,9 +1074,9 @@ def _xlog(op, input, other, log):
                                                                  device=like._device)
     _check_tensor(x, op, "input")
     _check_tensor(y, op, "other")
-    zero = x == 0
-    val = where(zero, 0.0, x * log(where(zero, 1.0, y)))
-    return where(y != y, math.nan, val)
+    logs = log(y)
+    # x * log(y) is already 0 at x == 0 unless log(y) is infinite; the gradient in x stays log(y)
+    return x * where((x == 0) & (logs.abs() == _INF), 0.0, logs)
 
 
 def xlogy(input, other):

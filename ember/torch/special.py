@@ -17,6 +17,8 @@ ember.torch tensors. The top-level twins PyTorch has (``torch.lgamma``, ``torch.
 [0.5724, 0.0, 1.7918]
 """
 
+import sys as _sys
+
 import ember as _e
 
 from ..autodiff.graph import no_grad as _no_grad
@@ -99,8 +101,9 @@ _TOP = {  # torch.<name>: the special function it is
     "xlogy": _sf.xlogy, "logit": _sf.logit, "mvlgamma": _sf.multigammaln,
     "igamma": _sf.gammainc, "igammac": _sf.gammaincc,
 }
+_package = _sys.modules[__package__]  # ember.torch, importing this module
 for _name, _fn in _TOP.items():
-    _torch_function(_fn, name=_name)
+    setattr(_package, _name, _torch_function(_fn, name=_name))
 
 for _name in ("lgamma", "digamma", "erfinv", "erfc", "exp2", "i0", "sinc"):
     def _method(self, _f=_TOP[_name]):
@@ -145,4 +148,4 @@ def _igammac_method(self, other):
     return _sf.gammaincc(self, other)
 
 
-del _name, _fn, _method
+del _name, _fn, _method, _package
