@@ -531,8 +531,8 @@ def _tensorsolve(A, B, dims=None):
 
 
 def _vander(x, *, N=None):
-    """The Vandermonde matrix of ``x`` (*, n) with increasing powers: (*, n, N), ``N``
-    defaulting to n, as ``torch.linalg.vander``.
+    """The Vandermonde matrix of ``x`` (*, n) with increasing powers: (*, n, N), ``N`` (at
+    least 2) defaulting to n, as ``torch.linalg.vander``.
 
     >>> import ember.torch as torch
     >>> torch.linalg.vander(torch.tensor([1, 2, 3])).tolist()
@@ -543,11 +543,10 @@ def _vander(x, *, N=None):
         raise _InvalidParameterError(f"{op}: x must be a tensor of at least 1 dim", "x", x)
     n = x.shape[-1]
     N = n if N is None else N
-    if isinstance(N, bool) or not isinstance(N, int) or N < 1:
-        raise _InvalidParameterError(f"{op}: N must be an int >= 1, got {N!r}", "N", N)
+    if isinstance(N, bool) or not isinstance(N, int) or N < 2:
+        raise _InvalidParameterError(f"{op}: N must be an int greater than 1, got {N!r}", "N",
+                                     N)
     ones = _e.ones_like(x).unsqueeze(-1)
-    if N == 1:
-        return ones
     reps = x.unsqueeze(-1).expand(*x.shape, N - 1)
     return _e.cumprod(_e.cat([ones, reps], -1), -1)
 
