@@ -465,10 +465,10 @@ def _erfcx_pos(a):
     s = 0.5 / z2
     for w, k2 in zip(_ERFCX_W, _ERFCX_K2):
         s = s + w / (z2 + k2)
+    # the pole correction 2 exp(z**2) / (1 - exp(2 pi z / h)), negligible beyond z = 2 pi
     zc = where(z < 2 * _PI, z, 2 * _PI)
-    corr = where(z < 2 * _PI,
-                 -2 * (zc * (zc - 2 * _PI / _ERFCX_H)).exp() / -(zc * (-2 * _PI / _ERFCX_H)).expm1(),
-                 0.0)
+    w = 2 * _PI / _ERFCX_H
+    corr = where(z < 2 * _PI, -2 * (zc * (zc - w)).exp() / -(zc * -w).expm1(), 0.0)
     big = 2 * _ERFCX_H / _PI * z * s + corr
     low = (a * a).exp() * (1 - a.erf())
     return where(huge, _RSQRT_PI / a, where(small, low, big))
