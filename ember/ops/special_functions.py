@@ -256,8 +256,24 @@ _ZETA_A = _zeta_a()
 
 def _zeta_f(x, q):
     """The Hurwitz zeta function by the Euler-Maclaurin sum (Cephes' ``zeta``, vectorised)."""
-    finite = q.abs() < _INF
-    qmin = where(finite, q, 9.0).min().item() if q.numel() else 9.0
+    q0 = q
+    pole = (q <= 0) & (q == q.floor())
+    usable = (q.abs() < _INF) & ~pole
+    head = _full(q, 0.0)
+    neg = usable & (q < 0)
+    if q.numel() and neg.any().item():
+        # zeta(x, q) = sum((q + k) ** -x for k < m) + zeta(x, q + m), m = ceil(-q): the sum in
+        # blocks of terms, so that a very negative q costs few steps
+        m = where(neg, (-q).ceil(), 0.0)
+        top = int(m.max().item())
+        block = max(1, min(4096, (1 << 22) // q.numel()))
+        from .creation import arange
+        qe, xe, me = q.unsqueeze(-1), x.unsqueeze(-1), m.unsqueeze(-1)
+        for start in range(0, top, block):
+            k = arange(start, min(start + block, top), dtype=_F64, device=q._device)
+            head = head + where(k < me, (qe + k) ** -xe, 0.0).sum(-1)
+        q = where(neg, q + m, q)
+    qmin = where(usable, q, 9.0).min().item() if q.numel() else 9.0
     steps = max(9, int(math.floor(9 - qmin)) + 1)
     s = q ** -x
     a, b = q, _full(q, 0.0)
@@ -281,8 +297,8 @@ def _zeta_f(x, q):
         fac = fac * (x + k)
         b = b / w
         k += 1
-    bad_q = (q <= 0) & (q == q.floor())
-    out = where(bad_q, _INF, where((q <= 0) & (x != x.floor()), math.nan, s))
+    s = s + head
+    out = where(pole, _INF, where((q0 <= 0) & (x != x.floor()), math.nan, s))
     return where(x == 1, _INF, where(x < 1, math.nan, out))
 
 
@@ -868,12 +884,17 @@ def _fourier_parts(x):
         _FOURIER = _fourier_weights()
     from .creation import tensor
     sines, cw, sw = _FOURIER
+    from .segments import cat
     shape = tuple(x.shape)
     flat = x.reshape(-1, 1)
     dev = x._device
-    arg = flat * tensor(sines, dtype=_F64, device=dev)
-    parts = arg.cos() @ tensor(cw, dtype=_F64, device=dev) + \
-        arg.sin() @ tensor(sw, dtype=_F64, device=dev)
+    sines, cw, sw = (tensor(v, dtype=_F64, device=dev) for v in (sines, cw, sw))
+    rows = 16384  # elements per block: a block's (rows, N) arrays stay small
+    blocks = []
+    for start in range(0, max(flat.shape[0], 1), rows):
+        arg = flat[start:start + rows] * sines
+        blocks.append(arg.cos() @ cw + arg.sin() @ sw)
+    parts = blocks[0] if len(blocks) == 1 else cat(blocks, 0)
     return [parts[:, c].reshape(shape) + 0.0 for c in range(4)]  # no -0.0
 
 
