@@ -338,3 +338,24 @@ def test_namespace_covers_torch_special():
     share = 1 - len(missing) / len(names)
     assert share >= 0.9, f"ember.torch.special has {share:.0%} of torch.special; missing {missing}"
     assert et.special.Tensor is et.Tensor
+
+
+def test_large_inputs_and_half_precision(rng):
+    """A very negative ``q`` of zeta (shifted in blocks of terms), a tensor larger than one
+    block of the Bessel functions' trapezoid sums, and float16/bfloat16 results."""
+    q = np.array([-1000.5, -3.25, -20000.75])
+    x = np.array([3.0, 4.0, 2.0])
+    check(et.special.zeta(et.tensor(x), et.tensor(q)),
+          torch.special.zeta(torch.tensor(x), torch.tensor(q)), "float64")
+    big = rng.uniform(-30.0, 30.0, 20000)
+    e, t = pair(big)
+    check(et.special.bessel_j0(e), torch.special.bessel_j0(t), "float64", loose=True)
+    for dtype in (torch.float16, torch.bfloat16):
+        v = torch.tensor([0.3, 1.5, 2.5, 7.0], dtype=dtype)
+        e = et.tensor(v.float().numpy()).to(getattr(et, str(dtype).replace("torch.", "")))
+        for name in ("gammaln", "erfinv", "i0e", "ndtr"):
+            out_e, out_t = getattr(et.special, name)(e / 8 if name == "erfinv" else e), \
+                getattr(torch.special, name)(v / 8 if name == "erfinv" else v)
+            assert out_e.dtype.name == str(out_t.dtype).replace("torch.", "")
+            np.testing.assert_allclose(out_e.float().numpy(), out_t.float().numpy(), rtol=1e-2,
+                                       atol=1e-2)
