@@ -288,8 +288,10 @@ def _safe(A, bad):
     return _where(bad.reshape(*bad.shape, 1, 1), _eye(n, n, A), A)
 
 
-def _nan_where(X, bad):
-    return _where(bad.reshape(*bad.shape, *([1] * (X.ndim - bad.ndim))), math.nan, X)
+def _nan_where(X, bad, tail=2):
+    """``X`` (*, ...) NaN in each matrix (``tail`` trailing dims) whose flag in ``bad`` is set;
+    the flags broadcast against ``X``'s batch dims from the right."""
+    return _where(bad.reshape(*bad.shape, *([1] * tail)), math.nan, X)
 
 
 def _inv_ex(A, *, check_errors=False):
@@ -327,10 +329,7 @@ def _solve_ex(A, B, *, left=True, check_errors=False):
         raise LinAlgError(f"{op}: A is singular; expected an invertible matrix", "A", A)
     X = _la.solve(_safe(A, bad), B, left=left)
     vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
-    flag = bad
-    while flag.ndim < X.ndim - (1 if vector else 2):
-        flag = flag.unsqueeze(0)
-    X = _where(flag.reshape(*flag.shape, *([1] * (X.ndim - flag.ndim))), math.nan, X)
+    X = _nan_where(X, bad, 1 if vector else 2)
     return _linalg_solve_ex(X, info)
 
 

@@ -125,6 +125,18 @@ def test_lu_family(dtype, shape, rng):
         check(e.grad, t.grad, dtype, dict(rtol=1e-3, atol=1e-4) if dtype == "float32" else None)
 
 
+def test_lu_without_pivoting(rng):
+    """PyTorch's CPU refuses ``pivot=False``; ember factorizes: ``P`` is the identity and
+    ``L U`` the matrix (its LU is the CUDA backend's unpivoted one)."""
+    A = well_conditioned(rng, (2, 3, 3), "float64")
+    P, L, U = et.linalg.lu(et.tensor(A), pivot=False)
+    np.testing.assert_allclose(P.numpy(), np.broadcast_to(np.eye(3), (2, 3, 3)))
+    np.testing.assert_allclose((L @ U).numpy(), A, rtol=1e-12, atol=1e-12)
+    assert et.linalg.lu_factor(et.tensor(A), pivot=False).pivots.tolist() == [[1, 2, 3]] * 2
+    with pytest.raises(RuntimeError):
+        torch.linalg.lu(torch.tensor(A), pivot=False)
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_lu_solve_and_solve_triangular(dtype, rng):
     A = well_conditioned(rng, (2, 4, 4), dtype)
@@ -172,6 +184,12 @@ def test_ex_variants(dtype, rng):
     r, q = et.linalg.solve_ex(e, eb), torch.linalg.solve_ex(t, tb)
     assert r.info.tolist() == q.info.tolist()
     check(r.result[0::2], q.result[0::2], dtype)
+    B = rng.standard_normal((2, 1, 3, 2)).astype(dtype)  # matrices, broadcast batch dims
+    eb, tb = pair(B)
+    r, q = et.linalg.solve_ex(e, eb), torch.linalg.solve_ex(t, tb)
+    assert r.info.tolist() == q.info.tolist()
+    check(r.result[:, 0::2], q.result[:, 0::2], dtype)
+    assert bool(r.result[:, 1].isnan().all())
     S = (A @ A.swapaxes(-1, -2) + np.eye(3)).astype(dtype)
     S[1] = [[1, 0, 0], [0, -1, 0], [0, 0, 1]]
     S[2] = [[2, 1, 0], [1, 2, 0], [0, 0, -3]]
