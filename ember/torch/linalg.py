@@ -29,7 +29,7 @@ from ..errors import (InvalidParameterError as _InvalidParameterError,
                       ShapeMismatchError as _ShapeMismatchError)
 from ..ops.decompositions import matrices as _matrices
 from ..ops.masking import where as _where
-from ._tensor import Tensor, _returns_torch, to_torch as _to_torch  # noqa: F401
+from ._tensor import Tensor, to_torch as _to_torch  # noqa: F401
 
 __all__ = [
     "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig",
@@ -398,8 +398,8 @@ def _lstsq(A, B, rcond=None, *, driver=None):
     if Bm.shape[-2] != m:
         raise _ShapeMismatchError(f"{op}: A has {m} rows but B has {Bm.shape[-2]}; expected "
                                   "the same number", expected=m, actual=Bm.shape[-2])
-    eps = _e.finfo(A.dtype).eps if hasattr(_e, "finfo") else (
-        2.220446049250313e-16 if A.dtype in (_e.float64, _e.complex128) else 1.1920929e-07)
+    eps = 2.220446049250313e-16 if A.dtype in (_e.float64, _e.complex128) else \
+        1.1920928955078125e-07  # the machine epsilon of A's precision
     rtol = eps * max(m, n) if rcond is None else rcond
     X = _la.pinv(A, rtol=rtol) @ Bm
     empty = _e.zeros(0, dtype=A.dtype if A.dtype.kind == "float" else _e.float64,
