@@ -16,7 +16,7 @@ __all__ = ["linalg_matmul", "linalg_dot", "linalg_outer", "linalg_cross",
            "LinAlgFailure", "linalg_vector_norm", "linalg_vector_norm_grad",
            "linalg_abs_sum_extreme", "linalg_abs_sum_extreme_grad", "linalg_extreme_last", "linalg_inv",
            "linalg_det", "linalg_det_grad", "linalg_solve", "linalg_svd",
-           "linalg_svdvals", "linalg_qr", "linalg_cholesky", "linalg_eigh", "linalg_eigvalsh",
+           "linalg_svdvals", "linalg_qr", "linalg_cholesky", "linalg_eigh", "linalg_eigvalsh", "linalg_eig",
            "linalg_slogdet", "linalg_slogdet_grad", "linalg_pinv",
            "linalg_matrix_rank", "linalg_vecdot"]
 
@@ -340,6 +340,16 @@ def linalg_eigvalsh(a, uplo):
     """The eigenvalues (ascending, real) of each Hermitian matrix of ``a``, read from its lower
     (``uplo`` "L") or upper triangle."""
     return _guard(lambda: np.linalg.eigvalsh(a, UPLO=uplo), a, "converge")
+
+
+def linalg_eig(a, vectors):
+    """The eigenvalues of each square matrix of ``a`` (complex, LAPACK's geev order) and, when
+    ``vectors``, its eigenvectors as columns: ``(w, v)``, else ``w``."""
+    cdt = np.result_type(a.dtype, np.complex64)
+    if vectors:
+        w, v = _guard(lambda: np.linalg.eig(a), a, "converge")
+        return w.astype(cdt, copy=False), v.astype(cdt, copy=False)
+    return _guard(lambda: np.linalg.eigvals(a), a, "converge").astype(cdt, copy=False)
 
 
 @_warnings_off

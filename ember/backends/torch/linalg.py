@@ -21,7 +21,7 @@ __all__ = ["linalg_matmul", "linalg_dot", "linalg_outer", "linalg_cross",
            "linalg_reshape", "einsum_contract",
            "LinAlgFailure", "linalg_vector_norm", "linalg_vector_norm_grad",
            "linalg_abs_sum_extreme", "linalg_abs_sum_extreme_grad", "linalg_extreme_last",
-           "linalg_inv", "linalg_det", "linalg_det_grad", "linalg_solve", "linalg_svd", "linalg_svdvals", "linalg_qr", "linalg_cholesky", "linalg_eigh", "linalg_eigvalsh", "linalg_slogdet", "linalg_slogdet_grad",
+           "linalg_inv", "linalg_det", "linalg_det_grad", "linalg_solve", "linalg_svd", "linalg_svdvals", "linalg_qr", "linalg_cholesky", "linalg_eigh", "linalg_eigvalsh", "linalg_eig", "linalg_slogdet", "linalg_slogdet_grad",
            "linalg_pinv", "linalg_matrix_rank", "linalg_vecdot"]
 
 _WIDEN = (torch.uint16, torch.uint32)
@@ -392,6 +392,14 @@ def linalg_eigh(a, uplo):
 def linalg_eigvalsh(a, uplo):
     """The eigenvalues (ascending, real) of each Hermitian matrix of ``a``."""
     return _converged(torch.linalg.eigvalsh, a, UPLO=uplo)
+
+
+def linalg_eig(a, vectors):
+    """The eigenvalues of each square matrix of ``a`` (complex, LAPACK's geev order) and, when
+    ``vectors``, its eigenvectors as columns: ``(w, v)``, else ``w``."""
+    if vectors:
+        return _converged(torch.linalg.eig, a)
+    return _converged(torch.linalg.eigvals, a)
 
 
 def linalg_slogdet(a):
