@@ -1,5 +1,5 @@
-"""ember.optim: optimizers (SGD, Adam, AdamW, RMSprop, Adagrad, NAdam) and learning-rate
-schedulers, as torch.optim.
+"""ember.optim: optimizers (SGD, Adam, AdamW, RMSprop, Adagrad, NAdam, Adadelta, Adamax, RAdam,
+ASGD, Rprop, LBFGS) and learning-rate schedulers, as torch.optim.
 
 An optimizer updates leaf float tensors that require grad from their ``.grad``: each step
 computes the new values on backend arrays (nothing is recorded for autodiff) and rebinds the
@@ -18,15 +18,21 @@ parameter tensors to them, so tensors stay immutable values.
 """
 
 from . import lr_scheduler
+from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
+from .adamax import Adamax
+from .asgd import ASGD
 from .lr_scheduler import (CosineAnnealingLR, ExponentialLR, LambdaLR, LinearLR, LRScheduler,
                            MultiStepLR, OneCycleLR, ReduceLROnPlateau, SequentialLR, StepLR)
 from .nadam import NAdam
 from .optimizer import Optimizer
+from .radam import RAdam
 from .rmsprop import RMSprop
+from .rprop import Rprop
 from .sgd import SGD
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "NAdam", "LRScheduler",
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "NAdam", "Adadelta", "Adamax",
+           "RAdam", "ASGD", "Rprop", "LRScheduler",
            "StepLR", "CosineAnnealingLR", "LambdaLR", "MultiStepLR", "ExponentialLR",
            "OneCycleLR", "LinearLR", "SequentialLR", "ReduceLROnPlateau", "lr_scheduler"]
