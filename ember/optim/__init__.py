@@ -23,6 +23,7 @@ from .adagrad import Adagrad
 from .adam import Adam, AdamW
 from .adamax import Adamax
 from .asgd import ASGD
+from .lbfgs import LBFGS
 from .lr_scheduler import (CosineAnnealingLR, ExponentialLR, LambdaLR, LinearLR, LRScheduler,
                            MultiStepLR, OneCycleLR, ReduceLROnPlateau, SequentialLR, StepLR)
 from .nadam import NAdam
@@ -33,6 +34,6 @@ from .rprop import Rprop
 from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "NAdam", "Adadelta", "Adamax",
-           "RAdam", "ASGD", "Rprop", "LRScheduler",
+           "RAdam", "ASGD", "Rprop", "LBFGS", "LRScheduler",
            "StepLR", "CosineAnnealingLR", "LambdaLR", "MultiStepLR", "ExponentialLR",
            "OneCycleLR", "LinearLR", "SequentialLR", "ReduceLROnPlateau", "lr_scheduler"]
