@@ -24,8 +24,10 @@ from .adam import Adam, AdamW
 from .adamax import Adamax
 from .asgd import ASGD
 from .lbfgs import LBFGS
-from .lr_scheduler import (CosineAnnealingLR, ExponentialLR, LambdaLR, LinearLR, LRScheduler,
-                           MultiStepLR, OneCycleLR, ReduceLROnPlateau, SequentialLR, StepLR)
+from .lr_scheduler import (ChainedScheduler, ConstantLR, CosineAnnealingLR,
+                           CosineAnnealingWarmRestarts, CyclicLR, ExponentialLR, LambdaLR,
+                           LinearLR, LRScheduler, MultiplicativeLR, MultiStepLR, OneCycleLR,
+                           PolynomialLR, ReduceLROnPlateau, SequentialLR, StepLR)
 from .nadam import NAdam
 from .optimizer import Optimizer
 from .radam import RAdam
@@ -36,4 +38,6 @@ from .sgd import SGD
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "NAdam", "Adadelta", "Adamax",
            "RAdam", "ASGD", "Rprop", "LBFGS", "LRScheduler",
            "StepLR", "CosineAnnealingLR", "LambdaLR", "MultiStepLR", "ExponentialLR",
-           "OneCycleLR", "LinearLR", "SequentialLR", "ReduceLROnPlateau", "lr_scheduler"]
+           "OneCycleLR", "LinearLR", "SequentialLR", "ReduceLROnPlateau", "ConstantLR",
+           "MultiplicativeLR", "PolynomialLR", "CosineAnnealingWarmRestarts", "CyclicLR",
+           "ChainedScheduler", "lr_scheduler"]

@@ -1,6 +1,7 @@
 """Learning-rate schedulers, as ``torch.optim.lr_scheduler``: StepLR, MultiStepLR,
 ExponentialLR, CosineAnnealingLR, LambdaLR, LinearLR, OneCycleLR, SequentialLR and
-ReduceLROnPlateau.
+ReduceLROnPlateau, with ConstantLR, MultiplicativeLR, PolynomialLR, CosineAnnealingWarmRestarts,
+CyclicLR and ChainedScheduler from lr_scheduler_more.py (re-exported at the end).
 
 A scheduler is made after its optimizer and stepped once per epoch (OneCycleLR: once per
 batch), after the epoch's ``optimizer.step()`` calls; it writes the new rate into every
@@ -23,7 +24,9 @@ from .lr_scheduler_base import (_BASE_FIELDS, LRScheduler, _check_int, _check_op
 from .optimizer import _check_flag, _check_number
 
 __all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR",
-           "LambdaLR", "LinearLR", "OneCycleLR", "SequentialLR", "ReduceLROnPlateau"]
+           "LambdaLR", "LinearLR", "OneCycleLR", "SequentialLR", "ReduceLROnPlateau",
+           "ConstantLR", "MultiplicativeLR", "PolynomialLR", "CosineAnnealingWarmRestarts",
+           "CyclicLR", "ChainedScheduler"]
 
 
 # Checkers of saved fields (see lr_scheduler_base._BASE_FIELDS).
@@ -811,3 +814,10 @@ class ReduceLROnPlateau(LRScheduler):
     def _restore(self, fields):
         super()._restore(fields)
         self._init_is_better(self.mode, self.threshold, self.threshold_mode)
+
+
+# The schedulers of lr_scheduler_more.py build on the ones above (ChainedScheduler refuses
+# ReduceLROnPlateau and shares SequentialLR's checks), so they are imported last.
+from .lr_scheduler_more import (ChainedScheduler, ConstantLR,  # noqa: E402
+                                CosineAnnealingWarmRestarts, CyclicLR, MultiplicativeLR,
+                                PolynomialLR)
