@@ -1,5 +1,5 @@
 """ember.optim: optimizers (SGD, Adam, AdamW, RMSprop, Adagrad, NAdam, Adadelta, Adamax, RAdam,
-ASGD, Rprop, LBFGS) and learning-rate schedulers, as torch.optim.
+ASGD, Rprop, LBFGS, Adafactor) and learning-rate schedulers, as torch.optim.
 
 An optimizer updates leaf float tensors that require grad from their ``.grad``: each step
 computes the new values on backend arrays (nothing is recorded for autodiff) and rebinds the
@@ -19,6 +19,7 @@ parameter tensors to them, so tensors stay immutable values.
 
 from . import lr_scheduler
 from .adadelta import Adadelta
+from .adafactor import Adafactor
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
 from .adamax import Adamax
@@ -36,7 +37,7 @@ from .rprop import Rprop
 from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "NAdam", "Adadelta", "Adamax",
-           "RAdam", "ASGD", "Rprop", "LBFGS", "LRScheduler",
+           "RAdam", "ASGD", "Rprop", "LBFGS", "Adafactor", "LRScheduler",
            "StepLR", "CosineAnnealingLR", "LambdaLR", "MultiStepLR", "ExponentialLR",
            "OneCycleLR", "LinearLR", "SequentialLR", "ReduceLROnPlateau", "ConstantLR",
            "MultiplicativeLR", "PolynomialLR", "CosineAnnealingWarmRestarts", "CyclicLR",
