@@ -9,7 +9,7 @@ import torch
 
 import ember
 from ember import InvalidParameterError
-from oracle import random_array
+from oracle import layouts, random_array
 from test_optim import GROUPS, _ember_loss, _groups, _problem, run_ember, run_torch
 
 SHAPES = [(), (0, 3), (5,), (3, 4)]
@@ -145,3 +145,28 @@ def check_bad(ecls, kwargs, match):
         ecls([w], **kwargs)
     assert info.value.param in kwargs
     assert w.tolist() == [1.0, 1.0]
+
+
+def check_values_stay_values(ecls, tcls, kwargs):
+    """Non-contiguous parameters and gradients give torch's values and are never written; a
+    step makes a new array (the old one and a view taken before keep their values)."""
+    rng = np.random.default_rng(2)
+    base, g = random_array(rng, (4, 3), "float64"), random_array(rng, (4, 3), "float64")
+    for name, arr in layouts(base):
+        gl = dict(layouts(g))[name]
+        p = ember.from_numpy(arr).require_grad()
+        before, gbefore = np.array(arr, copy=True), np.array(gl, copy=True)
+        tp = torch.tensor(base, requires_grad=True)
+        eo, to = ecls([p], **kwargs), tcls([tp], **kwargs)
+        for _ in range(3):
+            view = p.reshape(3, 4)
+            old, kept = p._data, p.numpy().copy()
+            p.grad = ember.from_numpy(gl)
+            tp.grad = torch.tensor(g)
+            eo.step()
+            to.step()
+            assert p._data is not old and p.is_leaf
+            np.testing.assert_array_equal(view.numpy(), kept.reshape(3, 4))
+        np.testing.assert_allclose(p.numpy(), tp.detach().numpy(), rtol=1e-12, atol=1e-12)
+        np.testing.assert_array_equal(arr, before)
+        np.testing.assert_array_equal(gl, gbefore)

@@ -9,7 +9,8 @@ import torch
 import ember
 from ember import optim
 from composed_oracle import (check_add_param_group, check_bad, check_injected, check_mlp,
-                             check_round_trip, check_state_dict_layout)
+                             check_round_trip, check_state_dict_layout,
+                             check_values_stay_values)
 from test_optim import GROUPS, run_ember, run_torch
 
 CASES = [
@@ -36,7 +37,7 @@ def test_float32_mlp_matches_torch(kwargs, groups):
     check_mlp(E, T, kwargs, groups, dtype="float32", tol=1e-5)
 
 
-@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "bfloat16"])
 @pytest.mark.parametrize("kwargs", [{"lr": 1.0}, {"lr": 0.5, "weight_decay": 0.1,
                                                  "maximize": True}])
 def test_injected_gradients(dtype, kwargs):
@@ -50,6 +51,10 @@ def test_state_dict_layout_is_torchs(kwargs):
 
 def test_state_dict_round_trip():
     check_round_trip(E, {"lr": 0.5, "weight_decay": 0.1})
+
+
+def test_values_stay_values():
+    check_values_stay_values(E, T, {"lr": 0.5, "weight_decay": 0.1})
 
 
 def test_add_param_group():

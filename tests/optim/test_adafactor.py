@@ -3,14 +3,14 @@ of several dtypes and shapes (0-d, vectors, matrices, a 3-d batch of matrices), 
 state_dict layout (factored row and column buffers), round trips, added groups, and bad
 hyper-parameters."""
 
-import numpy as np
 import pytest
 import torch
 
 import ember
 from ember import InvalidParameterError, ShapeMismatchError, optim
 from composed_oracle import (check_add_param_group, check_bad, check_injected, check_mlp,
-                             check_round_trip, check_state_dict_layout)
+                             check_round_trip, check_state_dict_layout,
+                             check_values_stay_values)
 from test_optim import GROUPS
 
 CASES = [
@@ -38,7 +38,7 @@ def test_float32_mlp_matches_torch(kwargs, groups):
     check_mlp(E, T, kwargs, groups, dtype="float32", tol=2e-5)
 
 
-@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "bfloat16"])
 @pytest.mark.parametrize("kwargs", [{"lr": 0.05}, {"lr": 0.02, "weight_decay": 0.1,
                                                   "maximize": True, "eps": (1e-4, 1e-3)}])
 def test_injected_gradients(dtype, kwargs):
@@ -52,6 +52,10 @@ def test_state_dict_layout_is_torchs(kwargs):
 
 def test_state_dict_round_trip():
     check_round_trip(E, {"lr": 0.05, "weight_decay": 0.1})
+
+
+def test_values_stay_values():
+    check_values_stay_values(E, T, {"lr": 0.05, "weight_decay": 0.1})
 
 
 def test_add_param_group():

@@ -8,7 +8,8 @@ import torch
 import ember
 from ember import optim
 from composed_oracle import (check_add_param_group, check_bad, check_injected, check_mlp,
-                             check_round_trip, check_state_dict_layout)
+                             check_round_trip, check_state_dict_layout,
+                             check_values_stay_values)
 from test_optim import GROUPS
 
 CASES = [
@@ -37,8 +38,10 @@ def test_float32_mlp_matches_torch(kwargs, groups):
     check_mlp(E, T, kwargs, groups, dtype="float32", tol=2e-5)
 
 
-@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
-@pytest.mark.parametrize("kwargs", [{"lr": 0.05}, {"lr": 0.02, "weight_decay": 0.1, "maximize": True}, {"lr": 0.05, "betas": (0.5, 0.6), "weight_decay": 0.2, "decoupled_weight_decay": True}])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("kwargs", [
+    {"lr": 0.05}, {"lr": 0.02, "weight_decay": 0.1, "maximize": True},
+    {"lr": 0.05, "betas": (0.5, 0.6), "weight_decay": 0.2, "decoupled_weight_decay": True}])
 def test_injected_gradients(dtype, kwargs):
     check_injected(E, T, kwargs, dtype)
 
@@ -52,8 +55,14 @@ def test_state_dict_round_trip():
     check_round_trip(E, {"lr": 0.05, "weight_decay": 0.1})
 
 
+def test_values_stay_values():
+    check_values_stay_values(E, T, {"lr": 0.05, "weight_decay": 0.1, "decoupled_weight_decay": True})
+
+
 def test_add_param_group():
-    check_add_param_group(E, T, {"lr": 0.05}, {"lr": 0.01, "betas": (0.5, 0.6), "decoupled_weight_decay": True, "weight_decay": 0.1})
+    check_add_param_group(E, T, {"lr": 0.05}, {"lr": 0.01, "betas": (0.5, 0.6),
+                                               "decoupled_weight_decay": True,
+                                               "weight_decay": 0.1})
 
 
 def test_defaults_are_torchs():
