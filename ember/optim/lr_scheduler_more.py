@@ -5,15 +5,15 @@ They follow PyTorch's recursive formulas (closed forms where SequentialLR restar
 their rates agree with torch's to rounding; lr_scheduler.py re-exports them.
 """
 
+import inspect
 import math
 import numbers
 import types
 
 from ..errors import InvalidParameterError
-from .lr_scheduler import ReduceLROnPlateau, _lambda_states, _sub_states
 from .lr_scheduler_base import (_BASE_FIELDS, LRScheduler, _check_int, _check_optimizer, _copy,
-                                _choice_field, _flag_field, _int_field, _number_field,
-                                _per_group, _rates_field)
+                                _choice_field, _flag_field, _int_field, _lambda_states,
+                                _number_field, _per_group, _rates_field, _sub_states)
 from .optimizer import _check_flag, _check_number
 
 __all__ = ["ConstantLR", "MultiplicativeLR", "PolynomialLR", "CosineAnnealingWarmRestarts",
@@ -457,6 +457,13 @@ class CyclicLR(LRScheduler):
         self._init_scale_fn()
 
 
+def _needs_arguments(step):
+    """Whether ``step()`` takes arguments it cannot do without (ReduceLROnPlateau's metric)."""
+    return any(p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD,
+                                                   p.KEYWORD_ONLY)
+               for p in inspect.signature(step).parameters.values())
+
+
 class ChainedScheduler(LRScheduler):
     """Step several schedulers of one optimizer together: each ``step()`` steps every one in
     turn, so their factors compose. ReduceLROnPlateau (which needs a metric) is refused.
@@ -485,10 +492,11 @@ class ChainedScheduler(LRScheduler):
                                         f"schedulers, got {schedulers!r}", "schedulers",
                                         schedulers)
         for i, s in enumerate(schedulers):
-            if not isinstance(s, LRScheduler) or isinstance(s, ReduceLROnPlateau):
+            if not isinstance(s, LRScheduler) or _needs_arguments(s.step):
                 raise InvalidParameterError(
                     f"{op}: schedulers[{i}] is a {type(s).__name__}; expected an epoch-driven "
-                    "scheduler (not ReduceLROnPlateau)", "schedulers", s)
+                    "scheduler, stepped without arguments (not ReduceLROnPlateau)",
+                    "schedulers", s)
         if optimizer is None:
             optimizer = schedulers[0].optimizer
         _check_optimizer(op, optimizer)
