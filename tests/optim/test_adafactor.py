@@ -108,3 +108,9 @@ def test_a_bad_factored_state_is_refused():
 ])
 def test_bad_hyper_parameters(kwargs, match):
     check_bad(E, kwargs, match)
+
+
+def test_exported_as_torch():
+    import ember.torch
+    assert ember.torch.optim.Adafactor is optim.Adafactor and "Adafactor" in optim.__all__
+    assert issubclass(optim.Adafactor, optim.Optimizer) and torch.optim.Adafactor.__name__ == "Adafactor"

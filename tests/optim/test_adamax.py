@@ -79,3 +79,9 @@ def test_defaults_are_torchs():
 ])
 def test_bad_hyper_parameters(kwargs, match):
     check_bad(E, kwargs, match)
+
+
+def test_exported_as_torch():
+    import ember.torch
+    assert ember.torch.optim.Adamax is optim.Adamax and "Adamax" in optim.__all__
+    assert issubclass(optim.Adamax, optim.Optimizer) and torch.optim.Adamax.__name__ == "Adamax"

@@ -80,3 +80,9 @@ def test_defaults_are_torchs():
 ])
 def test_bad_hyper_parameters(kwargs, match):
     check_bad(E, kwargs, match)
+
+
+def test_exported_as_torch():
+    import ember.torch
+    assert ember.torch.optim.ASGD is optim.ASGD and "ASGD" in optim.__all__
+    assert issubclass(optim.ASGD, optim.Optimizer) and torch.optim.ASGD.__name__ == "ASGD"

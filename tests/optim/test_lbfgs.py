@@ -283,3 +283,9 @@ def test_max_eval_defaults_to_torchs():
     for max_iter in (1, 4, 20, 33):
         assert E([w], max_iter=max_iter).defaults["max_eval"] == \
             T([torch.ones(1)], max_iter=max_iter).defaults["max_eval"]
+
+
+def test_exported_as_torch():
+    import ember.torch
+    assert ember.torch.optim.LBFGS is optim.LBFGS and "LBFGS" in optim.__all__
+    assert issubclass(optim.LBFGS, optim.Optimizer) and torch.optim.LBFGS.__name__ == "LBFGS"

@@ -84,3 +84,9 @@ def test_defaults_are_torchs():
 ])
 def test_bad_hyper_parameters(kwargs, match):
     check_bad(E, kwargs, match)
+
+
+def test_exported_as_torch():
+    import ember.torch
+    assert ember.torch.optim.RAdam is optim.RAdam and "RAdam" in optim.__all__
+    assert issubclass(optim.RAdam, optim.Optimizer) and torch.optim.RAdam.__name__ == "RAdam"

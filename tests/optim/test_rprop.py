@@ -78,3 +78,9 @@ def test_defaults_are_torchs():
 ])
 def test_bad_hyper_parameters(kwargs, match):
     check_bad(E, kwargs, match)
+
+
+def test_exported_as_torch():
+    import ember.torch
+    assert ember.torch.optim.Rprop is optim.Rprop and "Rprop" in optim.__all__
+    assert issubclass(optim.Rprop, optim.Optimizer) and torch.optim.Rprop.__name__ == "Rprop"
