@@ -1,6 +1,6 @@
 """ConstantLR, MultiplicativeLR, PolynomialLR, CosineAnnealingWarmRestarts, CyclicLR and
 ChainedScheduler against torch.optim.lr_scheduler: learning-rate (and momentum) sequences over
-40 steps with two parameter groups, torch's state_dict keys, state_dict round trips, inside
+100 steps with two parameter groups, torch's state_dict keys, state_dict round trips, inside
 SequentialLR, and bad arguments."""
 
 import numpy as np
@@ -12,7 +12,7 @@ from ember import InvalidParameterError, optim
 from ember.optim import lr_scheduler as L
 
 TL = torch.optim.lr_scheduler
-STEPS = 40
+STEPS = 100
 
 
 def _pair(ecls=optim.SGD, tcls=torch.optim.SGD, lrs=(0.1, 0.02), **kwargs):
