@@ -76,7 +76,7 @@ class Adafactor(Optimizer):
         where = f"state of parameter {index}"
         factored = p.ndim > 1
         need = ["row_var", "col_var"] if factored else ["variance"]
-        missing = [k for k in need if entry.get(k) is None]
+        missing = [k for k in ["step"] + need if entry.get(k) is None]
         extra = [k for k in ("row_var", "col_var", "variance")
                  if k not in need and entry.get(k) is not None]
         if missing or extra:

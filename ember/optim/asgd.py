@@ -61,8 +61,13 @@ class ASGD(Optimizer):
                                         "group holds ['step', 'eta', 'mu', 'ax'] (an empty "
                                         "state starts afresh)", "state_dict", ["eta"])
         eta = _check_number(op, f"{where}: 'eta'", entry["eta"], low=0.0)
-        out = super()._import_state(op, index, p,
-                                    {k: v for k, v in entry.items() if k != "eta"}, group)
+        rest = {k: v for k, v in entry.items() if k != "eta"}
+        missing = [k for k in ("step", "mu", "ax") if rest.get(k) is None]
+        if missing:
+            raise InvalidParameterError(f"{op}: {where} lacks {missing}; a saved state of this "
+                                        "group holds ['step', 'eta', 'mu', 'ax'] (an empty "
+                                        "state starts afresh)", "state_dict", missing)
+        out = super()._import_state(op, index, p, rest, group)
         return {"step": out["step"], "eta": eta, "mu": out["mu"], "ax": out["ax"]}
 
     def _update(self, group, params, grads):

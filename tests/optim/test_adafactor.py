@@ -89,6 +89,7 @@ def test_a_bad_factored_state_is_refused():
         ({**st, "row_var": ember.ones(3, 4)}, ShapeMismatchError, r"'row_var' has shape"),
         ({"step": 1, "variance": ember.ones(3, 4)}, InvalidParameterError, "expected 'step'"),
         ({k: v for k, v in st.items() if k != "col_var"}, InvalidParameterError, "2 dims"),
+        ({k: v for k, v in st.items() if k != "step"}, InvalidParameterError, "2 dims"),
     ]:
         with pytest.raises(err, match=match):
             fresh.load_state_dict({"state": {0: bad}, "param_groups": sd["param_groups"]})

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import ember
-from ember import optim
+from ember import InvalidParameterError, optim
 from composed_oracle import (check_add_param_group, check_bad, check_injected, check_mlp,
                              check_round_trip, check_state_dict_layout,
                              check_values_stay_values)
@@ -86,3 +86,20 @@ def test_exported_as_torch():
     import ember.torch
     assert ember.torch.optim.ASGD is optim.ASGD and "ASGD" in optim.__all__
     assert issubclass(optim.ASGD, optim.Optimizer) and torch.optim.ASGD.__name__ == "ASGD"
+
+
+def test_a_saved_state_lacking_entries_is_refused():
+    w = ember.ones(2).require_grad()
+    opt = E([w])
+    w.grad = ember.ones(2)
+    opt.step()
+    sd = opt.state_dict()
+    fresh = E([ember.ones(2).require_grad()])
+    st = sd["state"][0]
+    for bad, match in [({"eta": 0.1}, r"lacks \['step', 'mu', 'ax'\]"),
+                       ({k: v for k, v in st.items() if k != "eta"}, r"lacks \['eta'\]"),
+                       ({**st, "eta": -1.0}, r"'eta' is -1.0"),
+                       ({**st, "mu": 2.0}, r"'mu' is 2.0")]:
+        with pytest.raises(InvalidParameterError, match=match):
+            fresh.load_state_dict({"state": {0: bad}, "param_groups": sd["param_groups"]})
+        assert fresh.state_dict()["state"] == {}
