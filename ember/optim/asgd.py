@@ -52,22 +52,18 @@ class ASGD(Optimizer):
         check_flags(op, group, self._flags)
 
     def _import_state(self, op, index, p, entry, group):
-        """The base class checks the buffers, ``step`` and ``mu``; ``eta`` is a rate >= 0."""
+        """The base class checks ``step``, ``mu`` and ``ax``; ``eta`` is a rate >= 0."""
         if not isinstance(entry, dict) or not entry:
             return super()._import_state(op, index, p, entry, group)
         where = f"state of parameter {index}"
-        if entry.get("eta") is None:
-            raise InvalidParameterError(f"{op}: {where} lacks ['eta']; a saved state of this "
-                                        "group holds ['step', 'eta', 'mu', 'ax'] (an empty "
-                                        "state starts afresh)", "state_dict", ["eta"])
-        eta = _check_number(op, f"{where}: 'eta'", entry["eta"], low=0.0)
-        rest = {k: v for k, v in entry.items() if k != "eta"}
-        missing = [k for k in ("step", "mu", "ax") if rest.get(k) is None]
+        missing = [k for k in ("step", "eta", "mu", "ax") if entry.get(k) is None]
         if missing:
             raise InvalidParameterError(f"{op}: {where} lacks {missing}; a saved state of this "
                                         "group holds ['step', 'eta', 'mu', 'ax'] (an empty "
                                         "state starts afresh)", "state_dict", missing)
-        out = super()._import_state(op, index, p, rest, group)
+        eta = _check_number(op, f"{where}: 'eta'", entry["eta"], low=0.0)
+        out = super()._import_state(op, index, p,
+                                    {k: v for k, v in entry.items() if k != "eta"}, group)
         return {"step": out["step"], "eta": eta, "mu": out["mu"], "ax": out["ax"]}
 
     def _update(self, group, params, grads):
