@@ -77,15 +77,20 @@ class Rprop(Optimizer):
             for p, g in zip(params, grads):
                 if g is None:
                     continue
-                st = self._state_of(p, prev=True, step_size=p._device.backend.optim_full(
-                    p._data, group["lr"]))
+                st = self._state.get(id(p))
+                if st is None:
+                    st = self._state_of(p, prev=True, step_size=p._device.backend.optim_full(
+                        p._data, group["lr"]))
                 st["step"] += 1
                 param, grad = as_tensor(p._data, p), as_tensor(g, p)
                 if maximize:
                     grad = -grad
                 sign = (grad * as_tensor(st["prev"], p)).sign()
-                factor = where(sign > 0, etaplus, where(sign < 0, etaminus, where(sign == 0, 1.0,
-                                                                                  sign)))
+                # etaplus where the gradient kept its sign, etaminus where it flipped, 1 where
+                # either is zero (NaN stays NaN), as PyTorch's masked writes
+                factor = where(sign == 0, 1.0, sign)
+                factor = where(sign > 0, etaplus, factor)
+                factor = where(sign < 0, etaminus, factor)
                 step_size = (as_tensor(st["step_size"], p) * factor).clamp(size_min, size_max)
                 grad = where(sign < 0, 0.0, grad)
                 st["prev"], st["step_size"] = grad._data, step_size._data
