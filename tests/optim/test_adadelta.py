@@ -95,4 +95,5 @@ def test_bad_hyper_parameters(kwargs, match):
 def test_exported_as_torch():
     import ember.torch
     assert ember.torch.optim.Adadelta is optim.Adadelta and "Adadelta" in optim.__all__
-    assert issubclass(optim.Adadelta, optim.Optimizer) and torch.optim.Adadelta.__name__ == "Adadelta"
+    assert issubclass(optim.Adadelta, optim.Optimizer)
+    assert torch.optim.Adadelta.__name__ == "Adadelta"

@@ -114,4 +114,5 @@ def test_bad_hyper_parameters(kwargs, match):
 def test_exported_as_torch():
     import ember.torch
     assert ember.torch.optim.Adafactor is optim.Adafactor and "Adafactor" in optim.__all__
-    assert issubclass(optim.Adafactor, optim.Optimizer) and torch.optim.Adafactor.__name__ == "Adafactor"
+    assert issubclass(optim.Adafactor, optim.Optimizer)
+    assert torch.optim.Adafactor.__name__ == "Adafactor"

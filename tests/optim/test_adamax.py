@@ -84,4 +84,5 @@ def test_bad_hyper_parameters(kwargs, match):
 def test_exported_as_torch():
     import ember.torch
     assert ember.torch.optim.Adamax is optim.Adamax and "Adamax" in optim.__all__
-    assert issubclass(optim.Adamax, optim.Optimizer) and torch.optim.Adamax.__name__ == "Adamax"
+    assert issubclass(optim.Adamax, optim.Optimizer)
+    assert torch.optim.Adamax.__name__ == "Adamax"

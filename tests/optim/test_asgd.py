@@ -85,7 +85,8 @@ def test_bad_hyper_parameters(kwargs, match):
 def test_exported_as_torch():
     import ember.torch
     assert ember.torch.optim.ASGD is optim.ASGD and "ASGD" in optim.__all__
-    assert issubclass(optim.ASGD, optim.Optimizer) and torch.optim.ASGD.__name__ == "ASGD"
+    assert issubclass(optim.ASGD, optim.Optimizer)
+    assert torch.optim.ASGD.__name__ == "ASGD"
 
 
 def test_a_saved_state_lacking_entries_is_refused():

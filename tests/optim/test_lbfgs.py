@@ -288,4 +288,5 @@ def test_max_eval_defaults_to_torchs():
 def test_exported_as_torch():
     import ember.torch
     assert ember.torch.optim.LBFGS is optim.LBFGS and "LBFGS" in optim.__all__
-    assert issubclass(optim.LBFGS, optim.Optimizer) and torch.optim.LBFGS.__name__ == "LBFGS"
+    assert issubclass(optim.LBFGS, optim.Optimizer)
+    assert torch.optim.LBFGS.__name__ == "LBFGS"

@@ -56,7 +56,8 @@ def test_state_dict_round_trip():
 
 
 def test_values_stay_values():
-    check_values_stay_values(E, T, {"lr": 0.05, "weight_decay": 0.1, "decoupled_weight_decay": True})
+    check_values_stay_values(E, T, {"lr": 0.05, "weight_decay": 0.1,
+                                    "decoupled_weight_decay": True})
 
 
 def test_add_param_group():
@@ -89,4 +90,5 @@ def test_bad_hyper_parameters(kwargs, match):
 def test_exported_as_torch():
     import ember.torch
     assert ember.torch.optim.RAdam is optim.RAdam and "RAdam" in optim.__all__
-    assert issubclass(optim.RAdam, optim.Optimizer) and torch.optim.RAdam.__name__ == "RAdam"
+    assert issubclass(optim.RAdam, optim.Optimizer)
+    assert torch.optim.RAdam.__name__ == "RAdam"

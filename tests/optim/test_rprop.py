@@ -83,4 +83,5 @@ def test_bad_hyper_parameters(kwargs, match):
 def test_exported_as_torch():
     import ember.torch
     assert ember.torch.optim.Rprop is optim.Rprop and "Rprop" in optim.__all__
-    assert issubclass(optim.Rprop, optim.Optimizer) and torch.optim.Rprop.__name__ == "Rprop"
+    assert issubclass(optim.Rprop, optim.Optimizer)
+    assert torch.optim.Rprop.__name__ == "Rprop"
