@@ -1,5 +1,5 @@
-"""ember.optim: optimizers (SGD, Adam, AdamW, RMSprop, Adagrad, NAdam) and learning-rate
-schedulers, as torch.optim.
+"""ember.optim: optimizers (SGD, Adam, AdamW, RMSprop, Adagrad, NAdam, Adadelta, Adamax, RAdam,
+ASGD, Rprop, LBFGS, Adafactor) and learning-rate schedulers, as torch.optim.
 
 An optimizer updates leaf float tensors that require grad from their ``.grad``: each step
 computes the new values on backend arrays (nothing is recorded for autodiff) and rebinds the
@@ -18,15 +18,27 @@ parameter tensors to them, so tensors stay immutable values.
 """
 
 from . import lr_scheduler
+from .adadelta import Adadelta
+from .adafactor import Adafactor
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
-from .lr_scheduler import (CosineAnnealingLR, ExponentialLR, LambdaLR, LinearLR, LRScheduler,
-                           MultiStepLR, OneCycleLR, ReduceLROnPlateau, SequentialLR, StepLR)
+from .adamax import Adamax
+from .asgd import ASGD
+from .lbfgs import LBFGS
+from .lr_scheduler import (ChainedScheduler, ConstantLR, CosineAnnealingLR,
+                           CosineAnnealingWarmRestarts, CyclicLR, ExponentialLR, LambdaLR,
+                           LinearLR, LRScheduler, MultiplicativeLR, MultiStepLR, OneCycleLR,
+                           PolynomialLR, ReduceLROnPlateau, SequentialLR, StepLR)
 from .nadam import NAdam
 from .optimizer import Optimizer
+from .radam import RAdam
 from .rmsprop import RMSprop
+from .rprop import Rprop
 from .sgd import SGD
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "NAdam", "LRScheduler",
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "NAdam", "Adadelta", "Adamax",
+           "RAdam", "ASGD", "Rprop", "LBFGS", "Adafactor", "LRScheduler",
            "StepLR", "CosineAnnealingLR", "LambdaLR", "MultiStepLR", "ExponentialLR",
-           "OneCycleLR", "LinearLR", "SequentialLR", "ReduceLROnPlateau", "lr_scheduler"]
+           "OneCycleLR", "LinearLR", "SequentialLR", "ReduceLROnPlateau", "ConstantLR",
+           "MultiplicativeLR", "PolynomialLR", "CosineAnnealingWarmRestarts", "CyclicLR",
+           "ChainedScheduler", "lr_scheduler"]

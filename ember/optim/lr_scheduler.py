@@ -1,6 +1,7 @@
 """Learning-rate schedulers, as ``torch.optim.lr_scheduler``: StepLR, MultiStepLR,
 ExponentialLR, CosineAnnealingLR, LambdaLR, LinearLR, OneCycleLR, SequentialLR and
-ReduceLROnPlateau.
+ReduceLROnPlateau, with ConstantLR, MultiplicativeLR, PolynomialLR, CosineAnnealingWarmRestarts,
+CyclicLR and ChainedScheduler from lr_scheduler_more.py (re-exported here).
 
 A scheduler is made after its optimizer and stepped once per epoch (OneCycleLR: once per
 batch), after the epoch's ``optimizer.step()`` calls; it writes the new rate into every
@@ -19,11 +20,18 @@ from ..errors import InvalidParameterError
 # PyTorch users import every scheduler, the base included, from optim.lr_scheduler.
 from .lr_scheduler_base import (_BASE_FIELDS, LRScheduler, _check_int, _check_optimizer, _copy,
                                  _choice_field, _extended_field, _flag_field, _int_field,
-                                 _number_field, _per_group, _rates_field)
+                                 _lambda_states, _number_field, _per_group, _rates_field,
+                                 _sub_states)
 from .optimizer import _check_flag, _check_number
+# the schedulers of lr_scheduler_more.py, re-exported: PyTorch users import every scheduler from
+# optim.lr_scheduler
+from .lr_scheduler_more import (ChainedScheduler, ConstantLR, CosineAnnealingWarmRestarts,
+                                CyclicLR, MultiplicativeLR, PolynomialLR)
 
 __all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR",
-           "LambdaLR", "LinearLR", "OneCycleLR", "SequentialLR", "ReduceLROnPlateau"]
+           "LambdaLR", "LinearLR", "OneCycleLR", "SequentialLR", "ReduceLROnPlateau",
+           "ConstantLR", "MultiplicativeLR", "PolynomialLR", "CosineAnnealingWarmRestarts",
+           "CyclicLR", "ChainedScheduler"]
 
 
 # Checkers of saved fields (see lr_scheduler_base._BASE_FIELDS).
@@ -35,27 +43,6 @@ def _milestone_counts(op, name, value, s):
     counts = {_check_int(op, name, m, 0): _check_int(op, f"{name}[{m!r}]", c, 1)
               for m, c in value.items()}
     return dict(sorted(counts.items()))
-
-
-def _lambda_states(op, name, value, s):
-    """The saved ``__dict__`` of each callable object (None for a function)."""
-    if value is None:
-        return []
-    if not isinstance(value, (list, tuple)) or len(value) > len(s.lr_lambdas):
-        raise InvalidParameterError(
-            f"{op}: {name} must be a list of at most {len(s.lr_lambdas)} entries (None or a "
-            f"dict), one per function, got {value!r}", name, type(value).__name__)
-    for i, (fn, attrs) in enumerate(zip(s.lr_lambdas, value)):
-        if attrs is None:
-            continue
-        if not isinstance(attrs, dict) or not all(isinstance(k, str) for k in attrs):
-            raise InvalidParameterError(f"{op}: {name}[{i}] is {attrs!r}; expected None or "
-                                        "a dict of attribute names to values", name, i)
-        if not isinstance(getattr(fn, "__dict__", None), dict):
-            raise InvalidParameterError(
-                f"{op}: {name}[{i}] holds attributes, but lr_lambda[{i}] "
-                f"({type(fn).__name__}) has no __dict__ to take them", name, i)
-    return [None if attrs is None else dict(attrs) for attrs in value]
 
 
 _LR_KEYS = ("initial_lr", "max_lr", "min_lr")
@@ -82,15 +69,6 @@ def _one_cycle_phases(op, name, value, s):
             new[key] = _choice_field(*choices)(op, f"{name}[{i}][{key!r}]", phase[key], s)
         out.append(new)
     return out
-
-
-def _sub_states(op, name, value, s):
-    """SequentialLR's saved schedulers: each state checked by its scheduler."""
-    if not isinstance(value, (list, tuple)) or len(value) != len(s._schedulers):
-        raise InvalidParameterError(
-            f"{op}: state_dict must hold {len(s._schedulers)} scheduler states under "
-            f"'{name}'", "state_dict", type(value).__name__)
-    return [sub._checked_state(sd) for sub, sd in zip(s._schedulers, value)]
 
 
 def _sequential_milestones(op, name, value, s):
@@ -811,3 +789,4 @@ class ReduceLROnPlateau(LRScheduler):
     def _restore(self, fields):
         super()._restore(fields)
         self._init_is_better(self.mode, self.threshold, self.threshold_mode)
+

@@ -97,6 +97,38 @@ def _extended_field(op, name, value, s):
     return float(value)
 
 
+def _lambda_states(op, name, value, s):
+    """The saved ``__dict__`` of each callable object (None for a function), of LambdaLR's or
+    MultiplicativeLR's ``lr_lambdas``."""
+    if value is None:
+        return []
+    if not isinstance(value, (list, tuple)) or len(value) > len(s.lr_lambdas):
+        raise InvalidParameterError(
+            f"{op}: {name} must be a list of at most {len(s.lr_lambdas)} entries (None or a "
+            f"dict), one per function, got {value!r}", name, type(value).__name__)
+    for i, (fn, attrs) in enumerate(zip(s.lr_lambdas, value)):
+        if attrs is None:
+            continue
+        if not isinstance(attrs, dict) or not all(isinstance(k, str) for k in attrs):
+            raise InvalidParameterError(f"{op}: {name}[{i}] is {attrs!r}; expected None or "
+                                        "a dict of attribute names to values", name, i)
+        if not isinstance(getattr(fn, "__dict__", None), dict):
+            raise InvalidParameterError(
+                f"{op}: {name}[{i}] holds attributes, but lr_lambda[{i}] "
+                f"({type(fn).__name__}) has no __dict__ to take them", name, i)
+    return [None if attrs is None else dict(attrs) for attrs in value]
+
+
+def _sub_states(op, name, value, s):
+    """The saved states of SequentialLR's (or ChainedScheduler's) schedulers: each state
+    checked by its scheduler."""
+    if not isinstance(value, (list, tuple)) or len(value) != len(s._schedulers):
+        raise InvalidParameterError(
+            f"{op}: state_dict must hold {len(s._schedulers)} scheduler states under "
+            f"'{name}'", "state_dict", type(value).__name__)
+    return [sub._checked_state(sd) for sub, sd in zip(s._schedulers, value)]
+
+
 # the fields every scheduler made through LRScheduler.__init__ keeps
 _BASE_FIELDS = {"base_lrs": _rates_field(low=0.0), "last_epoch": _int_field(-1),
                 "_step_count": _int_field(0), "_is_initial": _flag_field,
