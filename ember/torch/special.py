@@ -146,4 +146,4 @@ def _igammac_method(self, other):
     return _sf.gammaincc(self, other)
 
 
-del _name, _fn, _method, _package
+del _name, _fn, _method
