@@ -23,6 +23,7 @@ from itertools import chain, islice
 from ...errors import DimensionError, EmberError, GraphError, InvalidParameterError, KindError
 from ...nn.module import _add_indent
 from ..._tensor import Tensor as _EmberTensor
+from .._tensor import Tensor
 from .module import Module
 from .parameter import Parameter
 
@@ -406,13 +407,15 @@ class ParameterList(Module):
         return "\n".join(f"  ({k}): " + _param_str(p) for k, p in enumerate(self))
 
 
-def _param_str(p):
+def _param_str(p, type_name=False):
+    """PyTorch's line for ``p`` in a ParameterList (dtype) or ParameterDict (type name)."""
     if not isinstance(p, _EmberTensor):
         return "Object of type: " + type(p).__name__
     size = "x".join(str(s) for s in p.shape)
     device = f" ({p.device})" if p._device.type not in ("cpu",) else ""
     kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
-    return f"{kind} containing: [torch.{p._dtype.name} of size {size}{device}]"
+    dtype = Tensor.type(p) if type_name else f"torch.{p._dtype.name}"
+    return f"{kind} containing: [{dtype} of size {size}{device}]"
 
 
 class ParameterDict(Module):
@@ -534,4 +537,4 @@ class ParameterDict(Module):
         raise GraphError("ParameterDict should not be called.")
 
     def extra_repr(self):
-        return "\n".join(f"  ({k}): " + _param_str(p) for k, p in self.items())
+        return "\n".join(f"  ({k}): " + _param_str(p, True) for k, p in self.items())

@@ -68,10 +68,9 @@ _STATE = ("_parameters", "_buffers", "_non_persistent_buffers_set", "_modules",
 
 
 def _typename(value):
-    if isinstance(value, Parameter):
-        return "torch.nn.Parameter"
+    """PyTorch's ``torch.typename``: "torch.FloatTensor" for a float32 tensor."""
     if isinstance(value, _EmberTensor):
-        return "torch.Tensor"
+        return Tensor.type(value)
     t = builtins.type(value)
     return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
 
@@ -214,8 +213,7 @@ class Module(_em.Module):
         if not isinstance(name, str):
             raise KindError(f"{what} name should be a string. Got {_typename(name)}")
         if "." in name:
-            raise InvalidParameterError(f"{what} name can't contain \".\", got: {name}", "name",
-                                        name)
+            raise InvalidParameterError(f"{what} name can't contain \".\"", "name", name)
         if name == "":
             raise InvalidParameterError(f"{what} name can't be empty string \"\"", "name", name)
         if hasattr(self, name) and name not in store:
