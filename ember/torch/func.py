@@ -60,21 +60,91 @@ def _with_aux(func, box):
     return call
 
 
+def _flatten(value):
+    """(tensors, spec) of a tensor or of nested tuples, lists and dicts of them."""
+    if isinstance(value, _EmberTensor):
+        return [value], None
+    if isinstance(value, (tuple, list)):
+        leaves, specs = [], []
+        for v in value:
+            sub, spec = _flatten(v)
+            leaves += sub
+            specs.append((len(sub), spec))
+        return leaves, (type(value), None, specs)
+    if isinstance(value, dict):
+        leaves, specs = [], []
+        for v in value.values():
+            sub, spec = _flatten(v)
+            leaves += sub
+            specs.append((len(sub), spec))
+        return leaves, (dict, list(value), specs)
+    raise KindError(f"expected a Tensor, or tuples, lists and dicts of Tensors, got "
+                    f"{type(value).__name__}")
+
+
+def _unflatten(spec, leaves):
+    if spec is None:
+        return leaves[0]
+    kind, keys, specs = spec
+    parts, start = [], 0
+    for n, sub in specs:
+        parts.append(_unflatten(sub, leaves[start:start + n]))
+        start += n
+    return dict(zip(keys, parts)) if kind is dict else kind(parts)
+
+
+def _on_leaves(transform, func, argnums, *options):
+    """``transform(f, argnums, *options)`` of ember (which takes tensor arguments) applied to
+    ``func``, whose arguments at ``argnums`` may be nested tuples, lists and dicts of tensors
+    (PyTorch's pytrees, e.g. a dict of parameters): returns a function of ``func``'s arguments
+    and the results for those arguments in the same nesting."""
+    call = _on_torch(func)
+
+    def transformed(*args, **kwargs):
+        one = isinstance(argnums, int) and not isinstance(argnums, bool)
+        nums = _ad.functional._argnums(argnums, len(args), "torch.func")[0]
+        leaves, specs = [], []
+        for k in nums:
+            sub, spec = _flatten(args[k])
+            specs.append((k, spec, len(sub)))
+            leaves += sub
+        if not leaves:
+            raise InvalidParameterError("the arguments at argnums hold no Tensor", "argnums",
+                                        argnums)
+
+        def on_leaves(*flat):
+            new, start = list(args), 0
+            for k, spec, n in specs:
+                new[k] = _unflatten(spec, flat[start:start + n])
+                start += n
+            return call(*new, **kwargs)
+
+        result = transform(on_leaves, tuple(range(len(leaves))), *options)(*leaves)
+        aux = None
+        if isinstance(result, tuple) and len(result) == 2 and options and options[0] is True:
+            result, aux = result
+        per_arg, start = [], 0
+        for k, spec, n in specs:
+            per_arg.append(_unflatten(spec, list(result[start:start + n])))
+            start += n
+        out = _torch(per_arg[0] if one else tuple(per_arg))
+        return (out, _torch(aux)) if options and options[0] is True else out
+    return transformed
+
+
 def grad(func, argnums=0, has_aux=False):
     """The gradient of ``func`` (a 0-d tensor out) with respect to argument ``argnums`` (an
-    int or a tuple); ``has_aux``: ``func`` returns ``(output, aux)`` and the result is
-    ``(gradient, aux)``.
+    int or a tuple; an argument may be a dict, tuple or list of tensors); ``has_aux``:
+    ``func`` returns ``(output, aux)`` and the result is ``(gradient, aux)``.
 
     >>> import ember.torch as torch
     >>> from ember.torch.func import grad
     >>> grad(lambda x, y: (x * y).sum(), argnums=(0, 1))(torch.ones(2), torch.tensor([2.0, 3.0]))
     (tensor([2., 3.]), tensor([1., 1.]))
+    >>> grad(lambda p: (p["w"] ** 2).sum())({"w": torch.tensor([1.0, 2.0])})
+    {'w': tensor([2., 4.])}
     """
-    inner = _ad.grad(_on_torch(func), argnums, has_aux)
-
-    def grad_f(*args, **kwargs):
-        return to_torch(_torch(inner(*args, **kwargs)))
-    return grad_f
+    return _on_leaves(_ad.grad, func, argnums, bool(has_aux))
 
 
 def grad_and_value(func, argnums=0, has_aux=False):
@@ -86,10 +156,8 @@ def grad_and_value(func, argnums=0, has_aux=False):
     >>> g.tolist(), v.item()
     ([6.0], 9.0)
     """
-    call = _on_torch(func)
-
     def both(*args, **kwargs):
-        out = call(*args, **kwargs)
+        out = func(*args, **kwargs)
         if has_aux:
             if not isinstance(out, tuple) or len(out) != 2:
                 raise KindError("grad_and_value(f)(*args): output of function f should be a "
@@ -99,13 +167,12 @@ def grad_and_value(func, argnums=0, has_aux=False):
             value, aux = out, None
         return value, (value, aux)
 
-    inner = _ad.grad(both, argnums, has_aux=True)
+    inner = _on_leaves(_ad.grad, both, argnums, True)
 
     def grad_and_value_f(*args, **kwargs):
         g, (value, aux) = inner(*args, **kwargs)
         value = as_torch(value.detach()) if isinstance(value, _EmberTensor) else value
-        g = to_torch(_torch(g))
-        return (g, (value, _torch(aux))) if has_aux else (g, value)
+        return (g, (value, aux)) if has_aux else (g, value)
     return grad_and_value_f
 
 
