@@ -24,7 +24,8 @@ from ...errors import DimensionError, EmberError, GraphError, InvalidParameterEr
 from ...nn.module import _add_indent
 from ..._tensor import Tensor as _EmberTensor
 from .._tensor import Tensor
-from .module import Module
+from ...nn import containers as _ec
+from .module import _CLASSES, Module
 from .parameter import Parameter
 
 __all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
@@ -538,3 +539,7 @@ class ParameterDict(Module):
 
     def extra_repr(self):
         return "\n".join(f"  ({k}): " + _param_str(p, True) for k, p in self.items())
+
+
+_CLASSES.update({_ec.Sequential: Sequential, _ec.ModuleList: ModuleList,
+                 _ec.ModuleDict: ModuleDict})

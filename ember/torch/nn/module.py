@@ -899,7 +899,7 @@ def _parse_to(op, args, kwargs):
 
 # -- ember.nn classes as ember.torch.nn classes -------------------------------------------------
 
-_CLASSES = {}  # ember.nn class -> its ember.torch.nn class
+_CLASSES = {}  # ember.nn class -> its ember.torch.nn class (containers.py adds its own)
 
 
 class _adopting:
@@ -941,12 +941,10 @@ def torch_class(ember_cls):
     cls = _CLASSES.get(ember_cls)
     if cls is None:
         if issubclass(ember_cls, (_ec.ModuleList, _ec.ModuleDict)):
-            from . import containers
-            cls = getattr(containers, ember_cls.__name__, None)
-            if cls is None:
-                raise KindError(f"{ember_cls.__name__}: a subclass of ember.nn's containers has "
-                                "no ember.torch.nn counterpart; build it from "
-                                "ember.torch.nn.ModuleList or ModuleDict")
+            # ember's containers map to ember/torch/nn/containers.py's (registered there)
+            raise KindError(f"{ember_cls.__name__}: a subclass of ember.nn's containers has "
+                            "no ember.torch.nn counterpart; build it from "
+                            "ember.torch.nn.ModuleList or ModuleDict")
         else:
             cls = builtins.type(ember_cls.__name__, (Module, ember_cls), {
                 "__init__": _layer_init, "_ember_layer": ember_cls,
