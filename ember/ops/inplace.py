@@ -48,7 +48,7 @@ def rebind(t, value, op):
     """Make tensor ``t`` hold ``value`` (its graph too), and the tensor ``t`` is the ``.data``
     of, if any (without recording)."""
     _rebind(t, value, op)
-    if t.__class__ is DataTensor:
+    if isinstance(t, DataTensor):  # ember.torch's .data is a subclass
         _rebind(t._owner, wrap(t._data, t._dtype), op)
 
 
