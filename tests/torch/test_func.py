@@ -115,7 +115,8 @@ def test_vmap():
           tf.vmap(lambda a, b: a * b, in_dims=(1, None))(yt, xt[0]))
     close(ef.vmap(lambda a: a.cumsum(0), out_dims=1)(xe), tf.vmap(lambda a: a.cumsum(0),
                                                                 out_dims=1)(xt))
-    assert ef.vmap(lambda r: r.argmax(0))(xe).tolist() == tf.vmap(lambda r: r.argmax(0))(xt).tolist()
+    assert ef.vmap(lambda r: r.argmax(0))(xe).tolist() == \
+        tf.vmap(lambda r: r.argmax(0))(xt).tolist()
     per_sample_e = ef.vmap(ef.grad(lambda w, x: (w * x).sum() ** 2), in_dims=(None, 0))(xe[0], xe)
     per_sample_t = tf.vmap(tf.grad(lambda w, x: (w * x).sum() ** 2), in_dims=(None, 0))(xt[0], xt)
     close(per_sample_e, per_sample_t)

@@ -458,6 +458,19 @@ class Module(_em.Module):
             yield buf
 
     # -- calling ----------------------------------------------------------------------------------
+    def forward(self, *args, **kwargs):
+        """The module's computation: subclasses define it (calling the module runs the hooks
+        and it).
+
+        >>> from ember.torch import nn
+        >>> nn.Module()()
+        Traceback (most recent call last):
+        ...
+        NotImplementedError: Module [Module] is missing the required "forward" function
+        """
+        raise NotImplementedError(f"Module [{builtins.type(self).__name__}] is missing the "
+                                  "required \"forward\" function")
+
     def __call__(self, *args, **kwargs):
         d = self.__dict__
         pre_kw = d["_forward_pre_hooks_with_kwargs"]
@@ -478,7 +491,11 @@ class Module(_em.Module):
             from .backward_hooks import BackwardHooks
             backward_hooks = BackwardHooks(self)
             args = backward_hooks.setup_inputs(args)
-        result = to_torch(self.forward(*args, **kwargs))
+        try:
+            result = to_torch(self.forward(*args, **kwargs))
+        except Exception:
+            self._always_called(args, kwargs)
+            raise
         post_kw = d["_forward_hooks_with_kwargs"]
         for hook_id, hook in list(d["_forward_hooks"].items()):
             if hook_id in post_kw:
@@ -490,6 +507,16 @@ class Module(_em.Module):
         if backward_hooks is not None:
             result = backward_hooks.setup_outputs(result)
         return result
+
+    def _always_called(self, args, kwargs):
+        """The forward hooks registered with ``always_call=True``, after ``forward`` raised."""
+        d = self.__dict__
+        for hook_id, hook in list(d["_forward_hooks"].items()):
+            if hook_id in d["_forward_hooks_always_called"]:
+                if hook_id in d["_forward_hooks_with_kwargs"]:
+                    hook(self, args, kwargs, None)
+                else:
+                    hook(self, args, None)
 
     def _get_name(self):
         return builtins.type(self).__name__
@@ -524,8 +551,9 @@ class Module(_em.Module):
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False,
                               always_call=False):
         """``hook(module, args, output)`` (``with_kwargs``: ``hook(module, args, kwargs,
-        output)``) runs after ``forward``; a result other than None replaces the output.
-        Returns a handle."""
+        output)``) runs after ``forward``; a result other than None replaces the output;
+        ``always_call``: it also runs (with output None) when ``forward`` raises. Returns a
+        handle."""
         return self._register_hook("_forward_hooks", hook, prepend,
                                    [("_forward_hooks_with_kwargs", with_kwargs),
                                     ("_forward_hooks_always_called", always_call)])
@@ -659,9 +687,10 @@ class Module(_em.Module):
         >>> try:
         ...     m.load_state_dict({"weight": torch.ones(1, 3)}, strict=False)
         ... except ember.errors.InvalidParameterError as e:
-        ...     print(str(e).replace("\\t", "  "))
+        ...     print(str(e).replace("\\t", "  ").replace(" from", "\\n  from"))
         Error(s) in loading state_dict for Linear:
-          size mismatch for weight: copying a param with shape torch.Size([1, 3]) from checkpoint, the shape in current model is torch.Size([1, 2]).
+          size mismatch for weight: copying a param with shape torch.Size([1, 3])
+          from checkpoint, the shape in current model is torch.Size([1, 2]).
         """
         if not hasattr(state_dict, "keys") or not hasattr(state_dict, "__getitem__"):
             raise KindError(f"Expected state_dict to be dict-like, got "
@@ -947,7 +976,7 @@ def torch_class(ember_cls):
                             "ember.torch.nn.ModuleList or ModuleDict")
         else:
             cls = builtins.type(ember_cls.__name__, (Module, ember_cls), {
-                "__init__": _layer_init, "_ember_layer": ember_cls,
+                "__init__": _layer_init, "_ember_layer": ember_cls, "forward": ember_cls.forward,
                 "__module__": "ember.torch.nn", "__qualname__": ember_cls.__name__,
                 "__doc__": ember_cls.__doc__})
         _CLASSES[ember_cls] = cls

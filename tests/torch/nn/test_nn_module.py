@@ -474,3 +474,40 @@ def test_deepcopy_keeps_parameters():
     assert type(c[0].weight) is enn.Parameter and c[0].weight is not e[0].weight
     assert c[0].weight.tolist() == e[0].weight.tolist()
     assert list(c.state_dict()) == list(e.state_dict())
+
+
+def test_init_through_apply_as_programs_do():
+    def run(nn, lib):
+        lib.manual_seed(0)
+
+        def init_weights(m):
+            if isinstance(m, nn.Linear):
+                nn.init.constant_(m.weight, 0.5)
+                m.bias.data.fill_(0.01)
+        model = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+        model.apply(init_weights)
+        return [p.tolist() for p in model.parameters()], \
+            model(lib.ones(1, 2)).tolist()
+    assert run(enn, et) == run(tnn, torch)
+
+
+def test_pickle_round_trip():
+    import pickle
+    e = enn.Sequential(enn.Linear(2, 2), enn.BatchNorm1d(2))
+    c = pickle.loads(pickle.dumps(e))
+    assert type(c[0].weight) is enn.Parameter and list(c.state_dict()) == list(e.state_dict())
+    assert c[0].weight.tolist() == e[0].weight.tolist()
+    assert repr(c) == repr(e)
+
+
+def test_forward_missing_and_always_called_hooks():
+    def run(nn):
+        calls = []
+        m = nn.Module()
+        m.register_forward_hook(lambda mod, args, out: calls.append(out), always_call=True)
+        try:
+            m(1)
+        except NotImplementedError as exc:
+            calls.append(str(exc))
+        return calls
+    assert run(enn) == run(tnn)
