@@ -65,7 +65,9 @@ class FunctionCtx:
         self.non_differentiable = self.non_differentiable + tuple(id(a) for a in args)
 
     def set_materialize_grads(self, value):
-        """``False``: ``backward`` gets None, not zeros, for a non-differentiable output."""
+        """``False``: ``backward`` gets None, not zeros, for a non-differentiable output (a
+        differentiable output the loss does not use still gets zeros: its gradient is a slice
+        of the step's, see the module docstring)."""
         if not isinstance(value, bool):
             raise KindError(f"set_materialize_grads: value must be a bool, got {value!r}")
         self.materialize_grads = value

@@ -48,6 +48,7 @@ from ...nn import module as _em
 from ...nn import containers as _ec
 from ..._tensor import Tensor as _EmberTensor, transfer, wrap
 from .._tensor import Tensor, as_torch, to_torch
+from ..methods import _TYPE_NAMES
 from .hooks import RemovableHandle
 from .parameter import Parameter
 
@@ -602,7 +603,10 @@ class Module(_em.Module):
     def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
         """An OrderedDict, name -> tensor, of every parameter and persistent buffer, each module
         its parameters, then its buffers, then its sub-modules' (PyTorch's keys and order);
-        values are detached tensors unless ``keep_vars``.
+        values are detached tensors unless ``keep_vars``. ember's updates rebind a tensor to a
+        new value rather than write its buffer, so a detached value keeps the value it had when
+        ``state_dict`` was called (as a copy would; PyTorch's share storage and follow later
+        in-place updates).
 
         >>> from ember.torch import nn
         >>> list(nn.BatchNorm1d(3).state_dict())
@@ -833,13 +837,16 @@ class Module(_em.Module):
         return self.to(name)
 
     def type(self, dst_type):  # noqa: A003
-        """Cast every parameter and buffer (of any dtype) to ``dst_type``; returns self.
+        """Cast every parameter and buffer (of any dtype) to ``dst_type`` (a dtype or a type
+        name such as ``"torch.DoubleTensor"``); returns self.
 
         >>> import ember.torch as torch
         >>> from ember.torch import nn
         >>> nn.Linear(1, 1).type(torch.float64).bias.dtype == torch.float64
         True
         """
+        if isinstance(dst_type, str) and dst_type in _TYPE_NAMES:
+            dst_type = _TYPE_NAMES[dst_type]
         dt = _dt.as_dtype(dst_type)
         self._cast(dt, lambda t: True)
         return self
