@@ -511,3 +511,43 @@ def test_forward_missing_and_always_called_hooks():
             calls.append(str(exc))
         return calls
     assert run(enn) == run(tnn)
+
+
+X4 = np.random.default_rng(2).standard_normal((2, 3, 4, 4)).astype(np.float32)
+X2 = np.random.default_rng(3).standard_normal((4, 3)).astype(np.float32)
+LAYERS = [
+    ("Identity", (), X2), ("Linear", (3, 5), X2), ("Conv2d", (3, 2, 3, 1, 1), X4),
+    ("MaxPool2d", (2,), X4), ("AvgPool2d", (2,), X4), ("BatchNorm1d", (3,), X2),
+    ("BatchNorm2d", (3,), X4), ("LayerNorm", (3,), X2), ("Dropout", (0.3,), X2),
+    ("Flatten", (), X4), ("ReLU", (), X2), ("GELU", (), X2), ("SiLU", (), X2),
+    ("Sigmoid", (), X2), ("Tanh", (), X2), ("Softmax", (1,), X2), ("LogSoftmax", (1,), X2),
+    ("Embedding", (6, 3), np.array([[0, 5], [2, 2]])),
+]
+
+
+@pytest.mark.parametrize("name,args,x", LAYERS, ids=[entry[0] for entry in LAYERS])
+def test_each_layer_matches_pytorch(name, args, x):
+    torch.manual_seed(0)
+    t = getattr(tnn, name)(*args).eval()
+    e = getattr(enn, name)(*args).eval()
+    assert repr(e) == repr(t)
+    assert [(n, tuple(p.shape)) for n, p in e.named_parameters()] == \
+        [(n, tuple(p.shape)) for n, p in t.named_parameters()]
+    assert list(e.state_dict()) == list(t.state_dict())
+    copy_weights(t, e)
+    close(e(et.tensor(x)), t(torch.from_numpy(x)))
+
+
+LOSSES = ["CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss", "BCEWithLogitsLoss"]
+
+
+@pytest.mark.parametrize("name", LOSSES)
+def test_each_loss_matches_pytorch(name):
+    x = X2
+    y = (np.array([0, 2, 1, 2]) if name in ("CrossEntropyLoss", "NLLLoss")
+         else np.random.default_rng(4).random(x.shape).astype(np.float32))
+    t, e = getattr(tnn, name)(), getattr(enn, name)()
+    assert repr(e) == repr(t)
+    out = e(et.tensor(x), et.tensor(y))
+    assert isinstance(out, et.Tensor)
+    close(out, t(torch.from_numpy(x), torch.from_numpy(y)))
