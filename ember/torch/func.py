@@ -20,7 +20,7 @@ from .._tensor import Tensor as _EmberTensor
 from ._tensor import as_torch, to_torch
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
-           "functional_call"]
+           "functional_call", "stack_module_state"]
 
 
 def _torch(value):
@@ -271,21 +271,108 @@ def hessian(func, argnums=0):
 
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     """``func`` mapped over a batch dim of its arguments (``in_dims``: an int, or a tuple with
-    an int or None per argument), the results stacked at ``out_dims``.
+    an int or None per argument; an argument may be a dict, tuple or list of tensors, each
+    mapped over that dim), the results (tensors, or dicts, tuples and lists of them) stacked
+    at ``out_dims`` (an int, or one per output of a tuple).
 
     >>> import ember.torch as torch
     >>> from ember.torch.func import vmap
     >>> vmap(torch.dot)(torch.ones(3, 2), torch.ones(3, 2)).tolist()
     [2.0, 2.0, 2.0]
+    >>> vmap(lambda p: {"s": p["w"].sum()})({"w": torch.ones(2, 3)})
+    {'s': tensor([3., 3.])}
     """
     if randomness not in ("error", "different", "same"):
         raise InvalidParameterError(f"vmap: randomness must be 'error', 'different' or 'same', "
                                     f"got {randomness!r}", "randomness", randomness)
-    inner = _ad.vmap(_on_torch(func), in_dims, out_dims)
+    call = _on_torch(func)
 
     def mapped(*args, **kwargs):
-        return _torch(inner(*args, **kwargs))
+        if isinstance(in_dims, tuple):
+            if len(in_dims) != len(args):
+                raise InvalidParameterError(f"vmap: in_dims is a tuple of {len(in_dims)} entries "
+                                            f"for {len(args)} arguments; expected one per "
+                                            "argument", "in_dims", in_dims)
+            dims = in_dims
+        elif in_dims is None or isinstance(in_dims, int) and not isinstance(in_dims, bool):
+            dims = (in_dims,) * len(args)
+        else:
+            raise InvalidParameterError(f"vmap: in_dims must be an int, None or a tuple of them, "
+                                        f"got {in_dims!r}", "in_dims", in_dims)
+        leaves, leaf_dims, specs = [], [], []
+        for k, (a, d) in enumerate(zip(args, dims)):
+            if d is None:
+                continue
+            sub, spec = _flatten(a)
+            specs.append((k, spec, len(sub)))
+            leaves += sub
+            leaf_dims += [d] * len(sub)
+        out_spec = []
+
+        def on_leaves(*flat):
+            new, start = list(args), 0
+            for k, spec, n in specs:
+                new[k] = _unflatten(spec, flat[start:start + n])
+                start += n
+            out = call(*new, **kwargs)
+            sub, spec = _flatten(out)
+            out_spec[:] = [spec]
+            return tuple(sub)
+
+        stacked = _ad.vmap(on_leaves, tuple(leaf_dims), 0)(*leaves)
+        return _torch(_unflatten(out_spec[0], _moved(list(stacked), out_spec[0], out_dims)))
+
     return mapped
+
+
+def _moved(stacked, spec, out_dims):
+    """The stacked outputs (batch dim first) with the batch dim moved to ``out_dims``."""
+    if isinstance(out_dims, int) and not isinstance(out_dims, bool):
+        per_leaf = [out_dims] * len(stacked)
+    elif isinstance(out_dims, tuple) and spec is not None and len(out_dims) == len(spec[2]):
+        per_leaf = [d for d, (n, _) in zip(out_dims, spec[2]) for _ in range(n)]
+    else:
+        raise InvalidParameterError(f"vmap: out_dims {out_dims!r} does not match the outputs; "
+                                    "expected an int or one int per output", "out_dims",
+                                    out_dims)
+    return [t if d == 0 else t.movedim(0, d) for t, d in zip(stacked, per_leaf)]
+
+
+def stack_module_state(models):
+    """``(params, buffers)``: for each name, the tensors of ``models`` (modules of one
+    architecture) stacked along a new first dim, as ``torch.func.stack_module_state`` (the
+    stacked parameters are new leaves that require grad), for ``vmap`` over
+    ``functional_call``.
+
+    >>> from ember.torch import nn
+    >>> from ember.torch.func import stack_module_state
+    >>> params, buffers = stack_module_state([nn.Linear(3, 2) for _ in range(4)])
+    >>> {k: tuple(v.shape) for k, v in params.items()}
+    {'weight': (4, 2, 3), 'bias': (4, 2)}
+    """
+    models = list(models)
+    if not models:
+        raise InvalidParameterError("stack_module_state: Expected at least one model, got 0.",
+                                    "models", models)
+    if not (all(m.training for m in models) or all(not m.training for m in models)):
+        raise InvalidParameterError("stack_module_state: Expected all models to have the same "
+                                    "training/eval mode.", "models", models)
+    first = models[0]
+    names = [n for n, _ in first.named_parameters()]
+    params = {}
+    for name in names:
+        tensors = [m.get_parameter(name) for m in models]
+        flags = {t.requires_grad for t in tensors}
+        if len(flags) > 1:
+            raise InvalidParameterError(f"Expected {name} from each model to have the same "
+                                        ".requires_grad", "models", name)
+        stacked = as_torch(_EmberTensor.stack([t.detach() for t in tensors], 0))
+        if flags.pop():
+            stacked.requires_grad = True
+        params[name] = stacked
+    buffers = {name: as_torch(_EmberTensor.stack([m.get_buffer(name) for m in models], 0))
+               for name, _ in first.named_buffers()}
+    return params, buffers
 
 
 def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *,

@@ -163,3 +163,54 @@ def test_functional_call_tied_weights():
     assert out.tolist() == [[4.0, 4.0]]
     out = ef.functional_call(em, {"a.weight": et.eye(2) * 2}, (x,), tie_weights=False)
     assert out.tolist() == (em.b(et.ones(1, 2) * 2)).tolist()
+
+
+def make_models(lib_nn, n):
+    torch.manual_seed(0)
+    ref = [torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
+           for _ in range(n)]
+    if lib_nn is torch.nn:
+        return ref
+    out = []
+    for r in ref:
+        m = enn.Sequential(enn.Linear(3, 4), enn.ReLU(), enn.Linear(4, 2))
+        m.load_state_dict({k: et.tensor(v.detach().numpy()) for k, v in r.state_dict().items()})
+        out.append(m)
+    return out
+
+
+def test_per_sample_gradients_as_the_tutorial():
+    def run(lib, func, nn, F):
+        model = make_models(nn, 1)[0]
+        params = {k: v.detach() for k, v in model.named_parameters()}
+        buffers = {k: v.detach() for k, v in model.named_buffers()}
+
+        def compute_loss(params, buffers, sample, target):
+            predictions = func.functional_call(model, (params, buffers), (sample.unsqueeze(0),))
+            return F.cross_entropy(predictions, target.unsqueeze(0))
+        data = lib.tensor(np.arange(15, dtype=np.float32).reshape(5, 3) / 10)
+        targets = lib.tensor(np.array([0, 1, 1, 0, 1]))
+        grads = func.vmap(func.grad(compute_loss), in_dims=(None, None, 0, 0))(
+            params, buffers, data, targets)
+        return grads
+    import ember.torch.nn.functional as EF
+    ge = run(et, ef, enn, EF)
+    gt = run(torch, tf, torch.nn, torch.nn.functional)
+    assert list(ge) == list(gt)
+    for k in gt:
+        close(ge[k], gt[k], atol=1e-5)
+
+
+def test_model_ensembling_as_the_tutorial():
+    def run(lib, func, nn):
+        models = make_models(nn, 3)
+        params, buffers = func.stack_module_state(models)
+
+        def fmodel(params, buffers, x):
+            return func.functional_call(models[0], (params, buffers), (x,))
+        x = lib.tensor(np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3))
+        return params, func.vmap(fmodel, in_dims=(0, 0, None))(params, buffers, x)
+    (pe, oe), (pt, ot) = run(et, ef, enn), run(torch, tf, torch.nn)
+    assert {k: tuple(v.shape) for k, v in pe.items()} == {k: tuple(v.shape) for k, v in pt.items()}
+    assert all(v.requires_grad for v in pe.values())
+    close(oe, ot, atol=1e-5)
