@@ -93,42 +93,54 @@ def _unflatten(spec, leaves):
     return dict(zip(keys, parts)) if kind is dict else kind(parts)
 
 
-def _on_leaves(transform, func, argnums, *options):
-    """``transform(f, argnums, *options)`` of ember (which takes tensor arguments) applied to
-    ``func``, whose arguments at ``argnums`` may be nested tuples, lists and dicts of tensors
-    (PyTorch's pytrees, e.g. a dict of parameters): returns a function of ``func``'s arguments
-    and the results for those arguments in the same nesting."""
-    call = _on_torch(func)
+class _Leaves:
+    """The arguments at ``argnums`` of one call, flattened: ``leaves`` (the tensors, in order),
+    ``call_with(flat)`` (the call with other tensors in their places) and ``per_arg(values)``
+    (one value per leaf, nested back as the arguments were)."""
 
-    def transformed(*args, **kwargs):
-        one = isinstance(argnums, int) and not isinstance(argnums, bool)
+    def __init__(self, call, args, kwargs, argnums):
+        self.one = isinstance(argnums, int) and not isinstance(argnums, bool)
         nums = _ad.functional._argnums(argnums, len(args), "torch.func")[0]
-        leaves, specs = [], []
+        self.call, self.args, self.kwargs = call, args, kwargs
+        self.leaves, self.specs = [], []
         for k in nums:
             sub, spec = _flatten(args[k])
-            specs.append((k, spec, len(sub)))
-            leaves += sub
-        if not leaves:
+            self.specs.append((k, spec, len(sub)))
+            self.leaves += sub
+        if not self.leaves:
             raise InvalidParameterError("the arguments at argnums hold no Tensor", "argnums",
                                         argnums)
 
-        def on_leaves(*flat):
-            new, start = list(args), 0
-            for k, spec, n in specs:
-                new[k] = _unflatten(spec, flat[start:start + n])
-                start += n
-            return call(*new, **kwargs)
-
-        result = transform(on_leaves, tuple(range(len(leaves))), *options)(*leaves)
-        aux = None
-        if isinstance(result, tuple) and len(result) == 2 and options and options[0] is True:
-            result, aux = result
-        per_arg, start = [], 0
-        for k, spec, n in specs:
-            per_arg.append(_unflatten(spec, list(result[start:start + n])))
+    def call_with(self, *flat):
+        new, start = list(self.args), 0
+        for k, spec, n in self.specs:
+            new[k] = _unflatten(spec, flat[start:start + n])
             start += n
-        out = _torch(per_arg[0] if one else tuple(per_arg))
-        return (out, _torch(aux)) if options and options[0] is True else out
+        return self.call(*new, **self.kwargs)
+
+    def per_arg(self, values):
+        out, start = [], 0
+        for k, spec, n in self.specs:
+            out.append(_unflatten(spec, list(values[start:start + n])))
+            start += n
+        return _torch(out[0] if self.one else tuple(out))
+
+
+def _on_leaves(transform, func, argnums, has_aux):
+    """``transform(f, argnums, has_aux)`` of ember (which takes tensor arguments) applied to
+    ``func``, whose arguments at ``argnums`` may be nested tuples, lists and dicts of tensors
+    (PyTorch's pytrees, e.g. a dict of parameters): the results for those arguments come back
+    in the same nesting."""
+    call = _on_torch(func)
+
+    def transformed(*args, **kwargs):
+        flat = _Leaves(call, args, kwargs, argnums)
+        result = transform(flat.call_with, tuple(range(len(flat.leaves))), has_aux)(
+            *flat.leaves)
+        if has_aux:
+            result, aux = result
+            return flat.per_arg(result), _torch(aux)
+        return flat.per_arg(result)
     return transformed
 
 
@@ -178,24 +190,39 @@ def grad_and_value(func, argnums=0, has_aux=False):
 
 def vjp(func, *primals, has_aux=False):
     """``(func(*primals), vjp_fn)`` (and ``aux`` with ``has_aux``); ``vjp_fn(cotangents)``
-    gives a tuple, one vector-Jacobian product per primal.
+    gives a tuple, one vector-Jacobian product per primal. Primals, outputs and cotangents may
+    be dicts, tuples or lists of tensors.
 
     >>> import ember.torch as torch
     >>> from ember.torch.func import vjp
     >>> out, fn = vjp(torch.sin, torch.tensor([0.0]))
     >>> fn(torch.tensor([2.0]))[0].tolist()
     [2.0]
+    >>> out, fn = vjp(lambda p: {"y": p["w"] * 2}, {"w": torch.ones(2)})
+    >>> fn({"y": torch.tensor([1.0, 3.0])})
+    ({'w': tensor([2., 6.])},)
     """
-    result = _ad.vjp(_on_torch(func), *primals, has_aux=has_aux)
-    out, fn = result[0], result[1]
+    box, out_spec = [], []
+    call = _on_torch(func)
+    if has_aux:
+        call = _with_aux(call, box)
+    flat = _Leaves(call, primals, {}, tuple(range(len(primals))))
+
+    def flat_out(*leaves):
+        sub, spec = _flatten(flat.call_with(*leaves))
+        out_spec[:] = [spec]
+        return tuple(sub)
+
+    out, fn = _ad.vjp(flat_out, *flat.leaves)
 
     def vjp_fn(cotangents, *more):
         if more:
             cotangents = (cotangents,) + more
-        return tuple(_torch(fn(cotangents)))
-    if has_aux:
-        return _torch(out), vjp_fn, _torch(result[2])
-    return _torch(out), vjp_fn
+        cts, _ = _flatten(cotangents)
+        return flat.per_arg(fn(tuple(cts)))
+
+    out = _torch(_unflatten(out_spec[0], list(out)))
+    return (out, vjp_fn, _torch(box[0])) if has_aux else (out, vjp_fn)
 
 
 def jvp(func, primals, tangents, *, strict=False, has_aux=False):
@@ -217,13 +244,16 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
 
 
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
-    """The Jacobian of ``func`` with respect to argument ``argnums``, shape
-    ``output.shape + input.shape`` (``(jacobian, aux)`` with ``has_aux``).
+    """The Jacobian of ``func`` with respect to argument ``argnums`` (an argument may be a
+    dict, tuple or list of tensors), shape ``output.shape + input.shape`` (``(jacobian, aux)``
+    with ``has_aux``).
 
     >>> import ember.torch as torch
     >>> from ember.torch.func import jacrev
     >>> jacrev(lambda x: x * x)(torch.tensor([1.0, 2.0])).tolist()
     [[2.0, 0.0], [0.0, 4.0]]
+    >>> jacrev(lambda p: p["w"] * 3)({"w": torch.ones(1)})
+    {'w': tensor([[3.]])}
     """
     if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size < 1):
         raise InvalidParameterError(f"jacrev: chunk_size should be a positive int or None, "
@@ -234,7 +264,12 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
         call = _on_torch(func)
         if has_aux:
             call = _with_aux(call, box)
-        jac = _torch(_ad.jacobian(call, argnums)(*args, **kwargs))
+        flat = _Leaves(call, args, kwargs, argnums)
+        res = _ad.jacobian(flat.call_with, tuple(range(len(flat.leaves))))(*flat.leaves)
+        if isinstance(res[0], _EmberTensor):  # one output: a Jacobian per leaf
+            jac = flat.per_arg(res)
+        else:  # a tuple of outputs: per output, a Jacobian per leaf
+            jac = tuple(flat.per_arg(per_output) for per_output in res)
         return (jac, _torch(box[0])) if has_aux else jac
     return jac_f
 

@@ -214,3 +214,21 @@ def test_model_ensembling_as_the_tutorial():
     assert {k: tuple(v.shape) for k, v in pe.items()} == {k: tuple(v.shape) for k, v in pt.items()}
     assert all(v.requires_grad for v in pe.values())
     close(oe, ot, atol=1e-5)
+
+
+def test_transforms_over_parameter_dicts():
+    def run(lib, func, nn):
+        model = make_models(nn, 1)[0]
+        params = {k: v.detach() for k, v in model.named_parameters()}
+        x = lib.tensor(np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3))
+
+        def fnet_single(params, x):
+            return func.functional_call(model, params, (x.unsqueeze(0),)).squeeze(0)
+        jac = func.vmap(func.jacrev(fnet_single), (None, 0))(params, x)
+        out, fn = func.vjp(lambda p: fnet_single(p, x[0]), params)
+        return jac, fn(lib.ones(2))[0]
+    (je, ve), (jt, vt) = run(et, ef, enn), run(torch, tf, torch.nn)
+    assert list(je) == list(jt) and list(ve) == list(vt)
+    for k in jt:
+        close(je[k], jt[k], atol=1e-5)
+        close(ve[k], vt[k], atol=1e-5)
