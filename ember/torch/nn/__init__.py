@@ -19,7 +19,7 @@ from .containers import (ModuleDict, ModuleList, ParameterDict, ParameterList,  
 from .layers import *  # noqa: F401,F403
 from .layers import __all__ as _layers_all
 from .module import Module  # noqa: F401
-from .parameter import Parameter  # noqa: F401
+from .parameter import Buffer, Parameter  # noqa: F401
 
-__all__ = (["Module", "Parameter", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
+__all__ = (["Module", "Parameter", "Buffer", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
             "ParameterDict", "functional", "init", "utils"] + list(_layers_all))

@@ -50,7 +50,7 @@ from ..._tensor import Tensor as _EmberTensor, transfer, wrap
 from .._tensor import Tensor, as_torch, to_torch
 from ..methods import _TYPE_NAMES
 from .hooks import RemovableHandle
-from .parameter import Parameter
+from .parameter import Buffer, Parameter
 
 __all__ = ["Module", "ModuleAttributeError", "torch_class", "adopt"]
 
@@ -168,6 +168,12 @@ class Module(_em.Module):
                     raise KindError(f"cannot assign '{_typename(value)}' as child module "
                                     f"'{name}' (torch.nn.Module or None expected)")
                 modules[name] = value
+            elif isinstance(value, Buffer):
+                if "_buffers" not in d:
+                    raise ModuleAttributeError("cannot assign buffer before Module.__init__() "
+                                               "call")
+                _remove_from(name, d, d["_parameters"], d["_modules"])
+                self.register_buffer(name, value, value.persistent)
             else:
                 buffers = d.get("_buffers")
                 if buffers is not None and name in buffers:
@@ -825,6 +831,32 @@ class Module(_em.Module):
                     g = t._grad.cast(dt)
                     t._grad = wrap(g._data, dt)
 
+    def _apply(self, fn, recurse=True):
+        """PyTorch's ``_apply``: ``fn`` applied to every parameter (whose object stays, taking
+        the new value), its gradient, and every buffer (replaced); returns self.
+
+        >>> import ember.torch as torch
+        >>> from ember.torch import nn
+        >>> m = nn.Linear(1, 1); w = m.weight
+        >>> m._apply(lambda t: t.double()).weight is w, w.dtype == torch.float64
+        (True, True)
+        """
+        if recurse:
+            for module in self.children():
+                module._apply(fn)
+        with no_grad():
+            for param in self._parameters.values():
+                if param is None:
+                    continue
+                _take_value(param, fn(param))
+                if param._grad is not None:
+                    g = fn(param._grad)
+                    param._grad = wrap(g._data, g._dtype)
+            for key, buf in list(self._buffers.items()):
+                if buf is not None:
+                    self._buffers[key] = _as_buffer(fn(buf))
+        return self
+
     def cpu(self):
         """Every parameter and buffer on the CPU; returns self."""
         return self.to("cpu")
@@ -890,6 +922,14 @@ def _remove_from(name, *stores):
                 store.discard(name)
             else:
                 del store[name]
+
+
+def _take_value(t, value):
+    """Tensor ``t`` holds ``value``'s value (dtype and device included) from now on."""
+    if not isinstance(value, _EmberTensor):
+        raise KindError(f"_apply: fn returned {builtins.type(value).__name__}; expected a "
+                        "Tensor")
+    t._data, t._dtype, t._device = value._data, value._dtype, value._device
 
 
 def _load_value(module, name, old, value, is_param, assign):

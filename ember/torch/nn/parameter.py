@@ -21,7 +21,7 @@ from ...errors import InvalidParameterError, KindError
 from ..._tensor import Tensor as _EmberTensor
 from .._tensor import Tensor
 
-__all__ = ["Parameter"]
+__all__ = ["Parameter", "Buffer"]
 
 _new = object.__new__
 
@@ -85,4 +85,55 @@ def _rebuild_parameter(reduced, requires_grad):
     return Parameter(_rebuild_plain(reduced), requires_grad)
 
 
-Parameter.__module__ = "ember.torch.nn"
+class Buffer(Tensor):
+    """PyTorch's ``nn.Buffer(data=None, *, persistent=True)``: a tensor that, assigned as a
+    Module attribute, registers as a buffer (saved in ``state_dict`` unless
+    ``persistent=False``). It shares ``data``'s buffer.
+
+    >>> import ember.torch as torch
+    >>> from ember.torch import nn
+    >>> m = nn.Module()
+    >>> m.steps = nn.Buffer(torch.tensor(0))
+    >>> m.mask = nn.Buffer(torch.ones(2), persistent=False)
+    >>> list(m._buffers), list(m.state_dict())
+    (['steps', 'mask'], ['steps'])
+    """
+
+    __slots__ = ("persistent",)
+
+    def __new__(cls, data=None, *, persistent=True):
+        if data is None:
+            from ... import empty
+            data = empty(0)
+        if not isinstance(data, _EmberTensor):
+            raise KindError(f"Buffer: data must be a Tensor or None, got {type(data).__name__}")
+        if not isinstance(persistent, bool):
+            raise InvalidParameterError(f"Buffer: persistent must be a bool, got "
+                                        f"{persistent!r}", "persistent", persistent)
+        out = _new(cls)
+        out._data = data._data
+        out._dtype = data._dtype
+        out._device = data._device
+        out._ad = "none" if data._ad is None else data._ad
+        out._grad = None
+        out._node = Node.leaf(out) if data.requires_grad else None
+        out.persistent = persistent
+        return out
+
+    def __init__(self, data=None, *, persistent=True):
+        pass  # __new__ did the work
+
+    def __reduce_ex__(self, protocol):
+        return (_rebuild_buffer, (_EmberTensor.__reduce__(self), self.persistent))
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = _rebuild_buffer(_EmberTensor.__reduce__(self), self.persistent)
+        return memo[id(self)]
+
+
+def _rebuild_buffer(reduced, persistent):
+    return Buffer(_rebuild_plain(reduced), persistent=persistent)
+
+
+Parameter.__module__ = Buffer.__module__ = "ember.torch.nn"

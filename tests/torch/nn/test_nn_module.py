@@ -551,3 +551,16 @@ def test_each_loss_matches_pytorch(name):
     out = e(et.tensor(x), et.tensor(y))
     assert isinstance(out, et.Tensor)
     close(out, t(torch.from_numpy(x), torch.from_numpy(y)))
+
+
+def test_buffer_class_and_apply():
+    def run(nn, lib):
+        m = nn.Module()
+        m.steps = nn.Buffer(lib.tensor(0))
+        m.mask = nn.Buffer(lib.ones(2), persistent=False)
+        m.w = nn.Parameter(lib.ones(2))
+        w = m.w
+        m._apply(lambda t: t * 2 if t.dtype == lib.float32 else t)
+        return (list(m._buffers), list(m.state_dict()), isinstance(m.mask, nn.Buffer),
+                m.w is w, m.w.tolist(), m.mask.tolist(), m.steps.item())
+    assert run(enn, et) == run(tnn, torch)
