@@ -480,6 +480,9 @@ class Module(_em.Module):
 
     def __call__(self, *args, **kwargs):
         d = self.__dict__
+        if not (d["_forward_pre_hooks"] or d["_forward_hooks"] or d["_backward_hooks"]
+                or d["_backward_pre_hooks"]):
+            return to_torch(self.forward(*args, **kwargs))
         pre_kw = d["_forward_pre_hooks_with_kwargs"]
         for hook_id, hook in list(d["_forward_pre_hooks"].items()):
             if hook_id in pre_kw:
