@@ -361,3 +361,30 @@ def test_tensor_hooks_and_retain_grad():
     with pytest.raises(GraphError):
         xe.register_hook(lambda g: g)
     xe.retain_grad()  # a leaf: nothing to do, as PyTorch
+
+
+def test_function_mark_dirty():
+    def run(lib, base):
+        class AddOne(base):
+            @staticmethod
+            def forward(ctx, x):
+                x.add_(1) if lib is torch else x.copy_(x + 1)
+                ctx.mark_dirty(x)
+                return x
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        h = a * 1
+        out = AddOne.apply(h)
+        (out * 3).sum().backward()
+        leaf = lib.tensor([1.0], requires_grad=True)
+        try:
+            AddOne.apply(leaf)
+            error = None
+        except RuntimeError as exc:
+            error = "leaf" in str(exc)
+        return out is h, out.tolist(), a.grad.tolist(), error
+    assert run(et, ea.Function) == run(torch, torch.autograd.Function)

@@ -30,7 +30,7 @@ import functools
 
 from ...autodiff.graph import enable_grad, grad_enabled, no_grad
 from ...errors import GraphError, KindError, ShapeMismatchError
-from ..._tensor import Tensor as _EmberTensor, record, wrap
+from ..._tensor import Tensor as _EmberTensor, record, saved, wrap
 from .._tensor import as_torch, to_torch
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
@@ -38,14 +38,20 @@ __all__ = ["Function", "FunctionCtx", "once_differentiable"]
 
 class FunctionCtx:
     """The ``ctx`` of a Function: ``save_for_backward``/``saved_tensors``,
-    ``needs_input_grad``, ``mark_non_differentiable``, ``set_materialize_grads``; any other
-    attribute may be set on it to pass values to ``backward``."""
+    ``needs_input_grad``, ``mark_non_differentiable``, ``mark_dirty``, ``set_materialize_grads``;
+    any other attribute may be set on it to pass values to ``backward``."""
 
     def __init__(self):
         self.to_save = ()
         self.needs_input_grad = ()
         self.materialize_grads = True
         self.non_differentiable = ()
+        self.dirty = ()
+
+    def mark_dirty(self, *args):
+        """These inputs were changed in place by ``forward`` and are returned as outputs: each
+        becomes the op's output itself (a leaf that requires grad cannot be)."""
+        self.dirty = self.dirty + tuple(id(a) for a in args)
 
     def save_for_backward(self, *tensors):
         """Keep ``tensors`` (or None) for ``backward``, as ``saved_tensors``."""
@@ -106,6 +112,8 @@ class Function:
         ctx.needs_input_grad = tuple(bool(on and isinstance(a, _EmberTensor)
                                           and a._node is not None) for a in args)
         args = tuple(as_torch(a) if isinstance(a, _EmberTensor) else a for a in args)
+        # the inputs as they are now: forward may rebind one in place (mark_dirty)
+        before = tuple(saved(a) for a in args if isinstance(a, _EmberTensor))
         with no_grad():
             if cls.setup_context is not Function.setup_context:
                 output = cls.forward(*args, **kwargs)
@@ -115,22 +123,26 @@ class Function:
         output = to_torch(output)
         if not any(ctx.needs_input_grad):
             return output
-        return _record(cls, ctx, args, output)
+        return _record(cls, ctx, args, before, output)
 
 
-def _record(cls, ctx, args, output):
+def _record(cls, ctx, args, inputs, output):
     single = isinstance(output, _EmberTensor)
     outs = [output] if single else list(output) if isinstance(output, (tuple, list)) else None
     if outs is None:
         raise KindError(f"{cls.__name__}.forward returned {type(output).__name__}; expected a "
                         "Tensor or a tuple of them")
-    inputs = tuple(a for a in args if isinstance(a, _EmberTensor))
     positions = [i for i, a in enumerate(args) if isinstance(a, _EmberTensor)]
     diff = [k for k, o in enumerate(outs) if isinstance(o, _EmberTensor)
             and o._dtype.kind == "float" and id(o) not in ctx.non_differentiable]
-    taken = {id(a) for a in inputs}
+    before = {id(args[i]): b for i, b in zip(positions, inputs)}
+    taken = {key for key in before if key not in ctx.dirty}
     for k in diff:  # an input (or an output twice) returned as it is: an alias gets the step
         o = outs[k]
+        was = before.get(id(o))
+        if id(o) in ctx.dirty and was is not None and was.is_leaf and was._node is not None:
+            raise GraphError("a leaf Variable that requires grad is being used in an in-place "
+                             "operation.")
         if id(o) in taken:
             outs[k] = as_torch(wrap(o._data, o._dtype, o._ad))
         taken.add(id(outs[k]))
