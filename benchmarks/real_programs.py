@@ -38,7 +38,9 @@ PROGRAMS = {
     "polynomial_nn": ("tutorials_polynomial_nn.py", [], 300, 1e-4),
     "polynomial_optim": ("tutorials_polynomial_optim.py", [], 300, 1e-4),
     "dynamic_net": ("tutorials_dynamic_net.py", [], 600, 1e-3),
-    "regression": ("examples_regression.py", [], 300, 1e-3),
+    # stops at the first batch whose loss is below 1e-3: the first steps agree to 1e-7, but
+    # float32 rounding of x ** 4 (NumPy's and PyTorch's powf) decides which batch that is
+    "regression": ("examples_regression.py", [], 300, 0.05),
     "mnist": ("examples_mnist.py", ["--epochs", "1", "--log-interval", "10"], 900, 1e-3),
 }
 
