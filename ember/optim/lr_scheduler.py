@@ -674,6 +674,8 @@ class ReduceLROnPlateau(LRScheduler):
     [1.0, 1.0, 1.0, 0.5, 0.5, 0.5]
     """
 
+    steps_on_metric = True
+
     _name = "ReduceLROnPlateau"
     _fields = {"factor": _number_field(low=0.0, high=1.0, high_open=True),
                "default_min_lr": _default_min_lr, "min_lrs": _min_lrs,

@@ -140,8 +140,11 @@ _IGNORED = ("_get_lr_called_within_step", "verbose")
 class LRScheduler:
     """Base class of the schedulers: ``step()``, ``get_last_lr()``, ``state_dict()``.
 
-    Subclasses implement ``get_lr()``, the rates for the current ``last_epoch``.
+    Subclasses implement ``get_lr()``, the rates for the current ``last_epoch``; one whose
+    ``step`` needs a metric sets ``steps_on_metric = True``.
     """
+
+    steps_on_metric = False
 
     _name = "LRScheduler"
     # the saved fields load_state_dict takes, name -> checker (see _BASE_FIELDS)

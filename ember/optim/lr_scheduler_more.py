@@ -5,7 +5,6 @@ They follow PyTorch's recursive formulas (closed forms where SequentialLR restar
 their rates agree with torch's to rounding; lr_scheduler.py re-exports them.
 """
 
-import inspect
 import math
 import numbers
 import types
@@ -457,13 +456,6 @@ class CyclicLR(LRScheduler):
         self._init_scale_fn()
 
 
-def _needs_arguments(step):
-    """Whether ``step()`` takes arguments it cannot do without (ReduceLROnPlateau's metric)."""
-    return any(p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD,
-                                                   p.KEYWORD_ONLY)
-               for p in inspect.signature(step).parameters.values())
-
-
 class ChainedScheduler(LRScheduler):
     """Step several schedulers of one optimizer together: each ``step()`` steps every one in
     turn, so their factors compose. ReduceLROnPlateau (which needs a metric) is refused.
@@ -492,7 +484,7 @@ class ChainedScheduler(LRScheduler):
                                         f"schedulers, got {schedulers!r}", "schedulers",
                                         schedulers)
         for i, s in enumerate(schedulers):
-            if not isinstance(s, LRScheduler) or _needs_arguments(s.step):
+            if not isinstance(s, LRScheduler) or s.steps_on_metric:
                 raise InvalidParameterError(
                     f"{op}: schedulers[{i}] is a {type(s).__name__}; expected an epoch-driven "
                     "scheduler, stepped without arguments (not ReduceLROnPlateau)",

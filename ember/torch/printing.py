@@ -5,9 +5,8 @@
 tensor([1.0000, 2.5000])
 """
 
+import math
 import sys
-
-import numpy as np
 
 __all__ = ["tensor_repr", "tensor_format", "set_options"]
 
@@ -43,68 +42,143 @@ def set_options(precision=None, threshold=None, edgeitems=None, linewidth=None, 
 
 
 def tensor_repr(t):
-    """``repr`` of ember.torch tensor ``t`` as PyTorch prints it."""
-    arr = t._device.backend.to_host(t._data)
-    body = _format(np.asarray(arr), t).replace(", ..., ", ",  ..., ")  # PyTorch: " ..."
-    suffix = []
+    """``repr`` of ember.torch tensor ``t`` as PyTorch prints it (PyTorch's layout rules:
+    one width for every element, fixed or scientific notation chosen from the finite values,
+    ``...`` past ``threshold`` elements, lines wrapped at ``linewidth``)."""
+    prefix = "tensor("
+    body = _tensor_str(t, len(prefix))
+    suffixes = []
     if t.numel() == 0 and t.ndim != 1:
-        suffix.append(f"size={tuple(t.shape)}")
+        suffixes.append(f"size={tuple(t.shape)}")
     if t.dtype.name not in _DEFAULT_NAMES:
-        suffix.append(f"dtype=torch.{t.dtype.name}")
+        suffixes.append(f"dtype=torch.{t.dtype.name}")
     if t._device.type != "cpu":
-        suffix.insert(0, f"device='{t._device}'")
+        suffixes.insert(0, f"device='{t._device}'")
     node = t._node
     if node is not None and node.requires_grad and not node.parents:
-        suffix.append("requires_grad=True")
+        suffixes.append("requires_grad=True")
     elif node is not None and node.parents:
-        suffix.append(f"grad_fn=<{node.name or 'Op'}Backward>")
-    extra = "".join(", " + s for s in suffix)
-    return f"tensor({body}{extra})"
+        suffixes.append(f"grad_fn=<{node.name or 'Op'}Backward>")
+    return prefix + _add_suffixes(body, suffixes, len(prefix))
 
 
-def _format(arr, t):
-    kind = t.dtype.kind
-    layout = dict(separator=", ", prefix="tensor(", threshold=_threshold(),
-                  edgeitems=_options["edgeitems"], max_line_width=_options["linewidth"])
-    if kind == "bool":
-        width = 5 if arr.size and not arr.all() else 4
-        return np.array2string(arr, formatter={"bool": lambda v: ("True" if v else "False").rjust(
-            width)}, **layout)
-    if kind == "int":
-        return np.array2string(arr, **layout)
-    if kind == "complex":
-        return np.array2string(arr, precision=_options["precision"], **layout)
-    finite = arr[np.isfinite(arr)] if arr.size else arr
-    whole = finite.size and np.all(finite == np.round(finite))
-    nonzero = np.abs(finite[finite != 0]) if finite.size else finite
-    big = bool(nonzero.size) and (nonzero.max() > 1e8 or nonzero.max() / nonzero.min() > 1000
-                                  or (not whole and nonzero.min() < 1e-4))
-    digits = _options["precision"]
-    sci = _options["sci_mode"]
-    if sci or (sci is None and big):
-        fmt = lambda v: _nonfinite(v) or np.format_float_scientific(  # noqa: E731
-            v, precision=digits, exp_digits=2, unique=False)
-    elif whole and sci is None:
-        fmt = lambda v: _nonfinite(v) or f"{v:.0f}."  # noqa: E731
+def _add_suffixes(text, suffixes, indent):
+    out = [text]
+    last = len(text) - text.rfind("\n") + 1
+    for suffix in suffixes:
+        if last + len(suffix) + 2 > _options["linewidth"]:
+            out.append(",\n" + " " * indent + suffix)
+            last = indent + len(suffix)
+        else:
+            out.append(", " + suffix)
+            last += len(suffix) + 2
+    return "".join(out) + ")"
+
+
+def _tensor_str(t, indent):
+    if t.numel() == 0:
+        return "[]"
+    summarize = t.numel() > _options["threshold"]
+    data = t.tolist()
+    shown = _shown(data, t.ndim) if summarize else _flat(data, t.ndim)
+    if t.dtype.kind == "complex":
+        real = _Formatter([v.real for v in shown], True)
+        imag = _Formatter([v.imag for v in shown], True)
     else:
-        fmt = lambda v: _nonfinite(v) or f"{v:.{digits}f}"  # noqa: E731
-    arr = arr.astype(np.float64)
-    width = max((len(fmt(v)) for v in arr.reshape(-1)), default=0)
-    return np.array2string(arr, formatter={"float_kind": lambda v: fmt(v).rjust(width)},
-                           **layout)
+        real, imag = _Formatter(shown, t.dtype.kind == "float"), None
+    return _nested_str(data, t.ndim, indent, summarize, real, imag)
 
 
-def _threshold():
-    limit = _options["threshold"]
-    return sys.maxsize if limit == float("inf") else int(limit)
+def _flat(data, ndim):
+    if ndim == 0:
+        return [data]
+    if ndim == 1:
+        return data
+    return [v for row in data for v in _flat(row, ndim - 1)]
 
 
-def _nonfinite(v):
-    if np.isnan(v):
-        return "nan"
-    if np.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    return None
+def _shown(data, ndim):
+    """The elements a summarized tensor prints (the first and last ``edgeitems`` per dim)."""
+    edge = _options["edgeitems"]
+    if ndim == 0:
+        return [data]
+    if len(data) > 2 * edge:
+        data = data[:edge] + data[len(data) - edge:] if edge else []
+    if ndim == 1:
+        return data
+    return [v for row in data for v in _shown(row, ndim - 1)]
+
+
+class _Formatter:
+    """PyTorch's element formatter: one width for all, fixed or scientific notation."""
+
+    def __init__(self, values, floating):
+        self.floating, self.int_mode, self.sci = floating, True, False
+        self.width = 1
+        if not floating:
+            self.width = max([1] + [len(_plain(v)) for v in values])
+            return
+        finite = [v for v in values if math.isfinite(v) and v != 0]
+        if not finite:
+            return
+        digits = _options["precision"]
+        big, small = max(abs(v) for v in finite), min(abs(v) for v in finite)
+        self.int_mode = all(v == math.ceil(v) for v in finite)
+        sci = _options["sci_mode"]
+        self.sci = (big / small > 1000.0 or big > 1.0e8 or small < 1.0e-4) if sci is None else sci
+        if self.sci:
+            self.width = max(len(f"{v:.{digits}e}") for v in finite)
+        elif self.int_mode:
+            self.width = max(len(f"{v:.0f}") + 1 for v in finite)
+        else:
+            self.width = max(len(f"{v:.{digits}f}") for v in finite)
+
+    def format(self, v):
+        if not self.floating:
+            text = _plain(v)
+        elif self.sci:
+            text = f"{v:{self.width}.{_options['precision']}e}"
+        elif self.int_mode:
+            text = f"{v:.0f}" + ("" if math.isinf(v) or math.isnan(v) else ".")
+        else:
+            text = f"{v:.{_options['precision']}f}"
+        return text.rjust(self.width)
+
+
+def _plain(v):
+    return str(v)
+
+
+def _element(v, real, imag):
+    if imag is None:
+        return real.format(v)
+    im = (imag.format(v.imag) + "j").lstrip()
+    return real.format(v.real) + (im if im[0] in "+-" else "+" + im)
+
+
+def _nested_str(data, ndim, indent, summarize, real, imag):
+    edge = _options["edgeitems"]
+    if ndim == 0:
+        return _element(data, real, imag)
+    if ndim == 1:
+        length = real.width + 2 + (imag.width + 1 if imag is not None else 0)
+        per_line = max(1, math.floor((_options["linewidth"] - indent) / length))
+        if summarize and not edge:
+            items = ["..."]
+        elif summarize and len(data) > 2 * edge:
+            items = ([_element(v, real, imag) for v in data[:edge]] + [" ..."]
+                     + [_element(v, real, imag) for v in data[-edge:]])
+        else:
+            items = [_element(v, real, imag) for v in data]
+        lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
+        return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
+    if summarize and len(data) > 2 * edge:
+        parts = ([_nested_str(x, ndim - 1, indent + 1, summarize, real, imag) for x in data[:edge]]
+                 + ["..."] + [_nested_str(x, ndim - 1, indent + 1, summarize, real, imag)
+                              for x in data[-edge:]])
+    else:
+        parts = [_nested_str(x, ndim - 1, indent + 1, summarize, real, imag) for x in data]
+    return "[" + ("," + "\n" * (ndim - 1) + " " * (indent + 1)).join(parts) + "]"
 
 
 def tensor_format(t, spec):
