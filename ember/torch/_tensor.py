@@ -224,7 +224,8 @@ def torch_function(fn=None, *, name=None):
         wrapped = _returns_torch(f, key)
         wrapped.__qualname__ = key
         wrapped.__module__ = f.__module__  # its examples run where it is defined
-        del wrapped.__wrapped__
+        del wrapped.__wrapped__  # (doctest would collect the examples twice)
+        wrapped.implementation = f
         functions[key] = wrapped
         return wrapped
     return register(fn) if fn is not None else register
