@@ -240,7 +240,8 @@ def lcm(input, other):  # noqa: A002
 
 
 def ldexp(input, other):  # noqa: A002
-    """``input * 2 ** other`` (ints compute in the default float), as ``torch.ldexp``.
+    """``input * 2 ** other`` in the operands' float dtype (ints compute in the default
+    float), as ``torch.ldexp``.
 
     >>> import ember.torch as torch
     >>> torch.ldexp(torch.tensor([1.0, 3.0]), torch.tensor([2, -1])).tolist()
@@ -251,8 +252,10 @@ def ldexp(input, other):  # noqa: A002
     for t, param in ((input, "input"), (other, "other")):
         if t.dtype.kind == "complex":
             raise _dt.complex_error("ldexp", param, t.dtype)
-    power = other.cast(_dt.int64) if other.dtype.kind == "bool" else other
-    return _e.mul(input, _e.pow(2.0, power))
+    dt = _e.result_type(input, other)
+    if dt.kind != "float":
+        dt = _dt.default_float
+    return input.cast(dt) * _e.pow(2.0, other.cast(dt))
 
 
 def _signbit_of(value):
@@ -550,6 +553,12 @@ def _first_tensor(op, input, other):  # noqa: A002
     return as_torch(_e.full((), input, dtype=_e.result_type(input, other), device=other.device))
 
 
+def _check_alpha(op, input, other, alpha):  # noqa: A002
+    if isinstance(alpha, float) and _e.result_type(input, other).kind in ("int", "bool"):
+        raise KindError(f"{op}: for integral input tensors, argument alpha must not be a "
+                        f"floating point number, got {alpha!r}")
+
+
 def add(input, other, *, alpha=1):  # noqa: A002
     """``input + alpha * other``, as ``torch.add``.
 
@@ -557,7 +566,9 @@ def add(input, other, *, alpha=1):  # noqa: A002
     >>> torch.add(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 1.0]), alpha=3).tolist()
     [4.0, 5.0]
     """
-    return Tensor.add(_first_tensor("add", input, other), other, alpha=alpha)
+    first = _first_tensor("add", input, other)
+    _check_alpha("add", first, other, alpha)
+    return Tensor.add(first, other, alpha=alpha)
 
 
 def sub(input, other, *, alpha=1):  # noqa: A002
@@ -567,7 +578,9 @@ def sub(input, other, *, alpha=1):  # noqa: A002
     >>> torch.sub(torch.tensor([5.0]), torch.tensor([1.0]), alpha=2).tolist()
     [3.0]
     """
-    return Tensor.sub(_first_tensor("sub", input, other), other, alpha=alpha)
+    first = _first_tensor("sub", input, other)
+    _check_alpha("sub", first, other, alpha)
+    return Tensor.sub(first, other, alpha=alpha)
 
 
 def div(input, other, *, rounding_mode=None):  # noqa: A002
