@@ -42,7 +42,7 @@ METHOD_ALIASES = {
 }
 
 # torch.<name>(input, ...): input.<name>(...) (the in-place ones first)
-METHOD_TWINS = """abs_ absolute_ acos_ acosh_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_
+METHOD_TWINS = """abs_ acos_ acosh_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_
 arctanh_ asin_ asinh_ atan_ atanh_ ceil_ clamp_ clamp_max_ clamp_min_ clip_ conj_physical_ cos_
 cosh_ deg2rad_ erf_ erfc_ exp2_ exp_ expm1_ fix_ floor_ frac_ gcd_ i0_ lcm_ ldexp_ log10_ log1p_
 log2_ log_ logit_ nan_to_num_ neg_ negative_ rad2deg_ reciprocal_ relu_ round_ rsqrt_ sigmoid_
