@@ -1,12 +1,14 @@
 """PyTorch's other spellings of ember.torch's ops, and its module-level twins of Tensor methods.
 
 - The aliases (``torch.absolute`` is ``torch.abs``, ``torch.arccos`` is ``torch.acos``,
-  ``torch.clip`` is ``torch.clamp``, ``torch.concat`` is ``torch.cat``, ...) as functions and,
+  ``torch.clip`` is ``torch.clamp``, ``torch.concat`` is ``torch.cat``, ``unsafe_split`` is
+  ``split`` (ember never shares a buffer between the pieces' updates), ...) as functions and,
   where PyTorch has them, as Tensor methods; each calls the op it aliases, looked up when
   called, so it has that op's arguments, checks and gradients.
 - The module-level in-place functions (``torch.abs_(x)`` is ``x.abs_()``, ``torch.relu_``,
   ``torch.clamp_``, ...) and the other method twins (``torch.fill``, ``torch.detach``,
-  ``torch.is_signed``): each calls the Tensor method of its name.
+  ``torch.is_signed``, ``torch.softmax``, ``torch.select``): each calls the Tensor method of
+  its name.
 
 >>> import ember.torch as torch
 >>> torch.arccos(torch.tensor([1.0])).tolist(), torch.tensor([-2.0]).absolute().tolist()
@@ -31,14 +33,16 @@ FUNCTION_ALIASES = {
     "absolute": "abs", "arccos": "acos", "arccosh": "acosh", "arcsin": "asin",
     "arcsinh": "asinh", "arctan": "atan", "arctan2": "atan2", "arctanh": "atanh", "clip": "clamp",
     "concat": "cat", "divide": "div", "multiply": "mul", "subtract": "sub", "negative": "neg",
-    "less": "lt", "less_equal": "le", "fix": "trunc",
+    "less": "lt", "less_equal": "le", "fix": "trunc", "unsafe_chunk": "chunk",
+    "unsafe_split": "split", "unsafe_split_with_sizes": "split_with_sizes",
 }
 
 # Tensor.<alias>: the method it calls
 METHOD_ALIASES = {
     "absolute": "abs", "arccos": "acos", "arccosh": "acosh", "arcsin": "asin",
     "arcsinh": "asinh", "arctan": "atan", "arctan2": "atan2", "arctanh": "atanh", "clip": "clamp",
-    "negative": "neg", "less": "lt", "less_equal": "le", "fix": "trunc",
+    "negative": "neg", "less": "lt", "less_equal": "le", "fix": "trunc", "unsafe_chunk": "chunk",
+    "unsafe_split": "split", "unsafe_split_with_sizes": "split_with_sizes",
 }
 
 # torch.<name>(input, ...): input.<name>(...) (the in-place ones first)
@@ -47,7 +51,7 @@ arctanh_ asin_ asinh_ atan_ atanh_ ceil_ clamp_ clamp_max_ clamp_min_ clip_ conj
 cosh_ deg2rad_ erf_ erfc_ exp2_ exp_ expm1_ fix_ floor_ frac_ gcd_ i0_ lcm_ ldexp_ log10_ log1p_
 log2_ log_ logit_ nan_to_num_ neg_ negative_ rad2deg_ reciprocal_ relu_ round_ rsqrt_ sigmoid_
 sin_ sinc_ sinh_ sqrt_ square_ tan_ tanh_ trunc_ xlogy_ zero_ fill_ addmv_ index_put_ detach_
-detach is_signed""".split()
+detach is_signed softmax log_softmax select""".split()
 
 
 def _torch():

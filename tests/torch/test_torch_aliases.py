@@ -174,3 +174,26 @@ def test_every_listed_name_is_torchs():
         assert hasattr(torch.Tensor, name) and hasattr(et.Tensor, name), name
     for name in aliases.METHOD_TWINS:
         assert hasattr(torch, name) and hasattr(et.Tensor, name), name
+
+
+def test_unsafe_split_and_chunk():
+    check(lambda m, x: m.unsafe_chunk(x, 3), rand((10, 2)))
+    check(lambda m, x: x.unsafe_chunk(2, dim=1), rand((3, 4)))
+    check(lambda m, x: m.unsafe_split(x, 4), rand((10,)))
+    check(lambda m, x: x.unsafe_split(1, 1), rand((2, 3)))
+    # split_with_sizes gives a list where PyTorch gives a tuple: the pieces are compared
+    check(lambda m, x: tuple(m.unsafe_split_with_sizes(x, [3, 7])), rand((10,)))
+    check(lambda m, x: tuple(x.unsafe_split_with_sizes([1, 2], dim=1)), rand((2, 3)))
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_softmax_twins(name):
+    check(lambda m, x: getattr(m, name)(x, 1), rand((3, 4)))
+    check(lambda m, x: getattr(m, name)(x.T, dim=0, dtype=m.float64), rand((3, 4)))
+    check(lambda m, x: getattr(m, name)(x, -1), rand((0, 2)))
+
+
+def test_select_twin():
+    check(lambda m, x: m.select(x, 1, 2), rand((3, 4)))
+    check(lambda m, x: m.select(x.T, 0, -1), rand((3, 4)))
+    check(lambda m, x: m.select(x, 0, 1), rand((2,)))
