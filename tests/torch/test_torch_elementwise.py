@@ -387,3 +387,37 @@ def test_inplace_forms():
     check(special, np.abs(rand((3,))) + 0.5, np.abs(rand((3,), seed=3)) + 0.5, grad=False)
     z = et.tensor([1 + 1j])
     assert z.conj_physical_() is z and z.tolist() == [1 - 1j]
+
+
+# -- second derivatives ---------------------------------------------------------------------------
+
+SECOND = {
+    "logaddexp": lambda m, x, y: m.logaddexp(x, y),
+    "logaddexp2": lambda m, x, y: m.logaddexp2(x, y),
+    "copysign": lambda m, x, y: m.copysign(x * x, y),
+    "fmax": lambda m, x, y: m.fmax(x * x, y),
+    "float_power": lambda m, x, y: m.float_power(x.abs() + 1, y),
+    "ldexp": lambda m, x, y: m.ldexp(x * x, y),
+    "frexp": lambda m, x, y: m.frexp(x * x * 10)[0] * y,
+    "nan_to_num": lambda m, x, y: m.nan_to_num(x.log() * y),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SECOND))
+def test_second_derivatives(name):
+    x, y = rand((5,), "float64"), rand((5,), "float64", seed=1)
+    grads = []
+    for m in (torch, et):
+        a = m.tensor(x, requires_grad=True)
+        b = m.tensor(y, requires_grad=True)
+        out = SECOND[name](m, a, b).sum()
+        ga, gb = m.autograd.grad(out, (a, b), create_graph=True, allow_unused=True)
+        first = ga.sum() + (gb.sum() if gb is not None else 0)
+        grads.append([g for g in m.autograd.grad(first, (a, b), allow_unused=True)])
+    for g_t, g_e in zip(*grads):
+        if g_t is None or g_e is None:  # no path: the other side must be zero or absent
+            other = g_e if g_t is None else g_t
+            assert other is None or not bool((other != 0).any())
+        else:
+            np.testing.assert_allclose(g_e.detach().numpy(), g_t.detach().numpy(), rtol=1e-9,
+                                       atol=1e-12, equal_nan=True)
