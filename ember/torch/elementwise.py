@@ -2,7 +2,8 @@
 ``fmin``, ``frac``, ``frexp``, ``gcd`` / ``lcm``, ``ldexp``, ``copysign``, ``nextafter``,
 ``signbit``, ``isneginf`` / ``isposinf`` / ``isreal``, ``isin``, ``logaddexp`` / ``logaddexp2``,
 ``nan_to_num``, the conjugation views (``conj_physical``, ``resolve_conj``, ``resolve_neg``,
-``is_conj``, ``is_neg``), and ``add`` / ``sub`` / ``div`` / ``rsub`` with PyTorch's ``alpha``
+``is_conj``, ``is_neg``), ``Tensor.apply_`` / ``map_`` / ``map2_`` (a Python callable on each
+element), and ``add`` / ``sub`` / ``div`` / ``rsub`` with PyTorch's ``alpha``
 and ``rounding_mode``. Each is ``ember.torch.<name>`` and, where PyTorch has it,
 ``Tensor.<name>``; the in-place forms (``frac_``, ``gcd_``, ...) come from
 ``ember/torch/inplace.py`` (``INPLACE`` lists those its own list lacks).
@@ -33,10 +34,10 @@ import ember as _e
 from .. import dtypes as _dt
 from .._tensor import Tensor as _T, wrap
 from ..autodiff.graph import no_grad
-from ..errors import DeviceError, InvalidParameterError, KindError
+from ..errors import DeviceError, GraphError, InvalidParameterError, KindError
 from ._tensor import Tensor, as_torch, torch_function, torch_method
 from .histograms import searchsorted
-from .shapes_and_grids import broadcast_tensors
+from .shapes_and_grids import broadcast_tensors, broadcast_to
 
 __all__ = ["float_power", "fmax", "fmin", "frac", "frexp", "gcd", "lcm", "ldexp", "copysign",
            "nextafter", "signbit", "isneginf", "isposinf", "isreal", "isin", "logaddexp",
@@ -605,6 +606,76 @@ def rsub(input, other, *, alpha=1):  # noqa: A002
     return sub(other, input, alpha=alpha)
 
 
+# -- apply_, map_, map2_: a Python callable on each element ---------------------------------
+
+_PYTHON_TYPE = {"bool": bool, "int": int, "float": float, "complex": complex}
+
+
+def _python_map(self, op, fn, *others):
+    """Rebind ``self`` to ``fn`` of each element of ``self`` and of ``others`` (tensors of its
+    dtype, broadcast to its shape); the results are cast as a C cast would (ints truncate)."""
+    from .inplace import apply_inplace  # inplace.py imports this module
+    if self.requires_grad:
+        raise GraphError(f"{op}: can't call it on a tensor that requires grad; use "
+                         f"x.detach().{op}(...) instead")
+    if not callable(fn):
+        raise InvalidParameterError(f"{op}: callable must be callable, got {fn!r}", "callable",
+                                    fn)
+    columns = [self.reshape(-1).tolist()]
+    for i, other in enumerate(others):
+        param = "other" if len(others) == 1 else ("x", "y")[i]
+        _tensor(other, op, param)
+        if other.dtype is not self.dtype:
+            raise KindError(f"{op}: {param} has dtype {other.dtype.name}; expected "
+                            f"{self.dtype.name}, the dtype of the tensor")
+        columns.append(broadcast_to(other.detach(), self.shape).reshape(-1).tolist())
+    cast = _PYTHON_TYPE[self.dtype.kind]
+    values = []
+    for args in zip(*columns):
+        value = fn(*args)
+        if not _is_number(value) or isinstance(value, complex) and cast is not complex:
+            raise InvalidParameterError(f"{op}: callable must return a number a "
+                                        f"{self.dtype.name} tensor holds, got {value!r}",
+                                        "callable", fn)
+        values.append(cast(value))
+    out = _e.tensor(values, dtype=self.dtype, device=self.device).reshape(self.shape)
+    return apply_inplace(self, lambda t: out, op)
+
+
+def apply_(self, callable):  # noqa: A002
+    """``Tensor.apply_``: each element replaced by ``callable(element)``, in place (a Python
+    loop; not for tensors that require grad).
+
+    >>> import ember.torch as torch
+    >>> torch.tensor([1.0, 2.0]).apply_(lambda v: v * 10).tolist()
+    [10.0, 20.0]
+    """
+    return _python_map(self, "apply_", callable)
+
+
+def map_(self, tensor, callable):  # noqa: A002
+    """``Tensor.map_``: each element replaced by ``callable(element, other_element)``, in
+    place (``tensor`` of this dtype, broadcast to this shape).
+
+    >>> import ember.torch as torch
+    >>> torch.tensor([1.0, 2.0]).map_(torch.tensor([3.0]), lambda a, b: a * b).tolist()
+    [3.0, 6.0]
+    """
+    return _python_map(self, "map_", callable, tensor)
+
+
+def map2_(self, x, y, callable):  # noqa: A002
+    """``Tensor.map2_``: each element replaced by ``callable(element, x_element,
+    y_element)``, in place.
+
+    >>> import ember.torch as torch
+    >>> one, two = torch.tensor([1.0]), torch.tensor([2.0])
+    >>> torch.tensor([1.0, 2.0]).map2_(one, two, lambda a, b, c: a + b + c).tolist()
+    [4.0, 5.0]
+    """
+    return _python_map(self, "map2_", callable, x, y)
+
+
 # -- registration ------------------------------------------------------------------------------
 
 _METHODS = ("float_power", "fmax", "fmin", "frac", "frexp", "gcd", "lcm", "ldexp", "copysign",
@@ -613,6 +684,6 @@ _METHODS = ("float_power", "fmax", "fmin", "frac", "frexp", "gcd", "lcm", "ldexp
 
 for _name in __all__[:-1]:
     torch_function(globals()[_name], name=_name)
-for _name in _METHODS:
+for _name in _METHODS + ("apply_", "map_", "map2_"):
     torch_method(globals()[_name], name=_name)
 del _name

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import ember.torch as et
-from ember.errors import InvalidParameterError, KindError
+from ember.errors import GraphError, InvalidParameterError, KindError, ShapeMismatchError
 from math_oracle import check, rand as _rand
 
 NAN, INF = float("nan"), float("inf")
@@ -421,3 +421,32 @@ def test_second_derivatives(name):
         else:
             np.testing.assert_allclose(g_e.detach().numpy(), g_t.detach().numpy(), rtol=1e-9,
                                        atol=1e-12, equal_nan=True)
+
+
+# -- apply_, map_, map2_ ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool", "float64"])
+def test_apply_map_map2(dtype):
+    def f(m, x, y, z):
+        a, b, c = x.clone(), x.clone(), x.clone()
+        assert a.apply_(lambda v: v * 3 if not isinstance(v, bool) else not v) is a
+        assert b.map_(y, lambda p, q: p - q if not isinstance(p, bool) else p ^ q) is b
+        assert c.map2_(y, z, lambda p, q, r: (p + q) / 2 if not isinstance(p, bool) else r) is c
+        return a, b, c
+    check(f, rand((2, 3), dtype), rand((3,), dtype, seed=1), rand((2, 3), dtype, seed=2),
+          grad=False)
+    check(lambda m, x: x.clone().apply_(lambda v: v), rand((), dtype), grad=False)
+    check(lambda m, x: x.clone().apply_(lambda v: v), rand((0, 2), dtype), grad=False)
+
+
+def test_apply_map_errors():
+    with pytest.raises(GraphError):
+        et.ones(2, requires_grad=True).apply_(lambda v: v)
+    with pytest.raises(KindError):
+        et.tensor([1, 2]).map_(et.tensor([0.5, 0.5]), lambda a, b: a + b)
+    with pytest.raises(ShapeMismatchError):
+        et.ones(2).map_(et.ones(2, 2), lambda a, b: a)
+    with pytest.raises(InvalidParameterError):
+        et.ones(2).apply_(lambda v: "a")
+    with pytest.raises(InvalidParameterError):
+        et.ones(2).apply_(3)
