@@ -35,6 +35,7 @@ from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..ops.inplace import _check_update, rebind
 from ..ops.random import _gen
 from .._tensor import Tensor as _T
+from . import elementwise as _elementwise
 from ._tensor import Tensor, torch_method
 
 __all__ = ["apply_inplace", "register_inplace", "register_all"]
@@ -121,7 +122,7 @@ mvlgamma_ addmm_ addmv_ addr_ addbmm_ baddbmm_""".split()
 def register_all():
     """Register the in-place form of every name of the list whose base method ember.torch
     has now (idempotent: a module that adds base methods later may call it again)."""
-    for name in _NAMES:
+    for name in _NAMES + list(_elementwise.INPLACE):
         if hasattr(_T, name[:-1]) or hasattr(Tensor, name[:-1]):
             register_inplace(name)
     for name, base in _ALIASES.items():
