@@ -22,7 +22,8 @@ def _arity(f):
     params = inspect.signature(getattr(f, "implementation", f)).parameters.values()
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD,
                                                   p.VAR_POSITIONAL)]
-    if not positional or any(p.kind == p.KEYWORD_ONLY and p.default is p.empty for p in params):
+    if (all(p.kind == p.VAR_POSITIONAL for p in positional)  # an alias: (*args, **kwargs)
+            or any(p.kind == p.KEYWORD_ONLY and p.default is p.empty for p in params)):
         return None
     return max(sum(1 for p in positional if p.default is p.empty
                    and p.kind != p.VAR_POSITIONAL), 1)
