@@ -86,7 +86,7 @@ class finfo:
         else:
             i = _np.finfo(dt.name)
             c = {"bits": int(i.bits), "eps": float(i.eps), "max": float(i.max),
-                 "tiny": float(i.tiny), "resolution": float(i.resolution)}
+                 "tiny": float(i.tiny), "resolution": 10.0 ** -int(i.precision)}
         self.bits = c["bits"]
         self.eps = c["eps"]
         self.max = c["max"]
@@ -135,7 +135,7 @@ class iinfo:
         return hash(("iinfo", self.dtype))
 
     def __repr__(self):
-        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"
 
 
 finfo.__module__ = iinfo.__module__ = "ember.torch"
