@@ -186,8 +186,7 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
     if sorted(perm) != list(range(len(size))):
         raise InvalidParameterError(f"{op}: physical_layout must be a permutation of the "
                                     f"{len(size)} dims, got {perm}", "physical_layout", perm)
-    from .. import torch as _torch
-    return _torch.zeros(size, dtype=dtype, device=device, requires_grad=requires_grad)
+    return functions["zeros"](size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 @torch_method
