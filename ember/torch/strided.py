@@ -35,7 +35,6 @@ from ..errors import DeviceError, InvalidParameterError, KindError, ShapeMismatc
 from ..shapes import as_int
 from .._tensor import Tensor as _T
 from ._tensor import as_torch, functions, torch_function, torch_method
-from .inplace import apply_inplace
 from .legacy_types import tensor_of_bytes
 
 __all__ = ["as_strided", "as_strided_scatter", "unsafe_chunk", "unsafe_split",
@@ -278,6 +277,7 @@ def _python_map(self, fn, others, op):
 def apply_(self, callable):  # noqa: A002
     """Each element replaced by ``callable(element)``, in place (CPU tensors, not requiring
     grad), as PyTorch's ``apply_``."""
+    from .inplace import apply_inplace  # (imported late: it registers what exists when loaded)
     return apply_inplace(self, lambda t: _python_map(t, callable, (), "apply_"), "apply_")
 
 
@@ -285,12 +285,14 @@ def apply_(self, callable):  # noqa: A002
 def map_(self, tensor, callable):  # noqa: A002
     """Each element replaced by ``callable(element, other)`` with ``tensor`` broadcast to this
     shape, in place, as PyTorch's ``map_``."""
+    from .inplace import apply_inplace
     return apply_inplace(self, lambda t: _python_map(t, callable, (tensor,), "map_"), "map_")
 
 
 @torch_method
 def map2_(self, x, y, callable):  # noqa: A002
     """``map_`` with two tensors: ``callable(element, x_element, y_element)``."""
+    from .inplace import apply_inplace
     return apply_inplace(self, lambda t: _python_map(t, callable, (x, y), "map2_"), "map2_")
 
 
