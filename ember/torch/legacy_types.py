@@ -30,7 +30,7 @@ import ember as _e
 from .. import dtypes as _dt
 from .._tensor import Tensor as _T, transfer, wrap
 from ..devices import CPU, get_default_device
-from ..errors import DimensionError, InvalidParameterError, KindError
+from ..errors import DeviceError, DimensionError, InvalidParameterError, KindError
 from . import methods as _methods
 from ._tensor import Size, Tensor, functions, to_torch, torch_function, torch_method
 
@@ -341,6 +341,12 @@ class _TensorType(type):
     def _build(cls, args, device):
         op = cls.__name__
         dtype = cls.dtype
+        if device is not None:
+            from ..devices import as_device
+            device = as_device(device, op)
+            if device.type != "cpu":
+                raise DeviceError(f"{op}: the legacy constructor expects a CPU device, got "
+                                  f"{device}", (device,))
         if len(args) == 1 and isinstance(args[0], _T):
             t = args[0]
             if t._dtype is not dtype:

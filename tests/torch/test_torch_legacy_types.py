@@ -8,7 +8,7 @@ import torch
 
 import ember
 import ember.torch as et
-from ember.errors import DimensionError, InvalidParameterError, KindError
+from ember.errors import DeviceError, DimensionError, InvalidParameterError, KindError
 
 pytestmark = pytest.mark.filterwarnings("ignore:TypedStorage is deprecated")
 
@@ -54,6 +54,12 @@ def test_typed_tensor_errors():
         torch.FloatTensor(2, [1])
     with pytest.raises(InvalidParameterError):
         et.FloatTensor(-1)
+    with pytest.raises(DeviceError):
+        et.FloatTensor(2, device="cuda")
+    with pytest.raises(RuntimeError):
+        torch.FloatTensor(2, device="cuda")
+    same(et.FloatTensor([1, 2], device="cpu"), torch.FloatTensor([1, 2], device="cpu"))
+    assert tuple(et.FloatTensor(2, device="cpu").shape) == (2,)
 
 
 @pytest.mark.parametrize("name", TYPES)
