@@ -92,6 +92,7 @@ from . import (linear_algebra_products, reductions, shapes_and_grids,  # noqa: E
                histograms, windows)
 from . import special, fft, linalg  # noqa: E402,F401
 from . import elementwise, aliases  # noqa: E402,F401
+from . import info, legacy_types, linalg_legacy, strided  # noqa: E402,F401
 from . import indexing, creation, conversion, inplace, augmented  # noqa: E402,F401
 from .conversion import (channels_last, channels_last_3d, contiguous_format,  # noqa: E402,F401
                          memory_format, preserve_format)

@@ -436,6 +436,17 @@ def split(tensor, split_size_or_sections, dim=0):
 
 
 @function_and_method
+def split_with_sizes(input, split_sizes, dim=0):
+    """``input`` split along ``dim`` into parts of the listed sizes, a tuple.
+
+    >>> import ember.torch as torch
+    >>> [t.tolist() for t in torch.arange(5).split_with_sizes([1, 4])]
+    [[0], [1, 2, 3, 4]]
+    """
+    return tuple(_T.split_with_sizes(tensor_arg(input, "split_with_sizes"), split_sizes, dim))
+
+
+@function_and_method
 def chunk(input, chunks, dim=0):
     """``input`` split into at most ``chunks`` parts of ``ceil(size / chunks)``, a tuple.
 
