@@ -17,7 +17,7 @@ False
 [4.0]
 """
 
-from . import functional, graph, tensor_hooks  # noqa: F401
+from . import forward_ad, functional, graph, tensor_hooks  # noqa: F401
 from .anomaly_mode import AnomalyError, detect_anomaly, set_detect_anomaly  # noqa: F401
 from .backward import backward, grad  # noqa: F401
 from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
@@ -30,7 +30,7 @@ from .variable import Variable  # noqa: F401
 
 __all__ = ["grad", "backward", "Function", "FunctionCtx", "once_differentiable", "no_grad",
            "enable_grad", "inference_mode", "set_grad_enabled", "Variable", "gradcheck",
-           "gradgradcheck", "GradcheckError", "functional", "graph", "detect_anomaly",
+           "gradgradcheck", "GradcheckError", "functional", "graph", "forward_ad", "detect_anomaly",
            "set_detect_anomaly", "AnomalyError", "set_multithreading_enabled",
            "is_multithreading_enabled", "enforce_grad_layout_policy", "is_tensor_like",
            "kineto_available", "is_view_replay_enabled"]
