@@ -99,7 +99,8 @@ class _Switch:
 class set_multithreading_enabled(_Switch):
     """Multithreaded backward on (the default) or off, for this thread. ember's backward
     always runs on the calling thread, as PyTorch's does for CPU tensors, so either mode gives
-    the same gradients; ``is_multithreading_enabled()`` reports the setting.
+    the same gradients; ``is_multithreading_enabled()`` reports the setting. As a decorator
+    it sets the mode for the calls only (PyTorch's leaves it set from the decoration on).
 
     >>> from ember.torch import autograd
     >>> with autograd.set_multithreading_enabled(False):

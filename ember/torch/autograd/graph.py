@@ -2,8 +2,9 @@
 
 ``t.grad_fn`` is a ``Node`` for a tensor an op produced (None for a leaf or an untracked
 tensor): ``name()`` (PyTorch's spelling of ember's step: ``mul`` -> ``MulBackward0``, a leaf
-that requires grad -> ``AccumulateGrad``), ``next_functions`` (one ``(Node or None, 0)`` per
-input of the step, None for a constant), ``metadata`` (a dict kept with the step),
+that requires grad -> ``torch::autograd::AccumulateGrad``), ``next_functions`` (one ``(Node or None, 0)`` per
+input of the step, None for a constant tensor; a Python number operand is no input, where
+PyTorch lists it as ``(None, 0)``), ``metadata`` (a dict kept with the step),
 ``register_prehook(fn(grad_outputs))`` and ``register_hook(fn(grad_inputs, grad_outputs))``
 (a result other than None replaces the gradients). Each ember tensor has a step of its own,
 so the output index of an edge is always 0. ``AccumulateGrad.variable`` is the leaf.
@@ -15,7 +16,7 @@ so the output index of an edge is always 0. ``AccumulateGrad.variable`` is the l
 ('SumBackward0', 'MulBackward0')
 >>> leaf = y.grad_fn.next_functions[0][0].next_functions[0][0]
 >>> leaf.name(), leaf.variable is x
-('AccumulateGrad', True)
+('torch::autograd::AccumulateGrad', True)
 """
 
 import weakref
@@ -32,14 +33,19 @@ _METADATA = weakref.WeakKeyDictionary()  # ember Node -> its metadata dict
 _HOOKS = weakref.WeakKeyDictionary()  # ember Node -> _StepHooks
 
 
+_TORCH_NAMES = {"true_divide": "Div"}  # ember's step names PyTorch spells otherwise
+
+
 def _camel(name):
+    if name in _TORCH_NAMES:
+        return _TORCH_NAMES[name]
     return "".join(part[:1].upper() + part[1:] for part in name.split("_") if part)
 
 
 def node_name(node):
     """PyTorch's name of the ember step ``node`` (``mul`` -> ``MulBackward0``)."""
     if not node.parents:
-        return "AccumulateGrad"
+        return "torch::autograd::AccumulateGrad"
     return f"{_camel(node.name) or 'Op'}Backward0"
 
 
