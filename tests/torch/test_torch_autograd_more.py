@@ -432,3 +432,58 @@ def test_runtime_queries():
         assert ea.is_tensor_like(v) == torch.autograd.is_tensor_like(tv)
     assert ea.is_view_replay_enabled() is torch.autograd.is_view_replay_enabled() is False
     assert ea.kineto_available() is False  # ember has no Kineto (PyTorch's build has it)
+
+
+# -- NestedIOFunction ---------------------------------------------------------------------
+
+class _Affine(ea.NestedIOFunction):
+    """y = (x * w[0] + w[1], (x * x,)) with the nested gradients written out."""
+
+    def forward_extended(self, x, w):
+        self.save_for_backward(x, w)
+        self.flags = self.needs_input_grad
+        return x * w[0] + w[1], (x * x,)
+
+    def backward_extended(self, gy, rest):
+        (gz,) = rest
+        x, (a, b) = self.saved_tensors
+        return gy * a + gz * 2 * x, (gy * x, gy)
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3)])
+def test_nested_io_function_against_pytorch_autograd(shape):
+    x, a, b = (RNG.standard_normal(shape) for _ in range(3))
+    xe, xt = pair(x)
+    ae, at = pair(a)
+    be, bt = pair(b, requires_grad=False)
+    op = _Affine()
+    ye, (ze,) = op(xe, (ae, be))
+    yt, zt = xt * at + bt, xt * xt
+    close(ye, yt)
+    close(ze, zt)
+    assert op.flags == (True, True, False)
+    (ye.sin().sum() + ze.sum()).backward()
+    (yt.sin().sum() + zt.sum()).backward()
+    close(xe.grad, xt.grad)
+    close(ae.grad, at.grad)
+    assert be.grad is None
+
+
+def test_nested_io_function_non_differentiable_output():
+    class Split(ea.NestedIOFunction):
+        def forward_extended(self, x):
+            idx = (x > 0).to(et.float64)
+            self.mark_non_differentiable(idx)
+            return [x * 2, idx]
+
+        def backward_extended(self, g, g_idx):
+            return g * 2
+
+    xe, xt = pair([-1.0, 2.0])
+    ye, ie = Split()(xe)
+    assert isinstance(ye, et.Tensor) and not ie.requires_grad
+    ye.sum().backward()
+    (xt * 2).sum().backward()
+    close(xe.grad, xt.grad)
+    with pytest.raises(NotImplementedError):
+        ea.NestedIOFunction()(xe)

@@ -1,7 +1,8 @@
 """``ember.torch.autograd``: PyTorch's ``torch.autograd`` on ember's autodiff.
 
 ``grad`` and ``backward`` with PyTorch's arguments (ember/torch/autograd/backward.py),
-``Function`` for custom ops (function.py), the grad-mode switches (grad_mode.py),
+``Function`` for custom ops (function.py; the legacy ``NestedIOFunction``,
+nested_function.py), the grad-mode switches (grad_mode.py),
 ``functional`` (``jacobian``, ``hessian``, ``vjp``, ``jvp``, ``hvp``, ``vhp``), ``gradcheck`` and
 ``gradgradcheck``, the legacy ``Variable``, the Tensor methods ``register_hook``,
 ``register_post_accumulate_grad_hook`` and ``retain_grad`` (tensor_hooks.py), anomaly mode
@@ -20,7 +21,7 @@ False
 from . import forward_ad, functional, graph, tensor_hooks  # noqa: F401
 from .anomaly_mode import AnomalyError, detect_anomaly, set_detect_anomaly  # noqa: F401
 from .backward import backward, grad  # noqa: F401
-from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
+from .function import Function, FunctionCtx, NestedIOFunction, once_differentiable  # noqa: F401
 from .grad_mode import (enable_grad, enforce_grad_layout_policy, inference_mode,  # noqa: F401
                         is_multithreading_enabled, no_grad, set_grad_enabled,
                         set_multithreading_enabled)
@@ -33,4 +34,4 @@ __all__ = ["grad", "backward", "Function", "FunctionCtx", "once_differentiable",
            "gradgradcheck", "GradcheckError", "functional", "graph", "forward_ad", "detect_anomaly",
            "set_detect_anomaly", "AnomalyError", "set_multithreading_enabled",
            "is_multithreading_enabled", "enforce_grad_layout_policy", "is_tensor_like",
-           "kineto_available", "is_view_replay_enabled"]
+           "kineto_available", "is_view_replay_enabled", "NestedIOFunction"]

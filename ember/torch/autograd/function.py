@@ -33,7 +33,7 @@ from ...errors import GraphError, KindError, ShapeMismatchError
 from ..._tensor import Tensor as _EmberTensor, record, saved, wrap
 from .._tensor import as_torch, to_torch
 
-__all__ = ["Function", "FunctionCtx", "once_differentiable"]
+__all__ = ["Function", "FunctionCtx", "once_differentiable", "NestedIOFunction"]
 
 
 class FunctionCtx:
@@ -263,3 +263,6 @@ def once_differentiable(fn):
                         for r in results)
         return results[0] if single else results
     return wrapper
+
+
+from .nested_function import NestedIOFunction  # noqa: E402,F401  (a Function subclass)
