@@ -12,12 +12,13 @@ __all__ = ["Gradients", "run_backward"]
 # as each leaf's gradient is set, and finish(grads), called before backward returns.
 sync_hook = None
 
-# Set by ember.torch.autograd: ``leaf_hooks`` maps a leaf Node to an object with
-# ``before(grad) -> grad`` (the tensor's hooks, which may replace its gradient, run before the
-# gradient is written) and ``after(tensor)`` (run once ``.grad`` holds the sum);
-# ``anomaly_check(node, results)`` sees each step's gradients as they are computed and may
-# raise. None (``import ember`` alone): one check per backward.
-leaf_hooks = None
+# Set by ember.torch.autograd: ``grad_hooks`` maps a Node to an object with
+# ``before(grad) -> grad`` (the tensor's hooks, run on its whole gradient before the step's
+# rule runs or a leaf's gradient is written; they may replace it) and ``after(tensor)`` (a leaf:
+# run once ``.grad`` holds the sum); ``anomaly_check(node, results)`` sees each step's
+# gradients as they are computed and may raise. None (``import ember`` alone): one check per
+# step.
+grad_hooks = None
 anomaly_check = None
 
 
@@ -168,7 +169,7 @@ def run_backward(tensor, seed=None, create_graph=False, targets=None, retain=Fal
 def _walk(order, root, g, create_graph, wanted, keep, tensor):
     sync = None if sync_hook is None or wanted is not None else sync_hook(tensor, order)
     recomputer = None
-    hooks_of = leaf_hooks
+    hooks_of = grad_hooks
     check = anomaly_check
     if any(node.recompute is not None for node in order):
         recomputer = _Recomputer(order)
@@ -178,21 +179,19 @@ def _walk(order, root, g, create_graph, wanted, keep, tensor):
     grads = {} if wanted is not None else Gradients()
     for node in reversed(order):
         g = pending.pop(id(node), None)
+        hooks = None
+        if hooks_of is not None and g is not None:
+            hooks = hooks_of.get(node)
+            if hooks is not None:
+                g = hooks.before(g)
         parents = node.parents
         if wanted is not None:
             if id(node) in wanted and g is not None:
-                if hooks_of is not None and not parents:
-                    hooks = hooks_of.get(node)
-                    if hooks is not None:
-                        g = hooks.before(g)
                 grads[wanted[id(node)]] = _plain(g, create_graph)
             needs = tuple([p is not None and id(p) in walked for p in parents])
         elif not parents:
             if node.requires_grad and g is not None:
                 t = node.tensor_ref()
-                hooks = None if hooks_of is None else hooks_of.get(node)
-                if hooks is not None:
-                    g = hooks.before(g)
                 grad = _plain(g, create_graph)
                 grads._grads[id(node)] = (node, grad)
                 if t is not None:

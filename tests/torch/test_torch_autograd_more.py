@@ -82,6 +82,28 @@ def test_leaf_usable_after_autograd_grad():
     assert (w * 3).sum().backward().get(w).tolist() == [3.0, 3.0]
 
 
+def test_non_leaf_hooks_count_every_use_and_retain_in_grad():
+    def run(lib, x):
+        h = x * 3
+        z = h * h  # recorded before the hook: its gradient still goes through it
+        h.register_hook(lambda g: g * 2)
+        h.retain_grad()
+        loss = (z + h).sum()
+        loss.register_hook(lambda g: g * 10)  # a hook on the root itself
+        (gh,) = lib.autograd.grad(loss, h, retain_graph=True)
+        first = h.grad.clone()
+        (gx,) = lib.autograd.grad(loss, x, retain_graph=True)
+        loss.backward()
+        return gh, first, gx, h.grad, x.grad, h.retains_grad
+
+    for vals in ([1.0, -2.0], 0.5, np.zeros((2, 0))):
+        xe, xt = pair(vals)
+        re, rt = run(et, xe), run(torch, xt)
+        for a, b in zip(re[:5], rt[:5]):
+            close(a, b)
+        assert re[5] is rt[5] is True
+
+
 def test_leaf_hook_errors():
     xe, _ = pair([1.0, 2.0])
     with pytest.raises(InvalidParameterError):

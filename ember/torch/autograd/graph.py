@@ -49,14 +49,6 @@ def node_name(node):
     return f"{_camel(node.name) or 'Op'}Backward0"
 
 
-def _shown(node):
-    """``node`` past the identity steps that tensor hooks add (tensor_hooks.py)."""
-    from .tensor_hooks import _STATE
-    while node is not None and node.parents and node in _STATE:
-        node = node.parents[0]
-    return node
-
-
 class Node:
     """A recorded step of ember's graph, as PyTorch's ``torch.autograd.graph.Node`` (see the
     module docstring). Two Nodes of one step compare equal."""
@@ -75,7 +67,7 @@ class Node:
     @property
     def next_functions(self):
         """``((Node or None, 0), ...)``: the steps that made this step's inputs."""
-        return tuple((None if p is None else Node(_shown(p)), 0) for p in self._node.parents)
+        return tuple((None if p is None else Node(p), 0) for p in self._node.parents)
 
     @property
     def metadata(self):
@@ -96,7 +88,7 @@ class Node:
         ``grad_outputs``. Returns a removable handle."""
         _callable(fn, "register_prehook")
         if not self._node.parents:
-            from .tensor_hooks import _leaf_hooks_of
+            from .tensor_hooks import hooks_of
 
             def hook(g):
                 new = fn((g,))
@@ -104,7 +96,7 @@ class Node:
             t = self.variable
             if t is None:
                 raise GraphError("register_prehook: the leaf of this AccumulateGrad is gone")
-            hooks = _leaf_hooks_of(t).hooks
+            hooks = hooks_of(t).hooks
         else:
             hooks = _hooks_of(self._node).pre
             hook = fn
@@ -209,14 +201,14 @@ def get_gradient_edge(tensor):
     if tensor._node is None:
         raise GraphError("It is not possible to get the gradient edge for a Tensor that does "
                          "not require gradients")
-    return GradientEdge(Node(_shown(tensor._node)), 0)
+    return GradientEdge(Node(tensor._node), 0)
 
 
 def _grad_fn(self):
     node = self._node
     if node is None or not node.parents:
         return None
-    return Node(_shown(node))
+    return Node(node)
 
 
 torch_method(_grad_fn, name="grad_fn", prop=True)

@@ -1,18 +1,14 @@
 """``Tensor.register_hook``, ``Tensor.register_post_accumulate_grad_hook``,
 ``Tensor.retain_grad`` and ``Tensor.retains_grad`` on ember's graph.
 
-On a leaf, hooks live in the backward engine's hook point (``ember.autodiff.engine.leaf_hooks``):
-they run in registration order on the leaf's gradient before it is written (in ``backward``
-and in ``torch.autograd.grad``), a result other than None replacing it; post-accumulate hooks
-run with the tensor once ``.grad`` holds the sum (``backward`` only).
-
-ember's recorded steps have no hook slot, so a hook on a non-leaf tensor ``t`` is a recorded
-identity step that ``t`` becomes: ops that use ``t`` *after* the call record that step, whose
-rule gives the gradient to each hook (a hook's result other than None replaces it) and, with
-``retain_grad``, keeps the result in ``t.grad`` (after the hooks, as PyTorch's). Uses of ``t``
-recorded before the call bypass the hook; PyTorch counts them too (call these right after
-``t`` is made, as programs do). ``retain_grad`` on a leaf does nothing (a leaf keeps its
-gradient anyway), as PyTorch's.
+The hooks of a tensor live in the backward engine's hook point
+(``ember.autodiff.engine.grad_hooks``, keyed by the tensor's recorded step): when the walk
+reaches the step with the tensor's whole gradient (every use of the tensor counted, those
+recorded before the hook too), the hooks run on it in registration order, a result other than
+None replacing it, before the step's rule runs or a leaf's gradient is written; in ``backward``
+and in ``torch.autograd.grad`` alike. ``retain_grad`` keeps a non-leaf's gradient in ``.grad``
+after its hooks (a leaf keeps its gradient anyway: nothing to do), as PyTorch's.
+Post-accumulate hooks run on a leaf once ``.grad`` holds the sum (``backward`` only).
 
 >>> import ember.torch as torch
 >>> x = torch.tensor([1.0, 2.0], requires_grad=True)
@@ -29,43 +25,11 @@ from collections import OrderedDict
 
 from ...autodiff import engine as _engine
 from ...errors import GraphError, InvalidParameterError, KindError, ShapeMismatchError
-from ..._tensor import Tensor as _EmberTensor, record
+from ..._tensor import Tensor as _EmberTensor
 from .._tensor import as_torch, torch_method
 from ..nn.hooks import RemovableHandle
 
 __all__ = []
-
-_STATE = weakref.WeakKeyDictionary()  # node of a hooked tensor -> (hooks, retain flag holder)
-
-
-class _Hooks:
-    __slots__ = ("hooks", "retain", "tensor", "__weakref__")
-
-    def __init__(self, tensor):
-        self.hooks = OrderedDict()
-        self.retain = False
-        self.tensor = weakref.ref(tensor)
-
-
-def _hooks_of(t):
-    """The hook record of the non-leaf ``t``, making ``t`` the output of an identity step
-    that runs it (once per tensor)."""
-    state = _STATE.get(t._node)
-    if state is not None:
-        return state
-    state = _Hooks(t)
-
-    def rule(g, needs, out):
-        g = _run_hooks(state.hooks, g)
-        owner = state.tensor()
-        if state.retain and owner is not None:
-            owner._grad = g if owner._grad is None else owner._grad + g
-        return (g,)
-
-    step = record(t._data, t._dtype, (t,), rule, "hook")
-    t._node = step._node
-    _STATE[t._node] = state
-    return state
 
 
 def _run_hooks(hooks, g):
@@ -86,17 +50,24 @@ def _run_hooks(hooks, g):
     return g
 
 
-class _LeafHooks:
-    """The hooks of one leaf, as the engine's hook point calls them."""
+class _TensorHooks:
+    """The hooks of one tensor, as the engine's hook point calls them."""
 
-    __slots__ = ("hooks", "post", "__weakref__")
+    __slots__ = ("hooks", "post", "retain", "tensor", "__weakref__")
 
-    def __init__(self):
+    def __init__(self, tensor):
         self.hooks = OrderedDict()
         self.post = OrderedDict()
+        self.retain = False
+        self.tensor = weakref.ref(tensor)
 
     def before(self, g):
-        return _run_hooks(self.hooks, g)
+        g = _run_hooks(self.hooks, g)
+        if self.retain:
+            owner = self.tensor()
+            if owner is not None:
+                owner._grad = g if owner._grad is None else owner._grad + g
+        return g
 
     def after(self, tensor):
         for hook in list(self.post.values()):
@@ -105,14 +76,17 @@ class _LeafHooks:
                                  f"from {getattr(hook, '__name__', hook)!r}")
 
 
-def _leaf_hooks_of(t):
-    """The hook record of the leaf ``t`` in the engine's hook point (made on first use)."""
-    table = _engine.leaf_hooks
+def hooks_of(t, make=True):
+    """The hook record of the tracked tensor ``t`` in the engine's hook point (made on first
+    use unless ``make`` is False: then None when it has none)."""
+    table = _engine.grad_hooks
     if table is None:
-        table = _engine.leaf_hooks = weakref.WeakKeyDictionary()
+        if not make:
+            return None
+        table = _engine.grad_hooks = weakref.WeakKeyDictionary()
     state = table.get(t._node)
-    if state is None:
-        state = table[t._node] = _LeafHooks()
+    if state is None and make:
+        state = table[t._node] = _TensorHooks(t)
     return state
 
 
@@ -137,14 +111,9 @@ def register_hook(self, hook):
     _check_hook(hook, "register_hook")
     if self._node is None:
         raise GraphError("cannot register a hook on a tensor that doesn't require gradient")
-    if self.is_leaf:
-        hooks = _leaf_hooks_of(self).hooks
-        handle = RemovableHandle(hooks)
-        hooks[handle.id] = hook
-        return handle
-    state = _hooks_of(self)
-    handle = RemovableHandle(state.hooks)
-    state.hooks[handle.id] = hook
+    hooks = hooks_of(self).hooks
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = hook
     return handle
 
 
@@ -167,7 +136,7 @@ def register_post_accumulate_grad_hook(self, hook):
         raise GraphError("cannot register a hook on a tensor that doesn't require gradient")
     if not self.is_leaf:
         raise GraphError("post accumulate grad hooks cannot be registered on non-leaf tensors")
-    post = _leaf_hooks_of(self).post
+    post = hooks_of(self).post
     handle = RemovableHandle(post)
     post[handle.id] = hook
     return handle
@@ -181,12 +150,12 @@ def retain_grad(self):
         raise GraphError("can't retain_grad on Tensor that has requires_grad=False")
     if self.is_leaf:
         return None
-    _hooks_of(self).retain = True
+    hooks_of(self).retain = True
     return None
 
 
 def _retains_grad(self):
-    state = _STATE.get(self._node) if self._node is not None else None
+    state = None if self._node is None or self.is_leaf else hooks_of(self, make=False)
     return bool(state is not None and state.retain)
 
 
