@@ -1,13 +1,12 @@
 """``ember.torch.autograd``: PyTorch's ``torch.autograd`` on ember's autodiff.
 
 ``grad`` and ``backward`` with PyTorch's arguments (ember/torch/autograd/backward.py),
-``Function`` for custom ops (function.py; the legacy ``NestedIOFunction``,
-nested_function.py), the grad-mode switches (grad_mode.py),
-``functional`` (``jacobian``, ``hessian``, ``vjp``, ``jvp``, ``hvp``, ``vhp``), ``gradcheck`` and
-``gradgradcheck``, the legacy ``Variable``, the Tensor methods ``register_hook``,
-``register_post_accumulate_grad_hook`` and ``retain_grad`` (tensor_hooks.py), anomaly mode
-(anomaly_mode.py), ``graph`` (``Node``, ``Tensor.grad_fn``), ``forward_ad`` (forward-mode
-AD), the engine switches and runtime queries (grad_mode.py, runtime.py).
+``Function`` for custom ops and the legacy ``NestedIOFunction`` (function.py), the grad-mode
+switches (grad_mode.py), ``functional`` (``jacobian``, ``hessian``, ``vjp``, ``jvp``, ``hvp``,
+``vhp``), ``gradcheck`` and ``gradgradcheck``, the legacy ``Variable``, the Tensor methods
+``register_hook``, ``register_post_accumulate_grad_hook`` and ``retain_grad`` (tensor_hooks.py),
+anomaly mode (anomaly_mode.py), ``graph`` (``Node``, ``Tensor.grad_fn``), ``forward_ad``
+(forward-mode AD), the engine switches and runtime queries (grad_mode.py, runtime.py).
 
 >>> import ember.torch as torch
 >>> x = torch.tensor([2.0], requires_grad=True)

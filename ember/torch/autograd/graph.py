@@ -2,12 +2,12 @@
 
 ``t.grad_fn`` is a ``Node`` for a tensor an op produced (None for a leaf or an untracked
 tensor): ``name()`` (PyTorch's spelling of ember's step: ``mul`` -> ``MulBackward0``, a leaf
-that requires grad -> ``torch::autograd::AccumulateGrad``), ``next_functions`` (one
-``(Node or None, 0)`` per input of the step, None for a constant tensor; a Python number operand is no input, where
-PyTorch lists it as ``(None, 0)``), ``metadata`` (a dict kept with the step),
-``register_prehook(fn(grad_outputs))`` and ``register_hook(fn(grad_inputs, grad_outputs))``
-(a result other than None replaces the gradients). Each ember tensor has a step of its own,
-so the output index of an edge is always 0. ``AccumulateGrad.variable`` is the leaf.
+that requires grad -> ``torch::autograd::AccumulateGrad``), ``next_functions`` (one ``(Node or
+None, 0)`` per input of the step, None for a constant tensor; a Python number operand is no
+input, where PyTorch lists it as ``(None, 0)``), ``metadata`` (a dict kept with the step),
+``register_prehook(fn(grad_outputs))`` and ``register_hook(fn(grad_inputs, grad_outputs))`` (a
+result other than None replaces the gradients). Each ember tensor has a step of its own, so the
+output index of an edge is always 0. ``AccumulateGrad.variable`` is the leaf.
 
 >>> import ember.torch as torch
 >>> x = torch.tensor([1.0, 2.0], requires_grad=True)
