@@ -12,6 +12,15 @@ __all__ = ["Gradients", "run_backward"]
 # as each leaf's gradient is set, and finish(grads), called before backward returns.
 sync_hook = None
 
+# Set by ember.torch.autograd: ``grad_hooks`` maps a Node to an object with
+# ``before(grad) -> grad`` (the tensor's hooks, run on its whole gradient before the step's
+# rule runs or a leaf's gradient is written; they may replace it) and ``after(tensor)`` (a leaf:
+# run once ``.grad`` holds the sum); ``anomaly_check(node, results)`` sees each step's
+# gradients as they are computed and may raise. None (``import ember`` alone): one check per
+# step.
+grad_hooks = None
+anomaly_check = None
+
 
 class Gradients:
     """The gradients of one backward pass, keyed by the tensors that require grad.
@@ -160,6 +169,8 @@ def run_backward(tensor, seed=None, create_graph=False, targets=None, retain=Fal
 def _walk(order, root, g, create_graph, wanted, keep, tensor):
     sync = None if sync_hook is None or wanted is not None else sync_hook(tensor, order)
     recomputer = None
+    hooks_of = grad_hooks
+    check = anomaly_check
     if any(node.recompute is not None for node in order):
         recomputer = _Recomputer(order)
     if wanted is not None:
@@ -168,6 +179,11 @@ def _walk(order, root, g, create_graph, wanted, keep, tensor):
     grads = {} if wanted is not None else Gradients()
     for node in reversed(order):
         g = pending.pop(id(node), None)
+        hooks = None
+        if hooks_of is not None and g is not None:
+            hooks = hooks_of.get(node)
+            if hooks is not None:
+                g = hooks.before(g)
         parents = node.parents
         if wanted is not None:
             if id(node) in wanted and g is not None:
@@ -181,6 +197,8 @@ def _walk(order, root, g, create_graph, wanted, keep, tensor):
                 if t is not None:
                     prev = t._grad
                     t._grad = grad if prev is None else _plain(prev + grad, create_graph)
+                if hooks is not None and t is not None:
+                    hooks.after(t)
                 if sync is not None:
                     sync.ready(node, t, grad)
             continue
@@ -195,12 +213,14 @@ def _walk(order, root, g, create_graph, wanted, keep, tensor):
                 results = node.backward(g, needs, out)
             else:
                 results = _array_rule(node, g, needs, create_graph, recomputer)
+            if check is not None:
+                check(node, results)
             for p, gp, need in zip(parents, results, needs):
                 if not need or gp is None:
                     continue
                 prev = pending.get(id(p))
                 pending[id(p)] = gp if prev is None else _accumulate(prev, gp, create_graph)
-        if not keep:
+        if not keep and parents:  # a leaf stays usable (a grad() walk reaches it too)
             node.consumed = True
             node.backward = None
             node.out = None
