@@ -100,7 +100,7 @@ class PackedSequence(namedtuple("PackedSequence",
         >>> import ember
         >>> from ember.nn.rnn_utils import PackedSequence
         >>> PackedSequence(ember.ones(1), ember.tensor([1])).to(ember.float64).data.dtype
-        float64
+        ember.float64
         """
         data = self.data.to(*args, **kwargs)
         if data is self.data:
