@@ -33,6 +33,7 @@ from ..ops.creation import zeros
 from ..ops.dropout import dropout as _dropout
 from ..ops.linear import linear
 from ..ops.segments import cat, stack
+from ..ops.views import reshape_exact
 from . import init
 from .layers import _float_dtype
 from .module import Module
@@ -355,7 +356,7 @@ class RNNBase(Module):
             if steps == 0:
                 raise ShapeMismatchError(f"{name}: expected sequence length to be larger than "
                                          "0", expected="T > 0", actual=tuple(input.shape))
-            data = x.reshape(steps * batch, self.input_size)
+            data = reshape_exact(x, (steps * batch, self.input_size))
             sizes = [batch] * steps
         _check_dtype(data, w0, name, "input")
         h0, c0 = self._states(hx, batch, unbatched, w0, name)
@@ -372,7 +373,7 @@ class RNNBase(Module):
             output = PackedSequence(out, input.batch_sizes, input.sorted_indices,
                                     input.unsorted_indices)
         else:
-            output = out.reshape(steps, batch, out.shape[-1])
+            output = reshape_exact(out, (steps, batch, out.shape[-1]))
             if unbatched:
                 output, hn = output[:, 0], hn[:, 0]
                 cn = None if cn is None else cn[:, 0]

@@ -126,7 +126,7 @@ def test_lstm_projection_matches_torch(rng, cfg, given):
 
 
 @pytest.mark.parametrize("kind,extra", KINDS)
-@pytest.mark.parametrize("cfg", [dict(), dict(num_layers=2, bidirectional=True)])
+@pytest.mark.parametrize("cfg", [dict(), dict(num_layers=2, bidirectional=True, batch_first=True)])
 @pytest.mark.parametrize("given", [False, True])
 def test_unbatched_input_matches_torch(rng, kind, extra, cfg, given):
     em, tm = build(kind, input_size=3, hidden_size=4, **extra, **cfg)
@@ -179,6 +179,19 @@ def test_float32_matches_torch(rng, kind):
     em, tm = build(kind, "float32", input_size=3, hidden_size=8, num_layers=2, batch_first=True)
     x = leaf(rng.standard_normal((3, 7, 3)).astype("float32"))
     check(em, tm, [x[0]], [x[1]], [x], rng, "float32")
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+def test_empty_batch_and_non_contiguous_input_match_torch(rng, kind):
+    em, tm = build(kind, input_size=3, hidden_size=4, num_layers=2, bidirectional=True)
+    eo, to = flat(em(ember.zeros(5, 0, 3, dtype="float64"))), flat(tm(torch.zeros(5, 0, 3,
+                                                                                 dtype=torch.float64)))
+    for e, t in zip(eo, to):
+        assert_close(e, t)
+    arr = rng.standard_normal((6, 3, 2))
+    xe = ember.tensor(arr).require_grad()
+    xt = torch.tensor(arr, requires_grad=True)
+    check(em, tm, [xe.transpose(1, 2)], [xt.transpose(1, 2)], [(xe, xt)], rng)
 
 
 def test_default_dtype_and_result_dtypes():
