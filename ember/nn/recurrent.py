@@ -32,6 +32,7 @@ from .._tensor import Tensor
 from ..ops.creation import zeros
 from ..ops.dropout import dropout as _dropout
 from ..ops.linear import linear
+from ..ops.recurrent_gates import lstm_gates
 from ..ops.segments import cat, stack
 from ..ops.views import reshape_exact
 from . import init
@@ -94,11 +95,7 @@ def _rnn_step(relu):
 
 
 def _lstm_step(gx, h, c, w_hh, b_hh, w_hr):
-    gates = gx + linear(h, w_hh)
-    n = c.shape[-1]
-    s = gates.sigmoid()
-    c = s[:, n:2 * n] * c + s[:, :n] * gates[:, 2 * n:3 * n].tanh()
-    h = s[:, 3 * n:] * c.tanh()
+    h, c = lstm_gates(gx + linear(h, w_hh), c)
     if w_hr is not None:
         h = linear(h, w_hr)
     return h, c

@@ -407,3 +407,52 @@ def test_bad_forward_inputs():
         nn.GRUCell(3, 4)(ember.ones(2, 3), ember.zeros(3, 4))
     with pytest.raises(InvalidParameterError, match="tuple"):
         nn.LSTMCell(3, 4)(ember.ones(2, 3), ember.zeros(2, 4))
+
+
+# -- the fused gate op (ember/ops/recurrent_gates.py) --------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_lstm_gates_op_matches_torch_to_second_order(rng, dtype):
+    from ember.ops.recurrent_gates import lstm_gates
+    ga, ca = rng.standard_normal((3, 8)).astype(dtype), rng.standard_normal((3, 2)).astype(dtype)
+    wh, wc = rng.standard_normal((3, 2)), rng.standard_normal((3, 2))
+    ge, ce = ember.tensor(ga).require_grad(), ember.tensor(ca).require_grad()
+    gt, ct = torch.tensor(ga, requires_grad=True), torch.tensor(ca, requires_grad=True)
+    h, c = lstm_gates(ge, ce)
+    i, f, g, o = gt.chunk(4, 1)
+    c2 = i.sigmoid() * g.tanh() + f.sigmoid() * ct
+    h2 = o.sigmoid() * c2.tanh()
+    rtol, atol = TOL[dtype]
+    assert_close(h, h2, rtol=rtol, atol=atol)
+    assert_close(c, c2, rtol=rtol, atol=atol)
+    loss_e = (h * ember.tensor(wh.astype(dtype))).sum() + (c * c * ember.tensor(wc.astype(dtype))).sum()
+    loss_t = (h2 * torch.tensor(wh.astype(dtype))).sum() + (c2 * c2 * torch.tensor(wc.astype(dtype))).sum()
+    grads = loss_e.backward(create_graph=True)
+    dge, dce = grads.get(ge), grads.get(ce)
+    dgt, dct = torch.autograd.grad(loss_t, [gt, ct], create_graph=True)
+    assert_close(dge, dgt, rtol=rtol, atol=atol)
+    assert_close(dce, dct, rtol=rtol, atol=atol)
+    second = ((dge * dge).sum() + dce.sum()).backward()
+    tg2, tc2 = torch.autograd.grad((dgt * dgt).sum() + dct.sum(), [gt, ct])
+    assert_close(second.get(ge), tg2, rtol=rtol, atol=atol)
+    assert_close(second.get(ce), tc2, rtol=rtol, atol=atol)
+    # first order without create_graph: the kept factors
+    ge2, ce2 = ember.tensor(ga).require_grad(), ember.tensor(ca).require_grad()
+    h, c = lstm_gates(ge2, ce2)
+    ((h * ember.tensor(wh.astype(dtype))).sum() + (c * c * ember.tensor(wc.astype(dtype))).sum()).backward()
+    assert_close(ge2.grad, dgt, rtol=rtol, atol=atol)
+    assert_close(ce2.grad, dct, rtol=rtol, atol=atol)
+
+
+def test_lstm_gates_op_other_dtypes_and_bad_shapes(rng):
+    from ember.ops.recurrent_gates import lstm_gates
+    ga, ca = rng.standard_normal((2, 12)), rng.standard_normal((2, 3))
+    ref = lstm_gates(ember.tensor(ga), ember.tensor(ca))
+    half = lstm_gates(ember.tensor(ga, dtype="float16"), ember.tensor(ca, dtype="float16"))
+    for a, b in zip(half, ref):
+        assert a.dtype.name == "float16"
+        np.testing.assert_allclose(a.numpy().astype("float64"), b.numpy(), atol=5e-3)
+    with pytest.raises(ShapeMismatchError, match="gates"):
+        lstm_gates(ember.zeros(2, 8), ember.zeros(2, 3))
+    with pytest.raises(InvalidParameterError, match="gates"):
+        lstm_gates([[0.0] * 4], ember.zeros(1, 1))
