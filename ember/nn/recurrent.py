@@ -32,7 +32,7 @@ from .._tensor import Tensor
 from ..ops.creation import zeros
 from ..ops.dropout import dropout as _dropout
 from ..ops.linear import linear
-from ..ops.recurrent_gates import lstm_gates
+from ..ops.recurrent_gates import lstm_gates, recurrence, recurrent_step
 from ..ops.segments import cat, stack
 from ..ops.views import reshape_exact
 from . import init
@@ -88,20 +88,20 @@ def _check_dtype(t, weight, layer, param):
 # ``h``/``c``: the states; each returns the new ``(h, c)`` (``c`` None but for LSTM).
 
 def _rnn_step(relu):
-    def step(gx, h, c, w_hh, b_hh, w_hr):
-        pre = gx + linear(h, w_hh)
+    def step(gx, h, c, w_hh, b_hh, w_hr, steps, t):
+        pre = recurrent_step(gx, h, w_hh, steps, t)
         return (pre.relu() if relu else pre.tanh()), None
     return step
 
 
-def _lstm_step(gx, h, c, w_hh, b_hh, w_hr):
-    h, c = lstm_gates(gx + linear(h, w_hh), c)
+def _lstm_step(gx, h, c, w_hh, b_hh, w_hr, steps, t):
+    h, c = lstm_gates(recurrent_step(gx, h, w_hh, steps, t), c)
     if w_hr is not None:
         h = linear(h, w_hr)
     return h, c
 
 
-def _gru_step(gx, h, c, w_hh, b_hh, w_hr):
+def _gru_step(gx, h, c, w_hh, b_hh, w_hr, steps, t):
     gh = linear(h, w_hh, b_hh)
     n = h.shape[-1]
     rz = (gx[:, :2 * n] + gh[:, :2 * n]).sigmoid()
@@ -113,9 +113,10 @@ _STEPS = {"LSTM": _lstm_step, "GRU": _gru_step, "RNN_TANH": _rnn_step(False),
           "RNN_RELU": _rnn_step(True)}
 
 
-def _direction(step, xs, sizes, h, c, weights, reverse):
+def _direction(step, xs, steps, sizes, h, c, weights, reverse):
     """Run one direction over the steps ``xs`` (projected inputs, step t holding ``sizes[t]``
-    rows); ``h``, ``c``: the initial states of the whole batch. Returns the outputs of every
+    rows; ``steps``: their ``recurrence`` record or None); ``h``, ``c``: the initial states of
+    the whole batch. Returns the outputs of every
     step concatenated (the packed layout) and the final ``(h, c)`` of every sequence."""
     T = len(xs)
     outs = [None] * T
@@ -131,7 +132,7 @@ def _direction(step, xs, sizes, h, c, weights, reverse):
                     done_c.append(c[bt:])
                     c = c[:bt]
                 b = bt
-            h, c = step(xs[t], h, c, *weights)
+            h, c = step(xs[t], h, c, *weights, steps, t)
             outs[t] = h
         hn = cat([h] + done_h[::-1], 0) if done_h else h
         cn = (cat([c] + done_c[::-1], 0) if done_c else c) if has_c else None
@@ -147,7 +148,7 @@ def _direction(step, xs, sizes, h, c, weights, reverse):
                 if has_c:
                     c = cat([c, c0[b:bt]], 0)
                 b = bt
-            h, c = step(xs[t], h, c, *weights)
+            h, c = step(xs[t], h, c, *weights, steps, t)
             outs[t] = h
         hn, cn = h, c
     return cat(outs, 0), hn, cn
@@ -391,9 +392,13 @@ class RNNBase(Module):
                 w_ih, w_hh, b_ih, b_hh, w_hr = self._layer_weights(k)
                 if b_ih is not None and self.mode != "GRU":
                     b_ih = b_ih + b_hh  # both biases go in with the input's projection
-                xs = linear(data, w_ih, b_ih).split(sizes, 0)
-                out, h, c = _direction(step, xs, sizes, h0[k], None if c0 is None else c0[k],
-                                       (w_hh, b_hh, w_hr), d == 1)
+                xp = linear(data, w_ih, b_ih)
+                steps = None
+                if self.mode != "GRU":  # the W_hh gradient: one matmul for the sequence
+                    xp, steps = recurrence(xp, w_hh)
+                out, h, c = _direction(step, xp.split(sizes, 0), steps, sizes, h0[k],
+                                       None if c0 is None else c0[k], (w_hh, b_hh, w_hr),
+                                       d == 1)
                 outs.append(out)
                 hn.append(h)
                 cn.append(c)
@@ -595,7 +600,7 @@ class RNNCell(RNNCellBase):
         x, (h,), unbatched = self._input(input, hx, 1)
         gx = linear(x, self.weight_ih, _summed(*self._bias()))
         h, _ = _STEPS["RNN_RELU" if self.nonlinearity == "relu" else "RNN_TANH"](
-            gx, h, None, self.weight_hh, None, None)
+            gx, h, None, self.weight_hh, None, None, None, 0)
         return h[0] if unbatched else h
 
 
@@ -623,7 +628,7 @@ class LSTMCell(RNNCellBase):
         """
         x, (h, c), unbatched = self._input(input, hx, 2)
         gx = linear(x, self.weight_ih, _summed(*self._bias()))
-        h, c = _lstm_step(gx, h, c, self.weight_hh, None, None)
+        h, c = _lstm_step(gx, h, c, self.weight_hh, None, None, None, 0)
         return (h[0], c[0]) if unbatched else (h, c)
 
 
@@ -650,5 +655,6 @@ class GRUCell(RNNCellBase):
         """
         x, (h,), unbatched = self._input(input, hx, 1)
         b_ih, b_hh = self._bias()
-        h, _ = _gru_step(linear(x, self.weight_ih, b_ih), h, None, self.weight_hh, b_hh, None)
+        h, _ = _gru_step(linear(x, self.weight_ih, b_ih), h, None, self.weight_hh, b_hh, None,
+                         None, 0)
         return h[0] if unbatched else h

@@ -1,5 +1,8 @@
-"""The pointwise gate math of an LSTM step as one op: ``lstm_gates(gates, c) -> (h, c')``.
+"""The per-step ops of the recurrent layers: an LSTM step's gate math as one op
+(``lstm_gates``) and the recurrence ``gx_t + h @ W_hh^T`` with one weight-gradient matmul for
+the whole sequence (``recurrence``/``recurrent_step``).
 
+``lstm_gates(gates, c) -> (h, c')``:
 ``gates`` (B, 4H) are the pre-activations in PyTorch's order ``i, f, g, o``; ``c`` (B, H) the
 cell state: ``c' = sigmoid(f) c + sigmoid(i) tanh(g)``, ``h = sigmoid(o) tanh(c')``. Composed
 of ember ops this is a dozen recorded ops a step, and its backward two dozen; here the forward
@@ -7,6 +10,14 @@ runs on the backend's arrays (its ``ew_sigmoid``/``ew_tanh`` kernels and array a
 every backend has it) and keeps the local derivatives, so each result's backward is two ember
 ops (``cat`` of the incoming gradient times the kept factors). Under ``create_graph`` the rules
 recompute the same gradients from the inputs with ember ops, so higher-order gradients hold.
+
+``recurrence(xp, w_hh)`` returns ``xp`` (the input projections of every step, (N, G)) tied to
+``w_hh`` and a record of the steps; ``recurrent_step(gx_t, h, w_hh, steps, t)`` is ``gx_t + h @
+w_hh^T`` (``gx_t`` may be None). A step's backward computes only the gradients of ``gx_t`` and
+``h``; the gradient of ``w_hh``, the sum over steps of ``g_t^T h_(t-1)``, is one matmul of the
+gradient arriving at ``xp`` (every ``g_t`` in one (N, G) tensor) with the steps' ``h`` stacked.
+Under ``create_graph`` each step gives its own weight gradient (ember ops, differentiable) and
+the tie none, so higher-order gradients hold.
 
 >>> import ember
 >>> from ember.ops.recurrent_gates import lstm_gates
@@ -19,9 +30,10 @@ from .. import dtypes as _dt
 from ..autodiff.graph import _mode
 from ..errors import ShapeMismatchError
 from .._tensor import check_tensor, record, saved, wrap
+from .linalg import _product
 from .segments import cat
 
-__all__ = ["lstm_gates"]
+__all__ = ["lstm_gates", "recurrence", "recurrent_step"]
 
 _FAST = (_dt.float32, _dt.float64)
 
@@ -50,7 +62,7 @@ def lstm_gates(gates, c):
     dt = gates._dtype
     be = gates._device.backend
     G, C = gates._data, c._data
-    s = be.ew_sigmoid(G)
+    s = be.ew_tanh(G * 0.5) * 0.5 + 0.5  # sigmoid in three passes (absolute error ~ulp(1))
     i, f, o = s[:, :n], s[:, n:2 * n], s[:, 3 * n:]
     g = be.ew_tanh(G[:, 2 * n:3 * n])
     c2 = f * C + i * g
@@ -59,10 +71,11 @@ def lstm_gates(gates, c):
     if not (_mode.enabled and (gates._node is not None or c._node is not None)):
         return wrap(h, dt), wrap(c2, dt)
     # local derivatives: d c'/d(i, f, g) and d h/d c', d h/d o
-    di, df, dg = g * i * (1 - i), C * f * (1 - f), i * (1 - g * g)
+    ds = s - s * s
+    di, df, dg = g * ds[:, :n], C * ds[:, n:2 * n], i * (1 - g * g)
     e = o * (1 - tc * tc)
     k_c = wrap(be.segments_cat([di, df, dg, 0 * o], 1), dt)
-    k_h = wrap(be.segments_cat([di * e, df * e, dg * e, tc * o * (1 - o)], 1), dt)
+    k_h = wrap(be.segments_cat([di * e, df * e, dg * e, tc * ds[:, 3 * n:]], 1), dt)
     f_c, f_h = wrap(f, dt), wrap(f * e, dt)
     gs, cs = saved(gates), saved(c)
 
@@ -102,3 +115,74 @@ def _exact(gates, c, grad, of_h, needs):
         dc2, do = grad, grad * 0
     dgates = cat([dc2 * g * i * (1 - i), dc2 * c * f * (1 - f), dc2 * i * (1 - g * g), do], 1)
     return (dgates if needs[0] else None, dc2 * f if needs[1] else None)
+
+
+# -- the recurrence gx_t + h @ W_hh^T -----------------------------------------------------------
+
+def recurrence(xp, weight):
+    """``(xp, steps)``: ``xp`` (N, G) tied to ``weight`` (G, K) (the same values) and the dict
+    that ``recurrent_step`` fills with each step's ``h`` (None when nothing is recorded: grad
+    mode off or ``weight`` not tracked); see the module docstring.
+
+    >>> import ember
+    >>> from ember.ops.recurrent_gates import recurrence, recurrent_step
+    >>> w = ember.ones(2, 2).require_grad()
+    >>> xp, steps = recurrence(ember.zeros(2, 2), w)
+    >>> h = ember.ones(1, 2)
+    >>> for t, x in enumerate(xp.split([1, 1], 0)):
+    ...     h = recurrent_step(x, h, w, steps, t)
+    >>> _ = h.sum().backward(); w.grad.tolist()
+    [[4.0, 4.0], [4.0, 4.0]]
+    """
+    if not (_mode.enabled and weight._node is not None):
+        return xp, None
+    steps = {}
+
+    def rule(g, needs, out):
+        gw = None
+        if needs[1] and not _mode.enabled and steps:
+            hs = cat([steps[t] for t in sorted(steps)], 0)
+            gw = _product(g.mT, hs, g._device.backend)
+            if gw._dtype is not weight_dtype:
+                gw = gw.cast(weight_dtype)
+        return (g if needs[0] else None), gw
+
+    weight_dtype = weight._dtype
+    return record(xp._data, xp._dtype, (xp, weight), rule, "recurrence"), steps
+
+
+def recurrent_step(gx, h, weight, steps, t):
+    """``gx + h @ weight^T`` (``gx`` None: ``h @ weight^T``), step ``t`` of a ``recurrence``
+    (its ``steps``; None: a step of its own, with its own weight gradient); see the module
+    docstring and ``recurrence``.
+
+    >>> import ember
+    >>> from ember.ops.recurrent_gates import recurrent_step
+    >>> recurrent_step(ember.ones(1, 2), ember.ones(1, 3), ember.ones(2, 3), None, 0).tolist()
+    [[4.0, 4.0]]
+    """
+    if h._dtype not in _FAST or weight._dtype is not h._dtype or (
+            gx is not None and gx._dtype is not h._dtype):
+        out = _product(h, weight.mT, h._device.backend)
+        return out if gx is None else gx + out
+    be = h._device.backend
+    data = be.linalg_matmul(h._data, weight._data.T)
+    if gx is not None:
+        data = data + gx._data
+    dt = h._dtype
+    tied = steps is not None
+    if tied and _mode.enabled:
+        steps[t] = h
+    hs, ws = saved(h), saved(weight)
+
+    def rule(g, needs, out):
+        k = 0 if gx is None else 1
+        ggx = g if gx is not None and needs[0] else None
+        gh = _product(g, ws, be) if needs[k] else None
+        gw = None
+        if needs[k + 1] and (_mode.enabled or not tied):  # else the recurrence's one matmul
+            gw = _product(g.mT, hs, be)
+        return (gh, gw) if gx is None else (ggx, gh, gw)
+
+    inputs = (h, weight) if gx is None else (gx, h, weight)
+    return record(data, dt, inputs, rule, "recurrent_step")

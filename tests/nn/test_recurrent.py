@@ -456,3 +456,36 @@ def test_lstm_gates_op_other_dtypes_and_bad_shapes(rng):
         lstm_gates(ember.zeros(2, 8), ember.zeros(2, 3))
     with pytest.raises(InvalidParameterError, match="gates"):
         lstm_gates([[0.0] * 4], ember.zeros(1, 1))
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "RNN", "GRU"])
+def test_second_order_gradients_through_layers_match_torch(rng, kind):
+    """create_graph through the recurrence (each step then gives its own W_hh gradient)."""
+    em, tm = build(kind, input_size=2, hidden_size=3, bidirectional=True)
+    x = leaf(rng.standard_normal((4, 2, 2)))
+    lengths = [4, 2]
+    v = rng.standard_normal((4, 2, 2))
+    out = em(ernn.pack_padded_sequence(x[0], lengths))[0].data
+    ge = (out * out).sum().backward(create_graph=True).get(x[0])
+    second = (ge * ember.tensor(v)).sum().backward()
+    tout = tm(trnn.pack_padded_sequence(x[1], lengths))[0].data
+    (gt,) = torch.autograd.grad((tout * tout).sum(), [x[1]], create_graph=True)
+    (gt * torch.tensor(v)).sum().backward()
+    assert_close(ge, gt, rtol=1e-9, atol=1e-11)
+    assert_close(second.get(x[0]), x[1].grad, rtol=1e-9, atol=1e-11)
+    for name in ("weight_hh_l0", "weight_hh_l0_reverse", "weight_ih_l0", "bias_hh_l0"):
+        assert_close(second.get(getattr(em, name)), getattr(tm, name).grad, rtol=1e-8,
+                     atol=1e-10)
+
+
+def test_frozen_recurrent_weight(rng):
+    em, tm = build("LSTM", input_size=2, hidden_size=3, num_layers=2)
+    em.weight_hh_l0 = em.weight_hh_l0.set_require_grad(False)
+    tm.weight_hh_l0.requires_grad_(False)
+    x = leaf(rng.standard_normal((5, 2, 2)))
+    (em(x[0])[0] ** 2).sum().backward()
+    (tm(x[1])[0] ** 2).sum().backward()
+    assert em.weight_hh_l0.grad is None
+    assert_close(x[0].grad, x[1].grad, rtol=1e-9, atol=1e-11)
+    for name in ("weight_ih_l0", "weight_hh_l1", "bias_hh_l0"):
+        assert_close(getattr(em, name).grad, getattr(tm, name).grad, rtol=1e-9, atol=1e-11)
