@@ -32,7 +32,7 @@ from .._tensor import Tensor
 from ..ops.creation import zeros
 from ..ops.dropout import dropout as _dropout
 from ..ops.linear import linear
-from ..ops.recurrent_gates import lstm_gates, recurrence, recurrent_step
+from ..ops.recurrent_gates import gru_gates, lstm_gates, recurrence, recurrent_step
 from ..ops.segments import cat, stack
 from ..ops.views import reshape_exact
 from . import init
@@ -102,11 +102,7 @@ def _lstm_step(gx, h, c, w_hh, b_hh, w_hr, steps, t):
 
 
 def _gru_step(gx, h, c, w_hh, b_hh, w_hr, steps, t):
-    gh = linear(h, w_hh, b_hh)
-    n = h.shape[-1]
-    rz = (gx[:, :2 * n] + gh[:, :2 * n]).sigmoid()
-    new = (gx[:, 2 * n:] + rz[:, :n] * gh[:, 2 * n:]).tanh()
-    return new + rz[:, n:] * (h - new), None
+    return gru_gates(gx, linear(h, w_hh, b_hh), h), None
 
 
 _STEPS = {"LSTM": _lstm_step, "GRU": _gru_step, "RNN_TANH": _rnn_step(False),

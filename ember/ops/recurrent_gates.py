@@ -1,5 +1,5 @@
-"""The per-step ops of the recurrent layers: an LSTM step's gate math as one op
-(``lstm_gates``) and the recurrence ``gx_t + h @ W_hh^T`` with one weight-gradient matmul for
+"""The per-step ops of the recurrent layers: an LSTM step's and a GRU step's gate math as one
+op each (``lstm_gates``, ``gru_gates``) and the recurrence ``gx_t + h @ W_hh^T`` with one weight-gradient matmul for
 the whole sequence (``recurrence``/``recurrent_step``).
 
 ``lstm_gates(gates, c) -> (h, c')``:
@@ -33,7 +33,7 @@ from .._tensor import check_tensor, record, saved, wrap
 from .linalg import _product
 from .segments import cat
 
-__all__ = ["lstm_gates", "recurrence", "recurrent_step"]
+__all__ = ["lstm_gates", "gru_gates", "recurrence", "recurrent_step"]
 
 _FAST = (_dt.float32, _dt.float64)
 
@@ -115,6 +115,79 @@ def _exact(gates, c, grad, of_h, needs):
         dc2, do = grad, grad * 0
     dgates = cat([dc2 * g * i * (1 - i), dc2 * c * f * (1 - f), dc2 * i * (1 - g * g), do], 1)
     return (dgates if needs[0] else None, dc2 * f if needs[1] else None)
+
+
+def gru_gates(gx, gh, h):
+    """``h'`` of one GRU step from the input's projection ``gx`` (B, 3H, with ``b_ih``), the
+    state's ``gh`` (B, 3H, with ``b_hh``), gates ``r, z, n``, and ``h`` (B, H): ``r, z =
+    sigmoid(gx + gh)``, ``n = tanh(gx_n + r gh_n)``, ``h' = n + z (h - n)``. One op; backward as
+    ``lstm_gates``'s (kept factors; ember ops on the inputs under ``create_graph``).
+
+    >>> import ember
+    >>> from ember.ops.recurrent_gates import gru_gates
+    >>> gru_gates(ember.zeros(1, 3), ember.zeros(1, 3), ember.ones(1, 1)).tolist()
+    [[0.5]]
+    """
+    op = "gru_gates"
+    for name, t in (("gx", gx), ("gh", gh), ("h", h)):
+        check_tensor(t, op, name)
+    if h.ndim != 2 or tuple(gx.shape) != (h.shape[0], 3 * h.shape[1]) \
+            or tuple(gh.shape) != tuple(gx.shape):
+        raise ShapeMismatchError(f"{op}: gx {tuple(gx.shape)}, gh {tuple(gh.shape)} and h "
+                                 f"{tuple(h.shape)} do not fit; expected (B, 3H), (B, 3H), "
+                                 "(B, H)", expected="(B, 3H), (B, 3H), (B, H)",
+                                 actual=(tuple(gx.shape), tuple(gh.shape), tuple(h.shape)))
+    if gx._dtype not in _FAST or gh._dtype is not gx._dtype or h._dtype is not gx._dtype \
+            or gh._device is not gx._device or h._device is not gx._device:
+        return _gru_composed(gx, gh, h)
+    n = h.shape[1]
+    dt = gx._dtype
+    be = gx._device.backend
+    X, Y, H = gx._data, gh._data, h._data
+    rz = be.ew_tanh((X[:, :2 * n] + Y[:, :2 * n]) * 0.5) * 0.5 + 0.5  # sigmoid
+    r, z = rz[:, :n], rz[:, n:]
+    yn = Y[:, 2 * n:]
+    new = be.ew_tanh(X[:, 2 * n:] + r * yn)
+    out = new + z * (H - new)
+    if not (_mode.enabled and (gx._node is not None or gh._node is not None
+                               or h._node is not None)):
+        return wrap(out, dt)
+    q = (1 - z) * (1 - new * new)                       # d h' / d n_pre
+    dr = q * yn * (r - r * r)                           # d h' / d r_pre
+    dz = (H - new) * (z - z * z)                        # d h' / d z_pre
+    k_x = wrap(be.segments_cat([dr, dz, q], 1), dt)
+    k_h = wrap(be.segments_cat([dr, dz, q * r], 1), dt)
+    k_z = wrap(z, dt)
+    xs, ys, hs = saved(gx), saved(gh), saved(h)
+
+    def rule(g, needs, res):
+        if _mode.enabled:  # create_graph: differentiable in turn
+            return _gru_exact(xs, ys, hs, g, needs)
+        g3 = cat([g] * 3, 1) if needs[0] or needs[1] else None
+        return (g3 * k_x if needs[0] else None, g3 * k_h if needs[1] else None,
+                g * k_z if needs[2] else None)
+
+    return record(out, dt, (gx, gh, h), rule, op)
+
+
+def _gru_composed(gx, gh, h):
+    n = h.shape[1]
+    rz = (gx[:, :2 * n] + gh[:, :2 * n]).sigmoid()
+    new = (gx[:, 2 * n:] + rz[:, :n] * gh[:, 2 * n:]).tanh()
+    return new + rz[:, n:] * (h - new)
+
+
+def _gru_exact(gx, gh, h, g, needs):
+    n = h.shape[1]
+    rz = (gx[:, :2 * n] + gh[:, :2 * n]).sigmoid()
+    r, z = rz[:, :n], rz[:, n:]
+    yn = gh[:, 2 * n:]
+    new = (gx[:, 2 * n:] + r * yn).tanh()
+    dn = g * (1 - z) * (1 - new * new)
+    dr = dn * yn * r * (1 - r)
+    dz = g * (h - new) * z * (1 - z)
+    return (cat([dr, dz, dn], 1) if needs[0] else None,
+            cat([dr, dz, dn * r], 1) if needs[1] else None, g * z if needs[2] else None)
 
 
 # -- the recurrence gx_t + h @ W_hh^T -----------------------------------------------------------

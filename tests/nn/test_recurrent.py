@@ -489,3 +489,34 @@ def test_frozen_recurrent_weight(rng):
     assert_close(x[0].grad, x[1].grad, rtol=1e-9, atol=1e-11)
     for name in ("weight_ih_l0", "weight_hh_l1", "bias_hh_l0"):
         assert_close(getattr(em, name).grad, getattr(tm, name).grad, rtol=1e-9, atol=1e-11)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
+def test_gru_gates_op_matches_torch_to_second_order(rng, dtype):
+    from ember.ops.recurrent_gates import gru_gates
+    arrs = [rng.standard_normal(s) for s in ((3, 6), (3, 6), (3, 2))]
+    w = rng.standard_normal((3, 2))
+    es = [ember.tensor(a, dtype=dtype).require_grad() for a in arrs]
+    ts = [torch.tensor(a, requires_grad=True) for a in arrs]  # float64 reference
+    out = gru_gates(*es)
+    xr, xz, xn = ts[0].chunk(3, 1)
+    hr, hz, hn = ts[1].chunk(3, 1)
+    r, z = (xr + hr).sigmoid(), (xz + hz).sigmoid()
+    new = (xn + r * hn).tanh()
+    tout = (1 - z) * new + z * ts[2]
+    rtol, atol = dict(TOL, float16=(1e-2, 1e-2))[dtype]
+    assert out.dtype.name == dtype
+    np.testing.assert_allclose(out.numpy().astype("float64"), tout.detach().numpy(), rtol=rtol,
+                               atol=atol)
+    if dtype == "float16":
+        return
+    grads = (out * out * ember.tensor(w.astype(dtype))).sum().backward(create_graph=True)
+    tg = torch.autograd.grad((tout * tout * torch.tensor(w)).sum(), ts, create_graph=True)
+    for e, t, g in zip(es, ts, tg):
+        np.testing.assert_allclose(grads.get(e).numpy(), g.detach().numpy(), rtol=rtol, atol=atol)
+    second = sum((grads.get(e) ** 2).sum() for e in es).backward()
+    t2 = torch.autograd.grad(sum((g ** 2).sum() for g in tg), ts)
+    for e, t in zip(es, t2):
+        np.testing.assert_allclose(second.get(e).numpy(), t.numpy(), rtol=rtol, atol=atol)
+    with pytest.raises(ShapeMismatchError, match="gx"):
+        gru_gates(ember.zeros(2, 6), ember.zeros(2, 3), ember.zeros(2, 2))
