@@ -245,8 +245,9 @@ def _sequences(sequences, op):
             raise ShapeMismatchError(f"{op}: sequences[{i}] is 0-d; expected (L, *)",
                                      expected="(L, *)", actual=())
         if tuple(s.shape[1:]) != tuple(seqs[0].shape[1:]):
+            rest = ", ".join(map(str, seqs[0].shape[1:]))
             raise ShapeMismatchError(f"{op}: sequences[{i}] has shape {tuple(s.shape)}; every "
-                                     f"sequence must be (L, {', '.join(map(str, seqs[0].shape[1:]))})",
+                                     f"sequence must be (L, {rest})",
                                      expected=tuple(seqs[0].shape[1:]),
                                      actual=tuple(s.shape))
     return seqs

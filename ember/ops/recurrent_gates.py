@@ -1,6 +1,6 @@
 """The per-step ops of the recurrent layers: an LSTM step's and a GRU step's gate math as one
-op each (``lstm_gates``, ``gru_gates``) and the recurrence ``gx_t + h @ W_hh^T`` with one weight-gradient matmul for
-the whole sequence (``recurrence``/``recurrent_step``).
+op each (``lstm_gates``, ``gru_gates``) and the recurrence ``gx_t + h @ W_hh^T`` with one
+weight-gradient matmul for the whole sequence (``recurrence``/``recurrent_step``).
 
 ``lstm_gates(gates, c) -> (h, c')``:
 ``gates`` (B, 4H) are the pre-activations in PyTorch's order ``i, f, g, o``; ``c`` (B, H) the

@@ -184,8 +184,8 @@ def test_float32_matches_torch(rng, kind):
 @pytest.mark.parametrize("kind", ["LSTM", "GRU"])
 def test_empty_batch_and_non_contiguous_input_match_torch(rng, kind):
     em, tm = build(kind, input_size=3, hidden_size=4, num_layers=2, bidirectional=True)
-    eo, to = flat(em(ember.zeros(5, 0, 3, dtype="float64"))), flat(tm(torch.zeros(5, 0, 3,
-                                                                                 dtype=torch.float64)))
+    eo = flat(em(ember.zeros(5, 0, 3, dtype="float64")))
+    to = flat(tm(torch.zeros(5, 0, 3, dtype=torch.float64)))
     for e, t in zip(eo, to):
         assert_close(e, t)
     arr = rng.standard_normal((6, 3, 2))
@@ -425,8 +425,9 @@ def test_lstm_gates_op_matches_torch_to_second_order(rng, dtype):
     rtol, atol = TOL[dtype]
     assert_close(h, h2, rtol=rtol, atol=atol)
     assert_close(c, c2, rtol=rtol, atol=atol)
-    loss_e = (h * ember.tensor(wh.astype(dtype))).sum() + (c * c * ember.tensor(wc.astype(dtype))).sum()
-    loss_t = (h2 * torch.tensor(wh.astype(dtype))).sum() + (c2 * c2 * torch.tensor(wc.astype(dtype))).sum()
+    wh, wc = wh.astype(dtype), wc.astype(dtype)
+    loss_e = (h * ember.tensor(wh)).sum() + (c * c * ember.tensor(wc)).sum()
+    loss_t = (h2 * torch.tensor(wh)).sum() + (c2 * c2 * torch.tensor(wc)).sum()
     grads = loss_e.backward(create_graph=True)
     dge, dce = grads.get(ge), grads.get(ce)
     dgt, dct = torch.autograd.grad(loss_t, [gt, ct], create_graph=True)
@@ -439,7 +440,7 @@ def test_lstm_gates_op_matches_torch_to_second_order(rng, dtype):
     # first order without create_graph: the kept factors
     ge2, ce2 = ember.tensor(ga).require_grad(), ember.tensor(ca).require_grad()
     h, c = lstm_gates(ge2, ce2)
-    ((h * ember.tensor(wh.astype(dtype))).sum() + (c * c * ember.tensor(wc.astype(dtype))).sum()).backward()
+    ((h * ember.tensor(wh)).sum() + (c * c * ember.tensor(wc)).sum()).backward()
     assert_close(ge2.grad, dgt, rtol=rtol, atol=atol)
     assert_close(ce2.grad, dct, rtol=rtol, atol=atol)
 

@@ -2,7 +2,6 @@
 unpacking sequences of unequal lengths (values, batch sizes, permutations, gradients through
 them) and bad input."""
 
-import numpy as np
 import pytest
 import torch
 from torch.nn.utils import rnn as trnn
