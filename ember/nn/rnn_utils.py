@@ -110,11 +110,29 @@ class PackedSequence(namedtuple("PackedSequence",
                                                             self.unsorted_indices)]
         return type(self)(data, self.batch_sizes, *idx)
 
+    def cpu(self):
+        """The sequence on the CPU (``to("cpu")``)."""
+        return self.to("cpu")
+
+    def double(self):
+        """The sequence with float64 data."""
+        return self.to(_dt.float64)
+
+    def float(self):
+        """The sequence with float32 data."""
+        return self.to(_dt.float32)
+
+    def half(self):
+        """The sequence with float16 data."""
+        return self.to(_dt.float16)
+
     @property
     def is_cuda(self):
-        return self.data.is_cuda
+        """Whether the data is on a CUDA device."""
+        return self.data.device.type == "cuda"
 
     def is_pinned(self):
+        """False: ember does not pin memory."""
         return False
 
 

@@ -115,6 +115,10 @@ def test_packed_sequence_is_a_named_tuple_with_inverse_indices():
     assert (R.invert_permutation(ember.tensor([3, 0, 2, 1])).tolist()
             == trnn.invert_permutation(torch.tensor([3, 0, 2, 1])).tolist())
     assert p.to("float64").data.dtype.name == "float64"
+    assert p.double().data.dtype.name == "float64" and p.double().float().data.dtype.name == "float32"
+    assert p.half().data.dtype.name == "float16" and p.cpu().data.device.type == "cpu"
+    assert p.is_cuda is False and p.is_pinned() is False
+    assert p.double().sorted_indices.tolist() == [1, 2, 0]
 
 
 def test_bad_input():
