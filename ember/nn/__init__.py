@@ -30,3 +30,9 @@ from .reparam import *  # noqa: F401,F403
 from .reparam import __all__ as _reparam_all
 
 __all__ = ["functional", "init", "parallel", "utils"] + list(_module_all) + list(_containers_all) + list(_layers_all) + list(_activations_all) + list(_losses_all) + ["ModuleRecord", "ParamGroup"] + list(_reparam_all)
+from . import rnn_utils  # noqa: F401,E402
+from .recurrent import *  # noqa: F401,F403,E402
+from .recurrent import __all__ as _recurrent_all  # noqa: E402
+from .rnn_utils import PackedSequence  # noqa: F401,E402
+
+__all__ += ["rnn_utils"] + list(_recurrent_all)

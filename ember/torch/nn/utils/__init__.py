@@ -1,5 +1,6 @@
 """``ember.torch.nn.utils``: gradient clipping and the parameter/vector conversions of
-ember.nn.utils, their results as ember.torch tensors (the rnn utilities are another issue's).
+ember.nn.utils, their results as ember.torch tensors; ``rnn``: the packed sequences
+(ember/torch/nn/utils/rnn.py).
 
 >>> import ember.torch as torch
 >>> from ember.torch import nn
@@ -9,6 +10,7 @@ ember.nn.utils, their results as ember.torch tensors (the rnn utilities are anot
 
 from ....nn import utils as _eu
 from ..._tensor import to_torch
+from . import rnn  # noqa: F401
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector",
            "vector_to_parameters"]
