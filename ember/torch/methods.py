@@ -16,6 +16,8 @@ tests/torch/test_method_meanings.py audits every method the two APIs share again
 
 import builtins as _b
 
+import numpy as _np
+
 import ember as _e
 
 from .._tensor import Tensor as _Tensor, wrap
@@ -127,7 +129,46 @@ def view(self, *shape, size=None):
     dims = _dims(shape[0], shape[1:], "view") if shape else ()
     if 0 in dims:
         return _reshape_zero(self, dims, "view")
+    if not _T.is_contiguous(self):
+        _check_view_strides(self, dims)
     return _T.view(self, dims)
+
+
+def _check_view_strides(t, dims):
+    """Raise PyTorch's refusal when ``t`` (not contiguous) cannot be viewed as ``dims`` without a
+    copy: a new dim would span two of its non-adjacent chunks (PyTorch's ``computeStride``)."""
+    n = t.numel()
+    if dims.count(-1) == 1:
+        known = 1
+        for d in dims:
+            known *= d if d != -1 else 1
+        if known == 0 or n % known:
+            return  # _T.view reports the bad shape
+        dims = tuple(n // known if d == -1 else d for d in dims)
+    size = 1
+    for d in dims:
+        size *= d
+    if size != n or n == 0:
+        return
+    old, stride = tuple(t.shape), t.stride()
+    view_d, chunk, tensor_n, view_n = len(dims) - 1, stride[-1], 1, 1
+    for d in range(len(old) - 1, -1, -1):
+        tensor_n *= old[d]
+        if d == 0 or (old[d - 1] != 1 and stride[d - 1] != tensor_n * chunk):
+            while view_d >= 0 and (view_n < tensor_n or dims[view_d] == 1):
+                view_n *= dims[view_d]
+                view_d -= 1
+            if view_n != tensor_n:
+                break
+            if d > 0:
+                chunk, tensor_n, view_n = stride[d - 1], 1, 1
+    else:
+        if view_d == -1:
+            return
+    raise ShapeMismatchError(f"view: view size {list(dims)} is not compatible with input tensor's "
+                             f"size {list(old)} and stride {list(stride)} (at least one dimension "
+                             "spans across two contiguous subspaces); use .reshape(...) instead",
+                             tuple(old), dims)
 
 
 def _reshape_zero(t, dims, op):
@@ -569,6 +610,8 @@ def _arith_method(name, op):
     f = _OPS[op][0]
 
     def method(self, other):  # on the hot path: one test when no operand is a bool
+        if isinstance(other, _NUMPY):
+            other = numpy_operand(other, self, name)
         if self._dtype is _BOOL or other.__class__ is bool or \
                 getattr(other, "_dtype", None) is _BOOL:
             return to_torch(_arith(self, other, op))
@@ -579,11 +622,54 @@ def _arith_method(name, op):
     return method
 
 
+_NUMPY = (_np.ndarray, _np.generic)
+
+
+# the operators PyTorch's tensors apply to a NumPy array (the others raise in PyTorch)
+_ARRAY_OPERATORS = frozenset(("__add__", "__sub__", "__mul__", "__truediv__", "__rtruediv__",
+                              "__floordiv__", "__mod__", "__pow__", "__matmul__", "__eq__"))
+
+
+def numpy_operand(value, like, op):
+    """A NumPy operand of the operator ``op`` as PyTorch takes it: an array as a tensor of its
+    dtype (on ``like``'s device), a NumPy scalar as the Python number it holds (a NumPy bool as
+    a float, as PyTorch reads it).
+
+    >>> import numpy as np, ember.torch as torch
+    >>> (torch.ones(2) + np.ones(2)).dtype.name, (torch.tensor([1]) + np.bool_(True)).tolist()
+    ('float64', [2.0])
+    """
+    if isinstance(value, _np.bool_):
+        return _b.float(value)  # PyTorch reads a NumPy bool as the float 0.0 or 1.0
+    if not isinstance(value, _np.ndarray):
+        return value.item()
+    if op not in _ARRAY_OPERATORS:
+        raise KindError(f"{op}: a NumPy array operand is not supported here (PyTorch refuses "
+                        "it); convert it first with torch.from_numpy()")
+    return to_torch(_e.tensor(value, device=like.device))
+
+
+def _numpy_operands(name, f):
+    def method(self, other):
+        if isinstance(other, _NUMPY):
+            other = numpy_operand(other, self, name)
+        return to_torch(f(self, other))
+    method.__name__ = name
+    method.__qualname__ = f"Tensor.{name}"
+    method.__doc__ = f"PyTorch's ``{name}``, NumPy operands taken as PyTorch takes them."
+    return method
+
+
 for _name, _op in (("__add__", "add"), ("__radd__", "add"), ("__mul__", "mul"),
                    ("__rmul__", "mul"), ("__sub__", "sub"), ("__rsub__", "rsub"),
                    ("__truediv__", "truediv"), ("__rtruediv__", "rtruediv"),
                    ("mul", "mul"), ("multiply", "mul")):
     setattr(Tensor, _name, _arith_method(_name, _op))
+
+for _name in ("__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__", "__rpow__",
+              "__matmul__", "__rmatmul__", "__and__", "__rand__", "__or__", "__ror__",
+              "__xor__", "__rxor__", "__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__"):
+    setattr(Tensor, _name, _numpy_operands(_name, Tensor.__dict__.get(_name, getattr(_T, _name))))
 
 
 # -- PyTorch's operand rules of the binary element-wise methods ember's relax -------------------

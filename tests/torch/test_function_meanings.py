@@ -12,6 +12,7 @@ Tensor has a PyTorch override, ``torch.<name>(x, ...)`` must mean ``x.<name>(...
 family module that owns the name. The comparison is test_method_meanings.py's.
 """
 
+import numpy as np
 import pytest
 import torch
 
@@ -418,13 +419,46 @@ case("multinomial", lambda T, a: meta(T.multinomial(a.p, 2)),
      lambda T, a: T.multinomial(T.tensor([0.0, 1.0]), 1).tolist())
 
 
+# -- the previous audit's leftovers: NumPy operands, None, view of a non-contiguous tensor, sort's
+# argument rules (Tensor methods and operators; the functions above dispatch to them)
+_NP = np.array([1.0, -2.0, 0.5], dtype=np.float32)
+case("__operators__", *[lambda T, a, op=op: op(a.x, _NP) for op in (
+    lambda x, n: x + n, lambda x, n: x - n, lambda x, n: x * n, lambda x, n: x / n,
+    lambda x, n: x // n, lambda x, n: x % n, lambda x, n: x ** np.abs(n), lambda x, n: x == n,
+    lambda x, n: x < n, lambda x, n: x & n, lambda x, n: n + x,
+    lambda x, n: n * x, lambda x, n: n / x, lambda x, n: n == x, lambda x, n: n < x,
+    lambda x, n: x + n.astype(np.float64), lambda x, n: x @ np.ones((3, 2), np.float32),
+    lambda x, n: x + np.bool_(True), lambda x, n: x * np.float64(2.5), lambda x, n: x + n[0],
+    lambda x, n: x > np.int64(0), lambda x, n: x == None, lambda x, n: x != None,  # noqa: E711
+    lambda x, n: x.__eq__(None) is NotImplemented,
+    lambda x, n: x.__ne__(None) is NotImplemented)])
+case("__operators__", lambda T, a: a.i + np.float32(0.5), lambda T, a: a.i * np.int32(3),
+     lambda T, a: a.b + np.bool_(True), lambda T, a: a.i + np.array([1, 2, 3]),
+     lambda T, a: a.b & np.bool_(False), lambda T, a: a.i * np.bool_(True),
+     lambda T, a: a.b == np.bool_(True))
+case("view", lambda T, a: a.xt.view(-1), lambda T, a: a.xt.view(3, 2),
+     lambda T, a: a.xt.view(3, 1, 2), lambda T, a: a.xt.view(6, 1), lambda T, a: a.xt.view(1, 3, 2),
+     lambda T, a: a.x[:, ::2].view(4), lambda T, a: a.x[:, 1:].view(2, 2),
+     lambda T, a: a.x[:, 1:].view(4), lambda T, a: a.x.expand(2, 2, 3).view(4, 3),
+     lambda T, a: a.x.expand(2, 2, 3).view(2, 6), lambda T, a: a.xt.view(5),
+     lambda T, a: a.x.view(6))
+case("sort", lambda T, a: a.x.sort(0, True), lambda T, a: a.x.sort(0, True, True),
+     lambda T, a: a.x.sort(0, stable=True), lambda T, a: a.x.sort(stable=True, dim=0),
+     lambda T, a: a.x.sort(stable=1), lambda T, a: T.sort(a.dup, stable=True, descending=True),
+     lambda T, a: T.sort(a.x, 0, stable=False), lambda T, a: a.x.sort(axis=0),
+     lambda T, a: a.b.sort(1))
+case("argsort", lambda T, a: a.x.argsort(0, True), lambda T, a: T.argsort(a.x, 0, stable=True),
+     lambda T, a: T.argsort(a.dup, stable=True, dim=1), lambda T, a: a.b.argsort(),
+     lambda T, a: T.argsort(a.x, 0, True, True), lambda T, a: T.argsort(a.x, axis=0))
+
+
 @pytest.mark.parametrize("call", CASES)
 def test_function_means_what_torch_means(call):
     check(call)
 
 
 def _names():
-    return {p.id.rsplit("-", 1)[0] for p in CASES}
+    return {p.id.rsplit("-", 1)[0] for p in CASES} - {"__operators__", "view"}
 
 
 def test_audit_covers_two_hundred_function_names():
