@@ -121,7 +121,8 @@ case("isclose", lambda T, a: T.isclose(a.x, a.x + 1e-7), lambda T, a: T.isclose(
 case("allclose", lambda T, a: T.allclose(a.x, a.x + 1e-7), lambda T, a: T.allclose(a.x, a.y),
      lambda T, a: T.allclose(a.x, a.x64), lambda T, a: T.allclose(a.nan, a.nan, equal_nan=True))
 case("equal", lambda T, a: T.equal(a.x, a.x.clone()), lambda T, a: T.equal(a.x, a.y),
-     lambda T, a: T.equal(a.x, a.v), lambda T, a: T.equal(a.e, a.e), lambda T, a: T.equal(a.i, a.i),
+     lambda T, a: T.equal(a.x, a.v), lambda T, a: T.equal(a.e, a.e),
+                          lambda T, a: T.equal(a.i, a.i),
      lambda T, a: T.equal(a.xt, a.xt.contiguous()))
 case("where", lambda T, a: T.where(a.b, a.x, a.y), lambda T, a: T.where(a.b, a.x, 0.0),
      lambda T, a: T.where(a.b, 1, a.i), lambda T, a: T.where(a.b),
@@ -156,7 +157,8 @@ case("std", lambda T, a: T.std(a.x, 1, unbiased=False), lambda T, a: T.std(a.x, 
 case("var_mean", lambda T, a: T.var_mean(a.x, 1, correction=0))
 case("cumsum", lambda T, a: T.cumsum(a.x, 1, dtype=T.float64), lambda T, a: T.cumsum(a.i32, 1))
 case("cumprod", lambda T, a: T.cumprod(a.i32, dim=0))
-case("norm", lambda T, a: T.norm(a.x), lambda T, a: T.norm(a.x, 1), lambda T, a: T.norm(a.x, dim=1),
+case("norm", lambda T, a: T.norm(a.x), lambda T, a: T.norm(a.x, 1),
+     lambda T, a: T.norm(a.x, dim=1),
      lambda T, a: T.norm(a.x, 2, 1, True), lambda T, a: T.norm(a.x, float("inf")),
      lambda T, a: T.norm(a.x, p="fro"), lambda T, a: T.norm(a.i))
 case("softmax", lambda T, a: T.softmax(a.x, 1), lambda T, a: T.softmax(a.x, dim=0),
@@ -185,6 +187,9 @@ case("topk", lambda T, a: T.topk(a.x, 2), lambda T, a: T.topk(a.x, 1, 0),
      lambda T, a: T.topk(a.x, 4), lambda T, a: T.topk(a.xt, 1))
 case("nonzero", lambda T, a: T.nonzero(a.x), lambda T, a: T.nonzero(a.x, as_tuple=True),
      lambda T, a: T.nonzero(a.e), lambda T, a: T.nonzero(a.b), lambda T, a: T.nonzero(a.s))
+case("nonzero_static", lambda T, a: T.nonzero_static(a.x, size=3),
+     lambda T, a: T.nonzero_static(a.b, size=6, fill_value=-2))
+case("histogramdd", lambda T, a: T.histogramdd(a.m, bins=[2, 3]))
 case("argwhere", lambda T, a: T.argwhere(a.x), lambda T, a: T.argwhere(a.b))
 case("gather", lambda T, a: T.gather(a.x, 1, a.idx), lambda T, a: T.gather(a.x, 0, a.idx),
      lambda T, a: T.gather(a.x, 1, a.idx + 5))
@@ -195,7 +200,8 @@ case("take_along_dim", lambda T, a: T.take_along_dim(a.x, a.idx, 1),
      lambda T, a: T.take_along_dim(a.x, a.x.argsort(1), dim=1))
 case("index_select", lambda T, a: T.index_select(a.x, 1, a.flat % 3),
      lambda T, a: T.index_select(a.x, 0, T.tensor([1, 1, 0])))
-case("masked_select", lambda T, a: T.masked_select(a.x, a.b), lambda T, a: T.masked_select(a.i, a.b))
+case("masked_select", lambda T, a: T.masked_select(a.x, a.b),
+     lambda T, a: T.masked_select(a.i, a.b))
 case("searchsorted", lambda T, a: T.searchsorted(a.v.sort().values, a.w),
      lambda T, a: T.searchsorted(a.v.sort().values, a.w, right=True))
 case("bucketize", lambda T, a: T.bucketize(a.x, a.v.sort().values),
@@ -233,7 +239,8 @@ case("flip", lambda T, a: T.flip(a.x, (0,)), lambda T, a: T.flip(a.x, [0, 1]),
      lambda T, a: T.flip(a.s, (0,)), lambda T, a: T.flip(a.x, dims=(-1,)))
 case("fliplr", lambda T, a: T.fliplr(a.x), lambda T, a: T.fliplr(a.v))
 case("flipud", lambda T, a: T.flipud(a.x))
-case("rot90", lambda T, a: T.rot90(a.x), lambda T, a: T.rot90(a.x, 2), lambda T, a: T.rot90(a.x, -1))
+case("rot90", lambda T, a: T.rot90(a.x), lambda T, a: T.rot90(a.x, 2),
+     lambda T, a: T.rot90(a.x, -1))
 case("roll", lambda T, a: T.roll(a.x, 1), lambda T, a: T.roll(a.x, 1, 1),
      lambda T, a: T.roll(a.x, (1, 2), (0, 1)), lambda T, a: T.roll(a.s, 1))
 case("permute", lambda T, a: T.permute(a.x, (1, 0)), lambda T, a: T.permute(a.ones, (2, 0, 1)),
@@ -242,22 +249,28 @@ case("transpose", lambda T, a: T.transpose(a.x, 0, 1), lambda T, a: T.transpose(
      lambda T, a: T.transpose(a.s, 0, -1), lambda T, a: T.transpose(a.x, 0, 2))
 case("swapaxes", lambda T, a: T.swapaxes(a.x, 0, 1))
 case("swapdims", lambda T, a: T.swapdims(a.ones, 0, 2))
-case("movedim", lambda T, a: T.movedim(a.ones, 0, 2), lambda T, a: T.movedim(a.ones, (0, 1), (2, 0)))
+case("movedim", lambda T, a: T.movedim(a.ones, 0, 2),
+     lambda T, a: T.movedim(a.ones, (0, 1), (2, 0)))
 case("moveaxis", lambda T, a: T.moveaxis(a.ones, -1, 0))
-case("t", lambda T, a: T.t(a.x), lambda T, a: T.t(a.v), lambda T, a: T.t(a.s), lambda T, a: T.t(a.ones))
+case("t", lambda T, a: T.t(a.x), lambda T, a: T.t(a.v), lambda T, a: T.t(a.s),
+     lambda T, a: T.t(a.ones))
 case("adjoint", lambda T, a: T.adjoint(a.x), lambda T, a: T.adjoint(a.x + 1j))
 case("narrow", lambda T, a: T.narrow(a.x, 1, 0, 2), lambda T, a: T.narrow(a.x, 1, 2, 2))
 case("narrow_copy", lambda T, a: T.narrow_copy(a.x, 0, 1, 1))
-case("unbind", lambda T, a: T.unbind(a.x), lambda T, a: T.unbind(a.x, 1), lambda T, a: T.unbind(a.e))
+case("unbind", lambda T, a: T.unbind(a.x), lambda T, a: T.unbind(a.x, 1),
+     lambda T, a: T.unbind(a.e))
 case("split", lambda T, a: T.split(a.x, 2, 1), lambda T, a: T.split(a.x, [1, 2], 1),
      lambda T, a: T.split(a.x, 1), lambda T, a: T.split(a.x, [1, 1], 1))
 case("split_with_sizes", lambda T, a: T.split_with_sizes(a.x, [1, 2], 1))
-case("chunk", lambda T, a: T.chunk(a.x, 2, 1), lambda T, a: T.chunk(a.x, 3), lambda T, a: T.chunk(a.x, 4, 1))
-case("tensor_split", lambda T, a: T.tensor_split(a.x, 2, 1), lambda T, a: T.tensor_split(a.x, [1], 1))
+case("chunk", lambda T, a: T.chunk(a.x, 2, 1), lambda T, a: T.chunk(a.x, 3),
+     lambda T, a: T.chunk(a.x, 4, 1))
+case("tensor_split", lambda T, a: T.tensor_split(a.x, 2, 1),
+     lambda T, a: T.tensor_split(a.x, [1], 1))
 case("hsplit", lambda T, a: T.hsplit(a.x, 3), lambda T, a: T.hsplit(a.x, [1]))
 case("vsplit", lambda T, a: T.vsplit(a.x, 2))
 case("dsplit", lambda T, a: T.dsplit(a.ones, 1))
-case("unflatten", lambda T, a: T.unflatten(a.x, 1, (3, 1)), lambda T, a: T.unflatten(a.x, 1, (-1, 1)))
+case("unflatten", lambda T, a: T.unflatten(a.x, 1, (3, 1)),
+     lambda T, a: T.unflatten(a.x, 1, (-1, 1)))
 case("repeat_interleave", lambda T, a: T.repeat_interleave(a.x, 2),
      lambda T, a: T.repeat_interleave(a.x, 2, dim=0),
      lambda T, a: T.repeat_interleave(a.x, T.tensor([1, 2]), dim=0),
@@ -283,7 +296,8 @@ case("diag_embed", lambda T, a: T.diag_embed(a.x), lambda T, a: T.diag_embed(a.v
 case("diagflat", lambda T, a: T.diagflat(a.x), lambda T, a: T.diagflat(a.v, -1))
 case("clone", lambda T, a: T.clone(a.xt), lambda T, a: T.clone(a.b))
 case("cat", lambda T, a: T.cat([a.x, a.y]), lambda T, a: T.cat((a.x, a.y), 1),
-     lambda T, a: T.cat([a.x, a.i]), lambda T, a: T.cat([a.x, a.e]), lambda T, a: T.cat([a.x, a.v]),
+     lambda T, a: T.cat([a.x, a.i]), lambda T, a: T.cat([a.x, a.e]),
+                        lambda T, a: T.cat([a.x, a.v]),
      lambda T, a: T.cat([a.x, a.y], dim=-1))
 case("stack", lambda T, a: T.stack([a.x, a.y]), lambda T, a: T.stack((a.x, a.y), 2),
      lambda T, a: T.stack([a.x, a.v]))
@@ -291,7 +305,8 @@ case("hstack", lambda T, a: T.hstack([a.x, a.y]), lambda T, a: T.hstack([a.v, a.
 case("vstack", lambda T, a: T.vstack([a.x, a.v]))
 case("row_stack", lambda T, a: T.row_stack([a.x, a.y]))
 case("dstack", lambda T, a: T.dstack([a.x, a.y]))
-case("column_stack", lambda T, a: T.column_stack([a.v, a.w]), lambda T, a: T.column_stack([a.x, a.y]))
+case("column_stack", lambda T, a: T.column_stack([a.v, a.w]),
+     lambda T, a: T.column_stack([a.x, a.y]))
 case("block_diag", lambda T, a: T.block_diag(a.x, a.sq))
 case("meshgrid", lambda T, a: T.meshgrid(a.v, a.w, indexing="ij"),
      lambda T, a: T.meshgrid(a.v, a.w, indexing="xy"))
@@ -356,7 +371,8 @@ case("inverse", lambda T, a: T.inverse(a.sq))
 case("pinverse", lambda T, a: T.pinverse(a.x))
 case("cdist", lambda T, a: T.cdist(a.x, a.y), lambda T, a: T.cdist(a.x, a.y, p=1))
 case("pdist", lambda T, a: T.pdist(a.x))
-case("cov", lambda T, a: T.cov(a.x), lambda T, a: T.cov(a.x, correction=0), lambda T, a: T.cov(a.v),
+case("cov", lambda T, a: T.cov(a.x), lambda T, a: T.cov(a.x, correction=0),
+     lambda T, a: T.cov(a.v),
      lambda T, a: T.cov(a.x, fweights=T.tensor([1, 2, 3])),
      lambda T, a: T.cov(a.x, aweights=a.p[0]), lambda T, a: T.cov(a.i), lambda T, a: T.cov(a.ones))
 case("corrcoef", lambda T, a: T.corrcoef(a.x), lambda T, a: T.corrcoef(a.sq))
@@ -413,7 +429,8 @@ case("randperm", lambda T, a: meta(T.randperm(4)), lambda T, a: sorted(T.randper
 case("rand_like", lambda T, a: meta(T.rand_like(a.x)))
 case("randn_like", lambda T, a: meta(T.randn_like(a.x64)))
 case("randint_like", lambda T, a: meta(T.randint_like(a.i, 5)))
-case("bernoulli", lambda T, a: meta(T.bernoulli(a.p / 2)), lambda T, a: T.bernoulli(a.z).sum().item())
+case("bernoulli", lambda T, a: meta(T.bernoulli(a.p / 2)),
+     lambda T, a: T.bernoulli(a.z).sum().item())
 case("normal", lambda T, a: meta(T.normal(a.x, 1.0)), lambda T, a: meta(T.normal(0.0, 1.0, (2,))))
 case("multinomial", lambda T, a: meta(T.multinomial(a.p, 2)),
      lambda T, a: T.multinomial(T.tensor([0.0, 1.0]), 1).tolist())
@@ -437,7 +454,8 @@ case("__operators__", lambda T, a: a.i + np.float32(0.5), lambda T, a: a.i * np.
      lambda T, a: a.b & np.bool_(False), lambda T, a: a.i * np.bool_(True),
      lambda T, a: a.b == np.bool_(True))
 case("view", lambda T, a: a.xt.view(-1), lambda T, a: a.xt.view(3, 2),
-     lambda T, a: a.xt.view(3, 1, 2), lambda T, a: a.xt.view(6, 1), lambda T, a: a.xt.view(1, 3, 2),
+     lambda T, a: a.xt.view(3, 1, 2), lambda T, a: a.xt.view(6, 1),
+                            lambda T, a: a.xt.view(1, 3, 2),
      lambda T, a: a.x[:, ::2].view(4), lambda T, a: a.x[:, 1:].view(2, 2),
      lambda T, a: a.x[:, 1:].view(4), lambda T, a: a.x.expand(2, 2, 3).view(4, 3),
      lambda T, a: a.x.expand(2, 2, 3).view(2, 6), lambda T, a: a.xt.view(5),
@@ -506,3 +524,31 @@ def _grad(lib, call):
 def test_gradient_through_function_matches_torch(call):
     assert_same(canon(_grad(et, call)), canon(_grad(torch, call)), "grad")
 
+
+
+def test_ember_keeps_its_own_meanings():
+    """The other side of docs/pytorch.md's rows: ``import ember`` keeps the spec's meanings."""
+    import ember
+    from ember.errors import GraphError, KindError
+    i, j = ember.tensor([[3, -4]]), ember.tensor([[2, 2]])
+    assert ember.div(i, j).tolist() == [[1, -2]] and ember.div(i, j).dtype == ember.int64
+    assert ember.equal(i, i).tolist() == [[True, True]]
+    assert isinstance(ember.ones((2, 3)).unbind(0), list)
+    assert ember.ones((2, 3, 4)).t().shape == (2, 4, 3)
+    x = ember.tensor(_X)
+    assert not isinstance(x.real, ember.Tensor) and x.real().tolist() == x.tolist()
+    sq = ember.tensor(np.eye(3, dtype=np.float32))
+    assert ember.cross(sq, sq.flip(0)).tolist() == torch.linalg.cross(
+        torch.eye(3), torch.eye(3).flip(0), dim=-1).tolist()
+    with pytest.raises(KindError):
+        ember.tensor(_B) + ember.tensor(_B)
+    with pytest.raises(KindError):
+        x + np.ones(3, np.float32)
+    assert ember.atan2(x, 2).shape == (2, 3) and ember.eq(2, x).shape == (2, 3)
+    assert ember.sort(x, 0, False, True).values.tolist() == np.sort(_X, 0).tolist()
+    y = ember.tensor(_X, requires_grad=True)
+    assert (y * 2).backward() is not None and y.grad.tolist() == (2 * np.ones((2, 3))).tolist()
+    z = et.tensor(_X, requires_grad=True)
+    assert (z * 2).sum().backward() is None
+    with pytest.raises(GraphError):
+        (z * 2).backward()
