@@ -31,15 +31,10 @@ from .methods import binary_rules
 
 __all__ = ["METHOD_FUNCTIONS"]
 
-# torch.<name> whose signature is not ``input.<name>(...)``'s, or is not PyTorch's name of a
-# Tensor method: left to the function of ember (or of the family module) that speaks PyTorch
+# torch.<name> whose signature is not ``input.<name>(...)``'s: left to their own functions
 _NOT_METHODS = frozenset((
     "where",  # torch.where(condition, input, other); Tensor.where(condition, other)
     "polygamma",  # torch.polygamma(n, input); Tensor.polygamma(n)
-    "cat", "stack", "categorical", "one_hot", "multinomial", "grid_sample_2d", "dequantize",
-    "quantize", "quantize_dynamic", "random_like", "empty_like", "ones_like", "zeros_like",
-    "all_close", "is_close", "is_finite", "is_inf", "is_nan", "contains_nan", "lower",
-    "lower_equal", "max_pair", "min_pair", "powf", "powi", "recip",
 ))
 
 # the functions PyTorch lets take a Python number as ``input`` (the other operand a tensor)

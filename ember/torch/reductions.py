@@ -25,6 +25,7 @@ from ..shapes import as_int
 from ._math_args import (dim_aliases, dim_arg, dims_arg, dtype_arg, float_dtype,
                          function_and_method, promoted, reshape, tensor_arg)
 from ._tensor import as_torch, torch_function
+from .methods import sort_args
 
 __all__ = ["std", "std_mean", "sum", "prod", "mean", "cumsum", "cumprod", "nansum", "nanmean",
            "amax", "amin", "aminmax", "logsumexp", "logcumsumexp", "nanmedian", "quantile",
@@ -817,7 +818,9 @@ def argsort(input, *args, stable=None, **kwargs):
     >>> torch.tensor([3, 1, 2]).argsort(descending=True).tolist()
     [0, 2, 1]
     """
-    return as_torch(tensor_arg(input, "argsort")).sort(*args, stable=stable, **kwargs).indices
+    dim, descending = sort_args(args, kwargs, stable, "argsort")
+    x = as_torch(tensor_arg(input, "argsort"))
+    return x.sort(dim=dim, descending=descending, stable=bool(stable)).indices
 
 
 @function_and_method
