@@ -23,11 +23,10 @@ True
 
 import builtins as _b
 
-from .. import dtypes as _dt
 from .._tensor import Tensor as _T
 from ..errors import KindError
-from ._tensor import Tensor, functions, to_torch, torch_function, torch_method
-from .methods import binary_rules
+from ._tensor import Tensor, functions, torch_function, torch_method
+from .methods import binary_rules, wrapped_number
 
 __all__ = ["METHOD_FUNCTIONS"]
 
@@ -50,36 +49,6 @@ _TENSOR_FIRST = ("eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal",
 
 _MISSING = object()
 _NUMBER = (_b.bool, _b.int, _b.float, _b.complex)
-_RANK = {"bool": 0, "int": 1, "float": 2, "complex": 3}
-
-
-def _number_kind(value):
-    if value.__class__ is _b.bool:
-        return "bool"
-    if isinstance(value, _b.int):
-        return "int"
-    return "float" if isinstance(value, _b.float) else "complex"
-
-
-def wrapped_number(value, other):
-    """The Python number ``value`` as a 0-d tensor that meets the tensor ``other`` as PyTorch's
-    wrapped numbers do: of ``other``'s dtype when its kind is at least the number's, else of the
-    number's default dtype (int64, float32, complex64).
-
-    >>> import ember.torch as torch
-    >>> wrapped_number(2, torch.ones(1, dtype=torch.float16)).dtype.name
-    'float16'
-    >>> wrapped_number(2.5, torch.tensor([1])).dtype.name
-    'float32'
-    """
-    kind = _number_kind(value)
-    if _RANK[other.dtype.kind] >= _RANK[kind]:
-        dtype = other.dtype
-    else:
-        dtype = {"bool": _dt.bool_, "int": _dt.int64, "float": _dt.float32,
-                 "complex": _dt.complex64}[kind]
-    from ..ops.creation import tensor
-    return to_torch(tensor(value, dtype=dtype, device=other.device))
 
 
 def _method_function(name, method):

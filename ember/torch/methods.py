@@ -666,8 +666,7 @@ for _name, _op in (("__add__", "add"), ("__radd__", "add"), ("__mul__", "mul"),
                    ("mul", "mul"), ("multiply", "mul")):
     setattr(Tensor, _name, _arith_method(_name, _op))
 
-for _name in ("__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__", "__rpow__",
-              "__matmul__", "__rmatmul__", "__and__", "__rand__", "__or__", "__ror__",
+for _name in ("__matmul__", "__rmatmul__", "__and__", "__rand__", "__or__", "__ror__",
               "__xor__", "__rxor__", "__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__"):
     setattr(Tensor, _name, _numpy_operands(_name, Tensor.__dict__.get(_name, getattr(_T, _name))))
 
@@ -740,6 +739,57 @@ def _int_pow(base, exponent, f):
 for _name in ("floor_divide", "remainder", "fmod", "pow", "atan2", "hypot", "maximum",
               "minimum", "logical_and", "logical_or", "logical_xor"):
     torch_method(binary_rules(_name, getattr(_T, _name)), name=_name)
+
+
+_RANK = {"bool": 0, "int": 1, "float": 2, "complex": 3}
+
+
+def _number_kind(value):
+    if value.__class__ is _b.bool:
+        return "bool"
+    if isinstance(value, _b.int):
+        return "int"
+    return "float" if isinstance(value, _b.float) else "complex"
+
+
+def wrapped_number(value, other):
+    """The Python number ``value`` as a 0-d tensor that meets the tensor ``other`` as PyTorch's
+    wrapped numbers do: of ``other``'s dtype when its kind is at least the number's, else of the
+    number's default dtype (int64, float32, complex64).
+
+    >>> import ember.torch as torch
+    >>> wrapped_number(2, torch.ones(1, dtype=torch.float16)).dtype.name
+    'float16'
+    >>> wrapped_number(2.5, torch.tensor([1])).dtype.name
+    'float32'
+    """
+    kind = _number_kind(value)
+    if _RANK[other.dtype.kind] >= _RANK[kind]:
+        dtype = other.dtype
+    else:
+        dtype = {"bool": _e.bool_, "int": _e.int64, "float": _e.float32,
+                 "complex": _e.complex64}[kind]
+    return to_torch(_e.tensor(value, dtype=dtype, device=other.device))
+
+
+# the operators of those methods: their operand rules too (a number on the left wrapped as PyTorch
+# wraps it)
+def _reflected(name, base):
+    def method(self, other):
+        if isinstance(other, _NUMPY):
+            other = numpy_operand(other, self, name)
+        if not isinstance(other, (_b.bool, _b.int, _b.float, complex)):
+            return NotImplemented
+        return getattr(Tensor, base)(wrapped_number(other, self), self)
+    method.__name__ = name
+    method.__qualname__ = f"Tensor.{name}"
+    method.__doc__ = f"PyTorch's ``{name}``: ``{base}`` of the number and this tensor."
+    return method
+
+
+for _name, _base in (("floordiv", "floor_divide"), ("mod", "remainder"), ("pow", "pow")):
+    setattr(Tensor, f"__{_name}__", _numpy_operands(f"__{_name}__", Tensor.__dict__[_base]))
+    setattr(Tensor, f"__r{_name}__", _reflected(f"__r{_name}__", _base))
 
 
 # element-wise functions of floats: a bool tensor is computed as the default float dtype

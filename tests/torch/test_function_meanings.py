@@ -453,6 +453,12 @@ case("__operators__", lambda T, a: a.i + np.float32(0.5), lambda T, a: a.i * np.
      lambda T, a: a.b + np.bool_(True), lambda T, a: a.i + np.array([1, 2, 3]),
      lambda T, a: a.b & np.bool_(False), lambda T, a: a.i * np.bool_(True),
      lambda T, a: a.b == np.bool_(True))
+# the operators of the binary functions, with the operand patterns of the functions
+_OPERATORS = (lambda p, q: p // q, lambda p, q: p % q, lambda p, q: p ** q, lambda p, q: p < q,
+              lambda p, q: p & q, lambda p, q: p | q, lambda p, q: p ^ q, lambda p, q: p == q,
+              lambda p, q: p + q, lambda p, q: p - q, lambda p, q: p * q, lambda p, q: p / q)
+case("__operators__", *[lambda T, a, op=op, p=p: op(*[_arg(a, k) for k in p])
+                        for op in _OPERATORS for p in BINARY + [("i", True), ("u8", "i8")]])
 case("view", lambda T, a: a.xt.view(-1), lambda T, a: a.xt.view(3, 2),
      lambda T, a: a.xt.view(3, 1, 2), lambda T, a: a.xt.view(6, 1),
                             lambda T, a: a.xt.view(1, 3, 2),
