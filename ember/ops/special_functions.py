@@ -1096,8 +1096,9 @@ def _xlog(op, input, other, log):
     _check_tensor(x, op, "input")
     _check_tensor(y, op, "other")
     logs = log(y)
-    # x * log(y) is already 0 at x == 0 unless log(y) is infinite; the gradient in x stays log(y)
-    return x * where((x == 0) & (logs.abs() == _INF), 0.0, logs)
+    # x * log(y) is already 0 at x == 0 unless log(y) is infinite or NaN (y < 0); the gradient
+    # in x stays log(y)
+    return x * where((x == 0) & ~(logs.abs() < _INF) & (y == y), 0.0, logs)  # log(y) inf or NaN
 
 
 def xlogy(input, other):

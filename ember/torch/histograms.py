@@ -277,7 +277,7 @@ def histogram(input, bins, *, range=None, weight=None, density=False):  # noqa: 
 @torch_function
 def histogramdd(input, bins, *, range=None, weight=None, density=False):  # noqa: A002
     """The D-dimensional histogram of the rows of ``input`` (..., D): ``bins`` an int, one int
-    per dim or one edge tensor per dim; ``(hist, bin_edges)`` with a list of edges per dim.
+    per dim or one edge tensor per dim; ``(hist, bin_edges)`` with a tuple of edges (one per dim).
 
     >>> import ember.torch as torch
     >>> hist, edges = torch.histogramdd(torch.tensor([[0.0, 0.0], [1.0, 1.0]]), [2, 1])
@@ -290,7 +290,7 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):  # noqa
         raise ShapeMismatchError("histogramdd: input must have at least 1 dim", 1, 0)
     points = reshape(x, (-1, x.shape[-1])) if x.numel() else reshape(x, (0, x.shape[-1]))
     hist, edges = _histdd("histogramdd", points, bins, range, weight, density)
-    return histogramdd_result(hist, edges)
+    return histogramdd_result(hist, tuple(edges))  # PyTorch: a tuple of edges
 
 
 @function_and_method

@@ -16,6 +16,8 @@ tests/torch/test_method_meanings.py audits every method the two APIs share again
 
 import builtins as _b
 
+import numpy as _np
+
 import ember as _e
 
 from .._tensor import Tensor as _Tensor, wrap
@@ -56,14 +58,21 @@ Tensor.size = size  # a method, as PyTorch's (not ember's int-like attribute)
 
 @torch_method
 def argmax(self, dim=None, keepdim=False):
-    """PyTorch's ``argmax``: the reduced dim is dropped unless ``keepdim``."""
+    """PyTorch's ``argmax``: the reduced dim is dropped unless ``keepdim`` (no bool tensor)."""
+    _no_bool(self, "argmax")
     return _e.argmax(self, dim, keepdim)
 
 
 @torch_method
 def argmin(self, dim=None, keepdim=False):
-    """PyTorch's ``argmin``: the reduced dim is dropped unless ``keepdim``."""
+    """PyTorch's ``argmin``: the reduced dim is dropped unless ``keepdim`` (no bool tensor)."""
+    _no_bool(self, "argmin")
     return _e.argmin(self, dim, keepdim)
+
+
+def _no_bool(t, op):
+    if t._dtype is _e.bool_:
+        raise KindError(f"{op}: does not support bool input (cast it first: .int())")
 
 
 @torch_method
@@ -72,7 +81,7 @@ def var(self, dim=None, unbiased=True, keepdim=False, *, correction=None):
     return _e.var(self, dim, unbiased, keepdim, correction=correction)
 
 
-for _name in ("topk", "sort", "median", "kthvalue", "cummax", "cummin", "nonzero"):
+for _name in ("topk", "median", "kthvalue", "cummax", "cummin", "nonzero"):
     def _pair_method(self, *args, _f=getattr(_e, _name), **kwargs):
         return _f(self, *args, **kwargs)
     _pair_method.__doc__ = f"PyTorch's ``{_name}``: as ``ember.torch.{_name}(self, ...)``."
@@ -120,7 +129,46 @@ def view(self, *shape, size=None):
     dims = _dims(shape[0], shape[1:], "view") if shape else ()
     if 0 in dims:
         return _reshape_zero(self, dims, "view")
+    if not _T.is_contiguous(self):
+        _check_view_strides(self, dims)
     return _T.view(self, dims)
+
+
+def _check_view_strides(t, dims):
+    """Raise PyTorch's refusal when ``t`` (not contiguous) cannot be viewed as ``dims`` without a
+    copy: a new dim would span two of its non-adjacent chunks (PyTorch's ``computeStride``)."""
+    n = t.numel()
+    if dims.count(-1) == 1:
+        known = 1
+        for d in dims:
+            known *= d if d != -1 else 1
+        if known == 0 or n % known:
+            return  # _T.view reports the bad shape
+        dims = tuple(n // known if d == -1 else d for d in dims)
+    size = 1
+    for d in dims:
+        size *= d
+    if size != n or n == 0:
+        return
+    old, stride = tuple(t.shape), t.stride()
+    view_d, chunk, tensor_n, view_n = len(dims) - 1, stride[-1], 1, 1
+    for d in range(len(old) - 1, -1, -1):
+        tensor_n *= old[d]
+        if d == 0 or (old[d - 1] != 1 and stride[d - 1] != tensor_n * chunk):
+            while view_d >= 0 and (view_n < tensor_n or dims[view_d] == 1):
+                view_n *= dims[view_d]
+                view_d -= 1
+            if view_n != tensor_n:
+                break
+            if d > 0:
+                chunk, tensor_n, view_n = stride[d - 1], 1, 1
+    else:
+        if view_d == -1:
+            return
+    raise ShapeMismatchError(f"view: view size {list(dims)} is not compatible with input tensor's "
+                             f"size {list(old)} and stride {list(stride)} (at least one dimension "
+                             "spans across two contiguous subspaces); use .reshape(...) instead",
+                             tuple(old), dims)
 
 
 def _reshape_zero(t, dims, op):
@@ -338,10 +386,54 @@ def _cast(t, dtype):
 
 
 @torch_method
-def argsort(self, dim=-1, descending=False, *, stable=False):
-    """PyTorch's ``argsort``: the indices that sort ``self`` along ``dim`` (ties in their order
-    when ``stable``)."""
-    return _e.sort(self, dim, descending, stable=stable).indices
+def sort(self, *args, stable=None, **kwargs):
+    """PyTorch's ``sort``: the ``(values, indices)`` named tuple along ``dim`` (default -1);
+    with ``stable=`` given, ``dim`` and ``descending`` by keyword only (as PyTorch's two
+    signatures); a bool tensor sorts False before True."""
+    dim, descending = sort_args(args, kwargs, stable, "sort")
+    if self._dtype is _BOOL:
+        out = _e.sort(self.to(_e.uint8), dim, descending, stable=_b.bool(stable))
+        return out._replace(values=out.values.to(_BOOL))
+    return _e.sort(self, dim, descending, stable=_b.bool(stable))
+
+
+# argsort and msort (ember/torch/reductions.py) read their arguments with sort_args too
+
+
+def sort_args(args, kwargs, stable, op):
+    """``(dim, descending)`` of PyTorch's ``sort(dim=-1, descending=False)`` or
+    ``sort(*, stable, dim=-1, descending=False)`` (and ``argsort``'s) from the positional
+    ``args`` and keyword ``kwargs``; ``op`` names the function in errors.
+
+    >>> sort_args((0,), {}, None, "sort"), sort_args((), {"dim": 1}, True, "sort")
+    ((0, False), (1, False))
+    """
+    if "axis" in kwargs:  # NumPy's name, which PyTorch accepts for dim
+        if "dim" in kwargs:
+            raise InvalidParameterError(f"{op}: dim and axis are one parameter; give one of them",
+                                        "axis", kwargs["axis"])
+        kwargs = dict(kwargs, dim=kwargs.pop("axis"))
+    unknown = set(kwargs) - {"dim", "descending"}
+    if unknown:
+        raise InvalidParameterError(f"{op}: unexpected keyword argument {sorted(unknown)[0]!r}",
+                                    sorted(unknown)[0], kwargs[sorted(unknown)[0]])
+    if stable is not None and args:
+        raise InvalidParameterError(f"{op}: with stable= given, dim and descending must be "
+                                    f"passed by keyword (got {len(args)} positional)",
+                                    "stable", stable)
+    if stable is not None and not isinstance(stable, _b.bool):
+        raise InvalidParameterError(f"{op}: stable must be a bool, got {stable!r}", "stable",
+                                    stable)
+    if len(args) > 2:
+        raise InvalidParameterError(f"{op}: takes at most 2 positional arguments (dim, "
+                                    f"descending), got {len(args)}", "args", args)
+    named = dict(zip(("dim", "descending"), args))
+    for key in named:
+        if key in kwargs:
+            raise InvalidParameterError(f"{op}: got multiple values for argument {key!r}", key,
+                                        kwargs[key])
+    named.update(kwargs)
+    return named.get("dim", -1), named.get("descending", False)
 
 
 @torch_method
@@ -441,8 +533,20 @@ def unbind(self, dim=0):
     return tuple(_T.unbind(self, dim))
 
 
-Tensor.real = property(lambda self: to_torch(_T.real(self)),
+@torch_method
+def split_with_sizes(self, split_sizes, dim=0):
+    """PyTorch's ``split_with_sizes``: a tuple of the pieces (ember's gives a list)."""
+    return tuple(_T.split_with_sizes(self, split_sizes, dim))
+
+
+Tensor.real = property(lambda self: self if self._dtype is _e.bool_ else to_torch(_T.real(self)),
                        doc="PyTorch's ``real``: the real part (a real tensor itself), a property.")
+
+
+@torch_method
+def conj(self):
+    """PyTorch's ``conj``: the complex conjugate (a real or bool tensor itself)."""
+    return self if self._dtype is _e.bool_ else _T.conj(self)
 Tensor.imag = property(lambda self: to_torch(_T.imag(self)),
                        doc="PyTorch's ``imag``: the imaginary part of a complex tensor (a "
                            "property).")
@@ -506,6 +610,8 @@ def _arith_method(name, op):
     f = _OPS[op][0]
 
     def method(self, other):  # on the hot path: one test when no operand is a bool
+        if isinstance(other, _NUMPY):
+            other = numpy_operand(other, self, name)
         if self._dtype is _BOOL or other.__class__ is bool or \
                 getattr(other, "_dtype", None) is _BOOL:
             return to_torch(_arith(self, other, op))
@@ -516,11 +622,174 @@ def _arith_method(name, op):
     return method
 
 
+_NUMPY = (_np.ndarray, _np.generic)
+
+
+# the operators PyTorch's tensors apply to a NumPy array (the others raise in PyTorch)
+_ARRAY_OPERATORS = frozenset(("__add__", "__sub__", "__mul__", "__truediv__", "__rtruediv__",
+                              "__floordiv__", "__mod__", "__pow__", "__matmul__", "__eq__"))
+
+
+def numpy_operand(value, like, op):
+    """A NumPy operand of the operator ``op`` as PyTorch takes it: an array as a tensor of its
+    dtype (on ``like``'s device), a NumPy scalar as the Python number it holds (a NumPy bool as
+    a float, as PyTorch reads it).
+
+    >>> import numpy as np, ember.torch as torch
+    >>> (torch.ones(2) + np.ones(2)).dtype.name, (torch.tensor([1]) + np.bool_(True)).tolist()
+    ('float64', [2.0])
+    """
+    if isinstance(value, _np.bool_):
+        return _b.float(value)  # PyTorch reads a NumPy bool as the float 0.0 or 1.0
+    if not isinstance(value, _np.ndarray):
+        return value.item()
+    if op not in _ARRAY_OPERATORS:
+        raise KindError(f"{op}: a NumPy array operand is not supported here (PyTorch refuses "
+                        "it); convert it first with torch.from_numpy()")
+    return to_torch(_e.tensor(value, device=like.device))
+
+
+def _numpy_operands(name, f):
+    def method(self, other):
+        if isinstance(other, _NUMPY):
+            other = numpy_operand(other, self, name)
+        return to_torch(f(self, other))
+    method.__name__ = name
+    method.__qualname__ = f"Tensor.{name}"
+    method.__doc__ = f"PyTorch's ``{name}``, NumPy operands taken as PyTorch takes them."
+    return method
+
+
 for _name, _op in (("__add__", "add"), ("__radd__", "add"), ("__mul__", "mul"),
                    ("__rmul__", "mul"), ("__sub__", "sub"), ("__rsub__", "rsub"),
                    ("__truediv__", "truediv"), ("__rtruediv__", "rtruediv"),
                    ("mul", "mul"), ("multiply", "mul")):
     setattr(Tensor, _name, _arith_method(_name, _op))
+
+for _name in ("__matmul__", "__rmatmul__", "__and__", "__rand__", "__or__", "__ror__",
+              "__xor__", "__rxor__", "__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__"):
+    setattr(Tensor, _name, _numpy_operands(_name, Tensor.__dict__.get(_name, getattr(_T, _name))))
+
+
+# -- PyTorch's operand rules of the binary element-wise methods ember's relax -------------------
+
+_TENSOR_OTHER = frozenset(("atan2", "hypot", "maximum", "minimum", "igamma", "igammac",
+                           "logical_and", "logical_or", "logical_xor"))  # no number as other
+_FLOAT_ONLY = frozenset(("hypot", "igamma", "igammac"))  # PyTorch has no int kernel
+_TWO_BOOLS = {"maximum": _T.logical_or, "minimum": _T.logical_and}
+_MISSING = object()
+
+
+def binary_rules(name, f):
+    """The method ``f`` (``self.<name>(other, ...)``) with PyTorch's operand rules: ``other`` a
+    tensor where PyTorch takes no number, a bool operand promoted as PyTorch promotes it (to
+    the other operand's dtype, or a number's default dtype), ints to negative int powers as
+    PyTorch computes them, and refusals where PyTorch has no kernel.
+
+    >>> import ember.torch as torch
+    >>> torch.tensor([2, 1, -1]).pow(torch.tensor([-1, -2, -3])).tolist()
+    [0, 1, -1]
+    """
+    param = "exponent" if name == "pow" else "other"
+
+    def method(self, *args, **kwargs):
+        other = args[0] if args else kwargs.pop(param, _MISSING)
+        if other is _MISSING:
+            raise InvalidParameterError(f"{name}: missing the argument {param}", param, None)
+        if name in _TENSOR_OTHER and not isinstance(other, _T):
+            raise KindError(f"{name}: argument {param} must be a Tensor, got {_what(other)}")
+        both = self._dtype is _BOOL and _is_bool(other) and not name.startswith("logical_")
+        if both and name in _TWO_BOOLS and isinstance(other, _T):
+            return _TWO_BOOLS[name](self, other)
+        if both and name == "pow" and other.__class__ is _b.bool:
+            return self.clone() if other else _e.ones_like(self)
+        if both and name in ("atan2", "xlogy"):
+            self = self.to(_e.float32)
+            other = other.to(_e.float32) if isinstance(other, _T) else _b.float(other)
+        elif both:
+            raise KindError(f"{name}: not implemented for two bool operands (cast one first)")
+        elif self._dtype is _BOOL:
+            self = self.to(other.dtype if isinstance(other, _T) else _e.int64
+                           if isinstance(other, _b.int) else _e.complex64
+                           if isinstance(other, complex) else _e.float32)
+        elif _is_bool(other):
+            other = other.to(self.dtype) if isinstance(other, _T) else _b.int(other)
+        if name in _FLOAT_ONLY and self.dtype.kind not in ("float", "complex") and (
+                not isinstance(other, _T) or other.dtype.kind not in ("float", "complex")):
+            raise KindError(f"{name}: not implemented for {self.dtype.name} operands; expected a "
+                            "float tensor")
+        if name == "pow" and isinstance(other, _T) and self.dtype.kind == other.dtype.kind \
+                == "int" and _b.bool((other < 0).any()):
+            return _int_pow(self, other, f)
+        return f(self, other, *args[1:], **kwargs)
+    method.__name__ = name
+    method.__doc__ = f"PyTorch's ``{name}``, its operands as PyTorch takes them (binary_rules)."
+    return method
+
+
+def _int_pow(base, exponent, f):
+    """``base ** exponent`` of ints with negative exponents: 0, except 1 for a base of 1 and
+    +-1 for a base of -1 (PyTorch's integer pow)."""
+    out = f(base, exponent.abs())
+    odd = exponent.remainder(2) == 1
+    small = _e.where(base == 1, 1, _e.where(base == -1, _e.where(odd, -1, 1), 0))
+    return _e.where(exponent < 0, small, out).to(out.dtype)
+
+
+for _name in ("floor_divide", "remainder", "fmod", "pow", "atan2", "hypot", "maximum",
+              "minimum", "logical_and", "logical_or", "logical_xor"):
+    torch_method(binary_rules(_name, getattr(_T, _name)), name=_name)
+
+
+_RANK = {"bool": 0, "int": 1, "float": 2, "complex": 3}
+
+
+def _number_kind(value):
+    if value.__class__ is _b.bool:
+        return "bool"
+    if isinstance(value, _b.int):
+        return "int"
+    return "float" if isinstance(value, _b.float) else "complex"
+
+
+def wrapped_number(value, other):
+    """The Python number ``value`` as a 0-d tensor that meets the tensor ``other`` as PyTorch's
+    wrapped numbers do: of ``other``'s dtype when its kind is at least the number's, else of the
+    number's default dtype (int64, float32, complex64).
+
+    >>> import ember.torch as torch
+    >>> wrapped_number(2, torch.ones(1, dtype=torch.float16)).dtype.name
+    'float16'
+    >>> wrapped_number(2.5, torch.tensor([1])).dtype.name
+    'float32'
+    """
+    kind = _number_kind(value)
+    if _RANK[other.dtype.kind] >= _RANK[kind]:
+        dtype = other.dtype
+    else:
+        dtype = {"bool": _e.bool_, "int": _e.int64, "float": _e.float32,
+                 "complex": _e.complex64}[kind]
+    return to_torch(_e.tensor(value, dtype=dtype, device=other.device))
+
+
+# the operators of those methods: their operand rules too (a number on the left wrapped as PyTorch
+# wraps it)
+def _reflected(name, base):
+    def method(self, other):
+        if isinstance(other, _NUMPY):
+            other = numpy_operand(other, self, name)
+        if not isinstance(other, (_b.bool, _b.int, _b.float, complex)):
+            return NotImplemented
+        return getattr(Tensor, base)(wrapped_number(other, self), self)
+    method.__name__ = name
+    method.__qualname__ = f"Tensor.{name}"
+    method.__doc__ = f"PyTorch's ``{name}``: ``{base}`` of the number and this tensor."
+    return method
+
+
+for _name, _base in (("floordiv", "floor_divide"), ("mod", "remainder"), ("pow", "pow")):
+    setattr(Tensor, f"__{_name}__", _numpy_operands(f"__{_name}__", Tensor.__dict__[_base]))
+    setattr(Tensor, f"__r{_name}__", _reflected(f"__r{_name}__", _base))
 
 
 # element-wise functions of floats: a bool tensor is computed as the default float dtype
@@ -629,7 +898,11 @@ def unfold(self, dimension, size, step):
 
 @torch_method
 def dot(self, tensor):
-    """PyTorch's ``dot``: the inner product of two 1-d tensors (the argument is ``tensor``)."""
+    """PyTorch's ``dot``: the inner product of two 1-d tensors of one dtype (the argument is
+    ``tensor``)."""
+    if isinstance(tensor, _T) and tensor.dtype != self.dtype:
+        raise KindError(f"dot: expected both vectors to have same dtype, but found "
+                        f"{self.dtype.name} and {tensor.dtype.name}")
     return _T.dot(self, tensor)
 
 

@@ -24,7 +24,8 @@ from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import as_int
 from ._math_args import (dim_aliases, dim_arg, dims_arg, dtype_arg, float_dtype,
                          function_and_method, promoted, reshape, tensor_arg)
-from ._tensor import torch_function
+from ._tensor import as_torch, torch_function
+from .methods import sort_args
 
 __all__ = ["std", "std_mean", "sum", "prod", "mean", "cumsum", "cumprod", "nansum", "nanmean",
            "amax", "amin", "aminmax", "logsumexp", "logcumsumexp", "nanmedian", "quantile",
@@ -809,19 +810,17 @@ def corrcoef(input):
 # -- sorting and sets ---------------------------------------------------------------------------
 
 @function_and_method
-def argsort(input, dim=-1, descending=False, stable=False):
+def argsort(input, *args, stable=None, **kwargs):
     """The int64 indices that sort ``input`` along ``dim`` (every sort of ember is stable, so
-    ``stable`` only has to be a bool).
+    ``stable`` only has to be a bool; given, ``dim`` and ``descending`` are keywords).
 
     >>> import ember.torch as torch
     >>> torch.tensor([3, 1, 2]).argsort(descending=True).tolist()
     [0, 2, 1]
     """
-    x = tensor_arg(input, "argsort")
-    if not isinstance(stable, bool):
-        raise InvalidParameterError(f"argsort: stable must be a bool, got {stable!r}", "stable",
-                                    stable)
-    return _e.sort(x, dim, descending=descending, stable=stable).indices
+    dim, descending = sort_args(args, kwargs, stable, "argsort")
+    x = as_torch(tensor_arg(input, "argsort"))
+    return x.sort(dim=dim, descending=descending, stable=bool(stable)).indices
 
 
 @function_and_method
@@ -832,7 +831,7 @@ def msort(input):
     >>> torch.msort(torch.tensor([[3, 1], [1, 2]])).tolist()
     [[1, 1], [3, 2]]
     """
-    return _e.sort(tensor_arg(input, "msort"), 0).values
+    return as_torch(tensor_arg(input, "msort")).sort(0).values  # PyTorch's sort: bools too
 
 
 def _lex_order(rows):
