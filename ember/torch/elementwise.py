@@ -6,7 +6,7 @@
 element), and ``add`` / ``sub`` / ``div`` / ``rsub`` with PyTorch's ``alpha``
 and ``rounding_mode``. Each is ``ember.torch.<name>`` and, where PyTorch has it,
 ``Tensor.<name>``; the in-place forms (``frac_``, ``gcd_``, ...) come from
-``ember/torch/inplace.py`` (``INPLACE`` lists those its own list lacks).
+``ember/torch/inplace.py``.
 
 Every one composes ember's ops, so gradients follow PyTorch's rules and reach any order:
 ``float_power`` computes in float64 (complex128 for complex operands), ``fmax`` / ``fmin`` send
@@ -42,11 +42,7 @@ from .shapes_and_grids import broadcast_tensors, broadcast_to
 __all__ = ["float_power", "fmax", "fmin", "frac", "frexp", "gcd", "lcm", "ldexp", "copysign",
            "nextafter", "signbit", "isneginf", "isposinf", "isreal", "isin", "logaddexp",
            "logaddexp2", "nan_to_num", "conj_physical", "resolve_conj", "resolve_neg", "is_conj",
-           "is_neg", "add", "sub", "div", "rsub", "INPLACE"]
-
-# in-place forms of this module's methods (and of torch.special's twins) that
-# ember/torch/inplace.py's own list lacks
-INPLACE = ("conj_physical_", "igamma_", "igammac_")
+           "is_neg", "add", "sub", "div", "rsub"]
 
 _LN2 = math.log(2.0)
 
@@ -682,7 +678,7 @@ _METHODS = ("float_power", "fmax", "fmin", "frac", "frexp", "gcd", "lcm", "ldexp
             "nextafter", "signbit", "isneginf", "isposinf", "isreal", "logaddexp", "logaddexp2",
             "nan_to_num", "conj_physical", "resolve_conj", "resolve_neg", "is_conj", "is_neg")
 
-for _name in __all__[:-1]:
+for _name in __all__:
     torch_function(globals()[_name], name=_name)
 for _name in _METHODS + ("apply_", "map_", "map2_"):
     torch_method(globals()[_name], name=_name)

@@ -7,7 +7,7 @@ backend is loaded (``torch.use_deterministic_algorithms``, ``torch.set_float32_m
 ``torch.set_num_interop_threads`` are forwarded to it). On the NumPy backend every op is
 deterministic, float32 matmuls always run in full float32 precision (``"highest"``) and ops run
 one after another (there is no inter-op pool), so there the settings are recorded and reported
-back without changing a result. ember has no anomaly mode: ``is_anomaly_enabled()`` is False.
+back without changing a result.
 
 >>> import ember.torch as torch
 >>> torch.finfo(torch.float32).eps
@@ -33,7 +33,7 @@ __all__ = ["finfo", "iinfo", "can_cast", "is_grad_enabled", "use_deterministic_a
            "set_deterministic_debug_mode", "get_deterministic_debug_mode",
            "set_float32_matmul_precision", "get_float32_matmul_precision",
            "set_num_interop_threads", "get_num_interop_threads", "init_num_threads",
-           "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_warn_always",
+           "set_warn_always",
            "is_warn_always_enabled", "get_file_path", "is_vulkan_available", "set_flush_denormal"]
 
 _state = {"deterministic": False, "warn_only": False, "precision": "highest",
@@ -161,28 +161,6 @@ def is_grad_enabled():
     False
     """
     return _grad_enabled()
-
-
-@torch_function
-def is_anomaly_enabled():
-    """False: ember has no autograd anomaly mode (PyTorch's ``detect_anomaly``).
-
-    >>> import ember.torch as torch
-    >>> torch.is_anomaly_enabled()
-    False
-    """
-    return False
-
-
-@torch_function
-def is_anomaly_check_nan_enabled():
-    """False: ember has no autograd anomaly mode, so no NaN check in it.
-
-    >>> import ember.torch as torch
-    >>> torch.is_anomaly_check_nan_enabled()
-    False
-    """
-    return False
 
 
 # -- determinism --------------------------------------------------------------------------------

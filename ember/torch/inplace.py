@@ -35,7 +35,6 @@ from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..ops.inplace import _check_update, rebind
 from ..ops.random import _gen
 from .._tensor import Tensor as _T
-from . import elementwise as _elementwise
 from ._tensor import Tensor, torch_method
 
 __all__ = ["apply_inplace", "register_inplace", "register_all"]
@@ -107,7 +106,7 @@ _ALIASES = {"absolute_": "abs", "arccos_": "acos", "arccosh_": "acosh", "arcsin_
             "greater_equal_": "ge", "not_equal_": "ne", "fix_": "trunc", "swapaxes_": "transpose",
             "swapdims_": "transpose", "true_divide_": "div"}
 
-_NAMES = """abs_ acos_ acosh_ asin_ asinh_ atan_ atanh_ atan2_ bitwise_and_ bitwise_or_
+_NAMES = """conj_physical_ igamma_ igammac_ abs_ acos_ acosh_ asin_ asinh_ atan_ atanh_ atan2_ bitwise_and_ bitwise_or_
 bitwise_xor_ bitwise_not_ bitwise_left_shift_ bitwise_right_shift_ ceil_ clamp_ clamp_min_
 clamp_max_ cos_ cosh_ cumsum_ cumprod_ deg2rad_ rad2deg_ div_ eq_ ne_ lt_ le_ gt_ ge_ erf_ erfc_
 erfinv_ exp_ exp2_ expm1_ floor_ floor_divide_ fmod_ frac_ hypot_ lerp_ log_ log10_ log1p_ log2_
@@ -122,7 +121,7 @@ mvlgamma_ addmm_ addmv_ addr_ addbmm_ baddbmm_""".split()
 def register_all():
     """Register the in-place form of every name of the list whose base method ember.torch
     has now (idempotent: a module that adds base methods later may call it again)."""
-    for name in _NAMES + list(_elementwise.INPLACE):
+    for name in _NAMES:
         if hasattr(_T, name[:-1]) or hasattr(Tensor, name[:-1]):
             register_inplace(name)
     for name, base in _ALIASES.items():

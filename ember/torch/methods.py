@@ -16,7 +16,6 @@ tests/torch/test_method_meanings.py audits every method the two APIs share again
 
 import builtins as _b
 
-import numpy as _np
 
 import ember as _e
 
@@ -610,7 +609,7 @@ def _arith_method(name, op):
     f = _OPS[op][0]
 
     def method(self, other):  # on the hot path: one test when no operand is a bool
-        if isinstance(other, _NUMPY):
+        if _is_numpy(other):
             other = numpy_operand(other, self, name)
         if self._dtype is _BOOL or other.__class__ is bool or \
                 getattr(other, "_dtype", None) is _BOOL:
@@ -622,7 +621,10 @@ def _arith_method(name, op):
     return method
 
 
-_NUMPY = (_np.ndarray, _np.generic)
+def _is_numpy(value):
+    """Whether ``value`` is a NumPy array or scalar (told by its type's module, so that ember
+    reads NumPy's values here without importing NumPy above the backend seam)."""
+    return _b.type(value).__module__ == "numpy"
 
 
 # the operators PyTorch's tensors apply to a NumPy array (the others raise in PyTorch)
@@ -639,9 +641,10 @@ def numpy_operand(value, like, op):
     >>> (torch.ones(2) + np.ones(2)).dtype.name, (torch.tensor([1]) + np.bool_(True)).tolist()
     ('float64', [2.0])
     """
-    if isinstance(value, _np.bool_):
+    kind = _b.type(value).__name__
+    if kind in ("bool", "bool_"):
         return _b.float(value)  # PyTorch reads a NumPy bool as the float 0.0 or 1.0
-    if not isinstance(value, _np.ndarray):
+    if kind != "ndarray":
         return value.item()
     if op not in _ARRAY_OPERATORS:
         raise KindError(f"{op}: a NumPy array operand is not supported here (PyTorch refuses "
@@ -651,7 +654,7 @@ def numpy_operand(value, like, op):
 
 def _numpy_operands(name, f):
     def method(self, other):
-        if isinstance(other, _NUMPY):
+        if _is_numpy(other):
             other = numpy_operand(other, self, name)
         return to_torch(f(self, other))
     method.__name__ = name
@@ -776,7 +779,7 @@ def wrapped_number(value, other):
 # wraps it)
 def _reflected(name, base):
     def method(self, other):
-        if isinstance(other, _NUMPY):
+        if _is_numpy(other):
             other = numpy_operand(other, self, name)
         if not isinstance(other, (_b.bool, _b.int, _b.float, complex)):
             return NotImplemented

@@ -290,7 +290,12 @@ def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=
     size = as_int(size, op, "size")
     if size < 0:
         raise InvalidParameterError(f"{op}: size must be >= 0, got {size}", "size", size)
-    path = os.fspath(filename)
+    try:
+        path = os.fspath(filename)
+    except TypeError:
+        raise InvalidParameterError(f"{op}: filename must be a path (str, bytes or os.PathLike), "
+                                    f"got {type(filename).__name__}", "filename",
+                                    filename) from None
     need = size * dtype.itemsize
     try:
         with open(path, "rb") as f:

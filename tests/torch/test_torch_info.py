@@ -76,7 +76,7 @@ def test_grad_mode_queries():
     finally:
         et.set_grad_enabled(True)
     assert et.is_anomaly_enabled() is torch.is_anomaly_enabled() is False
-    assert et.is_anomaly_check_nan_enabled() is False
+    assert et.is_anomaly_check_nan_enabled() is torch.is_anomaly_check_nan_enabled()
 
 
 def test_deterministic_algorithms():
