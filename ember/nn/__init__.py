@@ -30,3 +30,8 @@ from .reparam import *  # noqa: F401,F403
 from .reparam import __all__ as _reparam_all
 
 __all__ = ["functional", "init", "parallel", "utils"] + list(_module_all) + list(_containers_all) + list(_layers_all) + list(_activations_all) + list(_losses_all) + ["ModuleRecord", "ParamGroup"] + list(_reparam_all)
+
+# PyTorch's other activation modules
+from .activations_more import *  # noqa: E402,F401,F403
+from .activations_more import __all__ as _activations_more_all  # noqa: E402
+__all__ += list(_activations_more_all)

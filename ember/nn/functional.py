@@ -94,3 +94,8 @@ def one_hot(tensor, num_classes=-1):
                 "num_classes", num_classes)
         num_classes = tensor._device.backend.nn_int_max(tensor._data) + 1
     return tensor.cast(_dt.int64).one_hot(num_classes)
+
+# -- PyTorch's other activations (ember/ops/activation_more.py) ---------------------------------
+from ..ops.activation_more import *  # noqa: E402,F401,F403
+from ..ops.activation_more import __all__ as _activation_more_all  # noqa: E402
+__all__ += list(_activation_more_all)
