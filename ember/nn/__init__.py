@@ -35,3 +35,8 @@ __all__ = ["functional", "init", "parallel", "utils"] + list(_module_all) + list
 from .activations_more import *  # noqa: E402,F401,F403
 from .activations_more import __all__ as _activations_more_all  # noqa: E402
 __all__ += list(_activations_more_all)
+
+# PyTorch's other convolution modules
+from .conv_layers import *  # noqa: E402,F401,F403
+from .conv_layers import __all__ as _conv_layers_all  # noqa: E402
+__all__ += list(_conv_layers_all)

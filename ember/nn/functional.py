@@ -99,3 +99,8 @@ def one_hot(tensor, num_classes=-1):
 from ..ops.activation_more import *  # noqa: E402,F401,F403
 from ..ops.activation_more import __all__ as _activation_more_all  # noqa: E402
 __all__ += list(_activation_more_all)
+
+# -- PyTorch's other convolutions (ember/ops/conv_more.py) --------------------------------------
+from ..ops.conv_more import *  # noqa: E402,F401,F403
+from ..ops.conv_more import __all__ as _conv_more_all  # noqa: E402
+__all__ += list(_conv_more_all)
