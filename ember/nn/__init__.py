@@ -40,3 +40,8 @@ __all__ += list(_activations_more_all)
 from .conv_layers import *  # noqa: E402,F401,F403
 from .conv_layers import __all__ as _conv_layers_all  # noqa: E402
 __all__ += list(_conv_layers_all)
+
+# PyTorch's other pooling modules
+from .pooling import *  # noqa: E402,F401,F403
+from .pooling import __all__ as _pooling_all  # noqa: E402
+__all__ += list(_pooling_all)

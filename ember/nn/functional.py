@@ -104,3 +104,8 @@ __all__ += list(_activation_more_all)
 from ..ops.conv_more import *  # noqa: E402,F401,F403
 from ..ops.conv_more import __all__ as _conv_more_all  # noqa: E402
 __all__ += list(_conv_more_all)
+
+# -- PyTorch's other pooling functions (ember/ops/pool_more.py) ---------------------------------
+from ..ops.pool_more import *  # noqa: E402,F401,F403
+from ..ops.pool_more import __all__ as _pool_more_all  # noqa: E402
+__all__ += list(_pool_more_all)
