@@ -45,3 +45,10 @@ __all__ += list(_conv_layers_all)
 from .pooling import *  # noqa: E402,F401,F403
 from .pooling import __all__ as _pooling_all  # noqa: E402
 __all__ += list(_pooling_all)
+
+# PyTorch's padding and resampling modules
+from .padding import *  # noqa: E402,F401,F403
+from .padding import __all__ as _padding_all  # noqa: E402
+from .upsampling import *  # noqa: E402,F401,F403
+from .upsampling import __all__ as _upsampling_all  # noqa: E402
+__all__ += list(_padding_all) + list(_upsampling_all)

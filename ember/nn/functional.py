@@ -109,3 +109,8 @@ __all__ += list(_conv_more_all)
 from ..ops.pool_more import *  # noqa: E402,F401,F403
 from ..ops.pool_more import __all__ as _pool_more_all  # noqa: E402
 __all__ += list(_pool_more_all)
+
+# -- PyTorch's resampling functions (ember/ops/resample.py) -------------------------------------
+from ..ops.resample import *  # noqa: E402,F401,F403
+from ..ops.resample import __all__ as _resample_all  # noqa: E402
+__all__ += list(_resample_all)
