@@ -52,3 +52,10 @@ from .padding import __all__ as _padding_all  # noqa: E402
 from .upsampling import *  # noqa: E402,F401,F403
 from .upsampling import __all__ as _upsampling_all  # noqa: E402
 __all__ += list(_padding_all) + list(_upsampling_all)
+
+# PyTorch's other normalization and dropout modules
+from .dropouts import *  # noqa: E402,F401,F403
+from .dropouts import __all__ as _dropouts_all  # noqa: E402
+from .norms import *  # noqa: E402,F401,F403
+from .norms import __all__ as _norms_all  # noqa: E402
+__all__ += list(_norms_all) + list(_dropouts_all)

@@ -114,3 +114,8 @@ __all__ += list(_pool_more_all)
 from ..ops.resample import *  # noqa: E402,F401,F403
 from ..ops.resample import __all__ as _resample_all  # noqa: E402
 __all__ += list(_resample_all)
+
+# -- PyTorch's other normalizations and channel dropouts (ember/ops/norms_more.py) --------------
+from ..ops.norms_more import *  # noqa: E402,F401,F403
+from ..ops.norms_more import __all__ as _norms_more_all  # noqa: E402
+__all__ += list(_norms_more_all)
