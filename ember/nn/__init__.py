@@ -59,3 +59,8 @@ from .dropouts import __all__ as _dropouts_all  # noqa: E402
 from .norms import *  # noqa: E402,F401,F403
 from .norms import __all__ as _norms_all  # noqa: E402
 __all__ += list(_norms_all) + list(_dropouts_all)
+
+# PyTorch's other loss modules
+from .losses_more import *  # noqa: E402,F401,F403
+from .losses_more import __all__ as _losses_more_all  # noqa: E402
+__all__ += list(_losses_more_all)

@@ -119,3 +119,8 @@ __all__ += list(_resample_all)
 from ..ops.norms_more import *  # noqa: E402,F401,F403
 from ..ops.norms_more import __all__ as _norms_more_all  # noqa: E402
 __all__ += list(_norms_more_all)
+
+# -- PyTorch's other losses and distances (ember/ops/losses_more.py) ----------------------------
+from ..ops.losses_more import *  # noqa: E402,F401,F403
+from ..ops.losses_more import __all__ as _losses_more_all  # noqa: E402
+__all__ += list(_losses_more_all)
