@@ -64,3 +64,8 @@ __all__ += list(_norms_all) + list(_dropouts_all)
 from .losses_more import *  # noqa: E402,F401,F403
 from .losses_more import __all__ as _losses_more_all  # noqa: E402
 __all__ += list(_losses_more_all)
+
+# PyTorch's Bilinear, Unflatten and EmbeddingBag
+from .misc_layers import *  # noqa: E402,F401,F403
+from .misc_layers import __all__ as _misc_layers_all  # noqa: E402
+__all__ += list(_misc_layers_all)

@@ -124,3 +124,8 @@ __all__ += list(_norms_more_all)
 from ..ops.losses_more import *  # noqa: E402,F401,F403
 from ..ops.losses_more import __all__ as _losses_more_all  # noqa: E402
 __all__ += list(_losses_more_all)
+
+# -- F.bilinear, F.embedding_bag, F.gumbel_softmax (ember/ops/misc_more.py) ---------------------
+from ..ops.misc_more import *  # noqa: E402,F401,F403
+from ..ops.misc_more import __all__ as _misc_more_all  # noqa: E402
+__all__ += list(_misc_more_all)
