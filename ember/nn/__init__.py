@@ -69,3 +69,8 @@ __all__ += list(_losses_more_all)
 from .misc_layers import *  # noqa: E402,F401,F403
 from .misc_layers import __all__ as _misc_layers_all  # noqa: E402
 __all__ += list(_misc_layers_all)
+
+# PyTorch's 3-D pools, BatchNorm3d, the 1-D/3-D max unpools, NLLLoss2d and Container
+from .volumetric_layers import *  # noqa: E402,F401,F403
+from .volumetric_layers import __all__ as _volumetric_layers_all  # noqa: E402
+__all__ += list(_volumetric_layers_all)

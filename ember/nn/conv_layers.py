@@ -17,17 +17,21 @@ import math
 from ..devices import as_device
 from ..errors import InvalidParameterError
 from ..ops import conv_more as C
+from ..ops import volumetric as V
 from ..ops.nn_args import _int, _pair
 from . import init
 from .layers import _bool, _check_input, _float_dtype
 from .module import Module
 
-__all__ = ["Conv1d", "ConvTranspose1d", "ConvTranspose2d", "Unfold", "Fold"]
+__all__ = ["Conv1d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "Unfold",
+           "Fold"]
 
 _MODES = ("zeros", "reflect", "replicate", "circular")
 
 
 def _tuple(value, nd, layer, param, low):
+    if nd == 3:
+        return V._triple(value, layer, param, low)
     if nd == 2:
         return _pair(value, layer, param, low)
     return (C._single(value, layer, param, low),)
@@ -135,6 +139,34 @@ class Conv1d(_ConvNd):
                          self.stride, p, self.dilation, self.groups, self.padding_mode)
 
 
+class Conv3d(_ConvNd):
+    """3-D convolution over (N, C, D, H, W) or (C, D, H, W) inputs, PyTorch's ``nn.Conv3d``:
+    ``weight`` (out, in/groups, kd, kh, kw); ``padding`` an int, a triple, ``"same"`` or
+    ``"valid"``; every ``padding_mode``.
+
+    >>> import ember
+    >>> from ember import nn
+    >>> conv = nn.Conv3d(2, 4, 3)
+    >>> conv
+    Conv3d(2, 4, kernel_size=(3, 3, 3), stride=(1, 1, 1))
+    >>> conv(ember.ones(1, 2, 5, 5, 5)).shape
+    (1, 4, 3, 3, 3)
+    """
+
+    _nd = 3
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias, padding_mode, device, dtype)
+
+    def forward(self, input):
+        """Apply the layer to ``input`` (see the class docstring for an example)."""
+        return V._conv3d("Conv3d", _check_input(input, "Conv3d"), self.weight, self.bias,
+                         self.stride, self.padding, self.dilation, self.groups,
+                         self.padding_mode)
+
+
 class _ConvTransposeNd(_ConvNd):
     _transposed = True
 
@@ -174,7 +206,7 @@ class _ConvTransposeNd(_ConvNd):
         name = type(self).__name__
         x = _check_input(input, name)
         op = self._output_padding(x, output_size)
-        fn = C.conv_transpose1d if self._nd == 1 else C.conv_transpose2d
+        fn = {1: C.conv_transpose1d, 2: C.conv_transpose2d, 3: V.conv_transpose3d}[self._nd]
         return fn(x, self.weight, self.bias, self.stride, self.padding, op, self.groups,
                   self.dilation)
 
@@ -203,6 +235,19 @@ class ConvTranspose2d(_ConvTransposeNd):
     """
 
     _nd = 2
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """Transposed 3-D convolution, PyTorch's ``nn.ConvTranspose3d``: ``weight``
+    (in, out/groups, kd, kh, kw).
+
+    >>> import ember
+    >>> from ember import nn
+    >>> nn.ConvTranspose3d(4, 2, 2, stride=2)(ember.ones(1, 4, 2, 3, 3)).shape
+    (1, 2, 4, 6, 6)
+    """
+
+    _nd = 3
 
 
 class Unfold(Module):

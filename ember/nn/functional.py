@@ -129,3 +129,8 @@ __all__ += list(_losses_more_all)
 from ..ops.misc_more import *  # noqa: E402,F401,F403
 from ..ops.misc_more import __all__ as _misc_more_all  # noqa: E402
 __all__ += list(_misc_more_all)
+
+# -- 3-D convolutions and pools, 1-D/3-D max unpools (ember/ops/volumetric.py) ------------------
+from ..ops.volumetric import *  # noqa: E402,F401,F403
+from ..ops.volumetric import __all__ as _volumetric_all  # noqa: E402
+__all__ += list(_volumetric_all)

@@ -11,6 +11,7 @@ and repr.
 from ..errors import InvalidParameterError
 from ..ops import pool_more as P
 from ..ops.conv_more import _single
+from ..ops.volumetric import _triple
 from ..ops.nn_args import _int, _pair, _real
 from .layers import _bool, _check_input
 from .module import Module
@@ -179,8 +180,8 @@ class _LPPool(Module):
         super().__init__()
         name = type(self).__name__
         _real(norm_type, name, "norm_type")
-        check = (lambda v, p: _single(v, name, p, 1)) if self._nd == 1 else \
-            (lambda v, p: _pair(v, name, p, 1))
+        check = {1: lambda v, p: _single(v, name, p, 1), 2: lambda v, p: _pair(v, name, p, 1),
+                 3: lambda v, p: _triple(v, name, p, 1)}[self._nd]
         check(kernel_size, "kernel_size")
         if stride is not None:
             check(stride, "stride")
