@@ -134,3 +134,7 @@ __all__ += list(_misc_more_all)
 from ..ops.volumetric import *  # noqa: E402,F401,F403
 from ..ops.volumetric import __all__ as _volumetric_all  # noqa: E402
 __all__ += list(_volumetric_all)
+
+# -- F.ctc_loss (ember/ops/ctc.py) --------------------------------------------------------------
+from ..ops.ctc import ctc_loss  # noqa: E402,F401
+__all__ += ["ctc_loss"]

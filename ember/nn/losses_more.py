@@ -12,6 +12,7 @@ True
 
 from ..errors import InvalidParameterError
 from ..ops import losses_more as L
+from ..ops.ctc import ctc_loss
 from ..ops.nn_args import _int, _real, _reduction
 from ..ops.robust_losses import _legacy
 from .layers import _bool
@@ -22,7 +23,7 @@ __all__ = ["KLDivLoss", "PoissonNLLLoss", "GaussianNLLLoss", "CosineEmbeddingLos
            "MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss",
            "MultiLabelSoftMarginLoss", "MultiMarginLoss", "MultiLabelMarginLoss",
            "TripletMarginLoss", "TripletMarginWithDistanceLoss", "CosineSimilarity",
-           "PairwiseDistance"]
+           "PairwiseDistance", "CTCLoss"]
 
 
 def _red(layer, size_average, reduce, reduction, extra=()):
@@ -316,3 +317,24 @@ class PairwiseDistance(Module):
     def forward(self, x1, x2):
         """The p-norm distance of ``x1`` and ``x2`` along the last dim."""
         return L.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
+
+
+class CTCLoss(Module):
+    """``F.ctc_loss`` as a module: ``forward(log_probs, targets, input_lengths,
+    target_lengths)``.
+
+    >>> from ember import nn
+    >>> nn.CTCLoss(blank=1).blank
+    1
+    """
+
+    def __init__(self, blank=0, reduction="mean", zero_infinity=False):
+        super().__init__()
+        self.blank = _int(blank, "CTCLoss", "blank", 0)
+        self.reduction = _reduction(reduction, "CTCLoss")
+        self.zero_infinity = _bool(zero_infinity, "CTCLoss", "zero_infinity")
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        """The CTC loss of ``log_probs`` against ``targets`` (see ``F.ctc_loss``)."""
+        return ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                        self.reduction, self.zero_infinity)

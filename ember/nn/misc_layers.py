@@ -19,7 +19,7 @@ from . import init
 from .layers import _bool, _check_input, _float_dtype
 from .module import Module
 
-__all__ = ["Bilinear", "Unflatten", "EmbeddingBag"]
+__all__ = ["Bilinear", "Unflatten", "EmbeddingBag", "DataParallel"]
 
 
 class Bilinear(Module):
@@ -163,3 +163,29 @@ def _zero_row(n, row, like):
     """A (n, 1) column of ones with a zero at ``row``."""
     return tensor([[0.0 if i == row else 1.0] for i in range(n)], dtype=like.dtype,
                   device=like.device).reshape((n, 1))
+
+
+class DataParallel(Module):
+    """PyTorch's ``nn.DataParallel`` on one device: ``forward`` calls the wrapped ``module``
+    (as PyTorch does with a single device); ``device_ids``, ``output_device`` and ``dim`` are
+    kept. Its state-dict keys are the module's under ``module.``, as PyTorch's.
+
+    >>> from ember import nn
+    >>> dp = nn.DataParallel(nn.Linear(2, 3))
+    >>> [k for k in dp.state_dict()]
+    ['module.weight', 'module.bias']
+    """
+
+    def __init__(self, module, device_ids=None, output_device=None, dim=0):
+        super().__init__()
+        if not isinstance(module, Module):
+            raise InvalidParameterError(f"DataParallel: module must be a Module, got "
+                                        f"{type(module).__name__}", "module", module)
+        self.module = module
+        self.device_ids = [] if device_ids is None else list(device_ids)
+        self.output_device = output_device
+        self.dim = _int(dim, "DataParallel", "dim", -(1 << 62))
+
+    def forward(self, *inputs, **kwargs):
+        """Call the wrapped module."""
+        return self.module(*inputs, **kwargs)
