@@ -15,9 +15,9 @@ from ..ops.nn_args import _int
 from .layers import _BatchNorm, _bool, _check_input
 from .losses import NLLLoss
 from .module import Module
-from .pooling import _Adaptive, _LPPool
+from .pooling import _Adaptive, _AdaptiveMax, _LPPool
 
-__all__ = ["MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "LPPool3d", "MaxUnpool1d",
+__all__ = ["MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "LPPool3d", "MaxUnpool1d",
            "MaxUnpool3d", "BatchNorm3d", "NLLLoss2d", "Container"]
 
 
@@ -101,6 +101,18 @@ class AdaptiveAvgPool3d(_Adaptive):
 
     _nd = 3
     _fn = staticmethod(V.adaptive_avg_pool3d)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMax):
+    """``F.adaptive_max_pool3d`` as a module.
+
+    >>> from ember import nn
+    >>> nn.AdaptiveMaxPool3d((1, 2, 2))
+    AdaptiveMaxPool3d(output_size=(1, 2, 2))
+    """
+
+    _nd = 3
+    _fn = staticmethod(V.adaptive_max_pool3d)
 
 
 class LPPool3d(_LPPool):

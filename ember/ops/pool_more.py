@@ -199,10 +199,11 @@ def _adaptive_max(op, input, output_size, nd, return_indices):
 
 def _pick(windows, arg, across=-1):
     """``windows[o, arg[..., o(, j)]]``: the input position of each window's pick, ``o`` the
-    output position along dim ``across`` (-1, or -2 with a trailing dim of columns)."""
+    output position along dim ``across`` (negative: the dims after it are trailing output
+    dims)."""
     o, k = windows.shape
     lead = (1,) * (arg.ndim + across)
-    w = windows.reshape(lead + ((o, k) if across == -1 else (o, 1, k)))
+    w = windows.reshape(lead + (o,) + (1,) * (-across - 1) + (k,))
     return w.expand(*arg.shape, k).gather(-1, arg.unsqueeze(-1)).squeeze(-1)
 
 

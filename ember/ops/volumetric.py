@@ -16,11 +16,12 @@ from .conv_more import conv_transpose2d
 from .creation import tensor, zeros
 from .nn_args import _float_tensor, _int, _opt_float, _rank, _real, _shape_str
 from .pool import _avg_pool2d, _max_pool2d, max_unpool2d
-from .pool_more import _averaging, _out_sizes, _single
+from .pool_more import _averaging, _out_sizes, _pick, _single, _window_index
 from .segments import cat
 
 __all__ = ["conv3d", "conv_transpose3d", "avg_pool3d", "max_pool3d", "max_pool3d_with_indices",
-           "adaptive_avg_pool3d", "lp_pool3d", "max_unpool1d", "max_unpool3d"]
+           "adaptive_avg_pool3d", "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices",
+           "lp_pool3d", "max_unpool1d", "max_unpool3d"]
 
 _MODES = {"zeros": "constant", "reflect": "reflect", "replicate": "edge",
           "circular": "circular"}
@@ -290,6 +291,54 @@ def adaptive_avg_pool3d(input, output_size):
         m = _averaging(x.shape[axis], sizes[a], x)
         x = x.movedim(axis, -1).matmul(m.mT).movedim(-1, axis)
     return x
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """Max pooling of a (N, C, D, H, W) or (C, D, H, W) input to ``output_size``, PyTorch's
+    ``F.adaptive_max_pool3d``; the indices are flat D*H*W positions (a tie between equal
+    maxima may pick another of them than PyTorch).
+
+    >>> import ember
+    >>> import ember.nn.functional as F
+    >>> F.adaptive_max_pool3d(ember.arange(8.0).reshape(1, 2, 2, 2), 1, True)[1].tolist()
+    [[[[7]]]]
+    """
+    op = "adaptive_max_pool3d"
+    if not isinstance(return_indices, bool):
+        raise InvalidParameterError(f"{op}: return_indices must be a bool", "return_indices",
+                                    return_indices)
+    x = _float_tensor(input, op)
+    _rank(x, (4, 5), op, "(N, C, D, H, W) or (C, D, H, W)")
+    _, sizes = _out_sizes(output_size, x.shape[-3:], op, 3)
+    D, H, W = x.shape[-3:]
+    if 0 in (D, H, W):
+        raise ShapeMismatchError(f"{op}: input {_shape_str(x.shape)} has an empty spatial dim",
+                                 expected="non-empty", actual=tuple(x.shape))
+    idd, ih, iw = (_window_index(n, o, x.device) for n, o in zip((D, H, W), sizes))
+    deep = x[..., idd, :, :].max(dim=-3)             # (*, od, kd, H, W) -> (*, od, H, W)
+    rows = deep.values[..., ih, :].max(dim=-2)       # (*, od, oh, kh, W) -> (*, od, oh, W)
+    cols = rows.values[..., iw].max(dim=-1)          # (*, od, oh, ow, kw) -> (*, od, oh, ow)
+    out = cols.values
+    if not return_indices:
+        return out
+    col = _pick(iw, cols.indices)
+    row = _pick(ih, rows.indices.gather(-1, col), across=-2)
+    lead = tuple(out.shape[:-2])
+    plane = (row * W + col).reshape(lead + (-1,))
+    depth_in = deep.indices.reshape(lead + (H * W,)).gather(-1, plane).reshape(tuple(out.shape))
+    depth = _pick(idd, depth_in, across=-3)
+    return out, depth * (H * W) + row * W + col
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    """``adaptive_max_pool3d(..., return_indices=True)``.
+
+    >>> import ember
+    >>> import ember.nn.functional as F
+    >>> F.adaptive_max_pool3d_with_indices(ember.ones(1, 2, 2, 2), 1)[0].tolist()
+    [[[[1.0]]]]
+    """
+    return adaptive_max_pool3d(input, output_size, True)
 
 
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):

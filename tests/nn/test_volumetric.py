@@ -46,6 +46,10 @@ CASES = [
     ("adaptive", lambda F, x: F.adaptive_avg_pool3d(x, (2, None, 3)), (2, 3, 5, 6, 5)),
     ("adaptive_1", lambda F, x: F.adaptive_avg_pool3d(x, 1), (3, 2, 3, 4)),
     ("lp", lambda F, x: F.lp_pool3d(x, 2, 2), (2, 3, 4, 4, 4)),
+    ("adaptive_max", lambda F, x: F.adaptive_max_pool3d(x, (2, 3, 2), True), (2, 3, 5, 6, 5)),
+    ("adaptive_max_up", lambda F, x: F.adaptive_max_pool3d_with_indices(x, (3, 2, 4)),
+     (1, 2, 3, 4)),
+    ("adaptive_max_none", lambda F, x: F.adaptive_max_pool3d(x, (None, 1, 2)), (2, 2, 3, 4, 5)),
 ]
 
 
@@ -79,6 +83,7 @@ def test_unpools():
     ("AvgPool3d", (2, 1, 1), {}, (2, 2, 3, 4, 4)),
     ("AdaptiveAvgPool3d", ((1, None, 2),), {}, (2, 2, 3, 4, 5)),
     ("LPPool3d", (2, 2), {}, (2, 2, 4, 4, 4)),
+    ("AdaptiveMaxPool3d", ((1, 2, 2),), dict(return_indices=True), (2, 2, 3, 4, 5)),
     ("BatchNorm3d", (3,), {}, (2, 3, 2, 3, 2)),
 ])
 def test_modules(cls, args, kw, xs):
