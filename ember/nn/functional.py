@@ -138,3 +138,8 @@ __all__ += list(_volumetric_all)
 # -- F.ctc_loss (ember/ops/ctc.py) --------------------------------------------------------------
 from ..ops.ctc import ctc_loss  # noqa: E402,F401
 __all__ += ["ctc_loss"]
+
+# -- fractional max pooling (ember/ops/fractional.py) -------------------------------------------
+from ..ops.fractional import *  # noqa: E402,F401,F403
+from ..ops.fractional import __all__ as _fractional_all  # noqa: E402
+__all__ += list(_fractional_all)

@@ -9,6 +9,7 @@ the deprecated NLLLoss2d and Container, with PyTorch's arguments and repr.
 """
 
 from ..errors import InvalidParameterError
+from ..ops import fractional as FR
 from ..ops import volumetric as V
 from ..ops.conv_more import _single
 from ..ops.nn_args import _int
@@ -18,7 +19,8 @@ from .module import Module
 from .pooling import _Adaptive, _AdaptiveMax, _LPPool
 
 __all__ = ["MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "LPPool3d", "MaxUnpool1d",
-           "MaxUnpool3d", "BatchNorm3d", "NLLLoss2d", "Container"]
+           "MaxUnpool3d", "BatchNorm3d", "NLLLoss2d", "Container", "FractionalMaxPool2d",
+           "FractionalMaxPool3d"]
 
 
 class MaxPool3d(Module):
@@ -214,3 +216,48 @@ class Container(Module):
         super().__init__()
         for key, value in kwargs.items():
             setattr(self, key, value)
+
+
+class FractionalMaxPool2d(Module):
+    """``F.fractional_max_pool2d`` as a module; ``_random_samples`` (a buffer) fixes the
+    windows, else each call draws them from ember's generator.
+
+    >>> import ember
+    >>> from ember import nn
+    >>> nn.FractionalMaxPool2d(2, output_ratio=(0.5, 0.5))(ember.ones(1, 1, 6, 6)).shape
+    (1, 1, 3, 3)
+    """
+
+    _fn = staticmethod(FR.fractional_max_pool2d)
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                 _random_samples=None):
+        super().__init__()
+        name = type(self).__name__
+        if (output_size is None) == (output_ratio is None):
+            raise InvalidParameterError(f"{name}: give exactly one of output_size and "
+                                        "output_ratio", "output_size", output_size)
+        self.kernel_size, self.output_size = kernel_size, output_size
+        if output_ratio is not None and not isinstance(output_ratio, (tuple, list)):
+            output_ratio = (output_ratio,) * (3 if "3d" in name else 2)
+        self.output_ratio = output_ratio
+        self.return_indices = _bool(return_indices, name, "return_indices")
+        self.register_buffer("_random_samples", _random_samples)
+
+    def forward(self, input):
+        """Apply the layer to ``input`` (see the class docstring for an example)."""
+        return type(self)._fn(_check_input(input, type(self).__name__), self.kernel_size,
+                              self.output_size, self.output_ratio, self.return_indices,
+                              self._random_samples)
+
+
+class FractionalMaxPool3d(FractionalMaxPool2d):
+    """``F.fractional_max_pool3d`` as a module.
+
+    >>> import ember
+    >>> from ember import nn
+    >>> nn.FractionalMaxPool3d(2, output_size=2)(ember.ones(1, 4, 4, 4)).shape
+    (1, 2, 2, 2)
+    """
+
+    _fn = staticmethod(FR.fractional_max_pool3d)
