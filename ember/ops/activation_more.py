@@ -11,6 +11,8 @@ that object.
 [-0.10000000149011612, 2.0]
 """
 
+import inspect
+
 from ..errors import InvalidParameterError, ShapeMismatchError
 from .activation import sigmoid, softmax, tanh
 from .inplace import _check_update, rebind
@@ -351,6 +353,9 @@ def _underscored(fn, name):
     op.__name__ = op.__qualname__ = name
     op.__doc__ = (f"``{fn.__name__}(input, ..., inplace=True)``: rebinds ``input`` to the "
                   "result and returns it.")
+    sig = inspect.signature(fn)
+    op.__signature__ = sig.replace(parameters=[p for p in sig.parameters.values()
+                                               if p.name != "inplace"])
     return op
 
 
