@@ -14,7 +14,8 @@ from .conv import _common, _conv2d, _conv_input_grad
 from .creation import eye, zeros
 from .nn_args import _float_tensor, _int, _opt_float, _pair, _rank, _shape_str
 
-__all__ = ["conv1d", "conv_transpose1d", "conv_transpose2d", "unfold", "fold"]
+__all__ = ["conv1d", "conv_tbc", "conv_transpose1d", "conv_transpose2d", "unfold", "fold",
+           "assert_int_or_pair"]
 
 
 def _single(value, op, param, low):
@@ -53,6 +54,42 @@ def _conv1d(op, input, weight, bias, stride, padding, dilation, groups, padding_
     out = _conv2d(op, x.unsqueeze(-2), w.unsqueeze(-2), bias, (1, s), p, (1, d), groups,
                   padding_mode)
     return out.squeeze(-2)
+
+
+def conv_tbc(input, weight, bias, pad=0):
+    """PyTorch's ``F.conv_tbc``: a 1-D convolution of a time-first (T, B, C_in) input with a
+    (k, C_in, C_out) weight and a (C_out,) bias, ``pad`` zeros at both ends of T; the result
+    is (T + 2 * pad - k + 1, B, C_out).
+
+    >>> import ember
+    >>> import ember.nn.functional as F
+    >>> F.conv_tbc(ember.ones(4, 1, 2), ember.ones(3, 2, 1), ember.zeros(1)).flatten().tolist()
+    [6.0, 6.0]
+    """
+    op = "conv_tbc"
+    x = _float_tensor(input, op)
+    w = _float_tensor(weight, op, "weight")
+    b = _float_tensor(bias, op, "bias")
+    _rank(x, (3,), op, "(T, B, C_in)")
+    if w.ndim != 3 or w.shape[1] != x.shape[2]:
+        raise ShapeMismatchError(
+            f"{op}: weight has shape {_shape_str(w.shape)}; expected (k, {x.shape[2]}, C_out) "
+            f"for input {_shape_str(x.shape)}", expected=x.shape[2], actual=tuple(w.shape))
+    out = _conv1d(op, x.permute((1, 2, 0)), w.permute((2, 1, 0)), b, 1,
+                  _int(pad, op, "pad", 0), 1, 1)
+    return out.permute((2, 0, 1))
+
+
+def assert_int_or_pair(arg, arg_name, message):
+    """PyTorch's ``F.assert_int_or_pair``: InvalidParameterError (``message`` formatted with
+    ``arg_name``) unless ``arg`` is an int or a pair.
+
+    >>> import ember.nn.functional as F
+    >>> F.assert_int_or_pair((1, 2), "stride", "{} must be an int or a pair")
+    """
+    if isinstance(arg, bool) or not (isinstance(arg, int) or (
+            isinstance(arg, (tuple, list)) and len(arg) == 2)):
+        raise InvalidParameterError(str(message).format(arg_name), str(arg_name), arg)
 
 
 def _transpose_geometry(op, x, w, stride, padding, output_padding, dilation, groups, nd,

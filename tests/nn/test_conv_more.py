@@ -143,3 +143,17 @@ def test_bad_arguments():
         ember.nn.Conv1d(3, 4, 3, groups=2)
     with pytest.raises(InvalidParameterError):
         ember.nn.Conv1d(3, 3, 3, stride=2, padding="same")
+
+
+@pytest.mark.parametrize("xs,ws,pad", [((7, 2, 3), (3, 3, 4), 1), ((5, 1, 2), (5, 2, 2), 0),
+                                       ((4, 3, 1), (2, 1, 5), 2)])
+def test_conv_tbc(xs, ws, pad):
+    check(lambda m, x, w, b: _F(m).conv_tbc(x, w, b, pad), rand(xs), rand(ws, seed=1),
+          rand((ws[2],), seed=2), atol=1e-5)
+
+
+def test_assert_int_or_pair():
+    F = ember.nn.functional
+    F.assert_int_or_pair(3, "k", "{} bad")
+    with pytest.raises(InvalidParameterError, match="stride bad"):
+        F.assert_int_or_pair((1, 2, 3), "stride", "{} bad")
