@@ -74,3 +74,8 @@ __all__ += list(_misc_layers_all)
 from .volumetric_layers import *  # noqa: E402,F401,F403
 from .volumetric_layers import __all__ as _volumetric_layers_all  # noqa: E402
 __all__ += list(_volumetric_layers_all)
+
+# PyTorch's AdaptiveLogSoftmaxWithLoss
+from .adaptive_softmax import *  # noqa: E402,F401,F403
+from .adaptive_softmax import __all__ as _adaptive_softmax_all  # noqa: E402
+__all__ += list(_adaptive_softmax_all)
