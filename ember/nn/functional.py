@@ -143,3 +143,7 @@ __all__ += ["ctc_loss"]
 from ..ops.fractional import *  # noqa: E402,F401,F403
 from ..ops.fractional import __all__ as _fractional_all  # noqa: E402
 __all__ += list(_fractional_all)
+
+# -- F.linear_cross_entropy (ember/ops/linear_ce.py) --------------------------------------------
+from ..ops.linear_ce import linear_cross_entropy  # noqa: E402,F401
+__all__ += ["linear_cross_entropy"]

@@ -13,6 +13,7 @@ True
 from ..errors import InvalidParameterError
 from ..ops import losses_more as L
 from ..ops.ctc import ctc_loss
+from ..ops.linear_ce import LinearCrossEntropyOptions, linear_cross_entropy
 from ..ops.nn_args import _int, _real, _reduction
 from ..ops.robust_losses import _legacy
 from .layers import _bool
@@ -23,7 +24,7 @@ __all__ = ["KLDivLoss", "PoissonNLLLoss", "GaussianNLLLoss", "CosineEmbeddingLos
            "MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss",
            "MultiLabelSoftMarginLoss", "MultiMarginLoss", "MultiLabelMarginLoss",
            "TripletMarginLoss", "TripletMarginWithDistanceLoss", "CosineSimilarity",
-           "PairwiseDistance", "CTCLoss"]
+           "PairwiseDistance", "CTCLoss", "LinearCrossEntropyLoss", "LinearCrossEntropyOptions"]
 
 
 def _red(layer, size_average, reduce, reduction, extra=()):
@@ -338,3 +339,53 @@ class CTCLoss(Module):
         """The CTC loss of ``log_probs`` against ``targets`` (see ``F.ctc_loss``)."""
         return ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
                         self.reduction, self.zero_infinity)
+
+
+class LinearCrossEntropyLoss(Module):
+    """PyTorch's ``nn.LinearCrossEntropyLoss``: a ``Linear(in_features, num_classes *
+    prod(out_features))`` (its ``linear`` submodule) followed by the cross-entropy
+    (``F.linear_cross_entropy``); ``weight`` is a buffer.
+
+    >>> import ember
+    >>> from ember import nn
+    >>> loss = nn.LinearCrossEntropyLoss(4, 10)
+    >>> loss(ember.randn(3, 4), ember.tensor([1, 2, 9])).shape
+    ()
+    """
+
+    def __init__(self, in_features, num_classes, *, out_features=(), bias=False, device=None,
+                 dtype=None, reduction="mean", weight=None, ignore_index=None,
+                 label_smoothing=0.0, options=None):
+        super().__init__()
+        from .layers import Linear, _prob  # noqa: PLC0415 (layers imports this module's peers)
+        name = "LinearCrossEntropyLoss"
+        self.num_classes = _int(num_classes, name, "num_classes", 1)
+        self.out_features = tuple(_int(v, name, "out_features", 1) for v in out_features)
+        if weight is not None and tuple(weight.shape) != (self.num_classes,):
+            raise InvalidParameterError(f"{name}: weight has shape {tuple(weight.shape)}; "
+                                        f"expected ({self.num_classes},)", "weight", weight)
+        self.register_buffer("weight", _opt_weight(weight, name))
+        self.reduction = _reduction(reduction, name)
+        self.ignore_index = None if ignore_index is None else _int(ignore_index, name,
+                                                                    "ignore_index", -(1 << 62))
+        self.label_smoothing = _prob(label_smoothing, name, "label_smoothing")
+        size = self.num_classes
+        for v in self.out_features:
+            size *= v
+        self.linear = Linear(in_features, size, bias=bias, device=device, dtype=dtype)
+        self.options = options
+
+    def forward(self, input, target):
+        """The loss of ``input`` (projected) against ``target``."""
+        shape = (self.num_classes,) + self.out_features
+        w = self.linear.weight.reshape(shape + (self.linear.in_features,))
+        b = None if self.linear.bias is None else self.linear.bias.reshape(shape)
+        return linear_cross_entropy(input, w, target, linear_bias=b, weight=self.weight,
+                                    reduction=self.reduction, ignore_index=self.ignore_index,
+                                    label_smoothing=self.label_smoothing, options=self.options)
+
+    def extra_repr(self):
+        return (f"in_features={self.linear.in_features}, num_classes={self.num_classes}, "
+                f"out_features={self.out_features}, bias={self.linear.bias is not None}, "
+                f"reduction={self.reduction}, ignore_index={self.ignore_index}, "
+                f"label_smoothing={self.label_smoothing}, options={self.options}")

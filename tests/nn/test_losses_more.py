@@ -207,3 +207,26 @@ def test_bad_arguments():
         F.triplet_margin_with_distance_loss(x, x, x, margin=0.0)
     with pytest.raises(ShapeMismatchError):
         F.cosine_similarity(ember.ones(2, 3), ember.ones(2, 4))
+
+
+@pytest.mark.parametrize("kw", [{}, dict(reduction="sum", label_smoothing=0.1),
+                                dict(ignore_index=2, reduction="none")])
+def test_linear_cross_entropy(kw):
+    t = np.array([0, 2, 3, 1, 2])
+    check(lambda m, x, w, b: _F(m).linear_cross_entropy(x, w, m.tensor(t), linear_bias=b, **kw),
+          rand((5, 6)), rand((4, 6), seed=1), rand((4,), seed=2), atol=1e-5)
+
+
+def test_linear_cross_entropy_k_dims_and_module():
+    t = np.array([[0, 2], [3, 1]])
+    check(lambda m, x, w: _F(m).linear_cross_entropy(x, w, m.tensor(t)), rand((2, 6)),
+          rand((4, 2, 6), seed=1), atol=1e-5)
+    torch.manual_seed(0)
+    mt = torch.nn.LinearCrossEntropyLoss(6, 4, out_features=(2,), bias=True,
+                                         options=torch.nn.LinearCrossEntropyOptions())
+    me = et.nn.LinearCrossEntropyLoss(6, 4, out_features=(2,), bias=True,
+                                      options=et.nn.LinearCrossEntropyOptions())
+    assert repr(me) == repr(mt)
+    assert list(me.state_dict()) == list(mt.state_dict())
+    me.load_state_dict({k: et.tensor(v.detach().numpy()) for k, v in mt.state_dict().items()})
+    check(lambda m, x: (me if m is et else mt)(x, m.tensor(t)), rand((2, 6)), atol=1e-5)
