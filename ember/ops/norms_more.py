@@ -221,21 +221,24 @@ def _p(op, p, training, inplace):
 
 
 def _feature_dropout(op, input, p, training, inplace, nd, alpha=False):
+    """Channel dropout; the mask covers the leading (N, C) dims as PyTorch's: dropout1d takes
+    (N, C, L) or (C, L); dropout2d any input of 2 or more dims as (N, C, *) (a 3-d input is
+    (N, C, L), as PyTorch still reads it); dropout3d (N, C, D, H, W), any other rank as
+    unbatched (C, *); feature_alpha_dropout (N, C, *)."""
     x = _float_tensor(input, op)
     p = _p(op, p, training, inplace)
-    if nd is not None and x.ndim not in (nd + 1, nd + 2):
-        raise ShapeMismatchError(
-            f"{op}: input has shape {_shape_str(x.shape)}; expected (N, C, *{nd} dims) or "
-            f"(C, *{nd} dims)", expected=(nd + 1, nd + 2), actual=tuple(x.shape))
+    if nd == 1 and x.ndim not in (2, 3):
+        raise ShapeMismatchError(f"{op}: input has shape {_shape_str(x.shape)}; expected "
+                                 "(N, C, L) or (C, L)", expected=(2, 3), actual=tuple(x.shape))
+    if nd != 3 and x.ndim < 2:
+        raise ShapeMismatchError(f"{op}: input has shape {_shape_str(x.shape)}; expected "
+                                 "(N, C, *)", expected=2, actual=tuple(x.shape))
+    if nd == 3 and x.ndim < 1:
+        raise ShapeMismatchError(f"{op}: input is 0-d; expected (N, C, D, H, W) or "
+                                 "(C, D, H, W)", expected=5, actual=())
     if not training or p == 0.0:
         return input
-    if nd is None:  # feature_alpha_dropout: (N, C, *)
-        if x.ndim < 2:
-            raise ShapeMismatchError(f"{op}: input has shape {_shape_str(x.shape)}; expected "
-                                     "(N, C, *)", expected=2, actual=tuple(x.shape))
-        lead = 2
-    else:
-        lead = x.ndim - nd
+    lead = {1: x.ndim - 1, 2: 2, 3: 2 if x.ndim == 5 else 1}.get(nd, 2)
     shape = tuple(x.shape[:lead]) + (1,) * (x.ndim - lead)
     return _dropout_with(op, input, x, p, shape, inplace, alpha)
 

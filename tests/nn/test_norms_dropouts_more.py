@@ -126,6 +126,14 @@ def test_dropouts_statistics(name, shape, feature):
     assert f(x, 0.4, training=False) is x
 
 
+def test_dropout2d_reads_3d_inputs_as_n_c_l_as_pytorch():
+    ember.manual_seed(3)
+    y = ember.nn.functional.dropout2d(ember.ones(6, 8, 5), 0.5).numpy()
+    assert (y.min(-1) == y.max(-1)).all()  # whole (n, c) rows, not (c, h) planes
+    y = ember.nn.functional.dropout3d(ember.ones(8, 2, 3, 4), 0.5).numpy()
+    assert all(len(np.unique(y[c])) == 1 for c in range(8))  # unbatched (C, D, H, W)
+
+
 def test_dropout_modules_and_gradient():
     for cls in ("Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"):
         assert repr(getattr(et.nn, cls)(0.2, True)) == repr(getattr(torch.nn, cls)(0.2, True))
@@ -150,7 +158,9 @@ def test_bad_arguments():
     with pytest.raises(InvalidParameterError):
         F.dropout2d(ember.ones(1, 2, 3, 3), 1.5)
     with pytest.raises(ShapeMismatchError):
-        F.dropout2d(ember.ones(3, 3), 0.5)
+        F.dropout1d(ember.ones(2, 3, 4, 5), 0.5)
+    with pytest.raises(ShapeMismatchError):
+        F.dropout2d(ember.ones(3), 0.5)
     with pytest.raises(InvalidParameterError):
         ember.nn.GroupNorm(4, 6)
     with pytest.raises(ShapeMismatchError):
