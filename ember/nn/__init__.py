@@ -79,3 +79,8 @@ __all__ += list(_volumetric_layers_all)
 from .adaptive_softmax import *  # noqa: E402,F401,F403
 from .adaptive_softmax import __all__ as _adaptive_softmax_all  # noqa: E402
 __all__ += list(_adaptive_softmax_all)
+
+# PyTorch's lazy modules and the uninitialized placeholders
+from .lazy import *  # noqa: E402,F401,F403
+from .lazy import __all__ as _lazy_all  # noqa: E402
+__all__ += list(_lazy_all)

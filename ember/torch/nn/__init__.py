@@ -21,7 +21,9 @@ from .layers import __all__ as _layers_all
 from .module import Module  # noqa: F401
 from .parameter import Buffer, Parameter  # noqa: F401
 from ...nn import LinearCrossEntropyOptions  # noqa: F401 (a plain options class, not a layer)
+from ...nn import UninitializedBuffer, UninitializedParameter  # noqa: F401 (placeholders)
 
 __all__ = (["Module", "Parameter", "Buffer", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
-            "ParameterDict", "functional", "init", "utils", "LinearCrossEntropyOptions"]
+            "ParameterDict", "functional", "init", "utils", "LinearCrossEntropyOptions",
+            "UninitializedParameter", "UninitializedBuffer"]
            + list(_layers_all))
