@@ -20,7 +20,7 @@ LazyLinear(in_features=0, out_features=3, bias=True)
 
 import sys
 
-from ..errors import ShapeMismatchError
+from ..errors import InvalidParameterError, ShapeMismatchError
 from .._tensor import Tensor
 from ..ops.creation import zeros
 from ..ops.nn_args import _shape_str
@@ -33,7 +33,7 @@ from .volumetric_layers import BatchNorm3d
 __all__ = ["UninitializedParameter", "UninitializedBuffer", "LazyLinear", "LazyConv1d",
            "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d",
            "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d",
-           "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
+           "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d", "factory_kwargs"]
 
 
 class UninitializedParameter(Tensor):
@@ -224,3 +224,30 @@ LazyBatchNorm3d = _norm_lazy("LazyBatchNorm3d", BatchNorm3d, 3, True)
 LazyInstanceNorm1d = _norm_lazy("LazyInstanceNorm1d", InstanceNorm1d, 1, True)
 LazyInstanceNorm2d = _norm_lazy("LazyInstanceNorm2d", InstanceNorm2d, 2, True)
 LazyInstanceNorm3d = _norm_lazy("LazyInstanceNorm3d", InstanceNorm3d, 3, True)
+
+
+def factory_kwargs(kwargs):
+    """PyTorch's ``nn.factory_kwargs``: the ``device``, ``dtype`` and ``memory_format`` of
+    ``kwargs`` (and of its ``factory_kwargs`` dict) as one dict, for a module's factory calls;
+    InvalidParameterError for any other key or one given twice.
+
+    >>> from ember import nn
+    >>> nn.factory_kwargs({"device": "cpu", "factory_kwargs": {"dtype": None}})
+    {'dtype': None, 'device': 'cpu'}
+    """
+    if kwargs is None:
+        return {}
+    simple = ("device", "dtype", "memory_format")
+    unexpected = set(kwargs) - set(simple) - {"factory_kwargs"}
+    if unexpected:
+        raise InvalidParameterError(f"factory_kwargs: unexpected kwargs {sorted(unexpected)}; "
+                                    f"expected {simple} or factory_kwargs", "kwargs",
+                                    sorted(unexpected))
+    out = dict(kwargs.get("factory_kwargs") or {})
+    for key in simple:
+        if key in kwargs:
+            if key in out:
+                raise InvalidParameterError(f"factory_kwargs: {key} specified twice, in "
+                                            "**kwargs and in factory_kwargs", key, kwargs[key])
+            out[key] = kwargs[key]
+    return out

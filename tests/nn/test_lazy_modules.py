@@ -7,7 +7,7 @@ import torch
 
 import ember
 import ember.torch as et
-from ember.errors import ShapeMismatchError
+from ember.errors import InvalidParameterError, ShapeMismatchError
 from math_oracle import check, rand
 
 CASES = [
@@ -57,3 +57,13 @@ def test_ember_lazy_linear_and_placeholders():
     assert ember.nn.UninitializedBuffer().is_require_grad() is False
     with pytest.raises(ShapeMismatchError):
         ember.nn.LazyConv2d(4, 3)(ember.ones(2, 3))
+
+
+def test_factory_kwargs():
+    for kw in ({"device": "cpu"}, {"dtype": None, "factory_kwargs": {"device": "cpu"}}, None,
+               {}):
+        assert et.nn.factory_kwargs(kw) == torch.nn.factory_kwargs(kw)
+    with pytest.raises(InvalidParameterError):
+        et.nn.factory_kwargs({"size": 3})
+    with pytest.raises(InvalidParameterError):
+        et.nn.factory_kwargs({"device": "cpu", "factory_kwargs": {"device": "cpu"}})
