@@ -36,3 +36,58 @@ from .recurrent import __all__ as _recurrent_all  # noqa: E402
 from .rnn_utils import PackedSequence  # noqa: F401,E402
 
 __all__ += ["rnn_utils"] + list(_recurrent_all)
+
+
+# PyTorch's other activation modules
+from .activations_more import *  # noqa: E402,F401,F403
+from .activations_more import __all__ as _activations_more_all  # noqa: E402
+__all__ += list(_activations_more_all)
+
+# PyTorch's other convolution modules
+from .conv_layers import *  # noqa: E402,F401,F403
+from .conv_layers import __all__ as _conv_layers_all  # noqa: E402
+__all__ += list(_conv_layers_all)
+
+# PyTorch's other pooling modules
+from .pooling import *  # noqa: E402,F401,F403
+from .pooling import __all__ as _pooling_all  # noqa: E402
+__all__ += list(_pooling_all)
+
+# PyTorch's padding and resampling modules
+from .padding import *  # noqa: E402,F401,F403
+from .padding import __all__ as _padding_all  # noqa: E402
+from .upsampling import *  # noqa: E402,F401,F403
+from .upsampling import __all__ as _upsampling_all  # noqa: E402
+__all__ += list(_padding_all) + list(_upsampling_all)
+
+# PyTorch's other normalization and dropout modules
+from .dropouts import *  # noqa: E402,F401,F403
+from .dropouts import __all__ as _dropouts_all  # noqa: E402
+from .norms import *  # noqa: E402,F401,F403
+from .norms import __all__ as _norms_all  # noqa: E402
+__all__ += list(_norms_all) + list(_dropouts_all)
+
+# PyTorch's other loss modules
+from .losses_more import *  # noqa: E402,F401,F403
+from .losses_more import __all__ as _losses_more_all  # noqa: E402
+__all__ += list(_losses_more_all)
+
+# PyTorch's Bilinear, Unflatten and EmbeddingBag
+from .misc_layers import *  # noqa: E402,F401,F403
+from .misc_layers import __all__ as _misc_layers_all  # noqa: E402
+__all__ += list(_misc_layers_all)
+
+# PyTorch's 3-D pools, BatchNorm3d, the 1-D/3-D max unpools, NLLLoss2d and Container
+from .volumetric_layers import *  # noqa: E402,F401,F403
+from .volumetric_layers import __all__ as _volumetric_layers_all  # noqa: E402
+__all__ += list(_volumetric_layers_all)
+
+# PyTorch's AdaptiveLogSoftmaxWithLoss
+from .adaptive_softmax import *  # noqa: E402,F401,F403
+from .adaptive_softmax import __all__ as _adaptive_softmax_all  # noqa: E402
+__all__ += list(_adaptive_softmax_all)
+
+# PyTorch's lazy modules and the uninitialized placeholders
+from .lazy import *  # noqa: E402,F401,F403
+from .lazy import __all__ as _lazy_all  # noqa: E402
+__all__ += list(_lazy_all)

@@ -94,3 +94,56 @@ def one_hot(tensor, num_classes=-1):
                 "num_classes", num_classes)
         num_classes = tensor._device.backend.nn_int_max(tensor._data) + 1
     return tensor.cast(_dt.int64).one_hot(num_classes)
+
+# -- PyTorch's other activations (ember/ops/activation_more.py) ---------------------------------
+from ..ops.activation_more import *  # noqa: E402,F401,F403
+from ..ops.activation_more import __all__ as _activation_more_all  # noqa: E402
+__all__ += list(_activation_more_all)
+
+# -- PyTorch's other convolutions (ember/ops/conv_more.py) --------------------------------------
+from ..ops.conv_more import *  # noqa: E402,F401,F403
+from ..ops.conv_more import __all__ as _conv_more_all  # noqa: E402
+__all__ += list(_conv_more_all)
+
+# -- PyTorch's other pooling functions (ember/ops/pool_more.py) ---------------------------------
+from ..ops.pool_more import *  # noqa: E402,F401,F403
+from ..ops.pool_more import __all__ as _pool_more_all  # noqa: E402
+__all__ += list(_pool_more_all)
+
+# -- PyTorch's resampling functions (ember/ops/resample.py) -------------------------------------
+from ..ops.resample import *  # noqa: E402,F401,F403
+from ..ops.resample import __all__ as _resample_all  # noqa: E402
+__all__ += list(_resample_all)
+
+# -- PyTorch's other normalizations and channel dropouts (ember/ops/norms_more.py) --------------
+from ..ops.norms_more import *  # noqa: E402,F401,F403
+from ..ops.norms_more import __all__ as _norms_more_all  # noqa: E402
+__all__ += list(_norms_more_all)
+
+# -- PyTorch's other losses and distances (ember/ops/losses_more.py) ----------------------------
+from ..ops.losses_more import *  # noqa: E402,F401,F403
+from ..ops.losses_more import __all__ as _losses_more_all  # noqa: E402
+__all__ += list(_losses_more_all)
+
+# -- F.bilinear, F.embedding_bag, F.gumbel_softmax (ember/ops/misc_more.py) ---------------------
+from ..ops.misc_more import *  # noqa: E402,F401,F403
+from ..ops.misc_more import __all__ as _misc_more_all  # noqa: E402
+__all__ += list(_misc_more_all)
+
+# -- 3-D convolutions and pools, 1-D/3-D max unpools (ember/ops/volumetric.py) ------------------
+from ..ops.volumetric import *  # noqa: E402,F401,F403
+from ..ops.volumetric import __all__ as _volumetric_all  # noqa: E402
+__all__ += list(_volumetric_all)
+
+# -- F.ctc_loss (ember/ops/ctc.py) --------------------------------------------------------------
+from ..ops.ctc import ctc_loss  # noqa: E402,F401
+__all__ += ["ctc_loss"]
+
+# -- fractional max pooling (ember/ops/fractional.py) -------------------------------------------
+from ..ops.fractional import *  # noqa: E402,F401,F403
+from ..ops.fractional import __all__ as _fractional_all  # noqa: E402
+__all__ += list(_fractional_all)
+
+# -- F.linear_cross_entropy (ember/ops/linear_ce.py) --------------------------------------------
+from ..ops.linear_ce import linear_cross_entropy  # noqa: E402,F401
+__all__ += ["linear_cross_entropy"]

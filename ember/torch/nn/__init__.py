@@ -20,6 +20,11 @@ from .layers import *  # noqa: F401,F403
 from .layers import __all__ as _layers_all
 from .module import Module  # noqa: F401
 from .parameter import Buffer, Parameter  # noqa: F401
+from ...nn import LinearCrossEntropyOptions  # noqa: F401 (a plain options class, not a layer)
+from ...nn import UninitializedBuffer, UninitializedParameter  # noqa: F401 (placeholders)
+from ...nn import factory_kwargs  # noqa: F401
 
 __all__ = (["Module", "Parameter", "Buffer", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
-            "ParameterDict", "functional", "init", "utils"] + list(_layers_all))
+            "ParameterDict", "functional", "init", "utils", "LinearCrossEntropyOptions",
+            "UninitializedParameter", "UninitializedBuffer", "factory_kwargs"]
+           + list(_layers_all))
