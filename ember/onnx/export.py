@@ -530,7 +530,8 @@ def export(module, args, f, input_names=None, output_names=None, dynamic_axes=No
     in_names = _names(input_names, len(tensors), "input_", "input_names")
     params = {}
     if isinstance(module, nn.Module):
-        for name, t in list(module.state_dict().items()) + list(module.named_buffers()):
+        for name, t in (list(module.named_parameters()) + list(module.named_buffers())
+                        + list(module.state_dict().items())):
             params.setdefault(id(t), name)
     g = _Graph(onnx, opset, params)
     traced_args, inputs = [], []

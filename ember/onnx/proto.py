@@ -50,7 +50,8 @@ def onnx_type(dtype):
 
 
 def read_model(model, op="load"):
-    """A checked ModelProto from a path (str or PathLike), bytes or a ModelProto."""
+    """A checked ModelProto from a path (str or PathLike), bytes or a ModelProto;
+    UnsupportedOpsetError for an opset newer than the installed onnx knows."""
     onnx = require_onnx(op)
     if isinstance(model, onnx.ModelProto):
         proto = model
@@ -75,6 +76,11 @@ def read_model(model, op="load"):
                               f"{type(model).__name__}", "model", model)
     if not proto.HasField("graph"):
         raise OnnxFormatError(f"{op}: the model has no graph", "model", "<no graph>")
+    opset, newest = opset_of(proto), onnx.defs.onnx_opset_version()
+    if opset is not None and opset > newest:
+        raise UnsupportedOpsetError(f"{op}: the model's opset {opset} is newer than the newest the "
+                                    f"installed onnx knows ({newest}); upgrade onnx", "opset",
+                                    opset)
     try:
         onnx.checker.check_model(proto)
     except Exception as exc:  # onnx.checker.ValidationError and friends
@@ -93,15 +99,9 @@ def opset_of(proto, domain=""):
 
 def prepare(proto, op="load"):
     """``proto`` with its default-domain opset in ember's range (converted up when older than
-    MIN_OPSET) and shapes inferred; UnsupportedOpsetError for an opset the installed onnx does
-    not know."""
+    MIN_OPSET) and shapes inferred."""
     onnx = require_onnx(op)
     opset = opset_of(proto)
-    newest = onnx.defs.onnx_opset_version()
-    if opset is not None and opset > newest:
-        raise UnsupportedOpsetError(f"{op}: the model's opset {opset} is newer than the newest the "
-                                    f"installed onnx knows ({newest}); upgrade onnx", "opset",
-                                    opset)
     if opset is not None and opset < MIN_OPSET:
         try:
             proto = onnx.version_converter.convert_version(proto, CONVERT_TO)
