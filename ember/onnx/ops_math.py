@@ -107,7 +107,10 @@ def selu(x, a, c):
 
 @converter("PRelu")
 def prelu(x, a, c):
-    return ember.where(x[0] >= 0, x[0], x[0] * x[1])
+    t, slope = x
+    if slope.ndim == 1 and t.ndim > 2 and slope.shape[0] == t.shape[1] != t.shape[-1]:
+        slope = slope.reshape((-1,) + (1,) * (t.ndim - 2))  # one slope per channel
+    return ember.where(t >= 0, t, t * slope)
 
 
 @converter("HardSigmoid")
@@ -216,4 +219,5 @@ def cumsum(x, a, c):
     out = t.cumsum(axis)
     if a.get("exclusive", 0):
         out = out - t
+    out = out.cast(x[0].dtype)
     return out.flip([axis]) if a.get("reverse", 0) else out

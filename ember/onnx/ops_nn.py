@@ -131,13 +131,17 @@ def conv_transpose(x, a, c):
     return _back(out, one_d)
 
 
+def _needs_explicit(begins, ends, kernel):
+    return begins != ends or any(b > k // 2 for b, k in zip(begins, kernel))
+
+
 @converter("MaxPool")
 def max_pool(x, a, c):
     kernel = list(a["kernel_shape"])
     t, one_d, strides, dil, (begins, ends) = _spatial("MaxPool", x[0], a, kernel)
     k = [1] + kernel if one_d else kernel
     padding = begins
-    if begins != ends:
+    if _needs_explicit(begins, ends, k):
         t, padding = _explicit_pad(t, begins, ends, -math.inf), [0, 0]
     out = F.max_pool2d(t, tuple(k), tuple(strides), tuple(padding), tuple(dil),
                        bool(a.get("ceil_mode", 0)))
@@ -146,20 +150,23 @@ def max_pool(x, a, c):
 
 @converter("AveragePool")
 def average_pool(x, a, c):
+    """Padding that is not counted (``count_include_pad=0``) divides by a pooled mask of ones."""
     kernel = list(a["kernel_shape"])
     t, one_d, strides, dil, (begins, ends) = _spatial("AveragePool", x[0], a, kernel)
     if any(d != 1 for d in dil):
         raise InvalidParameterError("AveragePool: dilations are not supported", "dilations", dil)
     k = [1] + kernel if one_d else kernel
     include = bool(a.get("count_include_pad", 0))
-    padding = begins
-    if begins != ends:
-        if not include:
-            raise InvalidParameterError("AveragePool: asymmetric pads need count_include_pad=1",
-                                        "pads", begins + ends)
-        t, padding = _explicit_pad(t, begins, ends), [0, 0]
-    out = F.avg_pool2d(t, tuple(k), tuple(strides), tuple(padding), bool(a.get("ceil_mode", 0)),
-                       include)
+    ceil = bool(a.get("ceil_mode", 0))
+    if not _needs_explicit(begins, ends, k):
+        out = F.avg_pool2d(t, tuple(k), tuple(strides), tuple(begins), ceil, include)
+        return _back(out, one_d)
+    padded = _explicit_pad(t, begins, ends)
+    out = F.avg_pool2d(padded, tuple(k), tuple(strides), 0, ceil, True)
+    if not include:
+        ones = _explicit_pad(ember.ones(1, 1, *t.shape[2:], dtype=t.dtype, device=t.device),
+                             begins, ends)
+        out = out / F.avg_pool2d(ones, tuple(k), tuple(strides), 0, ceil, True)
     return _back(out, one_d)
 
 
@@ -187,6 +194,12 @@ def layer_norm(x, a, c):
     axis = axis_of(a.get("axis", -1), t.ndim)
     shape = tuple(t.shape[axis:])
     eps = a.get("epsilon", 1e-5)
+    if c.outputs > 1:  # Mean and InvStdDev asked for too: normalize by hand
+        dims = tuple(range(axis, t.ndim))
+        mean = t.mean(dim=dims, keepdim=True)
+        inv = 1 / (((t - mean) ** 2).mean(dim=dims, keepdim=True) + eps).sqrt()
+        out = (t - mean) * inv * scale
+        return [out + bias if bias is not None else out, mean, inv]
     if tuple(scale.shape) == shape and (bias is None or tuple(bias.shape) == shape):
         return F.layer_norm(t, shape, scale, bias, eps)
     out = F.layer_norm(t, shape, None, None, eps) * scale
