@@ -22,7 +22,7 @@ import ember
 
 from ..errors import InvalidParameterError
 from ..nn.module import Module, Parameter
-from . import ops_math, ops_more, ops_nn, ops_shape  # noqa: F401  (fill the converter table)
+from . import ops_attention, ops_math, ops_more, ops_nn, ops_shape  # noqa: F401  (fill the converter table)
 from .errors import UnsupportedOperatorError
 from .proto import attributes, ember_dtype, opset_of, require_onnx
 from .registry import CONVERTERS, Context
