@@ -19,6 +19,12 @@ require_onnx("ember.onnx.backend")
 import onnx.backend.base as _base  # noqa: E402
 
 
+def _numpy(value):
+    if value is None or isinstance(value, list):  # an empty optional, a sequence
+        return value if value is None else [v.numpy() for v in value]
+    return value.numpy()
+
+
 class EmberRep(_base.BackendRep):
     """A loaded model; ``run(inputs)`` returns the outputs as NumPy arrays."""
 
@@ -32,7 +38,7 @@ class EmberRep(_base.BackendRep):
             else:
                 out = self.module(*list(inputs)[:len(self.module.input_names)])
         outs = out if isinstance(out, tuple) else (out,)
-        return tuple(o.numpy() for o in outs)
+        return tuple(_numpy(o) for o in outs)
 
 
 class EmberBackend(_base.Backend):

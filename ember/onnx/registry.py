@@ -22,10 +22,12 @@ CONVERTERS = {}
 @dataclass(frozen=True)
 class Context:
     """What a converter may need besides inputs and attributes: the default-domain opset,
-    the graph's device and the node's number of outputs."""
+    the graph's device, the node's number of outputs and the values in scope (for subgraphs,
+    which read the enclosing graph's values by name)."""
     opset: int
     device: object = None
     outputs: int = 1
+    scope: dict = None
 
     def const(self, value, dtype=None):
         """A constant tensor on the graph's device."""
