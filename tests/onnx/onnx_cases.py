@@ -11,7 +11,7 @@ import ember.onnx  # noqa: E402,F401
 
 NP_TO_ONNX = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.float64): TensorProto.DOUBLE,
               np.dtype(np.int64): TensorProto.INT64, np.dtype(np.int32): TensorProto.INT32,
-              np.dtype(np.bool_): TensorProto.BOOL}
+              np.dtype(np.bool_): TensorProto.BOOL, np.dtype(np.uint8): TensorProto.UINT8}
 
 
 def one_node(op, inputs, attrs=None, n_out=1, opset=18, consts=()):

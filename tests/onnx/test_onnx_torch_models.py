@@ -41,7 +41,20 @@ def cnn():
         torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(), torch.nn.Linear(4, 2))
 
 
-MODELS = {"mlp": (mlp, (5, 4)), "cnn": (cnn, (2, 3, 8, 8)), "block": (Block, (2, 5, 16))}
+class Recurrent(torch.nn.Module):
+    """A bidirectional LSTM and a GRU over (batch, time, features)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = torch.nn.LSTM(3, 5, batch_first=True, bidirectional=True)
+        self.gru = torch.nn.GRU(10, 4, batch_first=True)
+
+    def forward(self, x):
+        return self.gru(self.lstm(x)[0])[0]
+
+
+MODELS = {"mlp": (mlp, (5, 4)), "cnn": (cnn, (2, 3, 8, 8)), "block": (Block, (2, 5, 16)),
+          "recurrent": (Recurrent, (2, 6, 3))}
 
 
 def export(model, x, **kw):
