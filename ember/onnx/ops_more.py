@@ -1,6 +1,6 @@
 """ONNX converters of the less common operators: more activations and math, bitwise ops,
 losses (NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss), RMS/group/LP normalizations,
-TopK, scatters, NonZero, Compress, EyeLike, DepthToSpace/SpaceToDepth, Hardmax.
+TopK, scatters, NonZero, Compress, EyeLike, DepthToSpace/SpaceToDepth, Hardmax, LRN.
 
 >>> import ember
 >>> from ember.onnx.registry import CONVERTERS, Context
@@ -263,3 +263,17 @@ def space_to_depth(x, a, c):
     n, ch, h, w = t.shape
     t = t.reshape(n, ch, h // b, b, w // b, b).permute(0, 3, 5, 1, 2, 4)
     return t.reshape(n, ch * b * b, h // b, w // b)
+
+
+@converter("LRN")
+def lrn(x, a, c):
+    """Local response normalization across channels: a sum of ``size`` shifted squares."""
+    t, size = x[0], a["size"]
+    before, after = (size - 1) // 2, size - 1 - (size - 1) // 2
+    sq = (t * t).pad([(0, 0), (before, after)] + [(0, 0)] * (t.ndim - 2))
+    channels = t.shape[1]
+    total = sq.narrow(1, 0, channels)
+    for k in range(1, size):
+        total = total + sq.narrow(1, k, channels)
+    scale = total * (a.get("alpha", 1e-4) / size) + a.get("bias", 1.0)
+    return t / scale ** a.get("beta", 0.75)

@@ -211,6 +211,7 @@ CASES = [  # (id, op, inputs, attrs, n_out, opset, initializer names)
     ("Compress", "Compress", [("x", X), ("c", np.asarray([True, False, True]))], {"axis": 1}),
     ("EyeLike", "EyeLike", [("x", f32(3, 4))], {"k": 1}),
     ("DepthToSpace", "DepthToSpace", [("x", f32(1, 8, 2, 3))], {"blocksize": 2, "mode": "CRD"}),
+    ("LRN", "LRN", [("x", IMG)], {"size": 3, "alpha": 0.01, "beta": 0.7, "bias": 1.5}),
     ("SpaceToDepth", "SpaceToDepth", [("x", f32(1, 2, 4, 6))], {"blocksize": 2}),
     ("Attention-gqa-causal", "Attention", [("q", f32(2, 4, 3, 8)), ("k", f32(2, 2, 5, 8)),
                                             ("v", f32(2, 2, 5, 8))], {"is_causal": 1}, 1, 23),
