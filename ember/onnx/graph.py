@@ -79,6 +79,10 @@ class Program:
             result = CONVERTERS[op_type](x, attrs, Context(opset, device, len(outs), values))
             if result is None or isinstance(result, (ember.Tensor, Seq)):
                 result = [result]
+            if any(outs[len(result):]):
+                raise InvalidParameterError(
+                    f"{op_type}: ember computes its first {len(result)} outputs only; the graph "
+                    f"reads {[o for o in outs[len(result):] if o]}", "outputs", outs)
             for name, t in zip(outs, result):
                 if name:
                     values[name] = t

@@ -1,8 +1,9 @@
 """ONNX converters of the neural-network operators: MatMul, Gemm, Conv, ConvTranspose, pools,
 normalizations, Dropout, Resize, Einsum.
 
-Convolutions and pools take 1-D and 2-D spatial inputs (a 1-D one runs as 2-D with a unit
-height); asymmetric ``pads`` and ``auto_pad`` become an explicit pad before the op.
+Convolutions and pools take 1-D, 2-D and 3-D spatial inputs (a 1-D one runs as 2-D with a unit
+height, a 3-D one as 2-D ops over depth slices: ember/onnx/volume.py); asymmetric ``pads`` and
+``auto_pad`` become an explicit pad before the op.
 
 >>> import ember
 >>> from ember.onnx.registry import CONVERTERS, Context
@@ -19,6 +20,7 @@ import ember
 import ember.nn.functional as F
 
 from ..errors import InvalidParameterError
+from . import volume
 from .registry import axis_of, converter, ints, scalar
 
 
@@ -44,10 +46,11 @@ def gemm(x, a, c):
 
 
 def _spatial(op, t, a, kernel):
-    """(t as 4-D, was 1-D, strides, dilations, (begins, ends) pads) of a conv or pool."""
+    """(t as 4-D, was 1-D, strides, dilations, (begins, ends) pads) of a conv or pool (a 3-D
+    one keeps its 5-D input)."""
     n = len(kernel)
-    if n not in (1, 2) or t.ndim != n + 2:
-        raise InvalidParameterError(f"{op}: ember runs 1-D and 2-D {op} only; got a "
+    if n not in (1, 2, 3) or t.ndim != n + 2:
+        raise InvalidParameterError(f"{op}: ember runs 1-D, 2-D and 3-D {op} only; got a "
                                     f"{t.ndim}-D input with a {n}-D kernel", "kernel_shape",
                                     kernel)
     strides = list(a.get("strides", [1] * n))
@@ -86,15 +89,41 @@ def conv(x, a, c):
     w = x[1]
     kernel = list(a.get("kernel_shape", w.shape[2:]))
     t, one_d, strides, dil, (begins, ends) = _spatial("Conv", x[0], a, kernel)
+    bias = x[2] if len(x) > 2 else None
+    if len(kernel) == 3:
+        return volume.conv3d(t, w, bias, strides, dil, begins, ends, a.get("group", 1))
     if one_d:
         w = w.unsqueeze(2)
     padding = begins
     if begins != ends:
         t, padding = _explicit_pad(t, begins, ends), [0, 0]
-    bias = x[2] if len(x) > 2 else None
     out = F.conv2d(t, w, bias, stride=tuple(strides), padding=tuple(padding),
                    dilation=tuple(dil), groups=a.get("group", 1))
     return _back(out, one_d)
+
+
+def _transpose_pads(x, a, kernel):
+    """``a`` with the explicit pads that give ConvTranspose's ``output_shape`` (or, for
+    ``auto_pad`` SAME, input size times stride), as ONNX's reference computes them."""
+    n = len(kernel)
+    strides = list(a.get("strides", [1] * n))
+    dil = list(a.get("dilations", [1] * n))
+    out_pad = list(a.get("output_padding", [0] * n))
+    sizes = x.shape[2:]
+    target = (list(a["output_shape"])[-n:] if "output_shape" in a
+              else [sizes[i] * strides[i] for i in range(n)])
+    total = [strides[i] * (sizes[i] - 1) + out_pad[i] + (kernel[i] - 1) * dil[i] + 1 - target[i]
+             for i in range(n)]
+    auto = a.get("auto_pad", "NOTSET")
+    if auto == "SAME_UPPER":
+        begins, ends = [t // 2 for t in total], [t - t // 2 for t in total]
+    elif auto == "SAME_LOWER":
+        begins, ends = [t - t // 2 for t in total], [t // 2 for t in total]
+    else:  # explicit output_shape: the natural result, cropped or zero-extended at the end
+        begins, ends = [0] * n, total
+    a = {k: v for k, v in a.items() if k != "output_shape"}
+    a.update(pads=begins + ends, auto_pad="NOTSET")
+    return a
 
 
 @converter("ConvTranspose")
@@ -103,10 +132,11 @@ def conv_transpose(x, a, c):
     transposed weight (gradients by composition)."""
     w = x[1]
     kernel = list(a.get("kernel_shape", w.shape[2:]))
-    if a.get("auto_pad", "NOTSET") not in ("NOTSET", "VALID") or "output_shape" in a:
-        raise InvalidParameterError("ConvTranspose: auto_pad SAME and output_shape are not "
-                                    "supported; give explicit pads", "auto_pad",
-                                    a.get("auto_pad"))
+    if len(kernel) == 3:
+        raise InvalidParameterError("ConvTranspose: ember runs 1-D and 2-D ConvTranspose only; "
+                                    "got a 3-D kernel", "kernel_shape", kernel)
+    if a.get("auto_pad", "NOTSET") in ("SAME_UPPER", "SAME_LOWER") or "output_shape" in a:
+        a = _transpose_pads(x[0], a, kernel)
     t, one_d, strides, dil, (begins, ends) = _spatial("ConvTranspose", x[0], a, kernel)
     out_pad = list(a.get("output_padding", [0] * len(kernel)))
     if one_d:
@@ -139,6 +169,11 @@ def _needs_explicit(begins, ends, kernel):
 def max_pool(x, a, c):
     kernel = list(a["kernel_shape"])
     t, one_d, strides, dil, (begins, ends) = _spatial("MaxPool", x[0], a, kernel)
+    if t.kind != "float":  # ints pool exactly in float64, then come back
+        return max_pool([x[0].cast("float64")] + list(x[1:]), a, c).cast(x[0].dtype)
+    if len(kernel) == 3:
+        return volume.pool3d("MaxPool", t, kernel, strides, dil, begins, ends,
+                             bool(a.get("ceil_mode", 0)))
     k = [1] + kernel if one_d else kernel
     padding = begins
     if _needs_explicit(begins, ends, k):
@@ -153,6 +188,9 @@ def average_pool(x, a, c):
     """Padding that is not counted (``count_include_pad=0``) divides by a pooled mask of ones."""
     kernel = list(a["kernel_shape"])
     t, one_d, strides, dil, (begins, ends) = _spatial("AveragePool", x[0], a, kernel)
+    if len(kernel) == 3:
+        return volume.pool3d("AveragePool", t, kernel, strides, dil, begins, ends,
+                             bool(a.get("ceil_mode", 0)), bool(a.get("count_include_pad", 0)))
     if any(d != 1 for d in dil):
         raise InvalidParameterError("AveragePool: dilations are not supported", "dilations", dil)
     k = [1] + kernel if one_d else kernel

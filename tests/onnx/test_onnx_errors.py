@@ -115,3 +115,10 @@ def test_without_onnx_installed_ember_torch_imports_and_export_says_pip_install(
 def test_not_installed_error_type():
     err = OnnxNotInstalledError("load")
     assert isinstance(err, ImportError) and "pip install onnx" in str(err)
+
+
+def test_an_output_ember_does_not_compute_is_a_typed_error():
+    model, feeds = one_node("MaxPool", [("x", np.ones((1, 1, 4, 4), np.float32))],
+                            {"kernel_shape": [2, 2]}, n_out=2)
+    with pytest.raises(ember.InvalidParameterError, match="first 1 outputs"):
+        ember.onnx.run(model, feeds)

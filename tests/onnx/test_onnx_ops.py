@@ -211,6 +211,20 @@ CASES = [  # (id, op, inputs, attrs, n_out, opset, initializer names)
     ("Compress", "Compress", [("x", X), ("c", np.asarray([True, False, True]))], {"axis": 1}),
     ("EyeLike", "EyeLike", [("x", f32(3, 4))], {"k": 1}),
     ("DepthToSpace", "DepthToSpace", [("x", f32(1, 8, 2, 3))], {"blocksize": 2, "mode": "CRD"}),
+    ("Conv-3d", "Conv", [("x", f32(1, 2, 5, 6, 6)), ("w", f32(4, 2, 2, 3, 3)), ("b", f32(4))],
+     {"strides": [2, 1, 2], "pads": [1, 0, 1, 0, 1, 1], "dilations": [1, 2, 1]}),
+    ("MaxPool-3d-ceil", "MaxPool", [("x", f32(1, 2, 5, 6, 7))],
+     {"kernel_shape": [2, 3, 2], "strides": [2, 2, 2], "ceil_mode": 1}),
+    ("AveragePool-3d-pads", "AveragePool", [("x", f32(1, 2, 5, 6, 6))],
+     {"kernel_shape": [3, 3, 3], "strides": [2, 2, 2], "pads": [1, 1, 0, 1, 0, 1]}),
+    ("ConvTranspose-output-shape", "ConvTranspose", [("x", f32(1, 2, 3, 3)),
+                                                      ("w", f32(2, 3, 3, 3))],
+     {"strides": [3, 2], "output_shape": [10, 8]}),
+    ("ConvTranspose-same-upper", "ConvTranspose", [("x", f32(1, 2, 3, 4)),
+                                                    ("w", f32(2, 3, 3, 3))],
+     {"strides": [2, 2], "auto_pad": "SAME_UPPER"}),
+    ("MaxPool-uint8", "MaxPool", [("x", np.arange(50, dtype=np.uint8).reshape(1, 2, 5, 5))],
+     {"kernel_shape": [2, 2]}),
     ("LRN", "LRN", [("x", IMG)], {"size": 3, "alpha": 0.01, "beta": 0.7, "bias": 1.5}),
     ("SpaceToDepth", "SpaceToDepth", [("x", f32(1, 2, 4, 6))], {"blocksize": 2}),
     ("Attention-gqa-causal", "Attention", [("q", f32(2, 4, 3, 8)), ("k", f32(2, 2, 5, 8)),
@@ -290,3 +304,21 @@ def test_gemm_conv_maxpool_gradients_match_torch():
     model, _ = one_node("MaxPool", [("x", x)], {"kernel_shape": [2, 2], "strides": [2, 2]})
     m = ember.onnx.load(model)
     _grads([x], lambda x: m(x), lambda x: torch.nn.functional.max_pool2d(x, 2))
+
+
+def test_conv3d_and_pool3d_gradients_match_torch():
+    x, w = f32(2, 2, 5, 6, 6), f32(3, 2, 2, 3, 3)
+    model, _ = one_node("Conv", [("x", x), ("w", w)],
+                        {"strides": [2, 1, 1], "pads": [1, 1, 1, 1, 1, 1], "dilations": [1, 1, 2]})
+    m = ember.onnx.load(model)
+    _grads([x, w], lambda x, w: m(x, w),
+           lambda x, w: torch.nn.functional.conv3d(x, w, stride=(2, 1, 1), padding=1,
+                                                   dilation=(1, 1, 2)))
+    model, _ = one_node("MaxPool", [("x", x)], {"kernel_shape": [2, 2, 2], "strides": [2, 2, 2]})
+    m = ember.onnx.load(model)
+    _grads([x], lambda x: m(x), lambda x: torch.nn.functional.max_pool3d(x, 2))
+    model, _ = one_node("AveragePool", [("x", x)], {"kernel_shape": [3, 3, 3],
+                                                    "pads": [1, 1, 1, 1, 1, 1]})
+    m = ember.onnx.load(model)
+    _grads([x], lambda x: m(x), lambda x: torch.nn.functional.avg_pool3d(
+        x, 3, stride=1, padding=1, count_include_pad=False))
