@@ -21,7 +21,7 @@ import ember.nn.functional as F
 
 from ..errors import InvalidParameterError
 from . import volume
-from .registry import axis_of, converter, ints, scalar
+from .registry import axis_of, converter, ints
 
 
 @converter("MatMul")
