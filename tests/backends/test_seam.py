@@ -44,7 +44,12 @@ def _names(tree):
 # PyTorch's collate takes NumPy arrays and scalars as sample types (and its collate_fn_map is
 # keyed by them); its DataLoader workers seed NumPy's global generator; PyTorch's checkpoint
 # storages are raw host bytes read as arrays (byte order, strides) before a device adopts them.
-NUMPY_AS_DATA = {os.path.join("torch", "utils", "data", "collate.py"),
+# ONNX's own API hands out and takes its tensors (initializers, constants, attributes) as NumPy
+# arrays (onnx.numpy_helper), so ember.onnx reads and writes them with NumPy before ember ops
+# compute; issue 29's note lists the converters that still fold constant shapes with NumPy.
+NUMPY_AS_DATA = {os.path.join("onnx", name) for name in
+                 ("export.py", "ops_attention.py", "ops_more.py", "ops_nn.py", "ops_shape.py")}
+NUMPY_AS_DATA |= {os.path.join("torch", "utils", "data", "collate.py"),
                  os.path.join("torch", "utils", "data", "worker.py"),
                  os.path.join("torch", "serialization.py")}
 

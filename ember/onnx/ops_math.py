@@ -1,0 +1,223 @@
+"""ONNX converters of elementwise math, activations, comparisons, logic and reductions.
+
+>>> import ember
+>>> from ember.onnx.registry import CONVERTERS, Context
+>>> CONVERTERS["LeakyRelu"]([ember.tensor([-1.0, 2.0])], {"alpha": 0.5}, Context(18)).tolist()
+[-0.5, 2.0]
+"""
+
+import math
+
+import ember
+import ember.nn.functional as F
+
+from .registry import axes_arg, axis_of, converter, ints, scalar
+
+
+def _same(fn):
+    return lambda x, a, c: fn(*x)
+
+
+converter("Add")(_same(lambda p, q: p + q))
+converter("Sub")(_same(lambda p, q: p - q))
+converter("Mul")(_same(lambda p, q: p * q))
+converter("Neg")(_same(lambda p: -p))
+converter("Abs")(_same(lambda p: p.abs()))
+converter("Sqrt")(_same(lambda p: p.sqrt()))
+converter("Exp")(_same(lambda p: p.exp()))
+converter("Log")(_same(lambda p: p.log()))
+converter("Erf")(_same(lambda p: p.erf()))
+converter("Reciprocal")(_same(lambda p: p.reciprocal()))
+converter("Floor")(_same(lambda p: p.floor()))
+converter("Ceil")(_same(lambda p: p.ceil()))
+converter("Round")(_same(lambda p: p.round()))
+converter("Sign")(_same(lambda p: p.sign()))
+converter("Sin")(_same(lambda p: p.sin()))
+converter("Cos")(_same(lambda p: p.cos()))
+converter("Tan")(_same(lambda p: p.tan()))
+converter("Atan")(_same(lambda p: p.atan()))
+converter("Relu")(_same(F.relu))
+converter("Sigmoid")(_same(F.sigmoid))
+converter("Tanh")(_same(F.tanh))
+converter("Equal")(_same(lambda p, q: p == q))
+converter("Less")(_same(lambda p, q: p < q))
+converter("LessOrEqual")(_same(lambda p, q: p <= q))
+converter("Greater")(_same(lambda p, q: p > q))
+converter("GreaterOrEqual")(_same(lambda p, q: p >= q))
+converter("Not")(_same(lambda p: p.logical_not()))
+converter("And")(_same(lambda p, q: p.logical_and(q)))
+converter("Or")(_same(lambda p, q: p.logical_or(q)))
+converter("Xor")(_same(lambda p, q: p.logical_xor(q)))
+converter("Where")(_same(ember.where))
+converter("IsNaN")(_same(lambda p: p.isnan()))
+
+
+@converter("Div")
+def div(x, a, c):
+    p, q = x
+    if p.kind == "int":  # ONNX divides ints with truncation
+        return (p - p.fmod(q)).div(q)
+    return p / q
+
+
+@converter("Mod")
+def mod(x, a, c):
+    p, q = x
+    return p.fmod(q) if a.get("fmod", 0) else p.remainder(q)
+
+
+@converter("Pow")
+def pow_(x, a, c):
+    p, q = x
+    return p.pow(q).cast(p.dtype)
+
+
+def _fold(fn, mean=False):
+    def conv(x, a, c):
+        out = x[0]
+        for t in x[1:]:
+            out = fn(out, t)
+        return out / len(x) if mean else out
+    return conv
+
+
+converter("Max")(_fold(ember.maximum))
+converter("Min")(_fold(ember.minimum))
+converter("Sum")(_fold(lambda p, q: p + q))
+converter("Mean")(_fold(lambda p, q: p + q, mean=True))
+
+
+@converter("LeakyRelu")
+def leaky_relu(x, a, c):
+    alpha = a.get("alpha", 0.01)
+    return ember.where(x[0] >= 0, x[0], x[0] * alpha)
+
+
+@converter("Elu")
+def elu(x, a, c):
+    alpha = a.get("alpha", 1.0)
+    return ember.where(x[0] > 0, x[0], (x[0].exp() - 1) * alpha)
+
+
+@converter("Selu")
+def selu(x, a, c):
+    alpha, gamma = a.get("alpha", 1.67326319217681884765625), a.get("gamma", 1.05070102214813232421875)
+    return ember.where(x[0] > 0, x[0], (x[0].exp() - 1) * alpha) * gamma
+
+
+@converter("PRelu")
+def prelu(x, a, c):
+    t, slope = x
+    if slope.ndim == 1 and t.ndim > 2 and slope.shape[0] == t.shape[1] != t.shape[-1]:
+        slope = slope.reshape((-1,) + (1,) * (t.ndim - 2))  # one slope per channel
+    return ember.where(t >= 0, t, t * slope)
+
+
+@converter("HardSigmoid")
+def hard_sigmoid(x, a, c):
+    return (x[0] * a.get("alpha", 0.2) + a.get("beta", 0.5)).clamp(0.0, 1.0)
+
+
+@converter("HardSwish")
+def hard_swish(x, a, c):
+    return x[0] * (x[0] / 6 + 0.5).clamp(0.0, 1.0)
+
+
+@converter("Softplus")
+def softplus(x, a, c):
+    return ember.where(x[0] > 20, x[0], (x[0].exp() + 1).log())
+
+
+@converter("Gelu")
+def gelu(x, a, c):
+    return F.gelu(x[0], approximate=a.get("approximate", "none"))
+
+
+def _coerced(fn):
+    """Softmax/LogSoftmax: opsets before 13 flatten to 2-D at ``axis`` (default 1)."""
+    def conv(x, a, c):
+        t = x[0]
+        if c.opset >= 13:
+            return fn(t, a.get("axis", -1))
+        axis = axis_of(a.get("axis", 1), t.ndim)
+        lead = math.prod(t.shape[:axis])
+        return fn(t.reshape(lead, -1), 1).reshape(*t.shape)
+    return conv
+
+
+converter("Softmax")(_coerced(lambda t, d: F.softmax(t, dim=d)))
+converter("LogSoftmax")(_coerced(lambda t, d: F.log_softmax(t, dim=d)))
+
+
+@converter("Clip")
+def clip(x, a, c):
+    t = x[0]
+    lo = scalar(x[1]) if len(x) > 1 else a.get("min")
+    hi = scalar(x[2]) if len(x) > 2 else a.get("max")
+    return t.clamp(lo, hi) if (lo is not None or hi is not None) else t
+
+
+@converter("Cast")
+def cast(x, a, c):
+    from .proto import ember_dtype
+    return x[0].cast(ember_dtype(a["to"]))
+
+
+@converter("CastLike")
+def cast_like(x, a, c):
+    return x[0].cast(x[1].dtype)
+
+
+def _reduce(fn):
+    def conv(x, a, c):
+        t = x[0]
+        axes = axes_arg(x, a)
+        keep = bool(a.get("keepdims", 1))
+        if not axes:
+            if a.get("noop_with_empty_axes", 0):
+                return t
+            axes = list(range(t.ndim))
+        return fn(t, tuple(axis_of(d, t.ndim) for d in axes), keep)
+    return conv
+
+
+converter("ReduceSum")(_reduce(lambda t, d, k: t.sum(dim=d, keepdim=k)))
+converter("ReduceMean")(_reduce(lambda t, d, k: t.mean(dim=d, keepdim=k)))
+converter("ReduceMax")(_reduce(lambda t, d, k: t.max(dim=d, keepdim=k)))
+converter("ReduceMin")(_reduce(lambda t, d, k: t.min(dim=d, keepdim=k)))
+converter("ReduceProd")(_reduce(lambda t, d, k: t.prod(dim=d, keepdim=k)))
+converter("ReduceL2")(_reduce(lambda t, d, k: (t * t).sum(dim=d, keepdim=k).sqrt()))
+converter("ReduceL1")(_reduce(lambda t, d, k: t.abs().sum(dim=d, keepdim=k)))
+converter("ReduceSumSquare")(_reduce(lambda t, d, k: (t * t).sum(dim=d, keepdim=k)))
+converter("ReduceLogSumExp")(_reduce(
+    lambda t, d, k: (t - t.max(dim=d, keepdim=True).detach()).exp().sum(dim=d, keepdim=k).log()
+    + (t.max(dim=d, keepdim=True).detach() if k else
+       t.max(dim=d, keepdim=True).detach().reshape(*[n for i, n in enumerate(t.shape)
+                                                     if i not in d]))))
+
+
+def _arg(fn):
+    def conv(x, a, c):
+        t = x[0]
+        axis = axis_of(a.get("axis", 0), t.ndim)
+        if a.get("select_last_index", 0):
+            n = t.shape[axis]
+            return (n - 1) - fn(t.flip([axis]), axis, bool(a.get("keepdims", 1)))
+        return fn(t, axis, bool(a.get("keepdims", 1)))
+    return conv
+
+
+converter("ArgMax")(_arg(lambda t, d, k: t.argmax(d) if k else t.argmax(d).squeeze(d)))
+converter("ArgMin")(_arg(lambda t, d, k: t.argmin(d) if k else t.argmin(d).squeeze(d)))
+
+
+@converter("CumSum")
+def cumsum(x, a, c):
+    t, axis = x[0], axis_of(ints(x[1])[0], x[0].ndim)
+    if a.get("reverse", 0):
+        t = t.flip([axis])
+    out = t.cumsum(axis)
+    if a.get("exclusive", 0):
+        out = out - t
+    out = out.cast(x[0].dtype)
+    return out.flip([axis]) if a.get("reverse", 0) else out

@@ -1,0 +1,325 @@
+"""ONNX converters of the neural-network operators: MatMul, Gemm, Conv, ConvTranspose, pools,
+normalizations, Dropout, Resize, Einsum.
+
+Convolutions and pools take 1-D, 2-D and 3-D spatial inputs (a 1-D one runs as 2-D with a unit
+height, a 3-D one as 2-D ops over depth slices: ember/onnx/volume.py); asymmetric ``pads`` and
+``auto_pad`` become an explicit pad before the op.
+
+>>> import ember
+>>> from ember.onnx.registry import CONVERTERS, Context
+>>> x = ember.ones(1, 1, 4, 4)
+>>> CONVERTERS["GlobalAveragePool"]([x], {}, Context(18)).shape
+(1, 1, 1, 1)
+"""
+
+import math
+
+import numpy as np
+
+import ember
+import ember.nn.functional as F
+
+from ..errors import InvalidParameterError
+from . import volume
+from .registry import axis_of, converter, ints
+
+
+@converter("MatMul")
+def matmul(x, a, c):
+    return x[0].matmul(x[1])
+
+
+@converter("Gemm")
+def gemm(x, a, c):
+    p, q = x[0], x[1]
+    if a.get("transA", 0):
+        p = p.transpose(0, 1)
+    if a.get("transB", 0):
+        q = q.transpose(0, 1)
+    out = p.matmul(q)
+    alpha, beta = a.get("alpha", 1.0), a.get("beta", 1.0)
+    if alpha != 1.0:
+        out = out * alpha
+    if len(x) > 2 and x[2] is not None:
+        out = out + (x[2] * beta if beta != 1.0 else x[2])
+    return out
+
+
+def _spatial(op, t, a, kernel):
+    """(t as 4-D, was 1-D, strides, dilations, (begins, ends) pads) of a conv or pool (a 3-D
+    one keeps its 5-D input)."""
+    n = len(kernel)
+    if n not in (1, 2, 3) or t.ndim != n + 2:
+        raise InvalidParameterError(f"{op}: ember runs 1-D, 2-D and 3-D {op} only; got a "
+                                    f"{t.ndim}-D input with a {n}-D kernel", "kernel_shape",
+                                    kernel)
+    strides = list(a.get("strides", [1] * n))
+    dil = list(a.get("dilations", [1] * n))
+    pads = list(a.get("pads", [0] * (2 * n)))
+    auto = a.get("auto_pad", "NOTSET")
+    spatial = t.shape[2:]
+    if auto in ("SAME_UPPER", "SAME_LOWER"):
+        pads = [0] * (2 * n)
+        for i in range(n):
+            total = max((math.ceil(spatial[i] / strides[i]) - 1) * strides[i]
+                        + (kernel[i] - 1) * dil[i] + 1 - spatial[i], 0)
+            small = total // 2
+            pads[i], pads[i + n] = ((small, total - small) if auto == "SAME_UPPER"
+                                    else (total - small, small))
+    elif auto == "VALID":
+        pads = [0] * (2 * n)
+    begins, ends = pads[:n], pads[n:]
+    one_d = n == 1
+    if one_d:
+        t = t.unsqueeze(2)
+        strides, dil, begins, ends = [1] + strides, [1] + dil, [0] + begins, [0] + ends
+    return t, one_d, strides, dil, (begins, ends)
+
+
+def _explicit_pad(t, begins, ends, value=0.0):
+    return t.pad([(0, 0), (0, 0)] + [(b, e) for b, e in zip(begins, ends)], "constant", value)
+
+
+def _back(t, one_d):
+    return t.squeeze(2) if one_d else t
+
+
+@converter("Conv")
+def conv(x, a, c):
+    w = x[1]
+    kernel = list(a.get("kernel_shape", w.shape[2:]))
+    t, one_d, strides, dil, (begins, ends) = _spatial("Conv", x[0], a, kernel)
+    bias = x[2] if len(x) > 2 else None
+    if len(kernel) == 3:
+        return volume.conv3d(t, w, bias, strides, dil, begins, ends, a.get("group", 1))
+    if one_d:
+        w = w.unsqueeze(2)
+    padding = begins
+    if begins != ends:
+        t, padding = _explicit_pad(t, begins, ends), [0, 0]
+    out = F.conv2d(t, w, bias, stride=tuple(strides), padding=tuple(padding),
+                   dilation=tuple(dil), groups=a.get("group", 1))
+    return _back(out, one_d)
+
+
+def _transpose_pads(x, a, kernel):
+    """``a`` with the explicit pads that give ConvTranspose's ``output_shape`` (or, for
+    ``auto_pad`` SAME, input size times stride), as ONNX's reference computes them."""
+    n = len(kernel)
+    strides = list(a.get("strides", [1] * n))
+    dil = list(a.get("dilations", [1] * n))
+    out_pad = list(a.get("output_padding", [0] * n))
+    sizes = x.shape[2:]
+    target = (list(a["output_shape"])[-n:] if "output_shape" in a
+              else [sizes[i] * strides[i] for i in range(n)])
+    total = [strides[i] * (sizes[i] - 1) + out_pad[i] + (kernel[i] - 1) * dil[i] + 1 - target[i]
+             for i in range(n)]
+    auto = a.get("auto_pad", "NOTSET")
+    if auto == "SAME_UPPER":
+        begins, ends = [t // 2 for t in total], [t - t // 2 for t in total]
+    elif auto == "SAME_LOWER":
+        begins, ends = [t - t // 2 for t in total], [t // 2 for t in total]
+    else:  # explicit output_shape: the natural result, cropped or zero-extended at the end
+        begins, ends = [0] * n, total
+    a = {k: v for k, v in a.items() if k != "output_shape"}
+    a.update(pads=begins + ends, auto_pad="NOTSET")
+    return a
+
+
+@converter("ConvTranspose")
+def conv_transpose(x, a, c):
+    """A transposed convolution as a convolution of the zero-stuffed input with the flipped,
+    transposed weight (gradients by composition)."""
+    w = x[1]
+    kernel = list(a.get("kernel_shape", w.shape[2:]))
+    if len(kernel) == 3:
+        raise InvalidParameterError("ConvTranspose: ember runs 1-D and 2-D ConvTranspose only; "
+                                    "got a 3-D kernel", "kernel_shape", kernel)
+    if a.get("auto_pad", "NOTSET") in ("SAME_UPPER", "SAME_LOWER") or "output_shape" in a:
+        a = _transpose_pads(x[0], a, kernel)
+    t, one_d, strides, dil, (begins, ends) = _spatial("ConvTranspose", x[0], a, kernel)
+    out_pad = list(a.get("output_padding", [0] * len(kernel)))
+    if one_d:
+        w, out_pad = w.unsqueeze(2), [0] + out_pad
+    g = a.get("group", 1)
+    n, cin, h, wd = t.shape
+    sh, sw = strides
+    if sh > 1 or sw > 1:  # insert stride-1 zeros between the input's pixels
+        t = t.reshape(n, cin, h, 1, wd, 1).pad([(0, 0)] * 3 + [(0, sh - 1), (0, 0), (0, sw - 1)])
+        t = t.reshape(n, cin, h * sh, wd * sw)[:, :, :(h - 1) * sh + 1, :(wd - 1) * sw + 1]
+    cout_g, kh, kw = w.shape[1], w.shape[2], w.shape[3]
+    wt = w.reshape(g, cin // g, cout_g, kh, kw).permute(0, 2, 1, 3, 4)
+    wt = wt.reshape(g * cout_g, cin // g, kh, kw).flip([2, 3])
+    lo = [dil[i] * ([kh, kw][i] - 1) - begins[i] for i in range(2)]
+    hi = [dil[i] * ([kh, kw][i] - 1) - ends[i] + out_pad[i] for i in range(2)]
+    t = _explicit_pad(t, [max(v, 0) for v in lo], [max(v, 0) for v in hi])
+    crop = tuple(slice(max(-l, 0), t.shape[2 + i] - max(-r, 0))
+                 for i, (l, r) in enumerate(zip(lo, hi)))
+    t = t[:, :, crop[0], crop[1]]
+    bias = x[2] if len(x) > 2 else None
+    out = F.conv2d(t, wt, bias, stride=1, padding=0, dilation=tuple(dil), groups=g)
+    return _back(out, one_d)
+
+
+def _needs_explicit(begins, ends, kernel):
+    return begins != ends or any(b > k // 2 for b, k in zip(begins, kernel))
+
+
+@converter("MaxPool")
+def max_pool(x, a, c):
+    kernel = list(a["kernel_shape"])
+    t, one_d, strides, dil, (begins, ends) = _spatial("MaxPool", x[0], a, kernel)
+    if t.kind != "float":  # ints pool exactly in float64, then come back
+        return max_pool([x[0].cast("float64")] + list(x[1:]), a, c).cast(x[0].dtype)
+    if len(kernel) == 3:
+        return volume.pool3d("MaxPool", t, kernel, strides, dil, begins, ends,
+                             bool(a.get("ceil_mode", 0)))
+    k = [1] + kernel if one_d else kernel
+    padding = begins
+    if _needs_explicit(begins, ends, k):
+        t, padding = _explicit_pad(t, begins, ends, -math.inf), [0, 0]
+    out = F.max_pool2d(t, tuple(k), tuple(strides), tuple(padding), tuple(dil),
+                       bool(a.get("ceil_mode", 0)))
+    return _back(out, one_d)
+
+
+@converter("AveragePool")
+def average_pool(x, a, c):
+    """Padding that is not counted (``count_include_pad=0``) divides by a pooled mask of ones."""
+    kernel = list(a["kernel_shape"])
+    t, one_d, strides, dil, (begins, ends) = _spatial("AveragePool", x[0], a, kernel)
+    if len(kernel) == 3:
+        return volume.pool3d("AveragePool", t, kernel, strides, dil, begins, ends,
+                             bool(a.get("ceil_mode", 0)), bool(a.get("count_include_pad", 0)))
+    if any(d != 1 for d in dil):
+        raise InvalidParameterError("AveragePool: dilations are not supported", "dilations", dil)
+    k = [1] + kernel if one_d else kernel
+    include = bool(a.get("count_include_pad", 0))
+    ceil = bool(a.get("ceil_mode", 0))
+    if not _needs_explicit(begins, ends, k):
+        out = F.avg_pool2d(t, tuple(k), tuple(strides), tuple(begins), ceil, include)
+        return _back(out, one_d)
+    padded = _explicit_pad(t, begins, ends)
+    out = F.avg_pool2d(padded, tuple(k), tuple(strides), 0, ceil, True)
+    if not include:
+        ones = _explicit_pad(ember.ones(1, 1, *t.shape[2:], dtype=t.dtype, device=t.device),
+                             begins, ends)
+        out = out / F.avg_pool2d(ones, tuple(k), tuple(strides), 0, ceil, True)
+    return _back(out, one_d)
+
+
+@converter("GlobalAveragePool")
+def global_average_pool(x, a, c):
+    return x[0].mean(dim=tuple(range(2, x[0].ndim)), keepdim=True)
+
+
+@converter("GlobalMaxPool")
+def global_max_pool(x, a, c):
+    return x[0].max(dim=tuple(range(2, x[0].ndim)), keepdim=True)
+
+
+@converter("BatchNormalization")
+def batch_norm(x, a, c):
+    t, scale, bias, mean, var = x[:5]
+    return F.batch_norm(t, mean, var, scale, bias, training=bool(a.get("training_mode", 0)),
+                        eps=a.get("epsilon", 1e-5))
+
+
+@converter("LayerNormalization")
+def layer_norm(x, a, c):
+    t, scale = x[0], x[1]
+    bias = x[2] if len(x) > 2 else None
+    axis = axis_of(a.get("axis", -1), t.ndim)
+    shape = tuple(t.shape[axis:])
+    eps = a.get("epsilon", 1e-5)
+    if c.outputs > 1:  # Mean and InvStdDev asked for too: normalize by hand
+        dims = tuple(range(axis, t.ndim))
+        mean = t.mean(dim=dims, keepdim=True)
+        inv = 1 / (((t - mean) ** 2).mean(dim=dims, keepdim=True) + eps).sqrt()
+        out = (t - mean) * inv * scale
+        return [out + bias if bias is not None else out, mean, inv]
+    if tuple(scale.shape) == shape and (bias is None or tuple(bias.shape) == shape):
+        return F.layer_norm(t, shape, scale, bias, eps)
+    out = F.layer_norm(t, shape, None, None, eps) * scale
+    return out + bias if bias is not None else out
+
+
+@converter("InstanceNormalization")
+def instance_norm(x, a, c):
+    t, scale, bias = x
+    dims = tuple(range(2, t.ndim))
+    mean = t.mean(dim=dims, keepdim=True)
+    var = ((t - mean) ** 2).mean(dim=dims, keepdim=True)
+    shape = (1, -1) + (1,) * len(dims)
+    return (t - mean) / (var + a.get("epsilon", 1e-5)).sqrt() * scale.reshape(*shape) \
+        + bias.reshape(*shape)
+
+
+@converter("Dropout")
+def dropout(x, a, c):
+    t = x[0]
+    return [t, ember.ones(*t.shape, dtype="bool", device=t.device)]
+
+
+@converter("Einsum")
+def einsum(x, a, c):
+    return ember.einsum(a["equation"].replace(" ", ""), *x)
+
+
+def _source_coords(mode, n_in, n_out, scale):
+    o = np.arange(n_out, dtype=np.float64)
+    if mode == "align_corners":
+        return o * (n_in - 1) / (n_out - 1) if n_out > 1 else np.zeros(n_out)
+    if mode == "asymmetric":
+        return o / scale
+    if mode == "pytorch_half_pixel":
+        return (o + 0.5) / scale - 0.5 if n_out > 1 else np.zeros(n_out)
+    if mode == "tf_half_pixel_for_nn":
+        return (o + 0.5) / scale
+    if mode == "half_pixel":
+        return (o + 0.5) / scale - 0.5
+    raise InvalidParameterError(f"Resize: coordinate_transformation_mode {mode!r} is not "
+                                "supported", "coordinate_transformation_mode", mode)
+
+
+_NEAREST = {"round_prefer_floor": lambda v: np.ceil(v - 0.5), "round_prefer_ceil":
+            lambda v: np.floor(v + 0.5), "floor": np.floor, "ceil": np.ceil}
+
+
+@converter("Resize", "Upsample")
+def resize(x, a, c):
+    """Nearest and (bi)linear resizing, one axis at a time with gathers (differentiable)."""
+    t = x[0]
+    mode = a.get("mode", "nearest")
+    if mode not in ("nearest", "linear"):
+        raise InvalidParameterError(f"Resize: mode {mode!r} is not supported (nearest, linear)",
+                                    "mode", mode)
+    scales_in = x[1] if len(x) == 2 else (x[2] if len(x) > 2 else None)
+    sizes = ints(x[3]) if len(x) > 3 and x[3] is not None and x[3].numel() else None
+    scales = (scales_in.tolist() if scales_in is not None and scales_in.numel() else
+              a.get("scales"))
+    axes = [axis_of(d, t.ndim) for d in a.get("axes", range(t.ndim))]
+    ctm = a.get("coordinate_transformation_mode", "half_pixel" if c.opset >= 11 else "asymmetric")
+    rounding = _NEAREST[a.get("nearest_mode", "round_prefer_floor")]
+    for i, d in enumerate(axes):
+        n_in = t.shape[d]
+        if sizes is not None:
+            n_out, scale = sizes[i], sizes[i] / n_in
+        else:
+            scale = float(scales[i])
+            n_out = int(math.floor(n_in * scale))
+        if n_out == n_in and scale == 1.0:
+            continue
+        src = _source_coords(ctm, n_in, n_out, scale)
+        if mode == "nearest":
+            idx = np.clip(rounding(src), 0, n_in - 1).astype(np.int64)
+            t = t.take(d, c.const(idx, "int64"))
+            continue
+        src = np.clip(src, 0, n_in - 1)
+        lo = np.floor(src).astype(np.int64)
+        hi = np.minimum(lo + 1, n_in - 1)
+        shape = [1] * t.ndim
+        shape[d] = n_out
+        w = c.const((src - lo).reshape(shape), t.dtype)
+        t = t.take(d, c.const(lo, "int64")) * (1 - w) + t.take(d, c.const(hi, "int64")) * w
+    return t
