@@ -18,7 +18,8 @@ from bisect import bisect_right
 from ..errors import InvalidParameterError
 # LRScheduler (the base class) lives in lr_scheduler_base.py; it is re-exported here because
 # PyTorch users import every scheduler, the base included, from optim.lr_scheduler.
-from .lr_scheduler_base import (_BASE_FIELDS, LRScheduler, _check_int, _check_optimizer, _copy,
+from .lr_scheduler_base import (_BASE_FIELDS, LRScheduler, SchedulerGroup, _check_int,
+                                _check_optimizer, _copy,
                                  _choice_field, _extended_field, _flag_field, _int_field,
                                  _lambda_states, _number_field, _per_group, _rates_field,
                                  _sub_states)
@@ -546,7 +547,7 @@ class OneCycleLR(LRScheduler):
         return lrs
 
 
-class SequentialLR(LRScheduler):
+class SequentialLR(SchedulerGroup):
     """Run ``schedulers`` one after another: ``schedulers[i]`` from epoch ``milestones[i - 1]``,
     restarted at its own epoch 0 (from its closed form, as PyTorch's). Typically a warmup, then
     a decay. The schedulers must share ``optimizer``; ReduceLROnPlateau and nested SequentialLR
@@ -620,37 +621,6 @@ class SequentialLR(LRScheduler):
         else:
             scheduler.step()
         self._last_lr = scheduler.get_last_lr()
-
-    def state_dict(self):
-        """The state, with each scheduler's ``state_dict()`` under ``"_schedulers"``.
-
-        >>> import ember
-        >>> from ember.optim import SGD, LinearLR, ExponentialLR, SequentialLR
-        >>> opt = SGD([ember.ones(1).require_grad()], lr=1.0)
-        >>> s = SequentialLR(opt, [LinearLR(opt), ExponentialLR(opt, 0.9)], milestones=[5])
-        >>> sorted(s.state_dict()), len(s.state_dict()["_schedulers"])
-        (['_last_lr', '_milestones', '_schedulers', 'last_epoch'], 2)
-        """
-        out = {k: _copy(v) for k, v in self.__dict__.items()
-               if k not in ("optimizer", "_schedulers")}
-        out["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return out
-
-    def load_state_dict(self, state_dict):
-        """Restore a state from ``state_dict()``, each scheduler's included (all checked
-        before any changes)."""
-        op = f"{self._name}.load_state_dict"
-        if isinstance(state_dict, dict) and "_schedulers" not in state_dict:
-            raise InvalidParameterError(
-                f"{op}: state_dict must hold {len(self._schedulers)} scheduler states under "
-                "'_schedulers'", "state_dict", "_schedulers")
-        super().load_state_dict(state_dict)
-
-    def _restore(self, fields):
-        saved = fields.pop("_schedulers")
-        super()._restore(fields)
-        for s, checked in zip(self._schedulers, saved):
-            s._restore(checked)
 
 
 class ReduceLROnPlateau(LRScheduler):

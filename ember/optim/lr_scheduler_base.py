@@ -286,3 +286,40 @@ class LRScheduler:
 
     def __repr__(self):
         return f"{type(self).__name__}(last_epoch={self.last_epoch}, lr={self.get_last_lr()})"
+
+
+class SchedulerGroup(LRScheduler):
+    """A scheduler made of other schedulers of one optimizer (``self._schedulers``), whose
+    state holds each one's ``state_dict()`` under ``"_schedulers"``: SequentialLR and
+    ChainedScheduler."""
+
+    def state_dict(self):
+        """The state, with each scheduler's ``state_dict()`` under ``"_schedulers"``.
+
+        >>> import ember
+        >>> from ember.optim import SGD, LinearLR, ExponentialLR, SequentialLR
+        >>> opt = SGD([ember.ones(1).require_grad()], lr=1.0)
+        >>> s = SequentialLR(opt, [LinearLR(opt), ExponentialLR(opt, 0.9)], milestones=[5])
+        >>> sorted(s.state_dict()), len(s.state_dict()["_schedulers"])
+        (['_last_lr', '_milestones', '_schedulers', 'last_epoch'], 2)
+        """
+        out = {k: _copy(v) for k, v in self.__dict__.items()
+               if k not in ("optimizer", "_schedulers")}
+        out["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return out
+
+    def load_state_dict(self, state_dict):
+        """Restore a state from ``state_dict()``, each scheduler's included (all checked
+        before any changes)."""
+        op = f"{self._name}.load_state_dict"
+        if isinstance(state_dict, dict) and "_schedulers" not in state_dict:
+            raise InvalidParameterError(
+                f"{op}: state_dict must hold {len(self._schedulers)} scheduler states under "
+                "'_schedulers'", "state_dict", "_schedulers")
+        super().load_state_dict(state_dict)
+
+    def _restore(self, fields):
+        saved = fields.pop("_schedulers")
+        super()._restore(fields)
+        for s, checked in zip(self._schedulers, saved):
+            s._restore(checked)

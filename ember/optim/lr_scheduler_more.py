@@ -10,7 +10,8 @@ import numbers
 import types
 
 from ..errors import InvalidParameterError
-from .lr_scheduler_base import (_BASE_FIELDS, LRScheduler, _check_int, _check_optimizer, _copy,
+from .lr_scheduler_base import (_BASE_FIELDS, LRScheduler, SchedulerGroup, _check_int,
+                                _check_optimizer, _copy,
                                 _choice_field, _flag_field, _int_field, _lambda_states,
                                 _number_field, _per_group, _rates_field, _sub_states)
 from .optimizer import _check_flag, _check_number
@@ -456,7 +457,7 @@ class CyclicLR(LRScheduler):
         self._init_scale_fn()
 
 
-class ChainedScheduler(LRScheduler):
+class ChainedScheduler(SchedulerGroup):
     """Step several schedulers of one optimizer together: each ``step()`` steps every one in
     turn, so their factors compose. ReduceLROnPlateau (which needs a metric) is refused.
 
@@ -506,38 +507,6 @@ class ChainedScheduler(LRScheduler):
         for s in self._schedulers:
             s.step()
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
-
-    def state_dict(self):
-        """The state, with each scheduler's ``state_dict()`` under ``"_schedulers"``.
-
-        >>> import ember
-        >>> from ember.optim import SGD
-        >>> from ember.optim.lr_scheduler import ChainedScheduler, ConstantLR, ExponentialLR
-        >>> opt = SGD([ember.ones(1).require_grad()], lr=1.0)
-        >>> sd = ChainedScheduler([ConstantLR(opt), ExponentialLR(opt, 0.9)]).state_dict()
-        >>> sorted(sd), len(sd["_schedulers"])
-        (['_last_lr', '_schedulers'], 2)
-        """
-        out = {k: _copy(v) for k, v in self.__dict__.items()
-               if k not in ("optimizer", "_schedulers")}
-        out["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return out
-
-    def load_state_dict(self, state_dict):
-        """Restore a state from ``state_dict()``, each scheduler's included (all checked before
-        any changes)."""
-        op = f"{self._name}.load_state_dict"
-        if isinstance(state_dict, dict) and "_schedulers" not in state_dict:
-            raise InvalidParameterError(
-                f"{op}: state_dict must hold {len(self._schedulers)} scheduler states under "
-                "'_schedulers'", "state_dict", "_schedulers")
-        super().load_state_dict(state_dict)
-
-    def _restore(self, fields):
-        saved = fields.pop("_schedulers")
-        super()._restore(fields)
-        for s, checked in zip(self._schedulers, saved):
-            s._restore(checked)
 
     def __repr__(self):
         return f"{type(self).__name__}({[type(s).__name__ for s in self._schedulers]}, " \
