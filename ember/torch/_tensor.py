@@ -26,7 +26,7 @@ from ..ops.inplace import DataTensor
 from ..return_types import ValuesTensor
 
 __all__ = ["Tensor", "Size", "as_torch", "as_ember", "to_torch", "torch_method", "torch_function",
-           "functions"]
+           "functions", "returns_torch"]
 
 _new = object.__new__
 
@@ -158,6 +158,13 @@ def _returns_torch(fn, name):
     method.__doc__ = fn.__doc__
     method.__wrapped__ = fn
     return method
+
+
+def returns_torch(fn):
+    """``fn`` with its results made ember.torch tensors (``to_torch``), under its own name."""
+    wrapped = _returns_torch(fn, fn.__name__)
+    wrapped.__qualname__ = fn.__qualname__
+    return wrapped
 
 
 def _returns_torch_prop(prop, name):

@@ -8,19 +8,10 @@ torch.Size([1])
 """
 
 from ...nn import functional as _ef
-from .._tensor import to_torch
+from .._tensor import returns_torch
 
 __all__ = list(_ef.__all__)
 
-
-def _torch_result(fn, name):
-    def op(*args, **kwargs):
-        return to_torch(fn(*args, **kwargs))
-    op.__name__ = op.__qualname__ = name
-    op.__doc__ = fn.__doc__
-    return op
-
-
 for _name in __all__:
-    globals()[_name] = _torch_result(getattr(_ef, _name), _name)
+    globals()[_name] = returns_torch(getattr(_ef, _name))
 del _name

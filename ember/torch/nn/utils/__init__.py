@@ -9,22 +9,15 @@ ember.nn.utils, their results as ember.torch tensors; ``rnn``: the packed sequen
 """
 
 from ....nn import utils as _eu
-from ..._tensor import to_torch
+from ..._tensor import returns_torch
 from . import rnn  # noqa: F401
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector",
            "vector_to_parameters"]
 
 
-def _torch_result(fn):
-    def op(*args, **kwargs):
-        return to_torch(fn(*args, **kwargs))
-    op.__name__ = op.__qualname__ = fn.__name__
-    op.__doc__ = fn.__doc__
-    return op
 
-
-clip_grad_norm_ = _torch_result(_eu.clip_grad_norm_)
-clip_grad_value_ = _torch_result(_eu.clip_grad_value_)
-parameters_to_vector = _torch_result(_eu.parameters_to_vector)
-vector_to_parameters = _torch_result(_eu.vector_to_parameters)
+clip_grad_norm_ = returns_torch(_eu.clip_grad_norm_)
+clip_grad_value_ = returns_torch(_eu.clip_grad_value_)
+parameters_to_vector = returns_torch(_eu.parameters_to_vector)
+vector_to_parameters = returns_torch(_eu.vector_to_parameters)

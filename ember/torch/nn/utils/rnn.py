@@ -11,7 +11,7 @@ ember.torch.nn's recurrent layers both take it.
 """
 
 from ....nn import rnn_utils as _ru
-from ..._tensor import to_torch
+from ..._tensor import returns_torch
 
 PackedSequence = _ru.PackedSequence
 
@@ -20,18 +20,11 @@ __all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence",
            "unpack_sequence"]
 
 
-def _torch_result(fn):
-    def op(*args, **kwargs):
-        return to_torch(fn(*args, **kwargs))
-    op.__name__ = op.__qualname__ = fn.__name__
-    op.__doc__ = fn.__doc__
-    return op
 
-
-invert_permutation = _torch_result(_ru.invert_permutation)
-pack_padded_sequence = _torch_result(_ru.pack_padded_sequence)
-pad_packed_sequence = _torch_result(_ru.pad_packed_sequence)
-pad_sequence = _torch_result(_ru.pad_sequence)
-unpad_sequence = _torch_result(_ru.unpad_sequence)
-pack_sequence = _torch_result(_ru.pack_sequence)
-unpack_sequence = _torch_result(_ru.unpack_sequence)
+invert_permutation = returns_torch(_ru.invert_permutation)
+pack_padded_sequence = returns_torch(_ru.pack_padded_sequence)
+pad_packed_sequence = returns_torch(_ru.pad_packed_sequence)
+pad_sequence = returns_torch(_ru.pad_sequence)
+unpad_sequence = returns_torch(_ru.unpad_sequence)
+pack_sequence = returns_torch(_ru.pack_sequence)
+unpack_sequence = returns_torch(_ru.unpack_sequence)
