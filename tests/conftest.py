@@ -61,3 +61,15 @@ def jit_launches(monkeypatch):
 
     monkeypatch.setattr(jit, "kernel", spy)
     return asked
+
+
+@pytest.fixture(autouse=True)
+def _default_device_unchanged():
+    """Each test leaves the default device (process-wide state) as it found it."""
+    import ember
+    before = ember.get_default_device()
+    yield
+    after = ember.get_default_device()
+    if after is not before:
+        ember.set_default_device(before)
+        pytest.fail(f"the test changed the default device from {before} to {after}")

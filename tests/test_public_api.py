@@ -10,8 +10,8 @@ import ember
 import ember.nn.functional as F
 from ember import EmberError
 
-# sets the process-wide generator: called on its own below, with arguments it refuses
-STATEFUL = {"manual_seed"}
+# set the process-wide generator and default device: called on their own (manual_seed below)
+STATEFUL = {"manual_seed", "set_default_device"}
 
 # read a file named by their first argument: a path that does not exist is the OS's
 # FileNotFoundError, as open() and torch.load raise (docs/training.md)
