@@ -18,11 +18,10 @@ from bisect import bisect_right
 from ..errors import InvalidParameterError
 # LRScheduler (the base class) lives in lr_scheduler_base.py; it is re-exported here because
 # PyTorch users import every scheduler, the base included, from optim.lr_scheduler.
-from .lr_scheduler_base import (_BASE_FIELDS, LRScheduler, SchedulerGroup, _check_int,
-                                _check_optimizer, _copy,
-                                 _choice_field, _extended_field, _flag_field, _int_field,
-                                 _lambda_states, _number_field, _per_group, _rates_field,
-                                 _sub_states)
+from .lr_scheduler_base import (LambdaScheduler, LRScheduler, SchedulerGroup, _BASE_FIELDS,
+                                _check_int, _check_optimizer, _choice_field, _copy,
+                                _extended_field, _factor, _flag_field, _int_field, _lambda_states,
+                                _number_field, _per_group, _rates_field, _sub_states)
 from .optimizer import _check_flag, _check_number
 # the schedulers of lr_scheduler_more.py, re-exported: PyTorch users import every scheduler from
 # optim.lr_scheduler
@@ -243,7 +242,7 @@ class ExponentialLR(LRScheduler):
         return [base * self.gamma ** self.last_epoch for base in self.base_lrs]
 
 
-class LambdaLR(LRScheduler):
+class LambdaLR(LambdaScheduler):
     """Set each group's learning rate to its initial rate times ``lr_lambda(epoch)``;
     ``lr_lambda`` is one function, or a list with one per parameter group.
 
@@ -264,75 +263,10 @@ class LambdaLR(LRScheduler):
 
     _name = "LambdaLR"
 
-    _fields = {**_BASE_FIELDS, "lr_lambdas": _lambda_states}
-
-    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
-        op = self._name
-        _check_optimizer(op, optimizer)
-        n = len(optimizer.param_groups)
-        if isinstance(lr_lambda, (list, tuple)):
-            if len(lr_lambda) != n:
-                raise InvalidParameterError(f"{op}: lr_lambda has {len(lr_lambda)} functions; "
-                                            f"expected one per parameter group ({n})",
-                                            "lr_lambda", lr_lambda)
-            fns = list(lr_lambda)
-        else:
-            fns = [lr_lambda] * n
-        for i, fn in enumerate(fns):
-            if not callable(fn):
-                raise InvalidParameterError(f"{op}: lr_lambda[{i}] is a {type(fn).__name__}; "
-                                            "expected a function of the epoch", "lr_lambda", fn)
-        self.lr_lambdas = fns
-        super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
-        out = []
-        for fn, base in zip(self.lr_lambdas, self.base_lrs):
-            factor = fn(self.last_epoch)
-            if isinstance(factor, bool) or not isinstance(factor, numbers.Real):
-                raise InvalidParameterError(
-                    f"{self._name}: lr_lambda({self.last_epoch}) returned a "
-                    f"{type(factor).__name__}; expected a number", "lr_lambda", factor)
-            out.append(base * factor)
-        return out
-
-    def state_dict(self):
-        """The scheduler's state; for each ``lr_lambda``, None (a function) or a copy of the
-        callable object's ``__dict__``.
-
-        >>> import ember
-        >>> from ember.optim import SGD, LambdaLR
-        >>> sched = LambdaLR(SGD([ember.ones(1).require_grad()], lr=1.0), lambda e: 0.5 ** e)
-        >>> sched.state_dict()["lr_lambdas"], sched.state_dict()["last_epoch"]
-        ([None], 0)
-        """
-        out = {k: _copy(v) for k, v in self.__dict__.items()
-               if k not in ("optimizer", "lr_lambdas")}
-        out["lr_lambdas"] = [
-            None if isinstance(fn, types.FunctionType) or not hasattr(fn, "__dict__")
-            else dict(fn.__dict__) for fn in self.lr_lambdas]
-        return out
-
-    def load_state_dict(self, state_dict):
-        """Restore a state from ``state_dict()`` (the functions stay this scheduler's own).
-
-        >>> import ember
-        >>> from ember.optim import SGD, LambdaLR
-        >>> opt = SGD([ember.ones(1).require_grad()], lr=1.0)
-        >>> a, b = LambdaLR(opt, lambda e: 0.5 ** e), LambdaLR(opt, lambda e: 0.5 ** e)
-        >>> a.step(); a.step()
-        >>> b.load_state_dict(a.state_dict())
-        >>> b.last_epoch, b.get_last_lr()
-        (2, [0.25])
-        """
-        super().load_state_dict(state_dict)
-
-    def _restore(self, fields):
-        saved = fields.pop("lr_lambdas", [])
-        super()._restore(fields)
-        for fn, attrs in zip(self.lr_lambdas, saved):
-            if attrs is not None:
-                fn.__dict__.update(attrs)
+        return [base * _factor(self._name, fn, self.last_epoch)
+                for fn, base in zip(self.lr_lambdas, self.base_lrs)]
 
 
 class LinearLR(LRScheduler):

@@ -7,6 +7,7 @@ schedulers share. The schedulers themselves are in lr_scheduler.py, which re-exp
 import math
 import numbers
 import operator
+import types
 
 from ..errors import InvalidParameterError
 from .optimizer import Optimizer, _check_flag, _check_number
@@ -323,3 +324,72 @@ class SchedulerGroup(LRScheduler):
         super()._restore(fields)
         for s, checked in zip(self._schedulers, saved):
             s._restore(checked)
+
+
+def _lambdas(op, optimizer, lr_lambda):
+    """``lr_lambda`` (a function, or one per parameter group) as a list, one per group."""
+    _check_optimizer(op, optimizer)
+    n = len(optimizer.param_groups)
+    if isinstance(lr_lambda, (list, tuple)):
+        if len(lr_lambda) != n:
+            raise InvalidParameterError(f"{op}: lr_lambda has {len(lr_lambda)} functions; "
+                                        f"expected one per parameter group ({n})", "lr_lambda",
+                                        lr_lambda)
+        fns = list(lr_lambda)
+    else:
+        fns = [lr_lambda] * n
+    for i, fn in enumerate(fns):
+        if not callable(fn):
+            raise InvalidParameterError(f"{op}: lr_lambda[{i}] is a {type(fn).__name__}; "
+                                        "expected a function of the epoch", "lr_lambda", fn)
+    return fns
+
+
+def _factor(op, fn, epoch):
+    value = fn(epoch)
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InvalidParameterError(f"{op}: lr_lambda({epoch}) returned a "
+                                    f"{type(value).__name__}; expected a number", "lr_lambda",
+                                    value)
+    return value
+
+
+def _callable_state(fn):
+    """What a state_dict keeps of a user's function: None, or a callable object's attributes."""
+    if isinstance(fn, types.FunctionType) or not hasattr(fn, "__dict__"):
+        return None
+    return dict(fn.__dict__)
+
+
+class LambdaScheduler(LRScheduler):
+    """A scheduler driven by user functions of the epoch (``lr_lambda``: one, or one per
+    parameter group): LambdaLR and MultiplicativeLR. ``state_dict()`` holds None for a function
+    and a copy of a callable object's ``__dict__``, as PyTorch's."""
+
+    _fields = {**_BASE_FIELDS, "lr_lambdas": _lambda_states}
+
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+        self.lr_lambdas = _lambdas(self._name, optimizer, lr_lambda)
+        super().__init__(optimizer, last_epoch)
+
+    def state_dict(self):
+        """The scheduler's state; for each ``lr_lambda``, None (a function) or a copy of the
+        callable object's ``__dict__``.
+
+        >>> import ember
+        >>> from ember.optim import SGD, LambdaLR
+        >>> opt = SGD([ember.ones(1).require_grad()], lr=1.0)
+        >>> LambdaLR(opt, lambda epoch: 0.5).state_dict()["lr_lambdas"]
+        [None]
+        """
+        out = {k: _copy(v) for k, v in self.__dict__.items()
+               if k not in ("optimizer", "lr_lambdas")}
+        out["lr_lambdas"] = [_callable_state(fn) for fn in self.lr_lambdas]
+        return out
+
+    def _restore(self, fields):
+        saved = fields.pop("lr_lambdas", [])
+        super()._restore(fields)
+        for fn, attrs in zip(self.lr_lambdas, saved):
+            if attrs is not None:
+                fn.__dict__.update(attrs)

@@ -10,9 +10,9 @@ import numbers
 import types
 
 from ..errors import InvalidParameterError
-from .lr_scheduler_base import (_BASE_FIELDS, LRScheduler, SchedulerGroup, _check_int,
-                                _check_optimizer, _copy,
-                                _choice_field, _flag_field, _int_field, _lambda_states,
+from .lr_scheduler_base import (LambdaScheduler, LRScheduler, SchedulerGroup, _BASE_FIELDS,
+                                _callable_state, _check_int, _check_optimizer, _choice_field,
+                                _copy, _factor, _flag_field, _int_field, _lambda_states,
                                 _number_field, _per_group, _rates_field, _sub_states)
 from .optimizer import _check_flag, _check_number
 
@@ -63,42 +63,7 @@ class ConstantLR(LRScheduler):
                 for base in self.base_lrs]
 
 
-def _lambdas(op, optimizer, lr_lambda):
-    """``lr_lambda`` (a function, or one per parameter group) as a list, one per group."""
-    _check_optimizer(op, optimizer)
-    n = len(optimizer.param_groups)
-    if isinstance(lr_lambda, (list, tuple)):
-        if len(lr_lambda) != n:
-            raise InvalidParameterError(f"{op}: lr_lambda has {len(lr_lambda)} functions; "
-                                        f"expected one per parameter group ({n})", "lr_lambda",
-                                        lr_lambda)
-        fns = list(lr_lambda)
-    else:
-        fns = [lr_lambda] * n
-    for i, fn in enumerate(fns):
-        if not callable(fn):
-            raise InvalidParameterError(f"{op}: lr_lambda[{i}] is a {type(fn).__name__}; "
-                                        "expected a function of the epoch", "lr_lambda", fn)
-    return fns
-
-
-def _factor(op, fn, epoch):
-    value = fn(epoch)
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise InvalidParameterError(f"{op}: lr_lambda({epoch}) returned a "
-                                    f"{type(value).__name__}; expected a number", "lr_lambda",
-                                    value)
-    return value
-
-
-def _callable_state(fn):
-    """What a state_dict keeps of a user's function: None, or a callable object's attributes."""
-    if isinstance(fn, types.FunctionType) or not hasattr(fn, "__dict__"):
-        return None
-    return dict(fn.__dict__)
-
-
-class MultiplicativeLR(LRScheduler):
+class MultiplicativeLR(LambdaScheduler):
     """Multiply each group's learning rate by ``lr_lambda(epoch)`` every epoch; ``lr_lambda``
     is one function, or a list with one per parameter group. ``state_dict()`` holds None for a
     function and the ``__dict__`` of a callable object, as PyTorch's.
@@ -114,41 +79,12 @@ class MultiplicativeLR(LRScheduler):
     """
 
     _name = "MultiplicativeLR"
-    _fields = {**_BASE_FIELDS, "lr_lambdas": _lambda_states}
-
-    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
-        self.lr_lambdas = _lambdas(self._name, optimizer, lr_lambda)
-        super().__init__(optimizer, last_epoch)
-
     def get_lr(self):
         groups = self.optimizer.param_groups
         if self._is_initial:
             return [group["lr"] for group in groups]
         return [group["lr"] * _factor(self._name, fn, self.last_epoch)
                 for fn, group in zip(self.lr_lambdas, groups)]
-
-    def state_dict(self):
-        """The scheduler's state; for each ``lr_lambda``, None (a function) or a copy of the
-        callable object's ``__dict__``.
-
-        >>> import ember
-        >>> from ember.optim import SGD
-        >>> from ember.optim.lr_scheduler import MultiplicativeLR
-        >>> s = MultiplicativeLR(SGD([ember.ones(1).require_grad()], lr=1.0), lambda e: 0.9)
-        >>> s.state_dict()["lr_lambdas"]
-        [None]
-        """
-        out = {k: _copy(v) for k, v in self.__dict__.items()
-               if k not in ("optimizer", "lr_lambdas")}
-        out["lr_lambdas"] = [_callable_state(fn) for fn in self.lr_lambdas]
-        return out
-
-    def _restore(self, fields):
-        saved = fields.pop("lr_lambdas", [])
-        super()._restore(fields)
-        for fn, attrs in zip(self.lr_lambdas, saved):
-            if attrs is not None:
-                fn.__dict__.update(attrs)
 
 
 class PolynomialLR(LRScheduler):
