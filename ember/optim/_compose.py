@@ -21,6 +21,19 @@ def as_tensor(array, like):
     return wrap(array, like._dtype)
 
 
+def each_step(optimizer, params, grads, maximize, **buffers):
+    """``(p, state, param, grad)`` for each parameter ``p`` that has a gradient: its state (the
+    named ``buffers`` created as zeros when new) with its step counted, and its value and
+    gradient as untracked tensors, the gradient negated under ``maximize``."""
+    for p, g in zip(params, grads):
+        if g is None:
+            continue
+        st = optimizer._state_of(p, **buffers)
+        st["step"] += 1
+        grad = as_tensor(g, p)
+        yield p, st, as_tensor(p._data, p), -grad if maximize else grad
+
+
 def lerp(start, end, weight):
     """``start.lerp(end, weight)`` with PyTorch's two-sided formula (a Python-float weight)."""
     diff = end - start

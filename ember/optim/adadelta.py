@@ -1,7 +1,7 @@
 """Adadelta: steps scaled by the ratio of running root mean squares of updates and gradients."""
 
 from ..autodiff import no_grad
-from ._compose import addcmul_sq, as_tensor, check_flags
+from ._compose import addcmul_sq, as_tensor, check_flags, each_step
 from .optimizer import Optimizer, _check_flag, _check_number
 
 __all__ = ["Adadelta"]
@@ -52,14 +52,8 @@ class Adadelta(Optimizer):
         lr, rho, eps = group["lr"], group["rho"], group["eps"]
         weight_decay, maximize = group["weight_decay"], group["maximize"]
         with no_grad():
-            for p, g in zip(params, grads):
-                if g is None:
-                    continue
-                st = self._state_of(p, square_avg=True, acc_delta=True)
-                st["step"] += 1
-                param, grad = as_tensor(p._data, p), as_tensor(g, p)
-                if maximize:
-                    grad = -grad
+            for p, st, param, grad in each_step(self, params, grads, maximize,
+                                                 square_avg=True, acc_delta=True):
                 if weight_decay != 0:
                     grad = grad + param * weight_decay
                 square_avg = addcmul_sq(as_tensor(st["square_avg"], p), grad, rho, 1 - rho)

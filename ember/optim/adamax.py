@@ -1,7 +1,7 @@
 """Adamax: Adam with the infinity norm of past gradients in place of their second moment."""
 
 from ..autodiff import no_grad
-from ._compose import as_tensor, check_flags, lerp
+from ._compose import as_tensor, check_flags, each_step, lerp
 from .optimizer import Optimizer, _check_betas, _check_flag, _check_number
 
 __all__ = ["Adamax"]
@@ -51,14 +51,8 @@ class Adamax(Optimizer):
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
         weight_decay, maximize = group["weight_decay"], group["maximize"]
         with no_grad():
-            for p, g in zip(params, grads):
-                if g is None:
-                    continue
-                st = self._state_of(p, exp_avg=True, exp_inf=True)
-                st["step"] += 1
-                param, grad = as_tensor(p._data, p), as_tensor(g, p)
-                if maximize:
-                    grad = -grad
+            for p, st, param, grad in each_step(self, params, grads, maximize,
+                                                 exp_avg=True, exp_inf=True):
                 if weight_decay != 0:
                     grad = grad + param * weight_decay
                 exp_avg = lerp(as_tensor(st["exp_avg"], p), grad, 1 - beta1)

@@ -2,7 +2,7 @@
 
 from ..autodiff import no_grad
 from ..errors import InvalidParameterError
-from ._compose import as_tensor, check_flags, float32
+from ._compose import as_tensor, check_flags, each_step, float32
 from .optimizer import Optimizer, _check_flag, _check_number
 
 __all__ = ["ASGD"]
@@ -70,14 +70,9 @@ class ASGD(Optimizer):
         lr, lambd, alpha, t0 = group["lr"], group["lambd"], group["alpha"], group["t0"]
         weight_decay, maximize = group["weight_decay"], group["maximize"]
         with no_grad():
-            for p, g in zip(params, grads):
-                if g is None:
-                    continue
-                st = self._state_of(p, eta=float32(lr), mu=1.0, ax=True)
-                step = st["step"] = st["step"] + 1
-                param, grad = as_tensor(p._data, p), as_tensor(g, p)
-                if maximize:
-                    grad = -grad
+            for p, st, param, grad in each_step(self, params, grads, maximize,
+                                                 eta=float32(lr), mu=1.0, ax=True):
+                step = st["step"]
                 if weight_decay != 0:
                     grad = grad + param * weight_decay
                 eta, mu = st["eta"], st["mu"]

@@ -1,7 +1,7 @@
 """RAdam: Adam with the variance of its adaptive rate rectified in the first steps."""
 
 from ..autodiff import no_grad
-from ._compose import addcmul_sq, as_tensor, check_flags, lerp
+from ._compose import addcmul_sq, as_tensor, check_flags, each_step, lerp
 from .optimizer import Optimizer, _check_betas, _check_flag, _check_number
 
 __all__ = ["RAdam"]
@@ -58,14 +58,9 @@ class RAdam(Optimizer):
         weight_decay, maximize = group["weight_decay"], group["maximize"]
         decoupled = group["decoupled_weight_decay"]
         with no_grad():
-            for p, g in zip(params, grads):
-                if g is None:
-                    continue
-                st = self._state_of(p, exp_avg=True, exp_avg_sq=True)
-                step = st["step"] = st["step"] + 1
-                param, grad = as_tensor(p._data, p), as_tensor(g, p)
-                if maximize:
-                    grad = -grad
+            for p, st, param, grad in each_step(self, params, grads, maximize,
+                                                 exp_avg=True, exp_avg_sq=True):
+                step = st["step"]
                 if weight_decay != 0:
                     if decoupled:
                         param = param * (1 - lr * weight_decay)
