@@ -356,7 +356,13 @@ def record_arrays(data, dtype, inputs, backward, name="", recompute=None):
 def saved(x):
     """The value ``x`` has now, for a gradient rule: a Tensor object of its own, so that a later
     rebinding of ``x`` (``x[0] = 1``, ``x.copy_(y)``) does not change what the rule sees."""
-    t = _new(Tensor)
+    return alias(x)
+
+
+def alias(x, cls=None):
+    """A new object of ``cls`` (default Tensor; a subclass of the same layout) sharing ``x``'s
+    buffer, graph and checkpointing strategy, with no ``grad`` of its own."""
+    t = _new(cls or Tensor)
     t._data = x._data
     t._dtype = x._dtype
     t._device = x._device

@@ -21,7 +21,7 @@ with one operand of each returns an ember.torch tensor (Python asks the subclass
 
 import math
 
-from .._tensor import Pending, Tensor as _Tensor
+from .._tensor import Pending, Tensor as _Tensor, alias as _alias_of
 from ..ops.inplace import DataTensor
 from ..return_types import ValuesTensor
 
@@ -78,18 +78,6 @@ class _DataTensor(Tensor, DataTensor):
 _CONVERT = {_Tensor: Tensor, DataTensor: _DataTensor}
 
 
-def _alias(t, cls):
-    """A new ``cls`` object sharing ``t``'s buffer, graph and strategy."""
-    out = _new(cls)
-    out._data = t._data
-    out._dtype = t._dtype
-    out._device = t._device
-    out._node = t._node
-    out._ad = t._ad
-    out._grad = None
-    return out
-
-
 def to_torch(value):
     """``value`` with every fresh ember tensor in it (a result nobody else holds) made an
     ember.torch tensor in place; tuples, lists, dicts and named tuples are walked."""
@@ -105,7 +93,7 @@ def to_torch(value):
         value.__class__ = Tensor
         return value
     if cls is ValuesTensor:
-        return _alias(value, Tensor)
+        return _alias_of(value, Tensor)
     if cls is tuple or cls is list:
         return cls(map(to_torch, value))
     if isinstance(value, tuple) and hasattr(value, "_fields"):
@@ -130,7 +118,7 @@ def as_torch(t):
         from ..errors import InvalidParameterError
         raise InvalidParameterError(f"as_torch: t must be an ember Tensor, got "
                                     f"{type(t).__name__}", "t", t)
-    return _alias(t, Tensor)
+    return _alias_of(t, Tensor)
 
 
 def as_ember(t):
@@ -147,7 +135,7 @@ def as_ember(t):
                                     "t", t)
     if not isinstance(t, Tensor):
         return t
-    return _alias(t, _Tensor)
+    return _alias_of(t, _Tensor)
 
 
 def _returns_torch(fn, name):
