@@ -1,0 +1,24 @@
+"""``ember.torch.distributions``: PyTorch's probability distributions on ember's engine.
+
+Each distribution has PyTorch's constructor, shapes (``batch_shape``, ``event_shape``), methods
+(``sample``, ``rsample``, ``log_prob``, ``cdf``, ``icdf``, ``entropy``, ``mean``, ``variance``
+...), argument validation and ``kl_divergence``; results are ember.torch tensors.
+
+>>> import ember.torch as torch
+>>> from ember.torch.distributions import Categorical
+>>> m = Categorical(torch.tensor([0.25, 0.25, 0.5]))
+>>> m.sample().shape, round(m.entropy().item(), 4)
+(torch.Size([]), 1.0397)
+"""
+
+from . import constraints
+from .bernoulli import Bernoulli
+from .categorical import Categorical
+from .distribution import Distribution
+from .exp_family import ExponentialFamily
+from .kl import kl_divergence, register_kl
+from .normal import Normal
+from .uniform import Uniform
+
+__all__ = ["Bernoulli", "Categorical", "Distribution", "ExponentialFamily", "Normal", "Uniform",
+           "constraints", "kl_divergence", "register_kl"]
