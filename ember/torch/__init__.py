@@ -99,10 +99,21 @@ from .conversion import (channels_last, channels_last_3d, contiguous_format,  # 
 from .serialization import load, save  # noqa: E402,F401
 from . import functions  # noqa: E402,F401  (torch.<name>(x, ...) as x.<name>(...))
 from . import onnx  # noqa: E402,F401
-from . import nn, optim, utils, autograd, func, distributions  # noqa: E402,F401
+from . import nn, optim, utils, autograd, func  # noqa: E402,F401
 from .autograd import set_grad_enabled  # noqa: E402,F401,F811  (a decorator too)
 from ._tensor import adopt_inherited as _adopt_inherited  # noqa: E402
 
 globals().update(_functions)  # the functions the modules above registered, over ember's
 _adopt_inherited()  # every other method of ember.Tensor, its results as ember.torch tensors
 del _name, _value
+
+# Submodules that build on the whole ``ember.torch`` namespace, loaded on first use (so importing
+# ember.torch stays quick and they can use every name above): ``torch.distributions``.
+_ON_FIRST_USE = ("distributions",)
+
+
+def __getattr__(name):
+    if name in _ON_FIRST_USE:
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
