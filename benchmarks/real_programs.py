@@ -42,6 +42,8 @@ PROGRAMS = {
     # float32 rounding of x ** 4 (NumPy's and PyTorch's powf) decides which batch that is
     "regression": ("examples_regression.py", [], 300, 0.05),
     "mnist": ("examples_mnist.py", ["--epochs", "1", "--log-interval", "10"], 900, 1e-3),
+    # needs gymnasium (pip install gymnasium): CartPole, trained until it is solved
+    "reinforce": ("examples_reinforce.py", [], 1200, 1e-6),
 }
 
 _IMPORTS = [
@@ -94,6 +96,8 @@ _hook("random_bernoulli", lambda shape, p, dtype:
 _hook("random_integers", lambda shape, low, high, dtype:
       _pytorch.randint(low, high, shape, dtype=_td(dtype)))
 _hook("random_permutation", lambda n, dtype: _pytorch.randperm(n, dtype=_td(dtype)))
+_hook("random_categorical", lambda w, num_samples, replacement: _pytorch.multinomial(
+      _pytorch.from_numpy(np.ascontiguousarray(w)), num_samples, replacement))
 _seed = _et.manual_seed
 def _manual_seed(seed):
     _pytorch.manual_seed(seed)
@@ -143,12 +147,13 @@ def run(path, argv, timeout, ember):
         return proc.returncode, out, time.perf_counter() - start
 
 
-_LOSS = re.compile(r"loss[^\d\-]*(-?\d+\.\d+(?:e[-+]?\d+)?)", re.I)
+_LOSS = re.compile(r"(?:loss|reward)[^\d\-]*(-?\d+\.\d+(?:e[-+]?\d+)?)", re.I)
 _NUMBERED = re.compile(r"^\d+ (-?\d+\.\d+(?:e[-+]?\d+)?)$", re.M)
 
 
 def losses(text):
-    """The losses a program printed: numbers after "loss", or lines ``step value``."""
+    """The losses a program printed: numbers after "loss" (or "reward", for the reinforcement
+    learning programs), or lines ``step value``."""
     found = [float(m) for m in _LOSS.findall(text)]
     return found or [float(m) for m in _NUMBERED.findall(text)]
 
