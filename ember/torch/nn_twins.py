@@ -1,0 +1,1384 @@
+"""PyTorch's neural-network functions at the top level of ``torch``, with ATen's signatures.
+
+``torch.embedding(weight, indices)`` takes its arguments the other way round from
+``F.embedding(input, weight)``; ``torch.dropout(input, p, train)`` has a positional
+``train``; the losses take ``reduction`` as an int (0 ``"none"``, 1 ``"mean"``, 2 ``"sum"``);
+``torch.batch_norm``, ``layer_norm``, ``group_norm`` and ``instance_norm`` take the
+``cudnn_enabled`` flag (accepted, no effect); ``torch.lstm``, ``gru``, ``rnn_tanh`` and
+``rnn_relu`` take flat weight lists and return tuples. Each maps onto the op of
+ember.nn.functional that computes it (or ember's recurrent layers' machinery), so nothing is
+computed twice; the ``*_`` forms rebind their first argument (ember/torch/inplace.py).
+
+The ``batch_norm_*`` functions are ``nn.SyncBatchNorm``'s building blocks (per-process
+statistics, their combination, and the pieces of the gradient), written from their math.
+
+>>> import ember.torch as torch
+>>> w = torch.tensor([[0.0, 1.0], [2.0, 3.0]])
+>>> torch.embedding(w, torch.tensor([1, 0])).tolist()
+[[2.0, 3.0], [0.0, 1.0]]
+>>> torch.dropout(torch.ones(2), 0.5, False).tolist()
+[1.0, 1.0]
+"""
+
+import ember as _e
+
+from .. import dtypes as _dt
+from ..autodiff import no_grad
+from ..errors import InvalidParameterError, ShapeMismatchError
+from ..nn import functional as _F
+from ..nn.recurrent import RNNBase, _STEPS, _gru_step, _lstm_step
+from ..ops.creation import arange, zeros
+from ..ops.inplace import _check_update, rebind
+from ..ops.linear import linear
+from ..ops.nn_args import _float_tensor, _int, _real
+from ..ops.segments import stack
+from ..ops.views import reshape_exact
+from .._tensor import Tensor as _T, check_tensor
+from ._tensor import torch_function, torch_method
+from .inplace import apply_inplace
+
+__all__ = []  # everything here is reached as ember.torch.<name>
+
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+# -- PyTorch's enum ints and flags --------------------------------------------------------------
+
+def _reduction(value, op):
+    """PyTorch's reduction enum (0 "none", 1 "mean", 2 "sum") as F's string."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 2:
+        raise InvalidParameterError(f"{op}: reduction must be 0 (none), 1 (mean) or 2 (sum), "
+                                    f"got {value!r}", "reduction", value)
+    return _REDUCTIONS[value]
+
+
+def _enum(value, names, op, param):
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < len(names):
+        choices = ", ".join(f"{i} ({n})" for i, n in enumerate(names))
+        raise InvalidParameterError(f"{op}: {param} must be one of {choices}, got {value!r}",
+                                    param, value)
+    return names[value]
+
+
+def _flag(value, op, param):
+    if value is not True and value is not False:
+        raise InvalidParameterError(f"{op}: {param} must be a bool, got {value!r}", param, value)
+    return value
+
+
+def _stride(stride):
+    """ATen's empty stride list: the kernel size."""
+    return None if stride is None or (isinstance(stride, (list, tuple)) and not stride) \
+        else stride
+
+
+# -- activations ----------------------------------------------------------------------------------
+
+@torch_function
+def celu(input, alpha=1.0):
+    """``torch.celu``: ``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``.
+
+    >>> import ember.torch as torch
+    >>> torch.celu(torch.tensor([1.0, 0.0])).tolist()
+    [1.0, 0.0]
+    """
+    return _F.celu(input, alpha)
+
+
+@torch_function
+def celu_(input, alpha=1.0):
+    """``torch.celu_``: ``celu`` rebound into ``input``; returns it.
+
+    >>> import ember.torch as torch
+    >>> x = torch.tensor([2.0]); torch.celu_(x) is x, x.tolist()
+    (True, [2.0])
+    """
+    return apply_inplace(input, lambda t: _F.celu(t, alpha), "celu_")
+
+
+@torch_function
+def selu(input):
+    """``torch.selu``: ``scale * elu(x, alpha)`` with SELU's constants.
+
+    >>> import ember.torch as torch
+    >>> round(torch.selu(torch.tensor([1.0])).item(), 4)
+    1.0507
+    """
+    return _F.selu(input)
+
+
+@torch_function
+def selu_(input):
+    """``torch.selu_``: ``selu`` rebound into ``input``; returns it.
+
+    >>> import ember.torch as torch
+    >>> x = torch.tensor([0.0]); torch.selu_(x).tolist()
+    [0.0]
+    """
+    return apply_inplace(input, _F.selu, "selu_")
+
+
+@torch_function
+def threshold(input, threshold, value):
+    """``torch.threshold``: ``x`` where ``x > threshold``, else ``value``.
+
+    >>> import ember.torch as torch
+    >>> torch.threshold(torch.tensor([1.0, 3.0]), 2.0, -1.0).tolist()
+    [-1.0, 3.0]
+    """
+    return _F.threshold(input, threshold, value)
+
+
+@torch_function
+def threshold_(input, threshold, value):
+    """``torch.threshold_``: ``threshold`` rebound into ``input``; returns it.
+
+    >>> import ember.torch as torch
+    >>> x = torch.tensor([1.0, 3.0]); torch.threshold_(x, 2.0, 0.0) is x, x.tolist()
+    (True, [0.0, 3.0])
+    """
+    return apply_inplace(input, lambda t: _F.threshold(t, threshold, value), "threshold_")
+
+
+@torch_function
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    """``torch.rrelu``: leaky ReLU with a random slope in ``[lower, upper]`` per element in
+    training, the mean slope otherwise (``generator``: accepted; ember's generator draws).
+
+    >>> import ember.torch as torch
+    >>> torch.rrelu(torch.tensor([-4.0, 1.0]), 0.25, 0.25).tolist()
+    [-1.0, 1.0]
+    """
+    return _F.rrelu(input, lower, upper, _flag(training, "rrelu", "training"))
+
+
+@torch_function
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    """``torch.rrelu_``: ``rrelu`` rebound into ``input``; returns it.
+
+    >>> import ember.torch as torch
+    >>> torch.rrelu_(torch.tensor([-8.0]), 0.5, 0.5).tolist()
+    [-4.0]
+    """
+    return apply_inplace(
+        input, lambda t: _F.rrelu(t, lower, upper, _flag(training, "rrelu_", "training")),
+        "rrelu_")
+
+
+@torch_function
+def hardshrink(input, lambd=0.5):
+    """``torch.hardshrink``: ``x`` where ``|x| > lambd``, else 0.
+
+    >>> import ember.torch as torch
+    >>> torch.hardshrink(torch.tensor([0.3, -1.0])).tolist()
+    [0.0, -1.0]
+    """
+    return _F.hardshrink(input, lambd)
+
+
+@torch_function
+def prelu(input, weight):
+    """``torch.prelu``: ``x`` where positive, else ``weight * x`` (one slope, or one per
+    channel of dim 1).
+
+    >>> import ember.torch as torch
+    >>> torch.prelu(torch.tensor([-2.0, 1.0]), torch.tensor([0.5])).tolist()
+    [-1.0, 1.0]
+    """
+    return _F.prelu(input, weight)
+
+
+torch_method(hardshrink.implementation, name="hardshrink")
+torch_method(prelu.implementation, name="prelu")
+
+
+# -- dropouts -------------------------------------------------------------------------------------
+
+def _dropping(fn, op):
+    def run(input, p, train):
+        return fn(input, p, _flag(train, op, "train"))
+    return run
+
+
+@torch_function
+def dropout(input, p, train):
+    """``torch.dropout``: zero each element with probability ``p`` and scale the rest by
+    ``1/(1-p)`` when ``train``; the input itself otherwise.
+
+    >>> import ember.torch as torch
+    >>> torch.dropout(torch.ones(3), 1.0, True).tolist()
+    [0.0, 0.0, 0.0]
+    """
+    return _dropping(_F.dropout, "dropout")(input, p, train)
+
+
+@torch_function
+def feature_dropout(input, p, train):
+    """``torch.feature_dropout``: dropout of whole channels of a (N, C, *) input.
+
+    >>> import ember.torch as torch
+    >>> torch.feature_dropout(torch.ones(2, 3, 4), 1.0, True).sum().item()
+    0.0
+    """
+    return _dropping(_F.dropout2d, "feature_dropout")(input, p, train)
+
+
+@torch_function
+def alpha_dropout(input, p, train):
+    """``torch.alpha_dropout``: dropout that keeps SELU's mean and variance.
+
+    >>> import ember.torch as torch
+    >>> torch.alpha_dropout(torch.ones(2), 0.5, False).tolist()
+    [1.0, 1.0]
+    """
+    return _dropping(_F.alpha_dropout, "alpha_dropout")(input, p, train)
+
+
+@torch_function
+def feature_alpha_dropout(input, p, train):
+    """``torch.feature_alpha_dropout``: ``alpha_dropout`` of whole channels of (N, C, *).
+
+    >>> import ember.torch as torch
+    >>> torch.feature_alpha_dropout(torch.ones(1, 2, 2), 0.5, False).shape
+    torch.Size([1, 2, 2])
+    """
+    return _dropping(_F.feature_alpha_dropout, "feature_alpha_dropout")(input, p, train)
+
+
+@torch_function
+def dropout_(input, p, train):
+    """``torch.dropout_``: ``dropout`` rebound into ``input``; returns it.
+
+    >>> import ember.torch as torch
+    >>> x = torch.ones(2); torch.dropout_(x, 1.0, True) is x, x.tolist()
+    (True, [0.0, 0.0])
+    """
+    return apply_inplace(input, lambda t: _dropping(_F.dropout, "dropout_")(t, p, train),
+                         "dropout_")
+
+
+@torch_function
+def feature_dropout_(input, p, train):
+    """``torch.feature_dropout_``: ``feature_dropout`` rebound into ``input``.
+
+    >>> import ember.torch as torch
+    >>> torch.feature_dropout_(torch.ones(1, 2, 2), 1.0, True).sum().item()
+    0.0
+    """
+    return apply_inplace(
+        input, lambda t: _dropping(_F.dropout2d, "feature_dropout_")(t, p, train),
+        "feature_dropout_")
+
+
+@torch_function
+def alpha_dropout_(input, p, train):
+    """``torch.alpha_dropout_``: ``alpha_dropout`` rebound into ``input``.
+
+    >>> import ember.torch as torch
+    >>> torch.alpha_dropout_(torch.ones(2), 0.5, False).tolist()
+    [1.0, 1.0]
+    """
+    return apply_inplace(
+        input, lambda t: _dropping(_F.alpha_dropout, "alpha_dropout_")(t, p, train),
+        "alpha_dropout_")
+
+
+@torch_function
+def feature_alpha_dropout_(input, p, train):
+    """``torch.feature_alpha_dropout_``: ``feature_alpha_dropout`` rebound into ``input``.
+
+    >>> import ember.torch as torch
+    >>> torch.feature_alpha_dropout_(torch.ones(1, 2, 2), 0.0, True).sum().item()
+    4.0
+    """
+    return apply_inplace(
+        input, lambda t: _dropping(_F.feature_alpha_dropout, "feature_alpha_dropout_")(
+            t, p, train), "feature_alpha_dropout_")
+
+
+# -- embeddings -----------------------------------------------------------------------------------
+
+@torch_function
+def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    """``torch.embedding``: the rows of ``weight`` that ``indices`` pick (weight first, unlike
+    ``F.embedding``); ``padding_idx`` -1 (or below) for none, else that row gets no gradient.
+
+    >>> import ember.torch as torch
+    >>> torch.embedding(torch.tensor([[1.0], [2.0]]), torch.tensor([1, 1])).tolist()
+    [[2.0], [2.0]]
+    """
+    padding_idx = _int(padding_idx, "embedding", "padding_idx")
+    return _F.embedding(indices, weight, padding_idx if padding_idx >= 0 else None,
+                        scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+
+
+@torch_function
+def embedding_renorm_(input, indices, max_norm, norm_type):
+    """``torch.embedding_renorm_``: each row of ``input`` that ``indices`` name and whose
+    ``norm_type``-norm exceeds ``max_norm`` scaled to ``max_norm`` (``F.embedding``'s
+    ``max_norm`` step), rebinding ``input``; returns it.
+
+    >>> import ember.torch as torch
+    >>> w = torch.tensor([[3.0, 4.0], [0.3, 0.4]])
+    >>> [round(v, 4) for v in torch.embedding_renorm_(w, torch.tensor([0, 1]), 1.0, 2.0)[0].tolist()]
+    [0.6, 0.8]
+    """
+    op = "embedding_renorm_"
+    _check_update(input, op)
+    _real(max_norm, op, "max_norm", 0.0)
+    with no_grad():
+        _F.embedding(indices, input, max_norm=max_norm, norm_type=norm_type)
+    return input
+
+
+_BAG_MODES = ("sum", "mean", "max")
+
+
+@torch_function
+def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False,
+                  per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """``torch.embedding_bag``: ``F.embedding_bag`` of 1-d ``indices`` split into bags at
+    ``offsets`` (``mode`` 0 sum, 1 mean, 2 max), returning PyTorch's four tensors:
+    ``(output, offset2bag, bag_size, max_indices)`` as its CPU kernel fills them (the bag of
+    each index, each bag's count of non-padding indices, the rows of the maxima for mode 2;
+    mode 0 leaves offset2bag empty without ``padding_idx`` and the counts zero).
+
+    >>> import ember.torch as torch
+    >>> w = torch.tensor([[1.0], [2.0], [4.0]])
+    >>> out, o2b, size, _ = torch.embedding_bag(w, torch.tensor([0, 1, 2]), torch.tensor([0, 1]), mode=1)
+    >>> out.tolist(), o2b.tolist(), size.tolist()
+    ([[1.0], [3.0]], [0, 1, 1], [1, 2])
+    """
+    op = "embedding_bag"
+    name = _enum(mode, _BAG_MODES, op, "mode")
+    check_tensor(indices, op, "indices")
+    check_tensor(offsets, op, "offsets")
+    if indices.ndim != 1 or offsets.ndim != 1:
+        raise ShapeMismatchError(f"{op}: indices and offsets must be 1-d, got shapes "
+                                 f"{tuple(indices.shape)} and {tuple(offsets.shape)}",
+                                 expected=1, actual=(indices.ndim, offsets.ndim))
+    out = _F.embedding_bag(indices, weight, offsets, scale_grad_by_freq=scale_grad_by_freq,
+                           mode=name, sparse=sparse, per_sample_weights=per_sample_weights,
+                           include_last_offset=include_last_offset, padding_idx=padding_idx)
+    bags, n, dev = out.shape[0], indices.shape[0], indices.device
+    starts = offsets.to(_dt.int64)[:bags]
+    position = arange(n, device=dev)
+    offset2bag = (starts.reshape((1, -1)) <= position.reshape((-1, 1))).sum(1) - 1
+    if padding_idx is not None:
+        pad = _int(padding_idx, op, "padding_idx") % weight.shape[0]
+        valid = indices != pad
+    else:
+        valid = indices == indices
+    member = (offset2bag.reshape((-1, 1)) == arange(bags, device=dev).reshape((1, -1))) \
+        & valid.reshape((-1, 1))
+    bag_size = member.to(_dt.int64).sum(0)
+    if name == "sum":
+        empty = zeros(bags, dtype=_dt.int64, device=dev)
+        o2b = offset2bag if padding_idx is not None else zeros(0, dtype=_dt.int64, device=dev)
+        return out, o2b, empty, empty
+    if name == "mean":
+        return out, offset2bag, bag_size, bag_size
+    with no_grad():
+        rows = _F.embedding(indices, weight.detach())                      # (n, D)
+        low = rows.min() - 1 if n else rows.sum()
+        held = rows.reshape((n, 1, -1)).masked_fill(~member.reshape((n, bags, 1)), low)
+        first = _e.argmax(held, 0)                                           # (bags, D)
+        picked = indices.to(_dt.int64)[first] if n else first
+        max_indices = picked.masked_fill((bag_size == 0).reshape((-1, 1)), 0)
+    return out, offset2bag, bag_size, max_indices
+
+
+# -- convolutions ---------------------------------------------------------------------------------
+
+@torch_function
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """``torch.conv1d``: ``F.conv1d`` (``padding`` also "same" or "valid").
+
+    >>> import ember.torch as torch
+    >>> torch.conv1d(torch.ones(1, 1, 4), torch.ones(1, 1, 2)).tolist()
+    [[[2.0, 2.0, 2.0]]]
+    """
+    return _F.conv1d(input, weight, bias, stride, padding, dilation, groups)
+
+
+@torch_function
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """``torch.conv2d``: ``F.conv2d``.
+
+    >>> import ember.torch as torch
+    >>> torch.conv2d(torch.ones(1, 1, 3, 3), torch.ones(1, 1, 2, 2)).shape
+    torch.Size([1, 1, 2, 2])
+    """
+    return _F.conv2d(input, weight, bias, stride, padding, dilation, groups)
+
+
+@torch_function
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """``torch.conv3d``: ``F.conv3d``.
+
+    >>> import ember.torch as torch
+    >>> torch.conv3d(torch.ones(1, 1, 2, 2, 2), torch.ones(1, 1, 2, 2, 2)).item()
+    8.0
+    """
+    return _F.conv3d(input, weight, bias, stride, padding, dilation, groups)
+
+
+@torch_function
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """``torch.conv_transpose1d``: ``F.conv_transpose1d``.
+
+    >>> import ember.torch as torch
+    >>> torch.conv_transpose1d(torch.ones(1, 1, 2), torch.ones(1, 1, 2)).tolist()
+    [[[1.0, 2.0, 1.0]]]
+    """
+    return _F.conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups,
+                               dilation)
+
+
+@torch_function
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """``torch.conv_transpose2d``: ``F.conv_transpose2d``.
+
+    >>> import ember.torch as torch
+    >>> torch.conv_transpose2d(torch.ones(1, 1, 2, 2), torch.ones(1, 1, 2, 2)).shape
+    torch.Size([1, 1, 3, 3])
+    """
+    return _F.conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups,
+                               dilation)
+
+
+@torch_function
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """``torch.conv_transpose3d``: ``F.conv_transpose3d``.
+
+    >>> import ember.torch as torch
+    >>> torch.conv_transpose3d(torch.ones(1, 1, 1, 1, 1), torch.ones(1, 2, 2, 2, 2)).shape
+    torch.Size([1, 2, 2, 2, 2])
+    """
+    return _F.conv_transpose3d(input, weight, bias, stride, padding, output_padding, groups,
+                               dilation)
+
+
+_CONVS = {1: (_F.conv1d, _F.conv_transpose1d), 2: (_F.conv2d, _F.conv_transpose2d),
+          3: (_F.conv3d, _F.conv_transpose3d)}
+
+
+@torch_function
+def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
+                groups):
+    """``torch.convolution``: the 1-, 2- or 3-d convolution (``transposed``: its transpose)
+    that ``weight``'s rank names; every argument positional, as ATen's.
+
+    >>> import ember.torch as torch
+    >>> torch.convolution(torch.ones(1, 1, 3), torch.ones(1, 1, 2), None, [1], [0], [1], False, [0], 1).tolist()
+    [[[2.0, 2.0]]]
+    """
+    op = "convolution"
+    check_tensor(weight, op, "weight")
+    transposed = _flag(transposed, op, "transposed")
+    if weight.ndim - 2 not in _CONVS:
+        raise ShapeMismatchError(f"{op}: weight has {weight.ndim} dims; expected 3, 4 or 5 "
+                                 "(a 1-, 2- or 3-d convolution)", expected=(3, 4, 5),
+                                 actual=tuple(weight.shape))
+    plain, transpose = _CONVS[weight.ndim - 2]
+    seq = (tuple(stride), tuple(padding), tuple(dilation))
+    if transposed:
+        return transpose(input, weight, bias, seq[0], seq[1], tuple(output_padding), groups,
+                         seq[2])
+    return plain(input, weight, bias, seq[0], seq[1], seq[2], groups)
+
+
+@torch_function
+def conv_tbc(input, weight, bias, pad=0):
+    """``torch.conv_tbc``: 1-d convolution of a (time, batch, channels) input.
+
+    >>> import ember.torch as torch
+    >>> torch.conv_tbc(torch.ones(3, 1, 1), torch.ones(2, 1, 1), torch.zeros(1)).shape
+    torch.Size([2, 1, 1])
+    """
+    return _F.conv_tbc(input, weight, bias, pad)
+
+
+# -- pooling --------------------------------------------------------------------------------------
+
+@torch_function
+def avg_pool1d(input, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True):
+    """``torch.avg_pool1d``: ``F.avg_pool1d`` (an empty ``stride``: the kernel size).
+
+    >>> import ember.torch as torch
+    >>> torch.avg_pool1d(torch.tensor([[[1.0, 3.0, 5.0, 7.0]]]), 2).tolist()
+    [[[2.0, 6.0]]]
+    """
+    return _F.avg_pool1d(input, kernel_size, _stride(stride), padding, ceil_mode,
+                         count_include_pad)
+
+
+@torch_function
+def max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """``torch.max_pool1d``: ``F.max_pool1d`` (an empty ``stride``: the kernel size).
+
+    >>> import ember.torch as torch
+    >>> torch.max_pool1d(torch.tensor([[1.0, 3.0, 5.0, 2.0]]), 2).tolist()
+    [[3.0, 5.0]]
+    """
+    return _F.max_pool1d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
+
+@torch_function
+def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1,
+                            ceil_mode=False):
+    """``torch.max_pool1d_with_indices``: the maxima and their positions.
+
+    >>> import ember.torch as torch
+    >>> v, i = torch.max_pool1d_with_indices(torch.tensor([[1.0, 3.0, 5.0, 2.0]]), 2)
+    >>> v.tolist(), i.tolist()
+    ([[3.0, 5.0]], [[1, 2]])
+    """
+    return _F.max_pool1d_with_indices(input, kernel_size, _stride(stride), padding, dilation,
+                                      ceil_mode, True)
+
+
+@torch_function
+def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """``torch.max_pool2d``: ``F.max_pool2d`` (an empty ``stride``: the kernel size).
+
+    >>> import ember.torch as torch
+    >>> torch.max_pool2d(torch.ones(1, 4, 4), 2).shape
+    torch.Size([1, 2, 2])
+    """
+    return _F.max_pool2d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
+
+@torch_function
+def max_pool3d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """``torch.max_pool3d``: ``F.max_pool3d`` (an empty ``stride``: the kernel size).
+
+    >>> import ember.torch as torch
+    >>> torch.max_pool3d(torch.ones(1, 2, 2, 2), 2).shape
+    torch.Size([1, 1, 1, 1])
+    """
+    return _F.max_pool3d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
+
+@torch_function
+def adaptive_avg_pool1d(input, output_size):
+    """``torch.adaptive_avg_pool1d``: ``F.adaptive_avg_pool1d``.
+
+    >>> import ember.torch as torch
+    >>> torch.adaptive_avg_pool1d(torch.tensor([[1.0, 3.0, 5.0, 7.0]]), 2).tolist()
+    [[2.0, 6.0]]
+    """
+    return _F.adaptive_avg_pool1d(input, output_size)
+
+
+@torch_function
+def adaptive_max_pool1d(input, output_size):
+    """``torch.adaptive_max_pool1d``: the maxima and their positions (always both).
+
+    >>> import ember.torch as torch
+    >>> v, i = torch.adaptive_max_pool1d(torch.tensor([[1.0, 3.0, 5.0, 2.0]]), 2)
+    >>> v.tolist(), i.tolist()
+    ([[3.0, 5.0]], [[1, 2]])
+    """
+    return _F.adaptive_max_pool1d(input, output_size, True)
+
+
+# -- shuffles, padding, sampling ------------------------------------------------------------------
+
+@torch_function
+def pixel_shuffle(input, upscale_factor):
+    """``torch.pixel_shuffle``: (*, C r², H, W) to (*, C, H r, W r).
+
+    >>> import ember.torch as torch
+    >>> torch.pixel_shuffle(torch.ones(1, 4, 1, 1), 2).shape
+    torch.Size([1, 1, 2, 2])
+    """
+    return _F.pixel_shuffle(input, upscale_factor)
+
+
+@torch_function
+def pixel_unshuffle(input, downscale_factor):
+    """``torch.pixel_unshuffle``: the inverse of ``pixel_shuffle``.
+
+    >>> import ember.torch as torch
+    >>> torch.pixel_unshuffle(torch.ones(1, 1, 2, 2), 2).shape
+    torch.Size([1, 4, 1, 1])
+    """
+    return _F.pixel_unshuffle(input, downscale_factor)
+
+
+@torch_function
+def channel_shuffle(input, groups):
+    """``torch.channel_shuffle``: the channels (dim 1) regrouped, ``groups`` at a time.
+
+    >>> import ember.torch as torch
+    >>> torch.channel_shuffle(torch.arange(4.0).reshape(1, 4, 1), 2).flatten().tolist()
+    [0.0, 2.0, 1.0, 3.0]
+    """
+    return _F.channel_shuffle(input, groups)
+
+
+@torch_function
+def constant_pad_nd(input, pad, value=0):
+    """``torch.constant_pad_nd``: ``F.pad`` with a constant (``pad`` last dim first; negative
+    amounts crop).
+
+    >>> import ember.torch as torch
+    >>> torch.constant_pad_nd(torch.tensor([1.0, 2.0]), [1, -1], 9).tolist()
+    [9.0, 1.0]
+    """
+    return _F.pad(input, tuple(pad), "constant", value)
+
+
+@torch_function
+def affine_grid_generator(theta, size, align_corners):
+    """``torch.affine_grid_generator``: ``F.affine_grid`` (``align_corners`` required).
+
+    >>> import ember.torch as torch
+    >>> torch.affine_grid_generator(torch.tensor([[[1.0, 0, 0], [0, 1.0, 0]]]), [1, 1, 1, 2], False).tolist()
+    [[[[-0.5, 0.0], [0.5, 0.0]]]]
+    """
+    return _F.affine_grid(theta, list(size), _flag(align_corners, "affine_grid_generator",
+                                                   "align_corners"))
+
+
+_INTERPOLATION = ("bilinear", "nearest", "bicubic")
+_PADDING = ("zeros", "border", "reflection")
+
+
+def _grid_sampler(op, input, grid, interpolation_mode, padding_mode, align_corners):
+    mode = _enum(interpolation_mode, _INTERPOLATION, op, "interpolation_mode")
+    pad = _enum(padding_mode, _PADDING, op, "padding_mode")
+    return _F.grid_sample(input, grid, mode, pad, _flag(align_corners, op, "align_corners"))
+
+
+@torch_function
+def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
+    """``torch.grid_sampler``: ``F.grid_sample`` with PyTorch's enum ints (mode 0 bilinear,
+    1 nearest, 2 bicubic; padding 0 zeros, 1 border, 2 reflection).
+
+    >>> import ember.torch as torch
+    >>> x = torch.tensor([[[[0.0, 1.0], [2.0, 3.0]]]])
+    >>> torch.grid_sampler(x, torch.zeros(1, 1, 1, 2), 0, 0, True).tolist()
+    [[[[1.5]]]]
+    """
+    return _grid_sampler("grid_sampler", input, grid, interpolation_mode, padding_mode,
+                         align_corners)
+
+
+@torch_function
+def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
+    """``torch.grid_sampler_2d``: ``grid_sampler`` of a (N, C, H, W) input.
+
+    >>> import ember.torch as torch
+    >>> x = torch.tensor([[[[0.0, 1.0], [2.0, 3.0]]]])
+    >>> torch.grid_sampler_2d(x, torch.zeros(1, 1, 1, 2), 1, 1, True).shape
+    torch.Size([1, 1, 1, 1])
+    """
+    return _grid_sampler("grid_sampler_2d", input, grid, interpolation_mode, padding_mode,
+                         align_corners)
+
+
+# -- normalizations -------------------------------------------------------------------------------
+
+def _channels(t, ndim):
+    """A per-channel (C,) tensor shaped to broadcast against a (N, C, *) input."""
+    return t.reshape((1, -1) + (1,) * (ndim - 2))
+
+
+def _other_dims(x, op):
+    if x.ndim < 2:
+        raise ShapeMismatchError(f"{op}: input has shape {tuple(x.shape)}; expected (N, C, *)",
+                                 expected=2, actual=tuple(x.shape))
+    return (0,) + tuple(range(2, x.ndim))
+
+
+def _update_running(running_mean, running_var, mean, var, count, momentum, op):
+    """Rebind the running statistics to their moving averages with ``mean`` and the biased
+    ``var`` of ``count`` values (unbiased in the running variance, as PyTorch)."""
+    m = _real(momentum, op, "momentum")
+    with no_grad():
+        if running_mean is not None:
+            rm = check_tensor(running_mean, op, "running_mean")
+            rebind(rm, (rm * (1 - m) + mean.detach().to(rm.dtype) * m), op)
+        if running_var is not None:
+            rv = check_tensor(running_var, op, "running_var")
+            unbiased = var.detach() * (count / (count - 1)) if count > 1 else var.detach()
+            rebind(rv, (rv * (1 - m) + unbiased.to(rv.dtype) * m), op)
+
+
+@torch_function
+def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
+               cudnn_enabled):
+    """``torch.batch_norm``: ``F.batch_norm`` in ATen's order; in training the running
+    statistics (when given) are rebound to their moving averages, as PyTorch updates them.
+
+    >>> import ember.torch as torch
+    >>> rm, rv = torch.zeros(1), torch.ones(1)
+    >>> torch.batch_norm(torch.tensor([[1.0], [3.0]]), None, None, rm, rv, True, 0.5, 0.0, True).tolist()
+    [[-1.0], [1.0]]
+    >>> rm.tolist(), rv.tolist()
+    ([1.0], [1.5])
+    """
+    op = "batch_norm"
+    training = _flag(training, op, "training")
+    out = _F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+    if training and (running_mean is not None or running_var is not None):
+        dims = _other_dims(input, op)
+        count = input.numel() // input.shape[1]
+        _update_running(running_mean, running_var, input.detach().mean(dims),
+                        _e.var(input.detach(), dims, correction=0), count, momentum, op)
+    return out
+
+
+@torch_function
+def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum,
+                  eps, cudnn_enabled):
+    """``torch.instance_norm``: ``F.instance_norm`` in ATen's order.
+
+    >>> import ember.torch as torch
+    >>> torch.instance_norm(torch.tensor([[[1.0, 3.0]]]), None, None, None, None, True, 0.1, 0.0, True).tolist()
+    [[[-1.0, 1.0]]]
+    """
+    return _F.instance_norm(input, running_mean, running_var, weight, bias,
+                            _flag(use_input_stats, "instance_norm", "use_input_stats"),
+                            momentum, eps)
+
+
+@torch_function
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_enable=True):
+    """``torch.layer_norm``: ``F.layer_norm`` (``cudnn_enable`` accepted).
+
+    >>> import ember.torch as torch
+    >>> torch.layer_norm(torch.tensor([[1.0, 3.0]]), [2], eps=0.0).tolist()
+    [[-1.0, 1.0]]
+    """
+    return _F.layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+@torch_function
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enabled=True):
+    """``torch.group_norm``: ``F.group_norm`` (``cudnn_enabled`` accepted).
+
+    >>> import ember.torch as torch
+    >>> torch.group_norm(torch.tensor([[1.0, 3.0]]), 1, eps=0.0).tolist()
+    [[-1.0, 1.0]]
+    """
+    return _F.group_norm(input, num_groups, weight, bias, eps)
+
+
+@torch_function
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """``torch.rms_norm``: ``F.rms_norm``.
+
+    >>> import ember.torch as torch
+    >>> torch.rms_norm(torch.tensor([[2.0, 2.0]]), [2], eps=0.0).tolist()
+    [[1.0, 1.0]]
+    """
+    return _F.rms_norm(input, normalized_shape, weight, eps)
+
+
+@torch_function
+def norm_except_dim(v, pow=2, dim=0):
+    """``torch.norm_except_dim``: the ``pow``-norm of ``v`` over every dim but ``dim``, kept
+    as size-1 dims (weight normalization's norm); ``dim=-1``: the norm of all of ``v``.
+
+    >>> import ember.torch as torch
+    >>> torch.norm_except_dim(torch.tensor([[3.0, 0.0], [4.0, 1.0]]), 2, 1).tolist()
+    [[5.0, 1.0]]
+    """
+    op = "norm_except_dim"
+    check_tensor(v, op, "v")
+    dim = _int(dim, op, "dim")
+    p = _real(pow, op, "pow")
+    if dim == -1:
+        return v.norm(p)
+    if not 0 <= dim < max(v.ndim, 1):
+        raise InvalidParameterError(f"{op}: dim {dim} is out of range for a {v.ndim}-d tensor; "
+                                    f"expected -1 or an int in [0, {max(v.ndim, 1) - 1}]",
+                                    "dim", dim)
+    others = tuple(d for d in range(v.ndim) if d != dim)
+    return v.norm(p, dim=others, keepdim=True) if others else v.abs()
+
+
+@torch_function
+def frobenius_norm(input, dim, keepdim=False):
+    """``torch.frobenius_norm``: the 2-norm over ``dim`` (an int or up to two dims).
+
+    >>> import ember.torch as torch
+    >>> torch.frobenius_norm(torch.tensor([[3.0, 4.0]]), [0, 1]).item()
+    5.0
+    """
+    op = "frobenius_norm"
+    check_tensor(input, op, "input")
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    if not 1 <= len(dims) <= 2:
+        raise InvalidParameterError(f"{op}: dim must name 1 or 2 dims, got {dim!r}", "dim", dim)
+    return input.norm(2, dim=dims, keepdim=_flag(keepdim, op, "keepdim"))
+
+
+@torch_function
+def nuclear_norm(input, dim=None, keepdim=False):
+    """``torch.nuclear_norm``: the sum of the singular values of the matrices over ``dim``
+    (the last two dims of a matrix when omitted); ``torch.nuclear_norm(x, keepdim)`` too.
+
+    >>> import ember.torch as torch
+    >>> torch.nuclear_norm(torch.tensor([[3.0, 0.0], [0.0, -2.0]])).item()
+    5.0
+    """
+    from . import linalg
+    op = "nuclear_norm"
+    check_tensor(input, op, "input")
+    if isinstance(dim, bool):  # torch.nuclear_norm(x, keepdim)
+        dim, keepdim = None, dim
+    if dim is None:
+        if input.ndim != 2:
+            raise ShapeMismatchError(f"{op}: expected a 2-d tensor, got {input.ndim}-d; pass "
+                                     "dim for the matrices of a batch", expected=2,
+                                     actual=tuple(input.shape))
+        dim = (0, 1)
+    return linalg.matrix_norm(input, "nuc", dim=tuple(dim),
+                              keepdim=_flag(keepdim, op, "keepdim"))
+
+
+# -- SyncBatchNorm's building blocks --------------------------------------------------------------
+
+@torch_function
+def batch_norm_stats(input, eps):
+    """``torch.batch_norm_stats``: the mean and ``1 / sqrt(var + eps)`` (biased variance) of
+    each channel (dim 1) of ``input``.
+
+    >>> import ember.torch as torch
+    >>> m, inv = torch.batch_norm_stats(torch.tensor([[1.0], [3.0]]), 0.0)
+    >>> m.tolist(), inv.tolist()
+    ([2.0], [1.0])
+    """
+    op = "batch_norm_stats"
+    x = _float_tensor(input, op)
+    dims = _other_dims(x, op)
+    eps = _real(eps, op, "eps", 0.0)
+    return x.mean(dims), (_e.var(x, dims, correction=0) + eps).rsqrt()
+
+
+@torch_function
+def batch_norm_elemt(input, weight, bias, mean, invstd, eps):
+    """``torch.batch_norm_elemt``: ``(x - mean) * invstd * weight + bias`` per channel.
+
+    >>> import ember.torch as torch
+    >>> torch.batch_norm_elemt(torch.tensor([[1.0], [3.0]]), None, None, torch.tensor([2.0]), torch.tensor([1.0]), 0.0).tolist()
+    [[-1.0], [1.0]]
+    """
+    op = "batch_norm_elemt"
+    x = _float_tensor(input, op)
+    _other_dims(x, op)
+    out = (x - _channels(mean, x.ndim)) * _channels(invstd, x.ndim)
+    if weight is not None:
+        out = out * _channels(weight, x.ndim)
+    return out if bias is None else out + _channels(bias, x.ndim)
+
+
+def _gather(op, mean, invstd, running_mean, running_var, momentum, eps, counts):
+    """Combine per-process (mean, invstd) rows of ``counts`` values each into the global
+    (mean, invstd), updating the running statistics."""
+    check_tensor(mean, op, "mean")
+    check_tensor(invstd, op, "invstd")
+    if mean.ndim != 2 or tuple(invstd.shape) != tuple(mean.shape):
+        raise ShapeMismatchError(f"{op}: mean and invstd must be (world_size, C), got "
+                                 f"{tuple(mean.shape)} and {tuple(invstd.shape)}",
+                                 expected=tuple(mean.shape), actual=tuple(invstd.shape))
+    eps = _real(eps, op, "eps", 0.0)
+    n = counts.to(mean.dtype).reshape((-1, 1))
+    total = n.sum()
+    gmean = (n * mean).sum(0) / total
+    var_each = invstd.square().reciprocal() - eps
+    var = (n * (var_each + (mean - gmean).square())).sum(0) / total
+    _update_running(running_mean, running_var, gmean, var, total.item(), momentum, op)
+    return gmean, (var + eps).rsqrt()
+
+
+@torch_function
+def batch_norm_gather_stats_with_counts(input, mean, invstd, running_mean, running_var,
+                                        momentum, eps, counts):
+    """``torch.batch_norm_gather_stats_with_counts``: the global mean and invstd of
+    per-process statistics (rows of ``mean`` and ``invstd``, ``counts`` values each); the
+    running statistics are rebound to their moving averages.
+
+    >>> import ember.torch as torch
+    >>> m, inv = torch.batch_norm_gather_stats_with_counts(torch.zeros(1), torch.tensor([[1.0], [3.0]]), torch.tensor([[1.0], [1.0]]), None, None, 0.1, 0.0, torch.tensor([1.0, 1.0]))
+    >>> m.tolist(), round(inv.item(), 4)
+    ([2.0], 0.7071)
+    """
+    op = "batch_norm_gather_stats_with_counts"
+    check_tensor(counts, op, "counts")
+    return _gather(op, mean, invstd, running_mean, running_var, momentum, eps, counts)
+
+
+@torch_function
+def batch_norm_gather_stats(input, mean, invstd, running_mean, running_var, momentum, eps,
+                            count):
+    """``torch.batch_norm_gather_stats``: ``batch_norm_gather_stats_with_counts`` with
+    ``count`` values for every process.
+
+    >>> import ember.torch as torch
+    >>> m, _ = torch.batch_norm_gather_stats(torch.zeros(1), torch.tensor([[1.0], [3.0]]), torch.tensor([[1.0], [1.0]]), None, None, 0.1, 0.0, 4)
+    >>> m.tolist()
+    [2.0]
+    """
+    op = "batch_norm_gather_stats"
+    count = _int(count, op, "count", 1)
+    check_tensor(mean, op, "mean")
+    counts = zeros(mean.shape[0], dtype=mean.dtype, device=mean.device) + count
+    return _gather(op, mean, invstd, running_mean, running_var, momentum, eps, counts)
+
+
+@torch_function
+def batch_norm_update_stats(input, running_mean, running_var, momentum):
+    """``torch.batch_norm_update_stats``: each channel's mean and biased variance; the
+    running statistics are rebound to their moving averages (unbiased variance).
+
+    >>> import ember.torch as torch
+    >>> rm = torch.zeros(1)
+    >>> m, v = torch.batch_norm_update_stats(torch.tensor([[1.0], [3.0]]), rm, None, 0.5)
+    >>> m.tolist(), v.tolist(), rm.tolist()
+    ([2.0], [1.0], [1.0])
+    """
+    op = "batch_norm_update_stats"
+    x = _float_tensor(input, op)
+    dims = _other_dims(x, op)
+    mean, var = x.mean(dims), _e.var(x, dims, correction=0)
+    _update_running(running_mean, running_var, mean, var, x.numel() // x.shape[1], momentum, op)
+    return mean, var
+
+
+@torch_function
+def batch_norm_backward_reduce(grad_out, input, mean, invstd, weight, input_g, weight_g,
+                               bias_g):
+    """``torch.batch_norm_backward_reduce``: per channel ``sum(dy)``, ``sum(dy * (x -
+    mean))`` (when ``input_g``), the weight's gradient ``sum(dy * (x - mean)) * invstd``
+    (``weight_g``) and the bias's ``sum(dy)`` (``bias_g``); None where not asked.
+
+    >>> import ember.torch as torch
+    >>> r = torch.batch_norm_backward_reduce(torch.ones(2, 1), torch.tensor([[1.0], [3.0]]), torch.tensor([2.0]), torch.tensor([1.0]), None, True, True, True)
+    >>> [t.tolist() for t in r]
+    [[2.0], [0.0], [0.0], [2.0]]
+    """
+    op = "batch_norm_backward_reduce"
+    x = _float_tensor(input, op)
+    dy = _float_tensor(grad_out, op, "grad_out")
+    dims = _other_dims(x, op)
+    sum_dy = dy.sum(dims)
+    sum_dy_xmu = (dy * (x - _channels(mean, x.ndim))).sum(dims)
+    flags = [_flag(v, op, p) for v, p in ((input_g, "input_g"), (weight_g, "weight_g"),
+                                          (bias_g, "bias_g"))]
+    return (sum_dy if flags[0] else None, sum_dy_xmu if flags[0] else None,
+            sum_dy_xmu * invstd if flags[1] else None, sum_dy if flags[2] else None)
+
+
+@torch_function
+def batch_norm_backward_elemt(grad_out, input, mean, invstd, weight, sum_dy, sum_dy_xmu,
+                              count):
+    """``torch.batch_norm_backward_elemt``: the input's gradient of batch normalization from
+    the global ``sum_dy`` and ``sum_dy_xmu`` over ``count`` (per process) values:
+    ``(dy - sum_dy / N - (x - mean) * invstd² * sum_dy_xmu / N) * invstd * weight``.
+
+    >>> import ember.torch as torch
+    >>> torch.batch_norm_backward_elemt(torch.ones(2, 1), torch.tensor([[1.0], [3.0]]), torch.tensor([2.0]), torch.tensor([1.0]), None, torch.tensor([2.0]), torch.tensor([0.0]), torch.tensor([2])).tolist()
+    [[0.0], [0.0]]
+    """
+    op = "batch_norm_backward_elemt"
+    x = _float_tensor(input, op)
+    dy = _float_tensor(grad_out, op, "grad_out")
+    _other_dims(x, op)
+    check_tensor(count, op, "count")
+    total = count.to(x.dtype).sum()
+    nd = x.ndim
+    inv = _channels(invstd, nd)
+    scale = inv if weight is None else inv * _channels(weight, nd)
+    return (dy - _channels(sum_dy, nd) / total
+            - (x - _channels(mean, nd)) * inv.square() * _channels(sum_dy_xmu, nd) / total) \
+        * scale
+
+
+# -- losses and distances -------------------------------------------------------------------------
+
+@torch_function
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1):
+    """``torch.binary_cross_entropy_with_logits``: ``F.binary_cross_entropy_with_logits``
+    with ``reduction`` an int (0 none, 1 mean, 2 sum).
+
+    >>> import ember.torch as torch
+    >>> round(torch.binary_cross_entropy_with_logits(torch.zeros(2), torch.ones(2)).item(), 4)
+    0.6931
+    """
+    return _F.binary_cross_entropy_with_logits(
+        input, target, weight, _reduction(reduction, "binary_cross_entropy_with_logits"),
+        pos_weight)
+
+
+@torch_function
+def kl_div(input, target, reduction=1, *, log_target=False):
+    """``torch.kl_div``: ``F.kl_div`` with ``reduction`` an int (1: the mean over elements).
+
+    >>> import ember.torch as torch
+    >>> torch.kl_div(torch.zeros(2), torch.ones(2), 2).item()
+    0.0
+    """
+    return _F.kl_div(input, target, reduction=_reduction(reduction, "kl_div"),
+                     log_target=log_target)
+
+
+@torch_function
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
+    """``torch.cosine_embedding_loss``: ``F.cosine_embedding_loss``, ``reduction`` an int.
+
+    >>> import ember.torch as torch
+    >>> torch.cosine_embedding_loss(torch.ones(1, 2), torch.ones(1, 2), torch.ones(1)).item()
+    0.0
+    """
+    return _F.cosine_embedding_loss(input1, input2, target, margin,
+                                    reduction=_reduction(reduction, "cosine_embedding_loss"))
+
+
+@torch_function
+def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
+    """``torch.hinge_embedding_loss``: ``F.hinge_embedding_loss``, ``reduction`` an int.
+
+    >>> import ember.torch as torch
+    >>> torch.hinge_embedding_loss(torch.tensor([0.5]), torch.tensor([-1.0])).item()
+    0.5
+    """
+    return _F.hinge_embedding_loss(input, target, margin,
+                                   reduction=_reduction(reduction, "hinge_embedding_loss"))
+
+
+@torch_function
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
+    """``torch.margin_ranking_loss``: ``F.margin_ranking_loss``, ``reduction`` an int.
+
+    >>> import ember.torch as torch
+    >>> torch.margin_ranking_loss(torch.tensor([1.0]), torch.tensor([2.0]), torch.tensor([1.0])).item()
+    1.0
+    """
+    return _F.margin_ranking_loss(input1, input2, target, margin,
+                                  reduction=_reduction(reduction, "margin_ranking_loss"))
+
+
+@torch_function
+def poisson_nll_loss(input, target, log_input, full, eps, reduction):
+    """``torch.poisson_nll_loss``: ``F.poisson_nll_loss`` with every argument positional and
+    ``reduction`` an int.
+
+    >>> import ember.torch as torch
+    >>> torch.poisson_nll_loss(torch.zeros(1), torch.zeros(1), True, False, 1e-8, 1).item()
+    1.0
+    """
+    return _F.poisson_nll_loss(input, target, _flag(log_input, "poisson_nll_loss", "log_input"),
+                               _flag(full, "poisson_nll_loss", "full"), eps=eps,
+                               reduction=_reduction(reduction, "poisson_nll_loss"))
+
+
+@torch_function
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
+                        reduction=1):
+    """``torch.triplet_margin_loss``: ``F.triplet_margin_loss``, ``reduction`` an int.
+
+    >>> import ember.torch as torch
+    >>> torch.triplet_margin_loss(torch.zeros(1, 2), torch.zeros(1, 2), torch.ones(1, 2) * 9).item()
+    0.0
+    """
+    return _F.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
+                                  reduction=_reduction(reduction, "triplet_margin_loss"))
+
+
+@torch_function
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1,
+             zero_infinity=False):
+    """``torch.ctc_loss``: ``F.ctc_loss`` with ``reduction`` an int (lengths as tensors or
+    lists).
+
+    >>> import ember.torch as torch
+    >>> lp = torch.zeros(3, 1, 3).log_softmax(2)
+    >>> round(torch.ctc_loss(lp, torch.tensor([[1, 2]]), [3], [2], 0, 2).item(), 4)
+    1.6864
+    """
+    return _F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
+                       _reduction(reduction, "ctc_loss"), zero_infinity)
+
+
+@torch_function
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """``torch.cosine_similarity``: ``F.cosine_similarity``.
+
+    >>> import ember.torch as torch
+    >>> torch.cosine_similarity(torch.tensor([[1.0, 0.0]]), torch.tensor([[2.0, 0.0]])).tolist()
+    [1.0]
+    """
+    return _F.cosine_similarity(x1, x2, dim, eps)
+
+
+@torch_function
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """``torch.pairwise_distance``: ``F.pairwise_distance``.
+
+    >>> import ember.torch as torch
+    >>> round(torch.pairwise_distance(torch.tensor([[0.0, 0.0]]), torch.tensor([[3.0, 4.0]])).item(), 4)
+    5.0
+    """
+    return _F.pairwise_distance(x1, x2, p, eps, keepdim)
+
+
+@torch_function
+def bilinear(input1, input2, weight, bias=None):
+    """``torch.bilinear``: ``x1^T W_k x2 + b_k`` for each output ``k``.
+
+    >>> import ember.torch as torch
+    >>> torch.bilinear(torch.ones(1, 2), torch.ones(1, 2), torch.ones(3, 2, 2)).tolist()
+    [[4.0, 4.0, 4.0]]
+    """
+    return _F.bilinear(input1, input2, weight, bias)
+
+
+# -- recurrent layers -----------------------------------------------------------------------------
+
+class _FlatLayers:
+    """What ``RNNBase._run`` reads of a layer, over ATen's flat parameter list: per layer and
+    direction ``w_ih, w_hh`` (then ``b_ih, b_hh`` when ``has_biases``, then LSTM's ``w_hr``)."""
+
+    def __init__(self, mode, params, has_biases, num_layers, dropout, train, bidirectional, op):
+        if not isinstance(params, (list, tuple)) or not all(isinstance(p, _T) for p in params):
+            raise InvalidParameterError(f"{op}: params must be a list of tensors, got "
+                                        f"{type(params).__name__}", "params", params)
+        self.mode = mode
+        self.num_layers = _int(num_layers, op, "num_layers", 1)
+        self.bidirectional = _flag(bidirectional, op, "bidirectional")
+        self.training = _flag(train, op, "train")
+        self.dropout = _real(dropout, op, "dropout", 0.0, 1.0)
+        has_biases = _flag(has_biases, op, "has_biases")
+        groups = self.num_layers * (2 if self.bidirectional else 1)
+        base = 4 if has_biases else 2
+        if len(params) not in (groups * base, groups * (base + 1)) or \
+                (mode != "LSTM" and len(params) != groups * base):
+            raise InvalidParameterError(
+                f"{op}: got {len(params)} parameters; expected {groups * base} ({groups} "
+                f"layer-directions of {base})" + (f" or {groups * (base + 1)} with "
+                                                   "projections" if mode == "LSTM" else ""),
+                "params", len(params))
+        per = len(params) // groups
+        self._groups = [params[k * per:(k + 1) * per] for k in range(groups)]
+        self._biases = has_biases
+        self.directions = 2 if self.bidirectional else 1
+
+    def _layer_weights(self, index):
+        g = self._groups[index]
+        if self._biases:
+            return g[0], g[1], g[2], g[3], (g[4] if len(g) == 5 else None)
+        return g[0], g[1], None, None, (g[2] if len(g) == 3 else None)
+
+    run = RNNBase._run
+
+
+def _states(hx, lstm, op):
+    if lstm:
+        if not isinstance(hx, (list, tuple)) or len(hx) != 2 or \
+                not all(isinstance(t, _T) for t in hx):
+            raise InvalidParameterError(f"{op}: hx must be a list [h_0, c_0] of tensors, got "
+                                        f"{type(hx).__name__}", "hx", hx)
+        h0, c0 = hx
+    else:
+        h0, c0 = check_tensor(hx, op, "hx"), None
+    for name, t in (("h_0", h0), ("c_0", c0)):
+        if t is not None and t.ndim != 3:
+            raise ShapeMismatchError(f"{op}: {name} must be 3-d (layers * directions, batch, "
+                                     f"hidden), got shape {tuple(t.shape)}", expected=3,
+                                     actual=tuple(t.shape))
+    return h0, c0
+
+
+def _recurrent(mode, op, args, kwargs):
+    """Both of ATen's overloads: ``(input, hx, params, has_biases, num_layers, dropout, train,
+    bidirectional, batch_first)`` over a padded (T, B, F) input, and ``(data, batch_sizes, hx,
+    params, has_biases, num_layers, dropout, train, bidirectional)`` over packed data."""
+    lstm = mode == "LSTM"
+    second = args[1] if len(args) > 1 else kwargs.get("batch_sizes", kwargs.get("hx"))
+    third = args[2] if len(args) > 2 else kwargs.get("hx", kwargs.get("params"))
+    packed = "batch_sizes" in kwargs or (isinstance(second, _T) and
+                                         (lstm or isinstance(third, _T)))
+    names = (("data", "batch_sizes", "hx", "params", "has_biases", "num_layers", "dropout",
+              "train", "bidirectional") if packed else
+             ("input", "hx", "params", "has_biases", "num_layers", "dropout", "train",
+              "bidirectional", "batch_first"))
+    if len(args) > len(names) or set(kwargs) - set(names):
+        raise InvalidParameterError(f"{op}: expected the arguments {', '.join(names)}",
+                                    "args", args)
+    bound = dict(zip(names, args))
+    for key, value in kwargs.items():
+        if key in bound:
+            raise InvalidParameterError(f"{op}: got {key} twice", key, value)
+        bound[key] = value
+    missing = [n for n in names if n not in bound]
+    if missing:
+        raise InvalidParameterError(f"{op}: missing the arguments {', '.join(missing)}",
+                                    missing[0], None)
+    layers = _FlatLayers(mode, bound["params"], bound["has_biases"], bound["num_layers"],
+                         bound["dropout"], bound["train"], bound["bidirectional"], op)
+    h0, c0 = _states(bound["hx"], lstm, op)
+    if packed:
+        data = check_tensor(bound["data"], op, "data")
+        sizes_t = check_tensor(bound["batch_sizes"], op, "batch_sizes")
+        if data.ndim != 2 or sizes_t.ndim != 1:
+            raise ShapeMismatchError(f"{op}: data must be 2-d and batch_sizes 1-d, got shapes "
+                                     f"{tuple(data.shape)} and {tuple(sizes_t.shape)}",
+                                     expected=(2, 1), actual=(data.ndim, sizes_t.ndim))
+        sizes = [int(b) for b in sizes_t.tolist()]
+        if sum(sizes) != data.shape[0]:
+            raise ShapeMismatchError(f"{op}: batch_sizes add up to {sum(sizes)} but data has "
+                                     f"{data.shape[0]} rows", expected=sum(sizes),
+                                     actual=data.shape[0])
+        out, hn, cn = layers.run(data, sizes, h0, c0)
+    else:
+        x = check_tensor(bound["input"], op, "input")
+        if x.ndim != 3:
+            raise ShapeMismatchError(f"{op}: input must be 3-d (seq, batch, feature), got "
+                                     f"shape {tuple(x.shape)}", expected=3,
+                                     actual=tuple(x.shape))
+        if _flag(bound["batch_first"], op, "batch_first"):
+            x = x.transpose(0, 1)
+        steps, batch = x.shape[0], x.shape[1]
+        data = reshape_exact(x, (steps * batch, x.shape[2]))
+        out, hn, cn = layers.run(data, [batch] * steps, h0, c0)
+        out = reshape_exact(out, (steps, batch, out.shape[-1]))
+        if bound["batch_first"]:
+            out = out.transpose(0, 1)
+    hn = stack(hn, 0)
+    return (out, hn, stack(cn, 0)) if lstm else (out, hn)
+
+
+@torch_function
+def lstm(*args, **kwargs):
+    """``torch.lstm``: a multi-layer LSTM over flat weights, ``(input, hx=[h_0, c_0], params,
+    has_biases, num_layers, dropout, train, bidirectional, batch_first)`` or over packed data
+    ``(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train,
+    bidirectional)``; returns ``(output, h_n, c_n)``. nn.LSTM's machinery runs it.
+
+    >>> import ember.torch as torch
+    >>> p = [torch.zeros(8, 3), torch.zeros(8, 2)]
+    >>> out, h, c = torch.lstm(torch.ones(4, 1, 3), [torch.zeros(1, 1, 2)] * 2, p, False, 1, 0.0, False, False, False)
+    >>> out.shape, h.shape, c.shape
+    (torch.Size([4, 1, 2]), torch.Size([1, 1, 2]), torch.Size([1, 1, 2]))
+    """
+    return _recurrent("LSTM", "lstm", args, kwargs)
+
+
+@torch_function
+def gru(*args, **kwargs):
+    """``torch.gru``: ``torch.lstm``'s two overloads for a GRU (``hx`` one tensor); returns
+    ``(output, h_n)``.
+
+    >>> import ember.torch as torch
+    >>> p = [torch.zeros(6, 3), torch.zeros(6, 2)]
+    >>> out, h = torch.gru(torch.ones(4, 1, 3), torch.zeros(1, 1, 2), p, False, 1, 0.0, False, False, False)
+    >>> out.shape
+    torch.Size([4, 1, 2])
+    """
+    return _recurrent("GRU", "gru", args, kwargs)
+
+
+@torch_function
+def rnn_tanh(*args, **kwargs):
+    """``torch.rnn_tanh``: ``torch.gru``'s overloads for an Elman RNN with tanh.
+
+    >>> import ember.torch as torch
+    >>> p = [torch.zeros(2, 3), torch.zeros(2, 2)]
+    >>> torch.rnn_tanh(torch.ones(4, 1, 3), torch.zeros(1, 1, 2), p, False, 1, 0.0, False, False, False)[0].shape
+    torch.Size([4, 1, 2])
+    """
+    return _recurrent("RNN_TANH", "rnn_tanh", args, kwargs)
+
+
+@torch_function
+def rnn_relu(*args, **kwargs):
+    """``torch.rnn_relu``: ``torch.gru``'s overloads for an Elman RNN with ReLU.
+
+    >>> import ember.torch as torch
+    >>> p = [torch.zeros(2, 3), torch.zeros(2, 2)]
+    >>> torch.rnn_relu(torch.ones(4, 1, 3), torch.zeros(1, 1, 2), p, False, 1, 0.0, False, False, False)[1].shape
+    torch.Size([1, 1, 2])
+    """
+    return _recurrent("RNN_RELU", "rnn_relu", args, kwargs)
+
+
+def _cell_input(op, input, hx, w_ih, b_ih, b_hh, summed):
+    x = check_tensor(input, op, "input")
+    if x.ndim != 2:
+        raise ShapeMismatchError(f"{op}: input must be 2-d (batch, input_size), got shape "
+                                 f"{tuple(x.shape)}", expected=2, actual=tuple(x.shape))
+    for t, name in ((hx, "hx"),) if isinstance(hx, _T) else zip(hx, ("h", "c")):
+        check_tensor(t, op, name)
+        if t.ndim != 2:
+            raise ShapeMismatchError(f"{op}: {name} must be 2-d (batch, hidden_size), got "
+                                     f"shape {tuple(t.shape)}", expected=2,
+                                     actual=tuple(t.shape))
+    bias = b_ih
+    if summed and b_hh is not None:
+        bias = b_hh if b_ih is None else b_ih + b_hh
+    return linear(x, w_ih, bias)
+
+
+@torch_function
+def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """``torch.lstm_cell``: one LSTM step from ``hx = [h, c]``; returns ``(h', c')``.
+
+    >>> import ember.torch as torch
+    >>> h, c = torch.lstm_cell(torch.ones(1, 3), [torch.zeros(1, 2)] * 2, torch.zeros(8, 3), torch.zeros(8, 2))
+    >>> c.tolist()
+    [[0.0, 0.0]]
+    """
+    op = "lstm_cell"
+    if not isinstance(hx, (list, tuple)) or len(hx) != 2:
+        raise InvalidParameterError(f"{op}: hx must be a list [h, c], got "
+                                    f"{type(hx).__name__}", "hx", hx)
+    gx = _cell_input(op, input, hx, w_ih, b_ih, b_hh, True)
+    return _lstm_step(gx, hx[0], hx[1], w_hh, None, None, None, 0)
+
+
+@torch_function
+def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """``torch.gru_cell``: one GRU step; returns ``h'``.
+
+    >>> import ember.torch as torch
+    >>> torch.gru_cell(torch.ones(1, 3), torch.ones(1, 2), torch.zeros(6, 3), torch.zeros(6, 2)).tolist()
+    [[0.5, 0.5]]
+    """
+    gx = _cell_input("gru_cell", input, check_tensor(hx, "gru_cell", "hx"), w_ih, b_ih, b_hh,
+                     False)
+    return _gru_step(gx, hx, None, w_hh, b_hh, None, None, 0)[0]
+
+
+def _elman_cell(mode, op, input, hx, w_ih, w_hh, b_ih, b_hh):
+    gx = _cell_input(op, input, check_tensor(hx, op, "hx"), w_ih, b_ih, b_hh, True)
+    return _STEPS[mode](gx, hx, None, w_hh, None, None, None, 0)[0]
+
+
+@torch_function
+def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """``torch.rnn_tanh_cell``: ``tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)``.
+
+    >>> import ember.torch as torch
+    >>> torch.rnn_tanh_cell(torch.ones(1, 3), torch.ones(1, 2), torch.zeros(2, 3), torch.zeros(2, 2)).tolist()
+    [[0.0, 0.0]]
+    """
+    return _elman_cell("RNN_TANH", "rnn_tanh_cell", input, hx, w_ih, w_hh, b_ih, b_hh)
+
+
+@torch_function
+def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """``torch.rnn_relu_cell``: ``relu(x W_ih^T + b_ih + h W_hh^T + b_hh)``.
+
+    >>> import ember.torch as torch
+    >>> torch.rnn_relu_cell(torch.ones(1, 1), torch.ones(1, 1), torch.ones(1, 1), torch.ones(1, 1)).tolist()
+    [[2.0]]
+    """
+    return _elman_cell("RNN_RELU", "rnn_relu_cell", input, hx, w_ih, w_hh, b_ih, b_hh)
