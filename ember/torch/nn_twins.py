@@ -28,6 +28,7 @@ from ..errors import InvalidParameterError, ShapeMismatchError
 from ..nn import functional as _F
 from ..nn.recurrent import RNNBase, _STEPS, _gru_step, _lstm_step
 from ..ops.creation import arange, zeros
+from ..ops.grid_sample_3d import grid_sample_3d
 from ..ops.inplace import _check_update, rebind
 from ..ops.linear import linear
 from ..ops.nn_args import _float_tensor, _int, _real
@@ -649,24 +650,26 @@ _INTERPOLATION = ("bilinear", "nearest", "bicubic")
 _PADDING = ("zeros", "border", "reflection")
 
 
-def _grid_sampler(op, input, grid, interpolation_mode, padding_mode, align_corners):
+def _grid_sampler(op, input, grid, interpolation_mode, padding_mode, align_corners, sampler):
     mode = _enum(interpolation_mode, _INTERPOLATION, op, "interpolation_mode")
     pad = _enum(padding_mode, _PADDING, op, "padding_mode")
-    return _F.grid_sample(input, grid, mode, pad, _flag(align_corners, op, "align_corners"))
+    return sampler(input, grid, mode, pad, _flag(align_corners, op, "align_corners"))
 
 
 @torch_function
 def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
     """``torch.grid_sampler``: ``F.grid_sample`` with PyTorch's enum ints (mode 0 bilinear,
-    1 nearest, 2 bicubic; padding 0 zeros, 1 border, 2 reflection).
+    1 nearest, 2 bicubic; padding 0 zeros, 1 border, 2 reflection), of a 4-d input or, as
+    ``grid_sampler_3d``, a 5-d one.
 
     >>> import ember.torch as torch
     >>> x = torch.tensor([[[[0.0, 1.0], [2.0, 3.0]]]])
     >>> torch.grid_sampler(x, torch.zeros(1, 1, 1, 2), 0, 0, True).tolist()
     [[[[1.5]]]]
     """
+    five = isinstance(input, _T) and input.ndim == 5
     return _grid_sampler("grid_sampler", input, grid, interpolation_mode, padding_mode,
-                         align_corners)
+                         align_corners, grid_sample_3d if five else _F.grid_sample)
 
 
 @torch_function
@@ -679,7 +682,21 @@ def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners
     torch.Size([1, 1, 1, 1])
     """
     return _grid_sampler("grid_sampler_2d", input, grid, interpolation_mode, padding_mode,
-                         align_corners)
+                         align_corners, _F.grid_sample)
+
+
+@torch_function
+def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners):
+    """``torch.grid_sampler_3d``: ``grid_sampler`` of a (N, C, D, H, W) input at a (N, Do, Ho,
+    Wo, 3) grid (mode 0 trilinear or 1 nearest).
+
+    >>> import ember.torch as torch
+    >>> x = torch.arange(8.0).reshape(1, 1, 2, 2, 2)
+    >>> torch.grid_sampler_3d(x, torch.zeros(1, 1, 1, 1, 3), 0, 0, True).flatten().tolist()
+    [3.5]
+    """
+    return _grid_sampler("grid_sampler_3d", input, grid, interpolation_mode, padding_mode,
+                         align_corners, grid_sample_3d)
 
 
 # -- normalizations -------------------------------------------------------------------------------

@@ -581,3 +581,32 @@ def test_cells(bias):
         et.gru_cell(et.ones(4), et.ones(1, 5), et.ones(15, 4), et.ones(15, 5))
     with pytest.raises(InvalidParameterError):
         et.lstm_cell(et.ones(1, 4), et.ones(1, 5), et.ones(20, 4), et.ones(20, 5))
+
+
+@pytest.mark.parametrize("align", [False, True])
+@pytest.mark.parametrize("pad", [0, 1, 2])
+@pytest.mark.parametrize("mode", [0, 1])
+def test_grid_sampler_3d(align, pad, mode):
+    x = rand((2, 3, 4, 5, 3), "float64")
+    grid = np.tanh(rand((2, 3, 2, 4, 3), "float64", seed=1)) * 1.3
+    for name in ("grid_sampler", "grid_sampler_3d"):
+        check(lambda m, x, g: getattr(m, name)(x, g, mode, pad, align), x, grid,
+              grad=mode == 0, rtol=1e-6, atol=1e-8)
+    if mode == 1:  # the input's gradient of nearest sampling
+        check(lambda m, x: getattr(m, "grid_sampler_3d")(x, m.tensor(grid), mode, pad, align),
+              x, rtol=1e-6, atol=1e-8)
+    check(lambda m, x, g: m.grid_sampler_3d(x, g, mode, pad, align),
+          rand((1, 2, 3, 3, 3)), np.tanh(rand((1, 2, 2, 2, 3), seed=2)), grad=mode == 0,
+          rtol=1e-4, atol=1e-5)
+
+
+def test_grid_sampler_3d_errors():
+    x, g = et.ones(1, 1, 2, 2, 2), et.zeros(1, 1, 1, 1, 3)
+    with pytest.raises(InvalidParameterError):
+        et.grid_sampler_3d(x, g, 2, 0, False)
+    with pytest.raises(ShapeMismatchError):
+        et.grid_sampler_3d(et.ones(1, 1, 2, 2), g, 0, 0, False)
+    with pytest.raises(ShapeMismatchError):
+        et.grid_sampler_3d(x, et.zeros(1, 1, 1, 1, 2), 0, 0, False)
+    with pytest.raises(KindError):
+        et.grid_sampler_3d(et.ones(1, 1, 2, 2, 2, dtype=et.int64), g, 0, 0, False)
