@@ -29,13 +29,14 @@ from ..nn import functional as _F
 from ..nn.recurrent import RNNBase, _STEPS, _gru_step, _lstm_step
 from ..ops.creation import arange, zeros
 from ..ops.grid_sample_3d import grid_sample_3d
-from ..ops.inplace import _check_update, rebind
+from ..ops.inplace import rebind
 from ..ops.linear import linear
 from ..ops.nn_args import _float_tensor, _int, _real
 from ..ops.segments import stack
 from ..ops.views import reshape_exact
 from .._tensor import Tensor as _T, check_tensor
 from ._tensor import torch_function, torch_method
+from .indexing import index_add, scatter_reduce
 from .inplace import apply_inplace
 
 __all__ = []  # everything here is reached as ember.torch.<name>
@@ -325,11 +326,14 @@ def embedding_renorm_(input, indices, max_norm, norm_type):
     [0.6, 0.8]
     """
     op = "embedding_renorm_"
-    _check_update(input, op)
     _real(max_norm, op, "max_norm", 0.0)
-    with no_grad():
-        _F.embedding(indices, input, max_norm=max_norm, norm_type=norm_type)
-    return input
+
+    def renormed(t):
+        w = t.detach()  # F.embedding rebinds this one to the renormalized rows
+        with no_grad():
+            _F.embedding(indices, w, max_norm=max_norm, norm_type=norm_type)
+        return w
+    return apply_inplace(input, renormed, op)
 
 
 _BAG_MODES = ("sum", "mean", "max")
@@ -342,7 +346,8 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
     ``offsets`` (``mode`` 0 sum, 1 mean, 2 max), returning PyTorch's four tensors:
     ``(output, offset2bag, bag_size, max_indices)`` as its CPU kernel fills them (the bag of
     each index, each bag's count of non-padding indices, the rows of the maxima for mode 2;
-    mode 0 leaves offset2bag empty without ``padding_idx`` and the counts zero).
+    mode 0 leaves the counts zero, and offset2bag empty for float32, float16 and bfloat16
+    weights without ``padding_idx``).
 
     >>> import ember.torch as torch
     >>> w = torch.tensor([[1.0], [2.0], [4.0]])
@@ -362,30 +367,32 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
                            mode=name, sparse=sparse, per_sample_weights=per_sample_weights,
                            include_last_offset=include_last_offset, padding_idx=padding_idx)
     bags, n, dev = out.shape[0], indices.shape[0], indices.device
-    starts = offsets.to(_dt.int64)[:bags]
-    position = arange(n, device=dev)
-    offset2bag = (starts.reshape((1, -1)) <= position.reshape((-1, 1))).sum(1) - 1
-    if padding_idx is not None:
-        pad = _int(padding_idx, op, "padding_idx") % weight.shape[0]
-        valid = indices != pad
-    else:
-        valid = indices == indices
-    member = (offset2bag.reshape((-1, 1)) == arange(bags, device=dev).reshape((1, -1))) \
-        & valid.reshape((-1, 1))
-    bag_size = member.to(_dt.int64).sum(0)
+    i64 = _dt.int64
+    # each index's bag: the count of bag starts at or before it, less one
+    marks = index_add(zeros(n + 1, dtype=i64, device=dev), 0, offsets.to(i64)[:bags],
+                      zeros(bags, dtype=i64, device=dev) + 1)
+    offset2bag = _e.cumsum(marks[:n], 0) - 1
+    valid = (indices != _int(padding_idx, op, "padding_idx") % weight.shape[0]
+             if padding_idx is not None else indices == indices)
+    bag_size = index_add(zeros(bags, dtype=i64, device=dev), 0, offset2bag, valid.to(i64))
     if name == "sum":
-        empty = zeros(bags, dtype=_dt.int64, device=dev)
-        o2b = offset2bag if padding_idx is not None else zeros(0, dtype=_dt.int64, device=dev)
+        empty = zeros(bags, dtype=i64, device=dev)
+        fast = padding_idx is None and weight.dtype.name in ("float32", "float16", "bfloat16")
+        o2b = zeros(0, dtype=i64, device=dev) if fast else offset2bag
         return out, o2b, empty, empty
     if name == "mean":
         return out, offset2bag, bag_size, bag_size
-    with no_grad():
-        rows = _F.embedding(indices, weight.detach())                      # (n, D)
-        low = rows.min() - 1 if n else rows.sum()
-        held = rows.reshape((n, 1, -1)).masked_fill(~member.reshape((n, bags, 1)), low)
-        first = _e.argmax(held, 0)                                           # (bags, D)
-        picked = indices.to(_dt.int64)[first] if n else first
-        max_indices = picked.masked_fill((bag_size == 0).reshape((-1, 1)), 0)
+    with no_grad():  # the row of each maximum: that of its bag's first index holding it
+        rows = _F.embedding(indices, weight.detach())                       # (n, D)
+        hit = (rows == out.detach()[offset2bag]) & valid.reshape((-1, 1))
+        position = arange(n, device=dev).reshape((-1, 1)) + zeros(tuple(rows.shape), dtype=i64,
+                                                                  device=dev)
+        first = scatter_reduce(zeros((bags, rows.shape[1]), dtype=i64, device=dev) + n, 0,
+                               offset2bag.reshape((-1, 1)) + position * 0,
+                               _e.where(hit, position, n), "amin")
+        found = first < n
+        picked = indices.to(i64)[_e.where(found, first, 0)] if n else first
+        max_indices = _e.where(found, picked, 0)
     return out, offset2bag, bag_size, max_indices
 
 
@@ -717,12 +724,17 @@ def _update_running(running_mean, running_var, mean, var, count, momentum, op):
     """Rebind the running statistics to their moving averages with ``mean`` and the biased
     ``var`` of ``count`` values (unbiased in the running variance, as PyTorch)."""
     m = _real(momentum, op, "momentum")
+    for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+        if t is not None and tuple(check_tensor(t, op, name).shape) != tuple(mean.shape):
+            raise ShapeMismatchError(f"{op}: {name} has shape {tuple(t.shape)}; expected "
+                                     f"{tuple(mean.shape)} (one per channel)",
+                                     expected=tuple(mean.shape), actual=tuple(t.shape))
     with no_grad():
         if running_mean is not None:
-            rm = check_tensor(running_mean, op, "running_mean")
+            rm = running_mean
             rebind(rm, (rm * (1 - m) + mean.detach().to(rm.dtype) * m), op)
         if running_var is not None:
-            rv = check_tensor(running_var, op, "running_var")
+            rv = running_var
             unbiased = var.detach() * (count / (count - 1)) if count > 1 else var.detach()
             rebind(rv, (rv * (1 - m) + unbiased.to(rv.dtype) * m), op)
 
@@ -1197,6 +1209,20 @@ class _FlatLayers:
     run = RNNBase._run
 
 
+def _check_states(layers, h0, c0, batch, op):
+    """The initial states against the weights: (layers * directions, batch, out) for ``h_0``
+    (out: the projection's size, else the hidden size), (..., hidden) for ``c_0``."""
+    w_hh = layers._layer_weights(0)[1]
+    gates = {"LSTM": 4, "GRU": 3}.get(layers.mode, 1)
+    hidden = w_hh.shape[0] // gates
+    lead = len(layers._groups)
+    for name, t, size in (("h_0", h0, w_hh.shape[1]), ("c_0", c0, hidden)):
+        if t is not None and tuple(t.shape) != (lead, batch, size):
+            raise ShapeMismatchError(f"{op}: {name} has shape {tuple(t.shape)}; expected "
+                                     f"{(lead, batch, size)}", expected=(lead, batch, size),
+                                     actual=tuple(t.shape))
+
+
 def _states(hx, lstm, op):
     if lstm:
         if not isinstance(hx, (list, tuple)) or len(hx) != 2 or \
@@ -1250,10 +1276,12 @@ def _recurrent(mode, op, args, kwargs):
                                      f"{tuple(data.shape)} and {tuple(sizes_t.shape)}",
                                      expected=(2, 1), actual=(data.ndim, sizes_t.ndim))
         sizes = [int(b) for b in sizes_t.tolist()]
-        if sum(sizes) != data.shape[0]:
-            raise ShapeMismatchError(f"{op}: batch_sizes add up to {sum(sizes)} but data has "
-                                     f"{data.shape[0]} rows", expected=sum(sizes),
-                                     actual=data.shape[0])
+        if sum(sizes) != data.shape[0] or not sizes or \
+                any(b < a or a < 1 for a, b in zip(sizes[1:], sizes)):
+            raise ShapeMismatchError(f"{op}: batch_sizes {sizes} must be positive, not "
+                                     f"increasing, and add up to data's {data.shape[0]} rows",
+                                     expected=data.shape[0], actual=sum(sizes))
+        _check_states(layers, h0, c0, sizes[0], op)
         out, hn, cn = layers.run(data, sizes, h0, c0)
     else:
         x = check_tensor(bound["input"], op, "input")
@@ -1264,6 +1292,7 @@ def _recurrent(mode, op, args, kwargs):
         if _flag(bound["batch_first"], op, "batch_first"):
             x = x.transpose(0, 1)
         steps, batch = x.shape[0], x.shape[1]
+        _check_states(layers, h0, c0, batch, op)
         data = reshape_exact(x, (steps * batch, x.shape[2]))
         out, hn, cn = layers.run(data, [batch] * steps, h0, c0)
         out = reshape_exact(out, (steps, batch, out.shape[-1]))
@@ -1327,16 +1356,19 @@ def rnn_relu(*args, **kwargs):
     return _recurrent("RNN_RELU", "rnn_relu", args, kwargs)
 
 
-def _cell_input(op, input, hx, w_ih, b_ih, b_hh, summed):
+def _cell_input(op, input, hx, w_ih, w_hh, b_ih, b_hh, summed):
+    """The input's projection ``x W_ih^T`` plus the biases that go in with it, after checking
+    the shapes of ``input`` (batch, input_size) and the states (batch, hidden_size)."""
     x = check_tensor(input, op, "input")
+    check_tensor(w_hh, op, "w_hh")
     if x.ndim != 2:
         raise ShapeMismatchError(f"{op}: input must be 2-d (batch, input_size), got shape "
                                  f"{tuple(x.shape)}", expected=2, actual=tuple(x.shape))
+    want = (x.shape[0], w_hh.shape[-1])
     for t, name in ((hx, "hx"),) if isinstance(hx, _T) else zip(hx, ("h", "c")):
-        check_tensor(t, op, name)
-        if t.ndim != 2:
-            raise ShapeMismatchError(f"{op}: {name} must be 2-d (batch, hidden_size), got "
-                                     f"shape {tuple(t.shape)}", expected=2,
+        if tuple(check_tensor(t, op, name).shape) != want:
+            raise ShapeMismatchError(f"{op}: {name} has shape {tuple(t.shape)}; expected "
+                                     f"{want} (batch, hidden_size)", expected=want,
                                      actual=tuple(t.shape))
     bias = b_ih
     if summed and b_hh is not None:
@@ -1357,7 +1389,7 @@ def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     if not isinstance(hx, (list, tuple)) or len(hx) != 2:
         raise InvalidParameterError(f"{op}: hx must be a list [h, c], got "
                                     f"{type(hx).__name__}", "hx", hx)
-    gx = _cell_input(op, input, hx, w_ih, b_ih, b_hh, True)
+    gx = _cell_input(op, input, hx, w_ih, w_hh, b_ih, b_hh, True)
     return _lstm_step(gx, hx[0], hx[1], w_hh, None, None, None, 0)
 
 
@@ -1369,13 +1401,13 @@ def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     >>> torch.gru_cell(torch.ones(1, 3), torch.ones(1, 2), torch.zeros(6, 3), torch.zeros(6, 2)).tolist()
     [[0.5, 0.5]]
     """
-    gx = _cell_input("gru_cell", input, check_tensor(hx, "gru_cell", "hx"), w_ih, b_ih, b_hh,
-                     False)
+    gx = _cell_input("gru_cell", input, check_tensor(hx, "gru_cell", "hx"), w_ih, w_hh, b_ih,
+                     b_hh, False)
     return _gru_step(gx, hx, None, w_hh, b_hh, None, None, 0)[0]
 
 
 def _elman_cell(mode, op, input, hx, w_ih, w_hh, b_ih, b_hh):
-    gx = _cell_input(op, input, check_tensor(hx, op, "hx"), w_ih, b_ih, b_hh, True)
+    gx = _cell_input(op, input, check_tensor(hx, op, "hx"), w_ih, w_hh, b_ih, b_hh, True)
     return _STEPS[mode](gx, hx, None, w_hh, None, None, None, 0)[0]
 
 

@@ -160,6 +160,19 @@ def test_embedding_bag(mode, padding_idx, offsets, last):
                                        None, last, padding_idx), w)
 
 
+@pytest.mark.parametrize("mode", [0, 1, 2])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_embedding_bag_random_bags(mode, seed):
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, 7, size=40)
+    off = np.sort(np.concatenate([[0], rng.integers(0, 41, size=9)]))  # empty bags too
+    check(lambda m, w: m.embedding_bag(w, m.tensor(idx), m.tensor(off), False, mode, False,
+                                       None, False, 2), rand((7, 5), "float64", seed),
+          rtol=1e-7, atol=1e-9)
+    check(lambda m, w: m.embedding_bag(w, m.tensor(idx), m.tensor(off), False, mode),
+          rand((7, 5), "float64", seed), rtol=1e-7, atol=1e-9)
+
+
 def test_embedding_bag_per_sample_weights():
     w, psw = rand((5, 3)), rand((6,), seed=1)
     idx, off = np.array([0, 2, 4, 1, 3, 3]), np.array([0, 2, 5])
@@ -225,6 +238,18 @@ def test_pools():
 
 
 # -- shuffles, padding, grids ---------------------------------------------------------------------
+
+def test_non_contiguous_inputs():
+    x = rand((3, 4, 5), "float64")
+    tol = dict(rtol=1e-7, atol=1e-9)
+    check(lambda m, x: m.layer_norm(x.transpose(1, 2), [4]), x, **tol)
+    check(lambda m, x: m.dropout(x.transpose(0, 2), 0.3, False), x, **tol)
+    check(lambda m, x: m.max_pool1d(x.transpose(1, 2), 2), x, **tol)
+    check(lambda m, x, w: m.conv1d(x.transpose(1, 2), w), x, rand((2, 5, 2), "float64", 1),
+          **tol)
+    check(lambda m, x, y: m.cosine_similarity(x.transpose(0, 1), y), x, rand((4, 3, 5),
+                                                                              "float64", 2), **tol)
+
 
 def test_shuffles_and_padding():
     x = rand((2, 8, 3, 4))
@@ -563,6 +588,16 @@ def test_recurrent_errors():
     with pytest.raises(InvalidParameterError):
         et.gru(x, et.zeros(1, 1, 2), [et.ones(6, 3), et.ones(6, 2)], False, 0, 0.0, False,
                False, False)
+    for bad in ([et.zeros(1, 2, 2)] * 2, [et.zeros(2, 1, 2)] * 2,
+                [et.zeros(1, 1, 2), et.zeros(1, 1, 3)]):
+        with pytest.raises(ShapeMismatchError):
+            et.lstm(x, bad, ps, False, 1, 0.0, False, False, False)
+    with pytest.raises(ShapeMismatchError):
+        et.lstm(x, hx, ps, False, 1, 0.0, False, False, True)  # batch_first: batch 4
+    with pytest.raises(ShapeMismatchError):
+        et.lstm(et.ones(4, 3), et.tensor([3, 2]), hx, ps, False, 1, 0.0, False, False)
+    with pytest.raises(ShapeMismatchError):
+        et.lstm(et.ones(4, 3), et.tensor([1, 3]), hx, ps, False, 1, 0.0, False, False)
 
 
 @pytest.mark.parametrize("bias", [False, True])
@@ -581,6 +616,11 @@ def test_cells(bias):
         et.gru_cell(et.ones(4), et.ones(1, 5), et.ones(15, 4), et.ones(15, 5))
     with pytest.raises(InvalidParameterError):
         et.lstm_cell(et.ones(1, 4), et.ones(1, 5), et.ones(20, 4), et.ones(20, 5))
+    with pytest.raises(ShapeMismatchError):
+        et.rnn_tanh_cell(et.ones(2, 4), et.ones(1, 5), et.ones(5, 4), et.ones(5, 5))
+    with pytest.raises(ShapeMismatchError):
+        et.lstm_cell(et.ones(1, 4), [et.ones(1, 5), et.ones(1, 4)], et.ones(20, 4),
+                     et.ones(20, 5))
 
 
 @pytest.mark.parametrize("align", [False, True])
