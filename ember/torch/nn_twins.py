@@ -22,7 +22,7 @@ statistics, their combination, and the pieces of the gradient), written from the
 
 import ember as _e
 
-from .. import dtypes as _dt
+from .. import dtypes as _dt, linalg as _la
 from ..autodiff import no_grad
 from ..errors import InvalidParameterError, ShapeMismatchError
 from ..nn import functional as _F
@@ -95,7 +95,7 @@ def celu_(input, alpha=1.0):
     >>> x = torch.tensor([2.0]); torch.celu_(x) is x, x.tolist()
     (True, [2.0])
     """
-    return apply_inplace(input, lambda t: _F.celu(t, alpha), "celu_")
+    return apply_inplace(input, lambda t: celu(t, alpha), "celu_")
 
 
 @torch_function
@@ -117,7 +117,7 @@ def selu_(input):
     >>> x = torch.tensor([0.0]); torch.selu_(x).tolist()
     [0.0]
     """
-    return apply_inplace(input, _F.selu, "selu_")
+    return apply_inplace(input, selu, "selu_")
 
 
 @torch_function
@@ -145,7 +145,8 @@ def threshold_(input, threshold, value):
 @torch_function
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
     """``torch.rrelu``: leaky ReLU with a random slope in ``[lower, upper]`` per element in
-    training, the mean slope otherwise (``generator``: accepted; ember's generator draws).
+    training, the mean slope otherwise. ``generator`` is accepted; the slopes come from
+    ember's default generator (``manual_seed``), as ``F.rrelu``'s.
 
     >>> import ember.torch as torch
     >>> torch.rrelu(torch.tensor([-4.0, 1.0]), 0.25, 0.25).tolist()
@@ -162,9 +163,7 @@ def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
     >>> torch.rrelu_(torch.tensor([-8.0]), 0.5, 0.5).tolist()
     [-4.0]
     """
-    return apply_inplace(
-        input, lambda t: _F.rrelu(t, lower, upper, _flag(training, "rrelu_", "training")),
-        "rrelu_")
+    return apply_inplace(input, lambda t: rrelu(t, lower, upper, training), "rrelu_")
 
 
 @torch_function
@@ -196,12 +195,6 @@ torch_method(prelu.implementation, name="prelu")
 
 # -- dropouts -------------------------------------------------------------------------------------
 
-def _dropping(fn, op):
-    def run(input, p, train):
-        return fn(input, p, _flag(train, op, "train"))
-    return run
-
-
 @torch_function
 def dropout(input, p, train):
     """``torch.dropout``: zero each element with probability ``p`` and scale the rest by
@@ -211,7 +204,7 @@ def dropout(input, p, train):
     >>> torch.dropout(torch.ones(3), 1.0, True).tolist()
     [0.0, 0.0, 0.0]
     """
-    return _dropping(_F.dropout, "dropout")(input, p, train)
+    return _F.dropout(input, p, _flag(train, "dropout", "train"))
 
 
 @torch_function
@@ -222,7 +215,7 @@ def feature_dropout(input, p, train):
     >>> torch.feature_dropout(torch.ones(2, 3, 4), 1.0, True).sum().item()
     0.0
     """
-    return _dropping(_F.dropout2d, "feature_dropout")(input, p, train)
+    return _F.dropout2d(input, p, _flag(train, "feature_dropout", "train"))
 
 
 @torch_function
@@ -233,7 +226,7 @@ def alpha_dropout(input, p, train):
     >>> torch.alpha_dropout(torch.ones(2), 0.5, False).tolist()
     [1.0, 1.0]
     """
-    return _dropping(_F.alpha_dropout, "alpha_dropout")(input, p, train)
+    return _F.alpha_dropout(input, p, _flag(train, "alpha_dropout", "train"))
 
 
 @torch_function
@@ -244,7 +237,7 @@ def feature_alpha_dropout(input, p, train):
     >>> torch.feature_alpha_dropout(torch.ones(1, 2, 2), 0.5, False).shape
     torch.Size([1, 2, 2])
     """
-    return _dropping(_F.feature_alpha_dropout, "feature_alpha_dropout")(input, p, train)
+    return _F.feature_alpha_dropout(input, p, _flag(train, "feature_alpha_dropout", "train"))
 
 
 @torch_function
@@ -255,8 +248,7 @@ def dropout_(input, p, train):
     >>> x = torch.ones(2); torch.dropout_(x, 1.0, True) is x, x.tolist()
     (True, [0.0, 0.0])
     """
-    return apply_inplace(input, lambda t: _dropping(_F.dropout, "dropout_")(t, p, train),
-                         "dropout_")
+    return apply_inplace(input, lambda t: dropout(t, p, train), "dropout_")
 
 
 @torch_function
@@ -267,9 +259,7 @@ def feature_dropout_(input, p, train):
     >>> torch.feature_dropout_(torch.ones(1, 2, 2), 1.0, True).sum().item()
     0.0
     """
-    return apply_inplace(
-        input, lambda t: _dropping(_F.dropout2d, "feature_dropout_")(t, p, train),
-        "feature_dropout_")
+    return apply_inplace(input, lambda t: feature_dropout(t, p, train), "feature_dropout_")
 
 
 @torch_function
@@ -280,9 +270,7 @@ def alpha_dropout_(input, p, train):
     >>> torch.alpha_dropout_(torch.ones(2), 0.5, False).tolist()
     [1.0, 1.0]
     """
-    return apply_inplace(
-        input, lambda t: _dropping(_F.alpha_dropout, "alpha_dropout_")(t, p, train),
-        "alpha_dropout_")
+    return apply_inplace(input, lambda t: alpha_dropout(t, p, train), "alpha_dropout_")
 
 
 @torch_function
@@ -293,9 +281,8 @@ def feature_alpha_dropout_(input, p, train):
     >>> torch.feature_alpha_dropout_(torch.ones(1, 2, 2), 0.0, True).sum().item()
     4.0
     """
-    return apply_inplace(
-        input, lambda t: _dropping(_F.feature_alpha_dropout, "feature_alpha_dropout_")(
-            t, p, train), "feature_alpha_dropout_")
+    return apply_inplace(input, lambda t: feature_alpha_dropout(t, p, train),
+                         "feature_alpha_dropout_")
 
 
 # -- embeddings -----------------------------------------------------------------------------------
@@ -322,7 +309,8 @@ def embedding_renorm_(input, indices, max_norm, norm_type):
 
     >>> import ember.torch as torch
     >>> w = torch.tensor([[3.0, 4.0], [0.3, 0.4]])
-    >>> [round(v, 4) for v in torch.embedding_renorm_(w, torch.tensor([0, 1]), 1.0, 2.0)[0].tolist()]
+    >>> w = torch.embedding_renorm_(w, torch.tensor([0, 1]), 1.0, 2.0)
+    >>> [round(v, 4) for v in w[0].tolist()]
     [0.6, 0.8]
     """
     op = "embedding_renorm_"
@@ -351,7 +339,8 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
 
     >>> import ember.torch as torch
     >>> w = torch.tensor([[1.0], [2.0], [4.0]])
-    >>> out, o2b, size, _ = torch.embedding_bag(w, torch.tensor([0, 1, 2]), torch.tensor([0, 1]), mode=1)
+    >>> idx, offsets = torch.tensor([0, 1, 2]), torch.tensor([0, 1])
+    >>> out, o2b, size, _ = torch.embedding_bag(w, idx, offsets, mode=1)
     >>> out.tolist(), o2b.tolist(), size.tolist()
     ([[1.0], [3.0]], [0, 1, 1], [1, 2])
     """
@@ -384,11 +373,11 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
         return out, offset2bag, bag_size, bag_size
     with no_grad():  # the row of each maximum: that of its bag's first index holding it
         rows = _F.embedding(indices, weight.detach())                       # (n, D)
+        shape = tuple(rows.shape)
         hit = (rows == out.detach()[offset2bag]) & valid.reshape((-1, 1))
-        position = arange(n, device=dev).reshape((-1, 1)) + zeros(tuple(rows.shape), dtype=i64,
-                                                                  device=dev)
-        first = scatter_reduce(zeros((bags, rows.shape[1]), dtype=i64, device=dev) + n, 0,
-                               offset2bag.reshape((-1, 1)) + position * 0,
+        position = arange(n, device=dev).reshape((-1, 1)).expand(*shape)
+        first = scatter_reduce(zeros((bags, shape[1]), dtype=i64, device=dev) + n, 0,
+                               offset2bag.reshape((-1, 1)).expand(*shape),
                                _e.where(hit, position, n), "amin")
         found = first < n
         picked = indices.to(i64)[_e.where(found, first, 0)] if n else first
@@ -481,7 +470,8 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     that ``weight``'s rank names; every argument positional, as ATen's.
 
     >>> import ember.torch as torch
-    >>> torch.convolution(torch.ones(1, 1, 3), torch.ones(1, 1, 2), None, [1], [0], [1], False, [0], 1).tolist()
+    >>> x, w = torch.ones(1, 1, 3), torch.ones(1, 1, 2)
+    >>> torch.convolution(x, w, None, [1], [0], [1], False, [0], 1).tolist()
     [[[2.0, 2.0]]]
     """
     op = "convolution"
@@ -491,12 +481,18 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         raise ShapeMismatchError(f"{op}: weight has {weight.ndim} dims; expected 3, 4 or 5 "
                                  "(a 1-, 2- or 3-d convolution)", expected=(3, 4, 5),
                                  actual=tuple(weight.shape))
-    plain, transpose = _CONVS[weight.ndim - 2]
-    seq = (tuple(stride), tuple(padding), tuple(dilation))
+    nd = weight.ndim - 2
+    plain, transpose = _CONVS[nd]
+
+    def per_dim(value):  # ATen's int lists: one value stands for every dim
+        if isinstance(value, (list, tuple)):
+            return tuple(value) * nd if len(value) == 1 else tuple(value)
+        return value
+    stride, padding, dilation = per_dim(stride), per_dim(padding), per_dim(dilation)
     if transposed:
-        return transpose(input, weight, bias, seq[0], seq[1], tuple(output_padding), groups,
-                         seq[2])
-    return plain(input, weight, bias, seq[0], seq[1], seq[2], groups)
+        return transpose(input, weight, bias, stride, padding, per_dim(output_padding), groups,
+                         dilation)
+    return plain(input, weight, bias, stride, padding, dilation, groups)
 
 
 @torch_function
@@ -638,7 +634,7 @@ def constant_pad_nd(input, pad, value=0):
     >>> torch.constant_pad_nd(torch.tensor([1.0, 2.0]), [1, -1], 9).tolist()
     [9.0, 1.0]
     """
-    return _F.pad(input, tuple(pad), "constant", value)
+    return _F.pad(input, tuple(pad) if isinstance(pad, list) else pad, "constant", value)
 
 
 @torch_function
@@ -646,11 +642,15 @@ def affine_grid_generator(theta, size, align_corners):
     """``torch.affine_grid_generator``: ``F.affine_grid`` (``align_corners`` required).
 
     >>> import ember.torch as torch
-    >>> torch.affine_grid_generator(torch.tensor([[[1.0, 0, 0], [0, 1.0, 0]]]), [1, 1, 1, 2], False).tolist()
+    >>> theta = torch.tensor([[[1.0, 0, 0], [0, 1.0, 0]]])
+    >>> torch.affine_grid_generator(theta, [1, 1, 1, 2], False).tolist()
     [[[[-0.5, 0.0], [0.5, 0.0]]]]
     """
-    return _F.affine_grid(theta, list(size), _flag(align_corners, "affine_grid_generator",
-                                                   "align_corners"))
+    op = "affine_grid_generator"
+    if not isinstance(size, (list, tuple)):
+        raise InvalidParameterError(f"{op}: size must be a list of ints (N, C, H, W) or (N, C, "
+                                    f"D, H, W), got {size!r}", "size", size)
+    return _F.affine_grid(theta, size, _flag(align_corners, op, "align_corners"))
 
 
 _INTERPOLATION = ("bilinear", "nearest", "bicubic")
@@ -730,13 +730,12 @@ def _update_running(running_mean, running_var, mean, var, count, momentum, op):
                                      f"{tuple(mean.shape)} (one per channel)",
                                      expected=tuple(mean.shape), actual=tuple(t.shape))
     with no_grad():
-        if running_mean is not None:
-            rm = running_mean
-            rebind(rm, (rm * (1 - m) + mean.detach().to(rm.dtype) * m), op)
-        if running_var is not None:
-            rv = running_var
+        rm, rv = running_mean, running_var
+        if rm is not None:
+            rebind(rm, rm * (1 - m) + mean.detach().to(rm.dtype) * m, op)
+        if rv is not None:
             unbiased = var.detach() * (count / (count - 1)) if count > 1 else var.detach()
-            rebind(rv, (rv * (1 - m) + unbiased.to(rv.dtype) * m), op)
+            rebind(rv, rv * (1 - m) + unbiased.to(rv.dtype) * m, op)
 
 
 @torch_function
@@ -747,7 +746,8 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
 
     >>> import ember.torch as torch
     >>> rm, rv = torch.zeros(1), torch.ones(1)
-    >>> torch.batch_norm(torch.tensor([[1.0], [3.0]]), None, None, rm, rv, True, 0.5, 0.0, True).tolist()
+    >>> x = torch.tensor([[1.0], [3.0]])
+    >>> torch.batch_norm(x, None, None, rm, rv, True, 0.5, 0.0, True).tolist()
     [[-1.0], [1.0]]
     >>> rm.tolist(), rv.tolist()
     ([1.0], [1.5])
@@ -769,7 +769,8 @@ def instance_norm(input, weight, bias, running_mean, running_var, use_input_stat
     """``torch.instance_norm``: ``F.instance_norm`` in ATen's order.
 
     >>> import ember.torch as torch
-    >>> torch.instance_norm(torch.tensor([[[1.0, 3.0]]]), None, None, None, None, True, 0.1, 0.0, True).tolist()
+    >>> x = torch.tensor([[[1.0, 3.0]]])
+    >>> torch.instance_norm(x, None, None, None, None, True, 0.1, 0.0, True).tolist()
     [[[-1.0, 1.0]]]
     """
     return _F.instance_norm(input, running_mean, running_var, weight, bias,
@@ -843,7 +844,8 @@ def frobenius_norm(input, dim, keepdim=False):
     """
     op = "frobenius_norm"
     check_tensor(input, op, "input")
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    dims = (dim,) if isinstance(dim, int) else tuple(dim) if isinstance(dim, (list, tuple)) \
+        else ()
     if not 1 <= len(dims) <= 2:
         raise InvalidParameterError(f"{op}: dim must name 1 or 2 dims, got {dim!r}", "dim", dim)
     return input.norm(2, dim=dims, keepdim=_flag(keepdim, op, "keepdim"))
@@ -858,7 +860,6 @@ def nuclear_norm(input, dim=None, keepdim=False):
     >>> torch.nuclear_norm(torch.tensor([[3.0, 0.0], [0.0, -2.0]])).item()
     5.0
     """
-    from . import linalg
     op = "nuclear_norm"
     check_tensor(input, op, "input")
     if isinstance(dim, bool):  # torch.nuclear_norm(x, keepdim)
@@ -869,8 +870,9 @@ def nuclear_norm(input, dim=None, keepdim=False):
                                      "dim for the matrices of a batch", expected=2,
                                      actual=tuple(input.shape))
         dim = (0, 1)
-    return linalg.matrix_norm(input, "nuc", dim=tuple(dim),
-                              keepdim=_flag(keepdim, op, "keepdim"))
+    if not isinstance(dim, (list, tuple)) or len(dim) != 2:
+        raise InvalidParameterError(f"{op}: dim must be a pair of dims, got {dim!r}", "dim", dim)
+    return _la.matrix_norm(input, "nuc", dim=tuple(dim), keepdim=_flag(keepdim, op, "keepdim"))
 
 
 # -- SyncBatchNorm's building blocks --------------------------------------------------------------
@@ -897,7 +899,8 @@ def batch_norm_elemt(input, weight, bias, mean, invstd, eps):
     """``torch.batch_norm_elemt``: ``(x - mean) * invstd * weight + bias`` per channel.
 
     >>> import ember.torch as torch
-    >>> torch.batch_norm_elemt(torch.tensor([[1.0], [3.0]]), None, None, torch.tensor([2.0]), torch.tensor([1.0]), 0.0).tolist()
+    >>> x, mean, invstd = torch.tensor([[1.0], [3.0]]), torch.tensor([2.0]), torch.tensor([1.0])
+    >>> torch.batch_norm_elemt(x, None, None, mean, invstd, 0.0).tolist()
     [[-1.0], [1.0]]
     """
     op = "batch_norm_elemt"
@@ -918,6 +921,10 @@ def _gather(op, mean, invstd, running_mean, running_var, momentum, eps, counts):
         raise ShapeMismatchError(f"{op}: mean and invstd must be (world_size, C), got "
                                  f"{tuple(mean.shape)} and {tuple(invstd.shape)}",
                                  expected=tuple(mean.shape), actual=tuple(invstd.shape))
+    if counts.numel() != mean.shape[0]:
+        raise ShapeMismatchError(f"{op}: counts has {counts.numel()} values for "
+                                 f"{mean.shape[0]} rows of statistics; expected one per row",
+                                 expected=mean.shape[0], actual=counts.numel())
     eps = _real(eps, op, "eps", 0.0)
     n = counts.to(mean.dtype).reshape((-1, 1))
     total = n.sum()
@@ -936,7 +943,10 @@ def batch_norm_gather_stats_with_counts(input, mean, invstd, running_mean, runni
     running statistics are rebound to their moving averages.
 
     >>> import ember.torch as torch
-    >>> m, inv = torch.batch_norm_gather_stats_with_counts(torch.zeros(1), torch.tensor([[1.0], [3.0]]), torch.tensor([[1.0], [1.0]]), None, None, 0.1, 0.0, torch.tensor([1.0, 1.0]))
+    >>> means, invstds = torch.tensor([[1.0], [3.0]]), torch.tensor([[1.0], [1.0]])
+    >>> counts = torch.tensor([1.0, 1.0])
+    >>> m, inv = torch.batch_norm_gather_stats_with_counts(torch.zeros(1), means, invstds, None,
+    ...                                                    None, 0.1, 0.0, counts)
     >>> m.tolist(), round(inv.item(), 4)
     ([2.0], 0.7071)
     """
@@ -952,7 +962,9 @@ def batch_norm_gather_stats(input, mean, invstd, running_mean, running_var, mome
     ``count`` values for every process.
 
     >>> import ember.torch as torch
-    >>> m, _ = torch.batch_norm_gather_stats(torch.zeros(1), torch.tensor([[1.0], [3.0]]), torch.tensor([[1.0], [1.0]]), None, None, 0.1, 0.0, 4)
+    >>> means, invstds = torch.tensor([[1.0], [3.0]]), torch.tensor([[1.0], [1.0]])
+    >>> m, _ = torch.batch_norm_gather_stats(torch.zeros(1), means, invstds, None, None, 0.1,
+    ...                                      0.0, 4)
     >>> m.tolist()
     [2.0]
     """
@@ -990,7 +1002,9 @@ def batch_norm_backward_reduce(grad_out, input, mean, invstd, weight, input_g, w
     (``weight_g``) and the bias's ``sum(dy)`` (``bias_g``); None where not asked.
 
     >>> import ember.torch as torch
-    >>> r = torch.batch_norm_backward_reduce(torch.ones(2, 1), torch.tensor([[1.0], [3.0]]), torch.tensor([2.0]), torch.tensor([1.0]), None, True, True, True)
+    >>> x, mean, invstd = torch.tensor([[1.0], [3.0]]), torch.tensor([2.0]), torch.tensor([1.0])
+    >>> r = torch.batch_norm_backward_reduce(torch.ones(2, 1), x, mean, invstd, None, True,
+    ...                                      True, True)
     >>> [t.tolist() for t in r]
     [[2.0], [0.0], [0.0], [2.0]]
     """
@@ -1014,7 +1028,10 @@ def batch_norm_backward_elemt(grad_out, input, mean, invstd, weight, sum_dy, sum
     ``(dy - sum_dy / N - (x - mean) * invstd² * sum_dy_xmu / N) * invstd * weight``.
 
     >>> import ember.torch as torch
-    >>> torch.batch_norm_backward_elemt(torch.ones(2, 1), torch.tensor([[1.0], [3.0]]), torch.tensor([2.0]), torch.tensor([1.0]), None, torch.tensor([2.0]), torch.tensor([0.0]), torch.tensor([2])).tolist()
+    >>> x, mean, invstd = torch.tensor([[1.0], [3.0]]), torch.tensor([2.0]), torch.tensor([1.0])
+    >>> sum_dy, sum_dy_xmu = torch.tensor([2.0]), torch.tensor([0.0])
+    >>> torch.batch_norm_backward_elemt(torch.ones(2, 1), x, mean, invstd, None, sum_dy,
+    ...                                 sum_dy_xmu, torch.tensor([2])).tolist()
     [[0.0], [0.0]]
     """
     op = "batch_norm_backward_elemt"
@@ -1088,7 +1105,8 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
     """``torch.margin_ranking_loss``: ``F.margin_ranking_loss``, ``reduction`` an int.
 
     >>> import ember.torch as torch
-    >>> torch.margin_ranking_loss(torch.tensor([1.0]), torch.tensor([2.0]), torch.tensor([1.0])).item()
+    >>> a, b = torch.tensor([1.0]), torch.tensor([2.0])
+    >>> torch.margin_ranking_loss(a, b, torch.tensor([1.0])).item()
     1.0
     """
     return _F.margin_ranking_loss(input1, input2, target, margin,
@@ -1115,7 +1133,8 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     """``torch.triplet_margin_loss``: ``F.triplet_margin_loss``, ``reduction`` an int.
 
     >>> import ember.torch as torch
-    >>> torch.triplet_margin_loss(torch.zeros(1, 2), torch.zeros(1, 2), torch.ones(1, 2) * 9).item()
+    >>> a, far = torch.zeros(1, 2), torch.ones(1, 2) * 9
+    >>> torch.triplet_margin_loss(a, a, far).item()
     0.0
     """
     return _F.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
@@ -1153,7 +1172,8 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """``torch.pairwise_distance``: ``F.pairwise_distance``.
 
     >>> import ember.torch as torch
-    >>> round(torch.pairwise_distance(torch.tensor([[0.0, 0.0]]), torch.tensor([[3.0, 4.0]])).item(), 4)
+    >>> a, b = torch.tensor([[0.0, 0.0]]), torch.tensor([[3.0, 4.0]])
+    >>> round(torch.pairwise_distance(a, b).item(), 4)
     5.0
     """
     return _F.pairwise_distance(x1, x2, p, eps, keepdim)
@@ -1276,8 +1296,8 @@ def _recurrent(mode, op, args, kwargs):
                                      f"{tuple(data.shape)} and {tuple(sizes_t.shape)}",
                                      expected=(2, 1), actual=(data.ndim, sizes_t.ndim))
         sizes = [int(b) for b in sizes_t.tolist()]
-        if sum(sizes) != data.shape[0] or not sizes or \
-                any(b < a or a < 1 for a, b in zip(sizes[1:], sizes)):
+        if sum(sizes) != data.shape[0] or not sizes or sizes[-1] < 1 or \
+                any(b < a for a, b in zip(sizes[1:], sizes)):
             raise ShapeMismatchError(f"{op}: batch_sizes {sizes} must be positive, not "
                                      f"increasing, and add up to data's {data.shape[0]} rows",
                                      expected=data.shape[0], actual=sum(sizes))
@@ -1292,6 +1312,10 @@ def _recurrent(mode, op, args, kwargs):
         if _flag(bound["batch_first"], op, "batch_first"):
             x = x.transpose(0, 1)
         steps, batch = x.shape[0], x.shape[1]
+        if steps == 0:
+            raise ShapeMismatchError(f"{op}: expected a sequence length larger than 0, got "
+                                     f"input of shape {tuple(bound['input'].shape)}",
+                                     expected="T > 0", actual=tuple(bound["input"].shape))
         _check_states(layers, h0, c0, batch, op)
         data = reshape_exact(x, (steps * batch, x.shape[2]))
         out, hn, cn = layers.run(data, [batch] * steps, h0, c0)
@@ -1311,7 +1335,8 @@ def lstm(*args, **kwargs):
 
     >>> import ember.torch as torch
     >>> p = [torch.zeros(8, 3), torch.zeros(8, 2)]
-    >>> out, h, c = torch.lstm(torch.ones(4, 1, 3), [torch.zeros(1, 1, 2)] * 2, p, False, 1, 0.0, False, False, False)
+    >>> x, hx = torch.ones(4, 1, 3), [torch.zeros(1, 1, 2)] * 2
+    >>> out, h, c = torch.lstm(x, hx, p, False, 1, 0.0, False, False, False)
     >>> out.shape, h.shape, c.shape
     (torch.Size([4, 1, 2]), torch.Size([1, 1, 2]), torch.Size([1, 1, 2]))
     """
@@ -1325,7 +1350,8 @@ def gru(*args, **kwargs):
 
     >>> import ember.torch as torch
     >>> p = [torch.zeros(6, 3), torch.zeros(6, 2)]
-    >>> out, h = torch.gru(torch.ones(4, 1, 3), torch.zeros(1, 1, 2), p, False, 1, 0.0, False, False, False)
+    >>> x, h0 = torch.ones(4, 1, 3), torch.zeros(1, 1, 2)
+    >>> out, h = torch.gru(x, h0, p, False, 1, 0.0, False, False, False)
     >>> out.shape
     torch.Size([4, 1, 2])
     """
@@ -1338,7 +1364,8 @@ def rnn_tanh(*args, **kwargs):
 
     >>> import ember.torch as torch
     >>> p = [torch.zeros(2, 3), torch.zeros(2, 2)]
-    >>> torch.rnn_tanh(torch.ones(4, 1, 3), torch.zeros(1, 1, 2), p, False, 1, 0.0, False, False, False)[0].shape
+    >>> x, h0 = torch.ones(4, 1, 3), torch.zeros(1, 1, 2)
+    >>> torch.rnn_tanh(x, h0, p, False, 1, 0.0, False, False, False)[0].shape
     torch.Size([4, 1, 2])
     """
     return _recurrent("RNN_TANH", "rnn_tanh", args, kwargs)
@@ -1350,7 +1377,8 @@ def rnn_relu(*args, **kwargs):
 
     >>> import ember.torch as torch
     >>> p = [torch.zeros(2, 3), torch.zeros(2, 2)]
-    >>> torch.rnn_relu(torch.ones(4, 1, 3), torch.zeros(1, 1, 2), p, False, 1, 0.0, False, False, False)[1].shape
+    >>> x, h0 = torch.ones(4, 1, 3), torch.zeros(1, 1, 2)
+    >>> torch.rnn_relu(x, h0, p, False, 1, 0.0, False, False, False)[1].shape
     torch.Size([1, 1, 2])
     """
     return _recurrent("RNN_RELU", "rnn_relu", args, kwargs)
@@ -1381,7 +1409,8 @@ def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """``torch.lstm_cell``: one LSTM step from ``hx = [h, c]``; returns ``(h', c')``.
 
     >>> import ember.torch as torch
-    >>> h, c = torch.lstm_cell(torch.ones(1, 3), [torch.zeros(1, 2)] * 2, torch.zeros(8, 3), torch.zeros(8, 2))
+    >>> w_ih, w_hh = torch.zeros(8, 3), torch.zeros(8, 2)
+    >>> h, c = torch.lstm_cell(torch.ones(1, 3), [torch.zeros(1, 2)] * 2, w_ih, w_hh)
     >>> c.tolist()
     [[0.0, 0.0]]
     """
@@ -1398,7 +1427,8 @@ def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """``torch.gru_cell``: one GRU step; returns ``h'``.
 
     >>> import ember.torch as torch
-    >>> torch.gru_cell(torch.ones(1, 3), torch.ones(1, 2), torch.zeros(6, 3), torch.zeros(6, 2)).tolist()
+    >>> w_ih, w_hh = torch.zeros(6, 3), torch.zeros(6, 2)
+    >>> torch.gru_cell(torch.ones(1, 3), torch.ones(1, 2), w_ih, w_hh).tolist()
     [[0.5, 0.5]]
     """
     gx = _cell_input("gru_cell", input, check_tensor(hx, "gru_cell", "hx"), w_ih, w_hh, b_ih,
@@ -1416,7 +1446,8 @@ def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """``torch.rnn_tanh_cell``: ``tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)``.
 
     >>> import ember.torch as torch
-    >>> torch.rnn_tanh_cell(torch.ones(1, 3), torch.ones(1, 2), torch.zeros(2, 3), torch.zeros(2, 2)).tolist()
+    >>> w_ih, w_hh = torch.zeros(2, 3), torch.zeros(2, 2)
+    >>> torch.rnn_tanh_cell(torch.ones(1, 3), torch.ones(1, 2), w_ih, w_hh).tolist()
     [[0.0, 0.0]]
     """
     return _elman_cell("RNN_TANH", "rnn_tanh_cell", input, hx, w_ih, w_hh, b_ih, b_hh)
@@ -1427,7 +1458,8 @@ def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """``torch.rnn_relu_cell``: ``relu(x W_ih^T + b_ih + h W_hh^T + b_hh)``.
 
     >>> import ember.torch as torch
-    >>> torch.rnn_relu_cell(torch.ones(1, 1), torch.ones(1, 1), torch.ones(1, 1), torch.ones(1, 1)).tolist()
+    >>> one = torch.ones(1, 1)
+    >>> torch.rnn_relu_cell(one, one, one, one).tolist()
     [[2.0]]
     """
     return _elman_cell("RNN_RELU", "rnn_relu_cell", input, hx, w_ih, w_hh, b_ih, b_hh)

@@ -195,6 +195,8 @@ def test_convs(nd):
           atol=1e-5)
     check(lambda m, x, w, b: m.convolution(x, w, b, [2] * nd, [1] * nd, [1] * nd, False,
                                            [0] * nd, 2), x, w, b, rtol=1e-4, atol=1e-5)
+    check(lambda m, x, w: m.convolution(x, w, None, [2], [1], [1], False, [0], 2), x, w,
+          rtol=1e-4, atol=1e-5)
     wt = rand((4, 3) + (2,) * nd, seed=3)
     tconv = f"conv_transpose{nd}d"
     check(lambda m, x, w, b: getattr(m, tconv)(x, w, b, 2, 1, 1, 1, 1), x, wt, rand((3,)),
@@ -333,6 +335,7 @@ def test_layer_group_rms_norm(dtype):
         et.layer_norm(et.tensor(x), [5])
 
 
+@pytest.mark.filterwarnings("ignore:at::.*is deprecated")
 def test_norms():
     v = rand((3, 4, 5), "float64")
     for p, dim in ((2, 0), (2, 1), (3, 2), (2, -1), (1, 0)):
@@ -350,6 +353,10 @@ def test_norms():
         et.frobenius_norm(et.tensor(v), [0, 1, 2])
     with pytest.raises(ShapeMismatchError):
         et.nuclear_norm(et.tensor(v))
+    with pytest.raises(InvalidParameterError):
+        et.nuclear_norm(et.tensor(v), [0])
+    with pytest.raises(InvalidParameterError):
+        et.frobenius_norm(et.tensor(v), None)
 
 
 # -- SyncBatchNorm's building blocks (CUDA-only in PyTorch: checked against their math on
@@ -400,6 +407,11 @@ def test_batch_norm_gather_stats_combine_the_pieces_of_a_batch():
     assert_close(inv, inv_t, rtol=1e-7, atol=1e-9)
     with pytest.raises(ShapeMismatchError):
         et.batch_norm_gather_stats(et.tensor(x), means[0], invs[0], None, None, 0.1, 1e-5, 20)
+    with pytest.raises(ShapeMismatchError):
+        et.batch_norm_gather_stats_with_counts(et.tensor(x), et.stack(means), et.stack(invs),
+                                               None, None, 0.1, 1e-5, et.ones(3))
+    with pytest.raises(ShapeMismatchError):
+        et.batch_norm_update_stats(et.tensor(x), et.zeros(4), None, 0.1)
 
 
 def test_batch_norm_update_stats():
@@ -550,6 +562,12 @@ def test_lstm_with_projections():
           rand((T, B, F), "float64"), hx, ps, rtol=1e-6, atol=1e-8)
 
 
+def test_recurrent_empty_batch():
+    ps = _params("gru", 3, 4, 1, True, True)
+    check(lambda m, x, h, ps: m.gru(x, h, ps, True, 1, 0.0, False, True, False),
+          rand((5, 0, 3), "float64"), rand((2, 0, 4), "float64"), ps)
+
+
 @pytest.mark.parametrize("name", sorted(_GATES))
 @pytest.mark.parametrize("bidir", [False, True])
 def test_recurrent_packed(name, bidir):
@@ -594,6 +612,8 @@ def test_recurrent_errors():
             et.lstm(x, bad, ps, False, 1, 0.0, False, False, False)
     with pytest.raises(ShapeMismatchError):
         et.lstm(x, hx, ps, False, 1, 0.0, False, False, True)  # batch_first: batch 4
+    with pytest.raises(ShapeMismatchError):
+        et.lstm(et.ones(0, 1, 3), hx, ps, False, 1, 0.0, False, False, False)
     with pytest.raises(ShapeMismatchError):
         et.lstm(et.ones(4, 3), et.tensor([3, 2]), hx, ps, False, 1, 0.0, False, False)
     with pytest.raises(ShapeMismatchError):
