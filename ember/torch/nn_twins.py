@@ -1073,7 +1073,7 @@ def kl_div(input, target, reduction=1, *, log_target=False):
     0.0
     """
     return _F.kl_div(input, target, reduction=_reduction(reduction, "kl_div"),
-                     log_target=log_target)
+                     log_target=_flag(log_target, "kl_div", "log_target"))
 
 
 @torch_function

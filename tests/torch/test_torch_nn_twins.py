@@ -103,7 +103,11 @@ def test_dropouts_in_training_statistics(name):
         assert set(np.unique(arr)) <= {0.0, np.float32(1 / 0.7)}
         assert abs((arr == 0).mean() - 0.3) < 0.05
     x2 = et.ones(400, 50, 6)
-    assert getattr(et, name + "_")(x2, 1.0 if "alpha" not in name else 0.0, True) is x2
+    assert getattr(et, name + "_")(x2, 0.3, True) is x2
+    kept = x2.numpy()
+    if name.startswith("feature"):
+        assert (kept == kept[..., :1]).all()
+    assert len(np.unique(kept)) == 2 and abs((kept == kept.min()).mean() - 0.3) < 0.05
 
 
 def test_dropout_gradient_follows_the_mask():
@@ -500,6 +504,8 @@ def test_reduction_must_be_an_int_enum():
     for bad in ("mean", 3, True, -1):
         with pytest.raises(InvalidParameterError):
             et.kl_div(x, x, bad)
+    with pytest.raises(InvalidParameterError):
+        et.kl_div(x, x, 1, log_target="yes")
     with pytest.raises(InvalidParameterError):
         et.margin_ranking_loss(x, x, x, 0.0, "sum")
     with pytest.raises(InvalidParameterError):
