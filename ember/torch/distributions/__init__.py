@@ -11,14 +11,20 @@ Each distribution has PyTorch's constructor, shapes (``batch_shape``, ``event_sh
 (torch.Size([]), 1.0397)
 """
 
-from . import constraints
+from . import constraints, transforms
 from .bernoulli import Bernoulli
 from .categorical import Categorical
+from .constraint_registry import biject_to, transform_to
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
+from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .normal import Normal
+from .transformed_distribution import TransformedDistribution
+from .transforms import *  # noqa: F401,F403 (PyTorch exports every transform here)
 from .uniform import Uniform
 
 __all__ = ["Bernoulli", "Categorical", "Distribution", "ExponentialFamily", "Normal", "Uniform",
-           "constraints", "kl_divergence", "register_kl"]
+           "constraints", "kl_divergence", "register_kl", "Independent", "TransformedDistribution",
+           "biject_to", "transform_to", "transforms"]
+__all__ += transforms.__all__
