@@ -39,7 +39,7 @@ def _sum_rightmost(value, dims):
     """``value`` summed over its ``dims`` rightmost dims (a number stays a number)."""
     if dims <= 0 or not isinstance(value, _AnyTensor):
         return value
-    return value.reshape(tuple(value.shape[:value.dim() - dims]) + (-1,)).sum(-1)
+    return value.sum(tuple(range(-dims, 0)))
 
 
 def _as_param(value):
@@ -353,13 +353,6 @@ class IndependentTransform(Transform):
         return IndependentTransform(self.base_transform, self.reinterpreted_batch_ndims,
                                     cache_size=cache_size)
 
-    def __eq__(self, other):
-        return (isinstance(other, IndependentTransform)
-                and self.base_transform == other.base_transform
-                and self.reinterpreted_batch_ndims == other.reinterpreted_batch_ndims)
-
-    __hash__ = object.__hash__
-
     @constraints.dependent_property(is_discrete=False)
     def domain(self):
         return constraints.independent(self.base_transform.domain,
@@ -666,7 +659,7 @@ class AffineTransform(Transform):
 
     def __eq__(self, other):
         return (isinstance(other, AffineTransform) and _same(self.loc, other.loc)
-                and _same(self.scale, other.scale) and self._event_dim == other._event_dim)
+                and _same(self.scale, other.scale))  # event_dim is not compared (as PyTorch)
 
     __hash__ = object.__hash__
 
