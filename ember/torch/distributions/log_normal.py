@@ -7,7 +7,6 @@
 (1.6487, -0.9189)
 """
 
-from ... import torch as _t
 from . import constraints
 from .normal import Normal
 from .transformed_distribution import TransformedDistribution
