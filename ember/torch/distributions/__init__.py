@@ -11,14 +11,30 @@ Each distribution has PyTorch's constructor, shapes (``batch_shape``, ``event_sh
 (torch.Size([]), 1.0397)
 """
 
-from . import constraints
+from . import constraints, transforms
 from .bernoulli import Bernoulli
 from .categorical import Categorical
+from .cauchy import Cauchy
+from .constraint_registry import biject_to, transform_to
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
+from .half_cauchy import HalfCauchy
+from .half_normal import HalfNormal
+from .independent import Independent
 from .kl import kl_divergence, register_kl
+from .kumaraswamy import Kumaraswamy
+from .log_normal import LogNormal
+from .logistic_normal import LogisticNormal
 from .normal import Normal
+from .relaxed_bernoulli import LogitRelaxedBernoulli, RelaxedBernoulli
+from .relaxed_categorical import ExpRelaxedCategorical, RelaxedOneHotCategorical
+from .transformed_distribution import TransformedDistribution
+from .transforms import *  # noqa: F401,F403 (PyTorch exports every transform here)
 from .uniform import Uniform
 
 __all__ = ["Bernoulli", "Categorical", "Distribution", "ExponentialFamily", "Normal", "Uniform",
-           "constraints", "kl_divergence", "register_kl"]
+           "constraints", "kl_divergence", "register_kl", "Independent", "TransformedDistribution",
+           "biject_to", "transform_to", "transforms", "Cauchy", "HalfCauchy", "HalfNormal",
+           "Kumaraswamy", "LogNormal", "LogisticNormal", "RelaxedBernoulli",
+           "RelaxedOneHotCategorical"]
+__all__ += transforms.__all__
