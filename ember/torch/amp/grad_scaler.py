@@ -17,6 +17,7 @@ doubles it (``growth_factor``) after ``growth_interval`` clean steps in a row.
 """
 
 import math
+import struct
 import warnings
 
 from ... import cuda as _cuda
@@ -41,6 +42,14 @@ class OptState:
 
 def _fresh_state():
     return {"stage": OptState.READY, "found_inf_per_device": {}}
+
+
+def _fits_float32(value):
+    """Whether ``value`` rounds to a finite float32."""
+    try:
+        return math.isfinite(struct.unpack("f", struct.pack("f", value))[0])
+    except OverflowError:
+        return False
 
 
 def _number(value, op, param):
@@ -238,21 +247,23 @@ class GradScaler:
                      for v in s["found_inf_per_device"].values()]
             if not found:
                 raise GraphError("No inf checks were recorded prior to update().")
+            # the new scale is computed in double precision and stored as float32, as PyTorch's
             if sum(v.item() for v in found):
-                self._set_scale(self._scale * self._backoff_factor)
+                self._set_scale(self._scale.item() * self._backoff_factor)
                 self._growth_tracker = 0
             else:
                 self._growth_tracker += 1
                 if self._growth_tracker == self._growth_interval:
-                    grown = self._scale * self._growth_factor
-                    if bool(grown.isfinite()):
+                    grown = self._scale.item() * self._growth_factor
+                    if _fits_float32(grown):
                         self._set_scale(grown)
                     self._growth_tracker = 0
         self._per_optimizer_states = {}
 
     def _set_scale(self, value):
-        with no_grad():
-            rebind(self._scale, value.to(float32), "update")
+        """Make the scale the float32 nearest ``value`` (a number)."""
+        rebind(self._scale, full((), value, dtype=float32, device=self._scale._device),
+               "update")
 
     def get_scale(self):
         """The current scale, a float (1.0 when disabled).
@@ -337,8 +348,7 @@ class GradScaler:
                                         "state_dict", state_dict)
         self._init_scale = float(state_dict["scale"])
         if self._scale is not None:
-            self._set_scale(full((), self._init_scale, dtype=float32,
-                                 device=self._scale._device))
+            self._set_scale(self._init_scale)
         self._growth_factor = float(state_dict["growth_factor"])
         self._backoff_factor = float(state_dict["backoff_factor"])
         self._growth_interval = int(state_dict["growth_interval"])
