@@ -20,6 +20,7 @@ the buffers.
 from ....autodiff.graph import no_grad
 from ....errors import GraphError, InvalidParameterError, KindError
 from ....ops.inplace import rebind
+from ....nn.conv_layers import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ....ops.random import randn
 from ..parameter import Parameter
 from .weight_norm import _check_module
@@ -130,7 +131,6 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
     if not isinstance(name, str):
         raise KindError(f"spectral_norm: name must be a str, got {type(name).__name__}")
     if dim is None:
-        from .. import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
         dim = 1 if isinstance(module, (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d)) else 0
     SpectralNorm.apply(module, name, n_power_iterations, dim, eps)
     return module
