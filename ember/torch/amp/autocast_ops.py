@@ -97,7 +97,7 @@ def _wrap(fn, name):
     autocast_op.__qualname__ = getattr(fn, "__qualname__", name)
     autocast_op.__doc__ = fn.__doc__
     autocast_op.__module__ = getattr(fn, "__module__", None)
-    autocast_op.__wrapped__ = fn
+    autocast_op.autocast_original = fn  # (no __wrapped__: doctest would collect it twice)
     autocast_op.autocast_policy = "lower" if name in LOWER or name in LOWER_CUDA else "fp32"
     if hasattr(fn, "implementation"):
         autocast_op.implementation = fn.implementation
