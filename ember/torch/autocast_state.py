@@ -234,22 +234,37 @@ def _dtype_setter(name, kind):
     return setter
 
 
-def _register(fn, name, doc):
+_EXAMPLE = """
+
+    >>> import warnings
+    >>> import ember.torch as torch
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     {call}
+    {result}"""
+
+
+def _register(fn, name, doc, call, result=""):
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = doc
+    fn.__doc__ = doc + _EXAMPLE.format(call=call, result=result).rstrip() + "\n    "
     return torch_function(fn, name=name)
 
 
 for _kind in ("cpu", "ipu", "xla"):
     is_ = _register(_enabled_getter(_kind), f"is_autocast_{_kind}_enabled",
-                    f"Deprecated: ``is_autocast_enabled('{_kind}')``.")
+                    f"Deprecated (a DeprecationWarning): ``is_autocast_enabled('{_kind}')``.",
+                    f"torch.is_autocast_{_kind}_enabled()", "False")
     set_ = _register(_enabled_setter(_kind), f"set_autocast_{_kind}_enabled",
-                     f"Deprecated: ``set_autocast_enabled('{_kind}', enabled)``.")
+                     f"Deprecated (a DeprecationWarning): ``set_autocast_enabled('{_kind}', "
+                     "enabled)``.", f"torch.set_autocast_{_kind}_enabled(False)")
     globals()[is_.__qualname__], globals()[set_.__qualname__] = is_, set_
 for _name, _kind in (("cpu", "cpu"), ("gpu", "cuda"), ("ipu", "ipu"), ("xla", "xla")):
+    _default = DEFAULT_DTYPES[_kind].name
     get_ = _register(_dtype_getter(_name, _kind), f"get_autocast_{_name}_dtype",
-                     f"Deprecated: ``get_autocast_dtype('{_kind}')``.")
+                     f"Deprecated (a DeprecationWarning): ``get_autocast_dtype('{_kind}')``.",
+                     f"print(torch.get_autocast_{_name}_dtype())", _default)
     set_ = _register(_dtype_setter(_name, _kind), f"set_autocast_{_name}_dtype",
-                     f"Deprecated: ``set_autocast_dtype('{_kind}', dtype)``.")
+                     f"Deprecated (a DeprecationWarning): ``set_autocast_dtype('{_kind}', "
+                     "dtype)``.", f"torch.set_autocast_{_name}_dtype(torch.{_default})")
     globals()[get_.__qualname__], globals()[set_.__qualname__] = get_, set_
-del _kind, _name, is_, set_, get_
+del _kind, _name, _default, is_, set_, get_

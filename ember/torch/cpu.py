@@ -13,19 +13,38 @@ __all__ = ["is_available", "device_count", "current_device", "synchronize", "amp
 
 
 def is_available():
-    """True: the CPU device is always available."""
+    """True: the CPU device is always available.
+
+    >>> import ember.torch as torch
+    >>> torch.cpu.is_available()
+    True
+    """
     return True
 
 
 def device_count():
-    """1: ember counts the CPU as one device."""
+    """1: ember counts the CPU as one device.
+
+    >>> import ember.torch as torch
+    >>> torch.cpu.device_count()
+    1
+    """
     return 1
 
 
 def current_device():
-    """``"cpu"``."""
+    """``"cpu"``, as PyTorch's.
+
+    >>> import ember.torch as torch
+    >>> torch.cpu.current_device()
+    'cpu'
+    """
     return "cpu"
 
 
 def synchronize(device=None):
-    """Nothing to wait for: CPU ops finish before they return."""
+    """Nothing to wait for: CPU ops finish before they return.
+
+    >>> import ember.torch as torch
+    >>> torch.cpu.synchronize()
+    """

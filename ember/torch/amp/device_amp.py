@@ -80,7 +80,12 @@ def custom_bwd(bwd=None):
 
 
 def amp_definitely_not_available():
-    """Whether CUDA autocast cannot be used here (no CUDA device)."""
+    """Whether CUDA autocast cannot be used here (no CUDA device).
+
+    >>> import ember.torch as torch
+    >>> torch.cuda.amp.amp_definitely_not_available() == (not torch.cuda.is_available())
+    True
+    """
     return not _cuda.is_available()
 
 

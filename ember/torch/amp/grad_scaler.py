@@ -277,29 +277,59 @@ class GradScaler:
         return self._init_scale if self._scale is None else self._scale.item()
 
     def get_growth_factor(self):
-        """The factor the scale grows by."""
+        """The factor the scale grows by.
+
+        >>> import ember.torch as torch
+        >>> torch.amp.GradScaler("cpu").get_growth_factor()
+        2.0
+        """
         return self._growth_factor
 
     def set_growth_factor(self, new_factor):
-        """Set the factor the scale grows by (> 1)."""
+        """Set the factor the scale grows by (> 1).
+
+        >>> import ember.torch as torch
+        >>> s = torch.amp.GradScaler("cpu"); s.set_growth_factor(4.0); s.get_growth_factor()
+        4.0
+        """
         self._check_growth(new_factor, "set_growth_factor")
         self._growth_factor = float(new_factor)
 
     def get_backoff_factor(self):
-        """The factor the scale backs off by."""
+        """The factor the scale backs off by.
+
+        >>> import ember.torch as torch
+        >>> torch.amp.GradScaler("cpu").get_backoff_factor()
+        0.5
+        """
         return self._backoff_factor
 
     def set_backoff_factor(self, new_factor):
-        """Set the factor the scale backs off by (< 1)."""
+        """Set the factor the scale backs off by (< 1).
+
+        >>> import ember.torch as torch
+        >>> s = torch.amp.GradScaler("cpu"); s.set_backoff_factor(0.25); s.get_backoff_factor()
+        0.25
+        """
         self._check_backoff(new_factor, "set_backoff_factor")
         self._backoff_factor = float(new_factor)
 
     def get_growth_interval(self):
-        """How many clean iterations in a row make the scale grow."""
+        """How many clean iterations in a row make the scale grow.
+
+        >>> import ember.torch as torch
+        >>> torch.amp.GradScaler("cpu").get_growth_interval()
+        2000
+        """
         return self._growth_interval
 
     def set_growth_interval(self, new_interval):
-        """Set how many clean iterations in a row make the scale grow (an int > 0)."""
+        """Set how many clean iterations in a row make the scale grow (an int > 0).
+
+        >>> import ember.torch as torch
+        >>> s = torch.amp.GradScaler("cpu"); s.set_growth_interval(5); s.get_growth_interval()
+        5
+        """
         self._check_interval(new_interval, "set_growth_interval")
         self._growth_interval = new_interval
 
@@ -311,12 +341,21 @@ class GradScaler:
 
     def is_enabled(self):
         """Whether the scaler scales (False after the CUDA-less fallback or ``enabled=False``).
+
+        >>> import ember.torch as torch
+        >>> torch.amp.GradScaler("cpu", enabled=False).is_enabled()
+        False
         """
         return self._enabled
 
     def state_dict(self):
         """``{"scale", "growth_factor", "backoff_factor", "growth_interval",
-        "_growth_tracker"}`` (empty when disabled), as PyTorch's."""
+        "_growth_tracker"}`` (empty when disabled), as PyTorch's.
+
+        >>> import ember.torch as torch
+        >>> torch.amp.GradScaler("cpu", init_scale=8.0).state_dict()["scale"]
+        8.0
+        """
         if not self._enabled:
             return {}
         return {"scale": self.get_scale(), "growth_factor": self._growth_factor,
