@@ -64,6 +64,15 @@ def test_get_total_norm_one_tensor_and_empty():
     assert_close(nn.utils.get_total_norm([]), torch.nn.utils.get_total_norm([]))
 
 
+@pytest.mark.parametrize("dtypes", [("float32", "float64"), ("float64", "float32"),
+                                    ("bfloat16", "float32")])
+def test_get_total_norm_of_mixed_dtypes_promotes_like_torch(dtypes):
+    x = np.array([1.5, -2.25, 3.0])
+    e = [et.tensor(x).to(getattr(et, d)) for d in dtypes]
+    t = [torch.tensor(x).to(getattr(torch, d)) for d in dtypes]
+    assert_close(nn.utils.get_total_norm(e), torch.nn.utils.get_total_norm(t), rtol=1e-6)
+
+
 def test_get_total_norm_nonfinite():
     x = np.array([1.0, np.inf])
     assert_close(nn.utils.get_total_norm([et.tensor(x)]),

@@ -13,7 +13,10 @@ deprecated spelling of ``clip_grad_norm_``, the same function.
 (5.0, [0.6, 0.8])
 """
 
+import functools
+
 from ....autodiff.graph import no_grad
+from ....dtypes import promote_types
 from ....errors import InvalidParameterError
 from ....nn import utils as _eu
 from ....ops.creation import tensor, zeros
@@ -50,7 +53,8 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
         return zeros(())
     with no_grad():
         norms = [vector_norm(t, norm_type) for t in tensors]
-        total = vector_norm(stack([n.cast(norms[0].dtype) for n in norms]), norm_type)
+        dtype = functools.reduce(promote_types, (n.dtype for n in norms))  # as torch.stack
+        total = vector_norm(stack([n.cast(dtype) for n in norms]), norm_type)
     if error_if_nonfinite and not bool(total.isfinite()):
         raise InvalidParameterError(
             f"{op}: the total norm of order {norm_type} for gradients from `parameters` is "
