@@ -100,6 +100,7 @@ from .serialization import load, save  # noqa: E402,F401
 from . import functions  # noqa: E402,F401  (torch.<name>(x, ...) as x.<name>(...))
 from . import onnx  # noqa: E402,F401
 from . import nn_twins  # noqa: E402,F401  (torch.embedding, torch.lstm ...: ATen's signatures)
+from .amp import GradScaler, autocast  # noqa: E402,F401  (and torch.amp, torch.cpu)
 from . import nn, optim, utils, autograd, func  # noqa: E402,F401
 from .autograd import set_grad_enabled  # noqa: E402,F401,F811  (a decorator too)
 from ._tensor import adopt_inherited as _adopt_inherited  # noqa: E402
