@@ -13,12 +13,28 @@ Each distribution has PyTorch's constructor, shapes (``batch_shape``, ``event_sh
 
 from . import constraints
 from .bernoulli import Bernoulli
+from .binomial import Binomial
 from .categorical import Categorical
+from .continuous_bernoulli import ContinuousBernoulli
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
+from .generalized_pareto import GeneralizedPareto
+from .geometric import Geometric
+from .gumbel import Gumbel
 from .kl import kl_divergence, register_kl
+from .laplace import Laplace
+from .multinomial import Multinomial
+from .negative_binomial import NegativeBinomial
 from .normal import Normal
+from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from .pareto import Pareto
+from .poisson import Poisson
 from .uniform import Uniform
+from .weibull import Weibull
+from . import _kl_pairs  # noqa: F401  (the KL divergences between different families)
 
-__all__ = ["Bernoulli", "Categorical", "Distribution", "ExponentialFamily", "Normal", "Uniform",
+__all__ = ["Bernoulli", "Binomial", "Categorical", "ContinuousBernoulli", "Distribution",
+           "ExponentialFamily", "GeneralizedPareto", "Geometric", "Gumbel", "Laplace",
+           "Multinomial", "NegativeBinomial", "Normal", "OneHotCategorical",
+           "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "Uniform", "Weibull",
            "constraints", "kl_divergence", "register_kl"]
