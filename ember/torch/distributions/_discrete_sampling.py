@@ -5,7 +5,7 @@ large ones. Rejection is vectorised: entries still rejected are redrawn until no
 
 >>> import ember.torch as torch
 >>> from ember.torch.distributions._discrete_sampling import binomial_sample, poisson_sample
->>> torch.manual_seed(0)
+>>> _ = torch.manual_seed(0)
 >>> poisson_sample(torch.tensor([0.0, 3.0, 50.0])).shape
 torch.Size([3])
 >>> binomial_sample(torch.tensor([5.0, 0.0]), torch.tensor([1.0, 0.5])).tolist()

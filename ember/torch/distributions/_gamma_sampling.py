@@ -8,7 +8,7 @@ For ``a < 1`` a draw of ``Gamma(a + 1)`` times ``u^(1/a)`` is a draw of ``Gamma(
 
 >>> import ember.torch as torch
 >>> from ember.torch.distributions._gamma_sampling import standard_gamma
->>> torch.manual_seed(0)
+>>> _ = torch.manual_seed(0)
 >>> x = standard_gamma(torch.tensor([0.5, 2.0, 30.0]))
 >>> x.shape, bool((x > 0).all())
 (torch.Size([3]), True)

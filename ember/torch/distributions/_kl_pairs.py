@@ -76,9 +76,13 @@ def _kl_laplace_normal(p, q):
 
 @register_kl(Pareto, Normal)
 def _kl_pareto_normal(p, q):
-    # the second moment is infinite for alpha <= 2, and so is the divergence
-    kl = _kl_to_normal(p.entropy(), p.mean, p.variance, q)
-    return kl.masked_fill(p.alpha <= 2, _INF)
+    # the second moment is infinite for alpha <= 2, and so is the divergence (computed at a
+    # finite stand-in there, so that no infinity reaches the gradients)
+    heavy = p.alpha <= 2
+    finite = Pareto(p.scale, _t.where(heavy, _t.full_like(p.alpha, 3.0), p.alpha),
+                    validate_args=False)
+    kl = _kl_to_normal(finite.entropy(), finite.mean, finite.variance, q)
+    return kl.masked_fill(heavy, _INF)
 
 
 @register_kl(Uniform, Normal)
@@ -115,13 +119,16 @@ def _kl_uniform_gumbel(p, q):
 
 @register_kl(Uniform, Pareto)
 def _kl_uniform_pareto(p, q):
-    width = p.high - p.low
+    outside = p.low < q.scale
+    # a harmless interval [scale, scale + 1) where the value is infinite anyway
+    low = _t.where(outside, q.scale, p.low)
+    high = _t.where(outside, q.scale + 1, p.high)
+    width = high - low
     # E[log X] over [low, high): the mean of x log x - x between the ends
-    antiderivative = _t.xlogy(p.high, p.high) - p.high - _t.xlogy(p.low, p.low) + p.low
-    mean_log = antiderivative / width
+    mean_log = (_t.xlogy(high, high) - high - _t.xlogy(low, low) + low) / width
     kl = (-_t.log(width) - _t.log(q.alpha) - q.alpha * _t.log(q.scale)
           + (q.alpha + 1) * mean_log)
-    return kl.masked_fill(p.low < q.scale, _INF)
+    return kl.masked_fill(outside, _INF)
 
 
 @register_kl(Uniform, ContinuousBernoulli)

@@ -85,9 +85,16 @@ class GeneralizedPareto(Distribution):
         return -_t.expm1(self.log_survival_function(value))
 
     def icdf(self, value):
-        # the z with survival 1 - value: ((1 - value)^(-xi) - 1) / xi
-        tail = -_t.log1p(-value)
-        return self.loc + self.scale * tail * _expm1_over(self.concentration * tail)
+        # the z with survival 1 - value: ((1 - value)^(-xi) - 1) / xi; at value 1 the upper end
+        # of the support, -1 / xi for xi < 0 and infinite otherwise
+        xi = self.concentration
+        top = value == 1
+        tail = -_t.log1p(-_t.where(top, _t.zeros_like(value), value))
+        z = tail * _expm1_over(xi * tail)
+        bounded = xi < 0
+        end = _t.where(bounded, -1 / _t.where(bounded, xi, -_t.ones_like(xi)),
+                       _t.full_like(xi, math.inf))
+        return self.loc + self.scale * _t.where(top, end, z)
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
