@@ -12,6 +12,8 @@ torch.Size([3])
 [5.0, 0.0]
 """
 
+import math
+
 from ... import torch as _t
 
 __all__ = ["poisson_sample", "binomial_sample"]
@@ -54,8 +56,8 @@ def _ptrs(lam):
     a = -0.059 + 0.02483 * b
     log_inv_alpha = (1.1239 + 1.1328 / (b - 3.4)).log()
     v_r = 0.9277 - 3.6224 / (b - 2)
-    out = _t.zeros_like(lam)
-    pending = _t.ones(lam.shape, dtype=_t.bool, device=lam.device)
+    pending = _t.isfinite(lam)  # no candidate is ever accepted for an infinite mean
+    out = _t.where(pending, _t.zeros_like(lam), _t.full_like(lam, math.nan))
     while bool(pending.any()):
         us, v, k = _hormann_candidates(b, a, lam + 0.43, lam)
         quick = (us >= 0.07) & (v <= v_r)
@@ -79,8 +81,8 @@ def _btrs(n, p):
     m = ((n + 1) * p).floor()
     h = _t.lgamma(m + 1) + _t.lgamma(n - m + 1)
     log_odds = (p / q).log()
-    out = _t.zeros_like(n)
-    pending = _t.ones(n.shape, dtype=_t.bool, device=n.device)
+    pending = _t.isfinite(n) & _t.isfinite(p)  # no candidate is ever accepted for these
+    out = _t.where(pending, _t.zeros_like(n), _t.full_like(n, math.nan))
     while bool(pending.any()):
         us, v, k = _hormann_candidates(b, a, n * p + 0.5, n)
         inside = (k >= 0) & (k <= n)

@@ -28,8 +28,8 @@ def standard_gamma(concentration):
         a = _t.where(boost, alpha + 1, alpha)
         d = a - 1.0 / 3.0
         c = 1.0 / (9.0 * d).sqrt()
-        out = _t.zeros_like(alpha)
-        pending = _t.ones(alpha.shape, dtype=_t.bool, device=alpha.device)
+        pending = ~_t.isnan(alpha)  # no candidate is ever accepted for a nan concentration
+        out = _t.where(pending, _t.zeros_like(alpha), alpha)
         while bool(pending.any()):
             x = _t.randn(alpha.shape, dtype=_t.float64, device=alpha.device)
             u = _t.rand(alpha.shape, dtype=_t.float64, device=alpha.device)

@@ -14,7 +14,7 @@ from ... import torch as _t
 from .bernoulli import Bernoulli
 from .binomial import Binomial
 from .continuous_bernoulli import ContinuousBernoulli
-from .gumbel import _EULER_GAMMA, Gumbel
+from .gumbel import Gumbel
 from .kl import register_kl
 from .laplace import Laplace
 from .normal import Normal
@@ -153,4 +153,4 @@ def _kl_bernoulli_poisson(p, q):
     return _t.xlogy(pr, pr) + _t.xlogy(1 - pr, 1 - pr) + q.rate - _t.xlogy(pr, q.rate)
 
 
-del _p, _q, _param, _EULER_GAMMA
+del _p, _q, _param

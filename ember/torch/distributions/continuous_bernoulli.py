@@ -128,10 +128,6 @@ class ContinuousBernoulli(ExponentialFamily):
         u = _t.rand(shape, dtype=self.probs.dtype, device=self.probs.device)
         return self.icdf(u)
 
-    def sample(self, sample_shape=()):
-        with _t.no_grad():
-            return self.rsample(sample_shape)
-
     def entropy(self):
         # -E[log density] = mean (log(1-p) - log p) - log C(p) - log(1-p)
         log_q, log_p = _t.log1p(-self.probs), _t.log(self.probs)
