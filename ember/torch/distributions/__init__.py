@@ -13,28 +13,44 @@ Each distribution has PyTorch's constructor, shapes (``batch_shape``, ``event_sh
 
 from . import constraints, transforms
 from .bernoulli import Bernoulli
+from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
 from .constraint_registry import biject_to, transform_to
+from .continuous_bernoulli import ContinuousBernoulli
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
+from .generalized_pareto import GeneralizedPareto
+from .geometric import Geometric
+from .gumbel import Gumbel
 from .half_cauchy import HalfCauchy
 from .half_normal import HalfNormal
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .kumaraswamy import Kumaraswamy
+from .laplace import Laplace
 from .log_normal import LogNormal
 from .logistic_normal import LogisticNormal
+from .multinomial import Multinomial
+from .negative_binomial import NegativeBinomial
 from .normal import Normal
+from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from .pareto import Pareto
+from .poisson import Poisson
 from .relaxed_bernoulli import LogitRelaxedBernoulli, RelaxedBernoulli
 from .relaxed_categorical import ExpRelaxedCategorical, RelaxedOneHotCategorical
 from .transformed_distribution import TransformedDistribution
 from .transforms import *  # noqa: F401,F403 (PyTorch exports every transform here)
 from .uniform import Uniform
+from .weibull import Weibull
+from . import _kl_pairs  # noqa: F401  (the KL divergences between different families)
 
-__all__ = ["Bernoulli", "Categorical", "Distribution", "ExponentialFamily", "Normal", "Uniform",
-           "constraints", "kl_divergence", "register_kl", "Independent", "TransformedDistribution",
-           "biject_to", "transform_to", "transforms", "Cauchy", "HalfCauchy", "HalfNormal",
-           "Kumaraswamy", "LogNormal", "LogisticNormal", "RelaxedBernoulli",
-           "RelaxedOneHotCategorical"]
+__all__ = ["Bernoulli", "Binomial", "Categorical", "Cauchy", "ContinuousBernoulli",
+           "Distribution", "ExponentialFamily", "GeneralizedPareto", "Geometric", "Gumbel",
+           "HalfCauchy", "HalfNormal", "Independent", "Kumaraswamy", "Laplace", "LogNormal",
+           "LogisticNormal", "Multinomial", "NegativeBinomial", "Normal", "OneHotCategorical",
+           "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "RelaxedBernoulli",
+           "RelaxedOneHotCategorical", "TransformedDistribution", "Uniform", "Weibull",
+           "biject_to", "constraints", "kl_divergence", "register_kl", "transform_to",
+           "transforms"]
 __all__ += transforms.__all__
