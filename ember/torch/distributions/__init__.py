@@ -13,12 +13,24 @@ Each distribution has PyTorch's constructor, shapes (``batch_shape``, ``event_sh
 
 from . import constraints
 from .bernoulli import Bernoulli
+from .beta import Beta
 from .categorical import Categorical
+from .chi2 import Chi2
+from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
+from .exponential import Exponential
+from .fisher_snedecor import FisherSnedecor
+from .gamma import Gamma
+from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
 from .normal import Normal
+from .student_t import StudentT
 from .uniform import Uniform
+from .von_mises import VonMises
+from . import _kl_gamma_family  # noqa: F401  (registers the cross-family KL pairs)
 
 __all__ = ["Bernoulli", "Categorical", "Distribution", "ExponentialFamily", "Normal", "Uniform",
-           "constraints", "kl_divergence", "register_kl"]
+           "constraints", "kl_divergence", "register_kl",
+           "Beta", "Chi2", "Dirichlet", "Exponential", "FisherSnedecor", "Gamma", "InverseGamma",
+           "StudentT", "VonMises"]
