@@ -19,6 +19,12 @@ from .utils import broadcast_all
 __all__ = ["FisherSnedecor"]
 
 
+def _defined_where(df, defined):
+    """``df`` where the moment exists, else a nan constant: the moment and its gradients are
+    nan there (as PyTorch's)."""
+    return _t.where(defined, df, _t.full_like(df, math.nan).detach())
+
+
 class FisherSnedecor(Distribution):
     """The F distribution with ``df1`` and ``df2`` degrees of freedom (both > 0)."""
 
@@ -35,8 +41,8 @@ class FisherSnedecor(Distribution):
 
     @property
     def mean(self):
-        d2 = self.df2
-        return _t.where(d2 > 2, d2 / (d2 - 2), _t.full_like(d2, math.nan))
+        d2 = _defined_where(self.df2, self.df2 > 2)
+        return d2 / (d2 - 2)
 
     @property
     def mode(self):
@@ -45,9 +51,8 @@ class FisherSnedecor(Distribution):
 
     @property
     def variance(self):
-        d1, d2 = self.df1, self.df2
-        value = 2 * d2.pow(2) * (d1 + d2 - 2) / (d1 * (d2 - 2).pow(2) * (d2 - 4))
-        return _t.where(d2 > 4, value, _t.full_like(value, math.nan))
+        d1, d2 = self.df1, _defined_where(self.df2, self.df2 > 4)
+        return 2 * d2.pow(2) * (d1 + d2 - 2) / (d1 * (d2 - 2).pow(2) * (d2 - 4))
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
