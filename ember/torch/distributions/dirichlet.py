@@ -9,7 +9,7 @@
 """
 
 from ... import torch as _t
-from ...errors import DimensionError
+from ...errors import InvalidParameterError
 from . import constraints
 from ._gamma_sampling import standard_gamma
 from .exp_family import ExponentialFamily
@@ -46,7 +46,8 @@ class Dirichlet(ExponentialFamily):
     def __init__(self, concentration, validate_args=None):
         (concentration,) = broadcast_all(concentration)
         if concentration.dim() < 1:
-            raise DimensionError("`concentration` parameter must be at least one-dimensional.")
+            raise InvalidParameterError("`concentration` parameter must be at least "
+                                        "one-dimensional.", "concentration", concentration)
         self.concentration = concentration
         shape = concentration.shape
         super().__init__(shape[:-1], shape[-1:], validate_args=validate_args)

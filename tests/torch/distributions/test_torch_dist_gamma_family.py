@@ -11,7 +11,7 @@ import scipy.stats
 import torch
 
 import ember.torch as et
-from ember.errors import DimensionError, InvalidParameterError
+from ember.errors import InvalidParameterError
 from dist_oracle import ALPHA, dist_check, rsample_grad_check, two_sample_check
 
 RNG = np.random.default_rng(0)
@@ -338,8 +338,11 @@ def test_validation_refuses_values_outside_the_support(name, params, value):
 
 
 def test_dirichlet_validation():
-    with pytest.raises(DimensionError):
+    with pytest.raises(ValueError):
+        torch.distributions.Dirichlet(torch.tensor(1.0))
+    with pytest.raises(InvalidParameterError) as info:
         et.distributions.Dirichlet(et.tensor(1.0))
+    assert info.value.param == "concentration"
     d = et.distributions.Dirichlet(et.tensor([1.0, 2.0, 3.0]), validate_args=True)
     for bad in ([0.5, 0.5, 0.5], [1.5, -0.5, 0.0], [0.5, 0.5]):
         with pytest.raises(InvalidParameterError):
