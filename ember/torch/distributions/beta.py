@@ -57,9 +57,10 @@ class Beta(ExponentialFamily):
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
-        ga = standard_gamma(self.concentration1.expand(shape))
-        gb = standard_gamma(self.concentration0.expand(shape))
-        return ga / (ga + gb)
+        # in float64, where the gammas of tiny concentrations do not underflow
+        ga = standard_gamma(self.concentration1.expand(shape).to(_t.float64))
+        gb = standard_gamma(self.concentration0.expand(shape).to(_t.float64))
+        return (ga / (ga + gb)).to(self.concentration1.dtype)
 
     def log_prob(self, value):
         if self._validate_args:

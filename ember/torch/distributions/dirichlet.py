@@ -56,8 +56,10 @@ class Dirichlet(ExponentialFamily):
         return self._expand_parameters(Dirichlet, ("concentration",), batch_shape, _instance)
 
     def rsample(self, sample_shape=()):
-        g = standard_gamma(self.concentration.expand(self._extended_shape(sample_shape)))
-        return g / g.sum(-1, keepdim=True)
+        # normalised in float64, where the gammas of tiny concentrations do not underflow
+        a = self.concentration.expand(self._extended_shape(sample_shape))
+        g = standard_gamma(a.to(_t.float64))
+        return (g / g.sum(-1, keepdim=True)).to(a.dtype)
 
     def log_prob(self, value):
         if self._validate_args:
