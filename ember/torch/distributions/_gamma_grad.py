@@ -20,7 +20,8 @@ of ember.torch ops, so it differentiates again (second derivatives of samples).
 >>> import ember.torch as torch
 >>> from ember.torch.distributions._gamma_grad import standard_gamma_grad
 >>> x = torch.tensor([0.5, 3.0], dtype=torch.float64)
->>> [round(v, 6) for v in standard_gamma_grad(x, torch.tensor([1.0, 2.0], dtype=torch.float64)).tolist()]
+>>> alpha = torch.tensor([1.0, 2.0], dtype=torch.float64)
+>>> [round(v, 6) for v in standard_gamma_grad(x, alpha).tolist()]
 [0.806979, 1.321799]
 """
 

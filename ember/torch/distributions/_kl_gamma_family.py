@@ -5,7 +5,8 @@ expectation in closed form from p's moments (``E[x]``, ``E[x^2]``, ``E[log x]``,
 
 >>> import ember.torch as torch
 >>> from ember.torch.distributions import Exponential, Gamma, kl_divergence
->>> kl_divergence(Exponential(torch.tensor(1.0)), Gamma(torch.tensor(1.0), torch.tensor(1.0))).item()
+>>> one = torch.tensor(1.0)
+>>> kl_divergence(Exponential(one), Gamma(one, one)).item()
 0.0
 """
 
