@@ -13,19 +13,26 @@ Each distribution has PyTorch's constructor, shapes (``batch_shape``, ``event_sh
 
 from . import constraints, transforms
 from .bernoulli import Bernoulli
+from .beta import Beta
 from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .chi2 import Chi2
 from .constraint_registry import biject_to, transform_to
 from .continuous_bernoulli import ContinuousBernoulli
+from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
+from .exponential import Exponential
+from .fisher_snedecor import FisherSnedecor
+from .gamma import Gamma
 from .generalized_pareto import GeneralizedPareto
 from .geometric import Geometric
 from .gumbel import Gumbel
 from .half_cauchy import HalfCauchy
 from .half_normal import HalfNormal
 from .independent import Independent
+from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
 from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
@@ -39,18 +46,21 @@ from .pareto import Pareto
 from .poisson import Poisson
 from .relaxed_bernoulli import LogitRelaxedBernoulli, RelaxedBernoulli
 from .relaxed_categorical import ExpRelaxedCategorical, RelaxedOneHotCategorical
+from .student_t import StudentT
 from .transformed_distribution import TransformedDistribution
 from .transforms import *  # noqa: F401,F403 (PyTorch exports every transform here)
 from .uniform import Uniform
+from .von_mises import VonMises
 from .weibull import Weibull
-from . import _kl_pairs  # noqa: F401  (the KL divergences between different families)
+from . import _kl_pairs, _kl_gamma_family, _kl_cross_families  # noqa: F401  (KL across families)
 
-__all__ = ["Bernoulli", "Binomial", "Categorical", "Cauchy", "ContinuousBernoulli",
-           "Distribution", "ExponentialFamily", "GeneralizedPareto", "Geometric", "Gumbel",
-           "HalfCauchy", "HalfNormal", "Independent", "Kumaraswamy", "Laplace", "LogNormal",
-           "LogisticNormal", "Multinomial", "NegativeBinomial", "Normal", "OneHotCategorical",
+__all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli",
+           "Dirichlet", "Distribution", "Exponential", "ExponentialFamily", "FisherSnedecor",
+           "Gamma", "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal",
+           "Independent", "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal", "LogisticNormal",
+           "Multinomial", "NegativeBinomial", "Normal", "OneHotCategorical",
            "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "RelaxedBernoulli",
-           "RelaxedOneHotCategorical", "TransformedDistribution", "Uniform", "Weibull",
-           "biject_to", "constraints", "kl_divergence", "register_kl", "transform_to",
-           "transforms"]
+           "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform",
+           "VonMises", "Weibull", "biject_to", "constraints", "kl_divergence", "register_kl",
+           "transform_to", "transforms"]
 __all__ += transforms.__all__
