@@ -16,9 +16,16 @@ from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
+from .independent import Independent
 from .kl import kl_divergence, register_kl
+from .lkj_cholesky import LKJCholesky
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
+from .mixture_same_family import MixtureSameFamily
+from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .uniform import Uniform
+from .wishart import Wishart
 
-__all__ = ["Bernoulli", "Categorical", "Distribution", "ExponentialFamily", "Normal", "Uniform",
-           "constraints", "kl_divergence", "register_kl"]
+__all__ = ["Bernoulli", "Categorical", "Distribution", "ExponentialFamily", "Independent",
+           "LKJCholesky", "LowRankMultivariateNormal", "MixtureSameFamily", "MultivariateNormal",
+           "Normal", "Uniform", "Wishart", "constraints", "kl_divergence", "register_kl"]
