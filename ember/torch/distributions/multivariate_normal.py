@@ -52,6 +52,11 @@ def _scale_tril_of_precision(precision):
     return _t.linalg.solve_triangular(upper, eye.expand(precision.shape), upper=True).mT
 
 
+def _precision_of_tril(tril):
+    """``(L L^T)^-1``, differentiable in every entry of ``tril`` (as PyTorch's)."""
+    return _t.linalg.inv(tril @ tril.mT)
+
+
 def _solve_lower(tril, b):
     """``tril^-1 b`` for a lower-triangular ``tril``, the batch dims of both broadcast."""
     batch = _t.broadcast_shapes(tril.shape[:-2], b.shape[:-2])
@@ -118,7 +123,7 @@ class MultivariateNormal(Distribution):
 
     @lazy_property
     def precision_matrix(self):
-        return _t.cholesky_inverse(self._unbroadcasted_scale_tril).expand(self._matrix_shape())
+        return _precision_of_tril(self._unbroadcasted_scale_tril).expand(self._matrix_shape())
 
     @property
     def mean(self):

@@ -20,7 +20,8 @@ from ...errors import InvalidParameterError, KindError
 from .._tensor import as_torch
 from . import constraints
 from .distribution import Distribution
-from .multivariate_normal import _MATRICES, _as_param, _scale_tril_of_precision, _solve_lower
+from .multivariate_normal import (_MATRICES, _as_param, _precision_of_tril,
+                                  _scale_tril_of_precision)
 from ._gamma_sampling import standard_gamma
 from .utils import lazy_property
 
@@ -115,7 +116,7 @@ class Wishart(Distribution):
 
     @lazy_property
     def precision_matrix(self):
-        inverse = _t.cholesky_inverse(self._unbroadcasted_scale_tril)
+        inverse = _precision_of_tril(self._unbroadcasted_scale_tril)
         return inverse.expand(self._batch_shape + self._event_shape)
 
     @property
@@ -157,9 +158,7 @@ class Wishart(Distribution):
         tril = self._unbroadcasted_scale_tril
         half_log_det_v = tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
         half_log_det_x = _t.linalg.cholesky(value).diagonal(dim1=-2, dim2=-1).log().sum(-1)
-        # tr(V^-1 X) = tr(L^-1 X L^-T)
-        inner = _solve_lower(tril, _solve_lower(tril, value).mT)
-        trace = inner.diagonal(dim1=-2, dim2=-1).sum(-1)
+        trace = (_precision_of_tril(tril) * value).sum((-2, -1))  # tr(V^-1 X), X symmetric
         return ((df - p - 1) * half_log_det_x - 0.5 * trace - 0.5 * df * p * _LOG_2
                 - df * half_log_det_v - _t.mvlgamma(0.5 * df, p))
 
