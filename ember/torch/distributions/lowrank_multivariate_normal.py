@@ -66,8 +66,9 @@ class LowRankMultivariateNormal(Distribution):
         self._capacitance_tril = _capacitance_tril(cov_factor, cov_diag)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._expand_parameters(LowRankMultivariateNormal,
-                                      ("loc", "cov_factor", "cov_diag"), batch_shape, _instance)
+        names = ("loc", "cov_factor", "cov_diag", "variance", "covariance_matrix", "scale_tril",
+                 "precision_matrix")  # the lazy properties too, when already computed
+        new = self._expand_parameters(LowRankMultivariateNormal, names, batch_shape, _instance)
         for name in ("_unbroadcasted_cov_factor", "_unbroadcasted_cov_diag",
                      "_capacitance_tril"):
             setattr(new, name, getattr(self, name))
