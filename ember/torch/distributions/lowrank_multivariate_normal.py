@@ -13,7 +13,7 @@ identity and the matrix determinant lemma) instead of the ``n x n`` covariance.
 import math
 
 from ... import torch as _t
-from ...errors import InvalidParameterError
+from ...errors import InvalidParameterError, ShapeMismatchError
 from . import constraints
 from .distribution import Distribution
 from .kl import register_kl
@@ -51,7 +51,7 @@ class LowRankMultivariateNormal(Distribution):
         try:
             batch_shape = _t.broadcast_shapes(loc.shape[:-1], cov_factor.shape[:-2],
                                               cov_diag.shape[:-1])
-        except Exception:
+        except ShapeMismatchError:
             raise InvalidParameterError(
                 f"the batch shapes of loc {tuple(loc.shape[:-1])}, cov_factor "
                 f"{tuple(cov_factor.shape[:-2])} and cov_diag {tuple(cov_diag.shape[:-1])} do "

@@ -12,11 +12,11 @@ lower Cholesky factor of its covariance.
 import math
 
 from ... import torch as _t
-from ...errors import InvalidParameterError
+from ...errors import InvalidParameterError, ShapeMismatchError
 from . import constraints
 from .distribution import Distribution
 from .kl import register_kl
-from .utils import lazy_property
+from .utils import broadcast_all, lazy_property
 
 __all__ = ["MultivariateNormal"]
 
@@ -25,7 +25,6 @@ _MATRICES = ("covariance_matrix", "precision_matrix", "scale_tril")
 
 
 def _as_param(value, name, min_dim):
-    from .utils import broadcast_all
     (value,) = broadcast_all(value)
     if value.dim() < min_dim:
         what = "one-dimensional" if min_dim == 1 else (
@@ -37,7 +36,7 @@ def _as_param(value, name, min_dim):
 def _broadcast_batch(name_a, a, name_b, b):
     try:
         return _t.broadcast_shapes(a, b)
-    except Exception:
+    except ShapeMismatchError:
         raise InvalidParameterError(
             f"the batch shapes of {name_a} {tuple(a)} and {name_b} {tuple(b)} do not broadcast",
             name_b, tuple(b)) from None

@@ -16,7 +16,7 @@ import warnings
 
 from ... import torch as _t
 from ..._tensor import Tensor as _AnyTensor
-from ...errors import InvalidParameterError, KindError
+from ...errors import InvalidParameterError, KindError, ShapeMismatchError
 from .._tensor import as_torch
 from . import constraints
 from .distribution import Distribution
@@ -69,7 +69,7 @@ class Wishart(Distribution):
                           "for ndim - 1 < df < ndim.", UserWarning, stacklevel=2)
         try:
             batch_shape = _t.broadcast_shapes(df.shape, matrix.shape[:-2])
-        except Exception:
+        except ShapeMismatchError:
             raise InvalidParameterError(
                 f"the batch shapes of df {tuple(df.shape)} and {name} "
                 f"{tuple(matrix.shape[:-2])} do not broadcast", "df", tuple(df.shape)) from None
