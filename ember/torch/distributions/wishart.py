@@ -138,14 +138,15 @@ class Wishart(Distribution):
     def rsample(self, sample_shape=(), max_try_correction=None):
         """Draws by the Bartlett decomposition ``X = (L A)(L A)^T``: ``A`` lower triangular with
         ``A_ii^2 ~ chi2(df - i)`` and standard normal entries below the diagonal. Gradients
-        reach the scale matrix (the chi2 draws are held fixed, so none reach ``df``).
+        reach the scale matrix, and ``df`` as far as ``standard_gamma`` differentiates its draws
+        in their concentration.
         ``max_try_correction`` is accepted for PyTorch's signature; these draws are positive
         definite (``A`` has a positive diagonal), so no redraws are made."""
         p = self._p()
         shape = self._extended_shape(sample_shape)
         like = {"dtype": self.df.dtype, "device": self.df.device}
         rows = _t.arange(p, **like)
-        half_df = (self.df.detach().unsqueeze(-1) - rows) / 2  # chi2(k) = 2 Gamma(k / 2)
+        half_df = (self.df.unsqueeze(-1) - rows) / 2  # chi2(k) = 2 Gamma(k / 2)
         diag = (2 * standard_gamma(half_df.expand(shape[:-1]))).sqrt()
         below = _t.randn(shape, **like).tril(-1)
         factor = self._unbroadcasted_scale_tril @ (below + _t.diag_embed(diag))

@@ -395,3 +395,25 @@ def test_standard_gamma_draws_follow_the_gamma_cdf(alpha):
     draws = standard_gamma(et.full((4000,), alpha, dtype=et.float64)).numpy()
     assert scipy.stats.kstest(draws, scipy.stats.gamma(alpha).cdf).pvalue > ALPHA
     assert np.all(draws > 0)
+
+
+def test_non_contiguous_float32_and_number_parameters():
+    upper = np.triu(RNG.standard_normal((2, 3, 3)), 1) + np.eye(3) * 1.5
+    loc = RNG.standard_normal((3, 4))
+    value = RNG.standard_normal((2, 3)).astype(np.float32)
+
+    def f(m, up, lo, v):  # a transposed (non-contiguous) scale_tril and a strided loc
+        return m.distributions.MultivariateNormal(lo.mT[1:3],
+                                                  scale_tril=up.mT).log_prob(v)
+    check(f, upper.astype(np.float32), loc.astype(np.float32), value, rtol=1e-5, atol=1e-5)
+    cov = _spd((), 3)
+    e = et.distributions.Wishart(5, et.tensor(cov))
+    t = torch.distributions.Wishart(5, torch.tensor(cov))
+    assert e.df.dtype == et.float64 and e.df.shape == t.df.shape
+    np.testing.assert_allclose(e.entropy().numpy(), t.entropy().numpy(), rtol=1e-9)
+    e = et.distributions.LKJCholesky(3, 0.5)
+    t = torch.distributions.LKJCholesky(3, 0.5)
+    value = t.sample((2,))
+    assert e.concentration.dtype == et.float32
+    np.testing.assert_allclose(e.log_prob(et.tensor(value.numpy())).numpy(),
+                               t.log_prob(value).numpy(), rtol=1e-5)
