@@ -66,14 +66,18 @@ class LKJCholesky(Distribution):
             beta, rows = self._row_betas()
             beta = beta.detach().expand(shape[:-2] + (self.dim - 1,))
             a = standard_gamma((rows / 2).expand(beta.shape))
-            y = a / (a + standard_gamma(beta))
+            b = standard_gamma(beta)
+            # y = a / (a + b) ~ Beta; 1 - y is taken as b / (a + b), so the diagonal stays > 0
+            # even where y rounds to 1
             like = {"dtype": beta.dtype, "device": beta.device}
-            y = _t.cat([_t.zeros(shape[:-2] + (1,), **like), y], -1)  # row 0 is (1, 0, ...)
+            zeros, ones = _t.zeros(shape[:-2] + (1,), **like), _t.ones(shape[:-2] + (1,), **like)
+            y = _t.cat([zeros, a / (a + b)], -1)  # row 0 is (1, 0, ...)
+            rest = _t.cat([ones, b / (a + b)], -1).clamp(min=_t.finfo(beta.dtype).tiny)
             directions = _t.randn(shape, **like).tril(-1)
             norms = directions.pow(2).sum(-1, keepdim=True).sqrt()
             norms = _t.where(norms > 0, norms, _t.ones_like(norms))
             off_diagonal = directions / norms * y.sqrt().unsqueeze(-1)
-            return off_diagonal + _t.diag_embed((1 - y).clamp(min=0).sqrt())
+            return off_diagonal + _t.diag_embed(rest.sqrt())
 
     def log_prob(self, value):
         """The density of the strictly-lower entries: row ``i``'s are a point of the unit ball

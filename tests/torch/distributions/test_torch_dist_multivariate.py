@@ -367,6 +367,13 @@ def test_lkj_sampler_gives_lkj_correlations(conc):
     assert min(pvalues) > ALPHA / len(pvalues), pvalues  # Bonferroni over the entries
 
 
+def test_lkj_samples_stay_in_the_support_at_tiny_concentration():
+    et.manual_seed(0)
+    chol = et.distributions.LKJCholesky(3, et.tensor(0.05, dtype=et.float64)).sample((5000,))
+    assert bool((chol.diagonal(dim1=-2, dim2=-1) > 0).all())
+    assert bool(et.distributions.constraints.corr_cholesky.check(chol).all())
+
+
 def test_lkj_shapes_expand_and_validation():
     e = et.distributions.LKJCholesky(3, et.tensor([0.5, 2.0]))
     t = torch.distributions.LKJCholesky(3, torch.tensor([0.5, 2.0]))
