@@ -10,7 +10,7 @@ components are the rightmost batch dim of one distribution, weighted by a Catego
 """
 
 from ... import torch as _t
-from ...errors import InvalidParameterError, KindError
+from ...errors import InvalidParameterError
 from .._tensor import Size
 from . import constraints
 from .categorical import Categorical
@@ -28,13 +28,15 @@ class MixtureSameFamily(Distribution):
 
     def __init__(self, mixture_distribution, component_distribution, validate_args=None):
         if not isinstance(mixture_distribution, Categorical):
-            raise KindError(" The Mixture distribution needs to be an instance of "
-                            "torch.distributions.Categorical, got "
-                            f"{type(mixture_distribution).__name__}")
+            raise InvalidParameterError(  # a ValueError, as PyTorch raises
+                " The Mixture distribution needs to be an instance of "
+                f"torch.distributions.Categorical, got {type(mixture_distribution).__name__}",
+                "mixture_distribution", mixture_distribution)
         if not isinstance(component_distribution, Distribution):
-            raise KindError("The Component distribution needs to be an instance of "
-                            "torch.distributions.Distribution, got "
-                            f"{type(component_distribution).__name__}")
+            raise InvalidParameterError(
+                "The Component distribution needs to be an instance of "
+                f"torch.distributions.Distribution, got {type(component_distribution).__name__}",
+                "component_distribution", component_distribution)
         mixture_batch = tuple(mixture_distribution.batch_shape)
         component_batch = tuple(component_distribution.batch_shape)
         if not component_batch:

@@ -216,10 +216,12 @@ def test_mixture_sampler_matches_torch():
 def test_mixture_validation():
     cat, normal = et.distributions.Categorical, et.distributions.Normal
     mixture = et.distributions.MixtureSameFamily
-    with pytest.raises(KindError):
+    with pytest.raises(InvalidParameterError) as info:  # ValueErrors, as PyTorch's
         mixture(normal(0.0, 1.0), normal(et.zeros(2), 1.0))
-    with pytest.raises(KindError):
+    assert info.value.param == "mixture_distribution"
+    with pytest.raises(InvalidParameterError) as info:
         mixture(cat(et.ones(2)), 1.0)
+    assert info.value.param == "component_distribution"
     with pytest.raises(InvalidParameterError) as info:
         mixture(cat(et.ones(3)), normal(et.zeros(2), 1.0))
     assert info.value.param == "mixture_distribution"
