@@ -36,9 +36,13 @@ from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
 from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
+from .lkj_cholesky import LKJCholesky
 from .log_normal import LogNormal
 from .logistic_normal import LogisticNormal
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
+from .mixture_same_family import MixtureSameFamily
 from .multinomial import Multinomial
+from .multivariate_normal import MultivariateNormal
 from .negative_binomial import NegativeBinomial
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
@@ -52,15 +56,16 @@ from .transforms import *  # noqa: F401,F403 (PyTorch exports every transform he
 from .uniform import Uniform
 from .von_mises import VonMises
 from .weibull import Weibull
+from .wishart import Wishart
 from . import _kl_pairs, _kl_gamma_family, _kl_cross_families  # noqa: F401  (KL across families)
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli",
            "Dirichlet", "Distribution", "Exponential", "ExponentialFamily", "FisherSnedecor",
            "Gamma", "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal",
-           "Independent", "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal", "LogisticNormal",
-           "Multinomial", "NegativeBinomial", "Normal", "OneHotCategorical",
+           "Independent", "InverseGamma", "Kumaraswamy", "LKJCholesky", "Laplace", "LogNormal", "LogisticNormal", "LowRankMultivariateNormal", "MixtureSameFamily",
+           "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
            "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "RelaxedBernoulli",
            "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform",
-           "VonMises", "Weibull", "biject_to", "constraints", "kl_divergence", "register_kl",
+           "VonMises", "Weibull", "Wishart", "biject_to", "constraints", "kl_divergence", "register_kl",
            "transform_to", "transforms"]
 __all__ += transforms.__all__

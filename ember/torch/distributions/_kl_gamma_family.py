@@ -124,6 +124,10 @@ def _kl_gamma_normal(p, q):
 @register_kl(Normal, Beta)
 @register_kl(Normal, Exponential)
 @register_kl(Normal, Gamma)
+def _kl_normal_half_line_or_bounded(p, q):
+    return _infinite(p.loc)
+
+
 # -- p = Uniform ---------------------------------------------------------------------------
 
 @register_kl(Uniform, Beta)

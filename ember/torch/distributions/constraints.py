@@ -125,7 +125,7 @@ class _IndependentConstraint(Constraint):
             expected = self.base_constraint.event_dim + n
             raise ValueError(f"Expected value.dim() >= {expected} but got {value.dim()}")
         if n:
-            result = result.reshape(result.shape[:result.dim() - n] + (-1,)).all(-1)
+            result = _all_trailing(result, n)
         return result
 
     def __repr__(self):
@@ -297,6 +297,11 @@ class _Multinomial(Constraint):
         return (value >= 0).all(-1) & (value.sum(-1) <= self.upper_bound)
 
 
+def _all_trailing(result, n):
+    """``result`` reduced by ``all`` over its last ``n`` dims (size-0 batches included)."""
+    return result.all(tuple(range(-n, 0))) if n else result
+
+
 def _matrix_tol(value):
     return _t.finfo(value.dtype).eps
 
@@ -305,14 +310,14 @@ class _LowerTriangular(Constraint):
     event_dim = 2
 
     def check(self, value):
-        return (value.tril() == value).reshape(value.shape[:-2] + (-1,)).all(-1)
+        return _all_trailing(value.tril() == value, 2)
 
 
 class _LowerCholesky(Constraint):
     event_dim = 2
 
     def check(self, value):
-        lower = (value.tril() == value).reshape(value.shape[:-2] + (-1,)).all(-1)
+        lower = _all_trailing(value.tril() == value, 2)
         positive_diagonal = (value.diagonal(dim1=-2, dim2=-1) > 0).all(-1)
         return lower & positive_diagonal
 
