@@ -257,11 +257,13 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         if attn is not None:
             scores = scores + attn
         weights = softmax(scores, -1)
-        out = (dropout(weights, p) if p > 0.0 else weights).matmul(v)
+        if p > 0.0:
+            weights = dropout(weights, p)  # the weights returned are the dropped ones
+        out = weights.matmul(v)
     else:
         causal = is_causal and key_padding_mask is None
         mask = None if causal or attn is None else (
-            attn.unsqueeze(0) if attn.shape[0] == 1 else attn.reshape(N, H, L, S))
+            attn.unsqueeze(0) if attn.shape[0] == 1 else attn.reshape(N, H, attn.shape[1], S))
         out = scaled_dot_product_attention(q.reshape(N, H, L, hd), k.reshape(N, H, S, hd),
                                            v.reshape(N, H, S, hd), mask, p, causal)
         out = out.reshape(N * H, L, hd)
