@@ -25,6 +25,7 @@ from .dropout import dropout
 from .linear import linear
 from .nn_args import _float_tensor, _int, _real, _shape_str
 from .segments import cat
+from .views import reshape_exact as _reshape
 
 __all__ = ["multi_head_attention_forward"]
 
@@ -218,9 +219,9 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         k = cat([k, bias_k.expand(1, N, E)], 0)
         v = cat([v, bias_v.expand(1, N, E)], 0)
         attn, pad = _pad_column(attn), _pad_column(pad)
-    q = q.reshape(L, N * H, hd).transpose(0, 1)
-    k = k.reshape(k.shape[0], N * H, hd).transpose(0, 1)
-    v = v.reshape(v.shape[0], N * H, hd).transpose(0, 1)
+    q = _reshape(q, (L, N * H, hd)).transpose(0, 1)
+    k = _reshape(k, (k.shape[0], N * H, hd)).transpose(0, 1)
+    v = _reshape(v, (v.shape[0], N * H, hd)).transpose(0, 1)
     for name, t in (("static_k", static_k), ("static_v", static_v)):
         if t is not None:
             _float_tensor(t, op, name)
@@ -244,7 +245,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         if pad.shape[-1] != S:
             raise ShapeMismatchError(f"{op}: key_padding_mask covers {pad.shape[-1]} keys; "
                                      f"expected {S}", expected=S, actual=pad.shape[-1])
-        pad = pad.reshape(N, 1, 1, S).expand(N, H, 1, S).reshape(N * H, 1, S)
+        pad = _reshape(_reshape(pad, (N, 1, 1, S)).expand(N, H, 1, S), (N * H, 1, S))
         attn = pad if attn is None else attn + pad
     if attn is not None and attn.shape[-1] != S:
         raise ShapeMismatchError(f"{op}: attn_mask covers {attn.shape[-1]} keys; expected "
@@ -263,14 +264,15 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     else:
         causal = is_causal and key_padding_mask is None
         mask = None if causal or attn is None else (
-            attn.unsqueeze(0) if attn.shape[0] == 1 else attn.reshape(N, H, attn.shape[1], S))
-        out = scaled_dot_product_attention(q.reshape(N, H, L, hd), k.reshape(N, H, S, hd),
-                                           v.reshape(N, H, S, hd), mask, p, causal)
-        out = out.reshape(N * H, L, hd)
+            attn.unsqueeze(0) if attn.shape[0] == 1 else _reshape(attn, (N, H, attn.shape[1], S)))
+        out = scaled_dot_product_attention(_reshape(q, (N, H, L, hd)),
+                                           _reshape(k, (N, H, S, hd)),
+                                           _reshape(v, (N, H, S, hd)), mask, p, causal)
+        out = _reshape(out, (N * H, L, hd))
         weights = None
-    out = linear(out.transpose(0, 1).reshape(L, N, E), w_o, b_o)
+    out = linear(_reshape(out.transpose(0, 1), (L, N, E)), w_o, b_o)
     if weights is not None:
-        weights = weights.reshape(N, H, L, S)
+        weights = _reshape(weights, (N, H, L, S))
         if average_attn_weights:
             weights = weights.mean(1)
         if not batched:

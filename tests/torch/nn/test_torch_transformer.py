@@ -540,3 +540,41 @@ def test_word_language_model_subclassing_transformer(rng):
     em.train()
     a, b = em(et.tensor(tokens)), em(et.tensor(tokens))
     assert not np.allclose(a.detach().numpy(), b.detach().numpy())  # dropout in training
+
+
+# -- awkward inputs -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("L,S,N", [(3, 2, 0), (0, 3, 2), (3, 0, 2)])
+@pytest.mark.parametrize("need_weights", [True, False])
+def test_mha_size_zero(rng, L, S, N, need_weights):
+    em, tm = pair("MultiheadAttention", 4, 2)
+    with torch.no_grad():  # nonzero biases, so that they reach the output
+        tm.in_proj_bias.add_(0.5)
+        tm.out_proj.bias.add_(0.5)
+    em.load_state_dict({k: to_e(v) for k, v in tm.state_dict().items()})
+    run_both(em, tm, [seq(rng, L, N, 4), seq(rng, S, N, 4), seq(rng, S, N, 4)],
+             {"need_weights": need_weights})
+
+
+def test_mha_non_contiguous_inputs(rng):
+    em, tm = pair("MultiheadAttention", 6, 3, batch_first=True)
+
+    def call(m, xs, kw):  # (L, N, E) views transposed to batch first, a strided key
+        q = xs[0].transpose(0, 1)
+        k = xs[1][:, ::2].transpose(0, 1)
+        return m(q, k, k, **kw)
+    run_both(em, tm, [seq(rng, 4, 2, 6), seq(rng, 5, 4, 6)],
+             {"key_padding_mask": bool_mask(rng, 2, 5)}, call=call)
+
+
+@pytest.mark.parametrize("need_weights", [True, False])
+def test_mha_float_mask_gradients(rng, need_weights):
+    """A float attn_mask and key_padding_mask that require grad get PyTorch's gradients."""
+    em, tm = pair("MultiheadAttention", 4, 2)
+    L, S, N = 3, 4, 2
+    arrays = [seq(rng, L, N, 4), seq(rng, S, N, 4), seq(rng, 2 * N, L, S), seq(rng, N, S)]
+
+    def call(m, xs, kw):
+        return m(xs[0], xs[1], xs[1], attn_mask=xs[2], key_padding_mask=xs[3],
+                 need_weights=need_weights)
+    run_both(em, tm, arrays, call=call)
