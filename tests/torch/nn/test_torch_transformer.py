@@ -578,3 +578,17 @@ def test_mha_float_mask_gradients(rng, need_weights):
         return m(xs[0], xs[1], xs[1], attn_mask=xs[2], key_padding_mask=xs[3],
                  need_weights=need_weights)
     run_both(em, tm, arrays, call=call)
+
+
+@pytest.mark.parametrize("need_weights", [True, False])
+def test_mha_fully_masked_query(rng, need_weights):
+    """A sequence whose every key is padding: NaN with the weights (softmax of nothing), zeros
+    through scaled_dot_product_attention without them, as PyTorch's."""
+    em, tm = pair("MultiheadAttention", 4, 2)
+    x = seq(rng, 3, 2, 4)
+    kpm = np.array([[True] * 3, [False, True, False]])
+    ot = tm(*(torch.tensor(x),) * 3, key_padding_mask=torch.tensor(kpm),
+            need_weights=need_weights)[0]
+    oe = em(*(et.tensor(x),) * 3, key_padding_mask=et.tensor(kpm), need_weights=need_weights)[0]
+    np.testing.assert_allclose(oe.detach().numpy(), ot.detach().numpy(), rtol=1e-6, atol=1e-6)
+    assert np.isnan(ot.detach().numpy()[:, 0]).all() == need_weights
