@@ -91,3 +91,8 @@ __all__ += list(_adaptive_softmax_all)
 from .lazy import *  # noqa: E402,F401,F403
 from .lazy import __all__ as _lazy_all  # noqa: E402
 __all__ += list(_lazy_all)
+
+# PyTorch's attention and transformer layers
+from .transformer import *  # noqa: E402,F401,F403
+from .transformer import __all__ as _transformer_all  # noqa: E402
+__all__ += list(_transformer_all)

@@ -147,3 +147,7 @@ __all__ += list(_fractional_all)
 # -- F.linear_cross_entropy (ember/ops/linear_ce.py) --------------------------------------------
 from ..ops.linear_ce import linear_cross_entropy  # noqa: E402,F401
 __all__ += ["linear_cross_entropy"]
+
+# -- F.multi_head_attention_forward (ember/ops/multihead_attention.py) --------------------------
+from ..ops.multihead_attention import multi_head_attention_forward  # noqa: E402,F401
+__all__ += ["multi_head_attention_forward"]
