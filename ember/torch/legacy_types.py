@@ -96,7 +96,7 @@ def _index(i, n, what):
     return i % n
 
 
-class StorageBase:
+class _Storage:
     """What the storages of this module share: their elements in a 1-d tensor (a snapshot)."""
 
     __slots__ = ("_values",)
@@ -159,6 +159,13 @@ class StorageBase:
         return self.clone()
 
 
+class StorageBase(_Storage):
+    """PyTorch's ``torch.StorageBase``: the base of ``UntypedStorage`` (typed storages are not
+    StorageBases, as in PyTorch)."""
+
+    __slots__ = ()
+
+
 class UntypedStorage(StorageBase):
     """The bytes of a tensor's elements (``x.untyped_storage()``): ``size()`` is the number of
     bytes, an index gives a byte (an int), a slice another storage.
@@ -214,7 +221,7 @@ class _StorageType(type):
         return f"<class 'torch.{cls.__name__}'>"
 
 
-class TypedStorage(StorageBase, metaclass=_StorageType):
+class TypedStorage(_Storage, metaclass=_StorageType):
     """A tensor's elements with their dtype (``x.storage()``): ``TypedStorage(size or sequence,
     dtype=...)``; ``FloatStorage([1, 2])`` and the like fix the dtype.
 
@@ -359,7 +366,7 @@ class _TensorType(type):
                 raise KindError(f"{op}: expected a tensor of dtype {dtype.name}, got "
                                 f"{t._dtype.name}")
             return t if isinstance(t, Tensor) else to_torch(wrap(t._data, t._dtype, t._ad))
-        if len(args) == 1 and isinstance(args[0], StorageBase):
+        if len(args) == 1 and isinstance(args[0], _Storage):
             values = args[0]._values
             if isinstance(args[0], TypedStorage) and values.dtype is not dtype:
                 raise KindError(f"{op}: expected a storage of dtype {dtype.name}, got "
