@@ -11,3 +11,4 @@
 
 from ...optim import *  # noqa: F401,F403
 from . import lr_scheduler  # noqa: F401
+from . import swa_utils  # noqa: F401
