@@ -24,7 +24,9 @@ from ...nn.layers import _BatchNorm
 from ...nn.norms import _InstanceNorm
 from ...optim.lr_scheduler_base import (_BASE_FIELDS, LRScheduler, _check_int,
                                         _check_optimizer, _choice_field, _int_field, _per_group)
+from ...optim._compose import float32
 from ...optim.optimizer import _check_number
+from ..._tensor import Tensor
 from ...autodiff import no_grad
 from ...dtypes import int64
 from ... import tensor as _tensor
@@ -71,7 +73,8 @@ def get_ema_multi_avg_fn(decay=0.999):
 def get_swa_multi_avg_fn():
     """The running equal-weight average over lists of tensors, updated in place: with ``n``
     models averaged so far, ``avg += (model - avg) / (n + 1)`` for each pair (for
-    ``AveragedModel``'s ``multi_avg_fn``).
+    ``AveragedModel``'s ``multi_avg_fn``). As in PyTorch, ``n`` given as a tensor makes the
+    weight ``1 / (n + 1)`` a float32 value (the default dtype), an int keeps it a Python float.
 
     >>> import ember.torch as torch
     >>> avg, cur = [torch.tensor([1.0, 1.0])], [torch.tensor([4.0, -2.0])]
@@ -80,14 +83,16 @@ def get_swa_multi_avg_fn():
     [2.0, 0.0]
     """
     def swa_update(averaged_params, current_params, num_averaged):
-        n = float(num_averaged) if not hasattr(num_averaged, "item") else \
-            float(num_averaged.item())
+        if isinstance(num_averaged, Tensor):
+            weight = float32(1 / (num_averaged.item() + 1))
+        else:
+            weight = 1 / (num_averaged + 1)
         with no_grad():
             for avg, cur in zip(averaged_params, current_params):
                 if avg.is_floating_point() or avg.is_complex():
-                    avg.lerp_(cur.to(avg.dtype), 1 / (n + 1))
+                    avg.lerp_(cur.to(avg.dtype), weight)
                 else:
-                    _average_into(avg, avg + (cur - avg) / (n + 1))
+                    _average_into(avg, avg + (cur - avg) / (float(num_averaged) + 1))
     return swa_update
 
 
@@ -193,12 +198,14 @@ class AveragedModel(Module):
                 for a, b in pairs:
                     _average_into(a, b)
             elif self.multi_avg_fn is not None or self.avg_fn is None:
+                # the default average weighs by the exact 1 / (n + 1), as PyTorch's
                 fn = self.multi_avg_fn or get_swa_multi_avg_fn()
                 groups = {}
                 for a, b in pairs:
                     groups.setdefault((str(a.device), a.dtype.name), []).append((a, b))
                 for (device, _), group in groups.items():
-                    fn([a for a, _ in group], [b for _, b in group], n.to(device))
+                    count = n.to(device) if self.multi_avg_fn is not None else n.item()
+                    fn([a for a, _ in group], [b for _, b in group], count)
             else:
                 for a, b in pairs:
                     _average_into(a, self.avg_fn(a.detach(), b, n.to(a.device)))
