@@ -101,7 +101,7 @@ def test_averaged_model_is_a_copy():
 
 def test_averaged_model_device_argument():
     tm, em = _models()
-    ea = S.AveragedModel(em, device="cpu")
+    ea = S.AveragedModel(em, device=em[0].weight.device)
     ea.update_parameters(em)
     np.testing.assert_array_equal(ea.module[0].weight.detach().numpy(),
                                   em[0].weight.detach().numpy())
@@ -258,7 +258,7 @@ def test_update_bn_matches_torch(conv, batch_kind):
             yield {"tensor": t, "tuple": (t, lib.zeros(1)), "list": [t, 0]}[batch_kind]
 
     TS.update_bn(loader(torch), tm)
-    S.update_bn(loader(et), em, device="cpu" if conv else None)
+    S.update_bn(loader(et), em, device=em[0].weight.device if conv else None)
     _assert_state_close(em.state_dict(), tm.state_dict())
     assert not em.training and not tm.training
     momenta = [m.momentum for m in em.modules() if isinstance(m, et.nn.BatchNorm1d) or
