@@ -1,12 +1,14 @@
 """Runs an ember optimizer beside torch's on one small MLP with the *same* gradients: PyTorch's
 model computes each step's gradients at its own parameters, both optimizers get them, and the
-parameters are compared. Also turns a PyTorch optimizer state_dict into ember's (tensors as
-ember tensors, a 0-d step tensor as its number), to load a state saved by PyTorch."""
+parameters are compared; or ember's side resumes from the state PyTorch saved."""
+
+import io
 
 import numpy as np
 import torch
 
 import ember
+import ember.torch as et
 
 # 2-D weights of several shapes (wide, tall, a single row) and their biases
 LAYERS = [(3, 5), (5, 4), (4, 2)]
@@ -45,13 +47,14 @@ class Pair:
     """A torch MLP and its optimizer, and ember copies of its parameters with theirs."""
 
     def __init__(self, ecls, tcls, kwargs, groups=None, bias=True, dtype="float64",
-                 act=torch.nn.Tanh, sparse_grads=False):
+                 act=torch.nn.Tanh, sparse_grads=False, tkwargs=None):
         tdt = getattr(torch, dtype)
         self.model = torch_mlp(bias=bias, dtype=tdt, act=act)
         self.x, self.y = mlp_data(dtype=tdt)
         self.tparams = list(self.model.parameters())
         self.eparams = ember_copies(self.tparams, dtype)
-        self.topt = tcls(groups_of(self.tparams, groups), **kwargs)
+        self.topt = tcls(groups_of(self.tparams, groups), **(kwargs if tkwargs is None else
+                                                              tkwargs))
         self.eopt = ecls(groups_of(self.eparams, groups), **kwargs)
         self.dtype, self.sparse_grads = dtype, sparse_grads
 
@@ -74,23 +77,12 @@ class Pair:
                                        rtol=tol, atol=tol)
 
     def resume_from_torch(self, ecls, kwargs, groups=None):
-        """A fresh ember optimizer over copies of torch's current parameters, with torch's
-        state_dict loaded: it replaces this pair's ember side."""
+        """A fresh ember optimizer over copies of torch's current parameters, with the
+        state_dict torch saved (``torch.save``) read by ``ember.torch.load`` and loaded: it
+        replaces this pair's ember side."""
+        buffer = io.BytesIO()
+        torch.save(self.topt.state_dict(), buffer)
+        buffer.seek(0)
         self.eparams = ember_copies(self.tparams, self.dtype)
         self.eopt = ecls(groups_of(self.eparams, groups), **kwargs)
-        self.eopt.load_state_dict(ember_state(self.topt.state_dict()))
-
-
-def _ember_value(key, value):
-    if isinstance(value, torch.Tensor):
-        if key == "step" and value.ndim == 0:
-            return value.item()
-        return ember.tensor(value.detach().numpy())
-    return value
-
-
-def ember_state(state_dict):
-    """PyTorch's optimizer ``state_dict`` with ember tensors in place of torch's."""
-    return {"state": {i: {k: _ember_value(k, v) for k, v in s.items()}
-                      for i, s in state_dict["state"].items()},
-            "param_groups": [dict(g) for g in state_dict["param_groups"]]}
+        self.eopt.load_state_dict(et.load(buffer))
