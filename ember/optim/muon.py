@@ -117,7 +117,9 @@ class Muon(Optimizer):
     ``p -= lr' * O`` with ``lr'`` the adjusted rate for a parameter of ``A`` rows and ``B``
     columns: ``lr * sqrt(max(1, A / B))`` for ``adjust_lr_fn`` None or ``"original"``,
     ``0.2 * lr * sqrt(max(A, B))`` for ``"match_rms_adamw"``. The state is PyTorch's:
-    ``momentum_buffer``.
+    ``momentum_buffer``. The lerps round as PyTorch's fused kernel (``fused_lerp``), so a step
+    gives PyTorch's bits except at the rare bfloat16 ties ``newton_schulz`` describes, where an
+    entry moves by about ``lr * 2**-8`` more or less.
 
     >>> import ember
     >>> from ember.optim import Muon
@@ -173,8 +175,8 @@ class Muon(Optimizer):
         group["ns_coefficients"] = _check_coefficients(op, group["ns_coefficients"])
         group["eps"] = _check_number(op, "eps", group["eps"], low=0.0)
         group["ns_steps"] = _check_ns_steps(op, group["ns_steps"])
-        if group["adjust_lr_fn"] not in _ADJUST or not (group["adjust_lr_fn"] is None or
-                                                          isinstance(group["adjust_lr_fn"], str)):
+        adjust = group["adjust_lr_fn"]
+        if not (adjust is None or isinstance(adjust, str) and adjust in _ADJUST):
             raise InvalidParameterError(
                 f"{op}: adjust_lr_fn is {group['adjust_lr_fn']!r}; expected None, 'original' or "
                 "'match_rms_adamw'", "adjust_lr_fn", group["adjust_lr_fn"])

@@ -1,4 +1,5 @@
-"""``ember.torch.optim``: PyTorch's optimizers (ember.optim's, which follow torch.optim).
+"""``ember.torch.optim``: PyTorch's optimizers (ember.optim's, which follow torch.optim), its
+``lr_scheduler`` and ``swa_utils`` (weight averaging).
 
 >>> import ember.torch as torch
 >>> w = torch.ones(2, requires_grad=True)
