@@ -5,8 +5,8 @@ flags (foreach, fused, capturable, differentiable), which ember accepts and whic
 
 Two ways: with the same gradients (PyTorch's model computes them at its parameters; both
 optimizers get them), which holds while ascending too, and with each side computing its own
-gradients (test_optim's MLP). LBFGS, which needs a closure, reaches PyTorch's iterates on the Rosenbrock
-function with strong Wolfe line search in test_lbfgs.py; Muon and SparseAdam are checked in
+gradients (test_optim's MLP). LBFGS, which needs a closure, reaches PyTorch's iterates on the
+Rosenbrock function with strong Wolfe line search in test_lbfgs.py; Muon and SparseAdam are checked in
 their own files. Last, a state PyTorch saved (torch.save, read by ember.torch.load) resumes in
 ember as in PyTorch, for every optimizer.
 """
@@ -28,10 +28,12 @@ GROUPS = [([0, 2, 4], {}), ([1, 3, 5], {"lr": 0.003})]
 
 SWEEP = {
     "SGD": [
-        {"lr": 0.05}, {"lr": 0.05, "momentum": 0.9}, {"lr": 0.05, "momentum": 0.9, "nesterov": True},
+        {"lr": 0.05}, {"lr": 0.05, "momentum": 0.9},
+        {"lr": 0.05, "momentum": 0.9, "nesterov": True},
         {"lr": 0.05, "momentum": 0.9, "dampening": 0.3}, {"lr": 0.05, "weight_decay": 0.1},
         {"lr": 0.02, "momentum": 0.9, "nesterov": True, "weight_decay": 0.05, "maximize": True},
-        {"lr": 0.05, "momentum": 0.9, "foreach": True}, {"lr": 0.05, "momentum": 0.9, "fused": True},
+        {"lr": 0.05, "momentum": 0.9, "foreach": True},
+        {"lr": 0.05, "momentum": 0.9, "fused": True},
         {"lr": 0.05, "momentum": 0.9, "differentiable": True},
     ],
     "Adam": [
