@@ -6,9 +6,9 @@ flags (foreach, fused, capturable, differentiable), which ember accepts and whic
 Two ways: with the same gradients (PyTorch's model computes them at its parameters; both
 optimizers get them), which holds while ascending too, and with each side computing its own
 gradients (test_optim's MLP). LBFGS, which needs a closure, reaches PyTorch's iterates on the
-Rosenbrock function with strong Wolfe line search in test_lbfgs.py; Muon and SparseAdam are checked in
-their own files. Last, a state PyTorch saved (torch.save, read by ember.torch.load) resumes in
-ember as in PyTorch, for every optimizer.
+Rosenbrock function with strong Wolfe line search in test_lbfgs.py; Muon and SparseAdam are
+checked in their own files. Last, a state PyTorch saved (torch.save, read by ember.torch.load)
+resumes in ember as in PyTorch, for every optimizer.
 """
 
 import inspect
