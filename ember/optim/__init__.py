@@ -1,5 +1,7 @@
 """ember.optim: optimizers (SGD, Adam, AdamW, RMSprop, Adagrad, NAdam, Adadelta, Adamax, RAdam,
-ASGD, Rprop, LBFGS, Adafactor) and learning-rate schedulers, as torch.optim.
+ASGD, Rprop, LBFGS, Adafactor, SparseAdam, Muon), learning-rate schedulers and
+``swap_in_optimizer_params_and_state``, as torch.optim (``ember.torch.optim.swa_utils`` adds
+PyTorch's weight averaging).
 
 An optimizer updates leaf float tensors that require grad from their ``.grad``: each step
 computes the new values on backend arrays (nothing is recorded for autodiff) and rebinds the
@@ -29,16 +31,20 @@ from .lr_scheduler import (ChainedScheduler, ConstantLR, CosineAnnealingLR,
                            CosineAnnealingWarmRestarts, CyclicLR, ExponentialLR, LambdaLR,
                            LinearLR, LRScheduler, MultiplicativeLR, MultiStepLR, OneCycleLR,
                            PolynomialLR, ReduceLROnPlateau, SequentialLR, StepLR)
+from .muon import Muon
 from .nadam import NAdam
 from .optimizer import Optimizer
 from .radam import RAdam
 from .rmsprop import RMSprop
 from .rprop import Rprop
 from .sgd import SGD
+from .sparse_adam import SparseAdam
+from .swap_in import swap_in_optimizer_params_and_state
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "NAdam", "Adadelta", "Adamax",
-           "RAdam", "ASGD", "Rprop", "LBFGS", "Adafactor", "LRScheduler",
+           "RAdam", "ASGD", "Rprop", "LBFGS", "Adafactor", "SparseAdam", "Muon",
+           "LRScheduler",
            "StepLR", "CosineAnnealingLR", "LambdaLR", "MultiStepLR", "ExponentialLR",
            "OneCycleLR", "LinearLR", "SequentialLR", "ReduceLROnPlateau", "ConstantLR",
            "MultiplicativeLR", "PolynomialLR", "CosineAnnealingWarmRestarts", "CyclicLR",
-           "ChainedScheduler", "lr_scheduler"]
+           "ChainedScheduler", "swap_in_optimizer_params_and_state", "lr_scheduler"]

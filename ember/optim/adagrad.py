@@ -1,5 +1,6 @@
 """Adagrad: per-element learning rates from the sum of squared gradients."""
 
+from ._compose import check_flags
 from .optimizer import Optimizer, _check_flag, _check_number
 
 __all__ = ["Adagrad"]
@@ -26,11 +27,15 @@ class Adagrad(Optimizer):
     _name = "Adagrad"
     _state_spec = {"step": ("step", True), "sum": ("buffer", True)}
 
+    _flags = ("foreach", "differentiable", "fused")
+
     def __init__(self, params, lr=1e-2, lr_decay=0.0, weight_decay=0.0,
-                 initial_accumulator_value=0.0, eps=1e-10, *, maximize=False):
+                 initial_accumulator_value=0.0, eps=1e-10, foreach=None, *, maximize=False,
+                 differentiable=False, fused=None):
         defaults = {"lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
                     "initial_accumulator_value": initial_accumulator_value,
-                    "maximize": maximize}
+                    "foreach": foreach, "maximize": maximize, "differentiable": differentiable,
+                    "fused": fused}
         self._check_group(dict(defaults))
         super().__init__(params, defaults)
         for group in self.param_groups:
@@ -50,6 +55,7 @@ class Adagrad(Optimizer):
         group["initial_accumulator_value"] = _check_number(
             op, "initial_accumulator_value", group["initial_accumulator_value"], low=0.0)
         _check_flag(op, "maximize", group["maximize"])
+        check_flags(op, group, self._flags)
 
     def _update(self, group, params, grads):
         lr, lr_decay, eps = group["lr"], group["lr_decay"], group["eps"]

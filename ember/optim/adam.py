@@ -1,5 +1,6 @@
 """Adam and AdamW: adaptive moment estimation, with L2 or decoupled weight decay and AMSGrad."""
 
+from ._compose import check_flags
 from .optimizer import Optimizer, _check_betas, _check_flag, _check_number
 
 __all__ = ["Adam", "AdamW"]
@@ -24,14 +25,17 @@ class Adam(Optimizer):
     """
 
     _name = "Adam"
-    _decoupled = False
+    _flags = ("foreach", "capturable", "differentiable", "fused")
     _state_spec = {"step": ("step", True), "exp_avg": ("buffer", True),
                    "exp_avg_sq": ("buffer", True), "max_exp_avg_sq": ("buffer", "amsgrad")}
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
-                 amsgrad=False, *, maximize=False):
+                 amsgrad=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False, fused=None, decoupled_weight_decay=False):
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
-                    "amsgrad": amsgrad, "maximize": maximize}
+                    "amsgrad": amsgrad, "maximize": maximize, "foreach": foreach,
+                    "capturable": capturable, "differentiable": differentiable, "fused": fused,
+                    "decoupled_weight_decay": decoupled_weight_decay}
         self._check_group(dict(defaults))
         super().__init__(params, defaults)
 
@@ -43,11 +47,13 @@ class Adam(Optimizer):
         group["weight_decay"] = _check_number(op, "weight_decay", group["weight_decay"], low=0.0)
         _check_flag(op, "amsgrad", group["amsgrad"])
         _check_flag(op, "maximize", group["maximize"])
+        _check_flag(op, "decoupled_weight_decay", group["decoupled_weight_decay"])
+        check_flags(op, group, self._flags)
 
     def _update(self, group, params, grads):
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
         weight_decay, amsgrad, maximize = group["weight_decay"], group["amsgrad"], group["maximize"]
-        decoupled = self._decoupled
+        decoupled = group["decoupled_weight_decay"]
         for p, g in zip(params, grads):
             if g is None:
                 continue
@@ -79,8 +85,11 @@ class AdamW(Adam):
     """
 
     _name = "AdamW"
-    _decoupled = True
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
-                 amsgrad=False, *, maximize=False):
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
+                 amsgrad=False, *, maximize=False, foreach=None, capturable=False,
+                 differentiable=False, fused=None):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach,
+                         maximize=maximize, capturable=capturable,
+                         differentiable=differentiable, fused=fused,
+                         decoupled_weight_decay=True)

@@ -3,7 +3,7 @@
 from ..autodiff import no_grad
 from ..errors import InvalidParameterError
 from ._compose import as_tensor, check_flags, each_step, float32
-from .optimizer import Optimizer, _check_flag, _check_number
+from .optimizer import Optimizer, _check_flag, _check_number, saved_scalar
 
 __all__ = ["ASGD"]
 
@@ -61,7 +61,7 @@ class ASGD(Optimizer):
             raise InvalidParameterError(f"{op}: {where} lacks {missing}; a saved state of this "
                                         "group holds ['step', 'eta', 'mu', 'ax'] (an empty "
                                         "state starts afresh)", "state_dict", missing)
-        eta = _check_number(op, f"{where}: 'eta'", entry["eta"], low=0.0)
+        eta = _check_number(op, f"{where}: 'eta'", saved_scalar(entry["eta"]), low=0.0)
         out = super()._import_state(op, index, p,
                                     {k: v for k, v in entry.items() if k != "eta"}, group)
         return {"step": out["step"], "eta": eta, "mu": out["mu"], "ax": out["ax"]}

@@ -1,5 +1,6 @@
 """NAdam: Adam with Nesterov momentum (Dozat, 2016), with L2 or decoupled weight decay."""
 
+from ._compose import check_flags
 from .optimizer import Optimizer, _check_betas, _check_flag, _check_number
 
 __all__ = ["NAdam"]
@@ -27,14 +28,18 @@ class NAdam(Optimizer):
     """
 
     _name = "NAdam"
+    _flags = ("foreach", "capturable", "differentiable")
     _state_spec = {"step": ("step", True), "mu_product": ("fraction", True),
                    "exp_avg": ("buffer", True), "exp_avg_sq": ("buffer", True)}
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
-                 momentum_decay=4e-3, decoupled_weight_decay=False, *, maximize=False):
+                 momentum_decay=4e-3, decoupled_weight_decay=False, *, foreach=None,
+                 maximize=False, capturable=False, differentiable=False):
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "momentum_decay": momentum_decay,
-                    "decoupled_weight_decay": decoupled_weight_decay, "maximize": maximize}
+                    "decoupled_weight_decay": decoupled_weight_decay, "maximize": maximize,
+                    "foreach": foreach, "capturable": capturable,
+                    "differentiable": differentiable}
         self._check_group(dict(defaults))
         super().__init__(params, defaults)
 
@@ -48,6 +53,7 @@ class NAdam(Optimizer):
                                                 low=0.0)
         _check_flag(op, "decoupled_weight_decay", group["decoupled_weight_decay"])
         _check_flag(op, "maximize", group["maximize"])
+        check_flags(op, group, self._flags)
 
     def _update(self, group, params, grads):
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]

@@ -473,9 +473,9 @@ class Optimizer:
             if kind == "buffer":
                 out[name] = None if value is None else _import_buffer(op, what, p, value)
             elif kind == "step":
-                out[name] = _check_count(op, what, value)
+                out[name] = _check_count(op, what, saved_scalar(value))
             else:
-                out[name] = _check_number(op, what, value, low=0.0, high=1.0)
+                out[name] = _check_number(op, what, saved_scalar(value), low=0.0, high=1.0)
         return out
 
     def __repr__(self):
@@ -513,6 +513,15 @@ def _saved_params(op, gi, ids, seen):
                 "expected each once", "state_dict", i)
         out.append(i)
     return out
+
+
+def saved_scalar(value):
+    """A saved state's scalar entry as a number: PyTorch keeps ``step`` (and NAdam's
+    ``mu_product``, ASGD's ``eta`` and ``mu``) as 0-d tensors, which a checkpoint written by
+    PyTorch and read by ``ember.torch.load`` holds; any other value is returned as it is."""
+    if isinstance(value, Tensor) and value.ndim == 0 and value.kind in ("int", "float"):
+        return value.item()
+    return value
 
 
 def _check_count(op, what, value):

@@ -1,5 +1,6 @@
 """RMSprop: gradients scaled by a running root mean square, with momentum and centering."""
 
+from ._compose import check_flags
 from .optimizer import Optimizer, _check_flag, _check_number
 
 __all__ = ["RMSprop"]
@@ -27,10 +28,14 @@ class RMSprop(Optimizer):
     _state_spec = {"step": ("step", True), "square_avg": ("buffer", True),
                    "momentum_buffer": ("buffer", "momentum"), "grad_avg": ("buffer", "centered")}
 
+    _flags = ("capturable", "foreach", "differentiable")
+
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0.0, momentum=0.0,
-                 centered=False, *, maximize=False):
+                 centered=False, capturable=False, foreach=None, maximize=False,
+                 differentiable=False):
         defaults = {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps,
-                    "centered": centered, "weight_decay": weight_decay, "maximize": maximize}
+                    "centered": centered, "weight_decay": weight_decay, "capturable": capturable,
+                    "foreach": foreach, "maximize": maximize, "differentiable": differentiable}
         self._check_group(dict(defaults))
         super().__init__(params, defaults)
 
@@ -43,6 +48,7 @@ class RMSprop(Optimizer):
         group["momentum"] = _check_number(op, "momentum", group["momentum"], low=0.0)
         _check_flag(op, "centered", group["centered"])
         _check_flag(op, "maximize", group["maximize"])
+        check_flags(op, group, self._flags)
 
     def _update(self, group, params, grads):
         lr, alpha, eps = group["lr"], group["alpha"], group["eps"]

@@ -1,6 +1,7 @@
 """Stochastic gradient descent with momentum, dampening, Nesterov momentum and weight decay."""
 
 from ..errors import InvalidParameterError
+from ._compose import check_flags
 from .optimizer import Optimizer, _check_flag, _check_number
 
 __all__ = ["SGD"]
@@ -30,10 +31,14 @@ class SGD(Optimizer):
     _name = "SGD"
     _state_spec = {"momentum_buffer": ("buffer", False)}  # made at the next step, as PyTorch's
 
-    def __init__(self, params, lr, momentum=0.0, dampening=0.0, nesterov=False, weight_decay=0.0,
-                 *, maximize=False):
+    _flags = ("foreach", "differentiable", "fused")
+
+    def __init__(self, params, lr=1e-3, momentum=0.0, dampening=0.0, weight_decay=0.0,
+                 nesterov=False, *, maximize=False, foreach=None, differentiable=False,
+                 fused=None):
         defaults = {"lr": lr, "momentum": momentum, "dampening": dampening,
-                    "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize}
+                    "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize,
+                    "foreach": foreach, "differentiable": differentiable, "fused": fused}
         self._check_group(dict(defaults))
         super().__init__(params, defaults)
 
@@ -45,6 +50,7 @@ class SGD(Optimizer):
         group["weight_decay"] = _check_number(op, "weight_decay", group["weight_decay"], low=0.0)
         _check_flag(op, "nesterov", group["nesterov"])
         _check_flag(op, "maximize", group["maximize"])
+        check_flags(op, group, self._flags)
         if group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0):
             raise InvalidParameterError(
                 f"{op}: nesterov=True needs momentum > 0 and dampening == 0, got momentum="
