@@ -99,7 +99,7 @@ from .conversion import (channels_last, channels_last_3d, contiguous_format,  # 
 from .serialization import load, save  # noqa: E402,F401
 from . import functions  # noqa: E402,F401  (torch.<name>(x, ...) as x.<name>(...))
 from . import onnx  # noqa: E402,F401
-from . import runtime, cpu, streams, control_flow, complex_views, scalar_and_index, tensor_attributes, resizing, slicing_inverse, segments, hashing, spectral, random_counts, lowrank  # noqa: E402,F401,E501
+from . import runtime, cpu, streams, control_flow, complex_views, scalar_and_index, tensor_attributes, resizing, slicing_inverse, segments, hashing, spectral, random_counts, lowrank, linalg_ldl  # noqa: E402,F401,E501
 from . import nn, optim, utils, autograd, func  # noqa: E402,F401
 from .autograd import set_grad_enabled  # noqa: E402,F401,F811  (a decorator too)
 from ._tensor import adopt_inherited as _adopt_inherited  # noqa: E402
