@@ -20,6 +20,7 @@ and the build and process-environment queries.
 True
 """
 
+import functools
 import threading
 
 from ..autodiff.graph import inference_mode as _ember_inference_mode
@@ -289,6 +290,15 @@ class inference_mode(_ember_inference_mode):
     def __exit__(self, *exc):
         _inference.on = self.prev_inference
         return super().__exit__(*exc)
+
+    def __call__(self, fn):
+        mode = self.mode
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with inference_mode(mode):
+                return fn(*args, **kwargs)
+        return wrapper
 
 
 functions["inference_mode"] = inference_mode
