@@ -36,6 +36,9 @@ __all__ = ["resize_", "resize_as_", "set_", "as_strided_"]
 
 
 def _sizes(sizes, op):
+    if not sizes:
+        raise InvalidParameterError(f"{op}: missing the size (ints, or one tuple; () for 0-d)",
+                                    "size", sizes)
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
         sizes = tuple(sizes[0])
     if not all(isinstance(n, numbers.Integral) and not isinstance(n, bool) for n in sizes):

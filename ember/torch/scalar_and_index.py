@@ -44,8 +44,7 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=Fals
     if isinstance(s, complex) and dtype.kind != "complex":
         raise InvalidParameterError(f"scalar_tensor: the complex value {s!r} cannot be "
                                     f"converted to {dtype.name} without overflow", "s", s)
-    out = _e.tensor(s, dtype=dtype, device=device)
-    return out.requires_grad_(True) if requires_grad else out
+    return _e.tensor(s, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def _shape(shape):
