@@ -3,8 +3,8 @@
 ``hash_tensor(input, dim=None, *, keepdim=False, mode=0)``: each element is widened to its
 64-bit type (floats to float64, ints and bools to int64), its bits read as a uint64, and the
 patterns of the reduced dims combined with XOR (``mode=0``, the only mode PyTorch defines).
-The result is uint64, of the reduction's shape; reducing every dim of an empty tensor needs
-an explicit ``dim``, as PyTorch's. Complex tensors have no hash (``KindError``).
+The result is uint64, of the reduction's shape; as PyTorch's, reducing every dim of an empty
+tensor needs an explicit ``dim`` and a reduced dim of size 0 raises ``DimensionError``. Complex tensors have no hash (``KindError``).
 
 >>> import ember.torch as torch
 >>> torch.hash_tensor(torch.tensor([1, 2, 3])).item()
@@ -18,7 +18,7 @@ import math
 import ember as _e
 
 from .. import dtypes as _dt
-from ..errors import InvalidParameterError, KindError
+from ..errors import DimensionError, InvalidParameterError, KindError
 from .._tensor import Tensor as _T
 from ._tensor import as_torch, torch_function, torch_method
 from .legacy_types import tensor_bytes, tensor_of_bytes
@@ -87,7 +87,12 @@ def hash_tensor(input, dim=None, *, keepdim=False, mode=0):  # noqa: A002
                                     "input.numel() == 0. Specify the reduction dim with the "
                                     "'dim' argument.", "dim", dim)
     dims = _dims(dim, input.ndim, op)
+    for d in dims:
+        if input.shape[d] == 0:
+            raise DimensionError(f"{op}: Expected reduction dim {d} to have non-zero size.")
     u = _bits(input.detach(), op)
+    if input.ndim == 0:
+        return u
     kept = [d for d in range(input.ndim) if d not in dims]
     shape = tuple(input.shape)
     u = u.permute(*kept, *dims).reshape(tuple(shape[d] for d in kept)
