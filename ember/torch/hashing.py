@@ -4,7 +4,8 @@
 64-bit type (floats to float64, ints and bools to int64), its bits read as a uint64, and the
 patterns of the reduced dims combined with XOR (``mode=0``, the only mode PyTorch defines).
 The result is uint64, of the reduction's shape; as PyTorch's, reducing every dim of an empty
-tensor needs an explicit ``dim`` and a reduced dim of size 0 raises ``DimensionError``. Complex tensors have no hash (``KindError``).
+tensor needs an explicit ``dim``, a reduced dim of size 0 raises ``DimensionError`` and
+complex tensors have no hash (``KindError``).
 
 >>> import ember.torch as torch
 >>> torch.hash_tensor(torch.tensor([1, 2, 3])).item()

@@ -30,7 +30,6 @@ The random draws come from ember's global generator.
 True
 """
 
-import math
 import numbers
 
 import ember as _e
@@ -131,6 +130,11 @@ def pca_lowrank(A, q=None, center=True, niter=2):
     return svd_lowrank.implementation(A, q, niter, M)
 
 
+def _eps(dtype):
+    """The machine epsilon of float ``dtype`` (float64's, else float32's)."""
+    return 2.0 ** -52 if dtype == _dt.float64 else 2.0 ** -23
+
+
 class _State:
     """What ``lobpcg``'s ``tracker`` sees after each step."""
 
@@ -169,8 +173,7 @@ def _ritz(A, S, n, largest):
 
 def _lobpcg_one(A, B, X, iK, k, n, niter, tol, largest, tracker):
     """lobpcg of one (m, m) problem: eigenvalues (k,) and eigenvectors (m, k)."""
-    eps = _dt.finfo(A.dtype).eps if hasattr(_dt, "finfo") else (
-        2.220446049250313e-16 if A.dtype == _dt.float64 else 1.1920928955078125e-07)
+    eps = _eps(A.dtype)
     state = _State(A, B, iK, k, n, niter, tol, largest)
     with no_grad():
         Ad, Bd = A.detach(), (None if B is None else B.detach())
@@ -259,7 +262,7 @@ def lobpcg(A, k=None, B=None, X=None, n=None, iK=None, niter=None, tol=None, lar
                                     f"requested eigenpairs (={n})", "k", k)
     niter = 1000 if niter is None else _int(niter, "niter", op, -1)
     if tol is None:
-        tol = (2.220446049250313e-16 if A.dtype == _dt.float64 else 1.1920928955078125e-07) ** 0.5
+        tol = _eps(A.dtype) ** 0.5
     elif not isinstance(tol, numbers.Real) or tol <= 0:
         raise InvalidParameterError(f"{op}: tol must be a positive number, got {tol!r}", "tol",
                                     tol)

@@ -22,7 +22,6 @@ requires grad when the rates do) and ``binomial`` records none; a negative or Na
 [0.0, 5.0]
 """
 
-import math
 
 import ember as _e
 

@@ -140,9 +140,8 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     if align_to_window is not None and center:
         raise InvalidParameterError(f"{op}: align_to_window should only be set when center = "
                                     "false", "align_to_window", align_to_window)
-    real_dtype = _dt.float64 if input._dtype in (_dt.float64, _dt.complex128) else _dt.float32
-    if input._dtype.kind == "float" and input._dtype not in (_dt.float32, _dt.float64):
-        real_dtype = input._dtype
+    real_dtype = {_dt.complex128: _dt.float64, _dt.complex64: _dt.float32}.get(input._dtype,
+                                                                             input._dtype)
     n_fft, hop, win, left, window, padded = _geometry(n_fft, hop_length, win_length, window,
                                                       real_dtype, input.device, op)
     is_complex = input._dtype.kind == "complex" or window._dtype.kind == "complex"

@@ -1,7 +1,6 @@
 """ember/torch/control_flow.py against torch 2.13: cond, while_loop, vmap, fork and wait
 (eager semantics), values and gradients."""
 
-import numpy as np
 import pytest
 import torch
 

@@ -1,7 +1,6 @@
 """ember/torch/hashing.py against torch 2.13: hash_tensor's XOR reduction of 64-bit patterns,
 over all dims or some, keepdim, every dtype kind; errors."""
 
-import numpy as np
 import pytest
 import torch
 

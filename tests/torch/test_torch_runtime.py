@@ -2,13 +2,10 @@
 the __torch_function__ guards, classproperty, the build and environment queries, the device
 and mode queries, set_anomaly_enabled and to_dlpack."""
 
-import warnings
-
 import numpy as np
 import pytest
 import torch
 
-import ember
 import ember.torch as et
 from ember.errors import EmberError, InvalidParameterError, KindError
 

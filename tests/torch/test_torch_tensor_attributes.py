@@ -3,7 +3,6 @@ output_nr, volatile, index, module_load, to_padded_tensor and the xpu/ipu/mtia m
 
 import warnings
 
-import numpy as np
 import pytest
 import torch
 
@@ -66,10 +65,6 @@ def test_volatile_is_false_and_warns_as_torch():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             assert x.volatile is False
-
-
-INDEX = [((1, 2), {}), (((0, 2), (1, 3)), {}), ((-1, 0), {}), ((0, 1), {}),
-         ((1, "tensor"), {}), (((0, 1), ("tensor", "tensor")), {})]
 
 
 @pytest.mark.parametrize("positions,dims", [(1, 2), ((0, 2), (1, 3)), (-1, 0), (0, 1),
