@@ -20,7 +20,9 @@ sum of the squared windows (which must not vanish: ``InvalidParameterError``), t
 ``n_fft // 2`` on both sides when ``center``, to ``length`` when given (zero-padded when
 longer).
 
-As ember's other transforms, these record no gradients (docs/pytorch.md).
+As ember's other transforms, these record no gradients (docs/pytorch.md): ``stft`` of an
+input or window that requires grad raises ``KindError`` (PyTorch's is differentiable);
+``istft``'s input is complex, so never tracked, and its result carries the window's gradient.
 
 >>> import ember.torch as torch
 >>> x = torch.arange(16.0)
@@ -38,6 +40,7 @@ import numbers
 import ember as _e
 
 from .. import dtypes as _dt
+from ..autodiff.graph import grad_enabled
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from .._tensor import Tensor as _T
 from . import fft as _fft
@@ -144,6 +147,10 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
                                                                              input._dtype)
     n_fft, hop, win, left, window, padded = _geometry(n_fft, hop_length, win_length, window,
                                                       real_dtype, input.device, op)
+    if grad_enabled() and (input.requires_grad or window.requires_grad):
+        raise KindError(f"{op}: input or window requires grad, and ember has no gradients "
+                        "through the fft ops (docs/pytorch.md); detach them or compute under "
+                        "no_grad()")
     is_complex = input._dtype.kind == "complex" or window._dtype.kind == "complex"
     if return_complex is None:
         if not is_complex:

@@ -142,3 +142,23 @@ def test_istft_errors_as_torch():
         et.istft(et.tensor(X.numpy()), 8, return_complex=True)
     with pytest.raises(ShapeMismatchError):
         et.istft(et.tensor(X.numpy()), 10, onesided=True)
+
+
+def test_gradients():
+    # ember has no gradients through the fft ops: a tracked stft input is refused, not
+    # silently detached; istft's window gets the gradient of the overlap-add, as PyTorch's
+    with pytest.raises(KindError, match="requires grad"):
+        et.stft(et.ones(20, requires_grad=True), 8, return_complex=True)
+    with et.no_grad():
+        assert et.stft(et.ones(20, requires_grad=True), 8, return_complex=True).shape == \
+            torch.stft(torch.ones(20), 8, return_complex=True).shape
+    x = _signal((30,), "float64")
+    X = torch.stft(torch.tensor(x), 8, 2, window=torch.hann_window(8, dtype=torch.float64),
+                   return_complex=True)
+    w0 = torch.hann_window(8, dtype=torch.float64).numpy() + 0.1
+    we, wt = et.tensor(w0, requires_grad=True), torch.tensor(w0, requires_grad=True)
+    weights = _signal((30,), "float64", seed=5)
+    (et.istft(et.tensor(X.numpy()), 8, 2, window=we, length=30) * et.tensor(weights)).sum() \
+        .backward()
+    (torch.istft(X, 8, 2, window=wt, length=30) * torch.tensor(weights)).sum().backward()
+    assert_close(we.grad, wt.grad, rtol=1e-8, atol=1e-8)
