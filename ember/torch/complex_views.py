@@ -32,7 +32,6 @@ def _tensor(t, op):
     return t
 
 
-@torch_method
 @torch_function
 def view_as_real(input):  # noqa: A002  (PyTorch's name)
     """``input`` (complex) as a real tensor with a last dim of size 2: (real, imaginary).
@@ -48,7 +47,6 @@ def view_as_real(input):  # noqa: A002  (PyTorch's name)
     return _e.stack([input.real, input.imag], -1)
 
 
-@torch_method
 @torch_function
 def view_as_complex(input):  # noqa: A002
     """``input`` (float32 or float64, last dim of size 2) as a complex tensor whose real and

@@ -7,7 +7,7 @@ and the build and process-environment queries.
 - ``DisableTorchFunction`` / ``DisableTorchFunctionSubclass``: context managers inside which
   ``__torch_function__`` overrides are not consulted. ember's ops never dispatch through
   ``__torch_function__``, so inside and outside behave the same; the managers nest and report
-  their state through ``is_torch_function_enabled``.
+  their state through ``ember.torch.runtime.is_torch_function_enabled()``.
 - ``compiled_with_cxx11_abi()`` is True (ember's native code, NumPy and PyTorch's wheels, is
   built with the C++11 ABI); ``profiler_allow_cudagraph_cupti_lazy_reinit_cuda12()`` is True,
   as PyTorch's; ``prepare_multiprocessing_environment(path)`` does nothing, as PyTorch's.
@@ -76,9 +76,9 @@ class DisableTorchFunctionSubclass:
 
     >>> import ember.torch as torch
     >>> with torch.DisableTorchFunctionSubclass():
-    ...     torch.is_torch_function_enabled()
+    ...     torch.runtime.is_torch_function_enabled()
     False
-    >>> torch.is_torch_function_enabled()
+    >>> torch.runtime.is_torch_function_enabled()
     True
     """
 
@@ -99,20 +99,19 @@ class DisableTorchFunction(DisableTorchFunctionSubclass):
 
     >>> import ember.torch as torch
     >>> with torch.DisableTorchFunction():
-    ...     torch.is_torch_function_enabled()
+    ...     torch.runtime.is_torch_function_enabled()
     False
     """
 
     _kind = "all"
 
 
-@torch_function
 def is_torch_function_enabled():
     """Whether ``__torch_function__`` overrides are consulted here (False inside a
     ``DisableTorchFunction`` or ``DisableTorchFunctionSubclass`` block).
 
     >>> import ember.torch as torch
-    >>> torch.is_torch_function_enabled()
+    >>> torch.runtime.is_torch_function_enabled()
     True
     """
     return _depth("subclass") == 0 and _depth("all") == 0

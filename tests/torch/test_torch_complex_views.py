@@ -20,7 +20,7 @@ def _complex(shape, dtype, seed=0):
 def test_view_as_real(dtype, shape):
     z = _complex(shape, dtype)
     assert_close(et.view_as_real(et.tensor(z)), torch.view_as_real(torch.tensor(z)))
-    assert_close(et.tensor(z).view_as_real(), torch.view_as_real(torch.tensor(z)))
+    assert not hasattr(et.Tensor, "view_as_real") and not hasattr(torch.Tensor, "view_as_real")
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

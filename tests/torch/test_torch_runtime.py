@@ -25,15 +25,15 @@ def test_exception_classes_subclass_what_torch_subclasses(name):
 
 @pytest.mark.parametrize("name", ["DisableTorchFunction", "DisableTorchFunctionSubclass"])
 def test_disable_torch_function_context_managers(name):
-    assert et.is_torch_function_enabled() is True
+    assert et.runtime.is_torch_function_enabled() is True
     with getattr(et, name)() as guard:
-        assert et.is_torch_function_enabled() is False
+        assert et.runtime.is_torch_function_enabled() is False
         with getattr(et, name)():
-            assert et.is_torch_function_enabled() is False
-        assert et.is_torch_function_enabled() is False
+            assert et.runtime.is_torch_function_enabled() is False
+        assert et.runtime.is_torch_function_enabled() is False
         assert (et.ones(2) + 1).tolist() == [2.0, 2.0]
     assert guard is not None
-    assert et.is_torch_function_enabled() is True
+    assert et.runtime.is_torch_function_enabled() is True
     with getattr(torch, name)():  # torch's is a context manager too
         pass
 
