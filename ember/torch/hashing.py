@@ -3,7 +3,8 @@
 ``hash_tensor(input, dim=None, *, keepdim=False, mode=0)``: each element is widened to its
 64-bit type (floats to float64, ints and bools to int64), its bits read as a uint64, and the
 patterns of the reduced dims combined with XOR (``mode=0``, the only mode PyTorch defines).
-The result is uint64, of the reduction's shape; as PyTorch's, reducing every dim of an empty
+PyTorch has no hash of uint16, uint32 and uint64 tensors; ember hashes them the same way (a
+uint64's own bits). The result is uint64, of the reduction's shape; as PyTorch's, reducing every dim of an empty
 tensor needs an explicit ``dim``, a reduced dim of size 0 raises ``DimensionError`` and
 complex tensors have no hash (``KindError``).
 
@@ -46,7 +47,10 @@ def _dims(dim, ndim, op):
 
 def _bits(t, op):
     """The 64-bit patterns of ``t``'s elements, widened to 64 bits, as a uint64 tensor."""
-    wide = t.to(_dt.float64 if t._dtype.kind == "float" else _dt.int64)
+    if t._dtype is _dt.uint64:
+        wide = t  # already 64 bits (a cast to int64 could not hold the top half)
+    else:
+        wide = t.to(_dt.float64 if t._dtype.kind == "float" else _dt.int64)
     words = tensor_of_bytes(tensor_bytes(wide), _dt.uint64, t.numel(), op)
     return as_torch(words.reshape(tuple(t.shape)).to(t.device))
 

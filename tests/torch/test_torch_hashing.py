@@ -60,3 +60,13 @@ def test_hash_of_a_tensor_that_requires_grad():
     x = rand((3,), "float64")
     assert_close(et.hash_tensor(et.tensor(x, requires_grad=True)),
                  torch.hash_tensor(torch.tensor(x, requires_grad=True)))
+
+
+def test_unsigned_types_torch_leaves_out():
+    # PyTorch has no xor reduction of uint16/32/64; ember XORs their 64-bit patterns
+    values = [2 ** 40 + 5, 3, 2 ** 50 - 1]
+    expected = values[0] ^ values[1] ^ values[2]
+    assert et.hash_tensor(et.tensor(values, dtype=et.uint64)).item() == expected
+    assert et.hash_tensor(et.tensor([7, 2 ** 31], dtype=et.uint32)).item() == 7 ^ 2 ** 31
+    with pytest.raises(NotImplementedError):
+        torch.hash_tensor(torch.tensor([1, 2], dtype=torch.uint32))
