@@ -10,8 +10,10 @@
 Every element is drawn independently, so the samples have the distributions PyTorch's have,
 though not PyTorch's numbers for a seed. The result has the dtype and shape of ``input``
 (``count`` and ``prob`` broadcast). As PyTorch's, ``poisson``'s gradient is zero (the result
-requires grad when the rates do) and ``binomial`` records none; a negative or NaN rate raises
-``InvalidParameterError``; a negative count gives 0 and a probability above 1 counts as 1.
+requires grad when the rates do) and ``binomial`` records none; a negative or NaN rate, count
+or probability raises ``InvalidParameterError``; a negative count gives 0 and a probability
+above 1 counts as 1; an infinite rate or count gives NaN (PyTorch's binomial gives NaN, its
+poisson an undefined number).
 
 >>> import ember.torch as torch
 >>> g = torch.Generator().manual_seed(0)
@@ -22,6 +24,8 @@ requires grad when the rates do) and ``binomial`` records none; a negative or Na
 [0.0, 5.0]
 """
 
+
+import math
 
 import ember as _e
 
@@ -108,12 +112,14 @@ def poisson(input, generator=None):  # noqa: A002  (PyTorch's name)
     if lam.numel() and not bool((lam >= 0).all().item()):
         raise InvalidParameterError(f"{op}: invalid Poisson rate, expected rate to be "
                                     "non-negative", "input", input)
+    finite = lam.isfinite()
+    lam = as_torch(_e.where(finite, lam, 0.0))
     small = lam < _SMALL
     out = _poisson_inversion(as_torch(_e.where(small, lam, 0.0)), generator)
     if lam.numel() and not bool(small.all().item()):
         large = _poisson_ptrs(as_torch(_e.where(small, _SMALL, lam)), generator)
         out = as_torch(_e.where(small, out, large))
-    out = out.to(rates.dtype)
+    out = as_torch(_e.where(finite, out, math.nan)).to(rates.dtype)
     return out + as_torch(rates) * 0 if rates.requires_grad else out
 
 
@@ -182,7 +188,11 @@ def binomial(count, prob, generator=None):
     n, p = (as_torch(t.detach()).to(_dt.float64) for t in (count, prob))
     if p.numel() and bool(p.isnan().any().item()):
         raise InvalidParameterError(f"{op}: prob must not be NaN", "prob", prob)
-    n, p = n.clamp(min=0).floor(), p.clamp(0, 1)
+    if n.numel() and bool(n.isnan().any().item()):
+        raise InvalidParameterError(f"{op}: count must not be NaN", "count", count)
+    finite = n.isfinite() & (p == p)  # (in the broadcast shape)
+    n = as_torch(_e.where(n.isfinite(), n, 0.0)).clamp(min=0).floor()
+    p = p.clamp(0, 1)
     n, p = n + p * 0, p + n * 0  # broadcast to one shape
     flip = p > 0.5
     p_low = as_torch(_e.where(flip, 1 - p, p))
@@ -194,4 +204,4 @@ def binomial(count, prob, generator=None):
                                as_torch(_e.where(small, 0.5, p_low)), generator)
         out = as_torch(_e.where(small, out, large))
     out = as_torch(_e.where(flip, n - out, out))
-    return out.to(count._dtype)
+    return as_torch(_e.where(finite, out, math.nan)).to(count._dtype)

@@ -136,3 +136,17 @@ def test_errors_as_torch():
         et.binomial(et.tensor([3.0]), et.tensor([0.5], dtype=et.float64))
     with pytest.raises(InvalidParameterError):
         et.binomial(et.tensor([3.0]), et.tensor([float("nan")]))
+
+
+def test_infinite_parameters_give_nan():
+    inf = float("inf")
+    a = et.binomial(et.tensor([inf, 3.0]), et.tensor([0.5, 0.0]))
+    b = torch.binomial(torch.tensor([inf, 3.0]), torch.tensor([0.5, 0.0]))
+    assert np.isnan(a[0].item()) and np.isnan(b[0].item()) and a[1].item() == b[1].item()
+    a = et.binomial(et.tensor([5.0, 3.0]), et.tensor([inf, -inf]))
+    b = torch.binomial(torch.tensor([5.0, 3.0]), torch.tensor([inf, -inf]))
+    assert a.tolist() == b.tolist()
+    s = et.poisson(et.tensor([inf, 0.0]))  # PyTorch's is an undefined number here
+    assert np.isnan(s[0].item()) and s[1].item() == 0.0
+    with pytest.raises(InvalidParameterError):  # PyTorch's never returns for a NaN count
+        et.binomial(et.tensor([float("nan")]), et.tensor([0.5]))
