@@ -68,6 +68,11 @@ EXCLUDED = (
     ("a helper the module imports, not its API (`torch.Tensor`, `__torch_function__` dispatch)",
      NAMESPACES[2:], ("Tensor", "handle_torch_function", "has_torch_function*",
                       "boolean_dispatch", "Optimizer@torch.optim.lr_scheduler")),
+    ("removed from PyTorch: they only raise an error pointing to torch.linalg (`reinforce`: to "
+     "torch.distributions)",
+     _CORE, tuple(f"{name}@{path}" for path, names in (
+         ("torch", ("eig", "symeig", "lstsq", "solve", "matrix_rank")),
+         ("torch.Tensor", ("eig", "symeig", "lstsq", "solve", "reinforce"))) for name in names)),
     ("DataPipes (deprecated in PyTorch, moved to torchdata)",
      ("torch.utils.data",), ("*DataPipe", "DataChunk", "functional_datapipe",
                              "guaranteed_datapipes_determinism", "non_deterministic",

@@ -101,6 +101,9 @@ from . import functions  # noqa: E402,F401  (torch.<name>(x, ...) as x.<name>(..
 from . import onnx  # noqa: E402,F401
 from . import nn_twins  # noqa: E402,F401  (torch.embedding, torch.lstm ...: ATen's signatures)
 from .amp import GradScaler, autocast  # noqa: E402,F401  (and torch.amp, torch.cpu)
+from . import (runtime, cpu, streams, control_flow, complex_views,  # noqa: E402,F401
+               scalar_and_index, tensor_attributes, resizing, slicing_inverse, segments,
+               hashing, spectral, random_counts, lowrank, linalg_ldl)
 from . import nn, optim, utils, autograd, func  # noqa: E402,F401
 from .autograd import set_grad_enabled  # noqa: E402,F401,F811  (a decorator too)
 from ._tensor import adopt_inherited as _adopt_inherited  # noqa: E402

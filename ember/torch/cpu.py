@@ -9,7 +9,8 @@ device, nothing to synchronize; ``amp`` is PyTorch's deprecated ``torch.cpu.amp`
 
 from .amp.device_amp import cpu_amp as amp
 
-__all__ = ["is_available", "device_count", "current_device", "synchronize", "amp"]
+__all__ = ["is_available", "device_count", "current_device", "synchronize", "current_stream",
+           "set_device", "amp"]
 
 
 def is_available():
@@ -48,3 +49,23 @@ def synchronize(device=None):
     >>> import ember.torch as torch
     >>> torch.cpu.synchronize()
     """
+
+
+def set_device(device):
+    """Accepted and ignored, as PyTorch's ``torch.cpu.set_device``.
+
+    >>> import ember.torch as torch
+    >>> torch.cpu.set_device("cpu")
+    """
+    return None
+
+
+def current_stream(device=None):
+    """The CPU's stream (``ember.torch.Stream("cpu")``).
+
+    >>> import ember.torch as torch
+    >>> torch.cpu.current_stream().device.type
+    'cpu'
+    """
+    from .streams import Stream
+    return Stream("cpu")

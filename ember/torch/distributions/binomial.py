@@ -10,7 +10,6 @@
 
 from ... import torch as _t
 from . import constraints
-from ._discrete_sampling import binomial_sample
 from .bernoulli import _one_of
 from .distribution import Distribution
 from .kl import register_kl
@@ -76,7 +75,7 @@ class Binomial(Distribution):
     def sample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
         with _t.no_grad():
-            return binomial_sample(self.total_count.expand(shape), self.probs.expand(shape))
+            return _t.binomial(self.total_count.expand(shape), self.probs.expand(shape))
 
     def log_prob(self, value):
         if self._validate_args:

@@ -10,7 +10,6 @@
 
 from ... import torch as _t
 from . import constraints
-from ._discrete_sampling import poisson_sample
 from ._gamma_sampling import standard_gamma
 from .bernoulli import _one_of
 from .distribution import Distribution
@@ -75,7 +74,7 @@ class NegativeBinomial(Distribution):
         with _t.no_grad():
             # a Poisson whose rate is Gamma(total_count, scale = p / (1 - p)) distributed
             rate = standard_gamma(self.total_count.expand(shape)) * _t.exp(self.logits)
-            return poisson_sample(rate)
+            return _t.poisson(rate)
 
     def log_prob(self, value):
         if self._validate_args:

@@ -9,7 +9,6 @@
 
 from ... import torch as _t
 from . import constraints
-from ._discrete_sampling import poisson_sample
 from .exp_family import ExponentialFamily
 from .kl import register_kl
 from .utils import broadcast_all
@@ -45,7 +44,7 @@ class Poisson(ExponentialFamily):
     def sample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
         with _t.no_grad():
-            return poisson_sample(self.rate.expand(shape))
+            return _t.poisson(self.rate.expand(shape))
 
     def log_prob(self, value):
         if self._validate_args:
