@@ -30,7 +30,12 @@ _KIND_RANK = {"bool": 0, "int": 1, "float": 2, "complex": 3}
 
 class DType:
     """One element type of ember: its name, kind, size in bytes and signedness. Backend-neutral:
-    each backend maps it to its own dtype."""
+    each backend maps it to its own dtype.
+
+    ember's dtypes are singletons (ember's ops test them with ``is``). Another API may give each
+    a twin of a subclass that prints its own way (``ember.torch.float32`` prints
+    ``torch.float32``); a twin equals and hashes as its ember dtype, and ``as_dtype`` (which
+    every op applies to a ``dtype`` argument) turns it into the ember one."""
 
     __slots__ = ("name", "kind", "itemsize", "is_signed", "_rank")
 
@@ -135,6 +140,8 @@ def as_dtype(value, param="dtype", op=None):
     """
     if type(value) is DType:
         return value
+    if isinstance(value, DType):  # another API's twin (ember.torch's dtypes): ember's own
+        return _BY_NAME[value.name]
     if isinstance(value, str):
         found = _BY_NAME.get(value)
         if found is not None:

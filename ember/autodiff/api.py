@@ -82,7 +82,7 @@ def check_grad(tensor, grad, op):
         raise ShapeMismatchError(f"{op}: the gradient has shape {tuple(grad.shape)}, expected "
                                  f"{tuple(tensor.shape)} (the tensor's shape)",
                                  expected=tuple(tensor.shape), actual=tuple(grad.shape))
-    if grad.dtype is not tensor.dtype:
+    if grad._dtype is not tensor._dtype:
         raise KindError(f"{op}: the gradient has dtype {grad.dtype.name}, expected "
                         f"{tensor.dtype.name} (the tensor's dtype)")
     if grad._device is not tensor._device:

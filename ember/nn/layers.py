@@ -405,10 +405,10 @@ class _BatchNorm(Module):
             self.num_batches_tracked = wrap(be.scalar_array(steps, _dt.int64), _dt.int64)
             m = 1.0 / steps if self.momentum is None else self.momentum
             if x.numel():  # an empty batch has no statistics: PyTorch keeps the running ones
-                self.running_mean = wrap(be.nn_running_update(rm._data, mean, m, rm.dtype),
-                                         rm.dtype)
-                self.running_var = wrap(be.nn_running_update(rv._data, var, m, rv.dtype),
-                                        rv.dtype)
+                self.running_mean = wrap(be.nn_running_update(rm._data, mean, m, rm._dtype),
+                                         rm._dtype)
+                self.running_var = wrap(be.nn_running_update(rv._data, var, m, rv._dtype),
+                                        rv._dtype)
         return out
 
     def extra_repr(self):

@@ -25,11 +25,13 @@ from .printing import tensor_format as _tensor_format
 
 Tensor.__format__ = _tensor_format
 
-# -- dtypes: ember's own objects, under PyTorch's names ----------------------------------------
-from ..dtypes import (bfloat16, complex64, complex128, float16, float32, float64,  # noqa: F401
-                      int8, int16, int32, int64, uint8, uint16, uint32, uint64)
-from ..dtypes import DType as dtype  # noqa: F401
-from ..dtypes import bool_ as bool  # noqa: A001,F401
+# -- dtypes: twins of ember's that print as PyTorch's (torch.float32 == ember.float32) --------
+from ._dtypes import TorchDType as dtype, twin as _twin  # noqa: F401
+
+(float64, float32, float16, bfloat16, int64, int32, int16, int8, uint8, uint16, uint32, uint64,
+ bool, complex64, complex128) = map(_twin, (  # noqa: A001
+    "float64", "float32", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8",
+    "uint16", "uint32", "uint64", "bool", "complex64", "complex128"))
 from ..devices import Device as device  # noqa: F401
 from ..errors import (DeviceError, DimensionError, EmberError, GraphError,  # noqa: F401
                       InvalidParameterError, KindError, ShapeMismatchError)

@@ -73,16 +73,18 @@ def dims_arg(dim, ndim, op, param="dim"):
 
 def promoted(op, *tensors):
     """The tensors cast to their promoted dtype (PyTorch's type promotion)."""
-    dt = tensors[0].dtype
+    dt = tensors[0]._dtype
     for t in tensors[1:]:
-        dt = _e.promote_types(dt, t.dtype)
-    return tuple(t if t.dtype is dt else t.to(dt) for t in tensors)
+        dt = _e.promote_types(dt, t._dtype)
+    return tuple(t if t._dtype is dt else t.to(dt) for t in tensors)
 
 
 def dtype_arg(dtype, op):
     """``dtype`` as an ember dtype (None stays None); InvalidParameterError otherwise."""
-    if dtype is None or isinstance(dtype, _e.DType):
-        return dtype
+    if dtype is None:
+        return None
+    if isinstance(dtype, _e.DType):
+        return _e.dtypes.as_dtype(dtype)
     raise InvalidParameterError(f"{op}: dtype must be a dtype such as torch.float32, got "
                                 f"{dtype!r}", "dtype", dtype)
 

@@ -22,8 +22,10 @@ with one operand of each returns an ember.torch tensor (Python asks the subclass
 import math
 
 from .._tensor import Pending, Tensor as _Tensor, alias as _alias_of
+from ..dtypes import DType as _DType
 from ..ops.inplace import DataTensor
 from ..return_types import ValuesTensor
+from ._dtypes import TWINS
 
 __all__ = ["Tensor", "Size", "as_torch", "as_ember", "to_torch", "torch_method", "torch_function",
            "functions", "returns_torch"]
@@ -68,6 +70,12 @@ class Tensor(_Tensor):
 
     __slots__ = ()
 
+    @property
+    def dtype(self):
+        """The element type, as PyTorch prints it (``torch.float32``): ember.torch's twin of the
+        ember dtype the tensor holds (equal to it)."""
+        return TWINS[self._dtype]
+
 
 class _DataTensor(Tensor, DataTensor):
     """``p.data`` of an ember.torch tensor: updates in place write ``p`` too."""
@@ -80,7 +88,8 @@ _CONVERT = {_Tensor: Tensor, DataTensor: _DataTensor}
 
 def to_torch(value):
     """``value`` with every fresh ember tensor in it (a result nobody else holds) made an
-    ember.torch tensor in place; tuples, lists, dicts and named tuples are walked."""
+    ember.torch tensor in place, and every ember dtype ember.torch's twin (``torch.float32``);
+    tuples, lists, dicts and named tuples are walked."""
     cls = value.__class__
     if cls is Tensor or cls is _DataTensor:
         return value
@@ -100,6 +109,8 @@ def to_torch(value):
         return cls(*map(to_torch, value))
     if cls is dict:
         return {k: to_torch(v) for k, v in value.items()}
+    if cls is _DType:
+        return TWINS[value]  # a dtype as ember.torch prints it (torch.float32)
     return value
 
 

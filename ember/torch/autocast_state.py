@@ -7,7 +7,7 @@ are PyTorch's deprecated ones and warn as PyTorch's do.
 
 >>> import ember.torch as torch
 >>> torch.is_autocast_enabled("cpu"), str(torch.get_autocast_dtype("cpu"))
-(False, 'bfloat16')
+(False, 'torch.bfloat16')
 >>> with torch.autocast("cpu"):
 ...     torch.is_autocast_enabled("cpu")
 True
@@ -16,7 +16,7 @@ True
 import threading
 import warnings
 
-from ..dtypes import DType, bfloat16, float16
+from ..dtypes import DType, as_dtype, bfloat16, float16
 from ..errors import DeviceError, KindError
 from ._tensor import torch_function
 
@@ -72,7 +72,7 @@ def _dtype(value, op):
     if not isinstance(value, DType):
         raise KindError(f"{op}: argument 'dtype' must be torch.dtype, not "
                         f"{type(value).__name__}")
-    return value
+    return as_dtype(value)  # ember's own (the state holds ember's dtypes)
 
 
 def _deprecated(old, new):
@@ -126,7 +126,7 @@ def get_autocast_dtype(device_type):
 
     >>> import ember.torch as torch
     >>> print(torch.get_autocast_dtype("cuda"))
-    float16
+    torch.float16
     """
     return state.dtypes[device_type_of(device_type, "get_autocast_dtype")]
 
@@ -137,7 +137,7 @@ def set_autocast_dtype(device_type, dtype):
 
     >>> import ember.torch as torch
     >>> torch.set_autocast_dtype("cpu", torch.float16); print(torch.get_autocast_dtype("cpu"))
-    float16
+    torch.float16
     >>> torch.set_autocast_dtype("cpu", torch.bfloat16)
     """
     op = "set_autocast_dtype"
@@ -262,7 +262,7 @@ for _name, _kind in (("cpu", "cpu"), ("gpu", "cuda"), ("ipu", "ipu"), ("xla", "x
     _default = DEFAULT_DTYPES[_kind].name
     get_ = _register(_dtype_getter(_name, _kind), f"get_autocast_{_name}_dtype",
                      f"Deprecated (a DeprecationWarning): ``get_autocast_dtype('{_kind}')``.",
-                     f"print(torch.get_autocast_{_name}_dtype())", _default)
+                     f"print(torch.get_autocast_{_name}_dtype())", f"torch.{_default}")
     set_ = _register(_dtype_setter(_name, _kind), f"set_autocast_{_name}_dtype",
                      f"Deprecated (a DeprecationWarning): ``set_autocast_dtype('{_kind}', "
                      "dtype)``.", f"torch.set_autocast_{_name}_dtype(torch.{_default})")

@@ -11,7 +11,7 @@ holds now (``stride`` in elements, as PyTorch's); ``numpy()`` returns a read-onl
 >>> x.element_size(), x.nbytes, x.stride(), x.is_floating_point()
 (4, 24, (3, 1), True)
 >>> x.byte().dtype, x.cpu() is x
-(ember.uint8, True)
+(torch.uint8, True)
 """
 
 import ember as _e

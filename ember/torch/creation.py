@@ -11,7 +11,7 @@ writes back into it.
 >>> import ember.torch as torch
 >>> x = torch.tensor([1, 2])
 >>> x.new_zeros(2, 3).dtype, torch.range(0, 2).tolist()
-(ember.int64, [0.0, 1.0, 2.0])
+(torch.int64, [0.0, 1.0, 2.0])
 >>> torch.manual_seed(0) is torch.default_generator
 True
 """
@@ -75,7 +75,7 @@ def full(size, fill_value, *, dtype=None, layout=None, device=None, requires_gra
 
     >>> import ember.torch as torch
     >>> torch.full((2,), -2.7, dtype=torch.int64).tolist(), torch.full([1], 2).dtype
-    ([-2, -2], ember.int64)
+    ([-2, -2], torch.int64)
     """
     return _e.full(_size((size,), "full"), fill_for(fill_value, dtype, "full"), dtype=dtype,
                    device=device, requires_grad=requires_grad)
@@ -106,7 +106,7 @@ def as_tensor(data, dtype=None, device=None):
     >>> import ember.torch as torch
     >>> t = torch.ones(2)
     >>> torch.as_tensor(t) is t, torch.as_tensor([1, 2]).dtype
-    (True, ember.int64)
+    (True, torch.int64)
     """
     if isinstance(data, _T):
         out = data
@@ -164,7 +164,7 @@ def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fals
 
     >>> import ember.torch as torch
     >>> torch.rand_like(torch.ones(2, 3, dtype=torch.float64)).dtype
-    ember.float64
+    torch.float64
     """
     dtype, device, rg = _like_options(input, dtype, device, requires_grad, memory_format,
                                       "rand_like")
@@ -439,7 +439,7 @@ def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=N
 
     >>> import ember.torch as torch
     >>> torch.ones(1, dtype=torch.float64).new_ones(2).dtype
-    ember.float64
+    torch.float64
     """
     dtype, device = _new_options(self, dtype, device)
     return _e.ones(_size(size, "new_ones"), dtype=dtype, device=device,
@@ -484,7 +484,7 @@ def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layo
 
     >>> import ember.torch as torch
     >>> torch.ones(1, dtype=torch.float64).new_tensor([1, 2]).dtype
-    ember.float64
+    torch.float64
     """
     dtype, device = _new_options(self, dtype, device)
     if isinstance(data, _T):
@@ -502,9 +502,9 @@ def set_default_dtype(d):
 
     >>> import ember.torch as torch
     >>> torch.set_default_dtype(torch.float64); torch.tensor([1.5]).dtype
-    ember.float64
+    torch.float64
     >>> torch.set_default_dtype(torch.float32); torch.get_default_dtype()
-    ember.float32
+    torch.float32
     """
     dtype = _dt.as_dtype(d, "d", "set_default_dtype")
     if dtype.kind != "float":
@@ -521,7 +521,7 @@ def get_default_dtype():
 
     >>> import ember.torch as torch
     >>> torch.get_default_dtype()
-    ember.float32
+    torch.float32
     """
     return _dt.default_float
 

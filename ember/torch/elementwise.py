@@ -621,7 +621,7 @@ def _python_map(self, op, fn, *others):
     for i, other in enumerate(others):
         param = "other" if len(others) == 1 else ("x", "y")[i]
         _tensor(other, op, param)
-        if other.dtype is not self.dtype:
+        if other._dtype is not self._dtype:
             raise KindError(f"{op}: {param} has dtype {other.dtype.name}; expected "
                             f"{self.dtype.name}, the dtype of the tensor")
         columns.append(broadcast_to(other.detach(), self.shape).reshape(-1).tolist())

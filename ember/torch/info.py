@@ -50,10 +50,9 @@ def _torch_engine():
 
 def _dtype(value, op):
     if value is None:
-        from .creation import get_default_dtype
-        return get_default_dtype()
+        return _dt.default_float
     if isinstance(value, _dt.DType):
-        return value
+        return _dt.as_dtype(value)
     raise KindError(f"{op}: expected a dtype, got {type(value).__name__} {value!r}")
 
 

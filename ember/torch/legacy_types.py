@@ -17,7 +17,7 @@ its base's), with ``storage_offset()`` 0.
 >>> import ember.torch as torch
 >>> x = torch.FloatTensor([1, 2])
 >>> isinstance(x, torch.FloatTensor), isinstance(x, torch.LongTensor), x.dtype
-(True, False, ember.float32)
+(True, False, torch.float32)
 >>> s = x.storage()
 >>> s.size(), s.tolist(), s.element_size(), type(s) is torch.TypedStorage
 (2, [1.0, 2.0], 4, True)
@@ -31,6 +31,7 @@ from .._tensor import Tensor as _T, transfer, wrap
 from ..devices import CPU, get_default_device
 from ..errors import DeviceError, DimensionError, InvalidParameterError, KindError
 from . import methods as _methods
+from ._dtypes import twin
 from ._tensor import Size, Tensor, functions, to_torch, torch_function, torch_method
 
 __all__ = ["FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor",
@@ -215,7 +216,7 @@ class _StorageType(type):
     def __instancecheck__(cls, obj):
         if cls._fixed is None:
             return type.__instancecheck__(cls, obj)
-        return type.__instancecheck__(TypedStorage, obj) and obj.dtype is cls._fixed
+        return type.__instancecheck__(TypedStorage, obj) and obj._values._dtype is cls._fixed
 
     def __repr__(cls):
         return f"<class 'torch.{cls.__name__}'>"
@@ -228,7 +229,7 @@ class TypedStorage(_Storage, metaclass=_StorageType):
     >>> import ember.torch as torch
     >>> s = torch.LongStorage([3, 4])
     >>> s[1], s.dtype, s.nbytes(), isinstance(s, torch.LongStorage)
-    (4, ember.int64, 16, True)
+    (4, torch.int64, 16, True)
     """
 
     __slots__ = ()
@@ -353,7 +354,7 @@ class _TensorType(type):
 
     def _build(cls, args, device):
         op = cls.__name__
-        dtype = cls.dtype
+        dtype = _dt.as_dtype(cls.dtype)
         if device is not None:
             from ..devices import as_device
             device = as_device(device, op)
@@ -368,7 +369,7 @@ class _TensorType(type):
             return t if isinstance(t, Tensor) else to_torch(wrap(t._data, t._dtype, t._ad))
         if len(args) == 1 and isinstance(args[0], _Storage):
             values = args[0]._values
-            if isinstance(args[0], TypedStorage) and values.dtype is not dtype:
+            if isinstance(args[0], TypedStorage) and values._dtype is not dtype:
                 raise KindError(f"{op}: expected a storage of dtype {dtype.name}, got "
                                 f"{values.dtype.name}")
             if isinstance(args[0], UntypedStorage):
@@ -389,14 +390,14 @@ class _TensorType(type):
                         device=device)
 
     def __instancecheck__(cls, obj):
-        return isinstance(obj, Tensor) and obj._dtype is cls.dtype and obj._device.type == "cpu"
+        return isinstance(obj, Tensor) and obj._dtype == cls.dtype and obj._device.type == "cpu"
 
     def __repr__(cls):
         return f"<class 'torch.{cls.__name__}'>"
 
 
 def _typed(name, dtype):
-    cls = _TensorType(name, (), {"dtype": dtype, "is_cuda": False, "is_sparse": False,
+    cls = _TensorType(name, (), {"dtype": twin(dtype), "is_cuda": False, "is_sparse": False,
                                  "__module__": "ember.torch",
                                  "__doc__": f"PyTorch's ``torch.{name}``: tensors of "
                                             f"{dtype.name} on the CPU (see ember/torch/"
@@ -438,7 +439,7 @@ def set_default_tensor_type(t):
 
     >>> import ember.torch as torch
     >>> torch.set_default_tensor_type(torch.DoubleTensor); torch.ones(1).dtype
-    ember.float64
+    torch.float64
     >>> torch.set_default_tensor_type("torch.FloatTensor")
     """
     op = "set_default_tensor_type"

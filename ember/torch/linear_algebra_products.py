@@ -198,7 +198,7 @@ def vdot(input, other):
     _rank(a, 1, "vdot", "input")
     _rank(b, 1, "vdot", "other")
     _inner_sizes("vdot", a, b, 0, 0, "input", "other")
-    if a.dtype is not b.dtype:
+    if a._dtype is not b._dtype:
         raise KindError(f"vdot: expected both vectors to have the same dtype, got "
                         f"{a.dtype.name} and {b.dtype.name}")
     return _e.dot(a.conj() if a.dtype.kind == "complex" else a, b)

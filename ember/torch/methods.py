@@ -304,7 +304,10 @@ _TYPE_NAMES = {"torch.FloatTensor": "float32", "torch.DoubleTensor": "float64",
                "torch.HalfTensor": "float16", "torch.BFloat16Tensor": "bfloat16",
                "torch.LongTensor": "int64", "torch.IntTensor": "int32",
                "torch.ShortTensor": "int16", "torch.CharTensor": "int8",
-               "torch.ByteTensor": "uint8", "torch.BoolTensor": "bool"}
+               "torch.ByteTensor": "uint8", "torch.BoolTensor": "bool",
+               "torch.UInt16Tensor": "uint16", "torch.UInt32Tensor": "uint32",
+               "torch.UInt64Tensor": "uint64", "torch.ComplexFloatTensor": "complex64",
+               "torch.ComplexDoubleTensor": "complex128"}
 
 
 @torch_method

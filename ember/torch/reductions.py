@@ -93,7 +93,7 @@ def std_mean(input, dim=None, unbiased=True, keepdim=False, *, correction=None):
 
 def _cast(x, dtype, op):
     dtype = dtype_arg(dtype, op)
-    return x if dtype is None or dtype is x.dtype else x.to(dtype)
+    return x if dtype is None or dtype is x._dtype else x.to(dtype)
 
 
 def _reduce(op, method, input, dim, keepdim, dtype):
@@ -392,7 +392,7 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
         if qs.ndim > 1:
             raise ShapeMismatchError(f"{op}: q must be a scalar or a 1-D tensor, got shape "
                                      f"{tuple(qs.shape)}", 1, qs.ndim)
-        if qs.dtype is not x.dtype:
+        if qs._dtype is not x._dtype:
             raise KindError(f"{op}: q must have input's dtype {x.dtype.name}, got "
                             f"{qs.dtype.name}")
         qs = reshape(qs, (-1,))
@@ -590,7 +590,7 @@ def _gradient_1d(f, d, kind, h, edge_order):
             first = (-1.5 * sl(0, 1) + 2 * sl(1, 2) - 0.5 * sl(2, 3)) / h
             last = (0.5 * sl(n - 3, n - 2) - 2 * sl(n - 2, n - 1) + 1.5 * sl(n - 1, n)) / h
         return _e.cat([first, interior, last], d)
-    c = h.to(f.dtype) if h.dtype is not f.dtype else h
+    c = h.to(f.dtype) if h._dtype is not f._dtype else h
     dx = c[1:] - c[:-1]  # (n - 1,)
     dx1, dx2 = _along(dx[:-1], d, nd), _along(dx[1:], d, nd)
     a = -dx2 / (dx1 * (dx1 + dx2))

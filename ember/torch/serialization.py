@@ -45,6 +45,7 @@ from ..errors import DeviceError, EmberError, InvalidParameterError, KindError
 from ..io import checkpoint as _checkpoint
 from ..io.torch_zip import ZIP_MAGIC, ArchiveReader, opened, save_archive
 from ..shapes import MAX_RANK
+from ._dtypes import TWINS, TorchDType
 from ._tensor import Size, to_torch
 
 __all__ = ["save", "load"]
@@ -130,7 +131,7 @@ class _Pickler(pickle._Pickler):
 
     def save(self, obj, save_persistent_id=True):
         cls = type(obj)
-        if cls is _Global or cls is _dt.DType:
+        if cls is _Global or cls is _dt.DType or cls is TorchDType:
             self.framer.commit_frame()
             x = self.memo.get(id(obj))
             if x is not None:
@@ -378,7 +379,7 @@ class _Loader:
         for name, dtype in _STORAGES.items():
             self.globals["torch", name] = _StorageType(dtype, name)
         for name, dtype in _DTYPES.items():
-            self.globals["torch", name] = dtype
+            self.globals["torch", name] = TWINS[dtype]  # torch.float32 loads as ember.torch's
         # the objects in the table, by id (each bound method is made once, here)
         self.callables = {id(v): v for v in self.globals.values() if callable(v)}
         self.rebuilders = {id(self.globals["torch._utils", name]) for name in (
@@ -517,9 +518,10 @@ class _Loader:
     def rebuild_tensor_v3(self, storage, storage_offset, size, stride, requires_grad,
                           backward_hooks, dtype, metadata=None):
         self._no_extras(backward_hooks, metadata)
-        if type(dtype) is not _dt.DType:
+        if not isinstance(dtype, _dt.DType):
             raise self.bad(f"a tensor's dtype is {_short(dtype)}; expected a dtype")
-        return self.tensor(storage, storage_offset, size, stride, dtype, requires_grad)
+        return self.tensor(storage, storage_offset, size, stride, _dt.as_dtype(dtype),
+                           requires_grad)
 
     def rebuild_parameter(self, data, requires_grad, backward_hooks):
         self._no_extras(backward_hooks, None)

@@ -240,7 +240,7 @@ def meshgrid(*tensors, indexing=None):
         if t.ndim > 1:
             raise ShapeMismatchError(f"meshgrid: tensors[{i}] must be 0-d or 1-D, got shape "
                                      f"{tuple(t.shape)}", 1, t.ndim)
-        if t.dtype is not ts[0].dtype or t.device != ts[0].device:
+        if t._dtype is not ts[0]._dtype or t.device != ts[0].device:
             raise KindError("meshgrid: expected every tensor to have the same dtype and device")
     ts = [reshape(t, (-1,)) if t.ndim == 0 else t for t in ts]
     swap = indexing == "xy" and len(ts) >= 2
@@ -602,7 +602,7 @@ def _index_arg(index, op, param="index"):
     idx = tensor_arg(index, op, param)
     if idx.dtype.kind != "int":
         raise KindError(f"{op}: {param} must be an int tensor, got {idx.dtype.name}")
-    return idx.to(_e.int64) if idx.dtype is not _e.int64 else idx
+    return idx.to(_e.int64) if idx._dtype is not _e.int64 else idx
 
 
 @function_and_method

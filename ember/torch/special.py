@@ -105,7 +105,7 @@ for _name, _fn in _TOP.items():
 
 for _name in ("lgamma", "digamma", "erfinv", "erfc", "exp2", "i0", "sinc"):
     def _method(self, _f=_TOP[_name]):
-        return _f(self.to(_e.float32) if self.dtype is _e.bool_ else self)  # bools as PyTorch
+        return _f(self.to(_e.float32) if self._dtype is _e.bool_ else self)  # bools as PyTorch
     _method.__doc__ = f"PyTorch's ``Tensor.{_name}()``: ``torch.{_name}(self)``."
     _torch_method(_method, name=_name)
 
@@ -125,7 +125,7 @@ def _xlogy_method(self, other):
 @_torch_method(name="logit")
 def _logit_method(self, eps=None):
     """PyTorch's ``Tensor.logit(eps=None)``."""
-    return _sf.logit(self.to(_e.float32) if self.dtype is _e.bool_ else self, eps)
+    return _sf.logit(self.to(_e.float32) if self._dtype is _e.bool_ else self, eps)
 
 
 @_torch_method(name="mvlgamma")

@@ -128,7 +128,8 @@ def test_roundtrip_containers_and_python_values():
     back = _roundtrip(obj)
     assert back == obj
     assert type(back["od"]) is collections.OrderedDict and list(back["od"]) == ["b", "a"]
-    assert back["dtype"] is ember.float16 and isinstance(back["size"], et.Size)
+    assert back["dtype"] is et.float16 and back["dtype"] == ember.float16
+    assert isinstance(back["size"], et.Size)
 
 
 def test_unrestricted_loads_give_python_own_containers():

@@ -11,7 +11,7 @@ deprecated spellings, are in device_amp.py.
 >>> with torch.autocast("cpu", dtype=torch.bfloat16):
 ...     out = model(torch.randn(3, 4))
 >>> print(out.dtype, model.weight.dtype)
-bfloat16 float32
+torch.bfloat16 torch.float32
 """
 
 import sys as _sys

@@ -13,16 +13,17 @@ off for the region.
 >>> with torch.autocast("cpu", dtype=torch.bfloat16):
 ...     y = torch.nn.functional.linear(x, torch.randn(2, 3))
 >>> print(y.dtype)
-bfloat16
+torch.bfloat16
 """
 
 import functools
 import warnings
 
 from ... import cuda as _cuda
-from ...dtypes import DType, bfloat16, float16
+from ...dtypes import DType, as_dtype, bfloat16, float16
 from ...errors import InvalidParameterError, KindError
 from .. import autocast_state as _st
+from .._dtypes import twin
 
 __all__ = ["autocast", "is_autocast_available"]
 
@@ -50,7 +51,7 @@ class autocast:  # noqa: N801  (PyTorch's name)
     ... def product(a, b):
     ...     return a @ b
     >>> print(product(torch.ones(2, 2), torch.ones(2, 2)).dtype)
-    bfloat16
+    torch.bfloat16
     """
 
     def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
@@ -67,7 +68,7 @@ class autocast:  # noqa: N801  (PyTorch's name)
         if cache_enabled is not None and not isinstance(cache_enabled, bool):
             raise KindError(f"autocast: argument 'cache_enabled' must be bool, not "
                             f"{type(cache_enabled).__name__}")
-        self.fast_dtype = _st.state.dtypes[self.device] if dtype is None else dtype
+        self.fast_dtype = twin(_st.state.dtypes[self.device] if dtype is None else dtype)
         self._cache_enabled = (_st.state.cache_enabled if cache_enabled is None
                                else cache_enabled)
         if enabled and self.device == "cuda" and not _cuda.is_available():
@@ -87,7 +88,7 @@ class autocast:  # noqa: N801  (PyTorch's name)
         self._saved.append((self.device in st.enabled, st.dtypes[self.device],
                             st.cache_enabled))
         _st._set(self.device, self._enabled)
-        st.dtypes[self.device] = self.fast_dtype
+        st.dtypes[self.device] = as_dtype(self.fast_dtype)
         st.cache_enabled = self._cache_enabled
         st.nesting += 1
         return self

@@ -15,7 +15,7 @@ float32. Outside autocast each wrapper costs one check.
 >>> a = torch.ones(2, 3)
 >>> with torch.autocast("cpu", dtype=torch.bfloat16):
 ...     print((a @ a.T).dtype, torch.nn.functional.mse_loss(a.bfloat16(), a).dtype)
-bfloat16 float32
+torch.bfloat16 torch.float32
 """
 
 from ..._tensor import Tensor as _EmberTensor

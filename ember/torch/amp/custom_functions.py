@@ -19,7 +19,7 @@ the forward runs with autocast off and its floating-point tensor inputs cast to 
 >>> with torch.autocast("cpu"):
 ...     y = Square.apply(torch.ones(2, dtype=torch.bfloat16))
 >>> print(y.dtype)
-float32
+torch.float32
 """
 
 import functools

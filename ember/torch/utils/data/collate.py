@@ -10,7 +10,7 @@ lists (PyTorch's "backwards compatibility" rule). ``collate`` is the general wal
 >>> from ember.torch.utils.data import default_collate
 >>> b = default_collate([(1.0, 2), (3.0, 4)])
 >>> b[0].dtype, b[1].dtype, b[0].tolist()
-(ember.float64, ember.int64, [1.0, 3.0])
+(torch.float64, torch.int64, [1.0, 3.0])
 """
 
 import collections.abc
