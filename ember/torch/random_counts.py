@@ -19,7 +19,7 @@ poisson an undefined number).
 >>> g = torch.Generator().manual_seed(0)
 >>> s = torch.poisson(torch.full((1000,), 4.0), generator=g)
 >>> s.dtype, bool(abs(s.mean().item() - 4.0) < 0.3)
-(ember.float32, True)
+(torch.float32, True)
 >>> torch.binomial(torch.tensor([0.0, 5.0]), torch.tensor([0.5, 1.0])).tolist()
 [0.0, 5.0]
 """
