@@ -17,17 +17,22 @@ def lib_tensor(lib, array, grad=False):
     return t.requires_grad_() if grad else t
 
 
-def make_inputs(lib, inputs, grad):
-    """The case's inputs as tensors of ``lib``; returns (args, leaves): the float inputs are
-    leaves (wanting gradients when ``grad``)."""
+def _cast(array, dtype):
+    array = np.asarray(array)
+    return array.astype(dtype) if array.dtype.kind == "f" else array
+
+
+def make_inputs(lib, inputs, grad, dtype="float64"):
+    """The case's inputs as tensors of ``lib``, floats as ``dtype``; returns (args, leaves):
+    the float inputs are leaves (wanting gradients when ``grad``)."""
     leaves = []
 
     def one(a):
         if isinstance(a, tuple):
             return tuple(one(b) for b in a)
         if isinstance(a, Const):
-            return lib_tensor(lib, a.array)
-        t = lib_tensor(lib, a, grad)
+            return lib_tensor(lib, _cast(a.array, dtype))
+        t = lib_tensor(lib, _cast(a, dtype), grad)
         leaves.append(t)
         return t
     return tuple(one(a) for a in inputs), leaves
@@ -52,10 +57,10 @@ def state_to_torch(state):
     return {k: torch.from_numpy(np.array(v.detach().numpy())) for k, v in state.items()}
 
 
-def materialize(case, module, lib, seed=0):
+def materialize(case, module, lib, dtype="float64", seed=0):
     """A lazy module's first call (which gives its parameters their shapes)."""
     if case.lazy:
-        args, _ = make_inputs(lib, case.inputs(np.random.default_rng(seed)), False)
+        args, _ = make_inputs(lib, case.inputs(np.random.default_rng(seed)), False, dtype)
         with (torch.no_grad() if lib is torch else et.no_grad()):
             module(*args)
 
