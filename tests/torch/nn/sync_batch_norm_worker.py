@@ -42,6 +42,15 @@ def main():
         out[f"dx{step}"] = x.grad.numpy()
         out[f"dw{step}"] = bn.weight.grad.numpy()
         out[f"db{step}"] = bn.bias.grad.numpy()
+    # a Hessian-vector product through the all-reduces: this rank's share of v and of the
+    # objective sum((y * y * g)); the weight's direction vw is the same on every rank
+    x = torch.tensor(share(40, rank, (3, 4)), requires_grad=True)
+    g, v = torch.tensor(share(41, rank, (3, 4))), torch.tensor(share(42, rank, (3, 4)))
+    vw = torch.tensor([0.3, -0.7, 1.1], dtype=torch.float64)
+    y = bn(x)
+    gx, gw = torch.autograd.grad((y * y * g).sum(), (x, bn.weight), create_graph=True)
+    hx, hw = torch.autograd.grad((gx * v).sum() + (gw * vw).sum(), (x, bn.weight))
+    out["hvp_x"], out["hvp_w"] = hx.numpy(), hw.numpy()
     out["running_mean"] = bn.running_mean.numpy()
     out["running_var"] = bn.running_var.numpy()
     out["num_batches_tracked"] = bn.num_batches_tracked.numpy()

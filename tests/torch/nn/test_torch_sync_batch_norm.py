@@ -1,6 +1,6 @@
 """ember.torch.nn.SyncBatchNorm against PyTorch: on one process (no process group) it is
-BatchNorm; on two processes (gloo, 127.0.0.1) its outputs, gradients and running statistics
-are those of one BatchNorm over the concatenated batch; convert_sync_batchnorm swaps the
+BatchNorm; on two processes (gloo, 127.0.0.1) its outputs, gradients, Hessian-vector products and
+running statistics are those of one BatchNorm over the concatenated batch; convert_sync_batchnorm swaps the
 BatchNorm layers of a model and keeps their parameters."""
 
 import os
@@ -67,13 +67,20 @@ def reference():
         y = bn(x)
         (y * g).sum().backward()
         steps.append((y.detach(), x.grad, bn.weight.grad.clone(), bn.bias.grad.clone()))
+    x = torch.cat([T(share(40, r, (3, 4))) for r in range(2)]).requires_grad_()
+    g = torch.cat([T(share(41, r, (3, 4))) for r in range(2)])
+    v = torch.cat([T(share(42, r, (3, 4))) for r in range(2)])
+    vw = torch.tensor([0.3, -0.7, 1.1], dtype=torch.float64)
+    y = bn(x)
+    gx, gw = torch.autograd.grad((y * y * g).sum(), (x, bn.weight), create_graph=True)
+    hvp = torch.autograd.grad((gx * v).sum() + (gw * vw).sum(), (x, bn.weight))
     bn.eval()
     x = torch.cat([T(share(30, r, (3, 4))) for r in range(2)])
-    return bn, steps, bn(x).detach()
+    return bn, steps, bn(x).detach(), hvp
 
 
 def test_two_processes_match_batch_norm_over_the_whole_batch(ranks):
-    bn, steps, evaluated = reference()
+    bn, steps, evaluated, _ = reference()
     cut = (slice(0, SIZES[0]), slice(SIZES[0], None))
     for step, (y, dx, dw, db) in enumerate(steps):
         for r in range(2):
@@ -85,8 +92,14 @@ def test_two_processes_match_batch_norm_over_the_whole_batch(ranks):
     for r in range(2):
         close(ranks[r]["running_mean"], bn.running_mean)
         close(ranks[r]["running_var"], bn.running_var)
-        assert int(ranks[r]["num_batches_tracked"]) == int(bn.num_batches_tracked) == 2
+        assert int(ranks[r]["num_batches_tracked"]) == int(bn.num_batches_tracked) == 3
         close(ranks[r]["eval"], evaluated[cut[r]])
+
+
+def test_two_processes_give_batch_norms_hessian_vector_products(ranks):
+    hx, hw = reference()[3]
+    close(np.concatenate([ranks[0]["hvp_x"], ranks[1]["hvp_x"]]), hx)
+    close(ranks[0]["hvp_w"] + ranks[1]["hvp_w"], hw)
 
 
 @pytest.mark.parametrize("shape", [(5, 3), (4, 3, 6), (2, 3, 4, 5), (2, 3, 2, 2, 3), (0, 3, 4)])
