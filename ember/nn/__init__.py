@@ -96,3 +96,11 @@ __all__ += list(_lazy_all)
 from .transformer import *  # noqa: E402,F401,F403
 from .transformer import __all__ as _transformer_all  # noqa: E402
 __all__ += list(_transformer_all)
+
+# PyTorch's legacy CrossMapLRN2d and SyncBatchNorm
+from .cross_map_lrn import *  # noqa: E402,F401,F403
+from .cross_map_lrn import __all__ as _cross_map_lrn_all  # noqa: E402
+__all__ += list(_cross_map_lrn_all)
+from .sync_batch_norm import *  # noqa: E402,F401,F403
+from .sync_batch_norm import __all__ as _sync_batch_norm_all  # noqa: E402
+__all__ += list(_sync_batch_norm_all)

@@ -151,3 +151,7 @@ __all__ += ["linear_cross_entropy"]
 # -- F.multi_head_attention_forward (ember/ops/multihead_attention.py) --------------------------
 from ..ops.multihead_attention import multi_head_attention_forward  # noqa: E402,F401
 __all__ += ["multi_head_attention_forward"]
+
+# -- F.grouped_mm (ember/ops/grouped_mm.py) -----------------------------------------------------
+from ..ops.grouped_mm import grouped_mm  # noqa: E402,F401
+__all__ += ["grouped_mm"]

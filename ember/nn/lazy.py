@@ -122,7 +122,13 @@ class _Lazy(Module):
         this)."""
         x = _check_input(input, type(self).__name__)
         target = _target_class(self, self.cls_to_become)
-        fresh = target(self._in_size(x), *self._lazy_args, **self._lazy_kwargs)
+        kwargs = dict(self._lazy_kwargs)
+        # a placeholder moved since construction (.double(), .to(device)) moves the result too
+        placed = next((t for t in list(self.parameters()) + list(self.buffers())
+                       if t._dtype.kind == "float"), None)
+        if placed is not None:
+            kwargs.update(dtype=placed._dtype, device=placed._device)
+        fresh = target(self._in_size(x), *self._lazy_args, **kwargs)
         if (issubclass(self.cls_to_become, (InstanceNorm1d, InstanceNorm2d, InstanceNorm3d))
                 and not (self.affine or self.track_running_stats)):
             fresh.num_features = 0  # nothing was created: PyTorch leaves num_features at 0

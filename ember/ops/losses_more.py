@@ -329,7 +329,8 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     slots = (yb.clamp(min=0).one_hot(c) * valid.unsqueeze(-1)).sum(1)   # (N, C) counts
     is_target = (slots > 0).cast(x.dtype)
     diff = (1 - (xb.unsqueeze(-1) - xb.unsqueeze(-2))).clamp(min=0.0)  # [n, j, i]
-    pair = is_target.unsqueeze(-1) * (1 - is_target).unsqueeze(-2)
+    # a class listed twice before the -1 counts twice, as in PyTorch
+    pair = slots.cast(x.dtype).unsqueeze(-1) * (1 - is_target).unsqueeze(-2)
     loss = (diff * pair).sum((1, 2)) / c
     loss = loss if x.ndim == 2 else loss.reshape(())
     return _reduce(loss, r)
