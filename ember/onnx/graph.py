@@ -26,7 +26,8 @@ from . import (ops_attention, ops_control, ops_math, ops_more, ops_nn,  # noqa: 
                ops_rnn, ops_shape)  # (fill the converter table)
 from .errors import UnsupportedOperatorError
 from .ops_control import Seq
-from .proto import attributes, ember_dtype, opset_of, require_onnx
+from .narrow import widen
+from .proto import attributes, elem_types, ember_dtype, opset_of, require_onnx, to_array
 from .registry import CONVERTERS, Context
 
 
@@ -55,16 +56,17 @@ class Program:
     attributes compiled, and the index of the last node reading each value (values a subgraph
     reads from the enclosing scope count as read by the node that holds the subgraph)."""
 
-    def __init__(self, nodes, device):
-        self.nodes, self.last = [], {}
+    def __init__(self, nodes, device, types=None):
+        self.nodes, self.last, types = [], {}, types or {}
         for i, n in enumerate(nodes):
             attrs = attributes(n)
             reads = list(n.input)
             for k, v in attrs.items():
                 if hasattr(v, "node") and hasattr(v, "initializer"):  # a GraphProto
-                    attrs[k] = sub = Subgraph(v, device)
+                    attrs[k] = sub = Subgraph(v, device, types)
                     reads += sorted(sub.reads)
-            self.nodes.append((n.op_type, list(n.input), list(n.output), attrs))
+            self.nodes.append((n.op_type, list(n.input), list(n.output), attrs,
+                               tuple(types.get(name, 0) for name in n.input)))
             for name in reads:
                 self.last[name] = i
         self.reads = set(self.last)
@@ -72,11 +74,11 @@ class Program:
     def run(self, values, opset, device, keep):
         """Evaluate every node on ``values`` (name -> tensor, updated in place)."""
         last = self.last
-        for i, (op_type, ins, outs, attrs) in enumerate(self.nodes):
+        for i, (op_type, ins, outs, attrs, types) in enumerate(self.nodes):
             x = [values[n] if n else None for n in ins]
             while x and x[-1] is None:
                 x.pop()
-            result = CONVERTERS[op_type](x, attrs, Context(opset, device, len(outs), values))
+            result = CONVERTERS[op_type](x, attrs, Context(opset, device, len(outs), values, types))
             if result is None or isinstance(result, (ember.Tensor, Seq)):
                 result = [result]
             if any(outs[len(result):]):
@@ -97,13 +99,12 @@ class Subgraph:
     Context and the body's inputs, it returns the body's outputs; it reads the enclosing scope's
     values by name, as ONNX says."""
 
-    def __init__(self, graph, device):
-        onnx = require_onnx("load")
+    def __init__(self, graph, device, types=None):
         self.inputs = [i.name for i in graph.input]
         self.outputs = [o.name for o in graph.output]
-        self.constants = {t.name: ember.tensor(onnx.numpy_helper.to_array(t), device=device)
+        self.constants = {t.name: ember.tensor(to_array(t), device=device)
                           for t in graph.initializer}
-        self.program = Program(graph.node, device)
+        self.program = Program(graph.node, device, elem_types(graph, types))
         local = set(self.inputs) | set(self.constants) | {o for n in self.program.nodes
                                                           for o in n[2]}
         self.reads = (self.program.reads | set(self.outputs)) - local
@@ -126,7 +127,7 @@ def _as_value(v, type_proto, device):
     if isinstance(v, ember.Tensor):
         return v
     code = type_proto.tensor_type.elem_type if type_proto is not None else 0
-    return ember.tensor(v, dtype=ember_dtype(code) if code else None, device=device)
+    return ember.tensor(widen(v), dtype=ember_dtype(code) if code else None, device=device)
 
 
 class GraphModule(Module):
@@ -136,7 +137,6 @@ class GraphModule(Module):
 
     def __init__(self, proto, device=None):
         super().__init__()
-        onnx = require_onnx("load")
         graph = proto.graph
         self.opset = opset_of(proto) or 1
         missing = unsupported(graph, self.opset)
@@ -145,7 +145,7 @@ class GraphModule(Module):
         self._params = OrderedDict()
         self._buffers = OrderedDict()
         for init in graph.initializer:
-            t = ember.tensor(onnx.numpy_helper.to_array(init), device=device)
+            t = ember.tensor(to_array(init), device=device)
             if t.kind == "float":
                 self._params[init.name] = Parameter(t)
             else:
@@ -154,8 +154,12 @@ class GraphModule(Module):
         self.input_names = [i.name for i in graph.input if i.name not in known]
         self._input_types = {i.name: i.type for i in graph.input}
         self.output_names = [o.name for o in graph.output]
+        # the ONNX element type of each output (0 if not a tensor): a narrow type (float8, int4
+        # ...) comes back in its ember carrier dtype, and EmberRep hands it out in that type
+        self.output_types = [o.type.tensor_type.elem_type if o.type.HasField("tensor_type")
+                             else 0 for o in graph.output]
         self.graph_name = graph.name
-        self._program = Program(graph.node, device)
+        self._program = Program(graph.node, device, elem_types(graph))
         self._nodes = self._program.nodes
 
     def _local_split(self):

@@ -157,15 +157,104 @@ def clip(x, a, c):
     return t.clamp(lo, hi) if (lo is not None or hi is not None) else t
 
 
+# ONNX's narrow float formats (carried as float32 values, see narrow.py): mantissa bits, the
+# exponent of the smallest normal, the largest finite value, whether -0 and inf are absent (the
+# "fnuz" formats), and what an overflow becomes without saturation (None: always saturates)
+_FLOATS = {17: (3, -6, 448.0, False, math.nan), 18: (3, -7, 240.0, True, math.nan),
+           19: (2, -14, 57344.0, False, math.inf), 20: (2, -15, 57344.0, True, math.nan),
+           23: (1, 0, 6.0, False, None)}
+# the narrow ints (carried as int8/uint8): range and carrier
+_INTS = {21: (0, 15, ember.uint8), 22: (-8, 7, ember.int8), 25: (0, 3, ember.uint8),
+         26: (-2, 1, ember.int8)}
+
+
+def _exponent(ax):
+    """floor(log2(ax)) of the positive finite float64 tensor ``ax``, exactly (log2's rounding
+    is corrected against exact powers of two)."""
+    e = ax.log2().floor()
+    e = ember.where(ember.pow(2.0, e) > ax, e - 1, e)
+    return ember.where(ember.pow(2.0, e + 1) <= ax, e + 1, e)
+
+
+def _round_float(t, code, saturate):
+    mbits, emin, fmax, fnuz, overflow = _FLOATS[code]
+    x = t.cast(ember.float64)
+    ax = x.abs()
+    ordinary = ax.isfinite().logical_and(ax > 0)
+    e = _exponent(ember.where(ordinary, ax, 1.0))
+    ulp = ember.pow(2.0, e.clamp(min=emin) - mbits)
+    r = (x / ulp).round() * ulp  # round half to even at the format's last mantissa bit
+    big = r.abs() > fmax
+    if saturate or overflow is None:
+        r = ember.where(big, x.sign() * fmax, r)
+    else:
+        r = ember.where(big, x.sign() * overflow, r)
+X
+        r = ember.where(x.isnan(), 0.0, r)
+    if fnuz:  # no negative zero: -0 + 0 is +0
+        r = r + 0.0
+    return r.cast(ember.float32)
+
+
+def _round_e8m0(t, saturate, mode):
+    x = t.cast(ember.float64).abs()
+    ordinary = x.isfinite().logical_and(x > 0)
+    safe = ember.where(ordinary, x, 1.0)
+    e = _exponent(safe)
+    frac = safe / ember.pow(2.0, e)  # in [1, 2)
+    if mode == "up":
+        e = ember.where(frac > 1, e + 1, e)
+    elif mode == "nearest":
+        e = ember.where(frac >= 1.5, e + 1, e)
+    e = ember.where(x == 0, -127.0, e)
+    if saturate:
+        e = ember.where(x.isinf(), 127.0, e).clamp(-127, 127)
+    r = ember.pow(2.0, e)
+    bad = x.isnan() if saturate else x.isnan().logical_or(x.isinf()).logical_or(e > 127)
+    return ember.where(bad, math.nan, r).cast(ember.float32)
+
+
+def _round_int(t, code):
+    lo, hi, carrier = _INTS[code]
+    v = t.trunc() if t.kind == "float" else t
+    inside = (v >= lo).logical_and(v <= hi)  # NaN compares False
+    return ember.where(inside, v, 0).cast(carrier)
+
+
+def to_format(t, code, saturate=True, round_mode="up"):
+    """``t`` rounded to ONNX's narrow element type ``code`` (float8, float4, int4, int2), as its
+    ember carrier (float32, int8 or uint8): float formats round half to even, and out-of-range
+    values saturate or overflow as ``Cast``'s table says; ints truncate and (as onnx's reference)
+    values out of range become 0; float8e8m0 rounds to a power of two by ``round_mode``.
+
+    >>> import ember
+    >>> to_format(ember.tensor([0.3, 500.0, -1e-9]), 17).tolist()  # float8 e4m3fn
+    [0.3125, 448.0, -0.0]
+    """
+    if code in _FLOATS:
+        return _round_float(t, code, saturate)
+    if code in _INTS:
+        return _round_int(t, code)
+    return _round_e8m0(t, saturate, round_mode)
+
+
+def _cast(t, code, a):
+    from .narrow import NARROW
+    from .proto import ember_dtype
+    if code in NARROW:
+        return to_format(t, code, bool(a.get("saturate", 1)), a.get("round_mode", "up"))
+    return t.cast(ember_dtype(code))
+
+
 @converter("Cast")
 def cast(x, a, c):
-    from .proto import ember_dtype
-    return x[0].cast(ember_dtype(a["to"]))
+    return _cast(x[0], a["to"], a)
 
 
 @converter("CastLike")
 def cast_like(x, a, c):
-    return x[0].cast(x[1].dtype)
+    code = c.types[1] if len(c.types) > 1 else 0
+    return _cast(x[0], code, a) if code else x[0].cast(x[1].dtype)
 
 
 def _reduce(fn):

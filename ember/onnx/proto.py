@@ -11,6 +11,7 @@ import os
 
 from .. import dtypes as _dt
 from .errors import OnnxFormatError, OnnxNotInstalledError, UnsupportedOpsetError
+from .narrow import NARROW, widen
 
 # ONNX's TensorProto.DataType numbers (stable across onnx releases) -> ember dtypes
 _DTYPES = {1: _dt.float32, 2: _dt.uint8, 3: _dt.int8, 4: _dt.uint16, 5: _dt.int16, 6: _dt.int32,
@@ -32,12 +33,35 @@ def require_onnx(op):
 
 
 def ember_dtype(code, op="load"):
-    """The ember dtype of ONNX element type ``code`` (KindError-like typed error if none)."""
+    """The ember dtype of ONNX element type ``code``: for a narrow type ember lacks (float8,
+    float4, int4, int2), the wider dtype that carries its values (narrow.py); OnnxFormatError
+    if none."""
     dt = _DTYPES.get(code)
+    if dt is None and code in NARROW:
+        dt = NARROW[code][1]
     if dt is None:
         raise OnnxFormatError(f"{op}: ONNX element type {code} has no ember dtype "
-                              f"(supported: {sorted(_DTYPES)})", "elem_type", code)
+                              f"(supported: {sorted(set(_DTYPES) | set(NARROW))})",
+                              "elem_type", code)
     return dt
+
+
+def elem_types(graph, outer=None):
+    """name -> ONNX element type of every tensor value ``graph`` declares (inputs, outputs,
+    value_info, initializers), on top of ``outer`` (the enclosing graph's)."""
+    types = dict(outer or {})
+    for v in list(graph.input) + list(graph.output) + list(graph.value_info):
+        if v.type.HasField("tensor_type") and v.type.tensor_type.elem_type:
+            types[v.name] = v.type.tensor_type.elem_type
+    for t in graph.initializer:
+        types[t.name] = t.data_type
+    return types
+
+
+def to_array(tensor):
+    """An ONNX TensorProto as a NumPy array ember reads (narrow types widened, narrow.py)."""
+    onnx = require_onnx("load")
+    return widen(onnx.numpy_helper.to_array(tensor))
 
 
 def onnx_type(dtype):
@@ -123,7 +147,7 @@ def attributes(node):
     for a in node.attribute:
         value = onnx.helper.get_attribute_value(a)
         if isinstance(value, onnx.TensorProto):
-            value = onnx.numpy_helper.to_array(value)
+            value = to_array(value)
         elif isinstance(value, bytes):
             value = value.decode()
         elif isinstance(value, list) and value and isinstance(value[0], bytes):

@@ -22,12 +22,15 @@ CONVERTERS = {}
 @dataclass(frozen=True)
 class Context:
     """What a converter may need besides inputs and attributes: the default-domain opset,
-    the graph's device, the node's number of outputs and the values in scope (for subgraphs,
-    which read the enclosing graph's values by name)."""
+    the graph's device, the node's number of outputs, the values in scope (for subgraphs,
+    which read the enclosing graph's values by name) and the ONNX element types of the node's
+    inputs where the graph declares them (0 where not; narrow types such as float8 travel in a
+    wider ember dtype, see narrow.py)."""
     opset: int
     device: object = None
     outputs: int = 1
     scope: dict = None
+    types: tuple = ()
 
     def const(self, value, dtype=None):
         """A constant tensor on the graph's device."""
