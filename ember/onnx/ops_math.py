@@ -189,8 +189,8 @@ def _round_float(t, code, saturate):
         r = ember.where(big, x.sign() * fmax, r)
     else:
         r = ember.where(big, x.sign() * overflow, r)
-X
-        r = ember.where(x.isnan(), 0.0, r)
+    if overflow is None:  # float4 has no NaN: ml_dtypes (onnx's reference) gives -0
+        r = ember.where(x.isnan(), -0.0, r)
     if fnuz:  # no negative zero: -0 + 0 is +0
         r = r + 0.0
     return r.cast(ember.float32)
