@@ -257,7 +257,9 @@ def cast_like(x, a, c):
     return _cast(x[0], code, a) if code else x[0].cast(x[1].dtype)
 
 
-def _reduce(fn):
+def _reduce(fn, empty=None):
+    """A reduction converter; ``empty(t)`` is the value of a reduction over no elements
+    (ONNX: -inf for ReduceMax, +inf for ReduceMin ..., the dtype's bound for ints)."""
     def conv(x, a, c):
         t = x[0]
         axes = axes_arg(x, a)
@@ -266,14 +268,30 @@ def _reduce(fn):
             if a.get("noop_with_empty_axes", 0):
                 return t
             axes = list(range(t.ndim))
-        return fn(t, tuple(axis_of(d, t.ndim) for d in axes), keep)
+        dims = tuple(axis_of(d, t.ndim) for d in axes)
+        if empty is not None and any(t.shape[d] == 0 for d in dims):
+            shape = [1 if i in dims else n for i, n in enumerate(t.shape) if keep or i not in dims]
+            return ember.full(shape, empty(t), dtype=t.dtype, device=t.device)
+        return fn(t, dims, keep)
     return conv
+
+
+def _bound(t, top):
+    """The largest (``top``) or smallest value of ``t``'s dtype: +-inf, True/False, int range."""
+    if t.kind == "bool":
+        return top
+    if t.kind == "float":
+        return math.inf if top else -math.inf
+    bits = 8 * t.dtype.itemsize
+    if not t.dtype.is_signed:
+        return 2 ** bits - 1 if top else 0
+    return 2 ** (bits - 1) - 1 if top else -2 ** (bits - 1)
 
 
 converter("ReduceSum")(_reduce(lambda t, d, k: t.sum(dim=d, keepdim=k)))
 converter("ReduceMean")(_reduce(lambda t, d, k: t.mean(dim=d, keepdim=k)))
-converter("ReduceMax")(_reduce(lambda t, d, k: t.max(dim=d, keepdim=k)))
-converter("ReduceMin")(_reduce(lambda t, d, k: t.min(dim=d, keepdim=k)))
+converter("ReduceMax")(_reduce(lambda t, d, k: t.max(dim=d, keepdim=k), lambda t: _bound(t, False)))
+converter("ReduceMin")(_reduce(lambda t, d, k: t.min(dim=d, keepdim=k), lambda t: _bound(t, True)))
 converter("ReduceProd")(_reduce(lambda t, d, k: t.prod(dim=d, keepdim=k)))
 converter("ReduceL2")(_reduce(lambda t, d, k: (t * t).sum(dim=d, keepdim=k).sqrt()))
 converter("ReduceL1")(_reduce(lambda t, d, k: t.abs().sum(dim=d, keepdim=k)))
@@ -282,7 +300,8 @@ converter("ReduceLogSumExp")(_reduce(
     lambda t, d, k: (t - t.max(dim=d, keepdim=True).detach()).exp().sum(dim=d, keepdim=k).log()
     + (t.max(dim=d, keepdim=True).detach() if k else
        t.max(dim=d, keepdim=True).detach().reshape(*[n for i, n in enumerate(t.shape)
-                                                     if i not in d]))))
+                                                     if i not in d])),
+    lambda t: -math.inf))
 
 
 def _arg(fn):

@@ -266,60 +266,140 @@ def einsum(x, a, c):
     return ember.einsum(a["equation"].replace(" ", ""), *x)
 
 
-def _source_coords(mode, n_in, n_out, scale):
+def _source_coords(mode, n_in, n_out, scale, roi):
+    """The input coordinate of each of the ``n_out`` outputs along one axis (ONNX's
+    coordinate_transformation_mode; ``scale`` is the axis's scale, ``scale * n_in`` its
+    unrounded output length), and which outputs fall outside the crop (tf_crop_and_resize)."""
     o = np.arange(n_out, dtype=np.float64)
+    length = scale * n_in
+    outside = None
     if mode == "align_corners":
-        return o * (n_in - 1) / (n_out - 1) if n_out > 1 else np.zeros(n_out)
-    if mode == "asymmetric":
-        return o / scale
-    if mode == "pytorch_half_pixel":
-        return (o + 0.5) / scale - 0.5 if n_out > 1 else np.zeros(n_out)
-    if mode == "tf_half_pixel_for_nn":
-        return (o + 0.5) / scale
-    if mode == "half_pixel":
-        return (o + 0.5) / scale - 0.5
-    raise InvalidParameterError(f"Resize: coordinate_transformation_mode {mode!r} is not "
-                                "supported", "coordinate_transformation_mode", mode)
+        src = o * (n_in - 1) / (length - 1) if length != 1 else np.zeros(n_out)
+    elif mode == "asymmetric":
+        src = o / scale
+    elif mode == "pytorch_half_pixel":
+        src = (o + 0.5) / scale - 0.5 if length != 1 else np.full(n_out, -0.5)
+    elif mode == "tf_half_pixel_for_nn":
+        src = (o + 0.5) / scale
+    elif mode == "half_pixel":
+        src = (o + 0.5) / scale - 0.5
+    elif mode == "half_pixel_symmetric":  # the unrounded output's centre on the input's
+        src = n_in / 2 * (1 - n_out / length) + (o + 0.5) / scale - 0.5
+    elif mode == "tf_crop_and_resize":
+        lo, hi = roi
+        src = (o * (hi - lo) * (n_in - 1) / (length - 1) if length != 1
+               else np.full(n_out, (hi - lo) * (n_in - 1) / 2))
+        src = src + lo * (n_in - 1)
+        outside = (src < 0) | (src > n_in - 1)
+    else:
+        raise InvalidParameterError(f"Resize: coordinate_transformation_mode {mode!r} is not "
+                                    "supported", "coordinate_transformation_mode", mode)
+    return src, outside
 
 
 _NEAREST = {"round_prefer_floor": lambda v: np.ceil(v - 0.5), "round_prefer_ceil":
             lambda v: np.floor(v + 0.5), "floor": np.floor, "ceil": np.ceil}
 
 
-@converter("Resize", "Upsample")
-def resize(x, a, c):
-    """Nearest and (bi)linear resizing, one axis at a time with gathers (differentiable)."""
-    t = x[0]
-    mode = a.get("mode", "nearest")
-    if mode not in ("nearest", "linear"):
-        raise InvalidParameterError(f"Resize: mode {mode!r} is not supported (nearest, linear)",
-                                    "mode", mode)
-    scales_in = x[1] if len(x) == 2 else (x[2] if len(x) > 2 else None)
-    sizes = ints(x[3]) if len(x) > 3 and x[3] is not None and x[3].numel() else None
+def _cubic_kernel(d, A):
+    d = np.abs(d)
+    near = ((A + 2) * d - (A + 3)) * d * d + 1
+    far = ((A * d - 5 * A) * d + 8 * A) * d - 4 * A
+    return np.where(d <= 1, near, np.where(d < 2, far, 0.0))
+
+
+def _taps(mode, src, n_in, scale, a):
+    """(indices, weights), each (n_out, K): the input samples each output mixes. Linear and
+    cubic are kernels of radius 1 and 2 in input pixels; antialiasing a downsample widens
+    them by 1/scale and normalizes; samples beyond the edge repeat the edge pixel, or with
+    ``exclude_outside`` drop out (weights renormalized)."""
+    antialias = bool(a.get("antialias", 0)) and scale < 1
+    s = scale if antialias else 1.0
+    reach = math.ceil((1.0 if mode == "linear" else 2.0) / s)
+    j = np.floor(src)[:, None] + np.arange(1 - reach, reach + 1)[None, :]
+    d = (j - src[:, None]) * s
+    if mode == "linear":
+        w = np.clip(1 - np.abs(d), 0, 1)
+    else:
+        w = _cubic_kernel(d, a.get("cubic_coeff_a", -0.75))
+    norm = antialias
+    if a.get("exclude_outside", 0):
+        w, norm = np.where((j < 0) | (j > n_in - 1), 0.0, w), True
+    if norm:
+        total = w.sum(axis=1, keepdims=True)
+        w = w / np.where(total == 0, 1.0, total)
+    return np.clip(j, 0, n_in - 1).astype(np.int64), w
+
+
+def _resize_plan(t, x, a, c):
+    """[(axis, n_in, n_out, scale, roi)] of Resize's inputs and attributes: ``scales`` or
+    ``sizes`` (with ``keep_aspect_ratio_policy``) over ``axes``, and the crop of ``roi``."""
+    if len(x) == 2:  # Upsample, Resize-10: (X, scales)
+        roi, scales_in, sizes_in = None, x[1], None
+    else:
+        roi, scales_in = x[1], x[2] if len(x) > 2 else None
+        sizes_in = x[3] if len(x) > 3 else None
+    sizes = ints(sizes_in) if sizes_in is not None and sizes_in.numel() else None
     scales = (scales_in.tolist() if scales_in is not None and scales_in.numel() else
               a.get("scales"))
     axes = [axis_of(d, t.ndim) for d in a.get("axes", range(t.ndim))]
+    roi = roi.tolist() if roi is not None and roi.numel() else None
+    if sizes is not None:
+        scales = [n / t.shape[d] for n, d in zip(sizes, axes)]
+        policy = a.get("keep_aspect_ratio_policy", "stretch")
+        if policy in ("not_larger", "not_smaller"):
+            common = min(scales) if policy == "not_larger" else max(scales)
+            scales = [common] * len(axes)
+            sizes = [int(common * t.shape[d] + 0.5) for d in axes]
+        elif policy != "stretch":
+            raise InvalidParameterError(f"Resize: keep_aspect_ratio_policy {policy!r}; expected "
+                                        "stretch, not_larger or not_smaller",
+                                        "keep_aspect_ratio_policy", policy)
+    else:
+        sizes = [int(math.floor(t.shape[d] * float(sc))) for d, sc in zip(axes, scales)]
+    plan = []
+    for i, d in enumerate(axes):
+        crop = (roi[i], roi[i + len(axes)]) if roi is not None else (0.0, 1.0)
+        plan.append((d, t.shape[d], sizes[i], float(scales[i]), crop))
+    return plan
+
+
+@converter("Resize", "Upsample")
+def resize(x, a, c):
+    """Nearest, (bi)linear and (bi)cubic resizing, one axis at a time: each output is a
+    weighted sum of gathered input samples (differentiable), weights from ONNX's
+    coordinate transformation, kernel, antialiasing and edge rules."""
+    t = x[0]
+    mode = a.get("mode", "nearest")
+    if mode not in ("nearest", "linear", "cubic"):
+        raise InvalidParameterError(f"Resize: mode {mode!r}; expected nearest, linear or cubic",
+                                    "mode", mode)
     ctm = a.get("coordinate_transformation_mode", "half_pixel" if c.opset >= 11 else "asymmetric")
     rounding = _NEAREST[a.get("nearest_mode", "round_prefer_floor")]
-    for i, d in enumerate(axes):
-        n_in = t.shape[d]
-        if sizes is not None:
-            n_out, scale = sizes[i], sizes[i] / n_in
-        else:
-            scale = float(scales[i])
-            n_out = int(math.floor(n_in * scale))
-        if n_out == n_in and scale == 1.0:
+    exact = t.kind != "float" and mode != "nearest"  # ints mix in float32, then round back
+    out = t.cast("float32") if exact else t
+    for d, n_in, n_out, scale, crop in _resize_plan(t, x, a, c):
+        if n_out == n_in and scale == 1.0 and crop == (0.0, 1.0):
             continue
-        src = _source_coords(ctm, n_in, n_out, scale)
+        src, outside = _source_coords(ctm, n_in, n_out, scale, crop)
+        shape = [1] * out.ndim
+        shape[d] = n_out
         if mode == "nearest":
             idx = np.clip(rounding(src), 0, n_in - 1).astype(np.int64)
-            t = t.take(d, c.const(idx, "int64"))
-            continue
-        src = np.clip(src, 0, n_in - 1)
-        lo = np.floor(src).astype(np.int64)
-        hi = np.minimum(lo + 1, n_in - 1)
-        shape = [1] * t.ndim
-        shape[d] = n_out
-        w = c.const((src - lo).reshape(shape), t.dtype)
-        t = t.take(d, c.const(lo, "int64")) * (1 - w) + t.take(d, c.const(hi, "int64")) * w
-    return t
+            mixed = out.take(d, c.const(idx, "int64"))
+        else:
+            idx, w = _taps(mode, src, n_in, scale, a)
+            mixed = None
+            for k in range(idx.shape[1]):
+                term = out.take(d, c.const(idx[:, k], "int64")) * \
+                    c.const(w[:, k].reshape(shape), out.dtype)
+                mixed = term if mixed is None else mixed + term
+        if outside is not None and outside.any():
+            mixed = ember.where(c.const(outside.reshape(shape)),
+                                c.const(a.get("extrapolation_value", 0.0), mixed.dtype), mixed)
+        out = mixed
+    if exact:
+        lo, hi = (0, 2 ** (8 * t.dtype.itemsize) - 1) if not t.dtype.is_signed else \
+            (-2 ** (8 * t.dtype.itemsize - 1), 2 ** (8 * t.dtype.itemsize - 1) - 1)
+        out = out.round().clamp(lo, hi).cast(t.dtype)
+    return out
