@@ -167,20 +167,41 @@ def _needs_explicit(begins, ends, kernel):
 
 @converter("MaxPool")
 def max_pool(x, a, c):
+    """The max of each window; a second output (Indices) is the flat index of the selected
+    element in the whole input tensor, row-major (or column-major within each H x W plane
+    with ``storage_order=1``), as ONNX says."""
     kernel = list(a["kernel_shape"])
     t, one_d, strides, dil, (begins, ends) = _spatial("MaxPool", x[0], a, kernel)
     if t.kind != "float":  # ints pool exactly in float64, then come back
-        return max_pool([x[0].cast("float64")] + list(x[1:]), a, c).cast(x[0].dtype)
+        out = max_pool([x[0].cast("float64")] + list(x[1:]), a, c)
+        if isinstance(out, list):
+            return [out[0].cast(x[0].dtype), out[1]]
+        return out.cast(x[0].dtype)
+    want = c.outputs > 1
     if len(kernel) == 3:
+        if want:
+            raise InvalidParameterError("MaxPool: ember computes the Indices output of 1-D and "
+                                        "2-D pools only; got a 3-D kernel", "kernel_shape", kernel)
         return volume.pool3d("MaxPool", t, kernel, strides, dil, begins, ends,
                              bool(a.get("ceil_mode", 0)))
     k = [1] + kernel if one_d else kernel
-    padding = begins
+    padding, shifted = begins, t
     if _needs_explicit(begins, ends, k):
-        t, padding = _explicit_pad(t, begins, ends, -math.inf), [0, 0]
-    out = F.max_pool2d(t, tuple(k), tuple(strides), tuple(padding), tuple(dil),
-                       bool(a.get("ceil_mode", 0)))
-    return _back(out, one_d)
+        shifted, padding = _explicit_pad(t, begins, ends, -math.inf), [0, 0]
+    out = F.max_pool2d(shifted, tuple(k), tuple(strides), tuple(padding), tuple(dil),
+                       bool(a.get("ceil_mode", 0)), return_indices=want)
+    if not want:
+        return _back(out, one_d)
+    out, idx = out
+    n, ch, h, w = t.shape
+    if shifted is not t:  # indices into the padded plane: back to the input's rows and columns
+        wp = shifted.shape[3]
+        rows, cols = idx.floor_divide(wp) - begins[0], idx.remainder(wp) - begins[1]
+    else:
+        rows, cols = idx.floor_divide(w), idx.remainder(w)
+    within = rows * w + cols if not a.get("storage_order", 0) else rows + cols * h
+    plane = ember.arange(n * ch, dtype="int64", device=t.device).reshape(n, ch, 1, 1) * (h * w)
+    return [_back(out, one_d), _back(within + plane, one_d)]
 
 
 @converter("AveragePool")
@@ -191,9 +212,12 @@ def average_pool(x, a, c):
     if len(kernel) == 3:
         return volume.pool3d("AveragePool", t, kernel, strides, dil, begins, ends,
                              bool(a.get("ceil_mode", 0)), bool(a.get("count_include_pad", 0)))
-    if any(d != 1 for d in dil):
-        raise InvalidParameterError("AveragePool: dilations are not supported", "dilations", dil)
     k = [1] + kernel if one_d else kernel
+    if any(d != 1 for d in dil):  # a dilated window: pool3d's path with a unit depth
+        out = volume.pool3d("AveragePool", t.unsqueeze(2), [1] + k, [1] + strides, [1] + dil,
+                            [0] + begins, [0] + ends, bool(a.get("ceil_mode", 0)),
+                            bool(a.get("count_include_pad", 0)))
+        return _back(out.squeeze(2), one_d)
     include = bool(a.get("count_include_pad", 0))
     ceil = bool(a.get("ceil_mode", 0))
     if not _needs_explicit(begins, ends, k):
