@@ -8,6 +8,8 @@ TopK, scatters, NonZero, Compress, EyeLike, DepthToSpace/SpaceToDepth, Hardmax, 
 [0.5, -0.75]
 """
 
+import math
+
 import numpy as np
 
 import ember
@@ -212,11 +214,20 @@ def scatter_nd(x, a, c):
 
 @converter("GatherND")
 def gather_nd(x, a, c):
-    if a.get("batch_dims", 0):
-        from ..errors import InvalidParameterError
-        raise InvalidParameterError("GatherND: batch_dims is not supported", "batch_dims",
-                                    a["batch_dims"])
-    return x[0].gather_nd(x[1].cast("int64"))
+    """With ``batch_dims`` b, the first b dims of data and indices pair up: they fold into one
+    batch dim whose position becomes a leading index column."""
+    data, idx = x[0], x[1].cast("int64")
+    b = a.get("batch_dims", 0)
+    if not b:
+        return data.gather_nd(idx)
+    batch = tuple(data.shape[:b])
+    count = math.prod(batch)
+    flat = data.reshape(count, *data.shape[b:])
+    inner = idx.reshape(count, *idx.shape[b:])
+    rows = ember.arange(count, dtype="int64", device=idx.device)
+    rows = rows.reshape(count, *([1] * (inner.ndim - 1))).expand(*inner.shape[:-1], 1)
+    out = flat.gather_nd(ember.cat([rows, inner], dim=-1))
+    return out.reshape(*batch, *out.shape[1:])
 
 
 @converter("NonZero")

@@ -126,15 +126,27 @@ def _transpose_pads(x, a, kernel):
     return a
 
 
+def _stuff(t, strides):
+    """``t`` with ``stride - 1`` zeros inserted between neighbours along each spatial dim."""
+    for i, s in enumerate(strides):
+        if s == 1:
+            continue
+        d = 2 + i
+        size = t.shape[d]
+        t = t.unsqueeze(d + 1)
+        pads = [(0, 0)] * t.ndim
+        pads[d + 1] = (0, s - 1)
+        t = t.pad(pads).reshape(*t.shape[:d], size * s, *t.shape[d + 2:])
+        t = t.narrow(d, 0, (size - 1) * s + 1)
+    return t
+
+
 @converter("ConvTranspose")
 def conv_transpose(x, a, c):
     """A transposed convolution as a convolution of the zero-stuffed input with the flipped,
-    transposed weight (gradients by composition)."""
+    transposed weight (gradients by composition); 1-D, 2-D and 3-D."""
     w = x[1]
     kernel = list(a.get("kernel_shape", w.shape[2:]))
-    if len(kernel) == 3:
-        raise InvalidParameterError("ConvTranspose: ember runs 1-D and 2-D ConvTranspose only; "
-                                    "got a 3-D kernel", "kernel_shape", kernel)
     if a.get("auto_pad", "NOTSET") in ("SAME_UPPER", "SAME_LOWER") or "output_shape" in a:
         a = _transpose_pads(x[0], a, kernel)
     t, one_d, strides, dil, (begins, ends) = _spatial("ConvTranspose", x[0], a, kernel)
@@ -142,21 +154,20 @@ def conv_transpose(x, a, c):
     if one_d:
         w, out_pad = w.unsqueeze(2), [0] + out_pad
     g = a.get("group", 1)
-    n, cin, h, wd = t.shape
-    sh, sw = strides
-    if sh > 1 or sw > 1:  # insert stride-1 zeros between the input's pixels
-        t = t.reshape(n, cin, h, 1, wd, 1).pad([(0, 0)] * 3 + [(0, sh - 1), (0, 0), (0, sw - 1)])
-        t = t.reshape(n, cin, h * sh, wd * sw)[:, :, :(h - 1) * sh + 1, :(wd - 1) * sw + 1]
-    cout_g, kh, kw = w.shape[1], w.shape[2], w.shape[3]
-    wt = w.reshape(g, cin // g, cout_g, kh, kw).permute(0, 2, 1, 3, 4)
-    wt = wt.reshape(g * cout_g, cin // g, kh, kw).flip([2, 3])
-    lo = [dil[i] * ([kh, kw][i] - 1) - begins[i] for i in range(2)]
-    hi = [dil[i] * ([kh, kw][i] - 1) - ends[i] + out_pad[i] for i in range(2)]
+    cin, nd = t.shape[1], t.ndim - 2
+    t = _stuff(t, strides)
+    cout_g, ks = w.shape[1], list(w.shape[2:])
+    wt = w.reshape(g, cin // g, cout_g, *ks).transpose(1, 2)
+    wt = wt.reshape(g * cout_g, cin // g, *ks).flip(list(range(2, 2 + nd)))
+    lo = [dil[i] * (ks[i] - 1) - begins[i] for i in range(nd)]
+    hi = [dil[i] * (ks[i] - 1) - ends[i] + out_pad[i] for i in range(nd)]
     t = _explicit_pad(t, [max(v, 0) for v in lo], [max(v, 0) for v in hi])
-    crop = tuple(slice(max(-l, 0), t.shape[2 + i] - max(-r, 0))
-                 for i, (l, r) in enumerate(zip(lo, hi)))
-    t = t[:, :, crop[0], crop[1]]
+    for i, (l, r) in enumerate(zip(lo, hi)):
+        if l < 0 or r < 0:
+            t = t.narrow(2 + i, max(-l, 0), t.shape[2 + i] - max(-l, 0) - max(-r, 0))
     bias = x[2] if len(x) > 2 else None
+    if nd == 3:
+        return volume.conv3d(t, wt, bias, [1, 1, 1], dil, [0] * 3, [0] * 3, g)
     out = F.conv2d(t, wt, bias, stride=1, padding=0, dilation=tuple(dil), groups=g)
     return _back(out, one_d)
 
@@ -244,9 +255,23 @@ def global_max_pool(x, a, c):
 
 @converter("BatchNormalization")
 def batch_norm(x, a, c):
+    """Inference normalizes with the given statistics; ``training_mode=1`` with the batch's
+    (biased variance) and, when asked, also returns the running statistics
+    ``given * momentum + batch * (1 - momentum)``."""
     t, scale, bias, mean, var = x[:5]
-    return F.batch_norm(t, mean, var, scale, bias, training=bool(a.get("training_mode", 0)),
-                        eps=a.get("epsilon", 1e-5))
+    eps = a.get("epsilon", 1e-5)
+    if not a.get("training_mode", 0):
+        return F.batch_norm(t, mean, var, scale, bias, training=False, eps=eps)
+    dims = tuple(i for i in range(t.ndim) if i != 1)
+    shape = (1, -1) + (1,) * (t.ndim - 2)
+    batch_mean = t.mean(dim=dims)
+    batch_var = ((t - batch_mean.reshape(*shape)) ** 2).mean(dim=dims)
+    y = (t - batch_mean.reshape(*shape)) / (batch_var.reshape(*shape) + eps).sqrt() \
+        * scale.reshape(*shape) + bias.reshape(*shape)
+    if c.outputs == 1:
+        return y
+    m = a.get("momentum", 0.9)
+    return [y, mean * m + batch_mean * (1 - m), var * m + batch_var * (1 - m)]
 
 
 @converter("LayerNormalization")
