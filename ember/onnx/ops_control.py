@@ -14,6 +14,7 @@ A sequence value is a ``Seq`` (a list of tensors); an empty optional is None.
 import ember
 
 from ..errors import InvalidParameterError
+from .proto import BATCHED_SCAN
 from .registry import axis_of, converter, ints, scalar
 
 
@@ -53,7 +54,14 @@ def loop(x, a, c):
 @converter("Scan")
 def scan(x, a, c):
     """Scan (opset 9+): the body runs once per slice of the scan inputs along their axes,
-    carrying the states; per-step outputs are stacked along the output axes."""
+    carrying the states; per-step outputs are stacked along the output axes. A Scan converted
+    from opset 8 (proto.BATCHED_SCAN) runs once per element of its leading batch dim."""
+    if a.get(BATCHED_SCAN):
+        a = {k: v for k, v in a.items() if k != BATCHED_SCAN}
+        if "directions" in a:
+            a["scan_input_directions"] = a.pop("directions")
+        runs = [scan([t[b] for t in x], a, c) for b in range(x[-1].shape[0])]
+        return [ember.stack([r[j] for r in runs], dim=0) for j in range(len(runs[0]))]
     m = a["num_scan_inputs"]
     states, inputs = list(x[:len(x) - m]), list(x[len(x) - m:])
     in_axes = [axis_of(d, t.ndim) for d, t in zip(a.get("scan_input_axes", [0] * m), inputs)]

@@ -121,17 +121,41 @@ def opset_of(proto, domain=""):
     return None
 
 
+# Scan before opset 9 had a leading batch dim on its states and scan inputs (and scanned
+# axis 1); onnx's version converter keeps the body but drops that meaning, so converted Scans
+# carry this attribute and the Scan converter runs them once per batch element.
+BATCHED_SCAN = "ember_batched_scan"
+
+
+def _scans(graph):
+    for node in graph.node:
+        if node.op_type == "Scan" and node.domain in ("", "ai.onnx"):
+            yield node
+        for attr in node.attribute:
+            for sub in list(attr.graphs) + ([attr.g] if attr.HasField("g") else []):
+                yield from _scans(sub)
+
+
 def prepare(proto, op="load"):
     """``proto`` with its default-domain opset in ember's range (converted up when older than
     MIN_OPSET) and shapes inferred."""
     onnx = require_onnx(op)
     opset = opset_of(proto)
     if opset is not None and opset < MIN_OPSET:
+        if opset < 9:
+            for node in _scans(proto.graph):
+                if node.input and node.input[0]:
+                    raise UnsupportedOpsetError(f"{op}: a Scan of opset {opset} with "
+                                                "sequence_lens (ember runs Scan-8 with all "
+                                                "sequences full length)", "opset", opset)
         try:
             proto = onnx.version_converter.convert_version(proto, CONVERT_TO)
         except Exception as exc:
             raise UnsupportedOpsetError(f"{op}: cannot convert the model's opset {opset} to "
                                         f"{CONVERT_TO} ({exc})", "opset", opset) from None
+        if opset < 9:
+            for node in _scans(proto.graph):
+                node.attribute.append(onnx.helper.make_attribute(BATCHED_SCAN, 1))
     try:
         proto = onnx.shape_inference.infer_shapes(proto)
     except Exception:  # shapes are an optimisation only: every op works from run-time shapes
