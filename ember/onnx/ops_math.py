@@ -11,7 +11,7 @@ import math
 import ember
 import ember.nn.functional as F
 
-from .registry import axes_arg, axis_of, converter, ints, scalar
+from .registry import axes_arg, axis_of, converter, ints, scalar, widened
 
 
 def _same(fn):
@@ -145,8 +145,8 @@ def _coerced(fn):
     return conv
 
 
-converter("Softmax")(_coerced(lambda t, d: F.softmax(t, dim=d)))
-converter("LogSoftmax")(_coerced(lambda t, d: F.log_softmax(t, dim=d)))
+converter("Softmax")(widened(_coerced(lambda t, d: F.softmax(t, dim=d))))
+converter("LogSoftmax")(widened(_coerced(lambda t, d: F.log_softmax(t, dim=d))))
 
 
 @converter("Clip")

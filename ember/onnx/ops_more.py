@@ -15,7 +15,7 @@ import numpy as np
 import ember
 import ember.nn.functional as F
 
-from .registry import axes_arg, axis_of, converter, ints, scalar
+from .registry import axes_arg, axis_of, converter, ints, scalar, widened
 
 
 def _same(fn):
@@ -43,6 +43,7 @@ def swish(x, a, c):
 
 
 @converter("Celu")
+@widened
 def celu(x, a, c):
     alpha = a.get("alpha", 1.0)
     return x[0].clamp(0, None) + ((x[0] / alpha).exp() - 1).clamp(None, 0) * alpha

@@ -21,15 +21,17 @@ import ember.nn.functional as F
 
 from ..errors import InvalidParameterError
 from . import volume
-from .registry import axis_of, converter, ints
+from .registry import axis_of, converter, ints, widened
 
 
 @converter("MatMul")
+@widened
 def matmul(x, a, c):
     return x[0].matmul(x[1])
 
 
 @converter("Gemm")
+@widened
 def gemm(x, a, c):
     p, q = x[0], x[1]
     if a.get("transA", 0):

@@ -46,6 +46,25 @@ def converter(*names):
     return attach
 
 
+def widened(fn):
+    """``fn`` (a converter) computing float16 and bfloat16 inputs in float32 and rounding its
+    float results back once, as ONNX runtimes accumulate half-precision matmuls and softmaxes
+    (rounding every step of a sum to 8 or 11 bits drifts far from onnx's reference)."""
+    def conv(x, a, c):
+        half = next((t.dtype for t in x if isinstance(t, ember.Tensor)
+                     and t.dtype.name in ("float16", "bfloat16")), None)
+        if half is None:
+            return fn(x, a, c)
+        wide = [t.cast("float32") if isinstance(t, ember.Tensor) and t.dtype == half else t
+                for t in x]
+        out = fn(wide, a, c)
+        back = [t.cast(half) if isinstance(t, ember.Tensor) and t.kind == "float" else t
+                for t in (out if isinstance(out, (list, tuple)) else [out])]
+        return back if isinstance(out, (list, tuple)) else back[0]
+    conv.__doc__ = fn.__doc__
+    return conv
+
+
 def ints(t):
     """A tensor (or None) of ints as a list of Python ints (None stays None)."""
     if t is None:
