@@ -273,7 +273,8 @@ def depth_to_space(x, a, c):
 def space_to_depth(x, a, c):
     t, b = x[0], a["blocksize"]
     n, ch, h, w = t.shape
-    t = t.reshape(n, ch, h // b, b, w // b, b).permute(0, 3, 5, 1, 2, 4)
+    order = (0, 1, 3, 5, 2, 4) if a.get("mode", "DCR") == "CRD" else (0, 3, 5, 1, 2, 4)
+    t = t.reshape(n, ch, h // b, b, w // b, b).permute(*order)
     return t.reshape(n, ch * b * b, h // b, w // b)
 
 
