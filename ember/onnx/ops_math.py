@@ -272,7 +272,8 @@ def _reduce(fn, empty=None):
         if empty is not None and any(t.shape[d] == 0 for d in dims):
             shape = [1 if i in dims else n for i, n in enumerate(t.shape) if keep or i not in dims]
             return ember.full(shape, empty(t), dtype=t.dtype, device=t.device)
-        return fn(t, dims, keep)
+        out = fn(t, dims, keep)
+        return out.cast(t.dtype) if t.kind == "int" and out.dtype != t.dtype else out
     return conv
 
 
