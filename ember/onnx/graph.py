@@ -40,21 +40,33 @@ def _walk(graph):
                 yield from _walk(sub)
 
 
+def _key(node):
+    """The converter table's key of ``node``: its op type in the default domain, else
+    ``"domain.OpType"`` (``"ai.onnx.preview.training.Gradient"``)."""
+    if node.domain in ("", "ai.onnx"):
+        return node.op_type
+    return f"{node.domain}.{node.op_type}"
+
+
 def unsupported(graph, opset):
     """(domain, op_type, opset, count) of every node ember cannot run (subgraphs included),
     in first-seen order."""
     counts = OrderedDict()
     for node in _walk(graph):
-        if node.domain not in ("", "ai.onnx") or node.op_type not in CONVERTERS:
+        if _key(node) not in CONVERTERS:
             key = (node.domain, node.op_type)
             counts[key] = counts.get(key, 0) + 1
     return [(d, op, opset, n) for (d, op), n in counts.items()]
 
 
+GRADIENT = "ai.onnx.preview.training.Gradient"
+
+
 class Program:
-    """A graph's nodes ready to run: (op_type, inputs, outputs, attributes) with subgraph
-    attributes compiled, and the index of the last node reading each value (values a subgraph
-    reads from the enclosing scope count as read by the node that holds the subgraph)."""
+    """A graph's nodes ready to run: (op key, inputs, outputs, attributes, input element types)
+    with subgraph attributes compiled, and the index of the last node reading each value
+    (values a subgraph reads from the enclosing scope count as read by the node that holds the
+    subgraph; what a Gradient node's ``y`` is computed from, by the Gradient node)."""
 
     def __init__(self, nodes, device, types=None):
         self.nodes, self.last, types = [], {}, types or {}
@@ -65,29 +77,60 @@ class Program:
                 if hasattr(v, "node") and hasattr(v, "initializer"):  # a GraphProto
                     attrs[k] = sub = Subgraph(v, device, types)
                     reads += sorted(sub.reads)
-            self.nodes.append((n.op_type, list(n.input), list(n.output), attrs,
+            self.nodes.append((_key(n), list(n.input), list(n.output), attrs,
                                tuple(types.get(name, 0) for name in n.input)))
+            if _key(n) == GRADIENT:
+                steps = self._ancestors(i, attrs["y"])
+                reads += [name for j in steps for name in self.nodes[j][1] if name]
             for name in reads:
                 self.last[name] = i
         self.reads = set(self.last)
 
+    def _ancestors(self, upto, target, given=()):
+        """The indices (in order) of the nodes before ``upto`` that ``target`` is computed
+        from, stopping at the names in ``given``."""
+        want, steps = {target} - set(given), []
+        for j in range(upto - 1, -1, -1):
+            ins, outs = self.nodes[j][1], self.nodes[j][2]
+            if want & set(outs):
+                steps.append(j)
+                want |= {n for n in ins if n} - set(given)
+        return steps[::-1]
+
+    def _step(self, i, values, opset, device, replay=None):
+        op_type, ins, outs, attrs, types = self.nodes[i]
+        x = [values[n] if n else None for n in ins]
+        while x and x[-1] is None:
+            x.pop()
+        result = CONVERTERS[op_type](x, attrs, Context(opset, device, len(outs), values, types,
+                                                       replay))
+        if result is None or isinstance(result, (ember.Tensor, Seq)):
+            result = [result]
+        if any(outs[len(result):]):
+            raise InvalidParameterError(
+                f"{op_type}: ember computes its first {len(result)} outputs only; the graph "
+                f"reads {[o for o in outs[len(result):] if o]}", "outputs", outs)
+        for name, t in zip(outs, result):
+            if name:
+                values[name] = t
+
+    def replay(self, upto, values, opset, device):
+        """A function (target, given) -> the value ``target`` recomputed by the nodes before
+        ``upto`` with the values in ``given`` in place of theirs (Gradient's forward pass)."""
+        def again(target, given):
+            env = dict(values)
+            env.update(given)
+            for j in self._ancestors(upto, target, given):
+                self._step(j, env, opset, device)
+            return env[target]
+        return again
+
     def run(self, values, opset, device, keep):
         """Evaluate every node on ``values`` (name -> tensor, updated in place)."""
         last = self.last
-        for i, (op_type, ins, outs, attrs, types) in enumerate(self.nodes):
-            x = [values[n] if n else None for n in ins]
-            while x and x[-1] is None:
-                x.pop()
-            result = CONVERTERS[op_type](x, attrs, Context(opset, device, len(outs), values, types))
-            if result is None or isinstance(result, (ember.Tensor, Seq)):
-                result = [result]
-            if any(outs[len(result):]):
-                raise InvalidParameterError(
-                    f"{op_type}: ember computes its first {len(result)} outputs only; the graph "
-                    f"reads {[o for o in outs[len(result):] if o]}", "outputs", outs)
-            for name, t in zip(outs, result):
-                if name:
-                    values[name] = t
+        for i, (op_type, ins, _, _, _) in enumerate(self.nodes):
+            replay = self.replay(i, values, opset, device) if op_type == GRADIENT else None
+            self._step(i, values, opset, device, replay)
             for n in ins:
                 if last.get(n) == i and n not in keep:
                     values.pop(n, None)

@@ -13,6 +13,7 @@ A sequence value is a ``Seq`` (a list of tensors); an empty optional is None.
 
 import ember
 
+from ..autodiff import enable_grad, grad
 from ..errors import InvalidParameterError
 from .proto import BATCHED_SCAN
 from .registry import axis_of, converter, ints, scalar
@@ -84,6 +85,26 @@ def scan(x, a, c):
             parts = parts[::-1]
         stacked.append(ember.stack(parts, dim=axis_of(out_axes[j], parts[0].ndim + 1)))
     return states + stacked
+
+
+@converter("ai.onnx.preview.training.Gradient")
+def gradient(x, a, c):
+    """The gradients of the graph's value ``y`` (summed, when not a scalar) with respect to
+    the node's first inputs, named ``xs``: the part of the graph that computes ``y`` runs
+    again from them with gradients on (ember's reverse mode); ``zs`` stay constant."""
+    names = list(a["xs"])
+    xs = x[:len(names)]
+    bad = [n for n, t in zip(names, xs) if t.kind != "float"]
+    if bad:
+        raise InvalidParameterError(f"Gradient: xs {bad} are not float tensors; expected float "
+                                    "inputs to differentiate with respect to", "xs", bad)
+
+    def value(*leaves):
+        return c.replay(a["y"], dict(zip(names, leaves))).sum()
+
+    with enable_grad():
+        grads = grad(value, argnums=tuple(range(len(xs))))(*xs)
+    return list(grads)
 
 
 @converter("SequenceConstruct")

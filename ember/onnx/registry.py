@@ -25,12 +25,14 @@ class Context:
     the graph's device, the node's number of outputs, the values in scope (for subgraphs,
     which read the enclosing graph's values by name) and the ONNX element types of the node's
     inputs where the graph declares them (0 where not; narrow types such as float8 travel in a
-    wider ember dtype, see narrow.py)."""
+    wider ember dtype, see narrow.py); for a Gradient node, ``replay(target, given)``
+    recomputes the graph's value ``target`` from the values in ``given``."""
     opset: int
     device: object = None
     outputs: int = 1
     scope: dict = None
     types: tuple = ()
+    replay: object = None
 
     def const(self, value, dtype=None):
         """A constant tensor on the graph's device."""

@@ -407,3 +407,29 @@ def test_reshape_allowzero_to_an_empty_shape():
                                         ("s", np.asarray([3, 4, 0], np.int64))],
                             {"allowzero": 1}, 1, 19, ("s",))
     against_reference(model, feeds)
+
+
+# -- Gradient (ai.onnx.preview.training) ------------------------------------------------------
+
+def test_gradient_node_matches_torch_autograd():
+    a, b, z = f32(3, 4), f32(3, 4), f32(4)
+    nodes = [helper.make_node("Mul", ["a", "b"], ["p"]),
+             helper.make_node("Tanh", ["p"], ["t"]),
+             helper.make_node("Add", ["t", "z"], ["u"]),
+             helper.make_node("Mul", ["u", "a"], ["y"]),
+             helper.make_node("Gradient", ["a", "b", "z"], ["ga", "gb"], xs=["a", "b"], zs=["z"],
+                              y="y", domain="ai.onnx.preview.training")]
+    info = [helper.make_tensor_value_info(n, TensorProto.FLOAT, list(v.shape))
+            for n, v in (("a", a), ("b", b), ("z", z))]
+    graph = helper.make_graph(nodes, "g", info,
+                              [helper.make_tensor_value_info(n, TensorProto.FLOAT, [3, 4])
+                               for n in ("y", "ga", "gb")])
+    model = helper.make_model(graph, opset_imports=[
+        helper.make_opsetid("", 18), helper.make_opsetid("ai.onnx.preview.training", 1)])
+    y, ga, gb = ours(model, {"a": a, "b": b, "z": z})
+    at, bt = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+    yt = ((at * bt).tanh() + torch.tensor(z)) * at
+    yt.sum().backward()
+    np.testing.assert_allclose(y, yt.detach().numpy(), rtol=1e-6)
+    np.testing.assert_allclose(ga, at.grad.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(gb, bt.grad.numpy(), rtol=1e-5, atol=1e-6)
