@@ -24,7 +24,10 @@ def load_case(case):
     import onnx
     from onnx import numpy_helper
     if getattr(case, "model", None) is not None:  # generated in memory (the node cases)
-        return case.model, [(list(i), list(o)) for i, o in case.data_sets]
+        def arrays(items):  # some cases hold TensorProto data (float8, int4...), as onnx's runner
+            return [numpy_helper.to_array(t) if isinstance(t, onnx.TensorProto) else t
+                    for t in items]
+        return case.model, [(arrays(i), arrays(o)) for i, o in case.data_sets]
     model = onnx.load(os.path.join(case.model_dir, "model.onnx"))
     sets = []
     for d in sorted(glob.glob(os.path.join(case.model_dir, "test_data_set*"))):
@@ -64,7 +67,10 @@ def check(run, model, sets, rtol, atol):
                     return f"shape {g.shape}, expected {e.shape}"
                 if g.dtype != e.dtype:
                     return f"dtype {g.dtype}, expected {e.dtype}"
-                if e.dtype.kind in "fc":
+                if e.dtype.name == "bfloat16":  # as onnx's runner: two bfloat16 ulps
+                    np.testing.assert_allclose(g.astype(np.float32), e.astype(np.float32),
+                                               rtol=max(rtol, 2 ** -6), atol=atol)
+                elif e.dtype.kind in "fc":
                     np.testing.assert_allclose(g, e, rtol=rtol, atol=atol)
                 else:
                     np.testing.assert_array_equal(g, e)

@@ -13,6 +13,7 @@
 
 from ..autodiff import no_grad
 from .load import load
+from .narrow import narrow
 from .proto import require_onnx
 
 require_onnx("ember.onnx.backend")
@@ -38,7 +39,8 @@ class EmberRep(_base.BackendRep):
             else:
                 out = self.module(*list(inputs)[:len(self.module.input_names)])
         outs = out if isinstance(out, tuple) else (out,)
-        return tuple(_numpy(o) for o in outs)
+        return tuple(narrow(_numpy(o), code) if not isinstance(o, list) else _numpy(o)
+                     for o, code in zip(outs, self.module.output_types))
 
 
 class EmberBackend(_base.Backend):

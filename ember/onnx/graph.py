@@ -26,7 +26,8 @@ from . import (ops_attention, ops_control, ops_math, ops_more, ops_nn,  # noqa: 
                ops_rnn, ops_shape)  # (fill the converter table)
 from .errors import UnsupportedOperatorError
 from .ops_control import Seq
-from .proto import attributes, ember_dtype, opset_of, require_onnx
+from .narrow import widen
+from .proto import attributes, elem_types, ember_dtype, opset_of, require_onnx, to_array
 from .registry import CONVERTERS, Context
 
 
@@ -39,53 +40,97 @@ def _walk(graph):
                 yield from _walk(sub)
 
 
+def _key(node):
+    """The converter table's key of ``node``: its op type in the default domain, else
+    ``"domain.OpType"`` (``"ai.onnx.preview.training.Gradient"``)."""
+    if node.domain in ("", "ai.onnx"):
+        return node.op_type
+    return f"{node.domain}.{node.op_type}"
+
+
 def unsupported(graph, opset):
     """(domain, op_type, opset, count) of every node ember cannot run (subgraphs included),
     in first-seen order."""
     counts = OrderedDict()
     for node in _walk(graph):
-        if node.domain not in ("", "ai.onnx") or node.op_type not in CONVERTERS:
+        if _key(node) not in CONVERTERS:
             key = (node.domain, node.op_type)
             counts[key] = counts.get(key, 0) + 1
     return [(d, op, opset, n) for (d, op), n in counts.items()]
 
 
-class Program:
-    """A graph's nodes ready to run: (op_type, inputs, outputs, attributes) with subgraph
-    attributes compiled, and the index of the last node reading each value (values a subgraph
-    reads from the enclosing scope count as read by the node that holds the subgraph)."""
+GRADIENT = "ai.onnx.preview.training.Gradient"
 
-    def __init__(self, nodes, device):
-        self.nodes, self.last = [], {}
+
+class Program:
+    """A graph's nodes ready to run: (op key, inputs, outputs, attributes, input element types)
+    with subgraph attributes compiled, and the index of the last node reading each value
+    (values a subgraph reads from the enclosing scope count as read by the node that holds the
+    subgraph; what a Gradient node's ``y`` is computed from, by the Gradient node)."""
+
+    def __init__(self, nodes, device, types=None):
+        self.nodes, self.last, types = [], {}, types or {}
         for i, n in enumerate(nodes):
             attrs = attributes(n)
             reads = list(n.input)
             for k, v in attrs.items():
                 if hasattr(v, "node") and hasattr(v, "initializer"):  # a GraphProto
-                    attrs[k] = sub = Subgraph(v, device)
+                    attrs[k] = sub = Subgraph(v, device, types)
                     reads += sorted(sub.reads)
-            self.nodes.append((n.op_type, list(n.input), list(n.output), attrs))
+            self.nodes.append((_key(n), list(n.input), list(n.output), attrs,
+                               tuple(types.get(name, 0) for name in n.input)))
+            if _key(n) == GRADIENT:
+                steps = self._ancestors(i, attrs["y"])
+                reads += [name for j in steps for name in self.nodes[j][1] if name]
             for name in reads:
                 self.last[name] = i
         self.reads = set(self.last)
 
+    def _ancestors(self, upto, target, given=()):
+        """The indices (in order) of the nodes before ``upto`` that ``target`` is computed
+        from, stopping at the names in ``given``."""
+        want, steps = {target} - set(given), []
+        for j in range(upto - 1, -1, -1):
+            ins, outs = self.nodes[j][1], self.nodes[j][2]
+            if want & set(outs):
+                steps.append(j)
+                want |= {n for n in ins if n} - set(given)
+        return steps[::-1]
+
+    def _step(self, i, values, opset, device, replay=None):
+        op_type, ins, outs, attrs, types = self.nodes[i]
+        x = [values[n] if n else None for n in ins]
+        while x and x[-1] is None:
+            x.pop()
+        result = CONVERTERS[op_type](x, attrs, Context(opset, device, len(outs), values, types,
+                                                       replay))
+        if result is None or isinstance(result, (ember.Tensor, Seq)):
+            result = [result]
+        if any(outs[len(result):]):
+            raise InvalidParameterError(
+                f"{op_type}: ember computes its first {len(result)} outputs only; the graph "
+                f"reads {[o for o in outs[len(result):] if o]}", "outputs", outs)
+        for name, t in zip(outs, result):
+            if name:
+                values[name] = t
+
+    def replay(self, upto, values, opset, device):
+        """A function (target, given) -> the value ``target`` recomputed by the nodes before
+        ``upto`` with the values in ``given`` in place of theirs (Gradient's forward pass)."""
+        def again(target, given):
+            env = dict(values)
+            env.update(given)
+            for j in self._ancestors(upto, target, given):
+                self._step(j, env, opset, device)
+            return env[target]
+        return again
+
     def run(self, values, opset, device, keep):
         """Evaluate every node on ``values`` (name -> tensor, updated in place)."""
         last = self.last
-        for i, (op_type, ins, outs, attrs) in enumerate(self.nodes):
-            x = [values[n] if n else None for n in ins]
-            while x and x[-1] is None:
-                x.pop()
-            result = CONVERTERS[op_type](x, attrs, Context(opset, device, len(outs), values))
-            if result is None or isinstance(result, (ember.Tensor, Seq)):
-                result = [result]
-            if any(outs[len(result):]):
-                raise InvalidParameterError(
-                    f"{op_type}: ember computes its first {len(result)} outputs only; the graph "
-                    f"reads {[o for o in outs[len(result):] if o]}", "outputs", outs)
-            for name, t in zip(outs, result):
-                if name:
-                    values[name] = t
+        for i, (op_type, ins, _, _, _) in enumerate(self.nodes):
+            replay = self.replay(i, values, opset, device) if op_type == GRADIENT else None
+            self._step(i, values, opset, device, replay)
             for n in ins:
                 if last.get(n) == i and n not in keep:
                     values.pop(n, None)
@@ -97,13 +142,12 @@ class Subgraph:
     Context and the body's inputs, it returns the body's outputs; it reads the enclosing scope's
     values by name, as ONNX says."""
 
-    def __init__(self, graph, device):
-        onnx = require_onnx("load")
+    def __init__(self, graph, device, types=None):
         self.inputs = [i.name for i in graph.input]
         self.outputs = [o.name for o in graph.output]
-        self.constants = {t.name: ember.tensor(onnx.numpy_helper.to_array(t), device=device)
+        self.constants = {t.name: ember.tensor(to_array(t), device=device)
                           for t in graph.initializer}
-        self.program = Program(graph.node, device)
+        self.program = Program(graph.node, device, elem_types(graph, types))
         local = set(self.inputs) | set(self.constants) | {o for n in self.program.nodes
                                                           for o in n[2]}
         self.reads = (self.program.reads | set(self.outputs)) - local
@@ -126,7 +170,7 @@ def _as_value(v, type_proto, device):
     if isinstance(v, ember.Tensor):
         return v
     code = type_proto.tensor_type.elem_type if type_proto is not None else 0
-    return ember.tensor(v, dtype=ember_dtype(code) if code else None, device=device)
+    return ember.tensor(widen(v), dtype=ember_dtype(code) if code else None, device=device)
 
 
 class GraphModule(Module):
@@ -136,7 +180,6 @@ class GraphModule(Module):
 
     def __init__(self, proto, device=None):
         super().__init__()
-        onnx = require_onnx("load")
         graph = proto.graph
         self.opset = opset_of(proto) or 1
         missing = unsupported(graph, self.opset)
@@ -145,7 +188,7 @@ class GraphModule(Module):
         self._params = OrderedDict()
         self._buffers = OrderedDict()
         for init in graph.initializer:
-            t = ember.tensor(onnx.numpy_helper.to_array(init), device=device)
+            t = ember.tensor(to_array(init), device=device)
             if t.kind == "float":
                 self._params[init.name] = Parameter(t)
             else:
@@ -154,8 +197,12 @@ class GraphModule(Module):
         self.input_names = [i.name for i in graph.input if i.name not in known]
         self._input_types = {i.name: i.type for i in graph.input}
         self.output_names = [o.name for o in graph.output]
+        # the ONNX element type of each output (0 if not a tensor): a narrow type (float8, int4
+        # ...) comes back in its ember carrier dtype, and EmberRep hands it out in that type
+        self.output_types = [o.type.tensor_type.elem_type if o.type.HasField("tensor_type")
+                             else 0 for o in graph.output]
         self.graph_name = graph.name
-        self._program = Program(graph.node, device)
+        self._program = Program(graph.node, device, elem_types(graph))
         self._nodes = self._program.nodes
 
     def _local_split(self):

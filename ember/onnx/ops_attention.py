@@ -42,6 +42,17 @@ def _positional(q_len, kv_len, offset, left, right, causal):
 
 @converter("Attention")
 def attention(x, a, c):
+    """float16 and bfloat16 attention computes in float32 (as onnx's reference and runtimes
+    accumulate) and rounds its outputs back."""
+    half = x[0].dtype.name in ("float16", "bfloat16")
+    if half:
+        wide = [t.cast("float32") if t is not None and t.kind == "float" else t for t in x]
+        out = _attention(wide, a, c)
+        return [t.cast(x[0].dtype) for t in out]
+    return _attention(x, a, c)
+
+
+def _attention(x, a, c):
     x = list(x) + [None] * (7 - len(x))
     q, k, v, mask, past_k, past_v, nonpad = x[:7]
     three_d = q.ndim == 3
@@ -89,8 +100,8 @@ def attention(x, a, c):
     probs = F.softmax(scores, dim=-1)
     if bias is not None:  # a row with every key masked attends nothing (0, not nan)
         dead = bias.max(dim=(bias.ndim - 1,), keepdim=True) == -math.inf
-        probs = ember.where(dead, probs * 0, probs)
-        probs = ember.where(probs.isnan(), probs * 0, probs) if dead.any().item() else probs
+        if dead.any().item():
+            probs = ember.where(dead, 0.0, probs)
     out = probs.matmul(v)
     if three_d:
         out = out.permute(0, 2, 1, 3)

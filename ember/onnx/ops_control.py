@@ -13,7 +13,9 @@ A sequence value is a ``Seq`` (a list of tensors); an empty optional is None.
 
 import ember
 
+from ..autodiff import enable_grad, grad
 from ..errors import InvalidParameterError
+from .proto import BATCHED_SCAN
 from .registry import axis_of, converter, ints, scalar
 
 
@@ -53,7 +55,14 @@ def loop(x, a, c):
 @converter("Scan")
 def scan(x, a, c):
     """Scan (opset 9+): the body runs once per slice of the scan inputs along their axes,
-    carrying the states; per-step outputs are stacked along the output axes."""
+    carrying the states; per-step outputs are stacked along the output axes. A Scan converted
+    from opset 8 (proto.BATCHED_SCAN) runs once per element of its leading batch dim."""
+    if a.get(BATCHED_SCAN):
+        a = {k: v for k, v in a.items() if k != BATCHED_SCAN}
+        if "directions" in a:
+            a["scan_input_directions"] = a.pop("directions")
+        runs = [scan([t[b] for t in x], a, c) for b in range(x[-1].shape[0])]
+        return [ember.stack([r[j] for r in runs], dim=0) for j in range(len(runs[0]))]
     m = a["num_scan_inputs"]
     states, inputs = list(x[:len(x) - m]), list(x[len(x) - m:])
     in_axes = [axis_of(d, t.ndim) for d, t in zip(a.get("scan_input_axes", [0] * m), inputs)]
@@ -76,6 +85,26 @@ def scan(x, a, c):
             parts = parts[::-1]
         stacked.append(ember.stack(parts, dim=axis_of(out_axes[j], parts[0].ndim + 1)))
     return states + stacked
+
+
+@converter("ai.onnx.preview.training.Gradient")
+def gradient(x, a, c):
+    """The gradients of the graph's value ``y`` (summed, when not a scalar) with respect to
+    the node's first inputs, named ``xs``: the part of the graph that computes ``y`` runs
+    again from them with gradients on (ember's reverse mode); ``zs`` stay constant."""
+    names = list(a["xs"])
+    xs = x[:len(names)]
+    bad = [n for n, t in zip(names, xs) if t.kind != "float"]
+    if bad:
+        raise InvalidParameterError(f"Gradient: xs {bad} are not float tensors; expected float "
+                                    "inputs to differentiate with respect to", "xs", bad)
+
+    def value(*leaves):
+        return c.replay(a["y"], dict(zip(names, leaves))).sum()
+
+    with enable_grad():
+        grads = grad(value, argnums=tuple(range(len(xs))))(*xs)
+    return list(grads)
 
 
 @converter("SequenceConstruct")

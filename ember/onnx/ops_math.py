@@ -11,7 +11,7 @@ import math
 import ember
 import ember.nn.functional as F
 
-from .registry import axes_arg, axis_of, converter, ints, scalar
+from .registry import axes_arg, axis_of, converter, ints, scalar, widened
 
 
 def _same(fn):
@@ -145,8 +145,8 @@ def _coerced(fn):
     return conv
 
 
-converter("Softmax")(_coerced(lambda t, d: F.softmax(t, dim=d)))
-converter("LogSoftmax")(_coerced(lambda t, d: F.log_softmax(t, dim=d)))
+converter("Softmax")(widened(_coerced(lambda t, d: F.softmax(t, dim=d))))
+converter("LogSoftmax")(widened(_coerced(lambda t, d: F.log_softmax(t, dim=d))))
 
 
 @converter("Clip")
@@ -157,18 +157,109 @@ def clip(x, a, c):
     return t.clamp(lo, hi) if (lo is not None or hi is not None) else t
 
 
+# ONNX's narrow float formats (carried as float32 values, see narrow.py): mantissa bits, the
+# exponent of the smallest normal, the largest finite value, whether -0 and inf are absent (the
+# "fnuz" formats), and what an overflow becomes without saturation (None: always saturates)
+_FLOATS = {17: (3, -6, 448.0, False, math.nan), 18: (3, -7, 240.0, True, math.nan),
+           19: (2, -14, 57344.0, False, math.inf), 20: (2, -15, 57344.0, True, math.nan),
+           23: (1, 0, 6.0, False, None)}
+# the narrow ints (carried as int8/uint8): range and carrier
+_INTS = {21: (0, 15, ember.uint8), 22: (-8, 7, ember.int8), 25: (0, 3, ember.uint8),
+         26: (-2, 1, ember.int8)}
+
+
+def _exponent(ax):
+    """floor(log2(ax)) of the positive finite float64 tensor ``ax``, exactly (log2's rounding
+    is corrected against exact powers of two)."""
+    e = ax.log2().floor()
+    e = ember.where(ember.pow(2.0, e) > ax, e - 1, e)
+    return ember.where(ember.pow(2.0, e + 1) <= ax, e + 1, e)
+
+
+def _round_float(t, code, saturate):
+    mbits, emin, fmax, fnuz, overflow = _FLOATS[code]
+    x = t.cast(ember.float64)
+    ax = x.abs()
+    ordinary = ax.isfinite().logical_and(ax > 0)
+    e = _exponent(ember.where(ordinary, ax, 1.0))
+    ulp = ember.pow(2.0, e.clamp(min=emin) - mbits)
+    r = (x / ulp).round() * ulp  # round half to even at the format's last mantissa bit
+    big = r.abs() > fmax
+    if saturate or overflow is None:
+        r = ember.where(big, x.sign() * fmax, r)
+    else:
+        r = ember.where(big, x.sign() * overflow, r)
+    if overflow is None:  # float4 has no NaN: ml_dtypes (onnx's reference) gives -0
+        r = ember.where(x.isnan(), -0.0, r)
+    if fnuz:  # no negative zero: -0 + 0 is +0
+        r = r + 0.0
+    return r.cast(ember.float32)
+
+
+def _round_e8m0(t, saturate, mode):
+    x = t.cast(ember.float64).abs()
+    ordinary = x.isfinite().logical_and(x > 0)
+    safe = ember.where(ordinary, x, 1.0)
+    e = _exponent(safe)
+    frac = safe / ember.pow(2.0, e)  # in [1, 2)
+    if mode == "up":
+        e = ember.where(frac > 1, e + 1, e)
+    elif mode == "nearest":
+        e = ember.where(frac >= 1.5, e + 1, e)
+    e = ember.where(x == 0, -127.0, e)
+    if saturate:
+        e = ember.where(x.isinf(), 127.0, e).clamp(-127, 127)
+    r = ember.pow(2.0, e)
+    bad = x.isnan() if saturate else x.isnan().logical_or(x.isinf()).logical_or(e > 127)
+    return ember.where(bad, math.nan, r).cast(ember.float32)
+
+
+def _round_int(t, code):
+    lo, hi, carrier = _INTS[code]
+    v = t.trunc() if t.kind == "float" else t
+    inside = (v >= lo).logical_and(v <= hi)  # NaN compares False
+    return ember.where(inside, v, 0).cast(carrier)
+
+
+def to_format(t, code, saturate=True, round_mode="up"):
+    """``t`` rounded to ONNX's narrow element type ``code`` (float8, float4, int4, int2), as its
+    ember carrier (float32, int8 or uint8): float formats round half to even, and out-of-range
+    values saturate or overflow as ``Cast``'s table says; ints truncate and (as onnx's reference)
+    values out of range become 0; float8e8m0 rounds to a power of two by ``round_mode``.
+
+    >>> import ember
+    >>> to_format(ember.tensor([0.3, 500.0, -1e-9]), 17).tolist()  # float8 e4m3fn
+    [0.3125, 448.0, -0.0]
+    """
+    if code in _FLOATS:
+        return _round_float(t, code, saturate)
+    if code in _INTS:
+        return _round_int(t, code)
+    return _round_e8m0(t, saturate, round_mode)
+
+
+def _cast(t, code, a):
+    from .narrow import NARROW
+    from .proto import ember_dtype
+    if code in NARROW:
+        return to_format(t, code, bool(a.get("saturate", 1)), a.get("round_mode", "up"))
+    return t.cast(ember_dtype(code))
+
+
 @converter("Cast")
 def cast(x, a, c):
-    from .proto import ember_dtype
-    return x[0].cast(ember_dtype(a["to"]))
+    return _cast(x[0], a["to"], a)
 
 
 @converter("CastLike")
 def cast_like(x, a, c):
-    return x[0].cast(x[1].dtype)
+    code = c.types[1] if len(c.types) > 1 else 0
+    return _cast(x[0], code, a) if code else x[0].cast(x[1].dtype)
 
 
-def _reduce(fn):
+def _reduce(fn, empty=None):
+    """A reduction converter; ``empty(t)`` is the value of a reduction over no elements
+    (ONNX: -inf for ReduceMax, +inf for ReduceMin ..., the dtype's bound for ints)."""
     def conv(x, a, c):
         t = x[0]
         axes = axes_arg(x, a)
@@ -177,14 +268,31 @@ def _reduce(fn):
             if a.get("noop_with_empty_axes", 0):
                 return t
             axes = list(range(t.ndim))
-        return fn(t, tuple(axis_of(d, t.ndim) for d in axes), keep)
+        dims = tuple(axis_of(d, t.ndim) for d in axes)
+        if empty is not None and any(t.shape[d] == 0 for d in dims):
+            shape = [1 if i in dims else n for i, n in enumerate(t.shape) if keep or i not in dims]
+            return ember.full(shape, empty(t), dtype=t.dtype, device=t.device)
+        out = fn(t, dims, keep)
+        return out.cast(t.dtype) if t.kind == "int" and out.dtype != t.dtype else out
     return conv
+
+
+def _bound(t, top):
+    """The largest (``top``) or smallest value of ``t``'s dtype: +-inf, True/False, int range."""
+    if t.kind == "bool":
+        return top
+    if t.kind == "float":
+        return math.inf if top else -math.inf
+    bits = 8 * t.dtype.itemsize
+    if not t.dtype.is_signed:
+        return 2 ** bits - 1 if top else 0
+    return 2 ** (bits - 1) - 1 if top else -2 ** (bits - 1)
 
 
 converter("ReduceSum")(_reduce(lambda t, d, k: t.sum(dim=d, keepdim=k)))
 converter("ReduceMean")(_reduce(lambda t, d, k: t.mean(dim=d, keepdim=k)))
-converter("ReduceMax")(_reduce(lambda t, d, k: t.max(dim=d, keepdim=k)))
-converter("ReduceMin")(_reduce(lambda t, d, k: t.min(dim=d, keepdim=k)))
+converter("ReduceMax")(_reduce(lambda t, d, k: t.max(dim=d, keepdim=k), lambda t: _bound(t, False)))
+converter("ReduceMin")(_reduce(lambda t, d, k: t.min(dim=d, keepdim=k), lambda t: _bound(t, True)))
 converter("ReduceProd")(_reduce(lambda t, d, k: t.prod(dim=d, keepdim=k)))
 converter("ReduceL2")(_reduce(lambda t, d, k: (t * t).sum(dim=d, keepdim=k).sqrt()))
 converter("ReduceL1")(_reduce(lambda t, d, k: t.abs().sum(dim=d, keepdim=k)))
@@ -193,7 +301,8 @@ converter("ReduceLogSumExp")(_reduce(
     lambda t, d, k: (t - t.max(dim=d, keepdim=True).detach()).exp().sum(dim=d, keepdim=k).log()
     + (t.max(dim=d, keepdim=True).detach() if k else
        t.max(dim=d, keepdim=True).detach().reshape(*[n for i, n in enumerate(t.shape)
-                                                     if i not in d]))))
+                                                     if i not in d])),
+    lambda t: -math.inf))
 
 
 def _arg(fn):

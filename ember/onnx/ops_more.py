@@ -8,12 +8,14 @@ TopK, scatters, NonZero, Compress, EyeLike, DepthToSpace/SpaceToDepth, Hardmax, 
 [0.5, -0.75]
 """
 
+import math
+
 import numpy as np
 
 import ember
 import ember.nn.functional as F
 
-from .registry import axes_arg, axis_of, converter, ints, scalar
+from .registry import axes_arg, axis_of, converter, ints, scalar, widened
 
 
 def _same(fn):
@@ -41,6 +43,7 @@ def swish(x, a, c):
 
 
 @converter("Celu")
+@widened
 def celu(x, a, c):
     alpha = a.get("alpha", 1.0)
     return x[0].clamp(0, None) + ((x[0] / alpha).exp() - 1).clamp(None, 0) * alpha
@@ -212,11 +215,20 @@ def scatter_nd(x, a, c):
 
 @converter("GatherND")
 def gather_nd(x, a, c):
-    if a.get("batch_dims", 0):
-        from ..errors import InvalidParameterError
-        raise InvalidParameterError("GatherND: batch_dims is not supported", "batch_dims",
-                                    a["batch_dims"])
-    return x[0].gather_nd(x[1].cast("int64"))
+    """With ``batch_dims`` b, the first b dims of data and indices pair up: they fold into one
+    batch dim whose position becomes a leading index column."""
+    data, idx = x[0], x[1].cast("int64")
+    b = a.get("batch_dims", 0)
+    if not b:
+        return data.gather_nd(idx)
+    batch = tuple(data.shape[:b])
+    count = math.prod(batch)
+    flat = data.reshape(count, *data.shape[b:])
+    inner = idx.reshape(count, *idx.shape[b:])
+    rows = ember.arange(count, dtype="int64", device=idx.device)
+    rows = rows.reshape(count, *([1] * (inner.ndim - 1))).expand(*inner.shape[:-1], 1)
+    out = flat.gather_nd(ember.cat([rows, inner], dim=-1))
+    return out.reshape(*batch, *out.shape[1:])
 
 
 @converter("NonZero")
@@ -261,7 +273,8 @@ def depth_to_space(x, a, c):
 def space_to_depth(x, a, c):
     t, b = x[0], a["blocksize"]
     n, ch, h, w = t.shape
-    t = t.reshape(n, ch, h // b, b, w // b, b).permute(0, 3, 5, 1, 2, 4)
+    order = (0, 1, 3, 5, 2, 4) if a.get("mode", "DCR") == "CRD" else (0, 3, 5, 1, 2, 4)
+    t = t.reshape(n, ch, h // b, b, w // b, b).permute(*order)
     return t.reshape(n, ch * b * b, h // b, w // b)
 
 

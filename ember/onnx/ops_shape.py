@@ -38,6 +38,11 @@ def reshape(x, a, c):
     if -1 in shape:
         known = math.prod(s for s in shape if s != -1)
         shape[shape.index(-1)] = t.numel() // known if known else 0
+    if 0 in shape:  # (allowzero) ember's reshape reads 0 as "keep": an empty tensor is built
+        if t.numel():
+            raise InvalidParameterError(f"Reshape: shape {shape} has no elements; the input "
+                                        f"{tuple(t.shape)} has {t.numel()}", "shape", shape)
+        return ember.zeros(tuple(shape), dtype=t.dtype, device=t.device)
     return t.reshape(tuple(shape))
 
 
@@ -181,8 +186,9 @@ def pad(x, a, c):
     value = scalar(x[2], 0) if len(x) > 2 and x[2] is not None else a.get("value", 0.0)
     axes = ints(x[3]) if len(x) > 3 and x[3] is not None else list(range(t.ndim))
     mode = a.get("mode", "constant")
-    if mode not in ("constant", "reflect", "edge"):
-        raise InvalidParameterError(f"Pad: mode {mode!r} is not supported", "mode", mode)
+    if mode not in ("constant", "reflect", "edge", "wrap"):
+        raise InvalidParameterError(f"Pad: mode {mode!r}; expected constant, reflect, edge or "
+                                    "wrap", "mode", mode)
     n = len(axes)
     pairs = [(0, 0)] * t.ndim
     for i, d in enumerate(axes):
@@ -190,6 +196,12 @@ def pad(x, a, c):
     if any(p < 0 for pair in pairs for p in pair):  # negative pads crop
         t = t[tuple(slice(max(-b, 0), t.shape[i] - max(-e, 0)) for i, (b, e) in enumerate(pairs))]
         pairs = [(max(b, 0), max(e, 0)) for b, e in pairs]
+    if mode == "wrap":  # each padded dim gathers its positions modulo its size
+        for d, (b, e) in enumerate(pairs):
+            if b or e:
+                where = (np.arange(-b, t.shape[d] + e) % t.shape[d]).astype(np.int64)
+                t = t.take(d, c.const(where, "int64"))
+        return t
     return t.pad(pairs, mode, value)
 
 

@@ -11,6 +11,7 @@ import os
 
 from .. import dtypes as _dt
 from .errors import OnnxFormatError, OnnxNotInstalledError, UnsupportedOpsetError
+from .narrow import NARROW, widen
 
 # ONNX's TensorProto.DataType numbers (stable across onnx releases) -> ember dtypes
 _DTYPES = {1: _dt.float32, 2: _dt.uint8, 3: _dt.int8, 4: _dt.uint16, 5: _dt.int16, 6: _dt.int32,
@@ -32,12 +33,35 @@ def require_onnx(op):
 
 
 def ember_dtype(code, op="load"):
-    """The ember dtype of ONNX element type ``code`` (KindError-like typed error if none)."""
+    """The ember dtype of ONNX element type ``code``: for a narrow type ember lacks (float8,
+    float4, int4, int2), the wider dtype that carries its values (narrow.py); OnnxFormatError
+    if none."""
     dt = _DTYPES.get(code)
+    if dt is None and code in NARROW:
+        dt = NARROW[code][1]
     if dt is None:
         raise OnnxFormatError(f"{op}: ONNX element type {code} has no ember dtype "
-                              f"(supported: {sorted(_DTYPES)})", "elem_type", code)
+                              f"(supported: {sorted(set(_DTYPES) | set(NARROW))})",
+                              "elem_type", code)
     return dt
+
+
+def elem_types(graph, outer=None):
+    """name -> ONNX element type of every tensor value ``graph`` declares (inputs, outputs,
+    value_info, initializers), on top of ``outer`` (the enclosing graph's)."""
+    types = dict(outer or {})
+    for v in list(graph.input) + list(graph.output) + list(graph.value_info):
+        if v.type.HasField("tensor_type") and v.type.tensor_type.elem_type:
+            types[v.name] = v.type.tensor_type.elem_type
+    for t in graph.initializer:
+        types[t.name] = t.data_type
+    return types
+
+
+def to_array(tensor):
+    """An ONNX TensorProto as a NumPy array ember reads (narrow types widened, narrow.py)."""
+    onnx = require_onnx("load")
+    return widen(onnx.numpy_helper.to_array(tensor))
 
 
 def onnx_type(dtype):
@@ -97,17 +121,41 @@ def opset_of(proto, domain=""):
     return None
 
 
+# Scan before opset 9 had a leading batch dim on its states and scan inputs (and scanned
+# axis 1); onnx's version converter keeps the body but drops that meaning, so converted Scans
+# carry this attribute and the Scan converter runs them once per batch element.
+BATCHED_SCAN = "ember_batched_scan"
+
+
+def _scans(graph):
+    for node in graph.node:
+        if node.op_type == "Scan" and node.domain in ("", "ai.onnx"):
+            yield node
+        for attr in node.attribute:
+            for sub in list(attr.graphs) + ([attr.g] if attr.HasField("g") else []):
+                yield from _scans(sub)
+
+
 def prepare(proto, op="load"):
     """``proto`` with its default-domain opset in ember's range (converted up when older than
     MIN_OPSET) and shapes inferred."""
     onnx = require_onnx(op)
     opset = opset_of(proto)
     if opset is not None and opset < MIN_OPSET:
+        if opset < 9:
+            for node in _scans(proto.graph):
+                if node.input and node.input[0]:
+                    raise UnsupportedOpsetError(f"{op}: a Scan of opset {opset} with "
+                                                "sequence_lens (ember runs Scan-8 with all "
+                                                "sequences full length)", "opset", opset)
         try:
             proto = onnx.version_converter.convert_version(proto, CONVERT_TO)
         except Exception as exc:
             raise UnsupportedOpsetError(f"{op}: cannot convert the model's opset {opset} to "
                                         f"{CONVERT_TO} ({exc})", "opset", opset) from None
+        if opset < 9:
+            for node in _scans(proto.graph):
+                node.attribute.append(onnx.helper.make_attribute(BATCHED_SCAN, 1))
     try:
         proto = onnx.shape_inference.infer_shapes(proto)
     except Exception:  # shapes are an optimisation only: every op works from run-time shapes
@@ -123,7 +171,7 @@ def attributes(node):
     for a in node.attribute:
         value = onnx.helper.get_attribute_value(a)
         if isinstance(value, onnx.TensorProto):
-            value = onnx.numpy_helper.to_array(value)
+            value = to_array(value)
         elif isinstance(value, bytes):
             value = value.decode()
         elif isinstance(value, list) and value and isinstance(value[0], bytes):

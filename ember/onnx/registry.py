@@ -22,12 +22,17 @@ CONVERTERS = {}
 @dataclass(frozen=True)
 class Context:
     """What a converter may need besides inputs and attributes: the default-domain opset,
-    the graph's device, the node's number of outputs and the values in scope (for subgraphs,
-    which read the enclosing graph's values by name)."""
+    the graph's device, the node's number of outputs, the values in scope (for subgraphs,
+    which read the enclosing graph's values by name) and the ONNX element types of the node's
+    inputs where the graph declares them (0 where not; narrow types such as float8 travel in a
+    wider ember dtype, see narrow.py); for a Gradient node, ``replay(target, given)``
+    recomputes the graph's value ``target`` from the values in ``given``."""
     opset: int
     device: object = None
     outputs: int = 1
     scope: dict = None
+    types: tuple = ()
+    replay: object = None
 
     def const(self, value, dtype=None):
         """A constant tensor on the graph's device."""
@@ -41,6 +46,25 @@ def converter(*names):
             CONVERTERS[name] = fn
         return fn
     return attach
+
+
+def widened(fn):
+    """``fn`` (a converter) computing float16 and bfloat16 inputs in float32 and rounding its
+    float results back once, as ONNX runtimes accumulate half-precision matmuls and softmaxes
+    (rounding every step of a sum to 8 or 11 bits drifts far from onnx's reference)."""
+    def conv(x, a, c):
+        half = next((t.dtype for t in x if isinstance(t, ember.Tensor)
+                     and t.dtype.name in ("float16", "bfloat16")), None)
+        if half is None:
+            return fn(x, a, c)
+        wide = [t.cast("float32") if isinstance(t, ember.Tensor) and t.dtype == half else t
+                for t in x]
+        out = fn(wide, a, c)
+        back = [t.cast(half) if isinstance(t, ember.Tensor) and t.kind == "float" else t
+                for t in (out if isinstance(out, (list, tuple)) else [out])]
+        return back if isinstance(out, (list, tuple)) else back[0]
+    conv.__doc__ = fn.__doc__
+    return conv
 
 
 def ints(t):

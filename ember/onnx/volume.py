@@ -60,6 +60,18 @@ def conv3d(t, w, bias, strides, dil, begins, ends, groups):
     return out + bias.reshape(-1, 1, 1, 1) if bias is not None else out
 
 
+def _mean2d(t, kernel, strides, dil):
+    """A 2-D average pool (no padding) whose window may be dilated: a dilated window of ones
+    convolved with each channel alone, over the window's size."""
+    if all(d == 1 for d in dil):
+        return F.avg_pool2d(t, tuple(kernel), tuple(strides), 0, False, True)
+    n, c = t.shape[0], t.shape[1]
+    ones = ember.ones(1, 1, *kernel, dtype=t.dtype, device=t.device)
+    out = F.conv2d(t.reshape(n * c, 1, *t.shape[2:]), ones, None, stride=tuple(strides),
+                   padding=0, dilation=tuple(dil))
+    return out.reshape(n, c, *out.shape[2:]) / (kernel[0] * kernel[1])
+
+
 def pool3d(op, t, kernel, strides, dil, begins, ends, ceil, include_pad=True):
     """ONNX MaxPool or AveragePool on a 5-D input: the max (or mean) over kernel depths of 2-D
     pools; ``ceil_mode`` pads the ends so the last partial windows exist."""
@@ -72,8 +84,6 @@ def pool3d(op, t, kernel, strides, dil, begins, ends, ceil, include_pad=True):
             need = (want - 1) * strides[i] + dil[i] * (kernel[i] - 1) + 1
             ends[i] += max(need - n, 0)
     avg = op == "AveragePool"
-    if avg and any(d != 1 for d in dil):
-        raise InvalidParameterError("AveragePool: dilations are not supported", "dilations", dil)
 
     def pooled(x, fill, lo, hi):
         x = _pad(x, lo, hi, fill)
@@ -81,7 +91,7 @@ def pool3d(op, t, kernel, strides, dil, begins, ends, ceil, include_pad=True):
         acc = None
         for slab in _slabs(x, kernel[0], strides[0], dil[0], depth_out):
             if avg:
-                part = F.avg_pool2d(slab, tuple(kernel[1:]), tuple(strides[1:]), 0, False, True)
+                part = _mean2d(slab, kernel[1:], strides[1:], dil[1:])
                 acc = part if acc is None else acc + part
             else:
                 part = F.max_pool2d(slab, tuple(kernel[1:]), tuple(strides[1:]), 0,
@@ -92,8 +102,8 @@ def pool3d(op, t, kernel, strides, dil, begins, ends, ceil, include_pad=True):
     if not avg:
         return pooled(t, -math.inf, begins, ends)
     out = pooled(t, 0.0, begins, ends)
-    if include_pad and ends == given_ends:
-        return out
+    if include_pad and ends == given_ends:  # every window is whole: the sum of the kernel
+        return out / kernel[0]                # depth's 2-D means, over that depth
     # divide by the pooled count of what is counted: the input, and the given pads if included
     if include_pad:
         ones = ember.ones(1, 1, *[n + b + e for n, b, e in zip(t.shape[2:], begins, given_ends)],

@@ -47,8 +47,11 @@ def _names(tree):
 # ONNX's own API hands out and takes its tensors (initializers, constants, attributes) as NumPy
 # arrays (onnx.numpy_helper), so ember.onnx reads and writes them with NumPy before ember ops
 # compute; issue 29's note lists the converters that still fold constant shapes with NumPy.
+# ONNX's narrow element types (float8, int4 ...) come and go as ml_dtypes arrays: narrow.py
+# widens them to dtypes ember has and hands outputs back in the graph's declared type.
 NUMPY_AS_DATA = {os.path.join("onnx", name) for name in
-                 ("export.py", "ops_attention.py", "ops_more.py", "ops_nn.py", "ops_shape.py")}
+                 ("export.py", "ops_attention.py", "ops_more.py", "ops_nn.py", "ops_shape.py",
+                  "narrow.py")}
 NUMPY_AS_DATA |= {os.path.join("torch", "utils", "data", "collate.py"),
                  os.path.join("torch", "utils", "data", "worker.py"),
                  os.path.join("torch", "serialization.py")}

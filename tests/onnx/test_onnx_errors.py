@@ -118,7 +118,7 @@ def test_not_installed_error_type():
 
 
 def test_an_output_ember_does_not_compute_is_a_typed_error():
-    model, feeds = one_node("MaxPool", [("x", np.ones((1, 1, 4, 4), np.float32))],
-                            {"kernel_shape": [2, 2]}, n_out=2)
-    with pytest.raises(ember.InvalidParameterError, match="first 1 outputs"):
+    model, feeds = one_node("MaxPool", [("x", np.ones((1, 1, 4, 4, 4), np.float32))],
+                            {"kernel_shape": [2, 2, 2]}, n_out=2)
+    with pytest.raises(ember.InvalidParameterError, match="Indices output of 1-D and 2-D"):
         ember.onnx.run(model, feeds)
