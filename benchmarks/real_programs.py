@@ -11,8 +11,10 @@ temporary directory, with a fixed seed:
 2. with only its imports changed (``import torch`` -> ``import ember.torch as torch``,
    ``from torch.x import y`` -> ``from ember.torch.x import y`` ...), on ember.
 
-Data downloads are replaced by local stand-ins (``benchmarks/standins``: a synthetic
-torchvision MNIST/FashionMNIST), the same for both runs. ember draws random numbers from its own
+A program is a file, or a directory of modules run as its ``main.py`` (every ``.py`` file of it
+is copied and ported). Data downloads are replaced by local stand-ins (``benchmarks/standins``:
+a synthetic torchvision MNIST/FashionMNIST and FakeData, a generated text corpus in the layout
+of WikiText-2), the same for both runs. ember draws random numbers from its own
 streams (NumPy's PCG64), so for the comparison the ember run draws every random number that a
 program asks for without a generator (initial weights, data, dropout masks) from PyTorch's CPU
 generator, seeded the same: the two runs then start from the same weights and see the same
@@ -49,6 +51,15 @@ PROGRAMS = {
     # both runs must reach "Solved!"
     "reinforce": ("examples_reinforce.py", ["--log-interval", "1"], 1200, 1e-6, 2 * 40),
     "actor_critic": ("examples_actor_critic.py", ["--log-interval", "1"], 1200, 1e-6, 2 * 40),
+    "word_language_model_lstm": ("examples_word_language_model", [
+        "--data", os.path.join(STANDINS, "wikitext-2"), "--model", "LSTM", "--epochs", "1",
+        "--emsize", "32", "--nhid", "32", "--bptt", "20", "--log-interval", "2"], 600, 1e-2),
+    "word_language_model_transformer": ("examples_word_language_model", [
+        "--data", os.path.join(STANDINS, "wikitext-2"), "--model", "Transformer", "--epochs", "1",
+        "--emsize", "32", "--nhid", "32", "--bptt", "20", "--log-interval", "2"], 600, 1e-2),
+    "dcgan": ("examples_dcgan.py", ["--dataset", "fake", "--niter", "1", "--batchSize", "16",
+              "--ngf", "8", "--ndf", "8", "--nz", "16", "--workers", "0", "--manualSeed", "1"],
+              900, 1e-3),
 }
 
 _IMPORTS = [
@@ -125,18 +136,28 @@ def ported(source):
     return source
 
 
+def sources(path):
+    """The files of the program at ``path``: the file itself, or every ``.py`` file of a
+    directory (a program of several modules, run as its ``main.py``)."""
+    if not os.path.isdir(path):
+        return [path], os.path.basename(path)
+    files = sorted(os.path.join(path, f) for f in os.listdir(path) if f.endswith(".py"))
+    return files, "main.py"
+
+
 def run(path, argv, timeout, ember):
-    source = open(path).read()
     prelude = _PRELUDE.format(standins=STANDINS)
     if ember:
-        source = ported(source)
         prelude += _STREAMS
     env = dict(os.environ, PYTHONPATH=ROOT, STANDIN_TORCH="ember.torch" if ember else "torch",
                OMP_NUM_THREADS="1")
+    files, main = sources(path)
     with tempfile.TemporaryDirectory() as tmp:
-        script = os.path.join(tmp, os.path.basename(path))
-        with open(script, "w") as f:
-            f.write(source)
+        for file in files:
+            source = open(file).read()
+            with open(os.path.join(tmp, os.path.basename(file)), "w") as f:
+                f.write(ported(source) if ember else source)
+        script = os.path.join(tmp, main)
         runner = os.path.join(tmp, "_run.py")
         with open(runner, "w") as f:
             f.write(prelude + _RUN)
