@@ -35,6 +35,7 @@ import os
 import pickle
 import struct
 import tempfile
+import warnings
 from _compat_pickle import IMPORT_MAPPING, NAME_MAPPING
 
 import numpy as np
@@ -1073,8 +1074,9 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     binary file object), its tensors as ``ember.torch`` tensors; also reads ``ember.save``'s
     checkpoints. Never imports torch.
 
-    ``weights_only`` (None means True, as in PyTorch) runs no code from the file (see the module
-    docstring); ``weights_only=False`` unpickles any object, running code the file names: only
+    ``weights_only`` (None means True, as in PyTorch, and the environment variables
+    ``TORCH_FORCE_WEIGHTS_ONLY_LOAD`` / ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD`` act as there) runs
+    no code from the file (see the module docstring); ``weights_only=False`` unpickles any object, running code the file names: only
     for files you trust. ``map_location`` places the tensors, as in PyTorch: None (where they
     were saved: PyTorch's ``"cpu"``, and ``torch.device("cpu")``, is ember's default device
     when that is a CPU device, else ember's ``"cpu"``; ``"cuda:N"`` is ``"torch:cuda:N"``),
@@ -1097,11 +1099,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     >>> t.tolist(), dtype is torch.float16, size
     ([[0, 3], [1, 4], [2, 5]], True, torch.Size([2]))
     """
-    if weights_only is None:
-        weights_only = True
-    if type(weights_only) is not bool:
-        raise InvalidParameterError(f"load: weights_only must be a bool, got {weights_only!r}",
-                                    "weights_only", weights_only)
+    weights_only = _weights_only(weights_only)
     if pickle_module is not None and pickle_module is not pickle:
         raise InvalidParameterError("load: pickle_module must be None or the pickle module, got "
                                     f"{pickle_module!r}", "pickle_module", pickle_module)
@@ -1134,6 +1132,35 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         raise InvalidParameterError(
             f"load: {where} is {'empty' if not head else 'not a checkpoint'}: expected the zip "
             "archive torch.save writes (or a file of ember.save)", "f", where)
+
+
+_TRUE = ("1", "y", "yes", "true")
+
+
+def _weights_only(weights_only):
+    """``load``'s ``weights_only``: None means True, as in PyTorch, unless the environment
+    variable ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD`` is true (then False, with a warning);
+    ``TORCH_FORCE_WEIGHTS_ONLY_LOAD`` true makes it True whatever was passed."""
+    if weights_only is not None and type(weights_only) is not bool:
+        raise InvalidParameterError(f"load: weights_only must be a bool, got {weights_only!r}",
+                                    "weights_only", weights_only)
+    force = os.environ.get("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "0").lower() in _TRUE
+    force_no = os.environ.get("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "0").lower() in _TRUE
+    if force and force_no:
+        raise InvalidParameterError(
+            "load: only one of the environment variables TORCH_FORCE_WEIGHTS_ONLY_LOAD and "
+            "TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD should be set, but both were",
+            "TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", os.environ["TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD"])
+    if force:
+        return True
+    if weights_only is None:
+        if force_no:
+            warnings.warn("load: the environment variable TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD is "
+                          "set and weights_only was not passed, so weights_only=False",
+                          UserWarning, stacklevel=3)
+            return False
+        return True
+    return weights_only
 
 
 def _load_zip(file, where, placement, weights_only, encoding):
