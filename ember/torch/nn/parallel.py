@@ -13,7 +13,7 @@ gradients of the split run (batch norm aside, whose per-replica statistics diffe
 True
 """
 
-from . import DataParallel
+from .layers import DataParallel
 
 __all__ = ["DataParallel", "data_parallel"]
 

@@ -14,9 +14,9 @@ torch.Size([3, 2])
 import sys
 import types
 
-from ... import nn as _tnn
+from .. import containers as _containers, layers as _layers
 from ....nn import transformer as _transformer
-from ..module import torch_class
+from ..module import Module, torch_class
 
 # submodule -> the ember.torch.nn classes PyTorch defines in it
 _LAYOUT = {
@@ -65,13 +65,14 @@ _LAYOUT = {
 NonDynamicallyQuantizableLinear = torch_class(_transformer.NonDynamicallyQuantizableLinear)
 
 __all__ = sorted(_LAYOUT)
+_CLASSES = {**vars(_layers), **vars(_containers), "Module": Module}
 
 for _name, _classes in _LAYOUT.items():
     _sub = types.ModuleType(f"{__name__}.{_name}",
                             f"PyTorch's torch.nn.modules.{_name}: ember.torch.nn's classes.")
     _sub.__all__ = _classes.split()
     for _cls in _sub.__all__:
-        setattr(_sub, _cls, getattr(_tnn, _cls))
+        setattr(_sub, _cls, _CLASSES[_cls])
     sys.modules[_sub.__name__] = _sub
     globals()[_name] = _sub
 linear.NonDynamicallyQuantizableLinear = NonDynamicallyQuantizableLinear  # noqa: F821
