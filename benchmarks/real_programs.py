@@ -80,8 +80,8 @@ PROGRAMS = {
         600, 3e-3),
     # ConvTranspose2d, BatchNorm2d, LeakyReLU, BCELoss, two Adams on FakeData. A GAN's course
     # is chaotic: float32 rounding (7e-8 in the second step's losses) grows to 1e-5 by the
-    # eighth step and 0.2 by the fiftieth, so the first 8 steps (16 losses, printed to 4 decimals: 2e-4 is one unit in the
-    # last place of a loss near 0.5) are compared
+    # eighth step and 0.2 by the fiftieth, so the first 8 steps are compared (16 losses,
+    # printed to 4 decimals: 2e-4 is one unit in the last place of a loss near 0.5)
     "dcgan": ("examples_dcgan.py", ["--dataset", "fake", "--niter", "1", "--batchSize", "16",
               "--ngf", "8", "--ndf", "8", "--nz", "16", "--workers", "0", "--manualSeed", "1"],
               900, 2e-4, {"compare": 2 * 8}),
@@ -254,7 +254,8 @@ def compare(name, directory):
         ok = worst <= rtol
     else:
         ok = False
-    print(f"== {name} ({' then '.join(file) if isinstance(file, tuple) else file}): {'same losses' if ok else 'DIFFERENT'}; PyTorch {time_t:.1f} s, "
+    shown = " then ".join(file) if isinstance(file, tuple) else file
+    print(f"== {name} ({shown}): {'same losses' if ok else 'DIFFERENT'}; PyTorch {time_t:.1f} s, "
           f"ember {time_e:.1f} s; {len(lt)} losses; largest relative difference "
           f"{worst if worst is None else f'{worst:.2e}'}")
     for a, b in list(zip(lt, le))[:3] + list(zip(lt, le))[-2:]:

@@ -11,10 +11,11 @@ pickle is read by ember's own interpreter, which rebuilds only tensors and param
 (``OrderedDict``, ``Counter``), lists, tuples, sets, strs, bytes, numbers, None, dtypes,
 ``torch.Size`` and ``torch.device``: the globals PyTorch's weights-only unpickler allows, and
 the objects ``add_safe_globals`` or a ``safe_globals`` block allow (ember/torch/safe_globals.py:
-a whole model, its classes listed). Any other global (``os.system``, a class, a NumPy array's ``numpy.core.multiarray._reconstruct``)
-raises InvalidParameterError naming it, as PyTorch refuses it. ``weights_only=False`` unpickles
-whole objects (modules, NumPy arrays, classes of your own) with Python's pickle: that runs code
-the file names, so use it only for files you trust, as PyTorch warns.
+a whole model, its classes listed). Any other global (``os.system``, a class, a NumPy array's
+``numpy.core.multiarray._reconstruct``) raises InvalidParameterError naming it, as PyTorch
+refuses it. ``weights_only=False`` unpickles whole objects (modules, NumPy arrays, classes of
+your own) with Python's pickle: that runs code the file names, so use it only for files you
+trust, as PyTorch warns.
 
 Tensors come back as ``ember.torch`` tensors, a copy of their values (views that shared a
 storage no longer share it); a tensor or a parameter saved with ``requires_grad`` requires grad.
@@ -1076,8 +1077,9 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
 
     ``weights_only`` (None means True, as in PyTorch, and the environment variables
     ``TORCH_FORCE_WEIGHTS_ONLY_LOAD`` / ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD`` act as there) runs
-    no code from the file (see the module docstring); ``weights_only=False`` unpickles any object, running code the file names: only
-    for files you trust. ``map_location`` places the tensors, as in PyTorch: None (where they
+    no code from the file (see the module docstring); ``weights_only=False`` unpickles any
+    object, running code the file names: only for files you trust.
+    ``map_location`` places the tensors, as in PyTorch: None (where they
     were saved: PyTorch's ``"cpu"``, and ``torch.device("cpu")``, is ember's default device
     when that is a CPU device, else ember's ``"cpu"``; ``"cuda:N"`` is ``"torch:cuda:N"``),
     a device or device name (``"cpu"``, ``"cuda:0"``, ``"torch:cpu"``, ``torch.device("mps")``),

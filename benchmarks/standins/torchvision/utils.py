@@ -36,8 +36,9 @@ def save_image(tensor, fp, nrow=8, padding=2, normalize=False, value_range=None,
     pixels = (np.clip(grid, 0, 1) * 255 + 0.5).astype(np.uint8).transpose(1, 2, 0)
     raw = b"".join(b"\0" + row.tobytes() for row in pixels)
     height, width = pixels.shape[:2]
-    png = (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
-           + _chunk(b"IDAT", zlib.compress(raw)) + _chunk(b"IEND", b""))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8-bit RGB
+    png = (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", header) + _chunk(b"IDAT", zlib.compress(raw))
+           + _chunk(b"IEND", b""))
     if isinstance(fp, str):
         with open(fp, "wb") as f:
             f.write(png)
