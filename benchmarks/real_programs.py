@@ -11,13 +11,17 @@ temporary directory, with a fixed seed:
 2. with only its imports changed (``import torch`` -> ``import ember.torch as torch``,
    ``from torch.x import y`` -> ``from ember.torch.x import y`` ...), on ember.
 
-Data downloads are replaced by local stand-ins (``benchmarks/standins``: a synthetic
-torchvision MNIST/FashionMNIST), the same for both runs. ember draws random numbers from its own
+A program is a file, or a directory of modules run as its ``main.py`` (every ``.py`` file of it
+is copied and ported). Data downloads are replaced by local stand-ins (``benchmarks/standins``:
+a synthetic torchvision MNIST/FashionMNIST and FakeData, a generated text corpus in the layout
+of WikiText-2), the same for both runs. ember draws random numbers from its own
 streams (NumPy's PCG64), so for the comparison the ember run draws every random number that a
 program asks for without a generator (initial weights, data, dropout masks) from PyTorch's CPU
-generator, seeded the same: the two runs then start from the same weights and see the same
-data, and their printed losses must agree. The script prints each program's losses side by side
-and the largest relative difference, and exits non-zero when a program fails or differs.
+generator, seeded the same, and the numbers drawn from a generator the program (or a
+DataLoader's sampler) makes from a PyTorch generator of the same seed: the two runs then
+start from the same weights and see the same data, and their printed losses must agree. The
+script prints each program's losses side by side and the largest relative difference, and
+exits non-zero when a program fails or differs.
 """
 
 import os
@@ -31,8 +35,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 STANDINS = os.path.join(HERE, "standins")
 
-# name -> (file, argv, timeout s, relative tolerance of the losses[, how many of the first
-# losses are compared: for programs whose later course is chaotic])
+# name -> (file or directory (or a tuple of them, run in turn), argv, timeout s, relative
+# tolerance of the losses[, options: "compare": how many of the first losses are compared, for
+# programs whose later course is chaotic; "must_print": what both runs must print; "env":
+# environment variables of both runs])
 PROGRAMS = {
     "quickstart": ("tutorials_quickstart.py", [], 600, 1e-4),
     "polynomial_custom_function": ("tutorials_polynomial_custom_function.py", [], 300, 1e-4),
@@ -47,8 +53,38 @@ PROGRAMS = {
     # chaotic: once a float32 rounding difference flips one sampled action (a probability
     # within 1e-7 of a draw) the trajectories part, so the first episodes are compared and
     # both runs must reach "Solved!"
-    "reinforce": ("examples_reinforce.py", ["--log-interval", "1"], 1200, 1e-6, 2 * 40),
-    "actor_critic": ("examples_actor_critic.py", ["--log-interval", "1"], 1200, 1e-6, 2 * 40),
+    "reinforce": ("examples_reinforce.py", ["--log-interval", "1"], 1200, 1e-6,
+                  {"compare": 2 * 40, "must_print": "Solved!"}),
+    "actor_critic": ("examples_actor_critic.py", ["--log-interval", "1"], 1200, 1e-6,
+                     {"compare": 2 * 40, "must_print": "Solved!"}),
+    # its data step first (generate_sine_wave.py: torch.save of a NumPy array, which the
+    # training script's torch.load reads only with weights_only=False: PyTorch's own switch
+    # for programs written before 2.6); LSTMCell in float64, LBFGS (its closure prints each
+    # evaluation's loss at full precision)
+    "time_sequence_prediction": (("examples_time_seq_data.py", "examples_time_seq.py"),
+                                 ["--steps", "2"], 900, 1e-6,
+                                 {"env": {"TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "1"}}),
+    # LSTM(batch_first), BatchNorm1d, Dropout2d, Adadelta; losses printed to 6 digits
+    "mnist_rnn": ("examples_mnist_rnn.py", ["--epochs", "1", "--log-interval", "5"], 900, 1e-4),
+    # a directory of modules on a generated corpus (benchmarks/standins/make_wikitext.py):
+    # nn.LSTM with dropout, and nn.Transformer's encoder with a causal mask; its losses are
+    # printed to 2 decimals, so one unit in the last place of a loss near 3.3 is 3e-3
+    "word_language_model_lstm": ("examples_word_language_model", [
+        "--data", os.path.join(STANDINS, "wikitext-2"), "--model", "LSTM", "--epochs", "2",
+        "--emsize", "32", "--nhid", "32", "--bptt", "20", "--log-interval", "2"], 600, 3e-3),
+    # lr 2: the default 20 (the LSTM's) makes the transformer diverge (losses jump to 10-20),
+    # and a diverging run magnifies float32 rounding; at 2 it learns (6.2 -> 2.2)
+    "word_language_model_transformer": ("examples_word_language_model", [
+        "--data", os.path.join(STANDINS, "wikitext-2"), "--model", "Transformer", "--epochs", "2",
+        "--emsize", "32", "--nhid", "32", "--bptt", "20", "--log-interval", "2", "--lr", "2"],
+        600, 3e-3),
+    # ConvTranspose2d, BatchNorm2d, LeakyReLU, BCELoss, two Adams on FakeData. A GAN's course
+    # is chaotic: float32 rounding (7e-8 in the second step's losses) grows to 1e-5 by the
+    # eighth step and 0.2 by the fiftieth, so the first 8 steps are compared (16 losses,
+    # printed to 4 decimals: 2e-4 is one unit in the last place of a loss near 0.5)
+    "dcgan": ("examples_dcgan.py", ["--dataset", "fake", "--niter", "1", "--batchSize", "16",
+              "--ngf", "8", "--ndf", "8", "--nz", "16", "--workers", "0", "--manualSeed", "1"],
+              900, 2e-4, {"compare": 2 * 8}),
 }
 
 _IMPORTS = [
@@ -80,29 +116,44 @@ from ember.dtypes import as_dtype as _as_dtype
 def _td(dtype):
     return getattr(_pytorch, _as_dtype(dtype).name)
 
+# a generator the program makes (ember.torch.Generator, or a sampler's own) draws from a
+# PyTorch generator started from the same seed
+_generators = {}
+_make_generator = _nb.random_generator
+def _random_generator(seed):
+    gen = _make_generator(seed)
+    _generators[id(gen)] = (gen, _pytorch.Generator().manual_seed(seed))
+    return gen
+_nb.random_generator = _random_generator
+
 def _hook(name, draw):
     original = getattr(_nb, name)
+    arity = draw.__code__.co_argcount - 1
     def kernel(*args, **kwargs):
-        gen = args[-1] if len(args) > draw.__code__.co_argcount else kwargs.get("gen")
+        gen = args[-1] if len(args) > arity else kwargs.get("gen")
+        twin = None
         if gen is not None:
-            return original(*args, **kwargs)
-        kwargs.pop("op", None)
-        kwargs.pop("gen", None)
-        return draw(*args[:draw.__code__.co_argcount]).numpy()
+            entry = _generators.get(id(gen))
+            if entry is None or entry[0] is not gen:
+                return original(*args, **kwargs)
+            twin = entry[1]
+        return draw(*args[:arity], twin).numpy()
     setattr(_nb, name, kernel)
 
-_hook("random_uniform", lambda shape, low, high, dtype:
-      _pytorch.empty(shape, dtype=_td(dtype)).uniform_(low, high))
-_hook("random_normal", lambda shape, mean, std, dtype:
-      _pytorch.empty(shape, dtype=_td(dtype)).normal_(mean, std))
-_hook("random_bernoulli", lambda shape, p, dtype:
+_hook("random_uniform", lambda shape, low, high, dtype, g:
+      _pytorch.empty(shape, dtype=_td(dtype)).uniform_(low, high, generator=g))
+_hook("random_normal", lambda shape, mean, std, dtype, g:
+      _pytorch.empty(shape, dtype=_td(dtype)).normal_(mean, std, generator=g))
+_hook("random_bernoulli", lambda shape, p, dtype, g:
       _pytorch.empty(shape, dtype=_td(dtype) if _as_dtype(dtype).kind == "float"
-                     else _pytorch.float32).bernoulli_(p).to(_td(dtype)))
-_hook("random_integers", lambda shape, low, high, dtype:
-      _pytorch.randint(low, high, shape, dtype=_td(dtype)))
-_hook("random_permutation", lambda n, dtype: _pytorch.randperm(n, dtype=_td(dtype)))
-_hook("random_categorical", lambda w, num_samples, replacement: _pytorch.multinomial(
-      _pytorch.from_numpy(np.ascontiguousarray(w)), num_samples, replacement))
+                     else _pytorch.float32).bernoulli_(p, generator=g).to(_td(dtype)))
+_hook("random_integers", lambda shape, low, high, dtype, g:
+      _pytorch.randint(low, high, shape, dtype=_td(dtype), generator=g) if high < 2**63 else
+      _pytorch.empty(shape, dtype=_td(dtype)).random_(generator=g))  # [0, 2**63): a seed
+_hook("random_permutation", lambda n, dtype, g: _pytorch.randperm(n, dtype=_td(dtype),
+                                                                  generator=g))
+_hook("random_categorical", lambda w, num_samples, replacement, g: _pytorch.multinomial(
+      _pytorch.from_numpy(np.ascontiguousarray(w)), num_samples, replacement, generator=g))
 _seed = _et.manual_seed
 def _manual_seed(seed):
     _pytorch.manual_seed(seed)
@@ -125,31 +176,51 @@ def ported(source):
     return source
 
 
-def run(path, argv, timeout, ember):
-    source = open(path).read()
+def sources(path):
+    """The files of the program at ``path``: the file itself, or every ``.py`` file of a
+    directory (a program of several modules, run as its ``main.py``)."""
+    if not os.path.isdir(path):
+        return [path], os.path.basename(path)
+    files = sorted(os.path.join(path, f) for f in os.listdir(path) if f.endswith(".py"))
+    return files, "main.py"
+
+
+def run(paths, argv, timeout, ember, env=None):
+    """Runs the program at ``paths`` (a path, or a tuple of them: a data-making step first,
+    each run in turn in the same directory, ``argv`` given to the last); returns its exit
+    status (None: timed out), its output and the seconds it took."""
+    paths = paths if isinstance(paths, tuple) else (paths,)
     prelude = _PRELUDE.format(standins=STANDINS)
     if ember:
-        source = ported(source)
         prelude += _STREAMS
     env = dict(os.environ, PYTHONPATH=ROOT, STANDIN_TORCH="ember.torch" if ember else "torch",
-               OMP_NUM_THREADS="1")
+               OMP_NUM_THREADS="1", **(env or {}))
+    outputs, start = [], time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
-        script = os.path.join(tmp, os.path.basename(path))
-        with open(script, "w") as f:
-            f.write(source)
         runner = os.path.join(tmp, "_run.py")
         with open(runner, "w") as f:
             f.write(prelude + _RUN)
-        start = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, runner, script, *argv], cwd=tmp, env=env,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        try:
-            out, _ = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            out, _ = proc.communicate()
-            return None, out + f"\n[timed out after {timeout} s]", time.perf_counter() - start
-        return proc.returncode, out, time.perf_counter() - start
+        for k, path in enumerate(paths):
+            files, main = sources(path)
+            for file in files:
+                source = open(file).read()
+                with open(os.path.join(tmp, os.path.basename(file)), "w") as f:
+                    f.write(ported(source) if ember else source)
+            args = argv if k == len(paths) - 1 else []
+            proc = subprocess.Popen([sys.executable, runner, os.path.join(tmp, main), *args],
+                                    cwd=tmp, env=env, stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT, text=True)
+            try:
+                out, _ = proc.communicate(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                out, _ = proc.communicate()
+                outputs.append(out + f"\n[timed out after {timeout} s]")
+                return None, "".join(outputs), time.perf_counter() - start
+            outputs.append(out)
+            if proc.returncode != 0:
+                break
+        return proc.returncode, "".join(outputs), time.perf_counter() - start
 
 
 _LOSS = re.compile(r"(?:loss|reward)[^\d\-]*(-?\d+\.\d+(?:e[-+]?\d+)?)", re.I)
@@ -164,22 +235,27 @@ def losses(text):
 
 
 def compare(name, directory):
-    file, argv, timeout, rtol, *prefix = PROGRAMS[name]
-    path = os.path.join(directory, file)
-    rc_t, out_t, time_t = run(path, argv, timeout, ember=False)
-    rc_e, out_e, time_e = run(path, argv, timeout, ember=True)
+    file, argv, timeout, rtol, *rest = PROGRAMS[name]
+    options = rest[0] if rest else {}
+    path = tuple(os.path.join(directory, f) for f in file) if isinstance(file, tuple) else \
+        os.path.join(directory, file)
+    env = options.get("env", {})
+    rc_t, out_t, time_t = run(path, argv, timeout, ember=False, env=env)
+    rc_e, out_e, time_e = run(path, argv, timeout, ember=True, env=env)
     ok = rc_t == 0 and rc_e == 0
     lt, le = losses(out_t), losses(out_e)
-    if prefix:
-        ok = ok and "Solved!" in out_t and "Solved!" in out_e
-        lt, le = lt[:prefix[0]], le[:prefix[0]]
+    if "compare" in options:
+        lt, le = lt[:options["compare"]], le[:options["compare"]]
+    if "must_print" in options:
+        ok = ok and options["must_print"] in out_t and options["must_print"] in out_e
     worst = None
     if ok and lt and len(lt) == len(le):
         worst = max(abs(a - b) / max(abs(a), 1e-12) for a, b in zip(lt, le))
         ok = worst <= rtol
     else:
         ok = False
-    print(f"== {name} ({file}): {'same losses' if ok else 'DIFFERENT'}; PyTorch {time_t:.1f} s, "
+    shown = " then ".join(file) if isinstance(file, tuple) else file
+    print(f"== {name} ({shown}): {'same losses' if ok else 'DIFFERENT'}; PyTorch {time_t:.1f} s, "
           f"ember {time_e:.1f} s; {len(lt)} losses; largest relative difference "
           f"{worst if worst is None else f'{worst:.2e}'}")
     for a, b in list(zip(lt, le))[:3] + list(zip(lt, le))[-2:]:

@@ -14,11 +14,12 @@ from ember's generator (``ember.manual_seed``); ``inplace=True`` rebinds the inp
 
 import math
 
+from .._tensor import wrap
 from ..errors import InvalidParameterError, ShapeMismatchError
 from .activation_more import _done
 from .inplace import rebind
 from .nn_args import _float_tensor, _int, _opt_float, _real, _shape_str
-from .random import rand
+from .random import _gen, _random
 
 __all__ = ["group_norm", "instance_norm", "rms_norm", "normalize", "local_response_norm",
            "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout"]
@@ -244,15 +245,18 @@ def _feature_dropout(op, input, p, training, inplace, nd, alpha=False):
 
 
 def _dropout_with(op, input, x, p, shape, inplace, alpha):
-    keep = (rand(*shape, dtype=x.dtype, device=x.device) >= p).cast(x.dtype)
+    if p == 1.0:
+        return _done(input, x * 0.0, inplace, op)
+    # the mask keeps each entry with probability 1 - p: Bernoulli draws, as F.dropout's (and
+    # PyTorch's, so a run that shares PyTorch's generator sees PyTorch's masks)
+    keep = wrap(_random("random_bernoulli", (x._device.backend, _gen(None, op, x._device)), op,
+                        shape, 1.0 - p, x._dtype), x._dtype)
     if alpha:
-        if p == 1.0:
-            return _done(input, x * 0.0, inplace, op)
         sa = 1.7580993408473766
         a = 1.0 / math.sqrt((sa * sa * p + 1) * (1 - p))
         out = x * (keep * a) + ((keep - 1) * (sa * a) + sa * a * p)
     else:
-        out = x * 0.0 if p == 1.0 else x * (keep / (1 - p))
+        out = x * (keep / (1 - p))
     return _done(input, out, inplace, op)
 
 

@@ -391,7 +391,7 @@ def random_(self, from_=0, to=None, *, generator=None, **kwargs):
         else:
             bits = 8 * self._dtype.itemsize
             high = 2 ** bits if self._dtype.name.startswith("uint") else 2 ** (bits - 1)
-            high = min(high, 2 ** 63 - 1)  # int64's largest value itself is left out
+            high = min(high, 2 ** 63)  # int64's (and uint64's, as PyTorch): [0, 2**63 - 1]
     for param, v in (("from", low), ("to", high)):
         if isinstance(v, bool) or not isinstance(v, int):
             raise InvalidParameterError(f"{op}: {param} must be an int, got {v!r}", param, v)

@@ -9,11 +9,13 @@ persisted by id; ``archive/data/<key>``: each storage's little-endian bytes), so
 ``load`` with ``weights_only=True`` (the default, as in PyTorch) runs no code from the file: its
 pickle is read by ember's own interpreter, which rebuilds only tensors and parameters, dicts
 (``OrderedDict``, ``Counter``), lists, tuples, sets, strs, bytes, numbers, None, dtypes,
-``torch.Size`` and ``torch.device``: the globals PyTorch's weights-only unpickler allows. Any
-other global (``os.system``, a class, a NumPy array's ``numpy.core.multiarray._reconstruct``)
-raises InvalidParameterError naming it, as PyTorch refuses it. ``weights_only=False`` unpickles
-whole objects (modules, NumPy arrays, classes of your own) with Python's pickle: that runs code
-the file names, so use it only for files you trust, as PyTorch warns.
+``torch.Size`` and ``torch.device``: the globals PyTorch's weights-only unpickler allows, and
+the objects ``add_safe_globals`` or a ``safe_globals`` block allow (ember/torch/safe_globals.py:
+a whole model, its classes listed). Any other global (``os.system``, a class, a NumPy array's
+``numpy.core.multiarray._reconstruct``) raises InvalidParameterError naming it, as PyTorch
+refuses it. ``weights_only=False`` unpickles whole objects (modules, NumPy arrays, classes of
+your own) with Python's pickle: that runs code the file names, so use it only for files you
+trust, as PyTorch warns.
 
 Tensors come back as ``ember.torch`` tensors, a copy of their values (views that shared a
 storage no longer share it); a tensor or a parameter saved with ``requires_grad`` requires grad.
@@ -34,6 +36,7 @@ import os
 import pickle
 import struct
 import tempfile
+import warnings
 from _compat_pickle import IMPORT_MAPPING, NAME_MAPPING
 
 import numpy as np
@@ -47,8 +50,11 @@ from ..io.torch_zip import ZIP_MAGIC, ArchiveReader, opened, save_archive
 from ..shapes import MAX_RANK
 from ._dtypes import TWINS, TorchDType
 from ._tensor import Size, to_torch
+from .safe_globals import (add_safe_globals, allowed as _allowed, clear_safe_globals,  # noqa: F401
+                           get_safe_globals, safe_globals)
 
-__all__ = ["save", "load"]
+__all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
+           "safe_globals"]
 
 _host = CPU.backend
 
@@ -99,10 +105,24 @@ class _Global:
 
 _REBUILD_V2 = _Global("torch._utils", "_rebuild_tensor_v2")
 _REBUILD_V3 = _Global("torch._utils", "_rebuild_tensor_v3")
+_REBUILD_PARAMETER = _Global("torch._utils", "_rebuild_parameter")
 _TORCH_SIZE = _Global("torch", "Size")
 _TORCH_DEVICE = _Global("torch", "device")
 _UNTYPED = _Global("torch.storage", "UntypedStorage")
 _STORAGE_GLOBALS = {dtype: _Global("torch", name) for dtype, name in _STORAGE_OF.items()}
+
+
+class _PlainTensor:
+    """The data of a Parameter, pickled as a plain tensor inside ``_rebuild_parameter``."""
+    __slots__ = ("tensor",)
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+
+
+def _parameter_type():
+    from .nn.parameter import Parameter  # ember.torch.nn imports this module's package first
+    return Parameter
 
 
 class _SavedStorage:
@@ -145,7 +165,12 @@ class _Pickler(pickle._Pickler):
 
     def reducer_override(self, obj):
         if isinstance(obj, _Tensor):
+            if isinstance(obj, _parameter_type()):  # as PyTorch: a Parameter of its data
+                return _REBUILD_PARAMETER, (_PlainTensor(obj), obj.requires_grad,
+                                            collections.OrderedDict())
             return self._tensor(obj)
+        if type(obj) is _PlainTensor:
+            return self._tensor(obj.tensor)
         if isinstance(obj, Size):
             return _TORCH_SIZE, (tuple(obj),)
         if type(obj) is Device:
@@ -380,6 +405,10 @@ class _Loader:
             self.globals["torch", name] = _StorageType(dtype, name)
         for name, dtype in _DTYPES.items():
             self.globals["torch", name] = TWINS[dtype]  # torch.float32 loads as ember.torch's
+        # what add_safe_globals / safe_globals allowed; its classes are rebuilt as pickle does
+        safe = _allowed()
+        self.globals.update(safe)
+        self.classes = {id(v): v for v in safe.values() if isinstance(v, type)}
         # the objects in the table, by id (each bound method is made once, here)
         self.callables = {id(v): v for v in self.globals.values() if callable(v)}
         self.rebuilders = {id(self.globals["torch._utils", name]) for name in (
@@ -528,9 +557,10 @@ class _Loader:
         if not isinstance(data, _Tensor) or type(requires_grad) is not bool:
             raise self.bad(f"a parameter of {_short(data)} (requires_grad {requires_grad!r}); "
                            "expected a tensor and a bool")
-        if requires_grad and not data.requires_grad:
-            data.require_grad()
-        return data
+        if requires_grad and data._dtype.kind != "float":
+            raise self.bad(f"a parameter of dtype {data._dtype.name} requires grad; only "
+                           "floating-point parameters can")
+        return _parameter_type()(data.detach(), requires_grad)
 
     def rebuild_parameter_with_state(self, data, requires_grad, backward_hooks, state):
         if state:
@@ -891,6 +921,12 @@ class _SafeUnpickler:
     def newobj(self):
         args = self.stack.pop()
         cls = self.stack.pop()
+        if self.loader.classes.get(id(cls)) is cls:  # an allowed class: pickle's cls.__new__
+            if type(args) is not tuple:
+                raise self.bad(f"the arguments of {_short(cls)}.__new__ are {_short(args)}; "
+                               "expected a tuple")
+            self.stack.append(cls.__new__(cls, *args))
+            return
         self.stack.append(self._made(self.call(cls, args), args))
 
     def build(self):
@@ -934,6 +970,9 @@ class _SafeUnpickler:
         return result
 
     def _build(self, inst, state):
+        if self.loader.classes.get(id(type(inst))) is type(inst):
+            _set_state(inst, state)  # an instance of an allowed class, as pickle sets it
+            return
         if type(inst) in (collections.OrderedDict, collections.Counter) and \
                 type(state) is dict and all(type(k) is str and not k.startswith("__")
                                             for k in state):
@@ -943,6 +982,22 @@ class _SafeUnpickler:
             return
         raise self.bad(f"it sets the state of a {type(inst).__name__} to {_short(state)}; "
                        "weights_only=True loading sets attributes of OrderedDicts only")
+
+
+def _set_state(inst, state):
+    """What pickle's BUILD does to ``inst``: its ``__setstate__``, else its ``__dict__`` (and
+    slots, from a ``(dict, slots)`` pair) updated."""
+    setstate = getattr(inst, "__setstate__", None)
+    if setstate is not None:
+        setstate(state)
+        return
+    slots = None
+    if isinstance(state, tuple) and len(state) == 2:
+        state, slots = state
+    if state:
+        inst.__dict__.update(state)
+    for name, value in (slots or {}).items():
+        setattr(inst, name, value)
 
 
 def _opcodes():
@@ -1022,9 +1077,11 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     binary file object), its tensors as ``ember.torch`` tensors; also reads ``ember.save``'s
     checkpoints. Never imports torch.
 
-    ``weights_only`` (None means True, as in PyTorch) runs no code from the file (see the module
-    docstring); ``weights_only=False`` unpickles any object, running code the file names: only
-    for files you trust. ``map_location`` places the tensors, as in PyTorch: None (where they
+    ``weights_only`` (None means True, as in PyTorch, and the environment variables
+    ``TORCH_FORCE_WEIGHTS_ONLY_LOAD`` / ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD`` act as there) runs
+    no code from the file (see the module docstring); ``weights_only=False`` unpickles any
+    object, running code the file names: only for files you trust.
+    ``map_location`` places the tensors, as in PyTorch: None (where they
     were saved: PyTorch's ``"cpu"``, and ``torch.device("cpu")``, is ember's default device
     when that is a CPU device, else ember's ``"cpu"``; ``"cuda:N"`` is ``"torch:cuda:N"``),
     a device or device name (``"cpu"``, ``"cuda:0"``, ``"torch:cpu"``, ``torch.device("mps")``),
@@ -1046,11 +1103,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     >>> t.tolist(), dtype is torch.float16, size
     ([[0, 3], [1, 4], [2, 5]], True, torch.Size([2]))
     """
-    if weights_only is None:
-        weights_only = True
-    if type(weights_only) is not bool:
-        raise InvalidParameterError(f"load: weights_only must be a bool, got {weights_only!r}",
-                                    "weights_only", weights_only)
+    weights_only = _weights_only(weights_only)
     if pickle_module is not None and pickle_module is not pickle:
         raise InvalidParameterError("load: pickle_module must be None or the pickle module, got "
                                     f"{pickle_module!r}", "pickle_module", pickle_module)
@@ -1083,6 +1136,35 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         raise InvalidParameterError(
             f"load: {where} is {'empty' if not head else 'not a checkpoint'}: expected the zip "
             "archive torch.save writes (or a file of ember.save)", "f", where)
+
+
+_TRUE = ("1", "y", "yes", "true")
+
+
+def _weights_only(weights_only):
+    """``load``'s ``weights_only``: None means True, as in PyTorch, unless the environment
+    variable ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD`` is true (then False, with a warning);
+    ``TORCH_FORCE_WEIGHTS_ONLY_LOAD`` true makes it True whatever was passed."""
+    if weights_only is not None and type(weights_only) is not bool:
+        raise InvalidParameterError(f"load: weights_only must be a bool, got {weights_only!r}",
+                                    "weights_only", weights_only)
+    force = os.environ.get("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "0").lower() in _TRUE
+    force_no = os.environ.get("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "0").lower() in _TRUE
+    if force and force_no:
+        raise InvalidParameterError(
+            "load: only one of the environment variables TORCH_FORCE_WEIGHTS_ONLY_LOAD and "
+            "TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD should be set, but both were",
+            "TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", os.environ["TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD"])
+    if force:
+        return True
+    if weights_only is None:
+        if force_no:
+            warnings.warn("load: the environment variable TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD is "
+                          "set and weights_only was not passed, so weights_only=False",
+                          UserWarning, stacklevel=3)
+            return False
+        return True
+    return weights_only
 
 
 def _load_zip(file, where, placement, weights_only, encoding):

@@ -1,9 +1,10 @@
-"""Synthetic stand-ins of torchvision's MNIST-like datasets: 28x28 uint8 images of 10 classes,
-each class a fixed random blob pattern plus noise, the same on every run."""
+"""Synthetic stand-ins of torchvision's MNIST-like datasets (28x28 uint8 images of 10 classes,
+each class a fixed random blob pattern plus noise) and of FakeData (random images and labels);
+the same on every run."""
 
 import numpy as np
 
-__all__ = ["MNIST", "FashionMNIST"]
+__all__ = ["MNIST", "FashionMNIST", "FakeData"]
 
 
 class _Digits:
@@ -37,3 +38,31 @@ class MNIST(_Digits):
 
 class FashionMNIST(_Digits):
     pass
+
+
+class FakeData:
+    """``size`` random ``image_size`` (C, H, W) images, as height x width x channels uint8
+    arrays (what ToTensor takes), and random labels below ``num_classes``; image ``i`` is
+    drawn from a stream seeded with ``i + random_offset``, so it is the same on every read."""
+
+    def __init__(self, size=1000, image_size=(3, 224, 224), num_classes=10, transform=None,
+                 target_transform=None, random_offset=0):
+        self.size, self.image_size, self.num_classes = size, tuple(image_size), num_classes
+        self.transform, self.target_transform = transform, target_transform
+        self.random_offset = random_offset
+
+    def __len__(self):
+        return self.size
+
+    def __getitem__(self, index):
+        if not 0 <= index < self.size:
+            raise IndexError(f"{type(self).__name__} index out of range")
+        rng = np.random.default_rng(index + self.random_offset)
+        c, h, w = self.image_size
+        img = rng.integers(0, 256, (h, w, c), dtype=np.uint8)
+        target = int(rng.integers(0, self.num_classes))
+        if self.transform is not None:
+            img = self.transform(img)
+        if self.target_transform is not None:
+            target = self.target_transform(target)
+        return img, target

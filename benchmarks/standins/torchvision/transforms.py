@@ -12,6 +12,8 @@ class ToTensor:
         arr = np.asarray(img, dtype=np.float32) / 255.0
         if arr.ndim == 2:
             arr = arr[None]
+        else:  # height x width x channels, as an image
+            arr = np.ascontiguousarray(arr.transpose(2, 0, 1))
         return module().tensor(arr)
 
 

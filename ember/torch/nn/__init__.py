@@ -23,6 +23,8 @@ from .parameter import Buffer, Parameter  # noqa: F401
 from ...nn import LinearCrossEntropyOptions  # noqa: F401 (a plain options class, not a layer)
 from ...nn import UninitializedBuffer, UninitializedParameter  # noqa: F401 (placeholders)
 from ...nn import factory_kwargs  # noqa: F401
+from . import modules  # noqa: F401,E402 (PyTorch's submodule layout of the classes above)
+from . import parallel  # noqa: F401,E402
 
 __all__ = (["Module", "Parameter", "Buffer", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
             "ParameterDict", "functional", "init", "utils", "LinearCrossEntropyOptions",

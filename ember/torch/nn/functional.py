@@ -13,5 +13,6 @@ from .._tensor import returns_torch
 __all__ = list(_ef.__all__)
 
 for _name in __all__:
-    globals()[_name] = returns_torch(getattr(_ef, _name))
-del _name
+    globals()[_name] = _fn = returns_torch(getattr(_ef, _name))
+    _fn.__module__ = __name__  # found here by pickle (a layer holding F.relu is saved)
+del _name, _fn

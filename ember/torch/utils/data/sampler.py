@@ -51,8 +51,9 @@ def _generator(op, generator):
 
 
 def draw_seed(generator=None):
-    """A fresh seed in [0, 2**63 - 1) drawn from ``generator`` (None: the default one)."""
-    return int(randint(0, 2**63 - 1, (), generator=generator, dtype=_dt.int64).item())
+    """A fresh seed in [0, 2**63) drawn from ``generator`` (None: the default one), as
+    PyTorch's ``torch.empty((), dtype=torch.int64).random_()`` draws it."""
+    return int(randint(0, 2**63, (), generator=generator, dtype=_dt.int64).item())
 
 
 class Sampler(Generic[T_co]):
