@@ -1,8 +1,8 @@
-"""Stand-ins of torchvision.transforms: ToTensor, Normalize, Compose, Lambda."""
+"""Stand-ins of torchvision.transforms: ToTensor, Normalize, Compose, Lambda (and `v2`)."""
 
 import numpy as np
 
-from ._torch import module
+from .._torch import module
 
 __all__ = ["ToTensor", "Normalize", "Compose", "Lambda"]
 
