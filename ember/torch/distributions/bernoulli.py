@@ -8,23 +8,15 @@
 """
 
 from ... import torch as _t
-from ...errors import InvalidParameterError
 from . import constraints
 from .exp_family import ExponentialFamily
 from .kl import register_kl
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .binary_parameters import BinaryProbsLogits, store_probs_or_logits
 
 __all__ = ["Bernoulli"]
 
 
-def _one_of(probs, logits, name):
-    if (probs is None) == (logits is None):
-        raise InvalidParameterError(f"{name}: pass either probs or logits, not both and not "
-                                    "neither", "probs" if probs is not None else "logits",
-                                    probs if probs is not None else logits)
-
-
-class Bernoulli(ExponentialFamily):
+class Bernoulli(BinaryProbsLogits, ExponentialFamily):
     """Values in {0, 1}; ``probs`` in [0, 1] or ``logits`` (log-odds), exactly one of them."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -33,32 +25,11 @@ class Bernoulli(ExponentialFamily):
     _mean_carrier_measure = 0
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        _one_of(probs, logits, "Bernoulli")
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-            param = self.probs
-        else:
-            (self.logits,) = broadcast_all(logits)
-            param = self.logits
-        self._param = param
-        super().__init__(param.size(), validate_args=validate_args)
+        store_probs_or_logits(self, probs, logits)
+        super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._expand_parameters(Bernoulli, ("probs", "logits"), batch_shape, _instance)
-        new._param = new.__dict__.get("probs", new.__dict__.get("logits"))
-        return new
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
+        return self._expand_parameters(Bernoulli, ("probs", "logits"), batch_shape, _instance)
 
     @property
     def mean(self):

@@ -10,15 +10,14 @@
 
 from ... import torch as _t
 from . import constraints
-from .bernoulli import _one_of
+from .binary_parameters import BinaryProbsLogits, store_probs_or_logits
 from .distribution import Distribution
 from .kl import register_kl
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Binomial"]
 
 
-class Binomial(Distribution):
+class Binomial(BinaryProbsLogits, Distribution):
     """Counts in ``0 .. total_count``; ``total_count`` a non-negative integer (or a tensor of
     them, broadcast with the probabilities), and exactly one of ``probs``/``logits``."""
 
@@ -27,38 +26,16 @@ class Binomial(Distribution):
     has_enumerate_support = True
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
-        _one_of(probs, logits, "Binomial")
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-            self._param = self.probs
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-            self._param = self.logits
+        (self.total_count,) = store_probs_or_logits(self, probs, logits, total_count)
         super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._expand_parameters(Binomial, ("total_count", "probs", "logits"), batch_shape,
-                                      _instance)
-        new._param = new.__dict__.get("probs", new.__dict__.get("logits"))
-        return new
+        return self._expand_parameters(Binomial, ("total_count", "probs", "logits"), batch_shape,
+                                       _instance)
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):
         return constraints.integer_interval(0, self.total_count)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     @property
     def mean(self):

@@ -12,7 +12,7 @@ import math
 
 from ... import torch as _t
 from . import constraints
-from .bernoulli import _one_of
+from .binary_parameters import one_of
 from .distribution import Distribution
 from .kl import register_kl
 from .utils import lazy_property, logits_to_probs, probs_to_logits
@@ -29,7 +29,7 @@ class Categorical(Distribution):
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        _one_of(probs, logits, type(self).__name__)
+        one_of(probs, logits, type(self).__name__)
         if probs is not None:
             probs = _param(probs, "probs", type(self).__name__)
             self.probs = probs / probs.sum(-1, keepdim=True)
@@ -44,7 +44,6 @@ class Categorical(Distribution):
 
     def expand(self, batch_shape, _instance=None):
         new = self._expand_parameters(Categorical, ("probs", "logits"), batch_shape, _instance)
-        new._param = new.__dict__.get("probs", new.__dict__.get("logits"))
         new._num_events = self._num_events
         return new
 

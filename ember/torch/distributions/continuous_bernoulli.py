@@ -16,15 +16,15 @@ import math
 
 from ... import torch as _t
 from . import constraints
-from .bernoulli import _one_of
+from .binary_parameters import BinaryProbsLogits, store_probs_or_logits
 from .exp_family import ExponentialFamily
 from .kl import register_kl
-from .utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs
 
 __all__ = ["ContinuousBernoulli"]
 
 
-class ContinuousBernoulli(ExponentialFamily):
+class ContinuousBernoulli(BinaryProbsLogits, ExponentialFamily):
     """Values in ``[0, 1]``; exactly one of ``probs`` (in [0, 1], kept ``eps`` away from the
     ends) / ``logits``."""
 
@@ -34,37 +34,21 @@ class ContinuousBernoulli(ExponentialFamily):
     _mean_carrier_measure = 0
 
     def __init__(self, probs=None, logits=None, lims=(0.499, 0.501), validate_args=None):
-        _one_of(probs, logits, "ContinuousBernoulli")
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-            param = self.probs
-        else:
-            (self.logits,) = broadcast_all(logits)
-            param = self.logits
-        self._param = param
+        store_probs_or_logits(self, probs, logits)
         self._lims = lims
-        super().__init__(param.size(), validate_args=validate_args)
+        super().__init__(self._param.size(), validate_args=validate_args)
         if probs is not None:
             self.probs = clamp_probs(self.probs)  # after validation, as given
 
     def expand(self, batch_shape, _instance=None):
         new = self._expand_parameters(ContinuousBernoulli, ("probs", "logits"), batch_shape,
                                       _instance)
-        new._param = new.__dict__.get("probs", new.__dict__.get("logits"))
         new._lims = self._lims
         return new
 
     @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
     def probs(self):
         return clamp_probs(logits_to_probs(self.logits, is_binary=True))
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     # -- p away from 1/2 (exact) or near it (series in x = p - 1/2) --------------------------
     def _outside(self):

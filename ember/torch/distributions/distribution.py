@@ -120,6 +120,8 @@ class Distribution:
         for key, value in self.__dict__.items():
             if key not in names and not key.startswith("_") and key not in new.__dict__:
                 setattr(new, key, value)
+        if "_param" in self.__dict__:  # the one of probs / logits given (binary_parameters.py)
+            new._param = new.__dict__.get("probs", new.__dict__.get("logits"))
         Distribution.__init__(new, batch_shape, self._event_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new

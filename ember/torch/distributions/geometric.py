@@ -11,29 +11,23 @@ independent trials with success probability ``probs`` (in (0, 1]).
 from ... import torch as _t
 from ...errors import InvalidParameterError
 from . import constraints
-from .bernoulli import _one_of
+from .binary_parameters import BinaryProbsLogits, store_probs_or_logits
 from .distribution import Distribution
 from .kl import register_kl
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_all
 
 __all__ = ["Geometric"]
 
 
-class Geometric(Distribution):
+class Geometric(BinaryProbsLogits, Distribution):
     """Values ``0, 1, 2, ...`` with ``P(k) = (1 - p)^k p``; exactly one of ``probs``/``logits``."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        _one_of(probs, logits, "Geometric")
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-            param = self.probs
-        else:
-            (self.logits,) = broadcast_all(logits)
-            param = self.logits
-        super().__init__(param.size(), validate_args=validate_args)
+        store_probs_or_logits(self, probs, logits)
+        super().__init__(self._param.size(), validate_args=validate_args)
         if self._validate_args and probs is not None and not bool((self.probs > 0).all()):
             raise InvalidParameterError(
                 f"Expected parameter probs ({type(self.probs).__name__} of shape "
@@ -42,14 +36,6 @@ class Geometric(Distribution):
 
     def expand(self, batch_shape, _instance=None):
         return self._expand_parameters(Geometric, ("probs", "logits"), batch_shape, _instance)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def mean(self):

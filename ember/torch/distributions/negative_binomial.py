@@ -11,14 +11,13 @@
 from ... import torch as _t
 from . import constraints
 from ._gamma_sampling import standard_gamma
-from .bernoulli import _one_of
+from .binary_parameters import BinaryProbsLogits, store_probs_or_logits
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["NegativeBinomial"]
 
 
-class NegativeBinomial(Distribution):
+class NegativeBinomial(BinaryProbsLogits, Distribution):
     """Values ``0, 1, 2, ...``; ``total_count`` (> = 0, real) and exactly one of ``probs``
     (in [0, 1)) / ``logits``."""
 
@@ -28,34 +27,12 @@ class NegativeBinomial(Distribution):
     support = constraints.nonnegative_integer
 
     def __init__(self, total_count, probs=None, logits=None, validate_args=None):
-        _one_of(probs, logits, "NegativeBinomial")
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-            self._param = self.probs
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-            self._param = self.logits
+        (self.total_count,) = store_probs_or_logits(self, probs, logits, total_count)
         super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._expand_parameters(NegativeBinomial, ("total_count", "probs", "logits"),
-                                      batch_shape, _instance)
-        new._param = new.__dict__.get("probs", new.__dict__.get("logits"))
-        return new
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
+        return self._expand_parameters(NegativeBinomial, ("total_count", "probs", "logits"),
+                                       batch_shape, _instance)
 
     @property
     def mean(self):

@@ -12,11 +12,11 @@ from ... import torch as _t
 from ..._tensor import Tensor as _AnyTensor
 from .._tensor import Size, as_torch
 from . import constraints
-from .bernoulli import _one_of
+from .binary_parameters import BinaryProbsLogits, store_probs_or_logits
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import SigmoidTransform
-from .utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_all, clamp_probs
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
 
@@ -28,7 +28,7 @@ def _as_tensor_like(value, like):
     return _t.tensor(value, dtype=like.dtype, device=like.device)
 
 
-class LogitRelaxedBernoulli(Distribution):
+class LogitRelaxedBernoulli(BinaryProbsLogits, Distribution):
     """``(logits + logistic noise) / temperature``: a logistic distribution of location
     ``logits / temperature`` and scale ``1 / temperature``."""
 
@@ -36,34 +36,15 @@ class LogitRelaxedBernoulli(Distribution):
     support = constraints.real
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
-        _one_of(probs, logits, type(self).__name__)
         self.temperature = temperature
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-            self._param = self.probs
-        else:
-            (self.logits,) = broadcast_all(logits)
-            self._param = self.logits
+        store_probs_or_logits(self, probs, logits)
         super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._expand_parameters(LogitRelaxedBernoulli, ("probs", "logits"), batch_shape,
                                       _instance)
         new.temperature = self.temperature
-        new._param = new.__dict__.get("probs", new.__dict__.get("logits"))
         return new
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
