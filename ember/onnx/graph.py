@@ -22,7 +22,7 @@ import ember
 
 from ..errors import InvalidParameterError
 from ..nn.module import Module, Parameter
-from . import (ops_attention, ops_control, ops_math, ops_more, ops_nn, ops_quant, ops_vision,  # noqa: F401
+from . import (ops_attention, ops_control, ops_math, ops_more, ops_nn, ops_quant, ops_signal, ops_vision,  # noqa: F401
                ops_rnn, ops_shape)  # (fill the converter table)
 from .errors import UnsupportedOperatorError
 from .ops_control import Seq
