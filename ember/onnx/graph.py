@@ -24,7 +24,7 @@ from ..errors import InvalidParameterError
 from ..nn.module import Module, Parameter
 from . import (ops_attention, ops_control, ops_math, ops_more, ops_nn,  # noqa: F401
                ops_rnn, ops_shape)  # (fill the converter table)
-from . import ops_misc, ops_quant, ops_signal, ops_vision  # noqa: F401,E402
+from . import ops_misc, ops_quant, ops_signal, ops_training, ops_vision  # noqa: F401,E402
 from .errors import UnsupportedOperatorError
 from .ops_control import Seq
 from .proto import attributes, ember_dtype, opset_of, require_onnx
@@ -40,12 +40,20 @@ def _walk(graph):
                 yield from _walk(sub)
 
 
+def _key(node):
+    """The converter table's key of ``node``: its op type in the default domain, else
+    ``"domain.OpType"`` (``"ai.onnx.preview.training.Adam"``)."""
+    if node.domain in ("", "ai.onnx"):
+        return node.op_type
+    return f"{node.domain}.{node.op_type}"
+
+
 def unsupported(graph, opset):
     """(domain, op_type, opset, count) of every node ember cannot run (subgraphs included),
     in first-seen order."""
     counts = OrderedDict()
     for node in _walk(graph):
-        if node.domain not in ("", "ai.onnx") or node.op_type not in CONVERTERS:
+        if _key(node) not in CONVERTERS:
             key = (node.domain, node.op_type)
             counts[key] = counts.get(key, 0) + 1
     return [(d, op, opset, n) for (d, op), n in counts.items()]
@@ -65,7 +73,7 @@ class Program:
                 if hasattr(v, "node") and hasattr(v, "initializer"):  # a GraphProto
                     attrs[k] = sub = Subgraph(v, device)
                     reads += sorted(sub.reads)
-            self.nodes.append((n.op_type, list(n.input), list(n.output), attrs))
+            self.nodes.append((_key(n), list(n.input), list(n.output), attrs))
             for name in reads:
                 self.last[name] = i
         self.reads = set(self.last)
