@@ -1,5 +1,5 @@
 """ONNX converters of assorted operators: Unique, Det, BitCast, SwiGLU, RotaryEmbedding,
-TensorScatter, CausalConvWithState and LinearAttention.
+TensorScatter, CausalConvWithState, LinearAttention and FlexAttention (of ai.onnx.preview).
 
 BitCast reinterprets the bits of one dtype as another of the same width. ember has no
 reinterpreting view, so the converter computes the IEEE-754 fields (sign, exponent, mantissa)
@@ -267,3 +267,25 @@ def bitcast(x, a, c):
         return bits != 0
     return bits.cast(to)
 
+
+
+@converter("ai.onnx.preview.FlexAttention")
+def flex_attention(x, a, c):
+    q, k, v = x[0], x[1], x[2]
+    hq, hkv, dim = q.shape[1], k.shape[1], q.shape[3]
+    if hq != hkv:
+        k, v = k.repeat_interleave(hq // hkv, 1), v.repeat_interleave(hq // hkv, 1)
+    scale = a.get("scale", 1.0 / math.sqrt(dim))
+    root = ember.tensor(math.sqrt(scale), dtype="float32", device=q.device).cast(q.dtype)
+    scores = (q * root).matmul((k * root).transpose(-1, -2))
+    if "softmax_precision" in a:
+        wide = ember_dtype(a["softmax_precision"], "FlexAttention")
+    else:
+        wide = ember.float32 if q.dtype.name in ("float16", "bfloat16") else q.dtype
+    scores = scores.cast(wide)
+    if "score_mod" in a:
+        scores = a["score_mod"](c, [scores])[0].cast(wide)
+    probs = scores.softmax(-1)
+    if "prob_mod" in a:
+        probs = a["prob_mod"](c, [probs])[0].cast(wide)
+    return probs.matmul(v.cast(wide)).cast(v.dtype)
