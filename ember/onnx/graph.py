@@ -24,11 +24,14 @@ from ..errors import InvalidParameterError
 from ..nn.module import Module, Parameter
 from . import (ops_attention, ops_control, ops_math, ops_more, ops_nn,  # noqa: F401
                ops_rnn, ops_shape)  # (fill the converter table)
-from . import ops_misc, ops_quant, ops_signal, ops_training, ops_vision  # noqa: F401,E402
+from . import ops_misc, ops_quant, ops_signal, ops_text, ops_training, ops_vision  # noqa: F401,E402
 from .errors import UnsupportedOperatorError
 from .ops_control import Seq
 from .proto import attributes, ember_dtype, opset_of, require_onnx
 from .registry import CONVERTERS, Context
+from .strings import Strings
+
+_STRING = 8  # ONNX's TensorProto.STRING
 
 
 def _walk(graph):
@@ -86,7 +89,7 @@ class Program:
             while x and x[-1] is None:
                 x.pop()
             result = CONVERTERS[op_type](x, attrs, Context(opset, device, len(outs), values))
-            if result is None or isinstance(result, (ember.Tensor, Seq)):
+            if result is None or isinstance(result, (ember.Tensor, Seq, Strings)):
                 result = [result]
             if any(outs[len(result):]):
                 raise InvalidParameterError(
@@ -135,6 +138,8 @@ def _as_value(v, type_proto, device):
     if isinstance(v, ember.Tensor):
         return v
     code = type_proto.tensor_type.elem_type if type_proto is not None else 0
+    if code == _STRING or isinstance(v, Strings):
+        return v if isinstance(v, Strings) else Strings.of(v)
     return ember.tensor(v, dtype=ember_dtype(code) if code else None, device=device)
 
 

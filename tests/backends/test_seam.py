@@ -48,7 +48,8 @@ def _names(tree):
 # arrays (onnx.numpy_helper), so ember.onnx reads and writes them with NumPy before ember ops
 # compute; issue 29's note lists the converters that still fold constant shapes with NumPy.
 NUMPY_AS_DATA = {os.path.join("onnx", name) for name in
-                 ("export.py", "ops_attention.py", "ops_more.py", "ops_nn.py", "ops_shape.py")}
+                 ("export.py", "ops_attention.py", "ops_more.py", "ops_nn.py", "ops_shape.py",
+                  "strings.py")}  # ONNX's string tensors are NumPy object arrays
 NUMPY_AS_DATA |= {os.path.join("torch", "utils", "data", "collate.py"),
                  os.path.join("torch", "utils", "data", "worker.py"),
                  os.path.join("torch", "serialization.py")}
