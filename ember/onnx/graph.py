@@ -24,8 +24,8 @@ from ..errors import InvalidParameterError
 from ..nn.module import Module, Parameter
 from . import (ops_attention, ops_control, ops_math, ops_more, ops_nn,  # noqa: F401
                ops_rnn, ops_shape)  # (fill the converter table)
-from . import (ops_image, ops_misc, ops_ml, ops_quant, ops_signal, ops_text,  # noqa: F401
-               ops_training, ops_vision)
+from . import (ops_image, ops_misc, ops_ml, ops_quant, ops_random, ops_signal,  # noqa: F401
+               ops_text, ops_training, ops_vision)
 from .errors import UnsupportedOperatorError
 from .ops_control import Seq
 from .proto import attributes, ember_dtype, opset_of, require_onnx
