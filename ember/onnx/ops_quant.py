@@ -138,14 +138,11 @@ def _requantize(acc, scale, y_scale, y_zp):
 def qlinear_matmul(x, a, c):
     A, a_s, a_zp, B, b_s, b_zp, y_s, y_zp = x
     acc = _centered(A, a_zp, -2).matmul(_centered(B, b_zp, -1))
-    scale = a_s.cast("float64").reshape((-1, 1) if a_s.numel() > 1 else ()) * \
-        b_s.cast("float64").reshape((1, -1) if b_s.numel() > 1 else ())
-    # float16 scales: ONNX multiplies in the scales' precision
-    if a_s.dtype.name == "float16":
-        acc = acc.cast("float32")
-        v = acc * (a_s.cast("float32") * b_s.cast("float32") / y_s.cast("float32"))
-        return _saturate(v.round() + y_zp.cast("float32"), y_zp.dtype)
-    return _requantize(acc, scale, y_s, y_zp)
+    # the multiplier in float32, as onnxruntime computes it
+    f = "float32"
+    scale = a_s.cast(f).reshape((-1, 1) if a_s.numel() > 1 else ()) * \
+        b_s.cast(f).reshape((1, -1) if b_s.numel() > 1 else ()) / y_s.cast(f)
+    return _saturate((acc.cast(f) * scale).round() + y_zp.cast(f), y_zp.dtype)
 
 
 @converter("QLinearConv")
