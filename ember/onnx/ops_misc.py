@@ -193,9 +193,9 @@ def _float_bits(t, ebits, mbits):
     bias = 2 ** (ebits - 1) - 1
     v = t.cast("float64")
     mag = v.abs()
-    safe = ember.where(mag.is_finite().logical_and(mag > 0), mag, mag * 0 + 1.0)
+    safe = ember.where(mag.is_finite().logical_and(mag > 0), mag, 1.0)
     # -0.0: its reciprocal is -inf
-    neg = (v < 0).logical_or((v == 0).logical_and(1.0 / ember.where(v == 0, v, v * 0 + 1) < 0))
+    neg = (v < 0).logical_or((v == 0).logical_and(1.0 / ember.where(v == 0, v, 1.0) < 0))
     two = ember.tensor(2.0, dtype="float64", device=t.device)
     e = safe.log2().floor()                       # log2 may round: correct by one either way
     e = ember.where(two.pow(e) > safe, e - 1, ember.where(two.pow(e + 1) <= safe, e + 1, e))
@@ -205,14 +205,12 @@ def _float_bits(t, ebits, mbits):
     mant_n = (safe / pow_e - 1.0) * float(2 ** mbits)
     mant_s = safe * float(2.0 ** (bias - 1)) * float(2 ** mbits)
     mant = ember.where(normal, mant_n, mant_s).round()
-    expo = ember.where(normal, biased, biased * 0)
+    expo = ember.where(normal, biased, 0.0)
     top = float(2 ** ebits - 1)
-    expo = ember.where(mag.is_inf().logical_or(mag.is_nan()), expo * 0 + top, expo)
-    mant = ember.where(mag.is_inf(), mant * 0, ember.where(mag.is_nan(),
-                                                          mant * 0 + float(2 ** (mbits - 1)),
-                                                          mant))
-    expo = ember.where(mag == 0, expo * 0, expo)
-    mant = ember.where(mag == 0, mant * 0, mant)
+    special = mag.is_inf().logical_or(mag.is_nan())
+    expo = ember.where(special, top, ember.where(mag == 0, 0.0, expo))
+    mant = ember.where(mag.is_inf().logical_or(mag == 0), 0.0,
+                       ember.where(mag.is_nan(), float(2 ** (mbits - 1)), mant))
     body = expo.cast("int64") * (2 ** mbits) + mant.cast("int64")   # < 2 ** (width - 1)
     # a set sign bit: the signed integer is body - 2 ** (width - 1) (two steps for int64)
     half = 2 ** (width - 2)
@@ -224,11 +222,8 @@ def _bits_float(u, ebits, mbits, dtype, c):
     width = 1 + ebits + mbits
     bias = 2 ** (ebits - 1) - 1
     neg = u < 0
-    if width == 64:
-        body = ember.where(neg, u + 2 ** 62 + 2 ** 62, u)   # clears the sign bit
-    else:
-        body = ember.where(neg, u + 2 ** width, u) - ember.where(neg, u * 0 + 2 ** (width - 1),
-                                                                  u * 0)
+    half = 2 ** (width - 2)
+    body = ember.where(neg, u + half + half, u)   # clears the sign bit (int64: in two steps)
     expo = body.bitwise_right_shift_scalar(mbits)
     mant = body - expo * (2 ** mbits)
     ef, mf = expo.cast("float64"), mant.cast("float64")
@@ -237,8 +232,7 @@ def _bits_float(u, ebits, mbits, dtype, c):
     sub = mf * float(2.0 ** (1 - bias - mbits))
     mag = ember.where(expo == 0, sub, normal)
     top = 2 ** ebits - 1
-    mag = ember.where(expo == top, ember.where(mant == 0, mag * 0 + math.inf, mag * 0 + math.nan),
-                      mag)
+    mag = ember.where(expo == top, ember.where(mant == 0, math.inf, math.nan), mag)
     return ember.where(neg, -mag, mag).cast(dtype)
 
 

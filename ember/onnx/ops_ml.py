@@ -70,7 +70,8 @@ def tree_ensemble(x, a, c):
         return node
 
     roots = a["tree_roots"]
-    start = {2: math.inf, 3: -math.inf}.get(agg, 0.0)
+    big = 3.4028234663852886e38 if t.dtype.name == "float32" else 1.7976931348623157e308
+    start = {2: big, 3: -big}.get(agg, 0.0)   # the dtype's extremes, as onnx's reference
     out = []
     for row in t.tolist():
         acc = [start] * n_out

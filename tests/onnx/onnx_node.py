@@ -14,6 +14,7 @@ import ember.onnx  # noqa: E402,F401
 
 R = np.random.default_rng(0)
 
+NEWEST = onnx.defs.onnx_opset_version()
 DOMAIN_OPSETS = {"": 23, "ai.onnx.ml": 5, "ai.onnx.preview.training": 1, "ai.onnx.preview": 1}
 
 
@@ -81,14 +82,23 @@ def assert_same(actual, expected, rtol=1e-5, atol=1e-6):
             np.testing.assert_array_equal(a, e)
 
 
+def complete(model, outputs):
+    """Give the model's outputs that shape inference left untyped the types of ``outputs``
+    (onnx.checker, which ember.onnx.load runs, wants them)."""
+    for o, e in zip(model.graph.output, outputs):
+        if not o.type.tensor_type.HasField("shape"):
+            o.CopyFrom(helper.make_tensor_value_info(o.name, elem_type(np.asarray(e)),
+                                                     list(np.shape(e))))
+    return model
+
+
 def check(op, inputs, attrs=None, n_out=1, opset=None, domain="", consts=(), oracle="ref",
           rtol=1e-5, atol=1e-6):
     """Run one node on ember and on the oracle ("ref": onnx's ReferenceEvaluator, "ort":
     onnxruntime) and compare every output (shape, dtype, values)."""
+    if opset is None and oracle == "ref":  # the newest operators need the newest opset
+        opset = NEWEST
     model, feeds = model_of(op, inputs, attrs, n_out, opset, domain, consts)
     expected = (reference_run if oracle == "ref" else ort_run)(model, feeds)
-    for o, e in zip(model.graph.output, expected):  # onnx.checker wants the shapes that
-        if not o.type.tensor_type.HasField("shape"):  # inference could not give
-            o.CopyFrom(helper.make_tensor_value_info(o.name, elem_type(np.asarray(e)),
-                                                     list(np.shape(e))))
+    complete(model, expected)
     assert_same(ember_run(model, feeds), expected, rtol, atol)
