@@ -1,5 +1,6 @@
 """ONNX converters of the sampling and vision operators: GridSample, AffineGrid, LpPool,
-MaxUnpool, Col2Im, RoiAlign, DeformConv, NonMaxSuppression, CenterCropPad, ReverseSequence.
+GlobalLpPool, MaxUnpool, Col2Im, RoiAlign, MaxRoiPool, DeformConv, NonMaxSuppression,
+CenterCropPad, ReverseSequence.
 
 Windowed operators (LpPool, Col2Im, DeformConv) build the flat positions of every window
 element once (plain Python ints, as the shapes are known at run time) and gather or
@@ -342,3 +343,49 @@ def reverse_sequence(x, a, c):
         it = it.transpose(0, 1)
     it = it.reshape(*shape).expand(*t.shape)
     return t.gather(time, it)
+
+
+@converter("GlobalLpPool")
+def global_lp_pool(x, a, c):
+    t, p = x[0], a.get("p", 2)
+    dims = tuple(range(2, t.ndim))
+    if p == 1:
+        return t.abs().sum(dim=dims, keepdim=True)
+    return t.abs().pow(p).sum(dim=dims, keepdim=True).pow(1.0 / p)
+
+
+def _round(v):
+    """Round half away from zero (C's ``round``, as ROI pooling rounds box corners)."""
+    return int(math.floor(v + 0.5)) if v >= 0 else -int(math.floor(-v + 0.5))
+
+
+@converter("MaxRoiPool")
+def max_roi_pool(x, a, c):
+    t, rois = x
+    ph, pw = a["pooled_shape"]
+    scale = a.get("spatial_scale", 1.0)
+    H, W = t.shape[2], t.shape[3]
+    out = []
+    for b, x1, y1, x2, y2 in rois.tolist():
+        sw, sh = _round(x1 * scale), _round(y1 * scale)
+        ew, eh = _round(x2 * scale), _round(y2 * scale)
+        bin_h, bin_w = max(eh - sh + 1, 1) / ph, max(ew - sw + 1, 1) / pw
+        img = t[int(b)]
+        rows = []
+        for i in range(ph):
+            h0 = min(max(math.floor(i * bin_h) + sh, 0), H)
+            h1 = min(max(math.ceil((i + 1) * bin_h) + sh, 0), H)
+            cols = []
+            for j in range(pw):
+                w0 = min(max(math.floor(j * bin_w) + sw, 0), W)
+                w1 = min(max(math.ceil((j + 1) * bin_w) + sw, 0), W)
+                if h1 <= h0 or w1 <= w0:  # an empty bin pools to 0
+                    cols.append(ember.zeros(t.shape[1], dtype=t.dtype, device=t.device))
+                    continue
+                win = img.narrow(1, h0, h1 - h0).narrow(2, w0, w1 - w0)
+                cols.append(win.reshape(t.shape[1], -1).max_dim(1).squeeze(1))
+            rows.append(ember.stack(cols, -1))
+        out.append(ember.stack(rows, -2))
+    if not out:
+        return ember.zeros(0, t.shape[1], ph, pw, dtype=t.dtype, device=t.device)
+    return ember.stack(out, 0)

@@ -188,3 +188,16 @@ def test_lp_pool_and_col2im_gradients_match_torch():
     model, _ = model_of("Col2Im", [("c", cols), ("i", i64(5, 5)), ("b", i64(2, 2))],
                         consts=("i", "b"))
     _grads(model, [cols], lambda c: torch.nn.functional.fold(c, (5, 5), (2, 2)))
+
+
+@pytest.mark.parametrize("p", [1, 2, 3])
+def test_global_lp_pool(p):
+    check("GlobalLpPool", [("x", f32(2, 3, 4, 5))], {"p": p}, opset=18, oracle="ort", atol=1e-5)
+
+
+@pytest.mark.parametrize("scale", [1.0, 0.5])
+def test_max_roi_pool(scale):
+    rois = np.array([[0, 0.0, 0.0, 5.0, 4.0], [1, 1.4, 2.2, 8.0, 6.6], [1, 3.0, 3.0, 3.0, 3.0],
+                     [0, -2.0, -1.0, 20.0, 3.0]], np.float32)
+    check("MaxRoiPool", [("x", f32(2, 3, 7, 9)), ("r", rois)],
+          {"pooled_shape": [2, 3], "spatial_scale": scale}, opset=18, oracle="ort")
