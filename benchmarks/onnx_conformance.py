@@ -24,7 +24,10 @@ def load_case(case):
     import onnx
     from onnx import numpy_helper
     if getattr(case, "model", None) is not None:  # generated in memory (the node cases)
-        return case.model, [(list(i), list(o)) for i, o in case.data_sets]
+        def plain(values):  # a few cases give expected outputs as TensorProtos
+            return [numpy_helper.to_array(v) if isinstance(v, onnx.TensorProto) else v
+                    for v in values]
+        return case.model, [(plain(i), plain(o)) for i, o in case.data_sets]
     model = onnx.load(os.path.join(case.model_dir, "model.onnx"))
     sets = []
     for d in sorted(glob.glob(os.path.join(case.model_dir, "test_data_set*"))):

@@ -1,6 +1,6 @@
 """ONNX converters of the text operators: StringNormalizer, StringConcat, StringSplit,
-RegexFullMatch (on ``Strings``, ember.onnx's string tensors) and TfIdfVectorizer (n-gram
-counts of int or string tokens), and ai.onnx.ml's LabelEncoder.
+RegexFullMatch and Equal of strings (on ``Strings``, ember.onnx's string tensors),
+TfIdfVectorizer (n-gram counts of int or string tokens), and ai.onnx.ml's LabelEncoder.
 
 Strings are not numbers, so these converters work on Python strings; what they return as
 numbers (lengths, matches, counts) are ember tensors. No gradient flows through text.
@@ -16,7 +16,8 @@ numbers (lengths, matches, counts) are ember tensors. No gradient flows through 
 import re
 
 from ..errors import InvalidParameterError
-from .registry import converter
+from . import ops_math  # noqa: F401  (Equal's numeric converter, wrapped below)
+from .registry import CONVERTERS, converter
 from .strings import Strings, broadcast, expand
 
 
@@ -159,3 +160,19 @@ def label_encoder(x, a, c):
         dtype = a["values_tensor"].dtype.name
     return c.const(out, dtype).reshape(tuple(t.shape))
 
+
+
+def _equal_of(numeric):
+    """Equal that also compares string tensors (element-wise, broadcasting); numbers go to
+    ``numeric``, the default domain's converter."""
+    def equal(x, a, c):
+        p, q = x
+        if not isinstance(p, Strings):
+            return numeric(x, a, c)
+        shape = broadcast([p.shape, q.shape])
+        same = [u == v for u, v in zip(expand(p, shape), expand(q, shape))]
+        return c.const(same, "bool").reshape(shape)
+    return equal
+
+
+converter("Equal")(_equal_of(CONVERTERS["Equal"]))

@@ -103,3 +103,9 @@ def test_image_decoder(fmt, mode):
     image.fromarray(pixels).save(buf, format=fmt)
     data = np.frombuffer(buf.getvalue(), dtype=np.uint8)
     check("ImageDecoder", [("d", data)], {"pixel_format": mode}, oracle="ref")
+
+
+def test_equal_of_strings_and_of_numbers():
+    check("Equal", [("a", s("a", "b", "c")), ("b", s("a", "x", "c"))], oracle="ort")
+    check("Equal", [("a", s("a", "b").reshape(2, 1)), ("b", s("b", "a", "c"))], oracle="ort")
+    check("Equal", [("a", i64(1, 2, 3)), ("b", i64(1, 0, 3))], oracle="ort")
