@@ -238,6 +238,10 @@ def deform_conv(x, a, c):
     t, w, offset = x[0], x[1], x[2]
     bias = x[3] if len(x) > 3 else None
     mask = x[4] if len(x) > 4 else None
+    if t.ndim != 4:
+        raise InvalidParameterError(f"DeformConv: ember runs 2-d deformable convolutions "
+                                    f"((N, C, H, W) inputs), got shape {tuple(t.shape)}",
+                                    "X", tuple(t.shape))
     N, C, H, W = t.shape
     M, Cg, kh, kw = w.shape
     group, ogroup = a.get("group", 1), a.get("offset_group", 1)
