@@ -202,3 +202,24 @@ def test_gradients_of_swiglu_and_rotary_embedding_match_torch():
     ref = torch.cat([c * x1 - s * x2, s * x1 + c * x2], -1)
     (ref * torch.tensor(w)).sum().backward()
     np.testing.assert_allclose(xe.grad.numpy(), xt.grad.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_bad_inputs_of_the_new_converters_raise_typed_errors():
+    from ember.onnx.registry import CONVERTERS, Context
+    from ember.onnx.strings import Strings
+    c = Context(23)
+    with pytest.raises(ember.errors.InvalidParameterError, match="BitCast"):
+        CONVERTERS["BitCast"]([ember.tensor([1.0], dtype="float32")], {"to": 7}, c)
+    with pytest.raises(ember.errors.InvalidParameterError, match="quantize"):
+        CONVERTERS["QuantizeLinear"]([ember.tensor([1.0]), ember.tensor(1.0)],
+                                     {"output_dtype": 1}, c)
+    with pytest.raises(ember.errors.InvalidParameterError, match="pattern"):
+        CONVERTERS["RegexFullMatch"]([Strings.of(["a"])], {"pattern": "("}, c)
+    with pytest.raises(ember.errors.InvalidParameterError, match="cubic"):
+        CONVERTERS["GridSample"]([ember.zeros(1, 1, 2, 2, 2), ember.zeros(1, 1, 1, 1, 3)],
+                                 {"mode": "cubic"}, c)
+    with pytest.raises(ember.errors.InvalidParameterError, match="ImageDecoder"):
+        CONVERTERS["ImageDecoder"]([ember.tensor([1, 2, 3], dtype="uint8")], {}, c)
+    with pytest.raises(ember.errors.InvalidParameterError, match="DeformConv"):
+        CONVERTERS["DeformConv"]([ember.zeros(1, 1, 4), ember.zeros(1, 1, 2),
+                                  ember.zeros(1, 2, 3)], {}, c)
