@@ -1,5 +1,5 @@
 """ONNX converters of the text operators: StringNormalizer, StringConcat, StringSplit,
-RegexFullMatch and Equal of strings (on ``Strings``, ember.onnx's string tensors),
+RegexFullMatch, and Equal and Constant of strings (on ``Strings``, ember.onnx's string tensors),
 TfIdfVectorizer (n-gram counts of int or string tokens), and ai.onnx.ml's LabelEncoder.
 
 Strings are not numbers, so these converters work on Python strings; what they return as
@@ -16,7 +16,8 @@ numbers (lengths, matches, counts) are ember tensors. No gradient flows through 
 import re
 
 from ..errors import InvalidParameterError
-from . import ops_math  # noqa: F401  (Equal's numeric converter, wrapped below)
+from . import ops_math, ops_shape  # noqa: F401  (Equal's and Constant's converters,
+#                                                  wrapped below)
 from .registry import CONVERTERS, converter
 from .strings import Strings, broadcast, expand
 
@@ -176,3 +177,22 @@ def _equal_of(numeric):
 
 
 converter("Equal")(_equal_of(CONVERTERS["Equal"]))
+
+
+def _constant_of(numeric):
+    """Constant that also makes string tensors (``value_string``, ``value_strings`` or a
+    string ``value``); the others go to ``numeric``, the default domain's converter."""
+    def constant(x, a, c):
+        if "value_string" in a:
+            return Strings([a["value_string"]], ())
+        if "value_strings" in a:
+            return Strings(a["value_strings"], (len(a["value_strings"]),))
+        value = a.get("value")
+        if value is not None and getattr(value, "dtype", None) is not None and \
+                value.dtype.kind in "OUS":
+            return Strings.of(value)
+        return numeric(x, a, c)
+    return constant
+
+
+converter("Constant")(_constant_of(CONVERTERS["Constant"]))

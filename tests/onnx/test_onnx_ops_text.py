@@ -6,7 +6,7 @@ import io
 import numpy as np
 import pytest
 
-from onnx_node import R, check, ember_run, model_of
+from onnx_node import R, check, ember_run, model_of, reference_run
 
 from ember.onnx.strings import Strings  # noqa: E402
 
@@ -109,3 +109,20 @@ def test_equal_of_strings_and_of_numbers():
     check("Equal", [("a", s("a", "b", "c")), ("b", s("a", "x", "c"))], oracle="ort")
     check("Equal", [("a", s("a", "b").reshape(2, 1)), ("b", s("b", "a", "c"))], oracle="ort")
     check("Equal", [("a", i64(1, 2, 3)), ("b", i64(1, 0, 3))], oracle="ort")
+
+
+def test_string_constants_feed_string_operators():
+    import onnx
+    from onnx import helper
+    nodes = [helper.make_node("Constant", [], ["k"], value_strings=["x", "y"]),
+             helper.make_node("Constant", [], ["one"], value_string="!"),
+             helper.make_node("Constant", [], ["t"], value=helper.make_tensor(
+                 "v", onnx.TensorProto.STRING, [2], [b"p", b"q"])),
+             helper.make_node("StringConcat", ["k", "one"], ["a"]),
+             helper.make_node("StringConcat", ["a", "t"], ["y"])]
+    graph = helper.make_graph(nodes, "g", [], [helper.make_tensor_value_info(
+        "y", onnx.TensorProto.STRING, [2])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)])
+    model.ir_version = 10
+    assert ember_run(model, {})[0].tolist() == ["x!p", "y!q"]
+    assert reference_run(model, {})[0].tolist() == ["x!p", "y!q"]
