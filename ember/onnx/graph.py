@@ -114,8 +114,7 @@ class Subgraph:
         onnx = require_onnx("load")
         self.inputs = [i.name for i in graph.input]
         self.outputs = [o.name for o in graph.output]
-        self.constants = {t.name: ember.tensor(onnx.numpy_helper.to_array(t), device=device)
-                          for t in graph.initializer}
+        self.constants = {t.name: _initial(onnx, t, device) for t in graph.initializer}
         self.program = Program(graph.node, device)
         local = set(self.inputs) | set(self.constants) | {o for n in self.program.nodes
                                                           for o in n[2]}
@@ -127,6 +126,13 @@ class Subgraph:
         values.update(zip(self.inputs, inputs))
         self.program.run(values, c.opset, c.device, set(self.outputs))
         return [values[n] for n in self.outputs]
+
+
+def _initial(onnx, init, device):
+    """An initializer (TensorProto) as a graph value: a tensor, or Strings for a string one."""
+    if init.data_type == _STRING:
+        return Strings.of(onnx.numpy_helper.to_array(init))
+    return ember.tensor(onnx.numpy_helper.to_array(init), device=device)
 
 
 def _as_value(v, type_proto, device):
@@ -159,13 +165,16 @@ class GraphModule(Module):
             raise UnsupportedOperatorError(missing)
         self._params = OrderedDict()
         self._buffers = OrderedDict()
+        self._strings = {}  # string initializers: constants, neither parameters nor buffers
         for init in graph.initializer:
-            t = ember.tensor(onnx.numpy_helper.to_array(init), device=device)
-            if t.kind == "float":
+            t = _initial(onnx, init, device)
+            if isinstance(t, Strings):
+                self._strings[init.name] = t
+            elif t.kind == "float":
                 self._params[init.name] = Parameter(t)
             else:
                 self._buffers[init.name] = t
-        known = set(self._params) | set(self._buffers)
+        known = set(self._params) | set(self._buffers) | set(self._strings)
         self.input_names = [i.name for i in graph.input if i.name not in known]
         self._input_types = {i.name: i.type for i in graph.input}
         self.output_names = [o.name for o in graph.output]
@@ -213,7 +222,9 @@ class GraphModule(Module):
         values, device = self._bind(args, named)
         values.update(self._params)
         values.update(self._buffers)
-        keep = set(self.output_names) | set(self._params) | set(self._buffers)
+        values.update(self._strings)
+        keep = (set(self.output_names) | set(self._params) | set(self._buffers)
+                | set(self._strings))
         self._program.run(values, self.opset, device, keep)
         outs = tuple(values[n] for n in self.output_names)
         return outs[0] if len(outs) == 1 else outs

@@ -126,3 +126,12 @@ def test_string_constants_feed_string_operators():
     model.ir_version = 10
     assert ember_run(model, {})[0].tolist() == ["x!p", "y!q"]
     assert reference_run(model, {})[0].tolist() == ["x!p", "y!q"]
+
+
+def test_string_initializers_are_constants_of_the_graph():
+    model, feeds = model_of("StringConcat", [("a", s("u", "v")), ("b", s("1", "2"))],
+                            consts=("b",))
+    assert ember_run(model, feeds)[0].tolist() == ["u1", "v2"]
+    import ember.onnx
+    m = ember.onnx.load(model)
+    assert m.input_names == ["a"] and list(m.state_dict()) == []
