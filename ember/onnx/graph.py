@@ -33,6 +33,7 @@ from .registry import CONVERTERS, Context
 from .strings import Strings
 
 _STRING = 8  # ONNX's TensorProto.STRING
+REPLAYS = {"ai.onnx.preview.training.Gradient"}  # operators that re-run the nodes before them
 
 
 def _walk(graph):
@@ -78,6 +79,8 @@ class Program:
                     attrs[k] = sub = Subgraph(v, device)
                     reads += sorted(sub.reads)
             self.nodes.append((_key(n), list(n.input), list(n.output), attrs))
+            if self.nodes[-1][0] in REPLAYS:  # it re-runs the nodes before it: keep their values
+                reads += [v for m in self.nodes[:-1] for v in m[1] + m[2] if v]
             for name in reads:
                 self.last[name] = i
         self.reads = set(self.last)
@@ -89,7 +92,8 @@ class Program:
             x = [values[n] if n else None for n in ins]
             while x and x[-1] is None:
                 x.pop()
-            result = CONVERTERS[op_type](x, attrs, Context(opset, device, len(outs), values))
+            result = CONVERTERS[op_type](x, attrs, Context(opset, device, len(outs), values,
+                                                           self))
             if result is None or isinstance(result, (ember.Tensor, Seq, Strings)):
                 result = [result]
             if any(outs[len(result):]):

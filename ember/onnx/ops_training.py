@@ -1,5 +1,6 @@
-"""ONNX converters of the optimizer operators of ``ai.onnx.preview.training``: Adagrad, Adam
-and Momentum. Each takes the learning rate R, the step count T, then n tensors to optimize,
+"""ONNX converters of ``ai.onnx.preview.training``: Gradient (ember's autodiff over the nodes
+that lead from ``xs`` to ``y``) and the optimizer operators Adagrad, Adam and Momentum. Each
+optimizer takes the learning rate R, the step count T, then n tensors to optimize,
 their n gradients and their n optimizer states of each kind, and returns the n new tensors
 followed by the new states.
 
@@ -12,7 +13,9 @@ followed by the new states.
 ([0.5], [4.0])
 """
 
-from .registry import converter, scalar
+from ..autodiff import enable_grad, grad
+from ..errors import InvalidParameterError
+from .registry import CONVERTERS, Context, converter, scalar
 
 _DOMAIN = "ai.onnx.preview.training."
 
@@ -71,3 +74,40 @@ def momentum(x, a, c):
         vs.append(v.cast(p.dtype))
     return xs + vs
 
+
+
+@converter(_DOMAIN + "Gradient")
+def gradient(x, a, c):
+    xs, y = list(a["xs"]), a["y"]
+    if c.program is None or c.scope is None:
+        raise InvalidParameterError("Gradient: needs the running graph (run it in a loaded "
+                                    "model)", "y", y)
+
+    def replay(*leaves):
+        """y again, from ``leaves`` in place of the xs: every node before y that reads an x
+        (directly or through another such node) runs again with autodiff recording."""
+        values = dict(c.scope)
+        values.update(zip(xs, leaves))
+        moved = set(xs)
+        for op, ins, outs, attrs in c.program.nodes:
+            if y in moved:
+                break
+            if op == _DOMAIN + "Gradient" or not any(i in moved for i in ins):
+                continue
+            args = [values[i] if i else None for i in ins]
+            while args and args[-1] is None:
+                args.pop()
+            got = CONVERTERS[op](args, attrs, Context(c.opset, c.device, len(outs), values,
+                                                      c.program))
+            got = got if isinstance(got, (list, tuple)) else [got]
+            for name, v in zip(outs, got):
+                if name:
+                    values[name] = v
+                    moved.add(name)
+        if y not in moved:
+            raise InvalidParameterError(f"Gradient: y {y!r} does not depend on xs {xs}", "y", y)
+        return values[y].sum()
+
+    with enable_grad():
+        grads = grad(replay, argnums=tuple(range(len(xs))))(*x[:len(xs)])
+    return [g.detach() for g in grads]

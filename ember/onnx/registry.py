@@ -22,12 +22,14 @@ CONVERTERS = {}
 @dataclass(frozen=True)
 class Context:
     """What a converter may need besides inputs and attributes: the default-domain opset,
-    the graph's device, the node's number of outputs and the values in scope (for subgraphs,
-    which read the enclosing graph's values by name)."""
+    the graph's device, the node's number of outputs, the values in scope (for subgraphs,
+    which read the enclosing graph's values by name) and the running program (for Gradient,
+    which replays the nodes before it)."""
     opset: int
     device: object = None
     outputs: int = 1
     scope: dict = None
+    program: object = None
 
     def const(self, value, dtype=None):
         """A constant tensor on the graph's device."""

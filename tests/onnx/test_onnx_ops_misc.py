@@ -223,3 +223,25 @@ def test_bad_inputs_of_the_new_converters_raise_typed_errors():
     with pytest.raises(ember.errors.InvalidParameterError, match="DeformConv"):
         CONVERTERS["DeformConv"]([ember.zeros(1, 1, 4), ember.zeros(1, 1, 2),
                                   ember.zeros(1, 2, 3)], {}, c)
+
+
+def test_gradient_operator_matches_torch_autograd():
+    from onnx import TensorProto, helper
+    nodes = [helper.make_node("Tanh", ["b"], ["t"]),
+             helper.make_node("Mul", ["a", "t"], ["m"]),
+             helper.make_node("Add", ["m", "w"], ["y"]),
+             helper.make_node("Gradient", ["a", "b"], ["da", "db"], domain=TRAIN,
+                              xs=["a", "b"], y="y")]
+    vi = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2, 3]) for n in "abw"]
+    outs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2, 3])
+            for n in ("y", "da", "db")]
+    model = helper.make_model(helper.make_graph(nodes, "g", vi, outs), opset_imports=[
+        helper.make_opsetid("", 18), helper.make_opsetid(TRAIN, 1)])
+    a, b, w = f32(2, 3), f32(2, 3), f32(2, 3)
+    y, da, db = ember_run(model, {"a": a, "b": b, "w": w})
+    at, bt = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+    ref = at * torch.tanh(bt) + torch.tensor(w)
+    ref.sum().backward()
+    np.testing.assert_allclose(y, ref.detach().numpy(), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(da, at.grad.numpy(), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(db, bt.grad.numpy(), rtol=1e-6, atol=1e-6)
