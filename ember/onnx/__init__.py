@@ -2,7 +2,7 @@
 ``ember.nn.Module``; ``run`` evaluates one once; ``export`` writes an ember module as ONNX.
 
 Needs the ``onnx`` package (``pip install ember[onnx]``); importing ember never imports it.
-``SUPPORTED_OPS`` lists the operators of the default domain that ``load`` runs.
+``SUPPORTED_OPS`` lists the operators that ``load`` runs (other domains as ``domain.OpType``).
 
 >>> import ember.onnx
 >>> "Conv" in ember.onnx.SUPPORTED_OPS

@@ -15,12 +15,15 @@ from ..autodiff import no_grad
 from .load import load
 from .narrow import narrow
 from .proto import require_onnx
+from .strings import Strings
 
 require_onnx("ember.onnx.backend")
 import onnx.backend.base as _base  # noqa: E402
 
 
 def _numpy(value):
+    if isinstance(value, Strings):
+        return value.numpy()
     if value is None or isinstance(value, list):  # an empty optional, a sequence
         return value if value is None else [v.numpy() for v in value]
     return value.numpy()

@@ -24,11 +24,16 @@ from ..errors import InvalidParameterError
 from ..nn.module import Module, Parameter
 from . import (ops_attention, ops_control, ops_math, ops_more, ops_nn,  # noqa: F401
                ops_rnn, ops_shape)  # (fill the converter table)
+from . import (ops_image, ops_misc, ops_ml, ops_quant, ops_random, ops_signal,  # noqa: F401
+               ops_text, ops_training, ops_vision)
 from .errors import UnsupportedOperatorError
 from .ops_control import Seq
 from .narrow import widen
 from .proto import attributes, elem_types, ember_dtype, opset_of, require_onnx, to_array
 from .registry import CONVERTERS, Context
+from .strings import Strings
+
+_STRING = 8  # ONNX's TensorProto.STRING
 
 
 def _walk(graph):
@@ -104,7 +109,7 @@ class Program:
             x.pop()
         result = CONVERTERS[op_type](x, attrs, Context(opset, device, len(outs), values, types,
                                                        replay))
-        if result is None or isinstance(result, (ember.Tensor, Seq)):
+        if result is None or isinstance(result, (ember.Tensor, Seq, Strings)):
             result = [result]
         if any(outs[len(result):]):
             raise InvalidParameterError(
@@ -145,8 +150,7 @@ class Subgraph:
     def __init__(self, graph, device, types=None):
         self.inputs = [i.name for i in graph.input]
         self.outputs = [o.name for o in graph.output]
-        self.constants = {t.name: ember.tensor(to_array(t), device=device)
-                          for t in graph.initializer}
+        self.constants = {t.name: _initial(t, device) for t in graph.initializer}
         self.program = Program(graph.node, device, elem_types(graph, types))
         local = set(self.inputs) | set(self.constants) | {o for n in self.program.nodes
                                                           for o in n[2]}
@@ -160,6 +164,13 @@ class Subgraph:
         return [values[n] for n in self.outputs]
 
 
+def _initial(init, device):
+    """An initializer (TensorProto) as a graph value: a tensor, or Strings for a string one."""
+    if init.data_type == _STRING:
+        return Strings.of(to_array(init))
+    return ember.tensor(to_array(init), device=device)
+
+
 def _as_value(v, type_proto, device):
     """A forward argument as a graph value of ONNX type ``type_proto``: a tensor, a Seq of
     tensors (sequence types) or None (an empty optional)."""
@@ -170,6 +181,8 @@ def _as_value(v, type_proto, device):
     if isinstance(v, ember.Tensor):
         return v
     code = type_proto.tensor_type.elem_type if type_proto is not None else 0
+    if code == _STRING or isinstance(v, Strings):
+        return v if isinstance(v, Strings) else Strings.of(v)
     return ember.tensor(widen(v), dtype=ember_dtype(code) if code else None, device=device)
 
 
@@ -187,13 +200,16 @@ class GraphModule(Module):
             raise UnsupportedOperatorError(missing)
         self._params = OrderedDict()
         self._buffers = OrderedDict()
+        self._strings = {}  # string initializers: constants, neither parameters nor buffers
         for init in graph.initializer:
-            t = ember.tensor(to_array(init), device=device)
-            if t.kind == "float":
+            t = _initial(init, device)
+            if isinstance(t, Strings):
+                self._strings[init.name] = t
+            elif t.kind == "float":
                 self._params[init.name] = Parameter(t)
             else:
                 self._buffers[init.name] = t
-        known = set(self._params) | set(self._buffers)
+        known = set(self._params) | set(self._buffers) | set(self._strings)
         self.input_names = [i.name for i in graph.input if i.name not in known]
         self._input_types = {i.name: i.type for i in graph.input}
         self.output_names = [o.name for o in graph.output]
@@ -245,7 +261,9 @@ class GraphModule(Module):
         values, device = self._bind(args, named)
         values.update(self._params)
         values.update(self._buffers)
-        keep = set(self.output_names) | set(self._params) | set(self._buffers)
+        values.update(self._strings)
+        keep = (set(self.output_names) | set(self._params) | set(self._buffers)
+                | set(self._strings))
         self._program.run(values, self.opset, device, keep)
         outs = tuple(values[n] for n in self.output_names)
         return outs[0] if len(outs) == 1 else outs

@@ -51,7 +51,8 @@ def _names(tree):
 # widens them to dtypes ember has and hands outputs back in the graph's declared type.
 NUMPY_AS_DATA = {os.path.join("onnx", name) for name in
                  ("export.py", "ops_attention.py", "ops_more.py", "ops_nn.py", "ops_shape.py",
-                  "narrow.py")}
+                  "narrow.py",
+                  "strings.py")}  # ONNX's string tensors are NumPy object arrays
 NUMPY_AS_DATA |= {os.path.join("torch", "utils", "data", "collate.py"),
                  os.path.join("torch", "utils", "data", "worker.py"),
                  os.path.join("torch", "serialization.py")}
