@@ -29,7 +29,7 @@ def _pass_rate(kind, step):
 @pytest.mark.filterwarnings("ignore")
 def test_node_cases_subset():
     rate, failures = _pass_rate("node", 8)
-    assert rate >= 0.85, failures
+    assert rate >= 0.95, failures
 
 
 @pytest.mark.filterwarnings("ignore")
