@@ -506,6 +506,14 @@ def _dynamic(dynamic_axes, name):
     return dict(spec)
 
 
+def _flat_outputs(out):
+    """The tensors of a forward's result in order, nested tuples and lists flattened (an LSTM's
+    ``(output, (h, c))`` gives three graph outputs), as torch.onnx.export does."""
+    if isinstance(out, (tuple, list)):
+        return [t for part in out for t in _flat_outputs(part)]
+    return [out]
+
+
 def export(module, args, f, input_names=None, output_names=None, dynamic_axes=None,
            opset_version=None):
     """Trace ``module`` on the example ``args`` (a tensor or a tuple of them) and write the
@@ -554,9 +562,10 @@ def export(module, args, f, input_names=None, output_names=None, dynamic_axes=No
     finally:
         if isinstance(module, nn.Module):
             module.train(training)
-    outs = list(out) if isinstance(out, (tuple, list)) else [out]
+    outs = _flat_outputs(out)
     if not all(isinstance(t, Tensor) for t in outs):
-        raise ExportError("export: the forward must return a tensor or a tuple of tensors")
+        raise ExportError("export: the forward must return a tensor or (nested) tuples of "
+                          "tensors")
     out_names = _names(output_names, len(outs), "output_", "output_names")
     outputs = []
     for t, name in zip(outs, out_names):
