@@ -101,6 +101,14 @@ class _Graph:
     def ints(self, values):
         return self.const(np.asarray(list(values), dtype=np.int64))
 
+    def initializer(self, array, name):
+        """Add the initializer ``name`` holding ``array`` (once: a layer may run twice);
+        returns its name."""
+        if any(i.name == name for i in self.initializers):
+            return name
+        self.initializers.append(self.onnx.numpy_helper.from_array(np.asarray(array), name))
+        return name
+
 
 def _derived(t):
     """Whether ``t`` is the result of a recorded ember op (not a leaf, not a constant)."""
@@ -359,6 +367,93 @@ def _layer_flatten(g, out, m, x):
     _reshape(g, out, x)
 
 
+# ONNX's gate order as rows of ember's (PyTorch's) stacked gates: LSTM i, f, g, o -> i, o, f, c;
+# GRU r, z, n -> z, r, h; RNN one gate.
+_ONNX_GATES = {"LSTM": (0, 3, 1, 2), "GRU": (1, 0, 2), "RNN_TANH": (0,), "RNN_RELU": (0,)}
+_ONNX_RNN_OP = {"LSTM": "LSTM", "GRU": "GRU", "RNN_TANH": "RNN", "RNN_RELU": "RNN"}
+
+
+def _gate_rows(array, mode):
+    """``array``'s stacked gate blocks (along dim 0) in ONNX's order."""
+    parts = np.split(array, len(_ONNX_GATES[mode]), axis=0)
+    return np.concatenate([parts[i] for i in _ONNX_GATES[mode]], axis=0)
+
+
+def _recurrent_weights(g, m, layer, dirs):
+    """The initializers W, R and B (None without bias) of ``layer``, ONNX's layouts, named after
+    the layer's ``weight_ih_l{layer}`` (``...W_l0`` etc.)."""
+    groups = [m._layer_weights(layer * dirs + d) for d in range(dirs)]
+    first = m._all_weights[layer * dirs][0]  # "weight_ih_l{layer}"
+    base = g.params.get(id(groups[0][0]), first)[:-len(first)]
+    names = {k: f"{base}onnx_{k}_l{layer}" for k in "WRB"}
+    w = np.stack([_gate_rows(_array(grp[0]), m.mode) for grp in groups])
+    r = np.stack([_gate_rows(_array(grp[1]), m.mode) for grp in groups])
+    g.initializer(w, names["W"])
+    g.initializer(r, names["R"])
+    if groups[0][2] is None:
+        return names["W"], names["R"], None
+    b = np.stack([np.concatenate([_gate_rows(_array(grp[2]), m.mode),
+                                  _gate_rows(_array(grp[3]), m.mode)]) for grp in groups])
+    return names["W"], names["R"], g.initializer(b, names["B"])
+
+
+def _layer_recurrent(g, out, m, input, hx=None):
+    """An ``RNN``, ``LSTM`` or ``GRU`` as one ONNX ``RNN``/``LSTM``/``GRU`` node per layer: the
+    input (seq, batch, features), a Transpose around it for ``batch_first`` and an Unsqueeze for
+    an unbatched input; each layer's Y (seq, dirs, batch, hidden) becomes the next layer's
+    (seq, batch, dirs * hidden); the final states are the layers' Y_h (Y_c) concatenated."""
+    name = type(m).__name__
+    if m.proj_size:
+        raise ExportError(f"export: {name} with proj_size={m.proj_size} has no translation "
+                          "(ONNX's LSTM has no projection)")
+    if not isinstance(input, Tensor):
+        raise ExportError(f"export: {name} over a {type(input).__name__} has no translation "
+                          "(a padded Tensor has)")
+    lstm = m.mode == "LSTM"
+    dirs = 2 if m.bidirectional else 1
+    unbatched = input.ndim == 2
+    x = g.name(input)
+    if unbatched:
+        x = g.node("Unsqueeze", [x, g.ints([1])], 1)[0]
+    elif m.batch_first:
+        x = g.node("Transpose", [x], 1, perm=[1, 0, 2])[0]
+    states = [None, None]
+    if hx is not None:
+        for i, t in enumerate(hx if lstm else (hx,)):
+            states[i] = g.name(t)
+            if unbatched:
+                states[i] = g.node("Unsqueeze", [states[i], g.ints([1])], 1)[0]
+    attrs = dict(hidden_size=m.hidden_size,
+                 direction="bidirectional" if dirs == 2 else "forward")
+    if m.mode == "GRU":
+        attrs["linear_before_reset"] = 1
+    elif m.mode != "LSTM":
+        attrs["activations"] = ["Relu" if m.mode == "RNN_RELU" else "Tanh"] * dirs
+    finals = ([], [])
+    for layer in range(m.num_layers):
+        w, r, b = _recurrent_weights(g, m, layer, dirs)
+        ins = [x, w, r, b, None]
+        for s in states if lstm else states[:1]:
+            ins.append(None if s is None else g.node(
+                "Slice", [s, g.ints([layer * dirs]), g.ints([(layer + 1) * dirs]),
+                          g.ints([0])], 1)[0])
+        y, *ends = g.node(_ONNX_RNN_OP[m.mode], ins, 3 if lstm else 2, **attrs)
+        for got, end in zip(finals, ends):
+            got.append(end)
+        y = g.node("Transpose", [y], 1, perm=[0, 2, 1, 3])[0]  # (seq, batch, dirs, hidden)
+        x = g.node("Reshape", [y, g.ints([0, 0, -1])], 1)[0]
+    output, rest = out
+    results = [(output, x)] + list(zip(rest if lstm else (rest,), finals))
+    for i, (t, value) in enumerate(results):
+        if i:
+            value = value[0] if len(value) == 1 else g.node("Concat", value, 1, axis=0)[0]
+        if unbatched:
+            value = g.node("Squeeze", [value, g.ints([1])], 1)[0]
+        elif i == 0 and m.batch_first:
+            value = g.node("Transpose", [value], 1, perm=[1, 0, 2])[0]
+        g.node("Identity", [value], t)
+
+
 LAYERS = {
     nn.Linear: _layer_linear,
     nn.Conv2d: _layer_conv,
@@ -375,6 +470,9 @@ LAYERS = {
     nn.Embedding: lambda g, out, m, x: _embedding(g, out, x, m.weight, m.padding_idx,
                                                   m.max_norm),
     nn.Flatten: _layer_flatten,
+    nn.LSTM: _layer_recurrent,
+    nn.GRU: _layer_recurrent,
+    nn.RNN: _layer_recurrent,
     nn.Dropout: lambda g, out, m, x: _dropout(g, out, x),
     nn.Identity: lambda g, out, m, x: _dropout(g, out, x),
     nn.ReLU: lambda g, out, m, x: g.node("Relu", [x], out),
@@ -440,7 +538,8 @@ def _traced(g, original, emit, layer=False):
             g.depth -= 1
         inputs = list(_tensors_in(args[1:] if layer else args)) + list(
             _tensors_in(kwargs.values()))
-        if isinstance(out, Tensor) and any(g.known(t) for t in inputs):
+        if ((isinstance(out, Tensor) or layer and isinstance(out, tuple))
+                and any(g.known(t) for t in inputs)):
             emit(g, out, *args, **kwargs)
         return out
     traced.__wrapped__ = original
