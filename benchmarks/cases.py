@@ -802,6 +802,157 @@ def gpt_forward_ember(p):
     return _gpt_forward("ember", p)
 
 
+# -- torch.nn layers (issue 27's targets): ember.torch.nn against torch.nn ------------------------
+#
+# Each layer is built with the same constructor in ember.torch and in PyTorch; its parameters are
+# then replaced by the same NumPy values (drawn by parameter name and shape from a fixed seed), so
+# the two agree without either process importing the other library. A forward case returns the
+# layer's output; a forward+backward case runs the forward, back-propagates a fixed gradient of
+# the output and returns the input's gradient (EmbeddingBag: the weight's), all timed together.
+
+def _layer_weights(shapes, offset):
+    """NumPy values for parameters ``{name: shape}``: 1-D weights near 1, biases near 0, other
+    weights uniform in ±1/√fan_in."""
+    import numpy as np
+
+    rng = _rng(offset)
+    out = {}
+    for name in sorted(shapes):
+        shape = tuple(shapes[name])
+        if name.split(".")[-1].startswith("bias") or name.endswith("_bias"):
+            out[name] = rng.uniform(-0.1, 0.1, shape).astype(np.float32)
+        elif len(shape) == 1:
+            out[name] = (1.0 + 0.1 * rng.standard_normal(shape)).astype(np.float32)
+        else:
+            fan_in = int(np.prod(shape[1:]))
+            bound = 1.0 / fan_in ** 0.5
+            out[name] = rng.uniform(-bound, bound, shape).astype(np.float32)
+    return out
+
+
+def _dcgan_generator(nn, p):
+    """The DCGAN generator (nz -> 3 x 64 x 64): five transposed convolutions, batch norm, ReLU,
+    and a tanh at the end."""
+    nz, ngf = p["nz"], p["ngf"]
+    return nn.Sequential(
+        nn.ConvTranspose2d(nz, ngf * 8, 4, 1, 0, bias=False), nn.BatchNorm2d(ngf * 8),
+        nn.ReLU(True),
+        nn.ConvTranspose2d(ngf * 8, ngf * 4, 4, 2, 1, bias=False), nn.BatchNorm2d(ngf * 4),
+        nn.ReLU(True),
+        nn.ConvTranspose2d(ngf * 4, ngf * 2, 4, 2, 1, bias=False), nn.BatchNorm2d(ngf * 2),
+        nn.ReLU(True),
+        nn.ConvTranspose2d(ngf * 2, ngf, 4, 2, 1, bias=False), nn.BatchNorm2d(ngf), nn.ReLU(True),
+        nn.ConvTranspose2d(ngf, 3, 4, 2, 1, bias=False), nn.Tanh(),
+    )
+
+
+def _maxpool(nn, p):
+    pool = nn.MaxPool2d(2, return_indices=True)
+    return lambda x: pool(x)[0]  # the indices are computed; the values are the fingerprint
+
+
+def _interpolate(nn, p):
+    f = nn.functional.interpolate
+    return lambda x: f(x, scale_factor=2, mode="bilinear", align_corners=False)
+
+
+# layer name -> (builder(nn, p) returning a module or a function of the input, input kind)
+NN_LAYERS = {
+    "lstm": (lambda nn, p: nn.LSTM(p["hidden"], p["hidden"], num_layers=2), "seq"),
+    "gru": (lambda nn, p: nn.GRU(p["hidden"], p["hidden"], num_layers=2), "seq"),
+    "transformer": (lambda nn, p: nn.TransformerEncoder(
+        nn.TransformerEncoderLayer(p["d_model"], p["heads"], dropout=0.0, batch_first=True), 2,
+        enable_nested_tensor=False), "float"),
+    "dcgan": (_dcgan_generator, "float"),
+    "interpolate": (_interpolate, "float"),
+    "group_norm": (lambda nn, p: nn.GroupNorm(p["groups"], p["shape"][1]), "float"),
+    "maxpool": (_maxpool, "float"),
+    "embedding_bag": (lambda nn, p: nn.EmbeddingBag(p["num"], p["dim"], mode="mean"), "index"),
+}
+
+
+def _layer_setup(lib, layer, backward, p):
+    """The timed function of one nn-layer case in ``lib`` ("ember": ember.torch, or "torch")."""
+    import numpy as np
+
+    if lib == "torch":
+        import torch
+    else:
+        import ember.torch as torch
+    build, kind = NN_LAYERS[layer]
+    torch.manual_seed(SEED)
+    module = build(torch.nn, p)
+    weight = None
+    if isinstance(module, torch.nn.Module):
+        module.train()
+        params = dict(module.named_parameters())
+        values = _layer_weights({k: v.shape for k, v in params.items()}, 40)
+        module.load_state_dict({k: torch.from_numpy(v) for k, v in values.items()}, strict=False)
+        weight = params.get("weight")
+    if kind == "index":
+        x = torch.from_numpy(_rng(41).integers(0, p["num"], p["shape"], dtype=np.int64))
+    else:
+        x = torch.from_numpy(_floats(p["shape"], 41))
+        if backward:
+            x.requires_grad_(True)
+    if kind == "seq":
+        forward = lambda: module(x)[0]  # noqa: E731 - the output sequence, not (h, c)
+    else:
+        forward = lambda: module(x)  # noqa: E731
+    if not backward:
+        return forward
+    g = torch.from_numpy(_floats(tuple(forward().shape), 42))
+    grad_of = weight if kind == "index" else x
+
+    def step():
+        grad_of.grad = None
+        forward().backward(g)
+        return grad_of.grad
+    return step
+
+
+def _layer_cases():
+    """The cases of the "nn_layers" group: each layer forward, and forward+backward."""
+    sizes = {
+        "lstm": ("LSTM, 2 layers, 256 hidden, sequence 35, batch 20",
+                 {"hidden": 256, "shape": (35, 20, 256)}, {"hidden": 8, "shape": (3, 2, 8)}),
+        "gru": ("GRU, 2 layers, 256 hidden, sequence 35, batch 20",
+                {"hidden": 256, "shape": (35, 20, 256)}, {"hidden": 8, "shape": (3, 2, 8)}),
+        "transformer": ("TransformerEncoder, 2 layers, d_model 128, 4 heads (feed-forward 2048, "
+                        "dropout 0), sequence 64, batch 16",
+                        {"d_model": 128, "heads": 4, "shape": (16, 64, 128)},
+                        {"d_model": 8, "heads": 2, "shape": (2, 4, 8)}),
+        "dcgan": ("DCGAN generator (nz 100, ngf 64, 64 x 64 images; ConvTranspose2d, BatchNorm2d "
+                  "in training mode, ReLU, tanh), batch 64",
+                  {"nz": 100, "ngf": 64, "shape": (64, 100, 1, 1)},
+                  {"nz": 4, "ngf": 2, "shape": (2, 4, 1, 1)}),
+        "interpolate": ("interpolate bilinear (align_corners=False), scale 2: (8, 32, 64, 64) -> "
+                        "(8, 32, 128, 128)", {"shape": (8, 32, 64, 64)}, {"shape": (2, 2, 4, 4)}),
+        "group_norm": ("GroupNorm(32, 256) of (16, 256, 32, 32), with weight and bias",
+                       {"groups": 32, "shape": (16, 256, 32, 32)},
+                       {"groups": 2, "shape": (2, 4, 3, 3)}),
+        "maxpool": ("MaxPool2d(2, return_indices=True) of (16, 64, 64, 64)",
+                    {"shape": (16, 64, 64, 64)}, {"shape": (2, 2, 4, 4)}),
+        "embedding_bag": ("EmbeddingBag(10000, 128, mode='mean'), 64 bags of 50 indices",
+                          {"num": 10000, "dim": 128, "shape": (64, 50)},
+                          {"num": 20, "dim": 4, "shape": (2, 3)}),
+    }
+    out = []
+    for layer, (title, full, quick) in sizes.items():
+        for backward in (False, True):
+            setups = {lib: functools.partial(_layer_setup, lib, layer, backward)
+                      for lib in ("ember", "torch")}
+            suffix = "_fwd_bwd" if backward else "_fwd"
+            what = ("forward and backward of a fixed output gradient; *agree* compares the "
+                    + ("weight's" if layer == "embedding_bag" else "input's") + " gradient"
+                    if backward else "forward; the parameters require grad (graph recorded)")
+            out.append(Case(f"{layer}{suffix}", "nn_layers", f"{title}: "
+                            + ("forward + backward" if backward else "forward"), full, quick,
+                            setups, note="ember.torch.nn against torch.nn, the same weights; "
+                            + what + "; NumPy: no hand-written version"))
+    return out
+
+
 # -- the table ------------------------------------------------------------------------------------
 
 def _libs(prefix, names=("ember", "numpy", "torch")):
@@ -900,6 +1051,10 @@ CASES = [
          dict(GPT_FULL), dict(GPT_QUICK), _libs("gpt_forward", ("ember", "torch")),
          note="the parameters require grad, so the graph is recorded as in a training step"),
 ]
+
+
+LAYER_CASES = _layer_cases()
+CASES.extend(LAYER_CASES)
 
 
 # -- scaling: time against size ------------------------------------------------------------------

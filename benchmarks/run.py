@@ -303,6 +303,11 @@ def targets(by_setting, scaling_ran):
                 "PyTorch's", ratio, FAULTS_FACTOR,
                 f" ({_fmt_faults(a)} vs {_fmt_faults(b)})" if a is not None and b is not None
                 else "")
+        # the nn-layer targets: ember (ember.torch.nn) <= PyTorch at every thread setting
+        for case in cases_mod.LAYER_CASES:
+            a, b = _median(payloads, "ember", case.name), _median(payloads, "torch", case.name)
+            add(f"nn layers, {case.name}: ember ≤ PyTorch", _ratio(a, b), 1.0,
+                f" ({fmt_time(a)} vs {fmt_time(b)})" if a and b else "")
     return rows
 
 
