@@ -10,7 +10,7 @@ ember's ops (einsum, ``embedding``, matmul with a constant bag matrix, softmax).
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from .._tensor import check_tensor
 from .activation import softmax
-from .creation import tensor, zeros_like
+from .creation import tensor, zeros, zeros_like
 from .dropout import embedding
 from .linalg import einsum
 from .masking import where
@@ -124,22 +124,29 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
         padding_idx %= num
     rows = embedding(flat, w, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
     idx = flat.tolist()
-    n = len(idx)
-    keep = [[1.0 if a <= j < b and idx[j] != padding_idx else 0.0 for j in range(n)]
-            for a, b in pairs]
-    mask = tensor(keep, dtype=rows.dtype, device=rows.device).reshape((len(pairs), n))
-    if mode == "max":
-        big = rows.unsqueeze(0)
-        sel = mask.unsqueeze(-1) > 0
-        out = where(sel, big, float("-inf")).max(dim=1).values
-        has = sel.any(1)
-        return where(has, out, 0.0)
+    n, nb = len(idx), len(pairs)
+    bag = [nb] * n  # each position's bag; nb (a spare row, dropped) for padding and strays
+    counts = [0] * nb
+    for b, (start, end) in enumerate(pairs):
+        for j in range(start, end):
+            if idx[j] != padding_idx:
+                bag[j] = b
+                counts[b] += 1
+    width = rows.shape[-1]
+    if mode == "max":  # a (bags, n) membership mask: max picks the first of tied rows
+        ids = tensor(bag, device=rows.device).reshape((1, n))
+        member = ids == tensor(list(range(nb)), device=rows.device).reshape((nb, 1))
+        sel = member.unsqueeze(-1)
+        out = where(sel, rows.unsqueeze(0), float("-inf")).max(dim=1).values
+        return where(sel.any(1), out, 0.0)
     if per_sample_weights is not None:
-        mask = mask * per_sample_weights.reshape((1, -1)).cast(rows.dtype)
-    out = mask.matmul(rows)
+        rows = rows * per_sample_weights.reshape((-1, 1)).cast(rows.dtype)
+    at = tensor(bag, device=rows.device).reshape((n, 1)).expand((n, width))
+    out = zeros(nb + 1, width, dtype=rows.dtype, device=rows.device).scatter(0, at, rows,
+                                                                             "add")[:nb]
     if mode == "mean":
-        counts = [max(sum(r), 1.0) for r in keep]
-        out = out / tensor(counts, dtype=rows.dtype, device=rows.device).reshape((-1, 1))
+        out = out / tensor([max(c, 1) for c in counts], dtype=rows.dtype,
+                           device=rows.device).reshape((-1, 1))
     return out
 
 
