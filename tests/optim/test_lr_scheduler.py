@@ -25,7 +25,7 @@ def _pair(opt_name="SGD", lrs=LRS, **opt_kwargs):
     return eo, to
 
 
-def _run(make_e, make_t, steps=60, opt_name="SGD", opt_kwargs=None, metrics=None, keys=()):
+def _run(make_e, make_t, steps=100, opt_name="SGD", opt_kwargs=None, metrics=None, keys=()):
     """The rates (and the group entries named in ``keys``) after each of ``steps`` steps."""
     eo, to = _pair(opt_name, **(opt_kwargs or {"lr": 1.0}))
     es, ts = make_e(eo), make_t(to)
@@ -108,13 +108,13 @@ def test_linearlr_matches_torch(kwargs):
 
 
 ONECYCLE = [
-    {"max_lr": 1.0, "total_steps": 60},
-    {"max_lr": [1.0, 0.3, 2.0], "total_steps": 60, "anneal_strategy": "linear"},
-    {"max_lr": 0.5, "epochs": 6, "steps_per_epoch": 10, "three_phase": True},
-    {"max_lr": 0.5, "total_steps": 60, "three_phase": True, "anneal_strategy": "linear",
+    {"max_lr": 1.0, "total_steps": 100},
+    {"max_lr": [1.0, 0.3, 2.0], "total_steps": 100, "anneal_strategy": "linear"},
+    {"max_lr": 0.5, "epochs": 10, "steps_per_epoch": 10, "three_phase": True},
+    {"max_lr": 0.5, "total_steps": 100, "three_phase": True, "anneal_strategy": "linear",
      "pct_start": 0.25, "div_factor": 10.0, "final_div_factor": 100.0},
-    {"max_lr": 0.8, "total_steps": 61, "cycle_momentum": False, "pct_start": 0.5},
-    {"max_lr": 0.8, "total_steps": 60, "base_momentum": [0.8, 0.7, 0.6],
+    {"max_lr": 0.8, "total_steps": 101, "cycle_momentum": False, "pct_start": 0.5},
+    {"max_lr": 0.8, "total_steps": 100, "base_momentum": [0.8, 0.7, 0.6],
      "max_momentum": 0.99},
 ]
 
