@@ -458,18 +458,23 @@ class ReshapeTransform(Transform):
         return self._swap(shape, self.out_shape, self.in_shape)
 
 
-class ExpTransform(Transform):
+class _WithoutParameters(Transform):
+    """A transform without parameters: every instance of its class is the same map, so they
+    compare equal (as PyTorch's do)."""
+
+    def __eq__(self, other):
+        return isinstance(other, type(self))
+
+    __hash__ = object.__hash__
+
+
+class ExpTransform(_WithoutParameters):
     """``y = exp(x)``."""
 
     domain = constraints.real
     codomain = constraints.positive
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, ExpTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.exp()
@@ -527,18 +532,13 @@ def _clip_unit(p):
     return p.clamp(min=info.tiny, max=1.0 - info.eps)
 
 
-class SigmoidTransform(Transform):
+class SigmoidTransform(_WithoutParameters):
     """``y = 1 / (1 + exp(-x))``, kept inside ``(0, 1)`` at the dtype's resolution."""
 
     domain = constraints.real
     codomain = constraints.unit_interval
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, SigmoidTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return _clip_unit(_t.sigmoid(x))
@@ -553,18 +553,13 @@ class SigmoidTransform(Transform):
         return -softplus(-x) - softplus(x)
 
 
-class SoftplusTransform(Transform):
+class SoftplusTransform(_WithoutParameters):
     """``y = log(1 + exp(x))``."""
 
     domain = constraints.real
     codomain = constraints.positive
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, SoftplusTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return _t.nn.functional.softplus(x)
@@ -576,18 +571,13 @@ class SoftplusTransform(Transform):
         return -_t.nn.functional.softplus(-x)  # log sigmoid(x)
 
 
-class TanhTransform(Transform):
+class TanhTransform(_WithoutParameters):
     """``y = tanh(x)``; its inverse is ``atanh``."""
 
     domain = constraints.real
     codomain = constraints.interval(-1.0, 1.0)
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, TanhTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.tanh()
@@ -600,16 +590,11 @@ class TanhTransform(Transform):
         return 2.0 * (math.log(2.0) - x - _t.nn.functional.softplus(-2.0 * x))
 
 
-class AbsTransform(Transform):
+class AbsTransform(_WithoutParameters):
     """``y = |x|`` (not injective: its inverse picks the nonnegative root)."""
 
     domain = constraints.real
     codomain = constraints.positive
-
-    def __eq__(self, other):
-        return isinstance(other, AbsTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.abs()
@@ -694,17 +679,12 @@ class AffineTransform(Transform):
         return self.forward_shape(shape)
 
 
-class SoftmaxTransform(Transform):
+class SoftmaxTransform(_WithoutParameters):
     """``y = softmax(x)`` over the last dim (not injective: shifting ``x`` changes nothing);
     the inverse gives ``log y``."""
 
     domain = constraints.real_vector
     codomain = constraints.simplex
-
-    def __eq__(self, other):
-        return isinstance(other, SoftmaxTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         e = (x - x.max(-1, keepdim=True)[0]).exp()
@@ -721,18 +701,13 @@ def _stick_shift(x):
     return _t.log(k - _t.arange(k, dtype=x.dtype, device=x.device))
 
 
-class StickBreakingTransform(Transform):
+class StickBreakingTransform(_WithoutParameters):
     """``R^K -> `` the ``K+1``-simplex by stick breaking: entry ``i`` takes the fraction
     ``sigmoid(x_i - log(K - i))`` of what the entries before it left."""
 
     domain = constraints.real_vector
     codomain = constraints.simplex
     bijective = True
-
-    def __eq__(self, other):
-        return isinstance(other, StickBreakingTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         frac = _t.sigmoid(x - _stick_shift(x))
@@ -763,17 +738,12 @@ class StickBreakingTransform(Transform):
         return _t.Size(tuple(shape[:-1]) + (shape[-1] - 1,))
 
 
-class LowerCholeskyTransform(Transform):
+class LowerCholeskyTransform(_WithoutParameters):
     """A square matrix to a lower triangular one with positive diagonal: the strict lower
     triangle is kept, the diagonal exponentiated."""
 
     domain = constraints.independent(constraints.real, 2)
     codomain = constraints.lower_cholesky
-
-    def __eq__(self, other):
-        return isinstance(other, LowerCholeskyTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.tril(-1) + x.diagonal(dim1=-2, dim2=-1).exp().diag_embed()
@@ -782,17 +752,12 @@ class LowerCholeskyTransform(Transform):
         return y.tril(-1) + y.diagonal(dim1=-2, dim2=-1).log().diag_embed()
 
 
-class PositiveDefiniteTransform(Transform):
+class PositiveDefiniteTransform(_WithoutParameters):
     """A square matrix to a positive definite one: ``L L^T`` with ``L`` the
     LowerCholeskyTransform of it."""
 
     domain = constraints.independent(constraints.real, 2)
     codomain = constraints.positive_definite
-
-    def __eq__(self, other):
-        return isinstance(other, PositiveDefiniteTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         lower = LowerCholeskyTransform()(x)
@@ -802,7 +767,7 @@ class PositiveDefiniteTransform(Transform):
         return LowerCholeskyTransform().inv(_t.linalg.cholesky(y))
 
 
-class CorrCholeskyTransform(Transform):
+class CorrCholeskyTransform(_WithoutParameters):
     """A vector of ``D (D - 1) / 2`` reals to the lower Cholesky factor of a ``D x D``
     correlation matrix: ``tanh`` makes partial correlations, placed row by row in the strict
     lower triangle; each row takes its fraction of the squared norm its earlier entries left,
@@ -811,11 +776,6 @@ class CorrCholeskyTransform(Transform):
     domain = constraints.real_vector
     codomain = constraints.corr_cholesky
     bijective = True
-
-    def __eq__(self, other):
-        return isinstance(other, CorrCholeskyTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         eps = _t.finfo(x.dtype).eps
