@@ -72,3 +72,7 @@ from .devices import _env_default  # noqa: E402
 
 _env_default()  # EMBER_DEVICE, once every backend can load
 del _env_default
+
+from .ops import aliasing as _aliasing  # noqa: E402
+
+_aliasing.install(Tensor)  # views record their base, once every op family has its methods

@@ -6,6 +6,7 @@ kernel's result and records the autodiff step.
 """
 
 import threading as _threading
+import weakref
 
 from . import dtypes as _dt
 from .autodiff.graph import Node, _mode, distributed_leaves
@@ -96,7 +97,9 @@ class Tensor:
     (2, 2)
     """
 
-    __slots__ = ("_data", "_dtype", "_device", "_node", "_ad", "_grad", "__weakref__")
+    # ``_alias``: the tensor's aliasing record (ember/ops/aliasing.py), unset until a view of it
+    # is taken or it is written in place
+    __slots__ = ("_data", "_dtype", "_device", "_node", "_ad", "_grad", "_alias", "__weakref__")
     __array_priority__ = 1000
 
     def __init__(self, data, dtype=None, device=None, requires_grad=False):
@@ -354,9 +357,82 @@ def record_arrays(data, dtype, inputs, backward, name="", recompute=None):
 
 
 def saved(x):
-    """The value ``x`` has now, for a gradient rule: a Tensor object of its own, so that a later
-    rebinding of ``x`` (``x[0] = 1``, ``x.copy_(y)``) does not change what the rule sees."""
+    """The value ``x`` has now, for a gradient rule: a Tensor object of its own (a later write of
+    ``x`` does not change what the rule sees). The step recorded next remembers ``x``'s version,
+    and backward raises GraphError if ``x`` was written in place since (``x[0] = 1``,
+    ``x.add_(1)``, a write through a view), as PyTorch's saved tensors do."""
+    _mode.saves.append(x)
     return alias(x)
+
+
+capturing = []  # lists that saves are added to while an in-place op computes its value
+
+
+_get_slot, _set_slot = Tensor._alias.__get__, Tensor._alias.__set__
+
+
+class Family:
+    """The tensors sharing one buffer: the root (held weakly: its views hold it) and the live
+    views with their steps, and the write count."""
+
+    __slots__ = ("root", "members", "version")
+
+    def __init__(self, root):
+        self.root = weakref.ref(root)
+        self.members = []  # weak references to the views (whose links hold the root)
+        self.version = 0
+
+    def live(self):
+        """The live (view, link) pairs; forgets the dead ones and those that left."""
+        out, keep = [], []
+        for ref in self.members:
+            m = ref()
+            if m is not None:
+                link = _alias_of(m)
+                if link.__class__ is not Family and link.family is self:  # a Link
+                    out.append((m, link))
+                    keep.append(ref)
+        self.members = keep
+        return out
+
+
+def _alias_of(t):
+    try:
+        return _get_slot(t)
+    except AttributeError:
+        return None
+
+
+def family_of(t):
+    """The family ``t`` belongs to (a new one, ``t`` its root, if it has none)."""
+    a = _alias_of(t)
+    if a is None:
+        a = Family(t)
+        _set_slot(t, a)
+        return a
+    return a if a.__class__ is Family else a.family
+
+
+def _checks(saves):
+    """[family, version] of each tensor of ``saves`` (see ``saved``)."""
+    out = []
+    for x in saves:
+        family = family_of(x)
+        out.append([family, family.version])
+    if capturing:
+        capturing[-1].extend(out)
+    return out
+
+
+def check_saves(node):
+    """Raise GraphError if a tensor the step ``node`` saved was written in place since."""
+    for family, version in node.checks:
+        if family.version != version:
+            raise GraphError(
+                f"backward: one of the tensors needed for gradient computation (by the step "
+                f"{node.name!r}) has been modified by an inplace operation: it is at version "
+                f"{family.version}; expected version {version} instead. Clone it before writing "
+                "in place (x.clone()), or write after backward")
 
 
 def alias(x, cls=None):
@@ -373,6 +449,11 @@ def alias(x, cls=None):
 
 
 def _record(data, dtype, inputs, backward, name, recompute, tensors, keep_out):
+    saves = _mode.saves
+    pending = None
+    if saves:
+        pending = saves[:]
+        saves.clear()
     t = wrap(data, dtype, None)
     if len(inputs) == 1:  # the common one-input op: no strategies to reconcile
         x = inputs[0]
@@ -406,6 +487,10 @@ def _record(data, dtype, inputs, backward, name, recompute, tensors, keep_out):
                 if keep_out:
                     node.out = saved(t)
                     node.out._node = None
+                    pending = (pending or []) + saves
+                    saves.clear()
+            if pending:
+                node.checks = _checks(pending)
     elif dtype.kind == "complex" and _mode.enabled:
         raise KindError(f"{name or 'op'}: a complex result of a tracked tensor: ember has no "
                         "gradients through complex tensors (docs/complex.md); compute it from "

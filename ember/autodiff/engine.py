@@ -2,7 +2,7 @@
 
 from ..backends import adopt
 from ..errors import DeviceError, GraphError, KindError, ShapeMismatchError
-from .._tensor import Tensor, saved, wrap
+from .._tensor import Tensor, alias, check_saves, wrap
 from .graph import set_grad_enabled
 
 __all__ = ["Gradients", "run_backward"]
@@ -205,10 +205,12 @@ def _walk(order, root, g, create_graph, wanted, keep, tensor):
         else:
             needs = tuple([p is not None for p in parents])
         if g is not None and any(needs):
+            if node.checks is not None:
+                check_saves(node)
             if node.tensors:
                 out = node.out
                 if out is not None and create_graph:
-                    out = saved(out)
+                    out = alias(out)
                     out._node = node
                 results = node.backward(g, needs, out)
             else:

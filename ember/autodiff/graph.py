@@ -26,7 +26,7 @@ class Node:
     """
 
     __slots__ = ("backward", "parents", "requires_grad", "consumed", "tensor_ref", "name",
-                 "recompute", "sources", "tensors", "out", "__weakref__")
+                 "recompute", "sources", "tensors", "out", "checks", "__weakref__")
 
     def __init__(self, backward, parents, name=""):
         self.backward = backward
@@ -45,6 +45,9 @@ class Node:
         # recorded in turn; ``out`` is the step's result (untracked) when the rule reads it.
         self.tensors = False
         self.out = None
+        # [family, version] of each tensor the rule saved (``ember._tensor.saved``): backward
+        # raises if one was written in place since
+        self.checks = None
 
     @classmethod
     def leaf(cls, tensor):
@@ -64,6 +67,9 @@ class Node:
 
 class _GradMode(threading.local):
     enabled = True
+
+    def __init__(self):
+        self.saves = []  # the tensors ``saved`` since the last recorded step, in this thread
 
 
 _mode = _GradMode()

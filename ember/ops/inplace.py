@@ -1,15 +1,13 @@
-"""PyTorch's in-place spellings as rebinding ops: ``Tensor.data``, ``copy_``, ``fill_``, ``zero_``,
-``normal_`` and ``uniform_``.
+"""PyTorch's in-place spellings: ``Tensor.data``, ``copy_``, ``fill_``, ``zero_``, ``normal_``
+and ``uniform_``.
 
-Values are immutable, so an "in-place" op computes a new value and rebinds the tensor object to
-it, as ``__setitem__`` and Burn's ``inplace`` do: the object (and so every module, optimizer or
-tied weight holding it) sees the new value; other tensors, views of it included, keep theirs.
-Each returns the tensor itself, as PyTorch's do. On a leaf that requires grad they run only
-inside ``ember.no_grad()``, as in PyTorch.
+Each writes the tensor and every alias of it (its views, the tensor it views: see
+ember/ops/aliasing.py) and returns the tensor itself, as PyTorch's do. On a leaf that requires
+grad (or a view of one) they run only inside ``ember.no_grad()``, as in PyTorch.
 
-``t.data`` is a detached tensor with ``t``'s value; the in-place ops above, ``__setitem__`` and
-``nn.init``'s functions on it rebind ``t`` too (``p.data.zero_()``, ``p.data[0] = 1``), so
-PyTorch's ``.data`` idioms keep their meaning. ``t.data = v`` rebinds ``t`` without recording.
+``t.data`` is a view of ``t`` that does not require grad: writes through it change ``t``
+without recording (``p.data.zero_()``, ``p.data[0] = 1``). ``t.data = v`` makes ``t`` share
+``v``'s memory without recording.
 
 >>> import ember
 >>> w = ember.zeros(2, 2).require_grad()
@@ -21,35 +19,23 @@ PyTorch's ``.data`` idioms keep their meaning. ``t.data = v`` rebinds ``t`` with
 ([[0.0, 0.0], [0.0, 0.0]], [[0.0, 0.0], [0.0, 0.0]])
 """
 
+import operator as _operator
+
 from ..autodiff.graph import _mode
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from .._tensor import (Tensor, _data_from, check_tensor, device_error, tensor_method,
                       transfer, wrap)
 from .creation import full
 from .random import Distribution, _gen, _real, random
-from .slicing import _broadcasts_into, _leaf_error, _leaf_requiring_grad, _rebind
+from .aliasing import _take, join, register_view, saving_original, write
+from .slicing import _broadcasts_into, _leaf_error, _leaf_requiring_grad
 
 __all__ = []
 
-_new = object.__new__
-
-
-class DataTensor(Tensor):
-    """``t.data``: a detached tensor with ``t``'s value whose in-place updates also rebind ``t``."""
-
-    __slots__ = ("_owner",)
-
-    def __setitem__(self, key, value):
-        Tensor.__setitem__(self, key, value)
-        _rebind(self._owner, wrap(self._data, self._dtype), "data")
-
-
 def rebind(t, value, op):
-    """Make tensor ``t`` hold ``value`` (its graph too), and the tensor ``t`` is the ``.data``
-    of, if any (without recording)."""
-    _rebind(t, value, op)
-    if isinstance(t, DataTensor):  # ember.torch's p.data is a subclass
-        _rebind(t._owner, wrap(t._data, t._dtype), op)
+    """Make tensor ``t`` hold ``value`` (its graph too), written through to every alias of ``t``
+    (ember/ops/aliasing.py)."""
+    write(t, value, op)
 
 
 def _check_update(t, op):
@@ -58,31 +44,99 @@ def _check_update(t, op):
         raise _leaf_error(op)
 
 
+_RANK = {"bool": 0, "int": 1, "float": 2, "complex": 3}
+
+
+def _settle(self, value, op):
+    """Write ``value`` (checked: ``self``'s shape, a dtype castable to self's) into ``self``;
+    returns ``self``."""
+    if not isinstance(value, Tensor):
+        raise KindError(f"{op}: the result is a {type(value).__name__}, expected a tensor")
+    if tuple(value._data.shape) != tuple(self._data.shape):
+        raise ShapeMismatchError(f"{op}: output with shape {tuple(self._data.shape)} doesn't "
+                                 f"match the broadcast shape {tuple(value._data.shape)}",
+                                 expected=tuple(self._data.shape),
+                                 actual=tuple(value._data.shape))
+    if value._dtype is not self._dtype:
+        if _RANK[value._dtype.kind] > _RANK[self._dtype.kind]:
+            raise KindError(f"{op}: result type {value._dtype.name} can't be cast to the desired "
+                            f"output type {self._dtype.name}")
+        value = value.cast(self._dtype)
+    write(self, value, op)
+    return self
+
+
+def apply_inplace(self, fn, op):
+    """Write ``fn(self)`` (the out-of-place result) into ``self`` and its aliases, by PyTorch's
+    rules: a leaf that requires grad only under ``no_grad``, the result of ``self``'s shape, its
+    dtype castable to self's (an int tensor's ``add_(0.5)`` raises KindError); returns ``self``.
+
+    >>> import ember
+    >>> x = ember.ones(2)
+    >>> apply_inplace(x, lambda t: t * 3, "triple_").tolist()
+    [3.0, 3.0]
+    """
+    _check_update(self, op)
+    with saving_original(self) as saving:
+        value = fn(self)
+    _settle(self, value, op)
+    saving.written(value)
+    return self
+
+
+def _augmented(name, fn):
+    def method(self, other):
+        return apply_inplace(self, lambda t: fn(t, other), name)
+    method.__name__ = name
+    method.__doc__ = (f"``{name}``: in place, as PyTorch's and the Array API's: the tensor and "
+                      "every alias of it (its views) take the result (ember/ops/aliasing.py).")
+    return method
+
+
+for _name, _fn in (("__iadd__", _operator.add), ("__isub__", _operator.sub),
+                   ("__imul__", _operator.mul), ("__itruediv__", _operator.truediv),
+                   ("__ifloordiv__", _operator.floordiv), ("__imod__", _operator.mod),
+                   ("__ipow__", _operator.pow), ("__iand__", _operator.and_),
+                   ("__ior__", _operator.or_), ("__ixor__", _operator.xor),
+                   ("__ilshift__", _operator.lshift), ("__irshift__", _operator.rshift)):
+    setattr(Tensor, _name, _augmented(_name, _fn))
+
+
+PLAIN_CLASSES = [Tensor]  # the tensor classes ``.data`` gives (ember.torch adds its Tensor)
+
+
+def _data_of(t):
+    out = wrap(t._data, t._dtype, t._ad)
+    for cls in reversed(PLAIN_CLASSES):
+        if isinstance(t, cls):
+            out.__class__ = cls
+            break
+    return out
+
+
 def _data_get(self):
-    d = _new(DataTensor)
-    d._data = self._data
-    d._dtype = self._dtype
-    d._device = self._device
-    d._node = None
-    d._ad = self._ad
-    d.grad = None
-    d._owner = self
-    return d
+    return register_view(self, _data_of(self), ("data", _data_of, (), {}, None))
 
 
 def _data_set(self, value):
     check_tensor(value, "data", "value")
-    _rebind(self, wrap(value._data, value._dtype), "data")
+    _take(self, value, data_only=True)
+    join(self, value)
+    if not _leaf_requiring_grad(self):
+        self._node = None
 
 
 Tensor.data = property(_data_get, _data_set, doc="""The value, detached: PyTorch's ``.data``.
 
-Updating it in place (``copy_``, ``fill_``, ``zero_``, ``normal_``, ``uniform_``, ``[...] =``)
-also rebinds this tensor; assigning ``t.data = v`` rebinds this tensor to ``v``'s value without
-recording a step (a leaf stays a leaf).
+``t.data`` is a view of ``t`` that does not require grad: writing it in place (``copy_``,
+``fill_``, ``zero_``, ``normal_``, ``[...] =``, ``add_``) writes ``t`` without recording a step.
+``t.data = v`` makes ``t`` share ``v``'s memory (a leaf stays a leaf; its shape and dtype become
+``v``'s).
 
 >>> import ember
 >>> p = ember.ones(2).require_grad()
+>>> p.data.fill_(3.0).tolist(), p.tolist()
+([3.0, 3.0], [3.0, 3.0])
 >>> p.data = ember.tensor([3.0, 4.0])
 >>> p.tolist(), p.is_require_grad()
 ([3.0, 4.0], True)

@@ -25,6 +25,7 @@ from .._tensor import Tensor, _data_from, device_error, record, tensor_method, w
 from .advanced_indexing import advanced_getitem, advanced_setitem
 from ..autodiff.rules import sum_to
 from .views import _reshape_to
+from .aliasing import _leaf_error, _leaf_requiring_grad, _rebind, leave_family, write  # noqa: F401
 
 __all__ = ["s"]
 
@@ -469,55 +470,19 @@ def slice_fill(self, ranges, value):
     return _fill(self, key, v, "slice_fill")
 
 
-def _leaf_requiring_grad(t):
-    node = t._node
-    return node is not None and node.requires_grad and node.backward is None and not node.parents
-
-
-def _leaf_error(op):
-    return GraphError(f"{op}: the tensor is a leaf that requires grad, and its new value would be "
-                      "recorded from it; update it inside `with ember.no_grad():`, or call "
-                      "detach() first")
-
-
-def _rebind(self, result, op):
-    """Make ``self`` hold ``result``'s value and graph (Burn's ``inplace``); a leaf that requires
-    grad stays that leaf when ``result`` is untracked (an update under ``no_grad``)."""
-    if result is self:
-        return
-    node = self._node
-    keep_leaf = _leaf_requiring_grad(self)
-    if keep_leaf:
-        if result._node is not None and result._node is not node:
-            raise _leaf_error(op)
-        keep_leaf = result._dtype.kind == "float"
-    same = (result._data.shape == self._data.shape and result._dtype is self._dtype
-            and result._device is self._device)
-    self._data = result._data
-    self._dtype = result._dtype
-    self._device = result._device
-    self._ad = result._ad
-    if keep_leaf:
-        if not same:
-            self.grad = None
-    else:
-        self._node = result._node
-        self.grad = None
-
-
 def __setitem__(self, key, value):
-    """``t[key] = value``: rebinds ``t`` to a new tensor with ``value`` written at ``key``.
+    """``t[key] = value``: writes ``value`` at ``key``, in ``t`` and every alias of it (views
+    of ``t``, the tensor ``t`` views: ember/ops/aliasing.py), as PyTorch's.
 
     The value (a tensor, a number or nested lists) broadcasts to the selection and is cast to
-    ``t``'s dtype, as in PyTorch. Only this Python object changes: other tensors, views of ``t``
-    included, keep their values. Gradients reach the old value of ``t`` and ``value``.
+    ``t``'s dtype, as in PyTorch. Gradients reach the old value of ``t`` and ``value``.
 
     >>> import ember
     >>> t = ember.tensor([[1, 2, 3], [4, 5, 6]])
     >>> row = t[0]
     >>> t[:, 1] = 0
     >>> t.tolist(), row.tolist()
-    ([[1, 0, 3], [4, 0, 6]], [1, 2, 3])
+    ([[1, 0, 3], [4, 0, 6]], [1, 0, 3])
     """
     items = key if type(key) is tuple else (key,)
     advanced = False
@@ -550,7 +515,7 @@ def __setitem__(self, key, value):
                 raise _dt.complex_into_error(op, "value", v, dtype)
             v = v.cast(dtype)
         result = _assign(self, nkey, v, op)
-    _rebind(self, result, "__setitem__")
+    write(self, result, "__setitem__")
 
 
 Tensor.__setitem__ = __setitem__
@@ -560,7 +525,8 @@ Tensor.__setitem__ = __setitem__
 def inplace(self, fn):
     """Burn's ``inplace``: rebind this tensor to ``fn(self)``; returns None.
 
-    Other tensors (views of this one included) keep their values. A leaf that requires grad can
+    Other tensors (views of this one included) keep their values: the tensor leaves the views'
+    memory (Burn's tensors are values; PyTorch's spellings write through views). A leaf that requires grad can
     only be updated inside ``ember.no_grad()`` (it then stays that leaf).
 
     >>> import ember
@@ -576,6 +542,7 @@ def inplace(self, fn):
     if not isinstance(result, Tensor):
         raise InvalidParameterError(f"inplace: fn returned {type(result).__name__}; expected a "
                                     "Tensor", "fn", fn)
+    leave_family(self)
     _rebind(self, result, "inplace")
 
 

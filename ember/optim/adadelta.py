@@ -1,6 +1,7 @@
 """Adadelta: steps scaled by the ratio of running root mean squares of updates and gradients."""
 
 from ..autodiff import no_grad
+from ..ops.aliasing import written
 from ._compose import addcmul_sq, as_tensor, check_flags, each_step
 from .optimizer import Optimizer, _check_flag, _check_number
 
@@ -62,3 +63,4 @@ class Adadelta(Optimizer):
                 acc_delta = addcmul_sq(as_tensor(st["acc_delta"], p), delta, rho, 1 - rho)
                 st["square_avg"], st["acc_delta"] = square_avg._data, acc_delta._data
                 p._data = (param + delta * -lr)._data
+                written(p)

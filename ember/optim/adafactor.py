@@ -3,6 +3,7 @@ means (sublinear memory), with relative step sizes and update clipping."""
 
 from ..autodiff import no_grad
 from ..errors import InvalidParameterError, ShapeMismatchError
+from ..ops.aliasing import written
 from ._compose import as_tensor, check_flags, lerp
 from .optimizer import Optimizer, _check_flag, _check_number, _import_buffer
 
@@ -147,6 +148,7 @@ class Adafactor(Optimizer):
         update = var_estimate.clamp(min=eps1 * eps1).rsqrt() * grad
         denom = max(1.0, update.norm().item() / ((p.numel() ** 0.5) * d))
         p._data = (param + update * (-alpha / denom))._data
+        written(p)
 
 
 class _Shaped:

@@ -1,3 +1,4 @@
+from ..ops.aliasing import written
 """Adagrad: per-element learning rates from the sum of squared gradients."""
 
 from ._compose import check_flags
@@ -71,3 +72,4 @@ class Adagrad(Optimizer):
             st["step"] = step
             p._data = p._device.backend.optim_adagrad(p._data, g, st["sum"], step, lr, lr_decay, eps, weight_decay,
                              maximize)
+            written(p)

@@ -1,3 +1,4 @@
+from ..ops.aliasing import written
 """Adam and AdamW: adaptive moment estimation, with L2 or decoupled weight decay and AMSGrad."""
 
 from ._compose import check_flags
@@ -68,6 +69,7 @@ class Adam(Optimizer):
             p._data = be.optim_adam(data, g, st["exp_avg"], st["exp_avg_sq"],
                              st.get("max_exp_avg_sq") if amsgrad else None, step, lr, beta1,
                              beta2, eps, weight_decay, decoupled, amsgrad, maximize)
+            written(p)
 
 
 class AdamW(Adam):

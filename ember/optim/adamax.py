@@ -1,6 +1,7 @@
 """Adamax: Adam with the infinity norm of past gradients in place of their second moment."""
 
 from ..autodiff import no_grad
+from ..ops.aliasing import written
 from ._compose import as_tensor, check_flags, each_step, lerp
 from .optimizer import Optimizer, _check_betas, _check_flag, _check_number
 
@@ -60,3 +61,4 @@ class Adamax(Optimizer):
                 clr = lr / (1 - beta1 ** st["step"])
                 st["exp_avg"], st["exp_inf"] = exp_avg._data, exp_inf._data
                 p._data = (param + exp_avg * -clr / exp_inf)._data
+                written(p)

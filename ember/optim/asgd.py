@@ -2,6 +2,7 @@
 
 from ..autodiff import no_grad
 from ..errors import InvalidParameterError
+from ..ops.aliasing import written
 from ._compose import as_tensor, check_flags, each_step, float32
 from .optimizer import Optimizer, _check_flag, _check_number, saved_scalar
 
@@ -86,3 +87,4 @@ class ASGD(Optimizer):
                 st["eta"] = float32(lr / ((1 + lambd * lr * step) ** alpha))
                 st["mu"] = float32(1 / max(1, step - t0))
                 p._data = param._data
+                written(p)

@@ -7,6 +7,7 @@ from ..autodiff import enable_grad, no_grad
 from ..errors import DeviceError, InvalidParameterError, KindError, ShapeMismatchError
 from ..ops.segments import cat
 from .._tensor import Tensor, transfer, wrap
+from ..ops.aliasing import written
 from ._compose import as_tensor
 from .lr_scheduler_base import _check_int
 from .optimizer import Optimizer, _check_count, _check_number, _copy_value
@@ -219,6 +220,7 @@ class LBFGS(Optimizer):
             n = p.numel()
             piece = update[offset:offset + n].reshape(p.shape)
             p._data = (as_tensor(p._data, p) + piece * alpha).cast(p._dtype)._data
+            written(p)
             offset += n
 
     def _directional_evaluate(self, closure, x, t, d):
@@ -227,6 +229,7 @@ class LBFGS(Optimizer):
         flat_grad = self._gather_flat_grad()
         for p, data in zip(self._params(), x):
             p._data = data
+            written(p)
         return loss, flat_grad
 
     def _evaluate(self, closure, keep=False):

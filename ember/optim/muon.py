@@ -8,6 +8,7 @@ import operator
 from ..autodiff import no_grad
 from ..errors import DimensionError, InvalidParameterError
 from .._tensor import Tensor
+from ..ops.aliasing import written
 from ._compose import as_tensor, float32
 from .optimizer import Optimizer, _check_flag, _check_number
 
@@ -205,3 +206,4 @@ class Muon(Optimizer):
                 param = param * (1 - lr * weight_decay)
                 st["momentum_buffer"] = buf._data
                 p._data = (param - ortho.cast(p.dtype) * rate)._data
+                written(p)

@@ -1,5 +1,6 @@
 """NAdam: Adam with Nesterov momentum (Dozat, 2016), with L2 or decoupled weight decay."""
 
+from ..ops.aliasing import written
 from ._compose import check_flags
 from .optimizer import Optimizer, _check_betas, _check_flag, _check_number
 
@@ -70,3 +71,4 @@ class NAdam(Optimizer):
             p._data, st["mu_product"] = be.optim_nadam(
                 data, g, st["exp_avg"], st["exp_avg_sq"], st["mu_product"], step, lr, beta1,
                 beta2, eps, weight_decay, momentum_decay, decoupled, maximize)
+            written(p)

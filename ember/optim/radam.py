@@ -1,6 +1,7 @@
 """RAdam: Adam with the variance of its adaptive rate rectified in the first steps."""
 
 from ..autodiff import no_grad
+from ..ops.aliasing import written
 from ._compose import addcmul_sq, as_tensor, check_flags, each_step, lerp
 from .optimizer import Optimizer, _check_betas, _check_flag, _check_number
 
@@ -82,3 +83,4 @@ class RAdam(Optimizer):
                 else:
                     param = param - corrected * lr
                 p._data = param._data
+                written(p)

@@ -1,3 +1,4 @@
+from ..ops.aliasing import written
 """RMSprop: gradients scaled by a running root mean square, with momentum and centering."""
 
 from ._compose import check_flags
@@ -69,3 +70,4 @@ class RMSprop(Optimizer):
             p._data = be.optim_rmsprop(data, g, st["square_avg"], st.get("grad_avg"),
                              st.get("momentum_buffer"), lr, alpha, eps, weight_decay, momentum,
                              centered, maximize)
+            written(p)

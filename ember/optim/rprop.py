@@ -4,6 +4,7 @@ flips; only the sign of the gradient moves the parameter."""
 from ..autodiff import no_grad
 from ..errors import InvalidParameterError
 from ..ops.masking import where
+from ..ops.aliasing import written
 from ._compose import as_tensor, check_flags
 from .optimizer import Optimizer, _check_flag, _check_number
 
@@ -95,3 +96,4 @@ class Rprop(Optimizer):
                 grad = where(sign < 0, 0.0, grad)
                 st["prev"], st["step_size"] = grad._data, step_size._data
                 p._data = (param - grad.sign() * step_size)._data
+                written(p)

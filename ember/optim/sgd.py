@@ -1,6 +1,7 @@
 """Stochastic gradient descent with momentum, dampening, Nesterov momentum and weight decay."""
 
 from ..errors import InvalidParameterError
+from ..ops.aliasing import written
 from ._compose import check_flags
 from .optimizer import Optimizer, _check_flag, _check_number
 
@@ -71,3 +72,4 @@ class SGD(Optimizer):
                               nesterov, weight_decay, maximize)
             st["momentum_buffer"] = buf
             p._data = new
+            written(p)

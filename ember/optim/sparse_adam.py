@@ -14,6 +14,7 @@ of one over the touched rows.
 
 from ..autodiff import no_grad
 from ..ops.masking import where
+from ..ops.aliasing import written
 from ._compose import as_tensor, each_step
 from .optimizer import Optimizer, _check_betas, _check_flag, _check_number
 
@@ -70,3 +71,4 @@ class SparseAdam(Optimizer):
                 moved = param - m / (v.sqrt() + eps) * step_size
                 st["exp_avg"], st["exp_avg_sq"] = m._data, v._data
                 p._data = where(touched, moved, param)._data
+                written(p)

@@ -95,7 +95,7 @@ from . import (linear_algebra_products, reductions, shapes_and_grids,  # noqa: E
 from . import special, fft, linalg  # noqa: E402,F401
 from . import elementwise, aliases  # noqa: E402,F401
 from . import info, legacy_types, linalg_legacy, strided  # noqa: E402,F401
-from . import indexing, creation, conversion, inplace, augmented  # noqa: E402,F401
+from . import indexing, creation, conversion, inplace  # noqa: E402,F401
 from .conversion import (channels_last, channels_last_3d, contiguous_format,  # noqa: E402,F401
                          memory_format, preserve_format)
 from .serialization import load, save  # noqa: E402,F401
@@ -109,9 +109,11 @@ from . import (runtime, cpu, streams, control_flow, complex_views,  # noqa: E402
 from . import nn, optim, utils, autograd, func  # noqa: E402,F401
 from .autograd import set_grad_enabled  # noqa: E402,F401,F811  (a decorator too)
 from ._tensor import adopt_inherited as _adopt_inherited  # noqa: E402
+from ..ops import aliasing as _aliasing  # noqa: E402
 
 globals().update(_functions)  # the functions the modules above registered, over ember's
 _adopt_inherited()  # every other method of ember.Tensor, its results as ember.torch tensors
+_aliasing.install(Tensor)  # PyTorch's own view methods record their base (ember/ops/aliasing.py)
 del _name, _value
 
 # Submodules that build on the whole ``ember.torch`` namespace, loaded on first use (so importing

@@ -21,9 +21,10 @@ with one operand of each returns an ember.torch tensor (Python asks the subclass
 
 import math
 
-from .._tensor import Pending, Tensor as _Tensor, alias as _alias_of
+from .._tensor import Pending, Tensor as _Tensor
+from ..ops.aliasing import alias_view
 from ..dtypes import DType as _DType
-from ..ops.inplace import DataTensor
+from ..ops.inplace import PLAIN_CLASSES
 from ..return_types import ValuesTensor
 from ._dtypes import TWINS
 
@@ -77,13 +78,8 @@ class Tensor(_Tensor):
         return TWINS[self._dtype]
 
 
-class _DataTensor(Tensor, DataTensor):
-    """``p.data`` of an ember.torch tensor: updates in place write ``p`` too."""
-
-    __slots__ = ()
-
-
-_CONVERT = {_Tensor: Tensor, DataTensor: _DataTensor}
+PLAIN_CLASSES.append(Tensor)
+_CONVERT = {_Tensor: Tensor}
 
 
 def to_torch(value):
@@ -91,7 +87,7 @@ def to_torch(value):
     ember.torch tensor in place, and every ember dtype ember.torch's twin (``torch.float32``);
     tuples, lists, dicts and named tuples are walked."""
     cls = value.__class__
-    if cls is Tensor or cls is _DataTensor:
+    if cls is Tensor:
         return value
     target = _CONVERT.get(cls)
     if target is not None:
@@ -102,7 +98,7 @@ def to_torch(value):
         value.__class__ = Tensor
         return value
     if cls is ValuesTensor:
-        return _alias_of(value, Tensor)
+        return alias_view(value, Tensor)
     if cls is tuple or cls is list:
         return cls(map(to_torch, value))
     if isinstance(value, tuple) and hasattr(value, "_fields"):
@@ -129,7 +125,7 @@ def as_torch(t):
         from ..errors import InvalidParameterError
         raise InvalidParameterError(f"as_torch: t must be an ember Tensor, got "
                                     f"{type(t).__name__}", "t", t)
-    return _alias_of(t, Tensor)
+    return alias_view(t, Tensor)
 
 
 def as_ember(t):
@@ -146,7 +142,7 @@ def as_ember(t):
                                     "t", t)
     if not isinstance(t, Tensor):
         return t
-    return _alias_of(t, _Tensor)
+    return alias_view(t, _Tensor)
 
 
 def _returns_torch(fn, name):

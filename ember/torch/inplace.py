@@ -1,9 +1,10 @@
 """PyTorch's in-place methods (``add_``, ``clamp_``, ``index_add_``, ``bernoulli_`` ...) of
-``ember.torch.Tensor``, by ember's rebinding rule (docs/pytorch.md, "Immutability").
+``ember.torch.Tensor``, written through every alias (docs/pytorch.md, "In-place updates and
+views").
 
 Each computes the out-of-place result with the method of the same name without the trailing
-underscore (``x.add_(y)`` is ``x.add(y)``) and rebinds ``x`` to it, so everything holding the
-object sees the new value; it returns ``x``. As PyTorch's:
+underscore (``x.add_(y)`` is ``x.add(y)``) and writes it into ``x`` and every alias of ``x``
+(its views, the tensor it views: ember/ops/aliasing.py); it returns ``x``. As PyTorch's:
 
 - on a leaf that requires grad, outside ``no_grad()``, it raises ``GraphError``;
 - a result of a higher kind than the tensor's dtype (an int tensor's ``add_(0.5)``: a float
@@ -11,10 +12,8 @@ object sees the new value; it returns ``x``. As PyTorch's:
   (``x.eq_(y)`` holds 0 and 1 in x's dtype);
 - a result of another shape than the tensor's (the operand broadcast it) raises
   ``ShapeMismatchError``, except for the shape methods ``t_``, ``transpose_``, ``squeeze_``,
-  ``unsqueeze_``, ``swapdims_`` and ``swapaxes_``;
+  ``unsqueeze_``, ``swapdims_`` and ``swapaxes_``, which make ``x`` a new view of its memory;
 - on ``p.data`` it updates ``p`` too.
-
-What differs from PyTorch: a view taken before the update keeps the old values.
 
 >>> import ember.torch as torch
 >>> x = torch.tensor([1.0, 2.0])
@@ -32,48 +31,16 @@ import ember as _e
 
 from .. import dtypes as _dt
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
-from ..ops.inplace import _check_update, rebind
+from ..ops.aliasing import review
+from ..ops.inplace import _check_update, _settle, apply_inplace  # noqa: F401  (re-exported)
 from ..ops.random import _gen
 from .._tensor import Tensor as _T
 from ._tensor import Tensor, torch_method
 
 __all__ = ["apply_inplace", "register_inplace", "register_all"]
 
-_RANK = {"bool": 0, "int": 1, "float": 2, "complex": 3}
-
 # the shape methods: their in-place forms change the tensor's shape
 _RESHAPING = frozenset(("t", "transpose", "squeeze", "unsqueeze", "swapdims", "swapaxes"))
-
-
-def _settle(self, value, op, reshaping=False):
-    """Rebind ``self`` to ``value`` (checked and cast to self's dtype); returns ``self``."""
-    if not isinstance(value, _T):
-        raise KindError(f"{op}: the result is a {type(value).__name__}, expected a tensor")
-    if not reshaping and tuple(value._data.shape) != tuple(self._data.shape):
-        raise ShapeMismatchError(f"{op}: output with shape {tuple(self._data.shape)} doesn't "
-                                 f"match the broadcast shape {tuple(value._data.shape)}",
-                                 expected=tuple(self._data.shape),
-                                 actual=tuple(value._data.shape))
-    if value._dtype is not self._dtype:
-        if _RANK[value._dtype.kind] > _RANK[self._dtype.kind]:
-            raise KindError(f"{op}: result type {value._dtype.name} can't be cast to the desired "
-                            f"output type {self._dtype.name}")
-        value = value.to(self._dtype)
-    rebind(self, value, op)
-    return self
-
-
-def apply_inplace(self, fn, op, reshaping=False):
-    """Run ``fn(self)`` (the out-of-place result) and rebind ``self`` to it by the rules of
-    this module; returns ``self``.
-
-    >>> import ember.torch as torch
-    >>> x = torch.ones(2)
-    >>> apply_inplace(x, lambda t: t * 3, "triple_").tolist()
-    [3.0, 3.0]
-    """
-    _check_update(self, op)
-    return _settle(self, fn(self), op, reshaping)
 
 
 def register_inplace(name, base=None):
@@ -87,11 +54,15 @@ def register_inplace(name, base=None):
     [1.0, 1.0]
     """
     base = base or name[:-1]
-    reshaping = base in _RESHAPING
 
-    def method(self, *args, **kwargs):
-        fn = getattr(type(self), base)
-        return apply_inplace(self, lambda t: fn(t, *args, **kwargs), name, reshaping)
+    if base in _RESHAPING:
+        def method(self, *args, **kwargs):
+            _check_update(self, name)
+            return review(self, base, getattr(type(self), base), args, kwargs)
+    else:
+        def method(self, *args, **kwargs):
+            fn = getattr(type(self), base)
+            return apply_inplace(self, lambda t: fn(t, *args, **kwargs), name)
     method.__doc__ = (f"PyTorch's ``{name}``: ``{base}`` of this tensor, rebound into it; "
                       "returns it (see ember/torch/inplace.py).")
     torch_method(method, name=name)

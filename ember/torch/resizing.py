@@ -1,14 +1,13 @@
 """PyTorch's in-place resizing and re-pointing methods: ``resize_``, ``resize_as_``, ``set_``
-and ``as_strided_``, by ember's rebinding rule (ember/torch/inplace.py): the tensor object is
-rebound to its new value and returned; a leaf that requires grad refuses (``GraphError``).
+and ``as_strided_``; each returns the tensor; a leaf that requires grad refuses (``GraphError``).
 
-- ``resize_(*sizes)`` keeps the first elements in row-major order; elements it adds (PyTorch
-  leaves them uninitialised) are zeros.
-- ``set_(source, storage_offset=0, size=None, stride=None)`` makes this tensor hold
-  ``source``'s values (of the same dtype), read at ``size``/``stride`` from
-  ``storage_offset`` when given (``as_strided``); ``set_()`` makes it empty. PyTorch's
-  tensor then shares ``source``'s storage; ember's holds the same values (a later in-place
-  update of one is not seen by the other); no gradient flows through it (PyTorch records
+- ``resize_(*sizes)`` keeps the first elements in row-major order. Shrinking a contiguous
+  tensor keeps its memory (its views still see its writes, as PyTorch's); growing gives it new
+  memory whose added elements (PyTorch leaves them uninitialised) are zeros.
+- ``set_(source, storage_offset=0, size=None, stride=None)`` makes this tensor share
+  ``source``'s memory (of the same dtype), read at ``size``/``stride`` from
+  ``storage_offset`` when given (``as_strided``): a later write to one is seen by the other,
+  as in PyTorch; ``set_()`` makes it empty. No gradient flows through it (PyTorch records
   none it can run either).
 - ``as_strided_(size, stride, storage_offset=0)`` reads the values at those strides from
   this tensor's row-major values (see ember/torch/strided.py).
@@ -29,7 +28,8 @@ import ember as _e
 from ..errors import InvalidParameterError, KindError
 from .._tensor import Tensor as _T
 from ._tensor import torch_function, torch_method
-from .inplace import apply_inplace
+from ..ops.aliasing import _take, join, leave_family, review
+from ..ops.inplace import _check_update
 from .strided import as_strided
 
 __all__ = ["resize_", "resize_as_", "set_", "as_strided_"]
@@ -67,7 +67,17 @@ def resize_(self, *sizes, memory_format=None):
     [[0, 1], [2, 3]]
     """
     sizes = _sizes(sizes, "resize_")
-    return apply_inplace(self, lambda t: _resized(t, sizes), "resize_", reshaping=True)
+    _check_update(self, "resize_")
+    if math.prod(sizes) <= self.numel() and self.is_contiguous():
+        return review(self, "resize", _resized, (sizes,))  # the same memory, as PyTorch's
+    return _renewed(self, _resized(self, sizes))
+
+
+def _renewed(t, value):
+    """``t`` holding ``value`` in new memory: its views keep the old."""
+    leave_family(t)
+    _take(t, value)
+    return t
 
 
 @torch_method
@@ -98,7 +108,8 @@ def set_(self, source=None, storage_offset=0, size=None, stride=None):
         if size is not None or stride is not None or storage_offset != 0:
             raise InvalidParameterError("set_: size, stride and storage_offset need a source",
                                         "source", source)
-        return apply_inplace(self, lambda t: t.reshape(-1)[:0], op, reshaping=True)
+        _check_update(self, op)
+        return _renewed(self, self.reshape(-1)[:0])
     if not isinstance(source, _T):
         raise KindError(f"set_: source must be a Tensor, got {type(source).__name__}")
     if source._dtype is not self._dtype:
@@ -108,14 +119,20 @@ def set_(self, source=None, storage_offset=0, size=None, stride=None):
         if stride is not None or storage_offset != 0:
             raise InvalidParameterError("set_: stride and storage_offset need a size", "size",
                                         size)
-        value = source.detach()
-    else:
-        if stride is None:
-            stride = [math.prod(size[i + 1:]) for i in range(len(size))]
-        value = as_strided(source.detach(), size, stride, storage_offset)
-    if value._device != self._device:
-        value = value.to(self._device)
-    return apply_inplace(self, lambda t: value, op, reshaping=True)
+    elif stride is None:
+        stride = [math.prod(size[i + 1:]) for i in range(len(size))]
+    _check_update(self, op)
+    if source._device != self._device:
+        value = source.detach().to(self._device)
+        if size is not None:
+            value = as_strided(value, size, stride, storage_offset)
+        return _renewed(self, value)
+    # this tensor shares source's memory from now on, as PyTorch's
+    _take(self, source.detach())
+    join(self, source)
+    if size is not None:
+        review(self, "as_strided", as_strided, (size, stride, storage_offset))
+    return self
 
 
 @torch_method
@@ -129,5 +146,6 @@ def as_strided_(input, size, stride, storage_offset=0):  # noqa: A002
     """
     if not isinstance(input, _T):
         raise KindError(f"as_strided_: input must be a Tensor, got {type(input).__name__}")
-    return apply_inplace(input, lambda t: as_strided(t, size, stride, storage_offset),
-                         "as_strided_", reshaping=True)
+    _check_update(input, "as_strided_")
+    as_strided(input, size, stride, storage_offset)  # the checks, before anything changes
+    return review(input, "as_strided", as_strided, (size, stride, storage_offset))

@@ -25,7 +25,8 @@ import warnings
 
 from .. import dtypes as _dt
 from ..errors import DeviceError, GraphError, InvalidParameterError, KindError
-from .._tensor import Tensor as _T, alias as _alias
+from .._tensor import Tensor as _T
+from ..ops.aliasing import alias_view
 from ._tensor import Tensor, torch_method
 
 __all__ = ["as_subclass", "index", "module_load", "record_stream", "to_padded_tensor"]
@@ -45,7 +46,7 @@ def as_subclass(self, cls):
     """
     if not (isinstance(cls, type) and issubclass(cls, _T)):
         raise KindError(f"as_subclass: cls must be a subclass of Tensor, got {cls!r}")
-    return _alias(self, cls)
+    return alias_view(self, cls)
 
 
 def _grad_dtype_get(self):

@@ -142,7 +142,9 @@ def test_infinite_parameters_give_nan():
     inf = float("inf")
     a = et.binomial(et.tensor([inf, 3.0]), et.tensor([0.5, 0.0]))
     b = torch.binomial(torch.tensor([inf, 3.0]), torch.tensor([0.5, 0.0]))
-    assert np.isnan(a[0].item()) and np.isnan(b[0].item()) and a[1].item() == b[1].item()
+    # PyTorch's draw for an infinite count is nan or inf, by the state of its generator; ember's
+    # is its documented nan
+    assert np.isnan(a[0].item()) and not np.isfinite(b[0].item()) and a[1].item() == b[1].item()
     a = et.binomial(et.tensor([5.0, 3.0]), et.tensor([inf, -inf]))
     b = torch.binomial(torch.tensor([5.0, 3.0]), torch.tensor([inf, -inf]))
     assert a.tolist() == b.tolist()
