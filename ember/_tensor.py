@@ -375,12 +375,20 @@ class Family:
     """The tensors sharing one buffer: the root (held weakly: its views hold it) and the live
     views with their steps, and the write count."""
 
-    __slots__ = ("root", "members", "version")
+    __slots__ = ("root", "members", "version", "limit")
 
     def __init__(self, root):
         self.root = weakref.ref(root)
         self.members = []  # weak references to the views (whose links hold the root)
         self.version = 0
+        self.limit = 16  # the length at which ``add`` forgets the dead views
+
+    def add(self, view):
+        """Record ``view`` (whose ``_alias`` is its link in this family)."""
+        members = self.members
+        members.append(weakref.ref(view))
+        if len(members) > self.limit:
+            self.limit = 2 * len(self.live()) + 16
 
     def live(self):
         """The live (view, link) pairs; forgets the dead ones and those that left."""
@@ -397,10 +405,7 @@ class Family:
 
 
 def _alias_of(t):
-    try:
-        return _get_slot(t)
-    except AttributeError:
-        return None
+    return getattr(t, "_alias", None)
 
 
 def family_of(t):

@@ -6,6 +6,7 @@ __all__ = [
     "InvalidParameterError",
     "DimensionError",
     "KindError",
+    "CastError",
     "GraphError",
     "DistributedError",
     "DeviceError",
@@ -40,6 +41,12 @@ class DimensionError(EmberError, IndexError):
 
 class KindError(EmberError, TypeError):
     """An op is not defined for the tensor's kind or dtype."""
+
+
+class CastError(KindError, RuntimeError):
+    """A result cannot be written into the tensor given for it (an in-place op, ``out=``): its
+    dtype is of a higher kind (a float result into an int tensor). A KindError, and the
+    RuntimeError PyTorch raises there."""
 
 
 class GraphError(EmberError, RuntimeError):

@@ -75,16 +75,23 @@ class Link:
     """A view's place in its family: the steps from the root (and the root itself, which the
     view keeps alive, as a PyTorch view keeps its base's storage)."""
 
-    __slots__ = ("family", "steps", "root", "detached", "identity", "blocked")
+    __slots__ = ("family", "steps", "root", "detached", "identity", "blocked", "overlapping")
 
-    def __init__(self, family, steps, root):
+    def __init__(self, family, steps, root, parent=None):
         self.family = family
         self.steps = steps
         self.root = root
-        names = [s[0] for s in steps]
-        self.detached = any(n in _DETACHING for n in names)
-        self.identity = all(n in _IDENTITY for n in names)
-        self.blocked = next((n for n in names if n in _UNALIASED), None)
+        name = steps[-1][0]
+        if parent is None:
+            self.detached = name in _DETACHING
+            self.identity = name in _IDENTITY
+            self.blocked = name if name in _UNALIASED else None
+            self.overlapping = name in _OVERLAPPING
+        else:
+            self.overlapping = parent.overlapping or name in _OVERLAPPING
+            self.detached = parent.detached or name in _DETACHING
+            self.identity = parent.identity and name in _IDENTITY
+            self.blocked = parent.blocked or (name if name in _UNALIASED else None)
 
 
 def version_of(t):
@@ -100,25 +107,25 @@ def version_of(t):
 _DETACHING = frozenset(("detach", "data"))
 _IDENTITY = frozenset(("detach", "data", "alias"))
 _OVERLAPPING = frozenset(("expand", "expand_as", "broadcast_to", "unfold", "as_strided"))
+_SAME_VALUE = frozenset(("fill_", "zero_"))  # writes an overlapping view may take (PyTorch's)
 _UNALIASED = frozenset(("real", "imag", "view_as_real", "view_as_complex", "view_dtype"))
 
 
 def register_view(base, view, step):
     """Record ``view`` (the result of the view step ``step`` = (name, fn, args, kwargs, item)
     on ``base``) as an alias of ``base``'s memory; returns ``view``."""
-    if view is base or not isinstance(view, Tensor) or _alias_of(view) is not None:
+    if view is base or not isinstance(view, Tensor) or getattr(view, "_alias", None) is not None:
         return view
-    a = _alias_of(base)
-    if a is None or a.__class__ is Family:
-        family = a or Family(base)
-        if a is None:
-            _set_slot(base, family)
+    a = getattr(base, "_alias", None)
+    if a is None:
+        family = base._alias = Family(base)
         link = Link(family, (step,), base)
+    elif a.__class__ is Family:
+        link = Link(a, (step,), base)
     else:
-        family = a.family
-        link = Link(family, a.steps + (step,), a.root)
-    _set_slot(view, link)
-    family.members.append(weakref.ref(view))
+        link = Link(a.family, a.steps + (step,), a.root, a)
+    view._alias = link
+    link.family.add(view)
     return view
 
 
@@ -146,14 +153,19 @@ def _take(t, value, data_only=False):
     t._grad = None
 
 
-def _positions(link, root):
+def _has_repeats(idx):
+    s = Tensor.sort(Tensor.reshape(idx, (-1,)))
+    return bool(Tensor.any(s[1:] == s[:-1]))
+
+
+def _positions(link, root, op=""):
     """The flat positions in ``root`` of the view's elements (an int64 tensor of its shape)."""
     be = root._device.backend
     with no_grad():
         flat = wrap(be.creation_arange(0, root.numel(), 1, int64, False), int64)
         idx = _replay(link.steps, Tensor.reshape(flat, tuple(root.shape)))
-        if any(s[0] in _OVERLAPPING for s in link.steps) and idx.numel() > 1:
-            if Tensor.unique(idx).numel() != idx.numel():
+        if op not in _SAME_VALUE and idx.numel() > 1 and link.overlapping:
+            if _has_repeats(idx):
                 raise GraphError(
                     "unsupported operation: more than one element of the written-to tensor refers "
                     "to a single memory location (it is an expanded or overlapping view); clone it "
@@ -216,21 +228,44 @@ def write(t, value, op):
             new = value
         elif a.detached or data_only:
             with no_grad():
-                new = _scatter(_untracked(root), _positions(a, root), _untracked(value))
+                new = _scatter(_untracked(root), _positions(a, root, op), _untracked(value))
         else:
-            new = _scatter(root, _positions(a, root), value)
+            new = _scatter(root, _positions(a, root, op), value)
         if a.detached or data_only:
             _take(root, new, True)
         else:
             _rebind(root, new, op)
         _take(t, value, data_only)
+    result = _own_saves(value, family)
     family.version += 1
+    if result is not None:
+        for check in result:
+            check[0], check[1] = family, family.version
     members = family.live()
     if members:
         with no_grad() if data_only else _Nothing():
             for m, link in members:
                 if m is not t:
                     _take(m, _replay(link.steps, root), data_only)
+
+
+def _own_saves(value, family):
+    """The step that computed ``value`` (an in-place op's own) read the written tensor's old
+    value: it keeps that value as its own copy (PyTorch's in-place ops save the original), so
+    the write does not invalidate it. Returns the checks of ``value`` itself (a result the step
+    keeps, as ``exp_``'s), which follow the written tensor from now on."""
+    node = value._node
+    if node is None or not node.checks:
+        return None
+    va = getattr(value, "_alias", None)
+    result_family = va if va is None or va.__class__ is Family else va.family
+    follow = []
+    for check in node.checks:
+        if check[0] is family and check[1] == family.version:
+            check[0], check[1] = _UNWRITTEN, 0
+        elif result_family is not None and check[0] is result_family:
+            follow.append(check)
+    return follow
 
 
 class _Nothing:
@@ -341,9 +376,9 @@ def review(t, name, fn, args=(), kwargs=None):
         link = Link(family, (step,), keeper)
     else:
         family = a.family
-        link = Link(family, a.steps + (step,), a.root)
+        link = Link(family, a.steps + (step,), a.root, a)
     _set_slot(t, link)
-    family.members.append(weakref.ref(t))
+    family.add(t)
     _take(t, value)
     return t
 
@@ -361,8 +396,10 @@ def join(t, source):
     else:
         family = a.family
         link = Link(family, a.steps, a.root)
+        link.detached, link.identity, link.blocked = a.detached, a.identity, a.blocked
+        link.overlapping = a.overlapping
     _set_slot(t, link)
-    family.members.append(weakref.ref(t))
+    family.add(t)
 
 
 def _same(t):

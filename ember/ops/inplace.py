@@ -22,12 +22,13 @@ without recording (``p.data.zero_()``, ``p.data[0] = 1``). ``t.data = v`` makes 
 import operator as _operator
 
 from ..autodiff.graph import _mode
-from ..errors import InvalidParameterError, KindError, ShapeMismatchError
+from ..errors import CastError, InvalidParameterError, KindError, ShapeMismatchError
 from .._tensor import (Tensor, _data_from, check_tensor, device_error, tensor_method,
                       transfer, wrap)
 from .creation import full
 from .random import Distribution, _gen, _real, random
-from .aliasing import _take, join, register_view, saving_original, write
+from .._tensor import Family, _alias_of
+from .aliasing import _replay, _take, join, register_view, saving_original, write
 from .slicing import _broadcasts_into, _leaf_error, _leaf_requiring_grad
 
 __all__ = []
@@ -59,14 +60,39 @@ def _settle(self, value, op):
                                  actual=tuple(value._data.shape))
     if value._dtype is not self._dtype:
         if _RANK[value._dtype.kind] > _RANK[self._dtype.kind]:
-            raise KindError(f"{op}: result type {value._dtype.name} can't be cast to the desired "
+            raise CastError(f"{op}: result type {value._dtype.name} can't be cast to the desired "
                             f"output type {self._dtype.name}")
         value = value.cast(self._dtype)
     write(self, value, op)
     return self
 
 
-def apply_inplace(self, fn, op):
+def _in_place(self, name, other):
+    """The fast path of ``add_``/``sub_``/``mul_``/``div_`` and ``+=`` ...: the backend writes
+    into the tensor's own buffer when nothing is recorded and nothing else holds that buffer
+    (no view, export or saved step: ``ew_inplace``); whether it did."""
+    if _mode.enabled and (self._node is not None or
+                          (isinstance(other, Tensor) and other._node is not None)):
+        return False
+    a = _alias_of(self)
+    if a is not None and a.__class__ is not Family:
+        return False  # a view writes through its root
+    if isinstance(other, Tensor):
+        if other._device is not self._device or other._dtype is not self._dtype:
+            return False
+        other = other._data
+    elif other.__class__ is not int and other.__class__ is not float:
+        return False
+    if not self._device.backend.ew_inplace(name, self, other):
+        return False
+    if a is not None:
+        a.version += 1
+        for m, link in a.live():  # views computed by a copy (none share the buffer)
+            _take(m, _replay(link.steps, self), True)
+    return True
+
+
+def apply_inplace(self, fn, op, fast=None):
     """Write ``fn(self)`` (the out-of-place result) into ``self`` and its aliases, by PyTorch's
     rules: a leaf that requires grad only under ``no_grad``, the result of ``self``'s shape, its
     dtype castable to self's (an int tensor's ``add_(0.5)`` raises KindError); returns ``self``.
@@ -75,8 +101,13 @@ def apply_inplace(self, fn, op):
     >>> x = ember.ones(2)
     >>> apply_inplace(x, lambda t: t * 3, "triple_").tolist()
     [3.0, 3.0]
+
+    ``fast = (name, operand)`` ("add", "sub", "mul" or "div") lets the backend write in place
+    when it can show that nothing else sees the buffer.
     """
     _check_update(self, op)
+    if fast is not None and _in_place(self, *fast):
+        return self
     with saving_original(self) as saving:
         value = fn(self)
     _settle(self, value, op)
@@ -84,9 +115,15 @@ def apply_inplace(self, fn, op):
     return self
 
 
+_FAST = {"__iadd__": "add", "__isub__": "sub", "__imul__": "mul", "__itruediv__": "div"}
+
+
 def _augmented(name, fn):
+    fast = _FAST.get(name)
+
     def method(self, other):
-        return apply_inplace(self, lambda t: fn(t, other), name)
+        return apply_inplace(self, lambda t: fn(t, other), name,
+                             None if fast is None else (fast, other))
     method.__name__ = name
     method.__doc__ = (f"``{name}``: in place, as PyTorch's and the Array API's: the tensor and "
                       "every alias of it (its views) take the result (ember/ops/aliasing.py).")

@@ -8,7 +8,7 @@ from ..backends import guard as _guard
 from ..backends.guard import check_shaped
 from ..errors import InvalidParameterError
 from ..autodiff.rules import array_rule
-from .._tensor import Tensor, device_error, record, record_arrays, saved, wrap
+from .._tensor import Tensor, alias, device_error, record, record_arrays, saved, wrap
 from . import fusion as _fusion
 from .arith import _add, _floordiv, _mul, _pow, _remainder, _sub, _truediv
 from .elementwise import _F32, _F64, _fits_pair, _prod
@@ -44,7 +44,8 @@ def _kernel_of(memo, device, dtype, kname):
     return last
 
 
-def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False, reverse=False):
+def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False, reverse=False,
+           reads=True):
     """An operator with the short path of DESIGN.md: two tensors of one dtype, shape and device,
     or a float32/float64 tensor with a Python float (or small int), go straight to the kernel
     ``kname`` of the operand's backend (no promotion, no broadcasting checks); everything else
@@ -55,8 +56,11 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False, revers
     backend that computes at once (torch), two untracked tensors need no equal shapes: its
     operator broadcasts as ember does, and shapes it cannot broadcast take ``slow``, which
     words the error. With ``reverse`` it is the reflected operator, ``other OP self`` for a
-    number ``other`` (``grad_ts(s, a)`` builds its rule; no tensor case)."""
+    number ``other`` (``grad_ts(s, a)`` builds its rule; no tensor case). ``reads``: whether
+    the rule reads the operands' values (add's and sub's do not: writing an operand in place
+    later does not change their gradients, as PyTorch's)."""
     kinds = ("float",) if float_only else ("float", "int")
+    keep = saved if reads else alias
     memo = [(None, None, None, None)]
 
     def method(self, other):
@@ -111,7 +115,7 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False, revers
                             (kernel, lambda arrays, out: array_rule(grad_tt(
                                 wrap(arrays[0], dt), wrap(arrays[1], dt)), dt)))
                     return record(kernel(a, b), dt, (self, other),
-                                  grad_tt(saved(self), saved(other)), name)
+                                  grad_tt(keep(self), keep(other)), name)
         elif dt is _F32 or dt is _F64:
             t = type(other)
             if t is float or (t is int and -_EXACT < other < _EXACT):
@@ -129,7 +133,7 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False, revers
                             return _fusion.start(device.backend, kernel, x, y, dt, self._ad,
                                                  device)
                     return wrap(kernel(x, y), dt, self._ad)
-                return _scalar_step(self, kernel, other, grad_ts, name, reverse)
+                return _scalar_step(self, kernel, other, grad_ts, name, reverse, keep)
         return slow(other, self, name) if reverse else slow(self, other, name)
     if reverse:
         method.__name__ = "r" + name
@@ -140,7 +144,7 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False, revers
     return method
 
 
-def _scalar_step(x, kernel, s, grad, name, reverse):
+def _scalar_step(x, kernel, s, grad, name, reverse, keep=saved):
     """The recorded step of a tracked float tensor ``x`` with the number ``s`` (``s OP x`` when
     ``reverse``): ``grad(x, s)`` (``grad(s, x)``) builds its rule; under the "balanced"
     strategy it recomputes on arrays with the same rule."""
@@ -151,7 +155,7 @@ def _scalar_step(x, kernel, s, grad, name, reverse):
         rule = grad(s, wrap(a, dt)) if reverse else grad(wrap(a, dt), s)
         return record_arrays(out, dt, (x,), array_rule(rule, dt), name,
                              _scalar_recompute(kernel, grad, s, dt, reverse))
-    return record(out, dt, (x,), grad(s, saved(x)) if reverse else grad(saved(x), s), name)
+    return record(out, dt, (x,), grad(s, keep(x)) if reverse else grad(keep(x), s), name)
 
 
 def _scalar_recompute(kernel, grad, s, dt, reverse):
@@ -214,10 +218,10 @@ def _rdiv_st(s, a):  # d(s / a)/da = -s / a**2
     return lambda g, needs, out: (-g * s / (a * a),)
 
 
-Tensor.__add__ = _short("ew_add", _add, "add", "+", _add_tt, _add_ts)
-Tensor.__radd__ = _short("ew_add", _add, "add", "+", None, _add_ts, reverse=True)
-Tensor.__sub__ = _short("ew_sub", _sub, "sub", "-", _sub_tt, _add_ts)
-Tensor.__rsub__ = _short("ew_sub", _sub, "sub", "-", None, _rsub_st, reverse=True)
+Tensor.__add__ = _short("ew_add", _add, "add", "+", _add_tt, _add_ts, reads=False)
+Tensor.__radd__ = _short("ew_add", _add, "add", "+", None, _add_ts, reverse=True, reads=False)
+Tensor.__sub__ = _short("ew_sub", _sub, "sub", "-", _sub_tt, _add_ts, reads=False)
+Tensor.__rsub__ = _short("ew_sub", _sub, "sub", "-", None, _rsub_st, reverse=True, reads=False)
 Tensor.__mul__ = _short("ew_mul", _mul, "mul", "*", _mul_tt, _mul_ts)
 Tensor.__rmul__ = _short("ew_mul", _mul, "mul", "*", None, _mul_st, reverse=True)
 Tensor.__truediv__ = _short("ew_truediv", _truediv, "true_divide", "/", _div_tt, _div_ts,

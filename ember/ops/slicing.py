@@ -514,6 +514,13 @@ def __setitem__(self, key, value):
             if v._dtype.kind == "complex" and dtype.kind != "complex":
                 raise _dt.complex_into_error(op, "value", v, dtype)
             v = v.cast(dtype)
+        a = getattr(self, "_alias", None)
+        if a is not None and getattr(a, "overlapping", False):
+            # an overlapping view (unfold, expand): write only the selection, a view of it, as
+            # PyTorch's copy_ into ``self[key]`` does
+            target = self[key]
+            write(target, v.expand(tuple(target.shape)) if tuple(v.shape) != region else v, op)
+            return
         result = _assign(self, nkey, v, op)
     write(self, result, "__setitem__")
 

@@ -60,9 +60,13 @@ def register_inplace(name, base=None):
             _check_update(self, name)
             return review(self, base, getattr(type(self), base), args, kwargs)
     else:
+        fast = {"mul": "mul", "div": "div"}.get(base)
+
         def method(self, *args, **kwargs):
             fn = getattr(type(self), base)
-            return apply_inplace(self, lambda t: fn(t, *args, **kwargs), name)
+            return apply_inplace(self, lambda t: fn(t, *args, **kwargs), name,
+                                 (fast, args[0]) if fast and len(args) == 1 and not kwargs
+                                 else None)
     method.__doc__ = (f"PyTorch's ``{name}``: ``{base}`` of this tensor, rebound into it; "
                       "returns it (see ember/torch/inplace.py).")
     torch_method(method, name=name)
@@ -125,7 +129,8 @@ def add_(self, other, *, alpha=1):
     [4.0, 7.0]
     """
     _check_alpha(self, alpha, "add_")
-    return apply_inplace(self, lambda t: t + _alpha(other, alpha, "add_"), "add_")
+    fast = ("add", other) if alpha == 1 else None
+    return apply_inplace(self, lambda t: t + _alpha(other, alpha, "add_"), "add_", fast)
 
 
 @torch_method
@@ -137,7 +142,8 @@ def sub_(self, other, *, alpha=1):
     [-1.0, -3.0]
     """
     _check_alpha(self, alpha, "sub_")
-    return apply_inplace(self, lambda t: t - _alpha(other, alpha, "sub_"), "sub_")
+    fast = ("sub", other) if alpha == 1 else None
+    return apply_inplace(self, lambda t: t - _alpha(other, alpha, "sub_"), "sub_", fast)
 
 
 Tensor.subtract_ = sub_

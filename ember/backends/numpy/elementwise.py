@@ -23,7 +23,7 @@ __all__ = [
     "ew_floor", "ew_ceil", "ew_trunc", "ew_round_decimals", "ew_rsqrt", "ew_sigmoid", "ew_relu",
     "ew_lerp", "ew_erf", "ew_erf_grad",
     "ew_sgn", "ew_log2", "ew_log10", "ew_real", "ew_imag", "ew_conj", "ew_angle", "ew_complex",
-    "ew_polar", "ew_operator",
+    "ew_polar", "ew_operator", "ew_inplace",
 ]
 
 from . import jit as _jit
@@ -665,3 +665,55 @@ def ew_operator(kname, dtype):
     ``"ew_mul"``, ``"ew_truediv"``) on operands of ember ``dtype``: the kernel itself (the torch
     backend gives its own operator where that computes the same)."""
     return globals()[kname]
+
+
+_INPLACE = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide}
+_INPLACE_TYPES = frozenset(np.dtype(t) for t in ("float16", "float32", "float64", "int8", "int16",
+                                                 "int32", "int64", "uint8", "complex64",
+                                                 "complex128"))
+
+
+def ew_inplace(name, holder, b):
+    """Write ``holder.a <name> b`` into ``holder.a``'s memory ("add", "sub", "mul", "div") when
+    that array provably has its buffer to itself (``holder`` is the only one holding it: no
+    view, export, saved step or other tensor) and ``b`` (an array or a Python number) keeps its
+    dtype; returns whether it did (else the caller computes a new array).
+    ``holder`` is the tensor, so that its own reference is the only one counted."""
+    a = holder._data
+    if (a.__class__ is not _ndarray or a.dtype not in _INPLACE_TYPES or not a.flags.owndata
+            or not a.flags.writeable or _getrefcount(a) > _SOLE):
+        return False
+    if b.__class__ is _ndarray:
+        if b.dtype != a.dtype or b.ndim > a.ndim:  # (b cannot view a: nothing else holds a)
+            return False
+    elif b.__class__ not in (int, float) or (b.__class__ is float and a.dtype.kind in "iu"):
+        return False
+    if name == "div" and a.dtype.kind in "iu":
+        return False
+    token = _set(_IGNORE) if _ERRVAR is not None else None
+    try:
+        _INPLACE[name](a, b, out=a)
+    except (ValueError, TypeError):  # b does not broadcast to a: the caller reports it
+        return False
+    finally:
+        if token is not None:
+            _reset(token)
+    return True
+
+
+_getrefcount = __import__("sys").getrefcount
+
+
+def _sole():
+    class _Holder:
+        __slots__ = ("_data",)
+    h = _Holder()
+    h._data = np.empty(1)
+
+    def probe(holder):
+        a = holder._data
+        return _getrefcount(a)
+    return probe(h)
+
+
+_SOLE = _sole()
