@@ -122,7 +122,7 @@ mul, mul_scalar = _twins(
 def _truediv(a, b, op):
     xa, xb, dt, ta, tb, be = _prep2(a, b, op, to_float=True, cx=True)
     out = be.ew_cast(be.ew_truediv(xa, xb), dt)
-    a, b = _operands(a, b, ta, tb, dt)
+    a, b = _operands(a, b, ta, tb, dt, div=True)
 
     def rule(g, need_a, need_b, out):  # -g * a / (b * b) for b, as PyTorch
         return (g / b if need_a else None, -g * a / (b * b) if need_b else None)

@@ -31,7 +31,7 @@ from ..errors import InvalidParameterError, KindError
 from ..shapes import broadcast_shapes
 from ..autodiff.graph import _mode
 from ..autodiff.rules import fit
-from .._tensor import Pending, Tensor, device_error, record, saved, wrap
+from .._tensor import Pending, Tensor, alias, device_error, record, saved, wrap
 from . import fusion as _fusion
 
 _result_type = _dt.result_type
@@ -235,16 +235,21 @@ def _prep2(a, b, op, to_float=False, cx=False):
     return xa, xb, dt, ta, tb, be
 
 
-def _operands(a, b, ta, tb, dt):
-    """The operands of a binary op as its gradient rule sees them: tensors as ``saved`` Tensors
-    of the result dtype ``dt`` (a cast is a recorded step), numbers as they are. (None, None)
-    when no step will be recorded (no operand tracked, recording off, or not a float result:
+def _operands(a, b, ta, tb, dt, div=False):
+    """The operands of a binary op as its gradient rule sees them: tensors as Tensors of the
+    result dtype ``dt`` (a cast is a recorded step), numbers as they are. An operand is
+    ``saved`` (a later in-place write of it makes backward raise, as PyTorch's) when a gradient
+    reads it: the other operand's (``a * b``), and for ``div`` b's own too. (None, None) when
+    no step will be recorded (no operand tracked, recording off, or not a float result:
     ``record`` words the error of a complex one)."""
-    if dt.kind != "float" or not _mode.enabled or \
-            (ta is None or ta._node is None) and (tb is None or tb._node is None):
+    a_tracked = ta is not None and ta._node is not None
+    b_tracked = tb is not None and tb._node is not None
+    if dt.kind != "float" or not _mode.enabled or not (a_tracked or b_tracked):
         return None, None
-    return (a if ta is None else saved(ta) if ta._dtype is dt else ta.cast(dt),
-            b if tb is None else saved(tb) if tb._dtype is dt else tb.cast(dt))
+    keep_a = saved if b_tracked else alias
+    keep_b = saved if a_tracked or div else alias
+    return (a if ta is None else keep_a(ta) if ta._dtype is dt else ta.cast(dt),
+            b if tb is None else keep_b(tb) if tb._dtype is dt else tb.cast(dt))
 
 
 def _record2t(out, dt, ta, tb, rule, name, keep_out=False):

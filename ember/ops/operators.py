@@ -44,8 +44,21 @@ def _kernel_of(memo, device, dtype, kname):
     return last
 
 
+def _keep_none(a, b):
+    return alias(a), alias(b)
+
+
+def _keep_cross(a, b):  # mul: each operand's gradient reads the other
+    return (saved(a) if b._node is not None else alias(a),
+            saved(b) if a._node is not None else alias(b))
+
+
+def _keep_div(a, b):  # a / b: a's gradient reads b, b's reads a and b
+    return saved(a) if b._node is not None else alias(a), saved(b)
+
+
 def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False, reverse=False,
-           reads=True):
+           reads=_keep_cross, reads_number=True):
     """An operator with the short path of DESIGN.md: two tensors of one dtype, shape and device,
     or a float32/float64 tensor with a Python float (or small int), go straight to the kernel
     ``kname`` of the operand's backend (no promotion, no broadcasting checks); everything else
@@ -56,11 +69,12 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False, revers
     backend that computes at once (torch), two untracked tensors need no equal shapes: its
     operator broadcasts as ember does, and shapes it cannot broadcast take ``slow``, which
     words the error. With ``reverse`` it is the reflected operator, ``other OP self`` for a
-    number ``other`` (``grad_ts(s, a)`` builds its rule; no tensor case). ``reads``: whether
-    the rule reads the operands' values (add's and sub's do not: writing an operand in place
-    later does not change their gradients, as PyTorch's)."""
+    number ``other`` (``grad_ts(s, a)`` builds its rule; no tensor case). ``reads(a, b)`` gives
+    the operands a two-tensor rule keeps, ``saved`` where the rule reads a value (so a later
+    in-place write of it makes backward raise, as PyTorch's) and ``alias`` where it does not;
+    ``reads_number``: whether the rule with a number reads the tensor's value."""
     kinds = ("float",) if float_only else ("float", "int")
-    keep = saved if reads else alias
+    keep = saved if reads_number else alias
     memo = [(None, None, None, None)]
 
     def method(self, other):
@@ -115,7 +129,7 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False, revers
                             (kernel, lambda arrays, out: array_rule(grad_tt(
                                 wrap(arrays[0], dt), wrap(arrays[1], dt)), dt)))
                     return record(kernel(a, b), dt, (self, other),
-                                  grad_tt(keep(self), keep(other)), name)
+                                  grad_tt(*reads(self, other)), name)
         elif dt is _F32 or dt is _F64:
             t = type(other)
             if t is float or (t is int and -_EXACT < other < _EXACT):
@@ -218,14 +232,16 @@ def _rdiv_st(s, a):  # d(s / a)/da = -s / a**2
     return lambda g, needs, out: (-g * s / (a * a),)
 
 
-Tensor.__add__ = _short("ew_add", _add, "add", "+", _add_tt, _add_ts, reads=False)
-Tensor.__radd__ = _short("ew_add", _add, "add", "+", None, _add_ts, reverse=True, reads=False)
-Tensor.__sub__ = _short("ew_sub", _sub, "sub", "-", _sub_tt, _add_ts, reads=False)
-Tensor.__rsub__ = _short("ew_sub", _sub, "sub", "-", None, _rsub_st, reverse=True, reads=False)
-Tensor.__mul__ = _short("ew_mul", _mul, "mul", "*", _mul_tt, _mul_ts)
-Tensor.__rmul__ = _short("ew_mul", _mul, "mul", "*", None, _mul_st, reverse=True)
+_NONE = {"reads": _keep_none, "reads_number": False}
+Tensor.__add__ = _short("ew_add", _add, "add", "+", _add_tt, _add_ts, **_NONE)
+Tensor.__radd__ = _short("ew_add", _add, "add", "+", None, _add_ts, reverse=True, **_NONE)
+Tensor.__sub__ = _short("ew_sub", _sub, "sub", "-", _sub_tt, _add_ts, **_NONE)
+Tensor.__rsub__ = _short("ew_sub", _sub, "sub", "-", None, _rsub_st, reverse=True, **_NONE)
+Tensor.__mul__ = _short("ew_mul", _mul, "mul", "*", _mul_tt, _mul_ts, reads_number=False)
+Tensor.__rmul__ = _short("ew_mul", _mul, "mul", "*", None, _mul_st, reverse=True,
+                         reads_number=False)
 Tensor.__truediv__ = _short("ew_truediv", _truediv, "true_divide", "/", _div_tt, _div_ts,
-                            float_only=True)
+                            float_only=True, reads=_keep_div, reads_number=False)
 Tensor.__rtruediv__ = _short("ew_truediv", _truediv, "true_divide", "/", None, _rdiv_st,
                              reverse=True)
 Tensor.__floordiv__ = _dunder(_floordiv, "floor_divide", "//")
