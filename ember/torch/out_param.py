@@ -15,6 +15,9 @@ function returns. As PyTorch 2.13's:
   ``o``'s dtype and on its device;
 - if ``o``'s shape differs it is resized to the result's (it leaves the tensors it shared
   memory with), with PyTorch's ``UserWarning`` when it had elements;
+- an input sharing part of ``o``'s memory (``torch.add(x[:-1], 1, out=x[1:])``) raises
+  ``GraphError``, as in PyTorch; all of it (``out=x`` for an input ``x``) is fine, except for
+  the functions of ``_NO_OVERLAP`` (``cat``, ``gather``, ``take`` ...);
 - with grad mode on, an input (or ``o``) that requires grad raises ``GraphError`` (PyTorch's
   out= functions do not support autograd); ``o`` must be a tensor (``InvalidParameterError``)
   on the result's device (``DeviceError``). Every check runs before anything is written.
@@ -41,11 +44,14 @@ functions free of ``out`` handling; without ``out`` the wrapper calls the functi
 
 import sys
 import warnings
-
 from .._tensor import Tensor as _T
 from ..autodiff.graph import _mode
 from ..errors import DeviceError, GraphError, InvalidParameterError, KindError
-from ..ops.aliasing import _take, leave_family
+import weakref
+
+from .._tensor import Family, _alias_of, _set_slot, alias, family_of
+from ..autodiff.graph import no_grad
+from ..ops.aliasing import Link, _positions, _take, leave_family, write
 from ..ops.inplace import rebind
 
 __all__ = ["with_out", "install", "OUT_FUNCTIONS"]
@@ -129,6 +135,35 @@ _BOOLISH = frozenset(("all", "any"))
 _FACTORIES = frozenset("""arange range zeros ones full empty eye linspace logspace rand randn
     randint randperm normal fft.fftfreq fft.rfftfreq""".split())
 
+# an input sharing some but not all of out's memory is refused (a full overlap, ``torch.add(x,
+# 1, out=x)``, is fine); the full reductions ``torch.max(x)`` and ``torch.min(x)`` do not check
+# (measured: each called with an input and an out that are overlapping views of one tensor)
+_NO_PARTIAL_OVERLAP = frozenset("""
+    abs absolute acos acosh add addbmm addcdiv addcmul addmm addmv addr aminmax angle arccos
+    arccosh arcsin arcsinh arctan arctan2 arctanh asin asinh atan atan2 atanh baddbmm
+    bitwise_and bitwise_left_shift bitwise_not bitwise_or bitwise_right_shift bitwise_xor
+    cat ceil clamp clamp_max clamp_min clip column_stack concat concatenate conj_physical
+    copysign cos cosh cross cumprod cumsum deg2rad digamma div divide dstack erf erfc erfinv
+    exp exp2 expm1 fix floor floor_divide fmax fmin fmod frac frexp gather gcd ger
+    hardshrink heaviside hstack hypot i0 igamma igammac index_add index_copy index_reduce
+    index_select kron kthvalue lcm ldexp lerp lgamma linalg.cross log log10 log1p log2
+    logaddexp logaddexp2 logcumsumexp logit masked_select max maximum median min minimum
+    mode msort mul multiply nan_to_num neg negative nextafter outer polygamma pow rad2deg
+    reciprocal remainder renorm round row_stack rsqrt scatter scatter_add scatter_reduce sgn
+    sigmoid sign sin sinc sinh sort special.bessel_j0 special.bessel_j1 special.digamma
+    special.entr special.erf special.erfc special.erfcx special.erfinv special.exp2
+    special.expit special.expm1 special.gammainc special.gammaln special.i0 special.i0e
+    special.i1 special.i1e special.log1p special.log_ndtr special.modified_bessel_i0
+    special.modified_bessel_i1 special.modified_bessel_k0 special.modified_bessel_k1
+    special.polygamma special.psi special.round special.sinc special.spherical_bessel_j0
+    special.xlog1py special.xlogy special.zeta sqrt square stack sub subtract take
+    take_along_dim tan tanh topk true_divide trunc vstack where xlogy nanmedian
+""".split())
+# ... and these refuse a full overlap too (an input that is out, or a view of all of it)
+_NO_OVERLAP = frozenset("""cat column_stack concat concatenate cross dstack gather ger hstack
+    index_select kron kthvalue linalg.cross masked_select nanmedian outer row_stack stack take
+    take_along_dim vstack""".split())
+
 _RANK = {"bool": 0, "int": 1, "float": 2, "complex": 3}
 
 
@@ -142,6 +177,46 @@ def _tensors(value):
     elif isinstance(value, dict):
         for v in value.values():
             yield from _tensors(v)
+
+
+def _family(t):
+    a = _alias_of(t)
+    return a if a is None or a.__class__ is Family else a.family
+
+
+def _places(t):
+    """The positions of ``t``'s elements in its family's root, as a list (row-major)."""
+    a = _alias_of(t)
+    with no_grad():
+        if a.__class__ is Family:
+            return list(range(t.numel()))
+        return _T.reshape(_positions(a, a.root), (-1,)).tolist()
+
+
+def _check_overlap(name, args, kwargs, outs, full):
+    """Refuse an input that shares part (not all, unless ``full``) of an out's memory, as
+    PyTorch does."""
+    for o in outs:
+        family, mine = _family(o), None
+        for t in _tensors((args, kwargs)):
+            if t is o:
+                if full:
+                    raise _overlap_error(name)
+                continue
+            if family is None or _family(t) is not family:
+                continue
+            mine = _places(o) if mine is None else mine
+            theirs = _places(t)
+            if not full and tuple(t.shape) == tuple(o.shape) and theirs == mine:
+                continue
+            if not set(theirs).isdisjoint(mine):
+                raise _overlap_error(name)
+
+
+def _overlap_error(name):
+    return GraphError(f"{name}(): unsupported operation: some elements of the input tensor and "
+                      "the written-to tensor refer to a single memory location. Please clone() "
+                      "the tensor before performing the operation.")
 
 
 def _outs(name, out):
@@ -198,8 +273,62 @@ def _write(name, o, v):
         return
     if o.numel() > 0:
         _resize_warning(name, o, v)
-    leave_family(o)  # new memory: the tensors it viewed (or that viewed it) keep theirs
-    _take(o, v, not _mode.enabled)
+    _resize(name, o, v)
+
+
+def _raw(name):
+    method = getattr(_T, name)
+    return getattr(method, "view_of", method)  # the op itself, not its view-recording wrapper
+
+
+def _segment(t, offset, n, shape):
+    """The ``n`` elements of ``t``'s memory from ``offset`` on, as a tensor of ``shape``."""
+    return _raw("reshape")(_raw("narrow")(_raw("reshape")(t, (-1,)), 0, offset, n), shape)
+
+
+def _resize(name, o, v):
+    """``o`` resized to hold ``v``, as PyTorch resizes an out: it keeps its memory from its
+    first element on (growing the memory when ``v`` does not fit), so every tensor sharing that
+    memory sees the elements written there, now and on later writes."""
+    data_only = not _mode.enabled
+    a = _alias_of(o)
+    if a is None or (a.__class__ is Family and not a.live()) or o.numel() == 0:
+        leave_family(o)  # nobody shares its memory (an empty view: PyTorch's offset is lost)
+        _take(o, v, data_only)
+        family_of(o).version += 1  # a write, as PyTorch counts it
+        return
+    family = a if a.__class__ is Family else a.family
+    root = o if a is family else a.root
+    with no_grad():
+        offset = 0 if root is o else int(_positions(a, root).reshape(-1)[0].item())
+    size, n = root.numel(), v.numel()
+    k = min(n, size - offset)  # the elements that fit in the memory o had
+    flat, values = _raw("reshape")(root, (-1,)), _raw("reshape")(v, (-1,))
+    head = [_raw("narrow")(flat, 0, 0, offset), _raw("narrow")(values, 0, 0, k),
+            _raw("narrow")(flat, 0, offset + k, size - offset - k)]
+    write(root, _raw("reshape")(_raw("cat")(head), tuple(root.shape)), name)
+    # the memory becomes one flat tensor (grown by the elements that did not fit), and every
+    # tensor of the family a view of it: the old root its first ``size`` elements, o its segment
+    with no_grad():
+        flat = _raw("reshape")(_T.detach(root), (-1,))
+        memory = _raw("cat")([flat, _raw("narrow")(_T.detach(values), 0, k, n - k)])
+    keeper = alias(memory)
+    whole = ("resize", _segment, (0, size, tuple(root.shape)), {}, None)
+    members = [(m, link) for m, link in family.live() if m is not o]
+    if root is not o:
+        members.append((root, None))
+    family.members = []
+    for m, link in members:
+        _relink(family, m, (whole,) + (link.steps if link else ()), keeper)
+    _relink(family, o, (("resize", _segment, (offset, n, tuple(v.shape)), {}, None),), keeper)
+    family.root = weakref.ref(keeper)
+    _set_slot(keeper, family)
+    _take(o, v, data_only)
+
+
+def _relink(family, t, steps, root):
+    _set_slot(t, Link(family, steps, root))
+    family.members.append(weakref.ref(t))
 
 
 def _call(fn, key, name, args, kwargs, out):
@@ -207,6 +336,8 @@ def _call(fn, key, name, args, kwargs, out):
     if _mode.enabled and any(t.requires_grad for t in _tensors((args, kwargs, outs))):
         raise GraphError(f"{name}(): functions with out=... arguments don't support automatic "
                          "differentiation, but one of the arguments requires grad.")
+    if key in _NO_PARTIAL_OVERLAP and not (key in ("max", "min") and len(args) + len(kwargs) < 2):
+        _check_overlap(name, args, kwargs, outs, key in _NO_OVERLAP)
     first = outs[0]
     if key in _FACTORIES and "dtype" not in kwargs and next(_tensors(args), None) is None:
         kwargs = dict(kwargs, dtype=first.dtype)
@@ -248,7 +379,7 @@ def with_out(fn, name, key=None):
 
     >>> import ember.torch as torch
     >>> double = with_out(lambda x: x * 2, "double")
-    >>> o = torch.empty(3)
+    >>> o = torch.empty(0)
     >>> double(torch.ones(2), out=o) is o, o.tolist()
     (True, [2.0, 2.0])
     """

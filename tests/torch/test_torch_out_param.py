@@ -335,3 +335,268 @@ def test_dtype_cast_or_refusal(key):
                 continue
             tol = 1e-2 if dtype == "float16" else 1e-4
             assert_close(o_e, o_t, rtol=tol, atol=tol)
+
+
+# -- resizing ---------------------------------------------------------------------------------
+
+def _both(program):
+    """``program(lib)`` run on PyTorch and ember.torch, with the warnings each emitted."""
+    results = []
+    for lib in (torch, et):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            got = program(lib)
+        results.append((got, [w for w in caught if issubclass(w.category, UserWarning)
+                              and "resized" in str(w.message)]))
+    return results
+
+
+def _values(lib, x):
+    return torch.from_numpy(np.asarray(ember.Tensor.numpy(x))) if lib is et else x
+
+
+@pytest.mark.parametrize("shape", [(3,), (1, 2), (2, 2, 2), (0,), (0, 4), ()])
+def test_resize_warns_when_out_had_elements(shape):
+    def program(lib):
+        o = lib.full(shape, 7.0)
+        r = lib.add(lib.tensor([1.0, 2.0]), 1, out=o)
+        assert r is o
+        return o
+    (o_t, w_t), (o_e, w_e) = _both(program)
+    assert_close(o_e, o_t)
+    assert len(w_e) == len(w_t) == (0 if 0 in shape else 1)
+
+
+def _into_view(base_shape, view, call, later=True):
+    """A program: ``call(lib, out)`` with ``out`` the view ``view(base)`` of a zero tensor of
+    ``base_shape`` (then, if ``later``, ``out.add_(100)``); gives the base and the out."""
+    def program(lib):
+        base = lib.zeros(base_shape)
+        o = view(base)
+        assert call(lib, o) is o
+        if later:  # a later write through the out reaches the base where they share memory
+            o.add_(100)
+        return base, o
+    return program
+
+
+VIEW_PROGRAMS = {
+    # out a view of another tensor, of the result's shape: the base sees the result
+    "row": _into_view((2, 3), lambda b: b[1],
+                      lambda lib, o: lib.add(lib.tensor([1.0, 2.0, 3.0]), 10, out=o)),
+    "column": _into_view((3, 2), lambda b: b[:, 1],
+                         lambda lib, o: lib.mul(lib.tensor([1.0, 2.0, 3.0]), 2, out=o)),
+    "transposed": _into_view((2, 3), lambda b: b.t(),
+                             lambda lib, o: lib.matmul(lib.ones(3, 4), lib.ones(4, 2), out=o)),
+    "reshaped": _into_view((6,), lambda b: b.view(2, 3),
+                           lambda lib, o: lib.cat([lib.ones(1, 3), lib.zeros(1, 3) - 1], out=o)),
+    "stepped": _into_view((8,), lambda b: b[::2],
+                          lambda lib, o: lib.cumsum(lib.tensor([1.0, 2.0, 3.0, 4.0]), 0, out=o)),
+    "reduction": _into_view((2, 3), lambda b: b[0, :2], lambda lib, o: lib.sum(
+        lib.tensor([[1.0, 2.0], [3.0, 4.0]]), 0, out=o)),
+    "0-d": _into_view((3,), lambda b: b[1], lambda lib, o: lib.dot(lib.ones(3), lib.ones(3),
+                                                                    out=o)),
+    "detached": _into_view((2, 2), lambda b: b.detach()[0],
+                           lambda lib, o: lib.exp(lib.zeros(2), out=o)),
+    # resized views keep their memory from their first element on
+    "grows in its base": _into_view((6,), lambda b: b[:2],
+                                    lambda lib, o: lib.add(lib.ones(3), 1, out=o)),
+    "grows at an offset": _into_view((6,), lambda b: b[1:3],
+                                     lambda lib, o: lib.add(lib.ones(3), 1, out=o)),
+    "column grows": _into_view((2, 3), lambda b: b[:, 0],
+                               lambda lib, o: lib.add(lib.ones(3), 1, out=o)),
+    "view reshaped": _into_view((4,), lambda b: b.view(2, 2),
+                                lambda lib, o: lib.add(lib.ones(4), 1, out=o)),
+    "grows past its base": _into_view((2,), lambda b: b[:],
+                                      lambda lib, o: lib.add(lib.ones(5), 1, out=o)),
+    "shrinks": _into_view((2, 3), lambda b: b[1],
+                          lambda lib, o: lib.add(lib.ones(2), 1, out=o)),
+    "tuple of views": _into_view((2, 3), lambda b: (b[0], b[1].long()[:0]), lambda lib, o: lib.sort(
+        lib.tensor([3.0, 1.0, 2.0]), out=o) and o, later=False),
+}
+
+
+def _base_grows(shape, view_of, n):
+    def program(lib):
+        base = lib.zeros(shape)
+        view = view_of(base)
+        assert lib.add(lib.ones(n), 1, out=base) is base
+        base.add_(100)
+        return base, view
+    return program
+
+
+VIEW_PROGRAMS["base grows past its view"] = _base_grows(4, lambda b: b[:2], 6)
+VIEW_PROGRAMS["base shrinks under its view"] = _base_grows(4, lambda b: b[1:], 2)
+VIEW_PROGRAMS["matrix base shrinks"] = _base_grows((2, 3), lambda b: b[:, 1], 4)
+
+
+@pytest.mark.parametrize("case", sorted(VIEW_PROGRAMS))
+def test_out_as_a_view_of_another_tensor(case):
+    (got_t, w_t), (got_e, w_e) = _both(VIEW_PROGRAMS[case])
+    for e, t in zip(got_e, got_t):
+        if isinstance(t, tuple):
+            for e1, t1 in zip(e, t):
+                assert_close(e1, t1)
+        else:
+            assert_close(e, t)
+    assert len(w_e) == len(w_t)
+
+
+# -- refusals: nothing is written -------------------------------------------------------------
+
+def _refused(program, ember_error, torch_error=RuntimeError):
+    """``program(lib, out)`` raises on both (ember: ``ember_error``) and leaves out (and the
+    tensor it views) as it was."""
+    for lib, error in ((torch, torch_error), (et, ember_error)):
+        base = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+        o = base[1]
+        with pytest.raises(error):
+            program(lib, o)
+        assert base.tolist() == [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
+        assert o.tolist() == [4.0, 5.0, 6.0]
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, o: lib.add(lib.ones(3, requires_grad=True), 1, out=o),
+    lambda lib, o: lib.mul(lib.ones(3), lib.ones(3, requires_grad=True) * 2, out=o),
+    lambda lib, o: lib.cat([lib.ones(1), lib.ones(2, requires_grad=True)], out=o),
+    lambda lib, o: lib.sum(lib.ones(2, 3, requires_grad=True), 0, out=o),
+    lambda lib, o: lib.where(lib.ones(3) > 0, lib.ones(3, requires_grad=True), lib.zeros(3),
+                             out=o),
+    lambda lib, o: lib.sort(lib.ones(3, requires_grad=True), out=(o, lib.empty(0, dtype=lib.long))),
+])
+def test_autograd_refusal(call):
+    _refused(call, GraphError)
+
+
+def test_an_out_that_requires_grad_is_refused():
+    for lib, error in ((torch, RuntimeError), (et, GraphError)):
+        o = lib.zeros(2, requires_grad=True)
+        with pytest.raises(error, match="automatic differentiation"):
+            lib.add(lib.ones(2), 1, out=o)
+        assert o.tolist() == [0.0, 0.0]
+
+
+def test_under_no_grad_inputs_that_require_grad_are_fine():
+    got = []
+    for lib in (torch, et):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        p = lib.zeros(2, requires_grad=True)  # a leaf parameter updated in place, as optimizers do
+        with lib.no_grad():
+            assert lib.mul(x, 3, out=p) is p
+        assert p.requires_grad and p.is_leaf
+        got.append(p.detach())
+    assert_close(got[1], got[0])
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, o: lib.add(lib.ones(3), 1, out=[1.0, 2.0]),
+    lambda lib, o: lib.add(lib.ones(3), 1, out=np.zeros(3)),
+    lambda lib, o: lib.max(lib.ones(2, 3), 1, out=o),  # a single tensor for (values, indices)
+    lambda lib, o: lib.add(lib.ones(3), 1, out=(o,)),  # a tuple for one result
+])
+def test_out_must_be_tensors_of_the_results_number(call):
+    _refused(call, InvalidParameterError, TypeError)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, o: lib.add(lib.ones(3), 0.5, out=o.long()[:0]),
+    lambda lib, o: lib.add(lib.ones(3), 0.5, out=o.long()),
+    lambda lib, o: lib.add(lib.ones(3, dtype=lib.complex64), 1, out=o),
+    lambda lib, o: lib.exp(lib.tensor([1, 2, 3]), out=o.long()),
+    lambda lib, o: lib.matmul(lib.ones(3, 2), lib.ones(2), out=o.double()),
+    lambda lib, o: lib.sort(lib.ones(3), out=(o, lib.empty(0, dtype=lib.int32))),
+    lambda lib, o: lib.sort(lib.ones(3), out=(o.double(), lib.empty(0, dtype=lib.long))),
+    lambda lib, o: lib.argmax(lib.ones(3), out=o),
+    lambda lib, o: lib.all(lib.ones(3) > 0, out=o),
+])
+def test_dtype_refusal(call):
+    _refused(call, KindError)
+
+
+def test_a_refused_tuple_out_writes_none_of_its_tensors():
+    for lib, error in ((torch, RuntimeError), (et, KindError)):
+        v, i = lib.zeros(2), lib.zeros(2, dtype=lib.int32)
+        with pytest.raises(error):
+            lib.topk(lib.tensor([3.0, 1.0, 2.0]), 2, out=(v, i))
+        assert v.tolist() == [0.0, 0.0] and i.tolist() == [0, 0]
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, o: lib.add(o[:2], 1, out=o[1:]),
+    lambda lib, o: lib.exp(o[:2], out=o[1:]),
+    lambda lib, o: lib.cat([o[1:2], o[:1]], out=o[1:]),
+    lambda lib, o: lib.where(o[:2] > 0, o[:2], lib.zeros(2), out=o[1:]),
+    lambda lib, o: lib.sort(o[:2], out=(o[1:], lib.empty(0, dtype=lib.long))),
+])
+def test_an_input_sharing_part_of_out_is_refused(call):
+    _refused(call, GraphError)
+
+
+def test_cat_refuses_even_an_input_that_is_out():
+    for lib, error in ((torch, RuntimeError), (et, GraphError)):
+        x = lib.tensor([1.0, 2.0])
+        with pytest.raises(error, match="unsupported operation"):
+            lib.cat([x, x], out=x)
+    assert x.tolist() == [1.0, 2.0]  # ember's is untouched (PyTorch resized it first)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, o: lib.add(o, 1, out=o),
+    lambda lib, o: lib.cumsum(o, 0, out=o),
+    lambda lib, o: lib.mul(o[:2], 2, out=o[:2]),
+    lambda lib, o: lib.add(o[:1], o[2:], out=o[1:2]),
+])
+def test_an_input_that_is_out_or_apart_from_it_is_fine(call):
+    got = []
+    for lib in (torch, et):
+        base = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+        call(lib, base[1])
+        got.append(base)
+    assert_close(got[1], got[0])
+
+
+def test_out_on_another_device_is_refused():
+    other = "torch:cpu" if et.ones(1).device.type != "torch" else "cpu"
+    for device, x_device in ((other, None), (None, other)):
+        o = et.tensor([1.0, 2.0], device=device)
+        x = et.tensor([5.0, 6.0], device=x_device)
+        if o.device == x.device:
+            continue
+        with pytest.raises(DeviceError):
+            et.add(x, 1, out=o)
+        assert o.tolist() == [1.0, 2.0]
+
+
+def test_creation_functions_make_their_result_on_outs_device():
+    for device in ("cpu", "torch:cpu"):
+        o = et.empty(0, device=device)
+        assert et.arange(3, out=o) is o
+        assert str(o.device) == device and o.tolist() == [0.0, 1.0, 2.0]
+
+
+# -- awkward inputs ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.add(lib.tensor(2.0), lib.tensor(3.0), out=lib.empty(())),
+    lambda lib: lib.mul(lib.ones(0, 3), 2, out=lib.empty(0, 3)),
+    lambda lib: lib.sum(lib.ones(0, 3), 0, out=lib.full((3,), 5.0)),
+    lambda lib: lib.exp(lib.arange(6.0).reshape(2, 3).t(), out=lib.empty(3, 2)),
+    lambda lib: lib.add(lib.arange(12.0).reshape(3, 4)[:, ::2], 1, out=lib.zeros(4, 3).t()),
+    lambda lib: lib.matmul(lib.arange(6.0).reshape(2, 3).t(), lib.ones(2, 2), out=lib.empty(0)),
+    lambda lib: lib.cat([lib.ones(0), lib.arange(3.0)], out=lib.empty(3)),
+    lambda lib: lib.amax(lib.arange(6.0).reshape(2, 3), 1, keepdim=True, out=lib.empty(2, 1)),
+    lambda lib: lib.clamp(lib.arange(-3.0, 3.0), min=-1, max=1, out=lib.empty(6)),
+    lambda lib: lib.pow(lib.arange(4), 2, out=lib.empty(4, dtype=lib.float64)),
+    lambda lib: lib.div(lib.arange(4), 2, rounding_mode="floor", out=lib.empty(4, dtype=lib.long)),
+])
+def test_awkward_inputs(call):
+    got_t, got_e = call(torch), call(et)
+    assert_close(got_e, got_t)
+
+
+def test_the_wrapper_keeps_the_function():
+    assert et.add.__name__ == "add"
+    assert et.add.implementation is et.add.out_original.implementation
+    assert et.add(et.ones(2), 1).tolist() == [2.0, 2.0]
