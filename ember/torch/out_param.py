@@ -13,8 +13,9 @@ function returns. As PyTorch 2.13's:
   ``_SAME_KIND`` of its kind; ``sum``, ``prod``, ``cumsum`` and ``cumprod`` compute in ``o``'s
   dtype, and the creation functions (``arange``, ``zeros``, ``full`` ...) make their result in
   ``o``'s dtype and on its device;
-- if ``o``'s shape differs it is resized to the result's (it leaves the tensors it shared
-  memory with), with PyTorch's ``UserWarning`` when it had elements;
+- if ``o``'s shape differs it is resized to the result's, with PyTorch's ``UserWarning`` when
+  it had elements; as in PyTorch it keeps its memory from its first element on (grown when the
+  result does not fit), so a tensor it views, or that views it, sees the elements written there;
 - an input sharing part of ``o``'s memory (``torch.add(x[:-1], 1, out=x[1:])``) raises
   ``GraphError``, as in PyTorch; all of it (``out=x`` for an input ``x``) is fine, except for
   the functions of ``_NO_OVERLAP`` (``cat``, ``gather``, ``take`` ...);
@@ -37,20 +38,19 @@ functions free of ``out`` handling; without ``out`` the wrapper calls the functi
 >>> torch.add(torch.tensor([1.0, 2.0]), 1, out=o) is o, o.tolist()
 (True, [2.0, 3.0])
 >>> base = torch.zeros(2, 3)
->>> values, indices = torch.max(torch.tensor([[1.0, 4.0], [3.0, 2.0]]), 1, out=(base[0, :2], torch.empty(0, dtype=torch.int64)))
+>>> x = torch.tensor([[1.0, 4.0], [3.0, 2.0]])
+>>> values, indices = torch.max(x, 1, out=(base[0, :2], torch.empty(0, dtype=torch.int64)))
 >>> base.tolist(), indices.tolist()
 ([[4.0, 3.0, 0.0], [0.0, 0.0, 0.0]], [1, 0])
 """
 
 import sys
 import warnings
-from .._tensor import Tensor as _T
-from ..autodiff.graph import _mode
-from ..errors import DeviceError, GraphError, InvalidParameterError, KindError
 import weakref
 
-from .._tensor import Family, _alias_of, _set_slot, alias, family_of
-from ..autodiff.graph import no_grad
+from .._tensor import Family, Tensor as _T, _alias_of, _set_slot, alias, family_of
+from ..autodiff.graph import _mode, no_grad
+from ..errors import DeviceError, GraphError, InvalidParameterError, KindError
 from ..ops.aliasing import Link, _positions, _take, leave_family, write
 from ..ops.inplace import rebind
 
@@ -59,46 +59,47 @@ __all__ = ["with_out", "install", "OUT_FUNCTIONS"]
 # -- which functions take out= (PyTorch 2.13), by namespace --------------------------------
 OUT_FUNCTIONS = {
     "torch": """
-        abs absolute acos acosh add addbmm addcdiv addcmul addmm addmv addr all amax amin aminmax
-        angle any arange arccos arccosh arcsin arcsinh arctan arctan2 arctanh argmax argmin argsort
-        asin asinh atan atan2 atanh baddbmm batch_norm_elemt bernoulli bitwise_and
-        bitwise_left_shift bitwise_not bitwise_or bitwise_right_shift bitwise_xor bmm bucketize cat
-        ceil chain_matmul cholesky cholesky_inverse cholesky_solve clamp clamp_max clamp_min clip
-        column_stack complex concat concatenate conj_physical copysign cos cosh cross cummax cummin
-        cumprod cumsum deg2rad diag diff digamma div divide dot dstack empty eq erf erfc erfinv exp
-        exp2 expm1 eye fix float_power floor floor_divide fmax fmin fmod frac frexp frobenius_norm
-        full gather gcd ge geqrf ger greater greater_equal gt hardshrink hash_tensor heaviside histc
-        histogram hstack hypot i0 igamma igammac index_add index_copy index_reduce index_select
-        inner inverse isin isneginf isposinf kron kthvalue lcm ldexp le lerp less less_equal lgamma
-        linspace log log10 log1p log2 log_softmax logaddexp logaddexp2 logcumsumexp logical_and
-        logical_not logical_or logical_xor logit logspace logsumexp lt lu_solve lu_unpack
-        masked_select matmul matrix_power max maximum mean median min minimum mm mode msort mul
-        multinomial multiply mv mvlgamma nan_to_num nanmean nanmedian nanquantile nansum
-        narrow_copy ne neg negative nextafter nonzero norm normal not_equal nuclear_norm ones orgqr
-        ormqr outer polar polygamma pow prod qr quantile rad2deg rand randint randn randperm range
+        abs absolute acos acosh add addbmm addcdiv addcmul addmm addmv addr all amax amin
+        aminmax angle any arange arccos arccosh arcsin arcsinh arctan arctan2 arctanh argmax
+        argmin argsort asin asinh atan atan2 atanh baddbmm batch_norm_elemt bernoulli
+        bitwise_and bitwise_left_shift bitwise_not bitwise_or bitwise_right_shift bitwise_xor
+        bmm bucketize cat ceil chain_matmul cholesky cholesky_inverse cholesky_solve clamp
+        clamp_max clamp_min clip column_stack complex concat concatenate conj_physical copysign
+        cos cosh cross cummax cummin cumprod cumsum deg2rad diag diff digamma div divide dot
+        dstack empty eq erf erfc erfinv exp exp2 expm1 eye fix float_power floor floor_divide
+        fmax fmin fmod frac frexp frobenius_norm full gather gcd ge geqrf ger greater
+        greater_equal gt hardshrink hash_tensor heaviside histc histogram hstack hypot i0
+        igamma igammac index_add index_copy index_reduce index_select inner inverse isin
+        isneginf isposinf kron kthvalue lcm ldexp le lerp less less_equal lgamma linspace log
+        log10 log1p log2 log_softmax logaddexp logaddexp2 logcumsumexp logical_and logical_not
+        logical_or logical_xor logit logspace logsumexp lt lu_solve lu_unpack masked_select
+        matmul matrix_power max maximum mean median min minimum mm mode msort mul multinomial
+        multiply mv mvlgamma nan_to_num nanmean nanmedian nanquantile nansum narrow_copy ne neg
+        negative nextafter nonzero norm normal not_equal nuclear_norm ones orgqr ormqr outer
+        polar polygamma pow prod qr quantile rad2deg rand randint randn randperm range
         reciprocal remainder renorm round row_stack rsqrt scatter scatter_add scatter_reduce
-        searchsorted sgn sigmoid sign signbit sin sinc sinh slice_scatter slogdet softmax sort sqrt
-        square stack std sub subtract sum svd take take_along_dim tan tanh tensordot
-        threshold topk triangular_solve tril triu true_divide trunc var vdot vstack where
-        xlogy zeros""",
+        searchsorted sgn sigmoid sign signbit sin sinc sinh slice_scatter slogdet softmax sort
+        sqrt square stack std sub subtract sum svd take take_along_dim tan tanh tensordot
+        threshold topk triangular_solve tril triu true_divide trunc var vdot vstack where xlogy
+        zeros""",
     "linalg": """
         cholesky cholesky_ex cond cross det eig eigh eigvals eigvalsh householder_product inv
-        inv_ex ldl_factor ldl_factor_ex ldl_solve lstsq lu lu_factor lu_factor_ex lu_solve matmul
-        matrix_norm matrix_power matrix_rank multi_dot norm pinv qr slogdet solve solve_ex
-        solve_triangular svd svdvals tensorinv tensorsolve vecdot vector_norm""",
+        inv_ex ldl_factor ldl_factor_ex ldl_solve lstsq lu lu_factor lu_factor_ex lu_solve
+        matmul matrix_norm matrix_power matrix_rank multi_dot norm pinv qr slogdet solve
+        solve_ex solve_triangular svd svdvals tensorinv tensorsolve vecdot vector_norm""",
     "special": """
         airy_ai bessel_j0 bessel_j1 bessel_y0 bessel_y1 chebyshev_polynomial_t
-        chebyshev_polynomial_u chebyshev_polynomial_v chebyshev_polynomial_w digamma entr erf erfc
-        erfcx erfinv exp2 expit expm1 gammainc gammaincc gammaln hermite_polynomial_h
+        chebyshev_polynomial_u chebyshev_polynomial_v chebyshev_polynomial_w digamma entr erf
+        erfc erfcx erfinv exp2 expit expm1 gammainc gammaincc gammaln hermite_polynomial_h
         hermite_polynomial_he i0 i0e i1 i1e laguerre_polynomial_l legendre_polynomial_p log1p
         log_ndtr logit logsumexp modified_bessel_i0 modified_bessel_i1 modified_bessel_k0
-        modified_bessel_k1 multigammaln ndtr ndtri polygamma psi round scaled_modified_bessel_k0
-        scaled_modified_bessel_k1 shifted_chebyshev_polynomial_t shifted_chebyshev_polynomial_u
-        shifted_chebyshev_polynomial_v shifted_chebyshev_polynomial_w sinc spherical_bessel_j0
-        xlog1py xlogy zeta""",
+        modified_bessel_k1 multigammaln ndtr ndtri polygamma psi round
+        scaled_modified_bessel_k0 scaled_modified_bessel_k1 shifted_chebyshev_polynomial_t
+        shifted_chebyshev_polynomial_u shifted_chebyshev_polynomial_v
+        shifted_chebyshev_polynomial_w sinc spherical_bessel_j0 xlog1py xlogy zeta""",
     "fft": """
-        fft fft2 fftfreq fftn hfft hfft2 hfftn ifft ifft2 ifftn ihfft ihfft2 ihfftn irfft irfft2
-        irfftn rfft rfft2 rfftfreq rfftn""",
+        fft fft2 fftfreq fftn hfft hfft2 hfftn ifft ifft2 ifftn ihfft ihfft2 ihfftn irfft
+        irfft2 irfftn rfft rfft2 rfftfreq rfftn""",
 }
 OUT_FUNCTIONS = {ns: frozenset(names.split()) for ns, names in OUT_FUNCTIONS.items()}
 
@@ -360,7 +361,8 @@ def _call(fn, key, name, args, kwargs, out):
     for o, v, rule in zip(outs, values, rules):
         if o._device != v._device:
             raise DeviceError(f"{name}(): out is on {o._device}, the result on {v._device}; "
-                              "expected out on the result's device", devices=(o._device, v._device))
+                              "expected out on the result's device",
+                              devices=(o._device, v._device))
         err = _dtype_error(rule, v._dtype, o._dtype)
         if err is not None:
             raise err
