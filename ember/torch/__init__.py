@@ -112,6 +112,7 @@ from ._tensor import adopt_inherited as _adopt_inherited  # noqa: E402
 from ..ops import aliasing as _aliasing  # noqa: E402
 
 globals().update(_functions)  # the functions the modules above registered, over ember's
+from . import out_param as _out_param  # noqa: E402,F401  (out=, where PyTorch has it)
 _adopt_inherited()  # every other method of ember.Tensor, its results as ember.torch tensors
 _aliasing.install(Tensor)  # PyTorch's own view methods record their base (ember/ops/aliasing.py)
 del _name, _value
