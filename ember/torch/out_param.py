@@ -9,8 +9,8 @@ function returns. As PyTorch 2.13's:
   the base sees the result; ember/ops/aliasing.py);
 - its dtype is cast to ``o``'s when PyTorch allows: for most functions a result of the same
   kind or a lower one (a float result into a float64 ``o``; a float result into an int64 ``o``
-  raises ``KindError``); the functions of ``_EXACT`` need ``o`` of the result's dtype, those of
-  ``_SAME_KIND`` of its kind; ``sum``, ``prod``, ``cumsum`` and ``cumprod`` compute in ``o``'s
+  raises ``CastError``, a KindError); the functions of ``_EXACT`` need ``o`` of the result's
+  dtype, those of ``_SAME_KIND`` of its kind; ``sum``, ``prod``, ``cumsum`` and ``cumprod`` compute in ``o``'s
   dtype, and the creation functions (``arange``, ``zeros``, ``full`` ...) make their result in
   ``o``'s dtype and on its device;
 - if ``o``'s shape differs it is resized to the result's, with PyTorch's ``UserWarning`` when
@@ -50,7 +50,7 @@ import weakref
 
 from .._tensor import Family, Tensor as _T, _alias_of, _set_slot, alias, family_of
 from ..autodiff.graph import _mode, no_grad
-from ..errors import DeviceError, GraphError, InvalidParameterError, KindError
+from ..errors import CastError, DeviceError, GraphError, InvalidParameterError, KindError
 from ..ops.aliasing import Link, _positions, _take, leave_family, write
 from ..ops.inplace import rebind
 
@@ -232,7 +232,7 @@ def _outs(name, out):
 
 
 def _dtype_error(key, v, o):
-    """The KindError for writing a result of dtype ``v`` into an out of dtype ``o`` under
+    """The CastError for writing a result of dtype ``v`` into an out of dtype ``o`` under
     ``key``'s rule ("exact": the same dtype), or None."""
     if v is o:
         return None
@@ -249,9 +249,9 @@ def _dtype_error(key, v, o):
     if ok:
         return None
     if key == "exact" or key in _EXACT or key in _BOOLISH:
-        return KindError(f"{key}(): expected out tensor to have dtype {v.name}, but got {o.name} "
+        return CastError(f"{key}(): expected out tensor to have dtype {v.name}, but got {o.name} "
                          "instead")
-    return KindError(f"{key}(): result type {v.name} can't be cast to the desired output type "
+    return CastError(f"{key}(): result type {v.name} can't be cast to the desired output type "
                      f"{o.name}")
 
 
