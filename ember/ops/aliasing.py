@@ -25,6 +25,7 @@ and backward raises GraphError when it changed.
 """
 
 import weakref
+from weakref import ref as _ref
 
 from ..autodiff.graph import _mode, no_grad
 from ..dtypes import int64
@@ -75,23 +76,32 @@ class Link:
     """A view's place in its family: the steps from the root (and the root itself, which the
     view keeps alive, as a PyTorch view keeps its base's storage)."""
 
-    __slots__ = ("family", "steps", "root", "detached", "identity", "blocked", "overlapping")
+    __slots__ = ("family", "steps", "root")
 
-    def __init__(self, family, steps, root, parent=None):
+    def __init__(self, family, steps, root):
         self.family = family
         self.steps = steps
         self.root = root
-        name = steps[-1][0]
-        if parent is None:
-            self.detached = name in _DETACHING
-            self.identity = name in _IDENTITY
-            self.blocked = name if name in _UNALIASED else None
-            self.overlapping = name in _OVERLAPPING
-        else:
-            self.overlapping = parent.overlapping or name in _OVERLAPPING
-            self.detached = parent.detached or name in _DETACHING
-            self.identity = parent.identity and name in _IDENTITY
-            self.blocked = parent.blocked or (name if name in _UNALIASED else None)
+
+    @property
+    def detached(self):
+        """Whether a step detaches the root's graph (``detach``, ``.data``)."""
+        return any(s[0] in _DETACHING for s in self.steps)
+
+    @property
+    def identity(self):
+        """Whether the view holds the root's elements in place (``detach``, ``as_torch``)."""
+        return all(s[0] in _IDENTITY for s in self.steps)
+
+    @property
+    def blocked(self):
+        """The name of a step ember does not write through, or None."""
+        return next((s[0] for s in self.steps if s[0] in _UNALIASED), None)
+
+    @property
+    def overlapping(self):
+        """Whether a step may map two elements to one address (``expand``, ``unfold``)."""
+        return any(s[0] in _OVERLAPPING for s in self.steps)
 
 
 def version_of(t):
@@ -119,13 +129,17 @@ def register_view(base, view, step):
     a = getattr(base, "_alias", None)
     if a is None:
         family = base._alias = Family(base)
-        link = Link(family, (step,), base)
+        link = view._alias = Link(family, (step,), base)
     elif a.__class__ is Family:
-        link = Link(a, (step,), base)
+        family = a
+        link = view._alias = Link(a, (step,), base)
     else:
-        link = Link(a.family, a.steps + (step,), a.root, a)
-    view._alias = link
-    link.family.add(view)
+        family = a.family
+        link = view._alias = Link(family, a.steps + (step,), a.root)
+    members = family.members
+    members.append(_ref(view))
+    if len(members) > family.limit:
+        family.limit = 2 * len(family.live()) + 16
     return view
 
 
@@ -376,7 +390,7 @@ def review(t, name, fn, args=(), kwargs=None):
         link = Link(family, (step,), keeper)
     else:
         family = a.family
-        link = Link(family, a.steps + (step,), a.root, a)
+        link = Link(family, a.steps + (step,), a.root)
     _set_slot(t, link)
     family.add(t)
     _take(t, value)
@@ -396,8 +410,6 @@ def join(t, source):
     else:
         family = a.family
         link = Link(family, a.steps, a.root)
-        link.detached, link.identity, link.blocked = a.detached, a.identity, a.blocked
-        link.overlapping = a.overlapping
     _set_slot(t, link)
     family.add(t)
 
@@ -415,7 +427,10 @@ def alias_view(t, cls):
 # -- the view methods -----------------------------------------------------------------------
 
 def _basic_key(key):
-    items = key if type(key) is tuple else (key,)
+    k = type(key)
+    if k is int or k is slice:
+        return True
+    items = key if k is tuple else (key,)
     for it in items:
         k = type(it)
         if not (k is int or k is slice or it is None or it is Ellipsis or
