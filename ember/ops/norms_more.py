@@ -16,7 +16,7 @@ import math
 
 from .._tensor import wrap
 from ..errors import InvalidParameterError, ShapeMismatchError
-from .activation_more import _done
+from .activation import _done
 from .inplace import rebind
 from .nn_args import _float_tensor, _int, _opt_float, _real, _shape_str
 from .random import _gen, _random
@@ -246,7 +246,7 @@ def _feature_dropout(op, input, p, training, inplace, nd, alpha=False):
 
 def _dropout_with(op, input, x, p, shape, inplace, alpha):
     if p == 1.0:
-        return _done(input, x * 0.0, inplace, op)
+        return _done(input, lambda: x * 0.0, inplace, op)
     # the mask keeps each entry with probability 1 - p: Bernoulli draws, as F.dropout's (and
     # PyTorch's, so a run that shares PyTorch's generator sees PyTorch's masks)
     keep = wrap(_random("random_bernoulli", (x._device.backend, _gen(None, op, x._device)), op,
@@ -254,10 +254,9 @@ def _dropout_with(op, input, x, p, shape, inplace, alpha):
     if alpha:
         sa = 1.7580993408473766
         a = 1.0 / math.sqrt((sa * sa * p + 1) * (1 - p))
-        out = x * (keep * a) + ((keep - 1) * (sa * a) + sa * a * p)
-    else:
-        out = x * (keep / (1 - p))
-    return _done(input, out, inplace, op)
+        return _done(input, lambda: x * (keep * a) + ((keep - 1) * (sa * a) + sa * a * p),
+                     inplace, op)
+    return _done(input, lambda: x * (keep / (1 - p)), inplace, op)
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
