@@ -174,6 +174,12 @@ def test_activation_in_place_on_a_leaf_that_requires_grad_raises(name):
     with pytest.raises(ember.errors.GraphError, match="leaf"):
         getattr(EF, name)(x, inplace=True, **ACTIVATIONS[name])
     np.testing.assert_array_equal(_np(x), a)  # unchanged
+    with pytest.raises(RuntimeError, match="view of a leaf Variable"):
+        getattr(TF, name)(torch.tensor(a, requires_grad=True)[0], inplace=True,
+                          **ACTIVATIONS[name])
+    with pytest.raises(ember.errors.GraphError, match="view of a leaf"):
+        getattr(EF, name)(x[0], inplace=True, **ACTIVATIONS[name])
+    np.testing.assert_array_equal(_np(x), a)
     view = x.detach()[0]  # without grad mode, or through a detached alias: allowed, as PyTorch
     with et.no_grad():
         getattr(EF, name)(x, inplace=True, **ACTIVATIONS[name])
@@ -316,6 +322,27 @@ def test_dropout_in_place_with_p_0_or_1(name, p):
     assert e[0] and t[0] and e[5] and t[5]
     for got, want in zip(e[1:5], t[1:5]):
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name, shape", [
+    ("dropout1d", (3, 4)), ("dropout1d", (2, 3, 4)), ("dropout3d", (2, 3, 4, 5)),
+    ("dropout3d", (1, 2, 3, 4, 5)), ("dropout2d", (3, 4, 5))])
+@pytest.mark.parametrize("p, training", [(0.0, True), (0.5, False)])
+def test_channel_dropout_of_an_unbatched_leaf_raises_as_pytorch(name, shape, p, training):
+    # PyTorch unsqueezes an unbatched input in place first, so a leaf raises with nothing dropped
+    a = _data(shape)
+    outcomes = []
+    for lib, F, error in ((torch, TF, RuntimeError), (et, EF, ember.errors.GraphError)):
+        x = lib.tensor(a.copy(), requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                outcomes.append(getattr(F, name)(x, p, training=training, inplace=True) is x)
+            except error as exc:
+                assert "leaf" in str(exc)
+                outcomes.append("raised")
+        np.testing.assert_array_equal(_np(x), a)
+    assert outcomes[1] == outcomes[0]
 
 
 @pytest.mark.parametrize("name", sorted(DROPOUTS))
