@@ -17,7 +17,8 @@ __all__ = ["ReLU", "GELU", "SiLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax"]
 
 
 class ReLU(Module):
-    """``max(x, 0)``; ``inplace`` is accepted and has no effect (values are immutable).
+    """``max(x, 0)``; ``inplace=True`` writes the result into the input tensor (and its views),
+    as PyTorch's.
 
     >>> import ember
     >>> from ember import nn
@@ -31,7 +32,7 @@ class ReLU(Module):
 
     def forward(self, input):
         """Apply the layer to ``input`` (see the class docstring for an example)."""
-        return F.relu(input)
+        return F.relu(input, self.inplace)
 
     def extra_repr(self):
         return "inplace=True" if self.inplace else ""
@@ -62,7 +63,8 @@ class GELU(Module):
 
 
 class SiLU(Module):
-    """SiLU (swish) ``x * sigmoid(x)``.
+    """SiLU (swish) ``x * sigmoid(x)``; ``inplace=True`` writes the result into the input
+    tensor (and its views), as PyTorch's.
 
     >>> from ember import nn
     >>> nn.SiLU()
@@ -75,7 +77,7 @@ class SiLU(Module):
 
     def forward(self, input):
         """Apply the layer to ``input`` (see the class docstring for an example)."""
-        return F.silu(input)
+        return F.silu(input, self.inplace)
 
     def extra_repr(self):
         return "inplace=True" if self.inplace else ""

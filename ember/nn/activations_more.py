@@ -1,7 +1,7 @@
 """PyTorch's other activation modules (LeakyReLU, ELU, SELU, CELU, Mish, Softplus, Hardtanh,
 ReLU6, PReLU, RReLU, GLU ...), each over its ``ember.nn.functional`` function, with PyTorch's
-arguments and repr. ``inplace=True`` rebinds the input tensor to the result (see
-ember/ops/activation_more.py).
+arguments and repr. ``inplace=True`` writes the result into the input tensor and its views, as
+PyTorch's (see ember/ops/activation_more.py).
 
 >>> import ember
 >>> from ember import nn

@@ -20,6 +20,7 @@ __all__ = ["Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaD
 
 class _DropoutNd(Module):
     _fn = None
+    _writes = True  # inplace=True writes the input; PyTorch's alpha dropouts only show it
 
     def __init__(self, p=0.5, inplace=False):
         super().__init__()
@@ -29,7 +30,7 @@ class _DropoutNd(Module):
     def forward(self, input):
         """Apply the layer to ``input`` (see the class docstring for an example)."""
         return type(self)._fn(_check_input(input, type(self).__name__), self.p, self.training,
-                              self.inplace)
+                              self.inplace and self._writes)
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
@@ -70,7 +71,8 @@ class Dropout3d(_DropoutNd):
 
 
 class AlphaDropout(_DropoutNd):
-    """``F.alpha_dropout`` as a module.
+    """``F.alpha_dropout`` as a module; as PyTorch's, ``inplace=True`` is kept (and shown) but
+    the input is never written.
 
     >>> from ember import nn
     >>> nn.AlphaDropout(0.2)
@@ -78,10 +80,12 @@ class AlphaDropout(_DropoutNd):
     """
 
     _fn = staticmethod(N.alpha_dropout)
+    _writes = False
 
 
 class FeatureAlphaDropout(_DropoutNd):
-    """``F.feature_alpha_dropout`` as a module.
+    """``F.feature_alpha_dropout`` as a module; as PyTorch's, ``inplace=True`` is kept (and
+    shown) but the input is never written.
 
     >>> from ember import nn
     >>> nn.FeatureAlphaDropout()
@@ -89,3 +93,4 @@ class FeatureAlphaDropout(_DropoutNd):
     """
 
     _fn = staticmethod(N.feature_alpha_dropout)
+    _writes = False

@@ -506,7 +506,7 @@ class LayerNorm(Module):
 class Dropout(Module):
     """Zeroes each element with probability ``p`` and scales the rest by ``1/(1-p)`` in
     training; passes the input through in eval. Uses ember's generator (``manual_seed``).
-    ``inplace`` is accepted for PyTorch's signature and has no effect (values are immutable).
+    ``inplace=True`` writes the result into the input tensor (and its views), as PyTorch's.
 
     >>> import ember
     >>> from ember import nn
@@ -525,7 +525,7 @@ class Dropout(Module):
 
     def forward(self, input):
         """Apply the layer to ``input`` (see the class docstring for an example)."""
-        return F.dropout(_check_input(input, "Dropout"), self.p, self.training)
+        return F.dropout(_check_input(input, "Dropout"), self.p, self.training, self.inplace)
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"

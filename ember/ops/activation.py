@@ -10,19 +10,39 @@ from ..errors import InvalidParameterError, KindError
 from ..autodiff.rules import array_rule
 from .._tensor import (_adopt_device, check_tensor, record, record_arrays, saved, tensor_method,
                       wrap)
+from .inplace import apply_inplace
 from .nn_args import _float_math, _softmax_dim
 
 
 # -- activations --------------------------------------------------------------------------------
 
-def relu(input):
-    """``max(input, 0)`` elementwise (PyTorch's ``F.relu``).
+def _done(input, compute, inplace, op):
+    """``compute()`` (the out-of-place result), or, when ``inplace``, that result written into
+    ``input`` and its aliases by PyTorch's rules (ember/ops/inplace.py's ``apply_inplace``),
+    returning ``input``. The activations' and dropouts' ``inplace=`` (activation_more.py,
+    norms_more.py)."""
+    if not isinstance(inplace, bool):
+        raise InvalidParameterError(f"{op}: inplace must be a bool, got {inplace!r}",
+                                    "inplace", inplace)
+    if not inplace:
+        return compute()
+    return apply_inplace(input, lambda _: compute(), op)
+
+
+def relu(input, inplace=False):
+    """``max(input, 0)`` elementwise (PyTorch's ``F.relu``); ``inplace=True`` writes the result
+    into ``input`` and its views, as PyTorch's (ember/ops/activation_more.py).
 
     >>> import ember
     >>> import ember.nn.functional as F
     >>> F.relu(ember.tensor([-1.0, 2.0])).tolist()
     [0.0, 2.0]
+    >>> x = ember.tensor([-1.0, 2.0])
+    >>> F.relu(x, inplace=True) is x, x.tolist()
+    (True, [0.0, 2.0])
     """
+    if inplace is not False:
+        return _done(input, lambda: relu(input), inplace, "relu")
     check_tensor(input, "relu", "input")
     if input._dtype.kind != "float":
         if input._dtype.kind == "complex":  # docs/complex.md: nn takes real tensors only
@@ -155,14 +175,17 @@ def _gelu_second(x, approximate):
 
 
 @tensor_method
-def silu(input):
-    """SiLU (swish): ``x * sigmoid(x)``.
+def silu(input, inplace=False):
+    """SiLU (swish): ``x * sigmoid(x)``; ``inplace=True`` writes the result into ``input`` and
+    its views, as PyTorch's.
 
     >>> import ember
     >>> import ember.nn.functional as F
     >>> [round(v, 4) for v in F.silu(ember.tensor([-1.0, 0.0, 1.0])).tolist()]
     [-0.2689, 0.0, 0.7311]
     """
+    if inplace is not False:
+        return _done(input, lambda: silu(input), inplace, "silu")
     op = "silu"
     x = _float_math(input, op)
     be = x._device.backend

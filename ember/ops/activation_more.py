@@ -1,9 +1,11 @@
 """PyTorch's other activation functions (``F.leaky_relu``, ``F.elu``, ``F.softplus``, ``F.glu``
 ...), composed of ember's elementwise ops, so their gradients (of any order) are those ops'.
 
-``inplace=True`` (and the ``elu_``-style spellings) rebinds the input tensor to the result, as
-ember's in-place ops do (ember/ops/inplace.py): the object sees the new value, and the result is
-that object.
+``inplace=True`` (and the ``elu_``-style spellings) writes the result into the input tensor, as
+PyTorch's: the object and every view of it (or the tensor it views) see the new value
+(ember/ops/aliasing.py), the result is that object, and a leaf that requires grad raises
+GraphError outside ``no_grad``. Gradients are PyTorch's: the steps computing the result keep the
+input's value from before the write.
 
 >>> import ember
 >>> import ember.nn.functional as F
@@ -13,8 +15,7 @@ that object.
 
 
 from ..errors import InvalidParameterError, ShapeMismatchError
-from .activation import sigmoid, softmax, tanh
-from .inplace import _check_update, rebind
+from .activation import _done, relu, sigmoid, softmax, tanh
 from .masking import where
 from .random import rand
 from .nn_args import _float_math, _int, _real, _shape_str
@@ -26,18 +27,6 @@ __all__ = ["leaky_relu", "elu", "selu", "celu", "mish", "softplus", "softsign", 
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
-
-
-def _done(input, out, inplace, op):
-    """``out``, or ``input`` rebound to it when ``inplace``."""
-    if not isinstance(inplace, bool):
-        raise InvalidParameterError(f"{op}: inplace must be a bool, got {inplace!r}",
-                                    "inplace", inplace)
-    if not inplace:
-        return out
-    _check_update(input, op)
-    rebind(input, out, op)
-    return input
 
 
 def _neg_expm1(x, scale=1.0):
@@ -55,7 +44,7 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     """
     x = _float_math(input, "leaky_relu")
     s = _real(negative_slope, "leaky_relu", "negative_slope")
-    return _done(input, where(x > 0, x, x * s), inplace, "leaky_relu")
+    return _done(input, lambda: where(x > 0, x, x * s), inplace, "leaky_relu")
 
 
 def elu(input, alpha=1.0, inplace=False):
@@ -68,7 +57,7 @@ def elu(input, alpha=1.0, inplace=False):
     """
     x = _float_math(input, "elu")
     a = _real(alpha, "elu", "alpha")
-    return _done(input, where(x > 0, x, _neg_expm1(x) * a), inplace, "elu")
+    return _done(input, lambda: where(x > 0, x, _neg_expm1(x) * a), inplace, "elu")
 
 
 def selu(input, inplace=False):
@@ -80,8 +69,8 @@ def selu(input, inplace=False):
     1.0507
     """
     x = _float_math(input, "selu")
-    out = where(x > 0, x, _neg_expm1(x) * _SELU_ALPHA) * _SELU_SCALE
-    return _done(input, out, inplace, "selu")
+    return _done(input, lambda: where(x > 0, x, _neg_expm1(x) * _SELU_ALPHA) * _SELU_SCALE,
+                 inplace, "selu")
 
 
 def celu(input, alpha=1.0, inplace=False):
@@ -96,7 +85,7 @@ def celu(input, alpha=1.0, inplace=False):
     a = _real(alpha, "celu", "alpha")
     if a == 0:
         raise InvalidParameterError("celu: alpha is 0; expected a nonzero alpha", "alpha", alpha)
-    return _done(input, where(x > 0, x, _neg_expm1(x, 1.0 / a) * a), inplace, "celu")
+    return _done(input, lambda: where(x > 0, x, _neg_expm1(x, 1.0 / a) * a), inplace, "celu")
 
 
 def softplus(input, beta=1.0, threshold=20.0):
@@ -124,7 +113,7 @@ def mish(input, inplace=False):
     0.8651
     """
     x = _float_math(input, "mish")
-    return _done(input, x * tanh(softplus(x)), inplace, "mish")
+    return _done(input, lambda: x * tanh(softplus(x)), inplace, "mish")
 
 
 def softsign(input):
@@ -153,7 +142,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if lo > hi:
         raise InvalidParameterError(f"hardtanh: min_val {lo} is greater than max_val {hi}; "
                                     "expected min_val <= max_val", "min_val", min_val)
-    return _done(input, x.clamp(lo, hi), inplace, "hardtanh")
+    return _done(input, lambda: x.clamp(lo, hi), inplace, "hardtanh")
 
 
 def relu6(input, inplace=False):
@@ -176,7 +165,7 @@ def hardsigmoid(input, inplace=False):
     [0.0, 0.5, 1.0]
     """
     x = _float_math(input, "hardsigmoid")
-    return _done(input, (x / 6 + 0.5).clamp(0.0, 1.0), inplace, "hardsigmoid")
+    return _done(input, lambda: (x / 6 + 0.5).clamp(0.0, 1.0), inplace, "hardsigmoid")
 
 
 def hardswish(input, inplace=False):
@@ -188,7 +177,7 @@ def hardswish(input, inplace=False):
     [-0.0, 3.0]
     """
     x = _float_math(input, "hardswish")
-    return _done(input, x * (x + 3).clamp(0.0, 6.0) / 6, inplace, "hardswish")
+    return _done(input, lambda: x * (x + 3).clamp(0.0, 6.0) / 6, inplace, "hardswish")
 
 
 def hardshrink(input, lambd=0.5):
@@ -240,7 +229,7 @@ def threshold(input, threshold, value, inplace=False):
     x = _float_math(input, "threshold")
     t = _real(threshold, "threshold", "threshold")
     v = _real(value, "threshold", "value")
-    return _done(input, where(x > t, x, v), inplace, "threshold")
+    return _done(input, lambda: where(x > t, x, v), inplace, "threshold")
 
 
 _threshold = threshold  # threshold_'s parameter of the same name hides the function
@@ -320,7 +309,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
         slope = rand(*x.shape, dtype=x.dtype, device=x.device) * (hi - lo) + lo
     else:
         slope = (lo + hi) / 2
-    return _done(input, where(x >= 0, x, x * slope), inplace, "rrelu")
+    return _done(input, lambda: where(x >= 0, x, x * slope), inplace, "rrelu")
 
 
 def glu(input, dim=-1):
@@ -353,14 +342,9 @@ def _underscored(fn, name):
     def op(input, *args, **kwargs):
         return fn(input, *args, inplace=True, **kwargs)
     op.__name__ = op.__qualname__ = name
-    op.__doc__ = (f"``{fn.__name__}(input, ..., inplace=True)``: rebinds ``input`` to the "
-                  "result and returns it.")
+    op.__doc__ = (f"``{fn.__name__}(input, ..., inplace=True)``: writes the result into "
+                  "``input`` (and its views) and returns it.")
     return op
-
-
-def _relu(input, inplace=False):
-    from .activation import relu  # noqa: PLC0415
-    return _done(input, relu(input), inplace, "relu_")
 
 
 leaky_relu_ = _underscored(leaky_relu, "leaky_relu_")
@@ -371,10 +355,10 @@ hardtanh_ = _underscored(hardtanh, "hardtanh_")
 
 
 def threshold_(input, threshold, value):  # noqa: F811  (PyTorch's parameter names)
-    """``threshold(input, threshold, value, inplace=True)``: rebinds ``input`` to the result
-    and returns it."""
+    """``threshold(input, threshold, value, inplace=True)``: writes the result into ``input``
+    (and its views) and returns it."""
     return _threshold(input, threshold, value, inplace=True)
 
 
 rrelu_ = _underscored(rrelu, "rrelu_")
-relu_ = _underscored(_relu, "relu_")
+relu_ = _underscored(relu, "relu_")

@@ -5,16 +5,18 @@ from ..errors import DimensionError, InvalidParameterError, KindError, ShapeMism
 
 from .._tensor import check_tensor, record, wrap
 from .indexing import linear_map
+from .inplace import apply_inplace
 from .nn_args import _backend, _float_tensor, _int, _real, _shape_str
 from .random import _gen, _random
 
 
 # -- dropout, embedding -------------------------------------------------------------------------
 
-def dropout(input, p=0.5, training=True):
+def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)`` when
     ``training``; the input itself otherwise. Draws from ember's generator
-    (``ember.manual_seed`` reproduces the mask).
+    (``ember.manual_seed`` reproduces the mask). ``inplace=True`` writes the result into
+    ``input`` and its views, as PyTorch's (ember/ops/inplace.py's ``apply_inplace``).
 
     >>> import ember
     >>> import ember.nn.functional as F
@@ -30,6 +32,9 @@ def dropout(input, p=0.5, training=True):
     if not isinstance(training, bool):
         raise InvalidParameterError(f"{op}: training must be a bool, got {training!r}",
                                     "training", training)
+    if not isinstance(inplace, bool):
+        raise InvalidParameterError(f"{op}: inplace must be a bool, got {inplace!r}",
+                                    "inplace", inplace)
     x = input
     if x._dtype.kind != "float":
         if x._dtype.kind == "complex":
@@ -49,6 +54,8 @@ def dropout(input, p=0.5, training=True):
     def apply(a):  # x * mask * scale: its own transpose
         return be.nn_dropout_apply(a, mask, scale)
 
+    if inplace:
+        return apply_inplace(x, lambda t: linear_map(t, apply, apply, op), op)
     return linear_map(x, apply, apply, op)
 
 

@@ -4,7 +4,8 @@
 
 ``instance_norm`` given running statistics and ``use_input_stats=True`` updates them as
 PyTorch does in place: ember rebinds the tensors (ember/ops/inplace.py). The dropouts draw
-from ember's generator (``ember.manual_seed``); ``inplace=True`` rebinds the input.
+from ember's generator (``ember.manual_seed``); ``inplace=True`` writes the result into the
+input and its views, as PyTorch's.
 
 >>> import ember
 >>> import ember.nn.functional as F
@@ -16,8 +17,8 @@ import math
 
 from .._tensor import wrap
 from ..errors import InvalidParameterError, ShapeMismatchError
-from .activation_more import _done
-from .inplace import rebind
+from .activation import _done
+from .inplace import _check_update, rebind
 from .nn_args import _float_tensor, _int, _opt_float, _real, _shape_str
 from .random import _gen, _random
 
@@ -237,6 +238,10 @@ def _feature_dropout(op, input, p, training, inplace, nd, alpha=False):
     if nd == 3 and x.ndim < 1:
         raise ShapeMismatchError(f"{op}: input is 0-d; expected (N, C, D, H, W) or "
                                  "(C, D, H, W)", expected=5, actual=())
+    if inplace and (nd == 1 and x.ndim == 2 or nd == 3 and x.ndim != 5):
+        # PyTorch first unsqueezes an unbatched input in place: a leaf that requires grad
+        # raises even when nothing is dropped
+        _check_update(input, op)
     if not training or p == 0.0:
         return input
     lead = {1: x.ndim - 1, 2: 2, 3: 2 if x.ndim == 5 else 1}.get(nd, 2)
@@ -246,7 +251,7 @@ def _feature_dropout(op, input, p, training, inplace, nd, alpha=False):
 
 def _dropout_with(op, input, x, p, shape, inplace, alpha):
     if p == 1.0:
-        return _done(input, x * 0.0, inplace, op)
+        return _done(input, lambda: x * 0.0, inplace, op)
     # the mask keeps each entry with probability 1 - p: Bernoulli draws, as F.dropout's (and
     # PyTorch's, so a run that shares PyTorch's generator sees PyTorch's masks)
     keep = wrap(_random("random_bernoulli", (x._device.backend, _gen(None, op, x._device)), op,
@@ -254,10 +259,9 @@ def _dropout_with(op, input, x, p, shape, inplace, alpha):
     if alpha:
         sa = 1.7580993408473766
         a = 1.0 / math.sqrt((sa * sa * p + 1) * (1 - p))
-        out = x * (keep * a) + ((keep - 1) * (sa * a) + sa * a * p)
-    else:
-        out = x * (keep / (1 - p))
-    return _done(input, out, inplace, op)
+        return _done(input, lambda: x * (keep * a) + ((keep - 1) * (sa * a) + sa * a * p),
+                     inplace, op)
+    return _done(input, lambda: x * (keep / (1 - p)), inplace, op)
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
