@@ -24,6 +24,7 @@ and backward raises GraphError when it changed.
 [7.0, 5.0, 5.0]
 """
 
+import threading
 import weakref
 from weakref import ref as _ref
 
@@ -208,6 +209,11 @@ def _check_writable(link, op):
                              "write to a view of its detach()")
 
 
+# held while a write reads the values it replaces and rebinds them, so that threads writing
+# disjoint parts of one tensor (or of its views) do not lose each other's writes
+writing = threading.RLock()
+
+
 def write(t, value, op):
     """Make ``t`` hold ``value`` (a tensor of ``t``'s shape and dtype), seen by every alias of
     ``t``; counts one write. With grad mode on, ``t`` (and the tensor it views) take
@@ -220,6 +226,11 @@ def write(t, value, op):
     >>> x.tolist()
     [0.0, 1.0, 1.0]
     """
+    with writing:
+        _write(t, value, op)
+
+
+def _write(t, value, op):
     data_only = not _mode.enabled
     a = _alias_of(t)
     if a is None:  # no view of t and no saved copy: nobody else can see the write

@@ -28,7 +28,7 @@ from .._tensor import (Tensor, _data_from, check_tensor, device_error, tensor_me
 from .creation import full
 from .random import Distribution, _gen, _real, random
 from .._tensor import Family, _alias_of
-from .aliasing import _replay, _take, join, register_view, saving_original, write
+from .aliasing import _replay, _take, join, register_view, saving_original, write, writing
 from .slicing import _broadcasts_into, _leaf_error, _leaf_requiring_grad
 
 __all__ = []
@@ -106,12 +106,13 @@ def apply_inplace(self, fn, op, fast=None):
     when it can show that nothing else sees the buffer.
     """
     _check_update(self, op)
-    if fast is not None and _in_place(self, *fast):
-        return self
-    with saving_original(self) as saving:
-        value = fn(self)
-    _settle(self, value, op)
-    saving.written(value)
+    with writing:  # the value read and the write, one step for other threads
+        if fast is not None and _in_place(self, *fast):
+            return self
+        with saving_original(self) as saving:
+            value = fn(self)
+        _settle(self, value, op)
+        saving.written(value)
     return self
 
 

@@ -21,11 +21,11 @@ from .. import dtypes as _dt
 from ..autodiff.graph import _mode
 from ..errors import DimensionError, GraphError, InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import as_int, normalize_dim
-from .._tensor import Tensor, _data_from, device_error, record, tensor_method, wrap
+from .._tensor import Family, Tensor, _data_from, device_error, record, tensor_method, wrap
 from .advanced_indexing import advanced_getitem, advanced_setitem
 from ..autodiff.rules import sum_to
 from .views import _reshape_to
-from .aliasing import _leaf_error, _leaf_requiring_grad, _rebind, leave_family, write  # noqa: F401
+from .aliasing import _leaf_error, _leaf_requiring_grad, _rebind, leave_family, write, writing  # noqa: F401
 
 __all__ = ["s"]
 
@@ -494,7 +494,8 @@ def __setitem__(self, key, value):
     if _mode.enabled and _leaf_requiring_grad(self):
         raise _leaf_error("__setitem__")
     if advanced:
-        result = advanced_setitem(self, key, value)
+        with writing:
+            write(self, advanced_setitem(self, key, value), "__setitem__")
     else:
         op = "__setitem__"
         dtype = self._dtype
@@ -515,14 +516,15 @@ def __setitem__(self, key, value):
                 raise _dt.complex_into_error(op, "value", v, dtype)
             v = v.cast(dtype)
         a = getattr(self, "_alias", None)
-        if a is not None and getattr(a, "overlapping", False):
-            # an overlapping view (unfold, expand): write only the selection, a view of it, as
-            # PyTorch's copy_ into ``self[key]`` does
+        if a is not None and a.__class__ is not Family:
+            # a view: write only the selection, a view of it, as PyTorch's copy_ into
+            # ``self[key]`` does (the other elements of the tensor it views are not rewritten,
+            # so threads writing disjoint parts of it keep each other's writes)
             target = self[key]
             write(target, v.expand(tuple(target.shape)) if tuple(v.shape) != region else v, op)
             return
-        result = _assign(self, nkey, v, op)
-    write(self, result, "__setitem__")
+        with writing:
+            write(self, _assign(self, nkey, v, op), op)
 
 
 Tensor.__setitem__ = __setitem__
