@@ -26,16 +26,18 @@ and backward raises GraphError when it changed.
 
 import threading
 import weakref
+from contextlib import nullcontext
 from weakref import ref as _ref
 
 from ..autodiff.graph import _mode, no_grad
 from ..dtypes import int64
 from ..errors import GraphError, KindError
-from .._tensor import (Family, Tensor, _alias_of, _get_slot, _set_slot, alias, capturing,
-                       family_of, wrap)
+from .._tensor import (Family, Tensor, _alias_of, _set_slot, alias, capturing, family_of,
+                       wrap)
 
 __all__ = ["Family", "family_of", "version_of", "register_view", "write", "review",
            "leave_family", "written", "join", "view_method", "alias_view", "VIEWS"]
+
 
 def _leaf_requiring_grad(t):
     node = t._node
@@ -130,13 +132,13 @@ def register_view(base, view, step):
     a = getattr(base, "_alias", None)
     if a is None:
         family = base._alias = Family(base)
-        link = view._alias = Link(family, (step,), base)
+        view._alias = Link(family, (step,), base)
     elif a.__class__ is Family:
         family = a
-        link = view._alias = Link(a, (step,), base)
+        view._alias = Link(a, (step,), base)
     else:
         family = a.family
-        link = view._alias = Link(family, a.steps + (step,), a.root)
+        view._alias = Link(family, a.steps + (step,), a.root)
     members = family.members
     members.append(_ref(view))
     if len(members) > family.limit:
@@ -191,7 +193,8 @@ def _positions(link, root, op=""):
 def _scatter(root, idx, value):
     shape = tuple(root.shape)
     flat = Tensor.reshape(root, (-1,))
-    out = Tensor.scatter(flat, 0, Tensor.reshape(idx, (-1,)), Tensor.reshape(value, (-1,)), "assign")
+    out = Tensor.scatter(flat, 0, Tensor.reshape(idx, (-1,)), Tensor.reshape(value, (-1,)),
+                         "assign")
     return Tensor.reshape(out, shape)
 
 
@@ -268,7 +271,7 @@ def _write(t, value, op):
             check[0], check[1] = family, family.version
     members = family.live()
     if members:
-        with no_grad() if data_only else _Nothing():
+        with no_grad() if data_only else nullcontext():
             for m, link in members:
                 if m is not t:
                     _take(m, _replay(link.steps, root), data_only)
@@ -291,14 +294,6 @@ def _own_saves(value, family):
         elif result_family is not None and check[0] is result_family:
             follow.append(check)
     return follow
-
-
-class _Nothing:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
 
 
 def _untracked(x):

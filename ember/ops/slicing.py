@@ -19,13 +19,14 @@ from weakref import ref as _weakref
 
 from .. import dtypes as _dt
 from ..autodiff.graph import _mode
-from ..errors import DimensionError, GraphError, InvalidParameterError, KindError, ShapeMismatchError
+from ..errors import DimensionError, InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import as_int, normalize_dim
 from .._tensor import Family, Tensor, _data_from, device_error, record, tensor_method, wrap
 from .advanced_indexing import advanced_getitem, advanced_setitem
 from ..autodiff.rules import sum_to
 from .views import _reshape_to
-from .aliasing import _leaf_error, _leaf_requiring_grad, _rebind, leave_family, write, writing  # noqa: F401
+from .aliasing import (_leaf_error, _leaf_requiring_grad, _rebind, leave_family,  # noqa: F401
+                       write, writing)
 
 __all__ = ["s"]
 
@@ -535,8 +536,8 @@ def inplace(self, fn):
     """Burn's ``inplace``: rebind this tensor to ``fn(self)``; returns None.
 
     Other tensors (views of this one included) keep their values: the tensor leaves the views'
-    memory (Burn's tensors are values; PyTorch's spellings write through views). A leaf that requires grad can
-    only be updated inside ``ember.no_grad()`` (it then stays that leaf).
+    memory (Burn's tensors are values; PyTorch's spellings write through views). A leaf that
+    requires grad can only be updated inside ``ember.no_grad()`` (it then stays that leaf).
 
     >>> import ember
     >>> t = ember.tensor([1, 2, 3])

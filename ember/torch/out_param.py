@@ -10,8 +10,8 @@ function returns. As PyTorch 2.13's:
 - its dtype is cast to ``o``'s when PyTorch allows: for most functions a result of the same
   kind or a lower one (a float result into a float64 ``o``; a float result into an int64 ``o``
   raises ``CastError``, a KindError); the functions of ``_EXACT`` need ``o`` of the result's
-  dtype, those of ``_SAME_KIND`` of its kind; ``sum``, ``prod``, ``cumsum`` and ``cumprod`` compute in ``o``'s
-  dtype, and the creation functions (``arange``, ``zeros``, ``full`` ...) make their result in
+  dtype, those of ``_SAME_KIND`` of its kind; ``sum``, ``prod``, ``cumsum`` and ``cumprod``
+  compute in ``o``'s dtype, and the creation functions (``arange``, ``zeros``, ``full`` ...) make their result in
   ``o``'s dtype and on its device;
 - if ``o``'s shape differs it is resized to the result's, with PyTorch's ``UserWarning`` when
   it had elements; as in PyTorch it keeps its memory from its first element on (grown when the
@@ -50,7 +50,7 @@ import weakref
 
 from .._tensor import Family, Tensor as _T, _alias_of, _set_slot, alias, family_of
 from ..autodiff.graph import _mode, no_grad
-from ..errors import CastError, DeviceError, GraphError, InvalidParameterError, KindError
+from ..errors import CastError, DeviceError, GraphError, InvalidParameterError
 from ..ops.aliasing import Link, _positions, _take, leave_family, write
 from ..ops.inplace import rebind
 
