@@ -111,11 +111,10 @@ def _scipy():
 
 
 if os.environ.get("EMBER_CONSUMERS_FLOAT64"):
-    # diagnostic: what SciPy's conftest does to PyTorch (torch.set_default_dtype(float64));
-    # ember has no public switch, so the module's defaults are set
-    import ember.dtypes as _dt
-    _dt.default_float = _dt.float64
-    _dt._DEFAULT_OF_KIND.update(float=_dt.float64, complex=_dt.complex128)
+    # what SciPy's conftest does to PyTorch, whose default float is float32 as ember's:
+    # torch.set_default_dtype(torch.float64)
+    import ember.torch
+    ember.torch.set_default_dtype(ember.torch.float64)
 
 if SUITE == "sklearn":
     _sklearn()
@@ -204,7 +203,7 @@ def run(suite, ns, args, extra_paths, plugin_dir):
         cmd += ["-k", keyword]
     cmd += targets
     env = dict(os.environ, SCIPY_ARRAY_API="1", EMBER_CONSUMERS_NS=ns,
-               EMBER_CONSUMERS_FLOAT64="1" if args.float64 else "",
+               EMBER_CONSUMERS_FLOAT64="" if args.float32 or suite != "scipy" else "1",
                EMBER_CONSUMERS_SUITE=suite, EMBER_CONSUMERS_REPORT=report,
                PYTHONPATH=os.pathsep.join([plugin_dir, ROOT] + extra_paths +
                                           [os.environ.get("PYTHONPATH", "")]))
@@ -250,9 +249,10 @@ def main():
     parser.add_argument("--timeout", type=int, default=1800, help="seconds per pytest run")
     parser.add_argument("--deps", default=DEPS, help="where to pip-install array-api-strict")
     parser.add_argument("--json", help="write the outcomes here")
-    parser.add_argument("--float64", action="store_true",
-                        help="diagnostic: run ember with float64 as its default float (as "
-                             "SciPy's conftest sets PyTorch's)")
+    parser.add_argument("--float32", action="store_true",
+                        help="run SciPy's tests with ember's own default float, float32 (by "
+                             "default they run with float64, as SciPy's conftest sets "
+                             "PyTorch's)")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="print every failure on ember with its last line")
     args = parser.parse_args()
