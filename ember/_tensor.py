@@ -368,7 +368,7 @@ def saved(x):
 capturing = []  # lists that saves are added to while an in-place op computes its value
 
 
-_get_slot, _set_slot = Tensor._alias.__get__, Tensor._alias.__set__
+_set_slot = Tensor._alias.__set__
 
 
 class Family:

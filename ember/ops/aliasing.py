@@ -35,7 +35,7 @@ from ..errors import GraphError, KindError
 from .._tensor import (Family, Tensor, _alias_of, _set_slot, alias, capturing, family_of,
                        wrap)
 
-__all__ = ["Family", "family_of", "version_of", "register_view", "write", "review",
+__all__ = ["Family", "family_of", "register_view", "write", "review",
            "leave_family", "written", "join", "view_method", "alias_view", "VIEWS"]
 
 
@@ -105,14 +105,6 @@ class Link:
     def overlapping(self):
         """Whether a step may map two elements to one address (``expand``, ``unfold``)."""
         return any(s[0] in _OVERLAPPING for s in self.steps)
-
-
-def version_of(t):
-    """PyTorch's ``t._version``: how many in-place writes ``t``'s memory has had."""
-    a = _alias_of(t)
-    if a is None:
-        return 0
-    return a.version if a.__class__ is Family else a.family.version
 
 
 # the view steps by what they do to a write: detach the root's graph, keep every element in
