@@ -129,7 +129,7 @@ def _conv_grads(x, w, g, geo, need_x, need_w):
     stride, pads, dilation, groups, out_hw = geo
     be = g._device.backend
     dt = _common((x, w))
-    _, sv = be.nn_conv2d(x._data, w._data, None, stride, pads, dilation, groups, out_hw, dt)
+    sv = be.nn_conv2d_saved(x._data, w._data, stride, pads, dilation, groups, out_hw, dt, need_w)
     gx, gw, _ = be.nn_conv2d_grads(g._data, sv, need_x, need_w, False, x._dtype, w._dtype, None)
     return gx, gw
 

@@ -7,7 +7,7 @@ from .core import NP
 from .nn import _F32, _F64, _np, _out
 
 __all__ = [
-    "nn_conv2d", "nn_conv2d_grads",
+    "nn_conv2d", "nn_conv2d_grads", "nn_conv2d_saved",
 ]
 
 
@@ -60,23 +60,14 @@ def _kernel_slices(kernel, stride, dilation, out_hw):
              slice(j * dw, j * dw + sw * (OW - 1) + 1, sw)) for i in range(kh) for j in range(kw)]
 
 
-def nn_conv2d(x, w, b, stride, pads, dilation, groups, out_hw, dtype):
-    """2-D cross-correlation of ``x`` (N, C, H, W) with ``w`` (O, C/groups, kh, kw), plus ``b``.
-
-    im2col: the windows of a padded copy of the input are gathered into columns (one copy)
-    that one matmul per group contracts with the weights. The padded copy is laid out so that
-    the gather reads long contiguous runs: channels last (a window row is kw * C contiguous
-    values) when kw * C/groups exceeds the output width, else channels first (a window row
-    is an output row, OW values). Either way the result is (O, N * OH * OW), bias added in
-    place, and the output a (N, O, OH, OW) view of it: every (OH, OW) plane contiguous,
-    which the per-channel reductions of batch norm read fastest. Returns (out, saved) where
-    ``saved`` is what ``nn_conv2d_grads`` needs.
-    """
-    dtype = NP[dtype]
+def _columns(x, w, stride, pads, dilation, groups, out_hw, dtype, columns=True):
+    """The im2col of ``nn_conv2d``: ``saved`` (what ``nn_conv2d_grads`` needs), and ``x``
+    batched. The columns are gathered (one copy) only when ``columns``; else ``saved`` holds an
+    empty array of their dtype (the input's gradient reads only the weights and shapes)."""
     unbatched = x.ndim == 3
     if unbatched:
         x = x[None]
-    work = _F64 if dtype == _F64 else _F32
+    work = _F64 if NP[dtype] == _F64 else _F32
     N, C, H, W = x.shape
     O, Cg, kh, kw = w.shape
     G = groups
@@ -89,34 +80,69 @@ def nn_conv2d(x, w, b, stride, pads, dilation, groups, out_hw, dtype):
     ww = w.astype(work, copy=False)
     last = Cg * kw > OW
     if last:
-        xp = np.zeros((N, Hp, Wp, C), dtype=work)                      # padded, channels last
-        xp[:, pt:pt + H, pl:pl + W, :] = x.transpose(0, 2, 3, 1)
-        sN, sH, sW, sC = xp.strides
-        win = _as_strided(xp, (G, N, OH, OW, kh, kw, Cg),
-                          (Cg * sC, sN, sH * sh, sW * sw, sH * dh, sW * dw, sC), writeable=False)
-        cols = win.reshape(G, M, K)                                    # the one copy
+        pshape = (N, Hp, Wp, C)                                        # padded, channels last
         wm = ww.reshape(G, Og, Cg, kh, kw).transpose(0, 1, 3, 4, 2).reshape(G, Og, K)
+    else:
+        pshape = (C, N, Hp, Wp)                                        # channels, batch first
+        wm = ww.reshape(G, Og, K)
+    cols = np.empty((0,), dtype=work)
+    if columns:
+        xp = np.zeros(pshape, dtype=work)
+        if last:
+            xp[:, pt:pt + H, pl:pl + W, :] = x.transpose(0, 2, 3, 1)
+            sN, sH, sW, sC = xp.strides
+            win = _as_strided(xp, (G, N, OH, OW, kh, kw, Cg),
+                              (Cg * sC, sN, sH * sh, sW * sw, sH * dh, sW * dw, sC),
+                              writeable=False)
+            cols = win.reshape(G, M, K)                                # the one copy
+        else:
+            xp[:, :, pt:pt + H, pl:pl + W] = x.transpose(1, 0, 2, 3)
+            sC, sN, sH, sW = xp.strides
+            win = _as_strided(xp, (G, Cg, kh, kw, N, OH, OW),
+                              (Cg * sC, sC, sH * dh, sW * dw, sN, sH * sh, sW * sw),
+                              writeable=False)
+            cols = win.reshape(G, K, M)                                # the one copy
+    return (last, cols, wm, x.shape, pshape, (kh, kw), stride, pads, dilation, G, out_hw,
+            unbatched)
+
+
+def nn_conv2d(x, w, b, stride, pads, dilation, groups, out_hw, dtype):
+    """2-D cross-correlation of ``x`` (N, C, H, W) with ``w`` (O, C/groups, kh, kw), plus ``b``.
+
+    im2col: the windows of a padded copy of the input are gathered into columns (one copy)
+    that one matmul per group contracts with the weights. The padded copy is laid out so that
+    the gather reads long contiguous runs: channels last (a window row is kw * C contiguous
+    values) when kw * C/groups exceeds the output width, else channels first (a window row
+    is an output row, OW values). Either way the result is (O, N * OH * OW), bias added in
+    place, and the output a (N, O, OH, OW) view of it: every (OH, OW) plane contiguous,
+    which the per-channel reductions of batch norm read fastest. Returns (out, saved) where
+    ``saved`` is what ``nn_conv2d_grads`` needs.
+    """
+    saved = _columns(x, w, stride, pads, dilation, groups, out_hw, dtype)
+    last, cols, wm = saved[:3]
+    work = cols.dtype
+    G, Og = wm.shape[:2]
+    N = saved[3][0]
+    OH, OW = out_hw
+    if last:
         mm = np.matmul(cols, wm.transpose(0, 2, 1)).transpose(0, 2, 1)   # (G, Og, M)
-        out = np.empty((G, Og, M), dtype=work)
+        out = np.empty((G, Og, N * OH * OW), dtype=work)
         if b is not None:   # one pass adds the bias and transposes
             np.add(mm, b.astype(work, copy=False).reshape(G, Og, 1), out=out)
         else:
             np.copyto(out, mm)
     else:
-        xp = np.zeros((C, N, Hp, Wp), dtype=work)                      # channels, batch first
-        xp[:, :, pt:pt + H, pl:pl + W] = x.transpose(1, 0, 2, 3)
-        sC, sN, sH, sW = xp.strides
-        win = _as_strided(xp, (G, Cg, kh, kw, N, OH, OW),
-                          (Cg * sC, sC, sH * dh, sW * dw, sN, sH * sh, sW * sw), writeable=False)
-        cols = win.reshape(G, K, M)                                    # the one copy
-        wm = ww.reshape(G, Og, K)
         out = np.matmul(wm, cols)                                      # (G, Og, M)
         if b is not None:
             out += b.astype(work, copy=False).reshape(G, Og, 1)
-    out = out.reshape(O, N, OH, OW).transpose(1, 0, 2, 3)
-    saved = (last, cols, wm, x.shape, xp.shape, (kh, kw), stride, pads, dilation, G, out_hw,
-             unbatched)
-    return _out(out[0] if unbatched else out, dtype), saved
+    out = out.reshape(G * Og, N, OH, OW).transpose(1, 0, 2, 3)
+    return _out(out[0] if saved[-1] else out, NP[dtype]), saved
+
+
+def nn_conv2d_saved(x, w, stride, pads, dilation, groups, out_hw, dtype, need_w):
+    """What ``nn_conv2d_grads`` needs of a convolution, without computing it: for a backward
+    that kept only the inputs (the columns only when the weight's gradient is wanted)."""
+    return _columns(x, w, stride, pads, dilation, groups, out_hw, dtype, columns=need_w)
 
 
 def nn_conv2d_grads(g, saved, need_x, need_w, need_b, x_dtype, w_dtype, b_dtype):

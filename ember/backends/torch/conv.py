@@ -7,7 +7,7 @@ from .core import TORCH
 from .nn import _aten, _out, _td, _work_of
 
 __all__ = [
-    "nn_conv2d", "nn_conv2d_grads",
+    "nn_conv2d", "nn_conv2d_grads", "nn_conv2d_saved",
 ]
 
 
@@ -45,6 +45,20 @@ def nn_conv2d(x, w, b, stride, pads, dilation, groups, out_hw, dtype):
     saved = (xw, ww, b is not None, tuple(stride), padding, tuple(dilation), groups, explicit,
              unbatched)
     return _out(out[0] if unbatched else out, dtype), saved
+
+
+def nn_conv2d_saved(x, w, stride, pads, dilation, groups, out_hw, dtype, need_w):
+    """What ``nn_conv2d_grads`` needs of a convolution, without computing it."""
+    work = _work_of(TORCH[dtype])
+    unbatched = x.ndim == 3
+    xw = x.to(work)
+    if unbatched:
+        xw = xw[None]
+    padding, explicit = _sym(pads)
+    if explicit is not None:
+        xw = TF.pad(xw, explicit)
+    return (xw, w.to(work), False, tuple(stride), padding, tuple(dilation), groups, explicit,
+            unbatched)
 
 
 def nn_conv2d_grads(g, saved, need_x, need_w, need_b, x_dtype, w_dtype, b_dtype):
