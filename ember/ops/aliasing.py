@@ -27,7 +27,6 @@ and backward raises GraphError when it changed.
 import threading
 import weakref
 from contextlib import nullcontext
-from weakref import ref as _ref
 
 from ..autodiff.graph import _mode, no_grad
 from ..dtypes import int64
@@ -131,10 +130,7 @@ def register_view(base, view, step):
     else:
         family = a.family
         view._alias = Link(family, a.steps + (step,), a.root)
-    members = family.members
-    members.append(_ref(view))
-    if len(members) > family.limit:
-        family.limit = 2 * len(family.live()) + 16
+    family.add(view)
     return view
 
 
@@ -256,36 +252,13 @@ def _write(t, value, op):
         else:
             _rebind(root, new, op)
         _take(t, value, data_only)
-    result = _own_saves(value, family)
     family.version += 1
-    if result is not None:
-        for check in result:
-            check[0], check[1] = family, family.version
     members = family.live()
     if members:
         with no_grad() if data_only else nullcontext():
             for m, link in members:
                 if m is not t:
                     _take(m, _replay(link.steps, root), data_only)
-
-
-def _own_saves(value, family):
-    """The step that computed ``value`` (an in-place op's own) read the written tensor's old
-    value: it keeps that value as its own copy (PyTorch's in-place ops save the original), so
-    the write does not invalidate it. Returns the checks of ``value`` itself (a result the step
-    keeps, as ``exp_``'s), which follow the written tensor from now on."""
-    node = value._node
-    if node is None or not node.checks:
-        return None
-    va = getattr(value, "_alias", None)
-    result_family = va if va is None or va.__class__ is Family else va.family
-    follow = []
-    for check in node.checks:
-        if check[0] is family and check[1] == family.version:
-            check[0], check[1] = _UNWRITTEN, 0
-        elif result_family is not None and check[0] is result_family:
-            follow.append(check)
-    return follow
 
 
 def _untracked(x):

@@ -52,7 +52,7 @@ from .._tensor import Family, Tensor as _T, _alias_of, _set_slot, alias, family_
 from ..autodiff.graph import _mode, no_grad
 from ..errors import CastError, DeviceError, GraphError, InvalidParameterError
 from ..ops.aliasing import Link, _positions, _take, leave_family, write
-from ..ops.inplace import rebind
+from ..ops.inplace import _RANK, rebind
 
 __all__ = ["with_out", "install", "OUT_FUNCTIONS"]
 
@@ -165,7 +165,6 @@ _NO_OVERLAP = frozenset("""cat column_stack concat concatenate cross dstack gath
     index_select kron kthvalue linalg.cross masked_select nanmedian outer row_stack stack take
     take_along_dim vstack""".split())
 
-_RANK = {"bool": 0, "int": 1, "float": 2, "complex": 3}
 
 
 def _tensors(value):
