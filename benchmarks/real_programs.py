@@ -122,7 +122,7 @@ _pytorch.manual_seed(0)
 # Generator from a PyTorch Generator seeded the same
 _STREAMS = r"""
 import ember, ember.torch as _et
-import ember.backends.numpy as _nb
+_nb = ember.Device("cpu").backend  # the NumPy backend: its kernels live on the instance
 from ember.dtypes import as_dtype as _as_dtype
 
 def _td(dtype):

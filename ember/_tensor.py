@@ -85,7 +85,7 @@ def _data_from(data, dtype, op="Tensor", device=None):
 def transfer(arr, dtype, source, target):
     """The array ``arr`` (of ember ``dtype``, on Device ``source``) on Device ``target``, through
     host memory (zero-copy where the two backends can share it)."""
-    if source.backend_name == target.backend_name and hasattr(target.backend, "move"):
+    if source.backend_name == target.backend_name:
         return target.backend.move(arr)
     return target.backend.from_host(source.backend.to_host(arr), dtype)
 

@@ -16,62 +16,24 @@ changes it for a block (as ``torch.set_default_device`` and ``with torch.device(
 (Device('cpu'), 'torch:cuda:1')
 """
 
-import importlib
-import importlib.util
 import os
 import threading
 
+from .backends import registry
 from .errors import DeviceError, InvalidParameterError
 
 __all__ = ["Device", "as_device", "get_default_device", "set_default_device", "devices", "CPU"]
 
-_BACKEND_OF = {"cpu": "numpy", "numpy": "numpy"}
-_TORCH_TYPES = ("cpu", "cuda", "mps")
-_MAX_INDEX = 2 ** 63 - 1
 _interned = {}
 _lock = threading.Lock()
 
 
-def _parse(spec, index):
-    """(backend name, type, index) of a device name; InvalidParameterError for anything else."""
-    if not isinstance(spec, str):
-        raise InvalidParameterError(
-            f"device must be a Device or a device name such as 'cpu' or 'torch:cuda:0', got "
-            f"{type(spec).__name__} {spec!r}", "device", spec)
-    parts = spec.strip().lower().split(":")
-    if parts[0] in _BACKEND_OF and len(parts) <= 2 and index in (None, 0):
-        if len(parts) == 1 or parts[1] == "0":  # "cpu:0", as PyTorch writes it
-            return "numpy", "cpu", None
-    if parts[0] == "torch":
-        parts = parts[1:] or ["cpu"]
-    if parts and parts[0] in _TORCH_TYPES and len(parts) <= 2:
-        kind = parts[0]
-        if len(parts) == 2:
-            digits = parts[1]
-            if not (digits.isascii() and digits.isdigit() and int(digits) <= _MAX_INDEX) or (
-                    index is not None and index != int(digits)):
-                raise InvalidParameterError(
-                    f"device: {spec!r} has an invalid index; expected a name such as "
-                    f"'torch:cuda:0' (an index from 0 to {_MAX_INDEX})", "device", spec)
-            index = int(digits)
-        if index is not None and (type(index) is not int or not 0 <= index <= _MAX_INDEX):
-            raise InvalidParameterError(
-                f"device: index {index!r} must be an int from 0 to {_MAX_INDEX}", "index", index)
-        if kind == "cuda":
-            return "torch", kind, index or 0
-        if index not in (None, 0):
-            raise InvalidParameterError(f"device: {kind!r} has no index {index}", "index", index)
-        return "torch", kind, None
-    raise InvalidParameterError(
-        f"device: {spec!r} is not a device name; expected 'cpu', 'torch:cpu', 'torch:cuda', "
-        "'torch:cuda:N', 'torch:mps' (or 'cuda', 'cuda:N', 'mps')", "device", spec)
-
-
 class Device:
-    """Where a tensor's buffer lives: a backend ("numpy" or "torch"), a type ("cpu", "cuda",
-    "mps") and an index (cuda only). One object per device, so ``is`` compares them.
+    """Where a tensor's buffer lives: a backend (a name in ``ember.backends.registry``), a type
+    ("cpu", "cuda", "mps") and an index (cuda only). One object per device, so ``is`` compares
+    them.
 
-    ``d.backend`` is the backend module that computes on it (torch is imported the first time a
+    ``d.backend`` is the Backend instance that computes on it (torch is imported the first time a
     torch device is used). Used as a context manager, it is the creation functions' default.
 
     >>> Device("cpu").type, Device("torch:cuda:1").index
@@ -91,9 +53,7 @@ class Device:
         found = _interned.get(key) if isinstance(type, str) and index.__hash__ else None
         if found is not None:
             return found
-        backend_name, kind, idx = _parse(type, index)
-        name = "cpu" if backend_name == "numpy" else \
-            f"torch:{kind}" + (f":{idx}" if idx is not None else "")
+        backend_name, kind, idx, name = registry.parse(type, index)
         with _lock:
             self = _interned.get(name)
             if self is None:
@@ -108,8 +68,7 @@ class Device:
         if attr != "backend":
             raise AttributeError(attr)
         # the first use of this device: load its backend (a plain slot read from then on)
-        module = importlib.import_module(f"ember.backends.{self.backend_name}")
-        backend = module.for_device(self)
+        backend = registry.module_of(self.backend_name).for_device(self)
         self.backend = backend
         return backend
 
@@ -193,17 +152,13 @@ def set_default_device(device):
 
 
 def devices():
-    """The devices available here: ``cpu``, then ``torch:cpu`` and each CUDA or MPS device when
-    PyTorch is installed (imports torch only to ask it).
+    """The devices available here, backend by backend: ``cpu``, then ``torch:cpu`` and each
+    CUDA or MPS device when PyTorch is installed (imports torch only to ask it).
 
     >>> devices()[0]
     Device('cpu')
     """
-    found = [CPU]
-    if importlib.util.find_spec("torch") is not None:
-        torch_backend = importlib.import_module("ember.backends.torch")
-        found += [Device(name) for name in torch_backend.available_devices()]
-    return found
+    return [Device(name) for name in registry.available_names()]
 
 
 def _env_default():

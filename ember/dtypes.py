@@ -14,7 +14,6 @@ ember.int16
 """
 
 import numbers
-import sys
 
 from .errors import InvalidParameterError, KindError
 
@@ -165,13 +164,8 @@ def as_dtype(value, param="dtype", op=None):
 def _native(value):
     """The ember dtype of a loaded backend's own dtype or type (``numpy.float32``,
     ``torch.int8``), or None."""
-    for name in ("numpy", "torch"):
-        module = sys.modules.get(f"ember.backends.{name}")
-        if module is not None:
-            found = module.ember_dtype(value)
-            if found is not None:
-                return found
-    return None
+    from .backends import registry
+    return registry.ember_dtype(value)
 
 
 def _promote_ints(a, b):

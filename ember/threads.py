@@ -14,8 +14,8 @@ torch backend is in use (``torch.set_num_threads``).
 >>> ember.set_num_threads(before)
 """
 
-import sys
 
+from .backends import registry
 from .devices import CPU, Device, get_default_device
 from .errors import InvalidParameterError
 
@@ -23,10 +23,14 @@ __all__ = ["set_num_threads", "get_num_threads"]
 
 
 def _cpu_backends():
-    """The kernel tables of the CPU devices in use: NumPy's, and torch's once it is loaded."""
+    """The backends of the CPU devices in use: NumPy's, and each loaded backend's CPU device
+    (torch's once it is loaded)."""
     found = [CPU.backend]
-    if "ember.backends.torch" in sys.modules:
-        found.append(Device("torch:cpu").backend)
+    for module in registry.loaded_modules():
+        for name in module.available_devices():
+            device = Device(name)
+            if device.type == "cpu" and device.backend not in found:
+                found.append(device.backend)
     return found
 
 

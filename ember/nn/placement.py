@@ -7,6 +7,7 @@ Each moves or casts by rebinding a module's tensors: a parameter keeps its ident
 """
 
 from .. import dtypes as _dt
+from ..backends import registry
 from ..devices import as_device
 from ..errors import KindError
 from .._tensor import Device, transfer, wrap
@@ -18,7 +19,7 @@ __all__ = []
 def _names_device(value):
     """Whether the string ``value`` names a device ("cpu", "torch:cpu", "cuda:1" ...)."""
     head = value.split(":")[0].strip().lower()
-    return head in ("cpu", "cuda", "mps", "torch", "numpy")
+    return head in registry.device_heads()
 
 
 @module_method

@@ -20,7 +20,7 @@ device)``) or the size (``Tensor.eye(3, device)``). Only ``"cpu"`` exists; ``"cp
 import math
 
 from .. import dtypes as _dt
-from ..backends import host_of
+from ..backends import host_of, registry
 from ..devices import CPU, Device, as_device
 from ..errors import InvalidParameterError, KindError
 from ..shapes import argfix, check_rank
@@ -85,14 +85,12 @@ def _new_from_primitive(primitive, op="new", backend=None):
     >>> ember.Tensor.new(np.array([1, 2], dtype=np.int32)).dtype
     ember.int32
     """
-    module = host_of(primitive)
-    be = None if module is None else module.adopt(primitive)[1].backend
+    be = host_of(primitive)
     if be is None or not be.is_array(primitive) or (backend is not None
-                                                   and module.name != backend):
-        want = "a torch.Tensor" if backend == "torch" else "a numpy.ndarray"
+                                                   and be.name != backend):
         raise InvalidParameterError(
-            f"{op}: primitive must be the backend's array ({want}"
-            f"{'' if backend else ' or a torch.Tensor'}), got {type(primitive).__name__}; use "
+            f"{op}: primitive must be the backend's array ({registry.array_names(backend)}), "
+            f"got {type(primitive).__name__}; use "
             "ember.tensor or Tensor.from_data for other data",
             "primitive", primitive)
     try:
@@ -104,7 +102,8 @@ def _new_from_primitive(primitive, op="new", backend=None):
 
 def _from_primitive(primitive, backend="numpy"):
     """Burn's ``from_primitive``, the inverse of ``try_into_primitive``: ``Tensor.new`` for the
-    backend named ``backend`` ("numpy" or "torch"; another name raises InvalidParameterError).
+    backend named ``backend`` (a name of ``ember.backends.registry``: "numpy", "torch"; another
+    name raises InvalidParameterError).
     A static method.
 
     >>> import numpy as np

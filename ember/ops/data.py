@@ -13,6 +13,7 @@ first.
 """
 
 from .. import dtypes as _dt
+from ..backends import registry
 from ..backends.guard import check_shaped
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import argfix
@@ -122,8 +123,7 @@ def _complex_array_dtype(src, dtype, op):
 
 # -- devices, clones, buffer ownership ----------------------------------------------------------
 
-_DEVICE_NAMES = ("cpu", "cuda", "mps", "torch", "numpy", "xpu", "meta", "wgpu", "vulkan",
-                 "metal", "rocm")
+_DEVICE_NAMES = registry.device_heads() + ("xpu", "meta", "wgpu", "vulkan", "metal", "rocm")
 
 
 def _is_device(value):
@@ -699,11 +699,8 @@ async def to_data_async(self):
 Tensor.into_data_async = to_data_async
 
 
-_BACKENDS = ("numpy", "torch")
-
-
 def check_backend(backend, op, device=None):
-    """Raise InvalidParameterError unless ``backend`` names a backend ("numpy" or "torch"), and,
+    """Raise InvalidParameterError unless ``backend`` names a registered backend, and,
     when ``device`` is given, the backend of that device."""
     if device is not None:
         if backend != device.backend_name:
@@ -711,10 +708,10 @@ def check_backend(backend, op, device=None):
                 f"{op}: the tensor lives on {device} (the {device.backend_name!r} backend), not "
                 f"the {backend!r} backend; expected backend={device.backend_name!r}",
                 "backend", backend)
-    elif backend not in _BACKENDS:
+    elif backend not in registry.names():
         raise InvalidParameterError(
             f"{op}: backend {backend!r} is not an ember backend; expected one of "
-            + ", ".join(repr(b) for b in _BACKENDS), "backend", backend)
+            + ", ".join(repr(b) for b in registry.names()), "backend", backend)
 
 
 @tensor_method

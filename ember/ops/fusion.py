@@ -45,19 +45,13 @@ _F32 = _dt.float32
 _BOOL = _dt.bool_
 _F64 = _dt.float64
 _EXACT = 1 << 53
-_makers = {}  # id(backend) -> (backend, its ew_chain or None when it computes eagerly)
-
-
 def _maker(be):
-    found = _makers.get(id(be))
-    if found is None:  # the first large op of this backend (kept: its id stays its own)
-        found = _makers[id(be)] = (be, getattr(be, "ew_chain", None))
-    return found[1]
+    return be.ew_chain if be.fuses else None
 
 
 def defers(be):
-    """Whether backend ``be`` defers elementwise chains (it has ``ew_chain``), looked up once."""
-    return _maker(be) is not None
+    """Whether backend ``be`` defers elementwise chains (its ability ``fuses``)."""
+    return be.fuses
 
 
 def start(be, kernel, a, b, dtype, ad, device):
@@ -174,8 +168,7 @@ def sum(t, axes, keepdims):
     if not ndim or (axes != every and axes != (ndim - 1,)):
         return None
     device = t._device
-    reduce = getattr(device.backend, "ew_chain_sum", None)
-    out = None if reduce is None else reduce(chain, axes != every)
+    out = device.backend.ew_chain_sum(chain, axes != every)
     if out is None:
         return None
     if keepdims:

@@ -15,9 +15,10 @@ draw from it instead (PyTorch's spelling).
 """
 
 import math
-import sys
 
 from .. import dtypes as _dt
+from ..backends import registry
+from ..devices import Device
 from ..devices import CPU, _default, as_device, get_default_device
 from ..errors import DeviceError, DimensionError, InvalidParameterError, KindError
 from ..shapes import as_int, check_rank
@@ -247,17 +248,13 @@ def _loaded_devices():
     """The non-NumPy devices whose backend has been loaded; when the program has imported
     torch, its devices are loaded here (cheap then), so that torch's own generators follow
     ``manual_seed`` even for draws that do not pass through these samplers."""
-    if "torch" in sys.modules and "ember.backends.torch" not in sys.modules:
-        from ..devices import devices
+    for entry in registry.used_unloaded():
         try:
-            for device in devices():
-                device.backend  # noqa: B018 - loads the device's kernel table
-        except Exception:  # noqa: BLE001 - an unusable torch leaves only the CPU to seed
-            return []
-    torch_backend = sys.modules.get("ember.backends.torch")
-    if torch_backend is None:
-        return []
-    return list(getattr(torch_backend, "_tables", {}))
+            for name in registry.module_of(entry.name).available_devices():
+                Device(name).backend  # noqa: B018 - loads the device's backend
+        except Exception:  # noqa: BLE001 - an unusable library leaves the others to seed
+            continue
+    return [b.device for b in registry.loaded_backends() if b.device is not CPU]
 
 
 class _DefaultGenerator(Generator):

@@ -98,21 +98,3 @@ def test_no_bytecode_or_frame_reading(name):
             if used in (name, "." + name):
                 found.append(f"{rel}:{line} uses {used}")
     assert not found, "\n".join(found)
-
-
-# Kernels only the NumPy backend has, and why: fusion is the NumPy backend's (torch computes
-# eagerly); TensorData, pickles and NumPy's array protocol live in host memory, so every device
-# reads them through the NumPy backend; the dtype map and protocol helpers are each backend's own.
-NUMPY_ONLY = {"Chain", "ew_chain", "ew_chain_sum", "ew_evaluate", "ew_deferrable", "ew_shared_view",
-              "data_array", "data_as_dtype", "data_equal", "data_is_number", "data_mismatches",
-              "data_to_python", "io_unpickled", "NP", "allocation_error", "check_items",
-              "for_device"}
-
-
-def test_the_torch_backend_has_every_kernel():
-    pytest.importorskip("torch")
-    import ember.backends.numpy as host
-    import ember.backends.torch as torch_backend
-    missing = sorted(set(host.KERNELS) - set(torch_backend.KERNELS) - NUMPY_ONLY)
-    assert not missing, f"kernels the torch backend lacks: {missing}"
-    assert set(torch_backend.KERNELS) - set(host.KERNELS) == {"TORCH", "move"}

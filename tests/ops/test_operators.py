@@ -123,7 +123,7 @@ def test_operator_fast_path_leaves_tracked_operands_to_record():
 
 
 def test_operator_fast_path_never_warns_nor_changes_numpy_error_state():
-    from ember.backends import numpy as be
+    be = ember.Device("cpu").backend
     big = E(np.array([3e38, -3e38, 0.0], np.float32))
     zero = E(np.zeros(3, np.float32))
     state = np.geterr()

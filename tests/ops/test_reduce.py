@@ -711,7 +711,7 @@ def test_untracked_sum_and_mean_keep_the_autodiff_state(ad, dtype):
 
 
 def test_reductions_never_warn_nor_change_numpy_error_state():
-    from ember.backends import numpy as be
+    be = ember.Device("cpu").backend
     big = ember.tensor([3e38, 3e38, -1.0])
     empty = ember.tensor(np.zeros((0, 3)), dtype="float32")
     state = np.geterr()
@@ -730,7 +730,7 @@ def test_reductions_never_warn_nor_change_numpy_error_state():
 
 @pytest.mark.numpy_only
 def test_sum_kernel_returns_arrays_of_the_requested_dtype():
-    from ember.backends import numpy as be
+    be = ember.Device("cpu").backend
     for arr, dtype in [(np.ones(3, np.float32), np.float32), (np.ones((2, 2)), np.float64),
                        (np.ones(3, np.float16), np.float16), (np.ones(3, np.int8), np.int64),
                        (np.ones(3, bool), np.int64)]:

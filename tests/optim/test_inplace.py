@@ -14,7 +14,7 @@ import torch
 
 import ember
 from ember import optim
-from ember.backends import numpy as be  # the NumPy backend's kernels, called directly
+be = ember.Device("cpu").backend  # the NumPy backend's kernels, called directly
 
 SGD_OPTIONS = [
     {"lr": 0.1},

@@ -1,10 +1,13 @@
-"""The NumPy backend: one kernel table, gathered from one file per op family.
+"""The NumPy backend: ``NumpyBackend``, its kernels gathered from one file per op family.
 
-Each family module lists its kernels in ``__all__``; this package is the table (a kernel defined
-twice is an error), and ``Device("cpu").backend`` is this module.
+Each family module lists its kernels in ``__all__``; every name there is a kernel declared in
+``ember/backends/base`` (where the required primitives and the shared defaults live), and
+``Device("cpu").backend`` is the one ``NumpyBackend`` instance.
 """
 
-from .. import kernel_table
+import numpy as np
+
+from ..base import Backend, HostKernels
 from . import (activation, array_api, attention, bitwise, color, compare, components, conv,
                core, creation, distributed, dlpack, dropout, elementwise, fft,
                indexing, io, linalg, linear, loss, morphology, movement, nn,
@@ -19,5 +22,43 @@ FAMILIES = (core, creation, movement, segments, slicing, elementwise, bitwise, c
 name = "numpy"
 
 
-KERNELS = kernel_table(FAMILIES, name)
-globals().update(KERNELS)
+class NumpyBackend(Backend, HostKernels, kernels=FAMILIES):
+    """The kernels of the CPU device on NumPy arrays (with the compiled C kernels of ``jit``)."""
+
+    name = "numpy"
+    xp = np
+    Array = np.ndarray
+    native_device = "cpu"
+    RaggedError = core.RaggedError
+    RankError = core.RankError
+    LinAlgFailure = linalg.LinAlgFailure
+    fuses = True
+    writes_in_place = True
+
+
+_instance = []
+
+
+def for_device(device):
+    """The NumPy backend of ``device`` (the CPU, its one device). Its first use installs the
+    buffer pool (``buffers.start``)."""
+    if not _instance:
+        from . import buffers
+        buffers.start()
+        _instance.append(NumpyBackend(device))
+    return _instance[0]
+
+
+def instances():
+    """The NumpyBackend made so far (none before the CPU's first use)."""
+    return list(_instance)
+
+
+def available_devices():
+    """Names of the NumPy backend's devices: the CPU."""
+    return ["cpu"]
+
+
+owns = core.owns
+adopt = core.adopt
+ember_dtype = core.ember_dtype

@@ -14,11 +14,11 @@ Array = np.ndarray
 
 
 __all__ = [
-    "Array", "NP", "allocation_failed", "allocation_error", "allocates", "check_items",
+    "Array", "allocation_failed", "allocates",
     "RaggedError", "RankError", "asarray", "complex_cast_message", "is_array",
     "cast", "readonly", "copy", "contiguous", "is_contiguous", "shares_memory", "tolist", "item",
-    "scalar_array", "sum_to_shape", "broadcast_to", "add", "ones_like", "zeros_like", "dtype_of",
-    "ember_dtype", "owns", "adopt", "for_device", "numel", "to_host", "from_host", "synchronize",
+    "scalar_array", "sum_to_shape", "broadcast_to", "add", "native_dtype", "dtype_of",
+    "ember_dtype", "numel", "to_host", "from_host", "synchronize",
 ]
 
 try:  # NumPy >= 2: the error state lives in a context variable that ufuncs read on each call
@@ -51,6 +51,7 @@ def _warnings_off(fn):
     wrapper.__name__ = fn.__name__
     wrapper.__qualname__ = fn.__qualname__
     wrapper.__doc__ = fn.__doc__
+    wrapper.__wrapped__ = fn
     return wrapper
 
 
@@ -281,8 +282,6 @@ def broadcast_to(a, shape, op="broadcast_to"):
 
 
 add = np.add
-ones_like = np.ones_like
-zeros_like = np.zeros_like
 
 
 # -- the backend protocol: dtypes, devices, host transfer -------------------------------------
@@ -318,6 +317,11 @@ def _dtype_tables():
 
 
 NP, _EMBER = _dtype_tables()
+
+
+def native_dtype(dtype):
+    """NumPy's dtype for the ember DType ``dtype``."""
+    return NP[dtype]
 
 
 def dtype_of(a):

@@ -10,7 +10,7 @@ import math as _math
 import numpy as np
 
 __all__ = [
-    "ew_scalar", "ew_cast", "Chain", "ew_chain", "ew_chain_sum",
+    "ew_scalar", "ew_cast", "ew_chain", "ew_chain_sum",
     "ew_shared_view", "ew_deferrable",
     "ew_evaluate", "ew_any_zero", "ew_any_negative",
     "ew_add", "ew_sub", "ew_mul", "ew_truediv", "ew_floordiv", "ew_remainder", "ew_fmod",
@@ -79,6 +79,7 @@ def _quiet(fn):
         wrapper.__doc__ = f"``numpy.{name}`` with floating-point warnings off."
     else:
         wrapper.__doc__ = fn.__doc__
+        wrapper.__wrapped__ = fn
     return wrapper
 
 

@@ -1,9 +1,10 @@
 """The PyTorch backend: torch tensors are the buffers, so the same kernels run on the CPU here
 and on CUDA or MPS where present. Imported only when a torch device is first used.
 
-The kernel table is explicit: each family module lists its kernels in ``__all__``; a kernel that
-creates a buffer from nothing takes a keyword ``device`` (a ``torch.device``), which
-``for_device`` binds, so ops call every backend's kernels the same way.
+``TorchBackend`` gathers the kernels of the family modules (each lists them in ``__all__``; each
+is declared in ``ember/backends/base``); a kernel that creates a buffer from nothing takes a
+keyword ``device`` (a ``torch.device``), which each device's instance binds, so ops call every
+backend's kernels the same way.
 """
 
 import functools
@@ -15,10 +16,12 @@ except ImportError:  # pragma: no cover - torch is an optional dependency
     torch = None
 
 from ...errors import DeviceError
-from .. import kernel_table
+from ..base import Backend
 
 if torch is None:  # pragma: no cover
     raise DeviceError("the torch backend needs PyTorch: pip install 'ember[torch]'")
+
+from array_api_compat import torch as _xp  # noqa: E402
 
 from . import (activation, array_api, attention, bitwise, color, compare, components, conv,  # noqa: E402
                core, creation, distributed, dlpack, dropout, elementwise, fft, indexing, io,
@@ -32,38 +35,36 @@ FAMILIES = (core, creation, movement, segments, slicing, elementwise, bitwise, c
             quantization, color, morphology, components, suppression, distributed,
             dlpack, array_api, fft)
 name = "torch"
-_tables = {}
 _lock = threading.Lock()
+_instances = {}  # ember Device -> TorchBackend
 
 
-KERNELS = kernel_table(FAMILIES, name)
+class TorchBackend(Backend, kernels=FAMILIES):
+    """The kernels of one torch device (``torch:cpu``, ``torch:cuda:N``, ``torch:mps``): each
+    kernel with a ``device`` parameter has it bound to this device's ``torch.device``."""
 
+    name = "torch"
+    xp = _xp
+    Array = torch.Tensor
+    RaggedError = core.RaggedError
+    RankError = core.RankError
+    LinAlgFailure = linalg.LinAlgFailure
 
-class Kernels:
-    """The kernel table of one torch device: attribute access, as a module."""
+    def __init__(self, device, torch_device):
+        self.torch_device = self.native_device = torch_device
+        super().__init__(device)
 
-    def __init__(self, table, device, torch_device):
-        self.__dict__.update(table)
-        self.device = device
-        self.torch_device = torch_device
-
-    def __repr__(self):
-        return f"<torch kernels on {self.device}>"
-
-
-def _bind(fn, torch_device):
-    """``fn`` with its parameter ``device`` bound to ``torch_device``, if it has one (a guarded
-    kernel's parameters are those of the kernel it wraps)."""
-    code = getattr(getattr(fn, "__wrapped__", fn), "__code__", None)
-    if code is not None and "device" in code.co_varnames[:code.co_argcount
-                                                          + code.co_kwonlyargcount]:
-        return functools.partial(fn, device=torch_device)
-    return fn
+    def _prepare(self, kernel):
+        code = getattr(getattr(kernel, "__wrapped__", kernel), "__code__", None)
+        if code is not None and "device" in code.co_varnames[:code.co_argcount
+                                                              + code.co_kwonlyargcount]:
+            return functools.partial(kernel, device=self.torch_device)
+        return kernel
 
 
 def for_device(device):
-    """The kernel table of the ember Device ``device``; DeviceError when it is not available."""
-    found = _tables.get(device)
+    """The TorchBackend of the ember Device ``device``; DeviceError when it is not available."""
+    found = _instances.get(device)
     if found is not None:
         return found
     if device.type == "cuda" and (not torch.cuda.is_available()
@@ -77,12 +78,16 @@ def for_device(device):
     # after the checks: torch keeps a device index in 8 bits (cuda:128 would be cuda:-128)
     torch_device = torch.device(device.type, device.index)
     with _lock:
-        found = _tables.get(device)
+        found = _instances.get(device)
         if found is None:
-            found = _tables[device] = Kernels(
-                {k: _bind(fn, torch_device) for k, fn in KERNELS.items()}, device, torch_device)
+            found = _instances[device] = TorchBackend(device, torch_device)
             core.register_device(torch_device, device)
     return found
+
+
+def instances():
+    """The TorchBackends made so far, one per device used."""
+    return list(_instances.values())
 
 
 def available_devices():

@@ -12,9 +12,9 @@ __all__ = [
     "Array", "RaggedError", "RankError", "allocates", "allocation_failed", "asarray",
     "complex_cast_message",
     "is_array", "cast", "readonly", "copy", "contiguous", "is_contiguous", "shares_memory",
-    "tolist", "item", "scalar_array", "sum_to_shape", "broadcast_to", "add", "ones_like",
-    "zeros_like", "dtype_of", "ember_dtype", "owns", "adopt", "numel", "to_host", "from_host",
-    "move", "synchronize", "TORCH",
+    "tolist", "item", "scalar_array", "sum_to_shape", "broadcast_to", "add",
+    "native_dtype", "dtype_of", "ember_dtype", "numel", "to_host", "from_host",
+    "move", "synchronize",
 ]
 
 Array = torch.Tensor
@@ -69,7 +69,7 @@ class RankError(ValueError):
 def _host_array(data):
     """``data`` (nested sequences, numbers, a host array) as a host array, through the NumPy
     backend's ``asarray``, which reads Python data with exactly ember's rules."""
-    from .. import numpy as host
+    from ..numpy import core as host
     try:
         return host.asarray(data)
     except host.RaggedError as exc:
@@ -88,7 +88,7 @@ def asarray(data, dtype=None, *, device=None):
         if out.dtype not in _EMBER:
             raise TypeError(f"values of type {out.dtype} are not numbers")
         return out
-    from .. import numpy as host
+    from ..numpy import core as host
     arr = _host_array(data)
     src = host.dtype_of(arr)
     if dtype is not None and dtype is not src:
@@ -103,7 +103,7 @@ def asarray(data, dtype=None, *, device=None):
 def complex_cast_message(dtype):
     """Why complex values cannot become ember ``dtype`` (a real one): the imaginary part would
     be lost (docs/complex.md)."""
-    from .. import numpy as host
+    from ..numpy import core as host
     return host.complex_cast_message(dtype)
 
 
@@ -199,8 +199,6 @@ def broadcast_to(a, shape, op="broadcast_to"):
 
 
 add = torch.add
-ones_like = torch.ones_like
-zeros_like = torch.zeros_like
 
 
 # -- the backend protocol: dtypes, devices, host transfer ---------------------------------------
@@ -211,6 +209,11 @@ def dtype_of(a):
     if found is None:
         raise KindError(f"dtype {a.dtype} has no ember kind")
     return found
+
+
+def native_dtype(dtype):
+    """torch's dtype for the ember DType ``dtype``."""
+    return TORCH[dtype]
 
 
 def ember_dtype(value):
@@ -270,7 +273,7 @@ def from_host(a, dtype, *, device=None):
 
 
 def _host_dtype(dtype):
-    from .. import numpy as host
+    from ..numpy import core as host
     return host.NP[dtype]
 
 

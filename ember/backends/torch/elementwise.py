@@ -15,7 +15,7 @@ import torch
 from .core import TORCH
 
 __all__ = [
-    "ew_inplace", "ew_scalar", "ew_cast", "ew_any_zero", "ew_any_negative",
+    "ew_scalar", "ew_cast", "ew_any_zero", "ew_any_negative",
     "ew_add", "ew_sub", "ew_mul", "ew_truediv", "ew_floordiv", "ew_remainder", "ew_fmod",
     "ew_neg", "ew_abs", "ew_square", "ew_maximum", "ew_minimum", "ew_where", "ew_eq", "ew_lt",
     "ew_le", "ew_gt", "ew_ge", "ew_logical_and", "ew_logical_or", "ew_ipow", "ew_pow", "ew_sign",
@@ -766,9 +766,3 @@ def ew_operator(kname, dtype):
     emulated uint16/32/64 and, for add and sub, complex), else the kernel."""
     op, emulated = _OPERATORS[kname]
     return globals()[kname] if TORCH[dtype] in emulated else op
-
-
-def ew_inplace(name, holder, b):
-    """The NumPy backend's in-place fast path; here always False (the caller computes a new
-    tensor: torch cannot show from Python that nothing else shares a tensor's storage)."""
-    return False

@@ -1,0 +1,163 @@
+"""The backend base: one class that declares every kernel an op may call.
+
+A backend is a subclass of ``Backend`` whose instances compute on one device. ``Backend`` gathers
+the kernel families (one file each in this package, mirroring the backends' own files); in them
+a method marked ``@required`` is a primitive every backend implements, and any other method is a
+default written once against ``self.xp``, the Array API namespace of the backend's arrays, which
+a backend overrides only where it is measurably faster. A backend names the modules that hold its
+implementations (``class NumpyBackend(Backend, kernels=FAMILIES)``); each public name there must
+be a declared kernel with the declared parameters (tests/backends/test_base.py).
+
+>>> from ember.backends.base import Backend, required_kernels
+>>> "ew_add" in required_kernels()
+True
+"""
+
+import types
+
+from .declare import is_required, required
+from .core import CoreKernels
+from .creation import CreationKernels
+from .movement import MovementKernels
+from .segments import SegmentsKernels
+from .slicing import SlicingKernels
+from .elementwise import ElementwiseKernels
+from .bitwise import BitwiseKernels
+from .compare import CompareKernels
+from .reduce import ReduceKernels
+from .scan import ScanKernels
+from .sort import SortKernels
+from .indexing import IndexingKernels
+from .linalg import LinalgKernels
+from .random import RandomKernels
+from .nn import NnKernels
+from .activation import ActivationKernels
+from .linear import LinearKernels
+from .conv import ConvKernels
+from .pool import PoolKernels
+from .normalization import NormalizationKernels
+from .loss import LossKernels
+from .dropout import DropoutKernels
+from .attention import AttentionKernels
+from .optim import OptimKernels
+from .io import IoKernels
+from .threads import ThreadsKernels
+from .sampling import SamplingKernels
+from .quantization import QuantizationKernels
+from .color import ColorKernels
+from .morphology import MorphologyKernels
+from .components import ComponentsKernels
+from .suppression import SuppressionKernels
+from .distributed import DistributedKernels
+from .dlpack import DlpackKernels
+from .array_api import ArrayApiKernels
+from .fft import FftKernels
+from .fusion import FusionKernels
+from .host import HostKernels
+
+__all__ = ["Backend", "HostKernels", "required", "required_kernels", "kernel_names"]
+
+
+class Backend(CoreKernels, CreationKernels, MovementKernels, SegmentsKernels,
+              SlicingKernels, ElementwiseKernels, BitwiseKernels, CompareKernels,
+              ReduceKernels, ScanKernels, SortKernels, IndexingKernels, LinalgKernels,
+              RandomKernels, NnKernels, ActivationKernels, LinearKernels, ConvKernels,
+              PoolKernels, NormalizationKernels, LossKernels, DropoutKernels,
+              AttentionKernels, OptimKernels, IoKernels, ThreadsKernels, SamplingKernels,
+              QuantizationKernels, ColorKernels, MorphologyKernels, ComponentsKernels,
+              SuppressionKernels, DistributedKernels, DlpackKernels, ArrayApiKernels,
+              FftKernels, FusionKernels):
+    """The kernels of one device. Class attributes a backend sets: ``name`` (its registry
+    name), ``xp`` (the Array API namespace of its arrays), ``Array`` (its array type) and the
+    abilities below; instances hold every kernel in their own ``__dict__`` (one dictionary hit
+    per call) and know their ``device`` (an ember Device) and ``native_device`` (what ``xp``'s
+    creation functions take as ``device=``).
+
+    A default creates arrays with ``self.xp.zeros(shape, dtype=self.native_dtype(dtype),
+    device=self.native_device)``, computes with the standard's functions only (no ``out=``, no
+    item assignment: the arrays of some libraries are immutable) and calls other kernels as
+    ``self.<kernel>``."""
+
+    name = None
+    xp = None
+    Array = None
+    #: the ``device=`` argument of ``self.xp``'s creation functions for this backend's device
+    native_device = None
+    #: deferred element-wise chains (``ew_chain``/``ew_chain_sum``/``ew_evaluate``, ember.ops.fusion)
+    fuses = False
+    #: in-place element-wise writes into an exclusively held buffer (``ew_inplace``)
+    writes_in_place = False
+
+    class RaggedError(ValueError):
+        """Nested data whose rows differ in length."""
+
+    class RankError(ValueError):
+        """Nested data deeper than an array may be."""
+
+    class LinAlgFailure(ArithmeticError):
+        """A factorisation that does not exist for the input (singular, not positive-definite)."""
+
+    def __init_subclass__(cls, kernels=(), **kwargs):
+        super().__init_subclass__(**kwargs)
+        declared = kernel_names(cls)
+        for module in kernels:
+            for name in module.__all__:
+                value = getattr(module, name)
+                if name not in declared and name not in _ATTRIBUTES:
+                    raise TypeError(f"{cls.__name__}: {module.__name__}.{name} is not a "
+                                    "declared kernel (declare it in ember/backends/base)")
+                setattr(cls, name, staticmethod(value) if name in declared else value)
+        if cls.name is not None:
+            missing = [n for n in required_kernels(cls) if is_required(getattr(cls, n))]
+            if missing:
+                raise TypeError(f"{cls.__name__} lacks the required kernels " + ", ".join(missing))
+
+    def __init__(self, device):
+        self.device = device
+        own = self.__dict__
+        for name in kernel_names(type(self)):
+            own[name] = self._prepare(getattr(self, name))
+
+    def _prepare(self, kernel):
+        """The callable stored for ``kernel`` (a backend binds device parameters here)."""
+        return kernel
+
+    def __repr__(self):
+        return f"<{self.name} kernels on {self.device}>"
+
+
+_ATTRIBUTES = {"Array", "RaggedError", "RankError", "LinAlgFailure"}
+_names = {}
+
+
+def kernel_names(cls=None):
+    """The names of every kernel declared for the backend class ``cls`` (default: every
+    backend's), required and default, in declaration order: the methods of the kernel families
+    of this package among its bases (``HostKernels`` adds the host backend's)."""
+    cls = Backend if cls is None else cls
+    found = _names.get(cls)
+    if found is None:
+        found, seen = [], set()
+        for family in cls.__mro__:
+            if family.__module__.startswith(__name__ + ".") and family.__name__.endswith("Kernels"):
+                for name, value in vars(family).items():
+                    if isinstance(value, types.FunctionType) and not name.startswith("_") and name not in seen:
+                        seen.add(name)
+                        found.append(name)
+        _names[cls] = found
+    return found
+
+
+def required_kernels(cls=None):
+    """The names of the required primitives of the backend class ``cls`` (default: every
+    backend's): those it must implement."""
+    cls = Backend if cls is None else cls
+    return [n for n in kernel_names(cls) if is_required(vars(_declaring(cls, n))[n])]
+
+
+def _declaring(cls, name):
+    """The kernel family of ``cls``'s bases that declares ``name``."""
+    for family in cls.__mro__:
+        if family.__module__.startswith(__name__ + ".") and name in vars(family):
+            return family
+    return Backend
