@@ -1,7 +1,16 @@
 """The core kernels every backend provides (declared here; see ember/backends/base/__init__.py)."""
 
+import math
+
 from .declare import required
 
+
+
+def complex_cast_message(dtype):
+    """The message of the TypeError for complex values cast to the real ember ``dtype``."""
+    return (f"complex values cannot become {dtype.name} values (the imaginary part would be "
+            "lost); expected a complex dtype, or take .real(), .imag() or .abs() of a complex "
+            "tensor first")
 
 class CoreKernels:
     @required
@@ -21,14 +30,14 @@ class CoreKernels:
     def asarray(self, data, dtype=None):
         """An ndarray from nested sequences, scalars or arrays; ``dtype`` an ember DType or None."""
 
-    @required
     def complex_cast_message(self, dtype):
-        """Why complex values cannot become ember ``dtype`` (a real one): the imaginary part would be
-        lost (docs/complex.md)."""
+        """Why complex values cannot become ember ``dtype`` (a real one): the imaginary part
+        would be lost (docs/complex.md)."""
+        return complex_cast_message(dtype)
 
-    @required
     def is_array(self, data):
         """Whether ``data`` is this backend's array type."""
+        return isinstance(data, self.Array)
 
     @required
     def cast(self, a, dtype):
@@ -68,9 +77,15 @@ class CoreKernels:
     def scalar_array(self, value, dtype):
         """A 0-d array holding ``value`` as ember ``dtype``."""
 
-    @required
     def sum_to_shape(self, g, shape):
         """Sum ``g`` over the dims that broadcasting added or expanded, to get back ``shape``."""
+        if tuple(g.shape) == tuple(shape):
+            return g
+        lead = g.ndim - len(shape)
+        axes = tuple(range(lead)) + tuple(
+            i + lead for i, s in enumerate(shape) if s == 1 and g.shape[i + lead] != 1)
+        out = self.xp.sum(g, axis=axes, keepdims=True) if axes else g
+        return self.xp.reshape(out, tuple(shape)) if lead else out
 
     @required
     def broadcast_to(self, a, shape, op='broadcast_to'):
@@ -101,9 +116,9 @@ class CoreKernels:
     def ember_dtype(self, value):
         """The ember DType of a NumPy dtype or scalar type (``np.float32``), or None."""
 
-    @required
     def numel(self, a):
-        """``numel``."""
+        """The number of elements of ``a``."""
+        return math.prod(a.shape)
 
     @required
     def to_host(self, a):

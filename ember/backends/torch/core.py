@@ -6,14 +6,15 @@ import torch
 
 from ... import dtypes as _d
 from ...errors import KindError
+from ..base.core import complex_cast_message
 from ..guard import _PHYSICAL_BYTES, allocation_error, allocation_guard
 
 __all__ = [
     "Array", "RaggedError", "RankError", "allocates", "allocation_failed", "asarray",
-    "complex_cast_message",
-    "is_array", "cast", "readonly", "copy", "contiguous", "is_contiguous", "shares_memory",
-    "tolist", "item", "scalar_array", "sum_to_shape", "broadcast_to", "add",
-    "native_dtype", "dtype_of", "ember_dtype", "numel", "to_host", "from_host",
+   
+    "cast", "readonly", "copy", "contiguous", "is_contiguous", "shares_memory",
+    "tolist", "item", "scalar_array", "broadcast_to", "add",
+    "native_dtype", "dtype_of", "ember_dtype", "to_host", "from_host",
     "move", "synchronize",
 ]
 
@@ -37,7 +38,7 @@ def register_device(torch_device, device):
 # -- the allocation guard ---------------------------------------------------------------------
 
 _TOO_LARGE = ("can't allocate memory", "out of memory", "too large", "overflow",
-              "invalid number of elements", "numel", "exceeds")
+              "invalid number of elements", "exceeds")
 
 
 def allocation_failed(exc, op, shape=None, inputs=()):
@@ -100,15 +101,8 @@ def asarray(data, dtype=None, *, device=None):
     return out
 
 
-def complex_cast_message(dtype):
-    """Why complex values cannot become ember ``dtype`` (a real one): the imaginary part would
-    be lost (docs/complex.md)."""
-    from ..numpy import core as host
-    return host.complex_cast_message(dtype)
 
 
-def is_array(data):
-    return isinstance(data, torch.Tensor)
 
 
 def cast(a, dtype):
@@ -180,17 +174,18 @@ def scalar_array(value, dtype, *, device=None):
     return torch.tensor(value, dtype=TORCH[dtype], device=device)
 
 
+
+
 def sum_to_shape(g, shape):
-    """Sum ``g`` over the dims that broadcasting added or expanded, to get back ``shape``."""
+    """Sum ``g`` over the dims that broadcasting added or expanded (for this package's own
+    kernels; ops use the base's ``sum_to_shape``)."""
     if tuple(g.shape) == tuple(shape):
         return g
     lead = g.ndim - len(shape)
     dims = tuple(range(lead)) + tuple(
         i + lead for i, s in enumerate(shape) if s == 1 and g.shape[i + lead] != 1)
     out = g.sum(dim=dims, keepdim=True) if dims else g
-    if lead:
-        out = out.reshape(shape)
-    return out
+    return out.reshape(shape) if lead else out
 
 
 def broadcast_to(a, shape, op="broadcast_to"):
@@ -236,8 +231,6 @@ def adopt(data):
     return data, device
 
 
-def numel(a):
-    return a.numel()
 
 
 def to_host(a):
