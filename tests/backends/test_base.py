@@ -116,3 +116,11 @@ def test_no_op_probes_a_backend_for_a_kernel():
                 if probe and (target == "be" or target.endswith("backend")):
                     found.append(f"{rel}:{node.lineno} {ast.unparse(node)}")
     assert not found, "\n".join(found)
+
+
+def test_the_docs_list_the_declared_kernels():
+    from ember.backends.base.describe import markdown
+    with open(os.path.join(os.path.dirname(PACKAGE), "docs", "internals.md")) as fh:
+        text = fh.read()
+    table = text.split("<!-- kernels:start -->\n")[1].split("<!-- kernels:end -->")[0]
+    assert table.strip() == markdown().strip()

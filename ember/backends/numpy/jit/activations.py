@@ -14,6 +14,7 @@ never an overflow. float64 calls the C library's erfc and exp.
 'ember_gelu_none_fwd_float32'
 """
 
+from . import cmath
 from .compiler import PRELUDE
 
 # erfc(a) = exp(-a*a) * t * R(t), t = 1 / (1 + a/2), a >= 0; R's coefficients, highest first
@@ -35,20 +36,6 @@ def _horner(var, coefs, suffix):
     return expr
 
 
-_EXPF_NEG = """
-/* exp(x) for x <= 0 or NaN, float32 (Cephes expf's polynomial): 0 below the normal range */
-static inline float ember_expf_neg(float x) {
-    float xs = !(x >= -87.3f) ? -87.3f : x;           /* a NaN takes -87.3 for the exponent */
-    float n = floorf(xs * 1.44269504088896341f + 0.5f);
-    float r = x - n * 0.693359375f + n * 2.12194440e-4f;
-    float z = r * r;
-    float y = (((((1.9875691500e-4f * r + 1.3981999507e-3f) * r + 8.3334519073e-3f) * r
-                 + 4.1665795894e-2f) * r + 1.6666665459e-1f) * r + 5.0000001201e-1f) * z + r + 1.0f;
-    union { int32_t i; float f; } scale;
-    scale.i = ((int32_t)n + 127) << 23;
-    return x < -87.3f ? 0.0f : y * scale.f;
-}
-"""
 
 
 def _f32_exact(grad):
@@ -56,7 +43,7 @@ def _f32_exact(grad):
     body = f"""
     float ax = xi < 0.0f ? -xi : xi;
     float t = 1.0f / (1.0f + ax * {ERFC_T_SCALE * _SQRT_HALF!r}f);
-    float e = ember_expf_neg(-0.5f * xi * xi);
+    float e = ember_expf(-0.5f * xi * xi);
     float h = e * t * {_horner("t", half_r, "f")};
     float phi = xi < 0.0f ? h : 1.0f - h;"""
     if grad:
@@ -70,7 +57,7 @@ def _f32_tanh(grad):
     body = f"""
     float y = {_SQRT_2_OVER_PI!r}f * (xi + {_GELU_C!r}f * xi * xi * xi);
     float ay = y < 0.0f ? -y : y;
-    float m = ember_expf_neg(-2.0f * ay);
+    float m = ember_expf(-2.0f * ay);
     float q = 1.0f / (1.0f + m);
     float s = y < 0.0f ? m * q : q;"""
     if grad:
@@ -122,7 +109,7 @@ def gelu_source(dtype, approximate, grad):
     name = f"ember_gelu_{approximate}_{'bwd' if grad else 'fwd'}_{dtype}"
     args = ("const T *g = (const T *)p[0]; const T *x = (const T *)p[1]; T *out = (T *)p[2];"
             if grad else "const T *x = (const T *)p[0]; T *out = (T *)p[1];").replace("T", ctype)
-    source = PRELUDE + (_EXPF_NEG if dtype == "float32" else "") + f"""
+    source = PRELUDE + (cmath.EXPF if dtype == "float32" else "") + f"""
 EMBER_EXPORT void {name}(char **p, const int64_t *n, const double *f) {{
     {args}
     const int64_t size = n[0];

@@ -7,7 +7,7 @@ on float32::
     for (i = 0; i < n; i++) {
         const float v0 = (x0[i] * x1[i]);
         const float v1 = (v0 + x2[i]);
-        out[i] = em_expf(v1);
+        out[i] = ember_expf(v1);
     }
 
 The kernel's source depends only on the expression's structure (its ops, the order of its
@@ -28,7 +28,7 @@ import hashlib
 
 import numpy as np
 
-from . import compiler
+from . import cmath, compiler
 
 MIN_PARALLEL = 262144  # elements; below it one thread (OpenMP's if clause)
 
@@ -44,7 +44,7 @@ _BINARY = {"add": "({0} + {1})", "sub": "({0} - {1})", "mul": "({0} * {1})",
 _EXPR = {
     "float": {
         "neg": "(-{0})", "abs": "fabsf({0})", "sqrt": "sqrtf({0})", "rsqrt": "(1.0f / sqrtf({0}))",
-        "exp": "em_expf({0})", "log": "em_logf({0})", "tanh": "em_tanhf({0})",
+        "exp": "ember_expf({0})", "log": "em_logf({0})", "tanh": "em_tanhf({0})",
         "sigmoid": "em_sigmoidf({0})", "relu": "em_maxf({0}, 0.0f)", "max": "em_maxf({0}, {1})",
         "min": "em_minf({0}, {1})", "where": "({0} ? {1} : {2})",
         "cast_float32": "((float){0})", **_BINARY},
@@ -67,32 +67,7 @@ static inline double em_max(double a, double b) { return (a > b || a != a) ? a :
     "min": """
 static inline float em_minf(float a, float b) { return (a < b || a != a) ? a : b; }
 static inline double em_min(double a, double b) { return (a < b || a != a) ? a : b; }""",
-    # Cephes expf: x = n ln2 + r, |r| <= ln2/2, exp(r) by a degree-6 polynomial, times 2**n
-    # applied in two halves so that results near overflow and in the subnormal range round
-    # once. Past the range the clamp keeps n small: exp(89) overflows to inf, exp(-104) is 0.
-    "expf": """
-static inline float em_pow2i(int n) {
-    union { uint32_t u; float f; } v;
-    v.u = (uint32_t)(n + 127) << 23;
-    return v.f;
-}
-static inline float em_expf(float x) {
-    float c = x < -104.0f ? -104.0f : (x > 89.0f ? 89.0f : x);  /* NaN passes through */
-    float fn = floorf(c * 1.44269504088896341f + 0.5f);
-    float r = c - fn * 0.693359375f;
-    r = r - fn * -2.12194440e-4f;
-    float z = r * r;
-    float p = 1.9875691500E-4f;
-    p = p * r + 1.3981999507E-3f;
-    p = p * r + 8.3334519073E-3f;
-    p = p * r + 4.1665795894E-2f;
-    p = p * r + 1.6666665459E-1f;
-    p = p * r + 5.0000001201E-1f;
-    p = p * z + r + 1.0f;
-    int n = (int)fn;
-    int h = n / 2;
-    return p * em_pow2i(h) * em_pow2i(n - h);
-}""",
+    "expf": cmath.EXPF,
     # Cephes logf: x = m 2**e with sqrt(1/2) <= m < sqrt(2), log(m) by a degree-9 polynomial.
     "logf": """
 static inline float em_logf(float x) {
@@ -138,13 +113,13 @@ static inline float em_tanhf(float x) {
     p = p * z + 1.33314422036E-1f;
     p = p * z - 3.33332819422E-1f;
     float small = a + a * (p * z);
-    float big = 1.0f - 2.0f / (em_expf(a + a) + 1.0f);
+    float big = 1.0f - 2.0f / (ember_expf(a + a) + 1.0f);
     return copysignf(a < 0.625f ? small : big, x);
 }""",
     # NumPy's ew_sigmoid: e = exp(-|x|); 1 / (1 + e) at x >= 0, else e / (1 + e).
     "sigmoidf": """
 static inline float em_sigmoidf(float x) {
-    float e = em_expf(-fabsf(x));
+    float e = ember_expf(-fabsf(x));
     return x >= 0.0f ? 1.0f / (1.0f + e) : e / (1.0f + e);
 }""",
     "sigmoid": """

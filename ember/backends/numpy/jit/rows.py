@@ -40,68 +40,17 @@ The kernels' arguments (rows, cols: the 2-D C-contiguous shape; nt: ``jit.num_th
 
 import numpy as np
 
-from . import compiler
+from . import cmath, compiler
 
 MIN_NUMEL = 64  # measured: from 64 elements on, a compiled row program is the faster
 PARALLEL_NUMEL = 262144  # below this many elements one thread is faster than two
 
 _TYPES = {np.dtype(np.float32): ("f32", "float"), np.dtype(np.float64): ("f64", "double")}
 
-# exp as an inline polynomial: x is clamped (NaN stays NaN: both tests are false for it), reduced
-# to r = x - k*ln2 with |r| <= ln2/2, and scaled by 2^k in two halves so that subnormal results
-# round once and overflow gives inf
-_EXP = {
-    "float": """
-static inline float ember_exp(float x) {
-    x = x < -104.0f ? -104.0f : x;
-    x = x > 88.8f ? 88.8f : x;
-    float k = __builtin_rintf(x * 1.44269504088896341f);
-    float r = x - k * 0.693359375f;
-    r = r - k * -2.12194440e-4f;
-    float q = 1.9875691500e-4f;
-    q = q * r + 1.3981999507e-3f;
-    q = q * r + 8.3334519073e-3f;
-    q = q * r + 4.1665795894e-2f;
-    q = q * r + 1.6666665459e-1f;
-    q = q * r + 5.0000001201e-1f;
-    q = q * r * r + r + 1.0f;
-    uint32_t n = (uint32_t)(int32_t)k;
-    uint32_t n1 = (uint32_t)((int32_t)n >> 1), n2 = n - n1;
-    uint32_t b1 = (n1 + 127u) << 23, b2 = (n2 + 127u) << 23;
-    float s1, s2;
-    memcpy(&s1, &b1, 4);
-    memcpy(&s2, &b2, 4);
-    return q * s1 * s2;
-}
-""",
-    "double": """
-static inline double ember_exp(double x) {
-    x = x < -746.0 ? -746.0 : x;
-    x = x > 710.0 ? 710.0 : x;
-    double k = __builtin_rint(x * 1.4426950408889634073599);
-    double r = x - k * 6.93145751953125e-1;
-    r = r - k * 1.42860682030941723212e-6;
-    double rr = r * r;
-    double px = r * ((1.26177193074810590878e-4 * rr + 3.02994407707441961300e-2) * rr
-                     + 9.99999999999999999910e-1);
-    double qx = ((3.00198505138664455042e-6 * rr + 2.52448340349684104192e-3) * rr
-                 + 2.27265548208155028766e-1) * rr + 2.00000000000000000009e0;
-    double q = 1.0 + 2.0 * (px / (qx - px));
-    /* 2^k1 and 2^k2 from the low bits of k + 1023 + 2^52 (AVX2 has no double to int64) */
-    double k1 = __builtin_floor(k * 0.5), k2 = k - k1;
-    double t1 = k1 + 1023.0 + 4503599627370496.0, t2 = k2 + 1023.0 + 4503599627370496.0;
-    uint64_t b1, b2;
-    memcpy(&b1, &t1, 8);
-    memcpy(&b2, &t2, 8);
-    b1 <<= 52;
-    b2 <<= 52;
-    double s1, s2;
-    memcpy(&s1, &b1, 8);
-    memcpy(&s2, &b2, 8);
-    return q * s1 * s2;
-}
-""",
-}
+# ember_exp(T): the row programs are written once for float and double
+_EXP = {"float": cmath.EXPF + "\nstatic inline float ember_exp(float x) { return ember_expf(x); }\n",
+        "double": cmath.EXP}
+
 
 # the rows ahead are asked for while the current row is worked on in cache: a row of 4 KB is a
 # page, and the hardware prefetcher stops at page ends
