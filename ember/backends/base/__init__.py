@@ -15,6 +15,8 @@ True
 
 import types
 
+from ... import dtypes as _dtypes
+
 from .declare import is_required, required
 from .core import CoreKernels
 from .creation import CreationKernels
@@ -83,6 +85,8 @@ class Backend(CoreKernels, CreationKernels, MovementKernels, SegmentsKernels,
     Array = None
     #: the ``device=`` argument of ``self.xp``'s creation functions for this backend's device
     native_device = None
+    #: the widest float dtype the device computes in (defaults work in it where precision matters)
+    widest_float = _dtypes.float64
     #: deferred element-wise chains (``ew_chain``/``ew_chain_sum``/``ew_evaluate``, ember.ops.fusion)
     fuses = False
     #: in-place element-wise writes into an exclusively held buffer (``ew_inplace``)

@@ -3,7 +3,9 @@ must implement (its body is only the declaration: signature and meaning); an und
 method of the base is a default, written once against the backend's Array API namespace
 ``self.xp``, which a backend overrides only where it is measurably faster."""
 
-__all__ = ["required", "is_required"]
+import functools
+
+__all__ = ["required", "is_required", "allocates"]
 
 
 def required(fn):
@@ -22,3 +24,36 @@ def required(fn):
 def is_required(fn):
     """Whether ``fn`` is a required primitive's declaration (not an implementation)."""
     return getattr(fn, "__ember_required__", False)
+
+
+def allocates(result_shape=None):
+    """The allocation guard of a default that allocates a buffer whose size the caller chose:
+    the backend's ``allocation_failed`` turns an exception of an impossible allocation into the
+    typed error naming the op ``op`` (a keyword the guarded default takes, and passes on to the
+    kernels it calls) and ``result_shape(*args)``, as the backends' own ``allocates``.
+
+    >>> class K:
+    ...     @allocates(lambda n: (n,))
+    ...     def ones(self, n, op=None):
+    ...         return [1] * n
+    >>> K().ones(2)
+    [1, 1]
+    """
+    def decorate(method):
+        @functools.wraps(method)
+        def guarded(self, *args, op=None, **kwargs):
+            try:
+                return method(self, *args, op=op, **kwargs)
+            except Exception as exc:  # noqa: BLE001 - the backend tells which are allocations
+                shape = None
+                if result_shape is not None:
+                    try:
+                        shape = result_shape(*args, **kwargs)
+                    except Exception:  # noqa: BLE001 - the message falls back to input shapes
+                        shape = None
+                error = self.allocation_failed(exc, op or method.__name__, shape, args)
+                if error is exc:
+                    raise
+                raise error from None
+        return guarded
+    return decorate

@@ -10,10 +10,10 @@ import numpy as np
 from .core import NP, _first, allocates
 
 __all__ = ["random_seed", "random_generator", "random_get_state", "random_set_state",
-           "random_entropy_seed", "random_permutation", "random_trunc_normal",
-           "random_orthogonal", "random_uniform", "random_normal", "random_normal_int",
-           "random_bernoulli", "random_integers", "random_categorical", "random_dtype_info",
-           "random_weights_check", "random_positive_counts"]
+           "random_entropy_seed", "random_permutation",
+           "random_uniform", "random_normal", "random_normal_int",
+           "random_bernoulli", "random_integers", "random_categorical",
+           ]
 
 _state = {"gen": np.random.default_rng()}
 
@@ -71,42 +71,8 @@ def random_permutation(n, dtype, gen=None):
     return np.asarray(gen.permutation(n).astype(dtype, copy=False))
 
 
-@allocates(_first)
-def random_trunc_normal(shape, mean, std, a, b, dtype, gen=None):
-    """Floats from N(mean, std**2) restricted to ``[a, b]`` (redrawing the ones outside, a
-    vectorized round at a time; after 100 rounds the rest are clipped)."""
-    dtype = NP[dtype]
-    gen = _state["gen"] if gen is None else gen
-    x = gen.standard_normal(shape) * std + mean
-    bad = (x < a) | (x > b)
-    for _ in range(100):
-        n = int(bad.sum())
-        if not n:
-            break
-        x[bad] = gen.standard_normal(n) * std + mean
-        bad = (x < a) | (x > b)
-    return np.asarray(np.clip(x, a, b).astype(dtype))
 
 
-@allocates(_first)
-def random_orthogonal(shape, gain, dtype, gen=None):
-    """An array of ``shape`` whose flattening to (shape[0], rest) has orthonormal rows or
-    columns, times ``gain`` (PyTorch's ``orthogonal_``: QR of a normal matrix, signs fixed by
-    R's diagonal)."""
-    dtype = NP[dtype]
-    gen = _state["gen"] if gen is None else gen
-    rows = shape[0]
-    cols = int(np.prod(shape[1:]))
-    flat = gen.standard_normal((rows, cols))
-    if rows < cols:
-        flat = flat.T
-    q, r = np.linalg.qr(flat)
-    d = np.sign(np.diag(r))
-    d[d == 0] = 1.0
-    q = q * d
-    if rows < cols:
-        q = q.T
-    return np.asarray((q * gain).astype(dtype).reshape(shape))
 
 
 def _below(x, dtype):
@@ -181,41 +147,10 @@ def random_integers(shape, low, high, dtype, gen=None):
     return np.asarray(gen.integers(low, high, size=shape, dtype=np.int64).astype(dtype))
 
 
-def random_dtype_info(dtype):
-    """(min, max) of an int ember dtype as Python ints."""
-    info = np.iinfo(NP[dtype])
-    return int(info.min), int(info.max)
 
 
-def random_weights_check(w):
-    """Find bad weights in ``w`` (categories along the last dim) before sampling.
-
-    Returns None when every weight is finite and >= 0 and every row has a positive, finite sum;
-    else ``("bad", index, value)`` for the first negative, NaN or infinite weight, or
-    ``("zero", row_index, None)`` / ``("overflow", row_index, None)`` for the first row whose sum
-    is zero or overflows. Indices are tuples of Python ints.
-    """
-    w = np.asarray(w).astype(np.float64, copy=False)
-    bad = ~np.isfinite(w) | (w < 0)
-    if bad.any():
-        idx = tuple(int(i) for i in np.argwhere(bad)[0])
-        return "bad", idx, float(w[idx])
-    if w.size == 0:
-        return None
-    total = w.sum(axis=-1)
-    for what, ok in (("zero", total > 0), ("overflow", np.isfinite(total))):
-        if not ok.all():
-            flat = int(np.argmin(ok.ravel()))
-            return what, tuple(int(i) for i in np.unravel_index(flat, total.shape)), None
-    return None
 
 
-def random_positive_counts(w):
-    """The smallest number of positive weights along the last dim of ``w`` over all rows."""
-    w = np.asarray(w)
-    if w.size == 0:
-        return w.shape[-1]
-    return int((w > 0).sum(axis=-1).min())
 
 
 @allocates(lambda w, n, replacement, gen=None: w.shape[:-1] + (n,))

@@ -15,6 +15,7 @@ try:
 except ImportError:  # pragma: no cover - torch is an optional dependency
     torch = None
 
+from ... import dtypes as _dtypes
 from ...errors import DeviceError
 from ..base import Backend
 
@@ -52,6 +53,8 @@ class TorchBackend(Backend, kernels=FAMILIES):
 
     def __init__(self, device, torch_device):
         self.torch_device = self.native_device = torch_device
+        if torch_device.type == "mps":  # MPS has no float64
+            self.widest_float = _dtypes.float32
         super().__init__(device)
 
     def _prepare(self, kernel):

@@ -15,10 +15,10 @@ import torch
 from .core import TORCH, allocates
 
 __all__ = ["random_seed", "random_generator", "random_get_state", "random_set_state",
-           "random_entropy_seed", "random_permutation", "random_trunc_normal",
-           "random_orthogonal", "random_uniform", "random_normal", "random_normal_int",
-           "random_bernoulli", "random_integers", "random_categorical", "random_dtype_info",
-           "random_weights_check", "random_positive_counts"]
+           "random_entropy_seed", "random_permutation",
+           "random_uniform", "random_normal", "random_normal_int",
+           "random_bernoulli", "random_integers", "random_categorical",
+           ]
 
 _NATIVE = (torch.float32, torch.float64)
 _INFO = {"int8": (-2**7, 2**7 - 1), "int16": (-2**15, 2**15 - 1), "int32": (-2**31, 2**31 - 1),
@@ -106,40 +106,8 @@ def random_permutation(n, dtype, gen=None, *, device=None):
     return p.to(TORCH[dtype])
 
 
-@allocates(_first)
-def random_trunc_normal(shape, mean, std, a, b, dtype, gen=None, *, device=None):
-    """Floats from N(mean, std**2) restricted to ``[a, b]`` (redrawing the ones outside, a
-    vectorized round at a time; after 100 rounds the rest are clipped)."""
-    g = _gen(gen, device)
-    w = _work(device)
-    x = torch.randn(tuple(shape), generator=g, dtype=w, device=device) * std + mean
-    bad = (x < a) | (x > b)
-    for _ in range(100):
-        n = int(bad.sum())
-        if not n:
-            break
-        x[bad] = torch.randn(n, generator=g, dtype=w, device=device) * std + mean
-        bad = (x < a) | (x > b)
-    return torch.clamp(x, a, b).to(TORCH[dtype])
 
 
-@allocates(_first)
-def random_orthogonal(shape, gain, dtype, gen=None, *, device=None):
-    """A tensor of ``shape`` whose flattening to (shape[0], rest) has orthonormal rows or
-    columns, times ``gain`` (PyTorch's ``orthogonal_``)."""
-    rows = shape[0]
-    cols = math.prod(shape[1:])
-    flat = torch.randn((rows, cols), generator=_gen(gen, device), dtype=_work(device),
-                       device=device)
-    if rows < cols:
-        flat = flat.T
-    q, r = torch.linalg.qr(flat)
-    d = torch.sign(torch.diagonal(r))
-    d = torch.where(d == 0, torch.ones_like(d), d)
-    q = q * d
-    if rows < cols:
-        q = q.T
-    return (q * gain).to(TORCH[dtype]).reshape(tuple(shape))
 
 
 def _below(x, dtype, device):
@@ -240,35 +208,10 @@ def random_integers(shape, low, high, dtype, gen=None, *, device=None):
     return x.to(TORCH[dtype])
 
 
-def random_dtype_info(dtype):
-    """(min, max) of an int ember dtype as Python ints."""
-    return _INFO[dtype.name]
 
 
-def random_weights_check(w):
-    """Find bad weights in ``w`` (categories along the last dim) before sampling; as the NumPy
-    kernel: None, ``("bad", index, value)``, ``("zero", row, None)`` or ``("overflow", row,
-    None)``."""
-    w = w.to(_work(w.device))
-    bad = ~torch.isfinite(w) | (w < 0)
-    if bool(bad.any()):
-        idx = tuple(int(i) for i in torch.nonzero(bad)[0].tolist())
-        return "bad", idx, float(w[idx])
-    if w.numel() == 0:
-        return None
-    total = w.sum(dim=-1)
-    for what, ok in (("zero", total > 0), ("overflow", torch.isfinite(total))):
-        if not bool(ok.all()):
-            idx = torch.nonzero(~ok)[0].tolist()
-            return what, tuple(int(i) for i in idx), None
-    return None
 
 
-def random_positive_counts(w):
-    """The smallest number of positive weights along the last dim of ``w`` over all rows."""
-    if w.numel() == 0:
-        return w.shape[-1]
-    return int((w > 0).sum(dim=-1).min())
 
 
 @allocates(lambda w, n, replacement, gen=None, **kw: tuple(w.shape[:-1]) + (n,))
