@@ -1,4 +1,4 @@
-"""The bitwise kernels: defaults written once against ``self.xp`` (see ember/backends/base/__init__.py).
+"""The bitwise kernels, written once against ``self.xp`` (see ember/backends/base/__init__.py).
 
 Operands of the binary kernels already have the result dtype (the ops promote first); every
 kernel returns an array (never a scalar, also for 0-d inputs) and writes into no input.

@@ -1,4 +1,4 @@
-"""The compare kernels: defaults written once against ``self.xp`` (see ember/backends/base/__init__.py).
+"""The compare kernels, written once against ``self.xp`` (see ember/backends/base/__init__.py).
 
 Every kernel returns a bool array (never a scalar, also for 0-d inputs); operands are arrays or
 Python numbers.

@@ -1,4 +1,4 @@
-"""The scan kernels: defaults written once against ``self.xp`` (see ember/backends/base/__init__.py).
+"""The scan kernels, written once against ``self.xp`` (see ember/backends/base/__init__.py).
 
 Every kernel takes and returns arrays of at least one dim along ``axis``. Float sums and
 products accumulate in float64 (16-bit floats in float32, complex in complex128) and are cast

@@ -1,4 +1,4 @@
-"""The slicing kernels: defaults written once against ``self.xp`` (see ember/backends/base/__init__.py).
+"""The slicing kernels, written once against ``self.xp`` (see ember/backends/base/__init__.py).
 
 A ``key`` here is a normalized basic index: a tuple of Python ints (already in range), slices
 (with int or None parts, step not 0) and None (a new axis), never Ellipsis and never an array.

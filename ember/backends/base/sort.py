@@ -1,4 +1,4 @@
-"""The sort kernels: defaults written once against ``self.xp`` (see ember/backends/base/__init__.py).
+"""The sort kernels, written once against ``self.xp`` (see ember/backends/base/__init__.py).
 
 Every sort here is stable; NaN sorts as the largest value, and a descending sort keeps equal
 elements in their original order, as ``torch.sort(stable=True)``: the reversed array sorted

@@ -9,8 +9,8 @@ input. Operands of the binary kernels already have the result dtype (the ops pro
 import numpy as np
 
 __all__ = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert", "bitwise_lshift",
-           "bitwise_rshift", "bitwise_lshift_scalar", "bitwise_rshift_scalar", "logical_and",
-           "logical_xor", "logical_not"]
+           "bitwise_rshift", "bitwise_lshift_scalar", "bitwise_rshift_scalar", "logical_truth",
+           "logical_and", "logical_or", "logical_xor", "logical_not"]
 
 _UNSIGNED = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
              8: np.dtype(np.uint64)}
@@ -86,9 +86,21 @@ def bitwise_rshift_scalar(a, count):
     return np.asarray(np.right_shift(a, a.dtype.type(count)))
 
 
-# override: 0.58 vs the default's 0.68 µs (bool (32, 64)), as for xor and not
+# override: 1.9 vs the default's 2.8 µs (float32 (32, 64))
+def logical_truth(a):
+    """``a != 0`` as bools (NaN is true); bool arrays themselves."""
+    if a.dtype == np.bool_:
+        return a
+    return np.asarray(a != 0)
+
+
+# override: 0.56 vs the default's 0.62 µs (bool (32, 64)), as for and, xor, not
 def logical_and(a, b):
     return np.asarray(np.logical_and(a, b))
+
+
+def logical_or(a, b):
+    return np.asarray(np.logical_or(a, b))
 
 
 def logical_xor(a, b):
