@@ -62,7 +62,8 @@ class ScanKernels:
             mark = mark | xp.isnan(a)
         shape = [1] * a.ndim
         shape[axis] = a.shape[axis]
-        pos = xp.reshape(xp.arange(a.shape[axis], dtype=xp.int64, device=self.native_device), shape)
+        pos = xp.reshape(xp.arange(a.shape[axis], dtype=xp.int64, device=self.native_device),
+                         tuple(shape))
         idx = self._scan_running(xp.where(mark, pos, xp.zeros_like(pos)), axis, xp.maximum)
         return vals, idx
 
