@@ -1,59 +1,84 @@
-"""The compare kernels every backend provides (declared here; see ember/backends/base/__init__.py)."""
+"""The compare kernels, written once against ``self.xp`` (see ember/backends/base/__init__.py).
 
-from .declare import required
+Every kernel returns a bool array (never a scalar, also for 0-d inputs); operands are arrays or
+Python numbers.
+"""
 
 
 class CompareKernels:
-    @required
     def compare_eq(self, a, b):
         """Elementwise ``numpy.equal`` as a bool ndarray."""
+        return self.xp.asarray(self.xp.equal(a, b))
 
-    @required
     def compare_ne(self, a, b):
         """Elementwise ``numpy.not_equal`` as a bool ndarray."""
+        return self.xp.asarray(self.xp.not_equal(a, b))
 
-    @required
     def compare_gt(self, a, b):
         """Elementwise ``numpy.greater`` as a bool ndarray."""
+        return self.xp.asarray(self.xp.greater(a, b))
 
-    @required
     def compare_ge(self, a, b):
         """Elementwise ``numpy.greater_equal`` as a bool ndarray."""
+        return self.xp.asarray(self.xp.greater_equal(a, b))
 
-    @required
     def compare_lt(self, a, b):
         """Elementwise ``numpy.less`` as a bool ndarray."""
+        return self.xp.asarray(self.xp.less(a, b))
 
-    @required
     def compare_le(self, a, b):
         """Elementwise ``numpy.less_equal`` as a bool ndarray."""
+        return self.xp.asarray(self.xp.less_equal(a, b))
 
-    @required
     def compare_scalar(self, value, dtype):
         """A 0-d array of ember ``dtype`` (a float or complex dtype) holding the Python float (or
         complex) ``value`` (rounded to the dtype; beyond its range it becomes +-inf,
         silently)."""
+        return self.xp.asarray(value, dtype=self.native_dtype(dtype), device=self.native_device)
 
-    @required
+    def _compare_fill(self, a, value):
+        return self.xp.full(a.shape, value, dtype=self.xp.bool, device=self.native_device)
+
     def compare_isnan(self, a):
         """``compare_isnan``."""
+        if self.xp.isdtype(a.dtype, ("bool", "integral")):
+            return self._compare_fill(a, False)
+        return self.xp.asarray(self.xp.isnan(a))
 
-    @required
     def compare_isinf(self, a):
         """``compare_isinf``."""
+        if self.xp.isdtype(a.dtype, ("bool", "integral")):
+            return self._compare_fill(a, False)
+        return self.xp.asarray(self.xp.isinf(a))
 
-    @required
     def compare_isfinite(self, a):
         """``compare_isfinite``."""
+        if self.xp.isdtype(a.dtype, ("bool", "integral")):
+            return self._compare_fill(a, True)
+        return self.xp.asarray(self.xp.isfinite(a))
 
-    @required
     def compare_contains_nan(self, a):
         """A 0-d bool array: whether any element is NaN."""
+        return self.xp.asarray(self.xp.any(self.compare_isnan(a)))
 
-    @required
     def compare_isclose(self, a, b, rtol, atol, equal_nan):
-        """``a == b`` or ``|a - b| <= atol + rtol * |b|`` with a finite difference (PyTorch's rule)."""
+        """``a == b`` or ``|a - b| <= atol + rtol * |b|`` with a finite difference (PyTorch's rule).
 
-    @required
+        ``a`` is a float array and ``b`` an array or a number of its dtype; equal infinities are
+        close, a finite value is never close to an infinite one; NaN is close to NaN only when
+        ``equal_nan``.
+        """
+        xp = self.xp
+        b = xp.asarray(b, dtype=a.dtype, device=self.native_device)
+        close = xp.equal(a, b)
+        if equal_nan:
+            close = close | (xp.isnan(a) & xp.isnan(b))
+        if rtol != 0 or atol != 0:
+            diff = xp.abs(a - b)
+            allowed = atol + xp.abs(rtol * b)
+            close = close | (xp.isfinite(diff) & (diff <= allowed))
+        return xp.asarray(close)
+
     def compare_all(self, a):
         """Whether every element of the bool array ``a`` is true (a Python bool; True when empty)."""
+        return bool(self.xp.all(a))

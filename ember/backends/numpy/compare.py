@@ -30,6 +30,7 @@ def _kernel(ufunc):
 
 
 _NATIVE = np.dtype(np.float64)
+# override: 0.79 vs the default's 0.80 µs (float32 (32, 64)), kept for bfloat16: the default warns
 compare_eq = _kernel(np.equal)
 compare_ne = _kernel(np.not_equal)
 compare_gt = _kernel(np.greater)
@@ -41,6 +42,7 @@ compare_le = _kernel(np.less_equal)
 _FINITE_MAX = {}
 
 
+# override: 0.40 vs the default's 0.41 µs, kept as out-of-range values must not warn
 def compare_scalar(value, dtype):
     """A 0-d array of ember ``dtype`` (a float or complex dtype) holding the Python float (or
     complex) ``value`` (rounded to the dtype; beyond its range it becomes +-inf, silently)."""
@@ -57,24 +59,28 @@ def compare_scalar(value, dtype):
         return np.asarray(value, dtype=dtype)
 
 
+# override: 0.75 vs the default's 6.1 µs (float32 (32, 64)); also takes bfloat16
 def compare_isnan(a):
     if a.dtype.kind not in "biu":
         return np.asarray(np.isnan(a))
     return np.zeros(a.shape, np.bool_)
 
 
+# override: 0.76 vs the default's 7.5 µs (float32 (32, 64)); also takes bfloat16
 def compare_isinf(a):
     if a.dtype.kind not in "biu":
         return np.asarray(np.isinf(a))
     return np.zeros(a.shape, np.bool_)
 
 
+# override: 0.77 vs the default's 12 µs (float32 (32, 64)); also takes bfloat16
 def compare_isfinite(a):
     if a.dtype.kind not in "biu":
         return np.asarray(np.isfinite(a))
     return np.ones(a.shape, np.bool_)
 
 
+# override: 10 vs the default's 15 µs (float32 (32, 64))
 def compare_contains_nan(a):
     """A 0-d bool array: whether any element is NaN."""
     if a.dtype.kind not in "biu":
@@ -82,6 +88,7 @@ def compare_contains_nan(a):
     return np.asarray(False)
 
 
+# override: 39 vs the default's 41 µs (float32 (32, 64)), kept as inf - inf must not warn
 def compare_isclose(a, b, rtol, atol, equal_nan):
     """``a == b`` or ``|a - b| <= atol + rtol * |b|`` with a finite difference (PyTorch's rule).
 
@@ -99,6 +106,7 @@ def compare_isclose(a, b, rtol, atol, equal_nan):
     return np.asarray(close)
 
 
+# override: 1.1 vs the default's 2.2 µs (bool (32, 64))
 def compare_all(a):
     """Whether every element of the bool array ``a`` is true (a Python bool; True when empty)."""
     return bool(a.all())

@@ -47,6 +47,7 @@ def _positions(n, axis, ndim):
     return np.arange(n, dtype=_INT64).reshape(shape)
 
 
+# override: 71 vs the default's 71 µs (float32 (32, 64)), kept for bfloat16 and quiet overflow
 def scan_cumsum(a, axis):
     """Cumulative sum along ``axis``; ints and bools give int64, floats keep their dtype."""
     if a.dtype.kind in "biu":
@@ -55,6 +56,7 @@ def scan_cumsum(a, axis):
         return np.cumsum(a, axis=axis, dtype=_acc(a)).astype(a.dtype, copy=False)
 
 
+# override: 81 vs the default's 99 µs (float32 (32, 64))
 def scan_cumprod(a, axis):
     """Cumulative product along ``axis``; ints and bools give int64, floats keep their dtype."""
     with np.errstate(invalid="ignore", over="ignore"):
@@ -63,12 +65,14 @@ def scan_cumprod(a, axis):
         return np.cumprod(a, axis=axis, dtype=_acc(a)).astype(a.dtype, copy=False)
 
 
+# override: 112 vs the default's 122 µs (float32 (32, 64))
 def scan_cumsum_grad(g, axis):
     """Gradient of cumsum: the reversed cumulative sum of ``g``."""
     with np.errstate(invalid="ignore", over="ignore"):
         return _rcumsum(g.astype(_acc(g)), axis).astype(g.dtype, copy=False)
 
 
+# override: 178 vs the default's 334 µs (float32 (32, 64))
 def scan_cumext(a, axis, kind):
     """(values, indices) of the cumulative max (``kind`` "max") or min along ``axis``.
 
@@ -87,6 +91,7 @@ def scan_cumext(a, axis, kind):
     return vals.astype(a.dtype, copy=False), idx.astype(_INT64, copy=False)
 
 
+# override: 122 vs the default's 251 µs (float32 (32, 64))
 def scan_index_grad(g, idx, axis):
     """Gradient of a cumulative max/min: each ``g`` element added at its index along ``axis``."""
     n = g.shape[axis]
@@ -102,6 +107,7 @@ def scan_index_grad(g, idx, axis):
     return np.ascontiguousarray(np.moveaxis(out, -1, axis)).astype(g.dtype, copy=False)
 
 
+# override: 0.20 vs the default's 0.87 µs (float32 (32, 64))
 def scan_reshape(a, shape):
     """``a`` with a new shape of the same size (a view where the layout allows)."""
     return a.reshape(shape)

@@ -4,8 +4,7 @@ import numpy as np
 
 from .core import NP, _first, allocates
 
-__all__ = ["segments_cat", "segments_stack", "segments_zeros", "segments_expand_dims",
-           "segments_token"]
+__all__ = ["segments_cat", "segments_stack", "segments_zeros", "segments_token"]
 
 
 @allocates()
@@ -36,15 +35,11 @@ def segments_zeros(shape, dtype):
     return np.zeros(shape, dtype=NP[dtype])
 
 
-def segments_expand_dims(a, axis):
-    """A view of ``a`` with a new dim of size 1 at ``axis``."""
-    return np.expand_dims(a, axis)
-
-
 _TOKEN = np.zeros((), dtype=np.float64)
 _TOKEN.flags.writeable = False
 
 
+# override: 0.06 vs the default's 0.10 µs; read-only, as no op may write it
 def segments_token():
     """A read-only 0-d array: the placeholder gradient a part of a split passes to its hub."""
     return _TOKEN

@@ -14,11 +14,13 @@ __all__ = ["slicing_view", "slicing_grad", "slicing_assign", "slicing_fill", "sl
 _ELLIPSIS = (Ellipsis,)
 
 
+# override: 0.18 vs the default's 0.20 µs (float32 (32, 64), two slices)
 def slicing_view(a, key):
     """``a[key]`` as a view (a 0-d array, never a NumPy scalar, when every dim is indexed)."""
     return a[key + _ELLIPSIS]
 
 
+# override: 0.99 vs the default's 1.7 µs (float32 (32, 64)), as for assign, fill, zero_region
 def slicing_grad(g, shape, key):
     """The gradient of ``a[key]`` for ``a`` of ``shape``: zeros with ``g`` written at ``key``."""
     out = np.zeros(shape, dtype=g.dtype)
@@ -43,10 +45,12 @@ def slicing_zero_region(g, key):
     return out
 
 
+# override: 0.31 vs the default's 0.46 µs
 def slicing_empty(shape, dtype):
     return np.empty(shape, dtype=NP[dtype])
 
 
+# override: 1.5 vs the default's 11 µs (int32)
 def slicing_scalar(value, dtype):
     """A 0-d array of ember ``dtype`` holding the number ``value``.
 
@@ -64,6 +68,7 @@ def slicing_scalar(value, dtype):
         return np.asarray(value, dtype=dtype)
 
 
+# override: NumPy bools index too (the default knows arrays only)
 def slicing_is_index_object(x):
     """Whether ``x`` is a NumPy array or NumPy bool: an advanced index, never a basic one."""
     return isinstance(x, (np.ndarray, np.bool_))

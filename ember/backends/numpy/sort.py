@@ -8,8 +8,7 @@ import numpy as np
 
 from .bf16 import is_bf16
 
-__all__ = ["sort_argsort", "sort_values", "sort_topk", "sort_take", "sort_first",
-    "sort_scatter_grad", "sort_reshape"]
+__all__ = ["sort_argsort", "sort_values", "sort_topk", "sort_reshape"]
 
 
 def _keys(x):
@@ -17,6 +16,7 @@ def _keys(x):
     return x.astype(np.float32) if is_bf16(x.dtype) else x
 
 
+# override: 131 vs the default's 146 µs (float32 (32, 64)); also takes bfloat16
 def sort_argsort(x, axis, descending=False):
     """Stable argsort of ``x`` along ``axis`` (int64 indices); ``x`` has at least one dim."""
     keys = _keys(x)
@@ -28,6 +28,7 @@ def sort_argsort(x, axis, descending=False):
     return ((n - 1) - np.flip(idx, axis)).astype(np.int64, copy=False)
 
 
+# override: 58 vs the default's 175 µs (float32 (32, 64))
 def sort_values(x, axis, descending=False):
     """The values of the stable sort of ``x`` along ``axis`` (no indices).
 
@@ -41,22 +42,23 @@ def sort_values(x, axis, descending=False):
     if keys.dtype.kind == "f":
         bits = np.dtype(f"u{x.dtype.itemsize}")  # -0.0 is the sign bit alone
         if (x.view(bits) == 1 << (8 * bits.itemsize - 1)).any() or np.isnan(keys).any():
-            return sort_take(x, sort_argsort(x, axis, descending), axis)
+            return np.take_along_axis(x, sort_argsort(x, axis, descending), axis=axis)
     out = np.sort(keys, axis=axis)
     if keys is not x:
         out = out.astype(x.dtype)  # bfloat16 sorted through float32: exact both ways
     return np.flip(out, axis) if descending else out
 
 
+# override: 2,900 vs the default's 21,000 µs (float32 (32, 4096), k 5)
 def sort_topk(x, k, axis, largest=True):
     """Indices of the ``k`` largest (smallest) elements along ``axis``, best first, ties to the
     lower index: the first ``k`` of the stable sort, found by partition when ``k`` is small."""
     n = x.shape[axis]
     if k == 0 or 8 * k > n:
-        return sort_first(sort_argsort(x, axis, largest), k, axis)
+        return _first(sort_argsort(x, axis, largest), k, axis)
     keys = _keys(x)
     part = np.argpartition(keys, n - k if largest else k - 1, axis=axis)
-    cand = np.sort(sort_first(np.flip(part, axis) if largest else part, k, axis), axis=axis)
+    cand = np.sort(_first(np.flip(part, axis) if largest else part, k, axis), axis=axis)
     vals = np.take_along_axis(keys, cand, axis=axis)
     order = sort_argsort(vals, axis, largest)
     idx = np.take_along_axis(cand, order, axis=axis)
@@ -70,29 +72,15 @@ def sort_topk(x, k, axis, largest=True):
         same_all |= np.isnan(keys) & nan
         same_vals |= np.isnan(vals) & nan
     if (same_all.sum(axis=axis) != same_vals.sum(axis=axis)).any():
-        return sort_first(sort_argsort(x, axis, largest), k, axis)
+        return _first(sort_argsort(x, axis, largest), k, axis)
     return idx.astype(np.int64, copy=False)
 
 
-def sort_take(x, idx, axis):
-    """The elements of ``x`` at ``idx`` along ``axis`` (``numpy.take_along_axis``)."""
-    return np.take_along_axis(x, idx, axis=axis)
+def _first(idx, k, axis):
+    return idx[(slice(None),) * (axis % idx.ndim) + (slice(0, k),)]
 
 
-def sort_first(idx, k, axis):
-    """The first ``k`` entries of ``idx`` along ``axis`` (a view)."""
-    key = [slice(None)] * idx.ndim
-    key[axis] = slice(0, k)
-    return idx[tuple(key)]
-
-
-def sort_scatter_grad(g, idx, axis, shape):
-    """Zeros of ``shape`` with ``g`` put at ``idx`` along ``axis`` (indices distinct per line)."""
-    out = np.zeros(shape, dtype=g.dtype)
-    np.put_along_axis(out, idx, g, axis=axis)
-    return out
-
-
+# override: 0.19 vs the default's 0.87 µs (float32 (32, 64))
 def sort_reshape(x, shape):
     """``x`` reshaped (a view where the layout allows)."""
     return x.reshape(shape)

@@ -35,6 +35,7 @@ def _tensor_of(v, like):
     return torch.tensor(v, dtype=like.dtype, device=like.device)
 
 
+# override: a Python int operand past int64 (uint64) and 5.6 vs the default's 6.9 µs, as or, xor
 def bitwise_and(a, b):
     """``a & b`` (logical and on bools)."""
     if not isinstance(a, _Tensor):
@@ -56,6 +57,7 @@ def bitwise_xor(a, b):
     return torch.bitwise_xor(a, _operand(b, a))
 
 
+# override: torch has no ~ on uint16/32/64 (the default fails there)
 def bitwise_invert(a):
     """``~a``: two's complement not on ints, logical not on bools."""
     if a.dtype is _U64:
@@ -82,6 +84,7 @@ def _logical_rshift64(x, count):
     return torch.where(count == 0, x, shifted)
 
 
+# override: torch has no shifts on uint16/32/64 (the default fails there), as the other shifts
 def bitwise_lshift(a, c):
     """``a << c`` elementwise, both of one int dtype; counts < 0 or >= the bit width give 0."""
     if not isinstance(a, _Tensor):
@@ -144,6 +147,7 @@ def bitwise_rshift_scalar(a, count):
     return a >> count
 
 
+# override: 8.5 vs the default's 13 µs (float32 (32, 64))
 def logical_truth(a):
     """``a != 0`` as bools (NaN is true); bool tensors themselves."""
     if a.dtype is torch.bool:
@@ -151,17 +155,8 @@ def logical_truth(a):
     return a != 0
 
 
-def logical_and(a, b):
-    return torch.logical_and(a, b)
-
-
-def logical_or(a, b):
-    return torch.logical_or(a, b)
-
-
-def logical_xor(a, b):
-    return torch.logical_xor(a, b)
-
-
-def logical_not(a):
-    return torch.logical_not(a)
+# override: 1.8 vs the default's 10 µs (bool (32, 64)), as or, xor, not
+logical_and = torch.logical_and
+logical_or = torch.logical_or
+logical_xor = torch.logical_xor
+logical_not = torch.logical_not

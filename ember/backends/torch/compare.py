@@ -15,7 +15,7 @@ from .core import TORCH
 
 __all__ = ["compare_eq", "compare_ne", "compare_gt", "compare_ge", "compare_lt", "compare_le",
            "compare_scalar", "compare_isnan", "compare_isinf", "compare_isfinite",
-           "compare_contains_nan", "compare_isclose", "compare_all"]
+           "compare_contains_nan", "compare_all"]
 
 _Tensor = torch.Tensor
 _I64 = torch.int64
@@ -73,6 +73,7 @@ def _with_int(name, a, v):
     return _FN[name](a, v)
 
 
+# override: ints compare exactly (torch wraps a Python int); 5.9 vs the default's 11 µs (float32)
 def _kernel(name):
     fn = _FN[name]
     mirror = _MIRROR[name]
@@ -123,6 +124,7 @@ compare_le = _KERNELS["le"]
 _FINITE_MAX = {}
 
 
+# override: 0.21 vs the default's 5.2 µs, a Python number torch takes without promoting
 def compare_scalar(value, dtype):
     """The Python float ``value`` rounded to ember float ``dtype`` (beyond its range +-inf), as
     an operand torch takes without promoting: a Python float (for a complex dtype the Python
@@ -143,6 +145,7 @@ def compare_scalar(value, dtype):
     return torch.tensor(value, dtype=torch.float64).to(t).item()
 
 
+# override: 4.5 vs the default's 11 µs (float32 (32, 64)), as isinf, isfinite
 def compare_isnan(a):
     if a.dtype.is_floating_point or a.dtype in _COMPLEX:
         return torch.isnan(a)
@@ -161,6 +164,7 @@ def compare_isfinite(a):
     return torch.ones(a.shape, dtype=torch.bool, device=a.device)
 
 
+# override: 13 vs the default's 21 µs (float32 (32, 64))
 def compare_contains_nan(a):
     """A 0-d bool tensor: whether any element is NaN."""
     if a.dtype.is_floating_point:
@@ -168,25 +172,7 @@ def compare_contains_nan(a):
     return torch.zeros((), dtype=torch.bool, device=a.device)
 
 
-def compare_isclose(a, b, rtol, atol, equal_nan):
-    """``a == b`` or ``|a - b| <= atol + rtol * |b|`` with a finite difference (PyTorch's rule).
-
-    ``a`` a float tensor and ``b`` a tensor or a number of its dtype; equal infinities are
-    close, a finite value is never close to an infinite one; NaN is close to NaN only when
-    ``equal_nan``.
-    """
-    if not isinstance(b, _Tensor):
-        b = torch.tensor(b, dtype=a.dtype, device=a.device)
-    close = torch.eq(a, b)
-    if equal_nan:
-        close = close | (torch.isnan(a) & torch.isnan(b))
-    if rtol != 0 or atol != 0:
-        diff = torch.abs(a - b)
-        allowed = atol + torch.abs(rtol * b)
-        close = close | (torch.isfinite(diff) & (diff <= allowed))
-    return close
-
-
+# override: 3.1 vs the default's 12 µs (bool (32, 64))
 def compare_all(a):
     """Whether every element of the bool tensor ``a`` is true (a Python bool; True when empty)."""
     return bool(a.all())

@@ -9,8 +9,7 @@ import torch
 
 from .reduce import _HALF, _INT_KINDS, _ordered, _unordered, _wide
 
-__all__ = ["scan_cumsum", "scan_cumprod", "scan_cumsum_grad",
-           "scan_cumext", "scan_index_grad", "scan_reshape"]
+__all__ = ["scan_cumsum", "scan_cumprod", "scan_cumsum_grad", "scan_cumext", "scan_index_grad"]
 
 _I64 = torch.int64
 
@@ -40,6 +39,7 @@ def _positions(n, axis, ndim, device):
     return torch.arange(n, dtype=_I64, device=device).reshape(shape)
 
 
+# override: 15 vs the default's 32 µs (float32 (32, 64)); uint64 too
 def scan_cumsum(a, axis):
     """Cumulative sum along ``axis``; ints and bools give int64, floats keep their dtype."""
     if a.dtype in _INT_KINDS:
@@ -47,6 +47,7 @@ def scan_cumsum(a, axis):
     return torch.cumsum(a, dim=axis, dtype=_acc(a)).to(a.dtype)
 
 
+# override: 22 vs the default's 30 µs (float32 (32, 64)); uint64 too
 def scan_cumprod(a, axis):
     """Cumulative product along ``axis``; ints and bools give int64, floats keep their dtype."""
     if a.dtype in _INT_KINDS:
@@ -54,11 +55,13 @@ def scan_cumprod(a, axis):
     return torch.cumprod(a, dim=axis, dtype=_acc(a)).to(a.dtype)
 
 
+# override: 39 vs the default's 44 µs (float32 (32, 64))
 def scan_cumsum_grad(g, axis):
     """Gradient of cumsum: the reversed cumulative sum of ``g``."""
     return _rcumsum(g.to(_acc(g)), axis).to(g.dtype)
 
 
+# override: 72 vs the default's 457 µs (float32 (32, 64))
 def scan_cumext(a, axis, kind):
     """(values, indices) of the cumulative max (``kind`` "max") or min along ``axis``.
 
@@ -78,14 +81,10 @@ def scan_cumext(a, axis, kind):
     return _unordered(vals, a.dtype), idx
 
 
+# override: 35 vs the default's 145 µs (float32 (32, 64))
 def scan_index_grad(g, idx, axis):
     """Gradient of a cumulative max/min: each ``g`` element added at its index along ``axis``."""
     if g.numel() == 0:
         return torch.zeros(g.shape, dtype=g.dtype, device=g.device)
     out = torch.zeros(g.shape, dtype=torch.float64, device=g.device)
     return out.scatter_add(axis, idx, g.to(torch.float64)).to(g.dtype)
-
-
-def scan_reshape(a, shape):
-    """``a`` with a new shape of the same size (a view where the layout allows)."""
-    return a.reshape(shape)

@@ -5,8 +5,7 @@ import torch
 from .core import TORCH, allocates
 from .indexing import _SIGNED, _bits, _unbits
 
-__all__ = ["segments_cat", "segments_stack", "segments_zeros", "segments_expand_dims",
-           "segments_token"]
+__all__ = ["segments_cat", "segments_stack", "segments_zeros", "segments_expand_dims"]
 
 
 def _cast_all(arrays, dtype):
@@ -41,17 +40,7 @@ def segments_zeros(shape, dtype, *, device=None):
     return torch.zeros(tuple(shape), dtype=TORCH[dtype], device=device)
 
 
+# override: 0.82 vs the default's 1.1 µs (float32 (32, 64))
 def segments_expand_dims(a, axis):
     """A view of ``a`` with a new dim of size 1 at ``axis``."""
     return a.unsqueeze(axis)
-
-
-_TOKENS = {}
-
-
-def segments_token(*, device=None):
-    """A 0-d tensor: the placeholder gradient a part of a split passes to its hub."""
-    token = _TOKENS.get(device)
-    if token is None:
-        token = _TOKENS[device] = torch.zeros((), dtype=torch.float64, device=device)
-    return token

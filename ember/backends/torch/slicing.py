@@ -32,6 +32,7 @@ def _write(out, key, v):
     return out
 
 
+# override: torch has no negative steps (the default fails there)
 def slicing_view(a, key):
     """``a[key]`` (a view unless a step is negative; a 0-d tensor when every dim is indexed)."""
     if _has_negative(key):
@@ -39,6 +40,7 @@ def slicing_view(a, key):
     return a[key]
 
 
+# override: 16 vs the default's 28 µs (float32 (32, 64), two slices), as assign, fill, zero_region
 def slicing_grad(g, shape, key):
     """The gradient of ``a[key]`` for ``a`` of ``shape``: zeros with ``g`` written at ``key``."""
     return _write(torch.zeros(tuple(shape), dtype=g.dtype, device=g.device), key, g)
@@ -57,10 +59,12 @@ def slicing_zero_region(g, key):
     return _write(g.clone(memory_format=torch.contiguous_format), key, 0)
 
 
+# override: 3.0 vs the default's 5.9 µs
 def slicing_empty(shape, dtype, *, device=None):
     return torch.empty(tuple(shape), dtype=TORCH[dtype], device=device)
 
 
+# override: uint16/32/64 past int64's range; 7.0 vs the default's 9.1 µs (int32)
 def slicing_scalar(value, dtype, *, device=None):
     """A 0-d tensor of ember ``dtype`` holding the number ``value``.
 
@@ -84,6 +88,7 @@ def slicing_scalar(value, dtype, *, device=None):
     return torch.tensor(float(value), dtype=torch.float64, device=device).to(target)
 
 
+# override: NumPy arrays and bools index a torch tensor too
 def slicing_is_index_object(x):
     """Whether ``x`` is a torch tensor, a NumPy array or a NumPy bool: an advanced index."""
     if isinstance(x, torch.Tensor):

@@ -9,14 +9,14 @@ import torch
 
 from .reduce import _bits, _ordered, _unbits
 
-__all__ = ["sort_argsort", "sort_values", "sort_topk", "sort_take", "sort_first",
-           "sort_scatter_grad", "sort_reshape"]
+__all__ = ["sort_argsort", "sort_take", "sort_first", "sort_scatter_grad"]
 
 
 def _flip(a, axis):
     return _unbits(torch.flip(_bits(a), (axis,)), a.dtype)
 
 
+# override: torch sorts no uint16/32/64 (the default fails there); 67 vs 77 µs (float32 (32, 64))
 def sort_argsort(x, axis, descending=False):
     """Stable argsort of ``x`` along ``axis`` (int64 indices); ``x`` has at least one dim."""
     keys = _ordered(x)
@@ -27,34 +27,20 @@ def sort_argsort(x, axis, descending=False):
     return (n - 1) - torch.flip(idx, (axis,))
 
 
-def sort_values(x, axis, descending=False):
-    """The values of the stable sort of ``x`` along ``axis`` (no indices); the elements' own bits
-    (-0.0 and NaN payloads kept), as the sort with indices."""
-    return sort_take(x, sort_argsort(x, axis, descending), axis)
-
-
-def sort_topk(x, k, axis, largest=True):
-    """Indices of the ``k`` largest (smallest) elements along ``axis``, best first, ties to the
-    lower index: the first ``k`` of the stable sort."""
-    return sort_first(sort_argsort(x, axis, largest), k, axis)
-
-
+# override: the elements' bits (NaN payloads, uint16/32/64); 23 vs the default's 38 µs
 def sort_take(x, idx, axis):
     """The elements of ``x`` at ``idx`` along ``axis`` (``take_along_dim``)."""
     return _unbits(torch.take_along_dim(_bits(x), idx, dim=axis), x.dtype)
 
 
+# override: 1.6 vs the default's 6.1 µs (int64 (32, 64))
 def sort_first(idx, k, axis):
     """The first ``k`` entries of ``idx`` along ``axis`` (a view)."""
     return idx.narrow(axis, 0, k)
 
 
+# override: 14 vs the default's 283 µs (float32 (32, 64))
 def sort_scatter_grad(g, idx, axis, shape):
     """Zeros of ``shape`` with ``g`` put at ``idx`` along ``axis`` (indices distinct per line)."""
     out = torch.zeros(shape, dtype=g.dtype, device=g.device)
     return out.scatter(axis, idx, g)
-
-
-def sort_reshape(x, shape):
-    """``x`` reshaped (a view where the layout allows)."""
-    return x.reshape(shape)
