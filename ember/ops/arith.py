@@ -38,6 +38,30 @@ def _twins(name, binary, doc, scalar_doc, *args, cx=False):
     return op, op_scalar
 
 
+# -- the gradient rules of + - * /, one each: ``rule(g, a, b, need_a, need_b)`` gives the
+# gradients of ``a`` and ``b`` (Tensors or numbers; None where not needed). These ops and the
+# operators' short paths (operators.py) both read them.
+
+def add_rule(g, a, b, need_a, need_b):
+    """The gradients of ``a + b``."""
+    return (g if need_a else None, g if need_b else None)
+
+
+def sub_rule(g, a, b, need_a, need_b):
+    """The gradients of ``a - b``."""
+    return (g if need_a else None, -g if need_b else None)
+
+
+def mul_rule(g, a, b, need_a, need_b):
+    """The gradients of ``a * b``."""
+    return (g * b if need_a else None, g * a if need_b else None)
+
+
+def truediv_rule(g, a, b, need_a, need_b):
+    """The gradients of ``a / b``: ``-g * a / (b * b)`` for ``b``, as PyTorch."""
+    return (g / b if need_a else None, -g * a / (b * b) if need_b else None)
+
+
 # -- add, sub, mul ----------------------------------------------------------------------------
 
 def _add(a, b, op):
@@ -45,7 +69,7 @@ def _add(a, b, op):
     out = be.ew_cast(be.ew_add(xa, xb), dt)
 
     def rule(g, need_a, need_b, out):
-        return (g if need_a else None, g if need_b else None)
+        return add_rule(g, None, None, need_a, need_b)
     return _record2t(out, dt, ta, tb, rule, op)
 
 
@@ -54,7 +78,7 @@ def _sub(a, b, op):
     out = be.ew_cast(be.ew_sub(xa, xb), dt)
 
     def rule(g, need_a, need_b, out):
-        return (g if need_a else None, -g if need_b else None)
+        return sub_rule(g, None, None, need_a, need_b)
     return _record2t(out, dt, ta, tb, rule, op)
 
 
@@ -64,7 +88,7 @@ def _mul(a, b, op):
     a, b = _operands(a, b, ta, tb, dt)
 
     def rule(g, need_a, need_b, out):
-        return (g * b if need_a else None, g * a if need_b else None)
+        return mul_rule(g, a, b, need_a, need_b)
     return _record2t(out, dt, ta, tb, rule, op)
 
 
@@ -124,8 +148,8 @@ def _truediv(a, b, op):
     out = be.ew_cast(be.ew_truediv(xa, xb), dt)
     a, b = _operands(a, b, ta, tb, dt, div=True)
 
-    def rule(g, need_a, need_b, out):  # -g * a / (b * b) for b, as PyTorch
-        return (g / b if need_a else None, -g * a / (b * b) if need_b else None)
+    def rule(g, need_a, need_b, out):
+        return truediv_rule(g, a, b, need_a, need_b)
     return _record2t(out, dt, ta, tb, rule, op)
 
 

@@ -10,7 +10,8 @@ from ..errors import InvalidParameterError
 from ..autodiff.rules import array_rule
 from .._tensor import Tensor, alias, device_error, record, record_arrays, saved, wrap
 from . import fusion as _fusion
-from .arith import _add, _floordiv, _mul, _pow, _remainder, _sub, _truediv
+from .arith import (_add, _floordiv, _mul, _pow, _remainder, _sub, _truediv, add_rule,
+                    mul_rule, sub_rule, truediv_rule)
 from .elementwise import _F32, _F64, _fits_pair, _prod
 
 _EXACT = 1 << 53  # Python ints below this are exact as floats
@@ -180,70 +181,52 @@ def _scalar_recompute(kernel, grad, s, dt, reverse):
     return (lambda a: kernel(a, s), lambda arrays, out: array_rule(grad(wrap(arrays[0], dt), s), dt))
 
 
-# The rules of the short paths: ``grad_tt(a, b)``, ``grad_ts(a, s)`` and ``grad_st(s, a)`` of
-# the saved operands (``a``, ``b`` Tensors of one shape and dtype, ``s`` a number).
+# The rules of the short paths, built from the ops' own (arith.py): ``grad_tt(a, b)``,
+# ``grad_ts(a, s)`` and ``grad_st(s, a)`` of the saved operands (``a``, ``b`` Tensors of one
+# shape and dtype, ``s`` a number) give the step's backward rule.
 
-def _add_tt(a, b):
-    return _pass2
-
-
-def _add_ts(a, s):
-    return _pass1
-
-
-def _pass1(g, needs, out):
-    return (g,)
+def _tensors(rule, reads=True):
+    """``grad_tt`` of ``rule``; one rule for every step when it reads no operand."""
+    if not reads:
+        fixed = lambda g, needs, out: rule(g, None, None, needs[0], needs[1])  # noqa: E731
+        return lambda a, b: fixed
+    return lambda a, b: lambda g, needs, out: rule(g, a, b, needs[0], needs[1])
 
 
-def _pass2(g, needs, out):
-    return (g, g)
+def _tensor_number(rule, reads=True):
+    """``grad_ts`` of ``rule``: the step ``a OP s``."""
+    if not reads:
+        fixed = lambda g, needs, out: (rule(g, None, None, True, False)[0],)  # noqa: E731
+        return lambda a, s: fixed
+    return lambda a, s: lambda g, needs, out: (rule(g, a, s, True, False)[0],)
 
 
-def _sub_tt(a, b):
-    return lambda g, needs, out: (g, -g if needs[1] else None)
-
-
-def _mul_tt(a, b):
-    return lambda g, needs, out: (g * b if needs[0] else None, g * a if needs[1] else None)
-
-
-def _mul_ts(a, s):
-    return lambda g, needs, out: (g * s,)
-
-
-def _mul_st(s, a):
-    return lambda g, needs, out: (g * s,)
-
-
-def _div_tt(a, b):
-    return lambda g, needs, out: (g / b if needs[0] else None,
-                                  -g * a / (b * b) if needs[1] else None)
-
-
-def _div_ts(a, s):
-    return lambda g, needs, out: (g / s,)
-
-
-def _rsub_st(s, a):
-    return lambda g, needs, out: (-g,)
-
-
-def _rdiv_st(s, a):  # d(s / a)/da = -s / a**2
-    return lambda g, needs, out: (-g * s / (a * a),)
+def _number_tensor(rule, reads=True):
+    """``grad_st`` of ``rule``: the reflected step ``s OP a``."""
+    if not reads:
+        fixed = lambda g, needs, out: (rule(g, None, None, False, True)[1],)  # noqa: E731
+        return lambda s, a: fixed
+    return lambda s, a: lambda g, needs, out: (rule(g, s, a, False, True)[1],)
 
 
 _NONE = {"reads": _keep_none, "reads_number": False}
-Tensor.__add__ = _short("ew_add", _add, "add", "+", _add_tt, _add_ts, **_NONE)
-Tensor.__radd__ = _short("ew_add", _add, "add", "+", None, _add_ts, reverse=True, **_NONE)
-Tensor.__sub__ = _short("ew_sub", _sub, "sub", "-", _sub_tt, _add_ts, **_NONE)
-Tensor.__rsub__ = _short("ew_sub", _sub, "sub", "-", None, _rsub_st, reverse=True, **_NONE)
-Tensor.__mul__ = _short("ew_mul", _mul, "mul", "*", _mul_tt, _mul_ts, reads_number=False)
-Tensor.__rmul__ = _short("ew_mul", _mul, "mul", "*", None, _mul_st, reverse=True,
-                         reads_number=False)
-Tensor.__truediv__ = _short("ew_truediv", _truediv, "true_divide", "/", _div_tt, _div_ts,
-                            float_only=True, reads=_keep_div, reads_number=False)
-Tensor.__rtruediv__ = _short("ew_truediv", _truediv, "true_divide", "/", None, _rdiv_st,
-                             reverse=True)
+Tensor.__add__ = _short("ew_add", _add, "add", "+", _tensors(add_rule, False),
+                        _tensor_number(add_rule, False), **_NONE)
+Tensor.__radd__ = _short("ew_add", _add, "add", "+", None, _number_tensor(add_rule, False),
+                         reverse=True, **_NONE)
+Tensor.__sub__ = _short("ew_sub", _sub, "sub", "-", _tensors(sub_rule, False),
+                        _tensor_number(sub_rule, False), **_NONE)
+Tensor.__rsub__ = _short("ew_sub", _sub, "sub", "-", None, _number_tensor(sub_rule, False),
+                         reverse=True, **_NONE)
+Tensor.__mul__ = _short("ew_mul", _mul, "mul", "*", _tensors(mul_rule), _tensor_number(mul_rule),
+                        reads_number=False)
+Tensor.__rmul__ = _short("ew_mul", _mul, "mul", "*", None, _number_tensor(mul_rule),
+                         reverse=True, reads_number=False)
+Tensor.__truediv__ = _short("ew_truediv", _truediv, "true_divide", "/", _tensors(truediv_rule),
+                            _tensor_number(truediv_rule), float_only=True, reads=_keep_div,
+                            reads_number=False)
+Tensor.__rtruediv__ = _short("ew_truediv", _truediv, "true_divide", "/", None,
+                             _number_tensor(truediv_rule), reverse=True)
 Tensor.__floordiv__ = _dunder(_floordiv, "floor_divide", "//")
 Tensor.__rfloordiv__ = _dunder(_floordiv, "floor_divide", "//", reverse=True)
 Tensor.__mod__ = _dunder(_remainder, "remainder", "%")
