@@ -107,8 +107,9 @@ class ComponentsKernels:
                        width=right - left + 1, height=bottom - top + 1)
         if centroids:
             nan = xp.full((), float("nan"), dtype=f64, device=self.native_device)
-            a = xp.where(area > 0, xp.astype(area, f64), xp.ones((), dtype=f64, device=self.native_device))
-            means = [xp.where(area > 0, self.idx_add_into_zeros((num,), key, xp.astype(t, f64)) / a,
-                              nan) for t in (cols, rows)]
+            one = xp.ones((), dtype=f64, device=self.native_device)
+            a = xp.where(area > 0, xp.astype(area, f64), one)  # an empty label's mean: NaN
+            means = [xp.where(area > 0, self.idx_add_into_zeros((num,), key, xp.astype(t, f64))
+                              / a, nan) for t in (cols, rows)]
             out["centroids"] = xp.stack(means, axis=1)
         return out

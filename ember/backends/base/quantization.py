@@ -26,7 +26,8 @@ class QuantizationKernels:
         return wide if dtype in (dtypes.float64, wide) else self.native_dtype(dtypes.float32)
 
     def _scale_view(self, scales, shape, block, dtype):
-        """The scales, cast to ``dtype``, shaped to broadcast against ``_blocked`` data of ``shape``."""
+        """The scales, cast to ``dtype``, shaped to broadcast against ``_blocked`` data of
+        ``shape``."""
         s = self.xp.astype(scales, dtype, copy=False)
         if block is None:
             return self.xp.reshape(s, ())

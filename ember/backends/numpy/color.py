@@ -1,3 +1,4 @@
-"""NumPy kernels of the color family: none; every one is written once in ember/backends/base/color.py."""
+"""NumPy kernels of the color family: none; each is written once in
+ember/backends/base/color.py."""
 
 __all__ = []

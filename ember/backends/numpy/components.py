@@ -1,3 +1,4 @@
-"""NumPy kernels of the components family: none; every one is written once in ember/backends/base/components.py."""
+"""NumPy kernels of the components family: none; each is written once in
+ember/backends/base/components.py."""
 
 __all__ = []

@@ -1,3 +1,4 @@
-"""NumPy kernels of the fft family: none; every one is written once in ember/backends/base/fft.py."""
+"""NumPy kernels of the fft family: none; each is written once in
+ember/backends/base/fft.py."""
 
 __all__ = []

@@ -1,3 +1,4 @@
-"""NumPy kernels of the sampling family: none; every one is written once in ember/backends/base/sampling.py."""
+"""NumPy kernels of the sampling family: none; each is written once in
+ember/backends/base/sampling.py."""
 
 __all__ = []

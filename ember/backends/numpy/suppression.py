@@ -1,3 +1,4 @@
-"""NumPy kernels of the suppression family: none; every one is written once in ember/backends/base/suppression.py."""
+"""NumPy kernels of the suppression family: none; each is written once in
+ember/backends/base/suppression.py."""
 
 __all__ = []

@@ -1,3 +1,4 @@
-"""Torch kernels of the array_api family: none; every one is written once in ember/backends/base/array_api.py."""
+"""Torch kernels of the array_api family: none; each is written once in
+ember/backends/base/array_api.py."""
 
 __all__ = []

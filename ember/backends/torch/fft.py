@@ -1,3 +1,4 @@
-"""Torch kernels of the fft family: none; every one is written once in ember/backends/base/fft.py."""
+"""Torch kernels of the fft family: none; each is written once in
+ember/backends/base/fft.py."""
 
 __all__ = []

@@ -1,3 +1,4 @@
-"""Torch kernels of the morphology family: none; every one is written once in ember/backends/base/morphology.py."""
+"""Torch kernels of the morphology family: none; each is written once in
+ember/backends/base/morphology.py."""
 
 __all__ = []

@@ -1,3 +1,4 @@
-"""Torch kernels of the quantization family: none; every one is written once in ember/backends/base/quantization.py."""
+"""Torch kernels of the quantization family: none; each is written once in
+ember/backends/base/quantization.py."""
 
 __all__ = []

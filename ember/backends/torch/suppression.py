@@ -1,3 +1,4 @@
-"""Torch kernels of the suppression family: none; every one is written once in ember/backends/base/suppression.py."""
+"""Torch kernels of the suppression family: none; each is written once in
+ember/backends/base/suppression.py."""
 
 __all__ = []
