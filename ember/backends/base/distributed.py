@@ -1,16 +1,20 @@
-"""The distributed kernels every backend provides (declared here; see ember/backends/base/__init__.py)."""
+"""The distributed kernels (see ember/backends/base/__init__.py): the flat buffers ember lends to
+torch.distributed. Allocation and views are written once; in-place writes, the hand-over to
+torch and the seeded permutation stay each library's own."""
+
+import math
 
 from .declare import required
 
 
 class DistributedKernels:
-    @required
     def dist_buffer(self, n, dtype):
         """A new flat writable buffer of ``n`` elements of ember ``dtype`` (not initialised)."""
+        return self.xp.empty((n,), dtype=self.native_dtype(dtype), device=self.native_device)
 
-    @required
     def dist_zeros(self, n, dtype):
         """A new flat writable buffer of ``n`` zeros of ember ``dtype``."""
+        return self.xp.zeros((n,), dtype=self.native_dtype(dtype), device=self.native_device)
 
     @required
     def dist_copy(self, a):
@@ -20,9 +24,9 @@ class DistributedKernels:
     def dist_pack(self, buffer, offset, a):
         """Write ``a`` (any layout) flat into ``buffer[offset:offset + a.size]``."""
 
-    @required
     def dist_unpack(self, buffer, offset, shape):
         """The view ``buffer[offset:...]`` of ``shape`` (a gradient handed out of a bucket)."""
+        return self.xp.reshape(buffer[offset:offset + math.prod(shape)], tuple(shape))
 
     @required
     def dist_divide(self, buffer, divisor):
@@ -33,9 +37,10 @@ class DistributedKernels:
         """``a`` as a torch tensor sharing its memory, for torch.distributed to work on in place
         (bfloat16, which NumPy lacks, through its 16 bits)."""
 
-    @required
     def dist_split(self, buffer, parts):
         """``buffer`` (flat) as ``parts`` equal consecutive views."""
+        k = buffer.shape[0] // parts
+        return [buffer[i * k:(i + 1) * k] for i in range(parts)]
 
     @required
     def dist_permutation(self, n, seed):

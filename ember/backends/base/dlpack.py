@@ -1,4 +1,5 @@
-"""The dlpack kernels every backend provides (declared here; see ember/backends/base/__init__.py)."""
+"""The dlpack kernels (see ember/backends/base/__init__.py). Export and import stay each
+library's own: NumPy marks a shared buffer read-only, torch cannot and moves between devices."""
 
 from .declare import required
 
@@ -11,9 +12,11 @@ class DlpackKernels:
         told) and for a view with negative strides (PyTorch cannot take them). Raises
         BufferError where ``copy=False`` forbids that copy."""
 
-    @required
     def dlpack_device(self, a):
-        """``(device_type, device_id)`` of ``a``'s buffer: ``(1, 0)``, the CPU."""
+        """``(device_type, device_id)`` of ``a``'s buffer as DLPack names it (``(1, 0)``: the CPU,
+        ``(2, N)``: CUDA device N)."""
+        kind, index = a.__dlpack_device__()
+        return int(kind), int(index)
 
     @required
     def dlpack_import(self, x, copy):

@@ -4,21 +4,8 @@ torch.distributed (``torch.from_numpy`` shares them, so nothing is copied on the
 import numpy as np
 
 from .bf16 import is_bf16
-from .core import NP
 
-__all__ = ["dist_buffer", "dist_zeros", "dist_copy", "dist_pack", "dist_unpack", "dist_divide",
-           "dist_torch", "dist_split", "dist_permutation"]
-
-
-
-def dist_buffer(n, dtype):
-    """A new flat writable buffer of ``n`` elements of ember ``dtype`` (not initialised)."""
-    return np.empty(n, dtype=NP[dtype])
-
-
-def dist_zeros(n, dtype):
-    """A new flat writable buffer of ``n`` zeros of ember ``dtype``."""
-    return np.zeros(n, dtype=NP[dtype])
+__all__ = ["dist_copy", "dist_pack", "dist_divide", "dist_torch", "dist_permutation"]
 
 
 def dist_copy(a):
@@ -29,14 +16,6 @@ def dist_copy(a):
 def dist_pack(buffer, offset, a):
     """Write ``a`` (any layout) flat into ``buffer[offset:offset + a.size]``."""
     buffer[offset:offset + a.size] = a.reshape(-1)
-
-
-def dist_unpack(buffer, offset, shape):
-    """The view ``buffer[offset:...]`` of ``shape`` (a gradient handed out of a bucket)."""
-    n = 1
-    for s in shape:
-        n *= s
-    return buffer[offset:offset + n].reshape(shape)
 
 
 def dist_divide(buffer, divisor):
@@ -51,11 +30,6 @@ def dist_torch(a):
     if is_bf16(a.dtype):
         return torch.from_numpy(a.view(np.int16)).view(torch.bfloat16)
     return torch.from_numpy(a)
-
-
-def dist_split(buffer, parts):
-    """``buffer`` (flat) as ``parts`` equal consecutive views."""
-    return np.split(buffer, parts)
 
 
 def dist_permutation(n, seed):

@@ -6,12 +6,7 @@ the view keeps the array referenced and ``data_can_mut`` never reuses a buffer a
 
 import numpy as np
 
-__all__ = ["dlpack_export", "dlpack_device", "dlpack_import"]
-
-
-def dlpack_device(a):
-    """``(device_type, device_id)`` of ``a``'s buffer: ``(1, 0)``, the CPU."""
-    return a.__dlpack_device__()
+__all__ = ["dlpack_export", "dlpack_import"]
 
 
 def dlpack_export(a, stream, max_version, dl_device, copy):

@@ -1,4 +1,5 @@
-"""NumPy kernels of the vision morphology ops (``ember/vision/morphology.py``).
+"""NumPy kernels of the vision morphology ops (``ember/vision/morphology.py``); the others are
+written once in ember/backends/base/morphology.py.
 
 Images are (H, W, C) arrays; the structuring element is a 2-D bool array. Erosion is the
 minimum, dilation the maximum, of the shifted padded views at the element's True cells.
@@ -6,24 +7,11 @@ minimum, dilation the maximum, of the shifted padded views at the element's True
 
 import numpy as np
 
-from .core import NP
-
-__all__ = ["morph_apply", "morph_int_range", "morph_has_true"]
+__all__ = ["morph_apply"]
 
 # ember's border names (OpenCV's) -> NumPy's pad modes
 _PAD_MODES = {"constant": "constant", "replicate": "edge", "reflect": "symmetric",
               "reflect101": "reflect", "wrap": "wrap"}
-
-
-def morph_int_range(dtype):
-    """(min, max) of the ember int dtype ``dtype``, as Python ints."""
-    info = np.iinfo(NP[dtype])
-    return int(info.min), int(info.max)
-
-
-def morph_has_true(kernel):
-    """Whether the bool array ``kernel`` has at least one True cell."""
-    return bool(np.any(kernel))
 
 
 def _border_default(dtype, op):
@@ -36,6 +24,7 @@ def _border_default(dtype, op):
     return np.inf if op == "erode" else -np.inf
 
 
+# override: 545 vs the default's 757 µs (uint8 256x256x3, 7x7, reflect101; uint16: 1.0 vs 15.5 ms)
 def morph_apply(x, kernel, anchor, iterations, op, border, value):
     """Erode (``op == "erode"``, the minimum) or dilate (the maximum) ``x`` (H, W, C).
 

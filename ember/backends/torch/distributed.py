@@ -3,20 +3,7 @@ buffers are torch tensors on the device, handed to torch.distributed as they are
 
 import torch
 
-from .core import TORCH
-
-__all__ = ["dist_buffer", "dist_zeros", "dist_copy", "dist_pack", "dist_unpack", "dist_divide",
-           "dist_torch", "dist_split", "dist_permutation"]
-
-
-def dist_buffer(n, dtype, *, device=None):
-    """A new flat writable buffer of ``n`` elements of ember ``dtype`` (not initialised)."""
-    return torch.empty(n, dtype=TORCH[dtype], device=device)
-
-
-def dist_zeros(n, dtype, *, device=None):
-    """A new flat writable buffer of ``n`` zeros of ember ``dtype``."""
-    return torch.zeros(n, dtype=TORCH[dtype], device=device)
+__all__ = ["dist_copy", "dist_pack", "dist_divide", "dist_torch", "dist_permutation"]
 
 
 def dist_copy(a):
@@ -27,14 +14,6 @@ def dist_copy(a):
 def dist_pack(buffer, offset, a):
     """Write ``a`` (any layout) flat into ``buffer[offset:offset + a.numel()]``."""
     buffer[offset:offset + a.numel()].copy_(a.reshape(-1))
-
-
-def dist_unpack(buffer, offset, shape):
-    """The view ``buffer[offset:...]`` of ``shape`` (a gradient handed out of a bucket)."""
-    n = 1
-    for s in shape:
-        n *= s
-    return buffer[offset:offset + n].view(tuple(shape))
 
 
 def dist_divide(buffer, divisor):
@@ -49,11 +28,6 @@ def dist_divide(buffer, divisor):
 def dist_torch(a):
     """``a`` itself: torch.distributed works on it in place."""
     return a
-
-
-def dist_split(buffer, parts):
-    """``buffer`` (flat) as ``parts`` equal consecutive views."""
-    return list(torch.tensor_split(buffer, parts))
 
 
 def dist_permutation(n, seed, *, device=None):

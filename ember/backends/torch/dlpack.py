@@ -5,14 +5,7 @@ given to PyTorch)."""
 
 import torch
 
-__all__ = ["dlpack_export", "dlpack_device", "dlpack_import"]
-
-
-def dlpack_device(a):
-    """``(device_type, device_id)`` of ``a``'s buffer as DLPack names it (``(1, 0)``: the CPU,
-    ``(2, N)``: CUDA device N)."""
-    kind, index = a.__dlpack_device__()
-    return int(kind), int(index)
+__all__ = ["dlpack_export", "dlpack_import"]
 
 
 def dlpack_export(a, stream, max_version, dl_device, copy):
