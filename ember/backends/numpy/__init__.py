@@ -35,6 +35,13 @@ class NumpyBackend(Backend, HostKernels, kernels=FAMILIES):
     fuses = True
     writes_in_place = True
 
+    def _prepare(self, kernel):
+        """A default (a method of the base) runs with NumPy's floating-point warnings off, as
+        the NumPy kernels do: inf and nan are the IEEE answers, not something to warn about."""
+        if getattr(kernel, "__self__", None) is self:
+            return core._warnings_off(kernel, keywords=True)
+        return kernel
+
 
 _instance = []
 

@@ -31,15 +31,25 @@ except (ImportError, AttributeError, TypeError):  # pragma: no cover - older or 
     _ERRVAR = _IGNORE = None
 
 
-def _warnings_off(fn):
-    """Wrap the kernel ``fn`` (positional arguments) so that it runs with NumPy's floating-point
-    warnings ignored: inf and nan results are the IEEE answers, not something to warn about.
-    One context-variable set and reset (NumPy's own error state), several times cheaper than
-    entering ``np.errstate`` on every call; NumPy's error state is unchanged afterwards."""
+def _warnings_off(fn, keywords=False):
+    """Wrap the kernel ``fn`` (positional arguments; ``keywords``: keyword ones too) so that it
+    runs with NumPy's floating-point warnings ignored: inf and nan results are the IEEE answers,
+    not something to warn about. One context-variable set and reset (NumPy's own error state),
+    several times cheaper than entering ``np.errstate`` on every call; NumPy's error state is
+    unchanged afterwards."""
     if _ERRVAR is None:  # pragma: no cover
-        def wrapper(*args):
+        def wrapper(*args, **kwargs):
             with np.errstate(all="ignore"):
-                return fn(*args)
+                return fn(*args, **kwargs)
+    elif keywords:
+        set_, reset = _ERRVAR.set, _ERRVAR.reset
+
+        def wrapper(*args, **kwargs):
+            token = set_(_IGNORE)
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                reset(token)
     else:
         set_, reset = _ERRVAR.set, _ERRVAR.reset
 
