@@ -5,6 +5,8 @@ Each family module lists its kernels in ``__all__``; every name there is a kerne
 ``Device("cpu").backend`` is the one ``NumpyBackend`` instance.
 """
 
+import types
+
 import numpy as np
 
 from ..base import Backend, HostKernels
@@ -34,6 +36,22 @@ class NumpyBackend(Backend, HostKernels, kernels=FAMILIES):
     LinAlgFailure = linalg.LinAlgFailure
     fuses = True
     writes_in_place = True
+
+    def _prepare(self, kernel):
+        """A default of the base runs with NumPy's floating-point warnings off, as the kernels
+        of this backend do (inf and nan are the IEEE answers, not something to warn about)."""
+        if not isinstance(kernel, types.MethodType) or core._ERRVAR is None:
+            return kernel
+        set_, reset, ignore = core._ERRVAR.set, core._ERRVAR.reset, core._IGNORE
+
+        def quiet(*args, **kwargs):
+            token = set_(ignore)
+            try:
+                return kernel(*args, **kwargs)
+            finally:
+                reset(token)
+        quiet.__wrapped__ = kernel
+        return quiet
 
 
 _instance = []
