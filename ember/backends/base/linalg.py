@@ -1,72 +1,153 @@
 """The linalg kernels every backend provides (declared here; see ember/backends/base/__init__.py)."""
 
+import math
+
 from .declare import required
 
 
+def _over(fn, w, axes, keepdims):
+    """``fn`` (``xp.sum``, ``xp.max``, ``xp.min``) over ``axes``; ``()`` reduces nothing."""
+    return fn(w, axis=axes, keepdims=keepdims) if axes else w
+
+
 class LinalgKernels:
-    @required
     def linalg_matmul(self, a, b):
         """NumPy's matmul (batched, broadcasting, 1-D operands promoted and removed)."""
+        return self.xp.matmul(a, b)
 
-    @required
     def linalg_dot(self, a, b):
         """The inner product of two 1-D arrays, as a 0-d array."""
+        return self.xp.asarray(self.xp.matmul(a, b))
 
-    @required
     def linalg_outer(self, a, b):
         """The outer product of two 1-D arrays."""
+        return a[:, None] * b[None, :]
 
-    @required
     def linalg_cross(self, a, b, dim):
         """The cross product along ``dim`` (size 3 in both), broadcasting the other dims."""
+        xp = self.xp
+        a, b = xp.broadcast_arrays(a, b)
+        dim %= a.ndim
+        head = (slice(None),) * dim
+        a0, a1, a2 = (a[head + (i,)] for i in range(3))
+        b0, b1, b2 = (b[head + (i,)] for i in range(3))
+        return xp.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=dim)
 
-    @required
     def linalg_reshape(self, a, shape):
         """``a`` with a new shape of the same number of elements (a view where the layout allows)."""
+        return self.xp.reshape(a, shape)
 
     @required
     def einsum_contract(self, eq, arrays):
         """``numpy.einsum`` of an explicit equation without ellipses, with a cached contraction order."""
 
-    @required
     def linalg_vector_norm(self, x, ord, axes, keepdim, cdt):
         """The ``ord``-norm of ``x`` over ``axes`` (a tuple), computed in the ember dtype ``cdt`` and
         returned in ``x``'s dtype: max/min of |x| for ±inf, the count of nonzeros for 0,
         else ``sum(|x| ** ord) ** (1 / ord)``. A complex ``x`` is the norm of ``|x|``, in
         the dtype of its parts (``cdt`` is then that real dtype)."""
+        xp = self.xp
+        if self.dtype_of(x).kind == "complex":
+            x = xp.abs(x)
+        w = xp.astype(x, self.native_dtype(cdt), copy=False)
+        if ord == 2:
+            r = xp.sqrt(_over(xp.sum, w * w, axes, keepdim))
+        elif ord == 1:
+            r = _over(xp.sum, xp.abs(w), axes, keepdim)
+        elif ord == math.inf:
+            r = _over(xp.max, xp.abs(w), axes, keepdim)
+        elif ord == -math.inf:
+            r = _over(xp.min, xp.abs(w), axes, keepdim)
+        elif ord == 0:
+            r = _over(xp.sum, xp.astype(w != 0, w.dtype), axes, keepdim)
+        else:
+            r = xp.pow(_over(xp.sum, xp.pow(xp.abs(w), ord), axes, keepdim), 1.0 / ord)
+        return xp.astype(xp.asarray(r), x.dtype, copy=False)
 
-    @required
     def linalg_vector_norm_grad(self, g, x, norm, ord, axes, keepdim, cdt):
         """The gradient of ``linalg_vector_norm`` (PyTorch's rules: zero where the norm is zero, and
         ties of the ±inf norms share the gradient evenly)."""
+        xp = self.xp
+        cdt = self.native_dtype(cdt)
+        w = xp.astype(x, cdt, copy=False)
+        g = xp.astype(g, cdt, copy=False)
+        n = xp.astype(norm, cdt, copy=False)
+        if not keepdim:
+            kept = tuple(1 if i in axes else s for i, s in enumerate(w.shape))
+            g = xp.reshape(g, kept)
+            n = xp.reshape(n, kept)
+        if ord == 0:
+            out = xp.zeros_like(w)
+        elif ord == 1:
+            out = xp.sign(w) * g
+        elif ord == 2:
+            out = w * xp.where(n == 0, 0.0, g / n)
+        elif ord in (math.inf, -math.inf):
+            a = xp.abs(w)
+            mask = xp.astype((a == n) | xp.isnan(a), cdt)
+            out = xp.sign(w) * (g / _over(xp.sum, mask, axes, True)) * mask
+        elif ord < 1:
+            out = (xp.sign(w) * xp.where(w == 0, 0.0, xp.pow(xp.abs(w), ord - 1)) * g
+                   * xp.pow(n, 1 - ord))
+        elif ord < 2:
+            out = (xp.sign(w) * xp.pow(xp.abs(w), ord - 1)
+                   * xp.where(n == 0, 0.0, g / n ** (ord - 1)))
+        else:
+            out = w * xp.pow(xp.abs(w), ord - 2) * xp.where(n == 0, 0.0, g / n ** (ord - 1))
+        return xp.astype(out, x.dtype, copy=False)
 
-    @required
     def linalg_abs_sum_extreme(self, a, sum_axis, ext_axis, largest):
         """max (``largest``) or min over ``ext_axis`` of ``sum(|a|, sum_axis)``, both dims kept: the
         matrix 1- and inf-norms. Returns (result, the kept column sums for the gradient)."""
+        xp = self.xp
+        s = xp.sum(xp.abs(a), axis=sum_axis, keepdims=True)
+        if not largest:
+            return xp.min(s, axis=ext_axis, keepdims=True), s
+        if s.shape[ext_axis] == 0:  # 0 is the max of no sums (PyTorch's value)
+            shape = tuple(1 if i == ext_axis % s.ndim else n for i, n in enumerate(s.shape))
+            return xp.zeros(shape, dtype=s.dtype, device=self.native_device), s
+        return xp.max(s, axis=ext_axis, keepdims=True), s
 
-    @required
     def linalg_abs_sum_extreme_grad(self, g, a, s, r, ext_axis):
         """The gradient of ``linalg_abs_sum_extreme`` (``g`` with both dims kept); tied sums share it
         evenly, as PyTorch's ``amax``/``amin``."""
+        xp = self.xp
+        mask = xp.astype((s == r) | xp.isnan(s), g.dtype)
+        share = g * mask / xp.sum(mask, axis=ext_axis, keepdims=True)
+        return xp.astype(xp.sign(a) * share, a.dtype, copy=False)
 
-    @required
     def linalg_extreme_last(self, s, largest):
         """max (``largest``; 0 over an empty axis) or min of ``s`` (>= 0) over its last axis, and the
         weights that share a gradient evenly among the tied extremes."""
+        xp = self.xp
+        if s.shape[-1] == 0:
+            r = xp.zeros(s.shape[:-1], dtype=s.dtype, device=self.native_device)
+        else:
+            r = xp.asarray((xp.max if largest else xp.min)(s, axis=-1))
+        mask = xp.astype((s == r[..., None]) | xp.isnan(s), s.dtype)
+        return r, mask / xp.clip(xp.sum(mask, axis=-1, keepdims=True), 1.0, None)
 
     @required
     def linalg_inv(self, a):
         """The inverse of each matrix of ``a``; LinAlgFailure for a singular one."""
 
-    @required
     def linalg_det(self, a):
         """The determinant of each matrix of ``a`` (0 for a singular one)."""
+        return self.xp.asarray(self.xp.linalg.det(a))
 
-    @required
     def linalg_det_grad(self, g, a):
         """The gradient of ``det``: ``g * adj(a)^T``, from an SVD so that singular matrices get the
         adjugate too (``adj(a)^T = det(U) det(Vh) U diag(prod_{j != i} s_j) Vh``)."""
+        xp = self.xp
+        if a.shape[-1] == 0:
+            return xp.zeros_like(a)
+        u, s, vh = xp.linalg.svd(a)
+        sign = xp.linalg.det(u) * xp.linalg.det(vh)
+        before = xp.cumulative_prod(s[..., :-1], axis=-1, include_initial=True)
+        after = xp.flip(xp.cumulative_prod(xp.flip(s[..., 1:], axis=-1), axis=-1,
+                                           include_initial=True), axis=-1)
+        cof = xp.matmul(u * (before * after)[..., None, :], vh)
+        return (g * sign)[..., None, None] * cof
 
     @required
     def linalg_solve(self, a, b, left):
@@ -107,14 +188,22 @@ class LinalgKernels:
         """The eigenvalues of each square matrix of ``a`` (complex, LAPACK's geev order) and, when
         ``vectors``, its eigenvectors as columns: ``(w, v)``, else ``w``."""
 
-    @required
     def linalg_slogdet(self, a):
         """(sign, log|det|) of each matrix of ``a``: sign 0 and log|det| -inf for a singular one; the
         sign of a complex matrix is a complex number of modulus 1."""
+        sign, logabs = self.xp.linalg.slogdet(a)
+        return self.xp.asarray(sign), self.xp.asarray(logabs)
 
-    @required
     def linalg_slogdet_grad(self, g, a):
         """The gradient of log|det(a)| (real ``a``): ``g * a^-T``; NaN for a singular matrix."""
+        xp = self.xp
+        try:
+            inv = self.linalg_inv(a)
+        except self.LinAlgFailure:  # NaN for the singular matrices alone
+            singular = (xp.linalg.det(a) == 0)[..., None, None]
+            eye = xp.eye(a.shape[-1], dtype=a.dtype, device=self.native_device)
+            inv = xp.where(singular, math.nan, self.linalg_inv(xp.where(singular, eye, a)))
+        return xp.asarray(g)[..., None, None] * xp.matrix_transpose(inv)
 
     @required
     def linalg_pinv(self, a, atol, rtol, hermitian):
@@ -128,7 +217,12 @@ class LinalgKernels:
         """The rank of each matrix of ``a`` (int64 over the batch dims): the number of singular values
         (|eigenvalues| when ``hermitian``) above ``max(atol, rtol * largest)``."""
 
-    @required
     def linalg_vecdot(self, a, b, axis):
         """``sum(conj(a) * b)`` along ``axis`` of the broadcast shape (the first operand conjugated, as
         torch.linalg.vecdot)."""
+        xp = self.xp
+        if axis >= 0:  # the standard counts it from the end, within both operands
+            axis -= max(a.ndim, b.ndim)
+        if -axis > min(a.ndim, b.ndim):
+            a, b = xp.broadcast_arrays(a, b)
+        return xp.asarray(xp.vecdot(a, b, axis=axis))

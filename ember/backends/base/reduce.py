@@ -7,11 +7,22 @@ from .declare import required
 def _wide(self, a):
     """``a`` in float32 when it is float16 or bfloat16 (exact), else ``a`` itself."""
     dt = self.dtype_of(a)
-    return self.xp.astype(a, self.xp.float32) if dt.kind == "float" and dt.itemsize == 2 else a
+    if dt.itemsize == 2 and dt.kind == "float":
+        return self.xp.astype(a, self.xp.float32)
+    return a
 
 
 def _nonzero(self, a):
     return a if self.dtype_of(a).kind == "bool" else a != 0
+
+
+def _logical(self, fn, a, axes, keepdims):
+    """``fn`` (``xp.any`` or ``xp.all``) of ``a != 0`` over ``axes`` (``()``: none), an array."""
+    nz = _nonzero(self, a)
+    if not axes:
+        return nz
+    out = fn(nz, axis=axes, keepdims=keepdims)
+    return out if keepdims or len(axes) < a.ndim else self.xp.asarray(out)
 
 
 def _count(shape, axes):
@@ -34,7 +45,7 @@ def _inverse(perm):
     inv = [0] * len(perm)
     for i, p in enumerate(perm):
         inv[p] = i
-    return inv
+    return tuple(inv)
 
 
 def _positions(self, shape, axis):
@@ -101,7 +112,7 @@ class ReduceKernels:
         rest = [i for i in range(a.ndim) if i not in axes]
         perm = rest + list(axes)
         rest_shape = tuple(a.shape[i] for i in rest)
-        rows = xp.reshape(xp.permute_dims(_wide(self, a), perm), rest_shape + (-1,))
+        rows = xp.reshape(xp.permute_dims(_wide(self, a), tuple(perm)), rest_shape + (-1,))
         if kind == "absmax":
             rows = self.reduce_abs(rows)
         if rows.shape[-1] == 0:
@@ -109,10 +120,11 @@ class ReduceKernels:
         else:
             pick = self.reduce_argmin if kind == "min" else self.reduce_argmax
             idx = pick(rows, rows.ndim - 1, True)
-        out = self.reduce_index_grad(xp.reshape(g, rest_shape + (1,)), idx, rows.shape, rows.ndim - 1)
+        g = xp.reshape(g, rest_shape + (1,))
+        out = self.reduce_index_grad(g, idx, rows.shape, rows.ndim - 1)
         out = xp.permute_dims(xp.reshape(out, tuple(a.shape[i] for i in perm)), _inverse(perm))
         if kind == "absmax":
-            out = out * xp.astype(xp.sign(a), g.dtype)
+            out = out * xp.astype(xp.sign(a), g.dtype, copy=False)
         return out
 
     def reduce_even_grad(self, g, a, value, kind):
@@ -127,21 +139,18 @@ class ReduceKernels:
         mask = w == v
         if self.dtype_of(a).kind == "float":
             mask = mask | (xp.isnan(w) & xp.isnan(v))
-        share = g / xp.astype(xp.sum(xp.astype(mask, xp.int64)), g.dtype)
-        out = xp.where(mask, share, xp.zeros((), dtype=g.dtype, device=self.native_device))
+        out = xp.astype(xp.where(mask, g / xp.count_nonzero(mask), 0.0), g.dtype, copy=False)
         if kind == "absmax":
-            out = out * xp.astype(xp.sign(a), g.dtype)
+            out = out * xp.astype(xp.sign(a), g.dtype, copy=False)
         return out
 
     def reduce_any(self, a, axes, keepdims):
         """Whether any element over ``axes`` is nonzero (NaN counts as nonzero)."""
-        nz = _nonzero(self, a)
-        return nz if not axes else self.xp.asarray(self.xp.any(nz, axis=axes, keepdims=keepdims))
+        return _logical(self, self.xp.any, a, axes, keepdims)
 
     def reduce_all(self, a, axes, keepdims):
         """Whether every element over ``axes`` is nonzero (NaN counts as nonzero)."""
-        nz = _nonzero(self, a)
-        return nz if not axes else self.xp.asarray(self.xp.all(nz, axis=axes, keepdims=keepdims))
+        return _logical(self, self.xp.all, a, axes, keepdims)
 
     def reduce_count_nonzero(self, a, axes):
         """The number of nonzero elements over ``axes``, int64, the dims removed."""
@@ -157,7 +166,7 @@ class ReduceKernels:
         var = _sum(self, d * d, axes, keepdims) / max(n - correction, 0)
         if not keepdims:
             mean = xp.reshape(mean, var.shape)
-        return xp.astype(var, a.dtype), xp.astype(mean, a.dtype)
+        return xp.astype(var, a.dtype, copy=False), xp.astype(mean, a.dtype, copy=False)
 
     def reduce_var_grad(self, g, a, mean, axes, correction, keepdims):
         """Gradient of the variance: 2 (a - mean) / (n - correction) times ``g``."""
@@ -167,7 +176,7 @@ class ReduceKernels:
         gk = xp.reshape(_wide(self, g), shape)
         mk = xp.reshape(_wide(self, mean), shape)
         scale = 2.0 / (n - correction) if n > correction else float("inf")
-        return xp.astype(scale * gk * (_wide(self, a) - mk), a.dtype)
+        return xp.astype(scale * gk * (_wide(self, a) - mk), a.dtype, copy=False)
 
     @required
     def reduce_median(self, a, axis):
@@ -189,11 +198,11 @@ class ReduceKernels:
         xp = self.xp
         var = a.ndim - 2 if axis == a.ndim - 1 else a.ndim - 1
         order = [d for d in range(a.ndim) if d != var and d != axis] + [var, axis]
-        x = _wide(self, xp.permute_dims(a, order))
+        x = _wide(self, xp.permute_dims(a, tuple(order)))
         n = x.shape[-1]
         xc = x - xp.sum(x, axis=-1, keepdims=True) / n
         out = xp.matmul(xc, xp.matrix_transpose(xc)) / max(n - correction, 0)
-        return xp.astype(out, a.dtype)
+        return xp.astype(out, a.dtype, copy=False)
 
     def reduce_reshape(self, a, shape):
         """``a`` with a new shape of the same size (a view where the layout allows)."""
@@ -212,10 +221,10 @@ class ReduceKernels:
             res = gk * ok / w
         else:
             safe = xp.where(zero, xp.ones((), dtype=w.dtype, device=self.native_device), w)
-            nz = _sum(self, xp.astype(zero, xp.int64), axes, True)
+            nz = _sum(self, xp.astype(zero, xp.int64, copy=False), axes, True)
             others = xp.prod(safe, axis=axes, keepdims=True)
             res = xp.where(nz == 0, gk * ok / safe, xp.where(zero & (nz == 1), gk * others, 0.0))
-        return xp.astype(res, a.dtype)
+        return xp.astype(res, a.dtype, copy=False)
 
     def reduce_zeros(self, shape, dtype):
         """Zeros of ``shape`` and ember ``dtype``."""
