@@ -12,8 +12,11 @@ from . import jit
 from .core import NP, _warnings_off  # NumPy's warnings off for a kernel: cheaper than errstate
 from .jit import reduce as _jit_reduce
 
-__all__ = [ "reduce_sum", "reduce_prod", "reduce_mean", "reduce_mean_int", "reduce_max", "reduce_min", "reduce_argmax",
-    "reduce_argmin", "reduce_median", "reduce_argtopk"]
+__all__ = ["reduce_reshape", "reduce_zeros", "reduce_nan_like", "reduce_abs", "reduce_any",
+           "reduce_all", "reduce_var_mean", "reduce_var_grad", "reduce_cov", "reduce_prod_grad",
+           "reduce_index_grad", "reduce_select_grad", "reduce_sum", "reduce_prod", "reduce_mean",
+           "reduce_mean_int", "reduce_max", "reduce_min", "reduce_argmax", "reduce_argmin",
+           "reduce_median", "reduce_argtopk"]
 
 _ndarray = np.ndarray
 try:  # ``out=...`` makes a ufunc return a 0-d array, not a NumPy scalar (np.asarray costs 0.3 µs)
@@ -283,3 +286,150 @@ def reduce_argtopk(a, k, axis):
     sl[axis] = slice(0, k)
     return np.ascontiguousarray((n - 1) - order[tuple(sl)]).astype(_INT64, copy=False)
 
+
+# -- overrides: measured faster here than the base's defaults ------------------------------
+
+# override: 0.19 µs vs the default's 1.19 µs ((32, 64) float32)
+def reduce_reshape(a, shape):
+    """``a`` with a new shape of the same size (a view where the layout allows)."""
+    return a.reshape(shape)
+
+
+# override: 0.45 µs vs the default's 1.00 µs ((32, 64) float32)
+def reduce_zeros(shape, dtype):
+    """Zeros of ``shape`` and ember ``dtype``."""
+    return np.zeros(shape, dtype=NP[dtype])
+
+
+# override: 1.24 µs vs the default's 1.97 µs ((32, 64) float32)
+def reduce_nan_like(shape, dtype):
+    """An array of ``shape`` filled with NaN in ember float dtype ``dtype``."""
+    return np.full(shape, np.nan, dtype=NP[dtype])
+
+
+# override: 0.67 µs vs the default's 1.29 µs ((32, 64) float32)
+def reduce_abs(a):
+    """Elementwise absolute value (the reduce family's own, for max_abs)."""
+    return np.abs(a)
+
+
+# override: 3.8 µs vs the default's 4.8 µs ((32, 64) float32, axis 1)
+def reduce_any(a, axes, keepdims):
+    """Whether any element over ``axes`` is nonzero (NaN counts as nonzero)."""
+    return np.asarray(np.any(_wide(a), axis=axes, keepdims=keepdims))
+
+
+# override: 3.5 µs vs the default's 4.5 µs ((32, 64) float32, axis 1)
+def reduce_all(a, axes, keepdims):
+    """Whether every element over ``axes`` is nonzero (NaN counts as nonzero)."""
+    return np.asarray(np.all(_wide(a), axis=axes, keepdims=keepdims))
+
+
+# override: 11.8 µs vs the default's 14.5 µs ((32, 64) float32, axis 1)
+@_warnings_off
+def reduce_var_mean(a, axes, correction, keepdims):
+    """(variance, mean) over ``axes``; the variance divides by max(n - correction, 0)."""
+    w = _wide(a)
+    n = _count(a.shape, axes)
+    mean = np.sum(w, axis=axes, keepdims=True) / n
+    d = w - mean
+    var = np.sum(d * d, axis=axes, keepdims=keepdims) / max(n - correction, 0)
+    var = np.asarray(var)
+    mean = np.asarray(mean)
+    if not keepdims:
+        mean = mean.reshape(var.shape)
+    return var.astype(a.dtype, copy=False), mean.astype(a.dtype, copy=False)
+
+
+# override: 5.7 µs vs the default's 7.8 µs ((32, 64) float32, axis 1)
+@_warnings_off
+def reduce_var_grad(g, a, mean, axes, correction, keepdims):
+    """Gradient of the variance: 2 (a - mean) / (n - correction) times ``g``."""
+    n = _count(a.shape, axes)
+    shape = _kept_shape(a.shape, axes)
+    gk = _wide(g).reshape(shape)
+    mk = _wide(mean).reshape(shape)
+    scale = 2.0 / (n - correction) if n > correction else np.inf
+    out = scale * gk * (_wide(a) - mk)
+    return np.asarray(out).astype(a.dtype, copy=False)
+
+
+# override: 13.2 µs vs the default's 28.4 µs ((32, 64) float32)
+@_warnings_off
+def reduce_cov(a, axis, correction):
+    """Covariance matrices (batch..., V, V) of an array whose observations lie along ``axis``."""
+    xc, _, n = _centered(a, axis)
+    out = (xc @ xc.swapaxes(-1, -2)) / max(n - correction, 0)
+    return np.asarray(out).astype(a.dtype, copy=False)
+
+
+def _cov_order(ndim, axis):
+    """The dims of a cov input in the order (batch dims..., variables, observations): the
+    variables lie along the last dim other than ``axis``."""
+    var = ndim - 2 if axis == ndim - 1 else ndim - 1
+    return [d for d in range(ndim) if d != var and d != axis] + [var, axis]
+
+
+def _centered(a, axis):
+    """``a`` as (batch..., V, N) with each variable's mean taken off, the order, and N."""
+    order = _cov_order(a.ndim, axis)
+    x = _wide(a.transpose(order))
+    n = x.shape[-1]
+    return x - np.sum(x, axis=-1, keepdims=True) / n, order, n
+
+
+# override: 5.7 µs vs the default's 9.3 µs ((32, 64) float32, axis 1)
+@_warnings_off
+def reduce_prod_grad(g, a, out, axes, keepdims):
+    """Gradient of a product over ``axes``, exact with zeros (as PyTorch): g * out / a where a
+    slice has no zero; the product of the others at a slice's only zero; 0 elsewhere."""
+    kept = _kept_shape(a.shape, axes)
+    w = _wide(a)
+    gk = _wide(g).reshape(kept)
+    ok = _wide(out).reshape(kept)
+    zero = w == 0
+    if not zero.any():
+        res = gk * ok / w
+    else:
+        nz = np.count_nonzero(zero, axis=axes, keepdims=True)
+        others = np.prod(np.where(zero, 1, w), axis=axes, keepdims=True)
+        res = np.where(nz == 0, gk * ok / np.where(zero, 1, w),
+                       np.where(zero & (nz == 1), gk * others, 0))
+    return np.asarray(res).astype(a.dtype, copy=False)
+
+
+# override: 4.3 µs vs the default's 7.7 µs ((32, 64) float32, axis 1)
+def reduce_index_grad(g, idx, shape, axis):
+    """Zeros of ``shape`` with ``g`` put at ``idx`` along ``axis`` (both with ``axis`` kept)."""
+    out = np.zeros(shape, dtype=g.dtype)
+    if out.size:
+        np.put_along_axis(out, idx, g, axis=axis)
+    return out
+
+
+# override: 26.5 µs vs the default's 30.6 µs ((32, 64) float32, axis 1)
+def reduce_select_grad(g, a, axes, keepdims, kind):
+    """Gradient of a max/min over ``axes``: all of ``g`` to the first extreme position of each
+    slice (row-major over ``axes``; NaN wins). ``kind``: "max", "min" or "absmax" (max of |a|,
+    times the sign of ``a``)."""
+    rows, perm, rest_shape = _to_rows(_wide(a), axes)
+    if kind == "absmax":
+        rows = np.abs(rows)
+    idx = np.argmin(rows, axis=-1) if kind == "min" else np.argmax(rows, axis=-1)
+    gr = g.reshape(rest_shape)
+    out = np.zeros(rows.shape, dtype=g.dtype)
+    if out.size:
+        np.put_along_axis(out, idx[..., None], gr[..., None], axis=-1)
+    permuted_shape = tuple(a.shape[i] for i in perm)
+    out = out.reshape(permuted_shape).transpose(np.argsort(perm))
+    if kind == "absmax":
+        out = out * np.sign(a).astype(g.dtype, copy=False)
+    return out
+
+
+def _to_rows(a, axes):
+    """``a`` with the dims of ``axes`` moved last and flattened into one: (rest..., m)."""
+    rest = [i for i in range(a.ndim) if i not in axes]
+    perm = rest + list(axes)
+    rest_shape = tuple(a.shape[i] for i in rest)
+    return a.transpose(perm).reshape(rest_shape + (-1,)), perm, rest_shape
