@@ -5,6 +5,16 @@ import math
 from .declare import required
 
 
+class LinAlgFailure(Exception):
+    """A factorization failed: a singular matrix (inv, solve) or one that is not positive-definite
+    (cholesky) or whose eigen/singular values did not converge. ``index`` is the batch index (a
+    tuple) of the first such matrix, or None when it cannot be told."""
+
+    def __init__(self, message, index=None):
+        super().__init__(message)
+        self.index = index
+
+
 def _over(fn, w, axes, keepdims):
     """``fn`` (``xp.sum``, ``xp.max``, ``xp.min``) over ``axes``; ``()`` reduces nothing."""
     return fn(w, axis=axes, keepdims=keepdims) if axes else w

@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from ..base.linalg import LinAlgFailure
 from .core import NP, _warnings_off, allocates
 
 __all__ = ["linalg_reshape", "linalg_vector_norm", "linalg_extreme_last", "linalg_det",
@@ -98,16 +99,6 @@ def einsum_contract(eq, arrays):
 
 
 # -- norms and decompositions (ember.linalg) ----------------------------------------------------
-
-class LinAlgFailure(Exception):
-    """A factorization failed: a singular matrix (inv, solve) or one that is not positive-definite
-    (cholesky) or whose eigen/singular values did not converge. ``index`` is the batch index (a
-    tuple) of the first such matrix, or None when it cannot be told."""
-
-    def __init__(self, message, index=None):
-        super().__init__(message)
-        self.index = index
-
 
 def _mT(a):
     return np.swapaxes(a, -1, -2)

@@ -9,6 +9,7 @@ Kernels that may meet inf or NaN run with NumPy's floating-point warnings off th
 import numpy as np
 
 from . import jit
+from ..base.reduce import _count, _kept_shape
 from .core import NP, _warnings_off  # NumPy's warnings off for a kernel: cheaper than errstate
 from .jit import reduce as _jit_reduce
 
@@ -39,17 +40,6 @@ def _wide(a):
 
 def _is_float(a):
     return a.dtype.kind == "f" or a.dtype.name == "bfloat16"
-
-
-def _count(shape, axes):
-    n = 1
-    for ax in axes:
-        n *= shape[ax]
-    return n
-
-
-def _kept_shape(shape, axes):
-    return tuple(1 if i in axes else s for i, s in enumerate(shape))
 
 
 JIT_MIN_NUMEL = 32768  # below it NumPy's reductions are as fast as a compiled kernel

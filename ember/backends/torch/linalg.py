@@ -15,6 +15,7 @@ import math
 
 import torch
 
+from ..base.linalg import LinAlgFailure
 from .core import allocates
 
 __all__ = ["linalg_vecdot", "linalg_abs_sum_extreme_grad", "linalg_det", "linalg_det_grad",
@@ -140,16 +141,6 @@ def einsum_contract(eq, arrays):
 
 
 # -- norms and decompositions (ember.linalg) ----------------------------------------------------
-
-class LinAlgFailure(Exception):
-    """A factorization failed: a singular matrix (inv, solve) or one that is not positive-definite
-    (cholesky) or whose eigen/singular values did not converge. ``index`` is the batch index (a
-    tuple) of the first such matrix, or None when it cannot be told."""
-
-    def __init__(self, message, index=None):
-        super().__init__(message)
-        self.index = index
-
 
 def _mT(a):
     return a.transpose(-1, -2)

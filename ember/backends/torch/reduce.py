@@ -9,6 +9,7 @@ the order), and data-moving ones work on the signed view of the same bits.
 
 import torch
 
+from ..base.reduce import _count, _kept_shape
 from .core import TORCH
 
 __all__ = ["reduce_zeros", "reduce_nan_like", "reduce_any", "reduce_all", "reduce_cov",
@@ -73,17 +74,6 @@ def _unbits(r, dtype):
 
 def _dims(axes):
     return list(axes)
-
-
-def _count(shape, axes):
-    n = 1
-    for ax in axes:
-        n *= shape[ax]
-    return n
-
-
-def _kept_shape(shape, axes):
-    return tuple(1 if i in axes else s for i, s in enumerate(shape))
 
 
 def _sum(a, axes, keepdims, dtype=None):
