@@ -2,6 +2,7 @@
 
 import math
 
+from ... import dtypes
 from .declare import required
 
 
@@ -18,6 +19,25 @@ class LinAlgFailure(Exception):
 def _over(fn, w, axes, keepdims):
     """``fn`` (``xp.sum``, ``xp.max``, ``xp.min``) over ``axes``; ``()`` reduces nothing."""
     return fn(w, axis=axes, keepdims=keepdims) if axes else w
+
+
+def _mH(self, a):
+    """The conjugate transpose of the last two dims (the transpose of a real array)."""
+    t = self.xp.matrix_transpose(a)
+    return self.xp.conj(t) if self.dtype_of(a).kind == "complex" else t
+
+
+def _tolerance(self, smax, atol, rtol, m, n, real):
+    """``max(atol, rtol * smax)`` as torch.linalg.pinv/matrix_rank: ``rtol`` None is
+    ``eps * max(m, n)`` where ``atol`` is None or not positive, else 0."""
+    xp, dev = self.xp, self.native_device
+    if rtol is None:
+        default = xp.finfo(real).eps * max(m, n)
+        rtol = default if atol is None else xp.where(xp.asarray(atol) > 0, 0.0, default)
+    tol = xp.asarray(rtol, dtype=real, device=dev) * smax
+    if atol is not None:
+        tol = xp.maximum(xp.asarray(atol, dtype=real, device=dev), tol)
+    return tol
 
 
 class LinalgKernels:
@@ -215,17 +235,47 @@ class LinalgKernels:
             inv = xp.where(singular, math.nan, self.linalg_inv(xp.where(singular, eye, a)))
         return xp.asarray(g)[..., None, None] * xp.matrix_transpose(inv)
 
-    @required
     def linalg_pinv(self, a, atol, rtol, hermitian):
         """The pseudoinverse of each matrix of ``a`` (*, m, n) -> (*, n, m), as torch.linalg.pinv:
         singular values (|eigenvalues| when ``hermitian``) at or below ``max(atol, rtol *
         largest)`` count as zero; ``atol``/``rtol`` are None, numbers or arrays over the
         batch dims."""
+        xp = self.xp
+        m, n = a.shape[-2], a.shape[-1]
+        real = self.native_dtype(dtypes.real_of(self.dtype_of(a)))
+        if m == 0 or n == 0:
+            return xp.zeros(tuple(a.shape[:-2]) + (n, m), dtype=a.dtype, device=self.native_device)
+        if hermitian:
+            w, v = self.linalg_eigh(a, "L")
+            s = xp.abs(w)
+            tol = _tolerance(self, xp.max(s, axis=-1), atol, rtol, m, n, real)
+            winv = xp.where(s > tol[..., None], 1 / xp.where(s > 0, w, 1.0), 0.0)
+            return xp.matmul(v * winv[..., None, :], _mH(self, v))
+        u, s, vh = self.linalg_svd(a, False)
+        tol = _tolerance(self, s[..., 0], atol, rtol, m, n, real)
+        sinv = xp.where(s > tol[..., None], 1 / xp.where(s > 0, s, 1.0), 0.0)
+        return xp.matmul(_mH(self, vh) * sinv[..., None, :], _mH(self, u))
 
-    @required
     def linalg_matrix_rank(self, a, atol, rtol, hermitian):
         """The rank of each matrix of ``a`` (int64 over the batch dims): the number of singular values
         (|eigenvalues| when ``hermitian``) above ``max(atol, rtol * largest)``."""
+        xp = self.xp
+        m, n = a.shape[-2], a.shape[-1]
+        if m == 0 or n == 0:
+            out = xp.zeros(tuple(a.shape[:-2]), dtype=xp.int64, device=self.native_device)
+            for t in (atol, rtol):
+                if t is not None:
+                    out = out + xp.astype(xp.zeros_like(xp.asarray(t)), xp.int64)
+            return out
+        if hermitian:
+            s = xp.abs(self.linalg_eigvalsh(a, "L"))
+            smax = xp.max(s, axis=-1)
+        else:
+            s = self.linalg_svdvals(a)
+            smax = s[..., 0]
+        real = self.native_dtype(dtypes.real_of(self.dtype_of(a)))
+        tol = _tolerance(self, smax, atol, rtol, m, n, real)
+        return xp.astype(xp.asarray(xp.count_nonzero(s > tol[..., None], axis=-1)), xp.int64)
 
     def linalg_vecdot(self, a, b, axis):
         """``sum(conj(a) * b)`` along ``axis`` of the broadcast shape (the first operand conjugated, as

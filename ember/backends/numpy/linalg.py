@@ -15,8 +15,7 @@ from .core import NP, _warnings_off, allocates
 __all__ = ["linalg_reshape", "linalg_vector_norm", "linalg_extreme_last", "linalg_det",
            "linalg_matmul", "linalg_dot", "linalg_outer", "einsum_contract", "LinAlgFailure",
            "linalg_inv", "linalg_solve", "linalg_svd", "linalg_svdvals", "linalg_qr",
-           "linalg_cholesky", "linalg_eigh", "linalg_eigvalsh", "linalg_eig", "linalg_pinv",
-           "linalg_matrix_rank"]
+           "linalg_cholesky", "linalg_eigh", "linalg_eigvalsh", "linalg_eig"]
 
 
 def _matmul_shape(a, b):
@@ -198,62 +197,6 @@ def linalg_eig(a, vectors):
         w, v = _guard(lambda: np.linalg.eig(a), a, "converge")
         return w.astype(cdt, copy=False), v.astype(cdt, copy=False)
     return _guard(lambda: np.linalg.eigvals(a), a, "converge").astype(cdt, copy=False)
-
-
-def _real_dtype(a):
-    return np.abs(np.zeros((), dtype=a.dtype)).dtype
-
-
-def _tolerance(smax, atol, rtol, m, n, real):
-    """``max(atol, rtol * smax)`` as torch.linalg.pinv/matrix_rank: ``rtol`` None is
-    ``eps * max(m, n)`` where ``atol`` is None or not positive, else 0."""
-    if rtol is None:
-        default = np.finfo(real).eps * max(m, n)
-        rtol = default if atol is None else np.where(np.asarray(atol) > 0, 0.0, default)
-    tol = np.asarray(rtol, dtype=real) * smax
-    if atol is not None:
-        tol = np.maximum(np.asarray(atol, dtype=real), tol)
-    return tol
-
-
-@_warnings_off
-def linalg_pinv(a, atol, rtol, hermitian):
-    """The pseudoinverse of each matrix of ``a`` (*, m, n) -> (*, n, m), as torch.linalg.pinv:
-    singular values (|eigenvalues| when ``hermitian``) at or below ``max(atol, rtol * largest)``
-    count as zero; ``atol``/``rtol`` are None, numbers or arrays over the batch dims."""
-    m, n = a.shape[-2], a.shape[-1]
-    real = _real_dtype(a)
-    if m == 0 or n == 0:
-        return np.zeros(a.shape[:-2] + (n, m), dtype=a.dtype)
-    if hermitian:
-        w, v = _guard(lambda: np.linalg.eigh(a), a, "converge")
-        s = np.abs(w)
-        tol = _tolerance(np.max(s, axis=-1), atol, rtol, m, n, real)
-        winv = np.where(s > tol[..., None], 1 / np.where(s > 0, w, 1), 0).astype(real)
-        return np.matmul(v * winv[..., None, :], _mH(v))
-    u, s, vh = _guard(lambda: np.linalg.svd(a, full_matrices=False), a, "converge")
-    tol = _tolerance(s[..., 0], atol, rtol, m, n, real)
-    sinv = np.where(s > tol[..., None], 1 / np.where(s > 0, s, 1), 0).astype(real)
-    return np.matmul(_mH(vh) * sinv[..., None, :], _mH(u))
-
-
-def linalg_matrix_rank(a, atol, rtol, hermitian):
-    """The rank of each matrix of ``a`` (int64 over the batch dims): the number of singular
-    values (|eigenvalues| when ``hermitian``) above ``max(atol, rtol * largest)``."""
-    m, n = a.shape[-2], a.shape[-1]
-    real = _real_dtype(a)
-    if m == 0 or n == 0:
-        shape = np.broadcast_shapes(a.shape[:-2], np.shape(atol) if atol is not None else (),
-                                    np.shape(rtol) if rtol is not None else ())
-        return np.zeros(shape, dtype=np.int64)
-    if hermitian:
-        s = np.abs(_guard(lambda: np.linalg.eigvalsh(a), a, "converge"))
-        smax = np.max(s, axis=-1)
-    else:
-        s = _guard(lambda: np.linalg.svd(a, compute_uv=False), a, "converge")
-        smax = s[..., 0]
-    tol = _tolerance(smax, atol, rtol, m, n, real)
-    return np.asarray(np.count_nonzero(s > tol[..., None], axis=-1), dtype=np.int64)
 
 
 # -- overrides: measured faster here than the base's defaults ------------------------------

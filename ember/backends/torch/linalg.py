@@ -237,12 +237,14 @@ def _tol_arg(t, a):
     return t if t is None or isinstance(t, float) else t.to(a.device)
 
 
+# override: 45 µs vs the default's 144 µs ((8, 8) float32; hermitian 40 vs 127)
 def linalg_pinv(a, atol, rtol, hermitian):
     """The pseudoinverse of each matrix of ``a`` (*, m, n) -> (*, n, m): torch.linalg.pinv."""
     return _converged(torch.linalg.pinv, a, atol=_tol_arg(atol, a), rtol=_tol_arg(rtol, a),
                       hermitian=hermitian)
 
 
+# override: 29 µs vs the default's 51 µs ((8, 8) float32)
 def linalg_matrix_rank(a, atol, rtol, hermitian):
     """The rank of each matrix of ``a`` (int64 over the batch dims): torch.linalg.matrix_rank."""
     return _converged(torch.linalg.matrix_rank, a, atol=_tol_arg(atol, a),
