@@ -69,7 +69,11 @@ class LinalgKernels:
 
     @required
     def einsum_contract(self, eq, arrays):
-        """``numpy.einsum`` of an explicit equation without ellipses, with a cached contraction order."""
+        """``numpy.einsum`` of an explicit equation without ellipses, with a cached contraction order.
+
+        Required: the standard has no einsum (each library's own, with its contraction
+        order, is the fast one).
+        """
 
     def linalg_vector_norm(self, x, ord, axes, keepdim, cdt):
         """The ``ord``-norm of ``x`` over ``axes`` (a tuple), computed in the ember dtype ``cdt`` and
@@ -159,7 +163,11 @@ class LinalgKernels:
 
     @required
     def linalg_inv(self, a):
-        """The inverse of each matrix of ``a``; LinAlgFailure for a singular one."""
+        """The inverse of each matrix of ``a``; LinAlgFailure for a singular one.
+
+        Required: the failure and its batch index come from each library's own error
+        (LinAlgError, an info array), which the standard does not define.
+        """
 
     def linalg_det(self, a):
         """The determinant of each matrix of ``a`` (0 for a singular one)."""
@@ -182,41 +190,72 @@ class LinalgKernels:
     @required
     def linalg_solve(self, a, b, left):
         """X with ``a @ X = b`` (``left``) or ``X @ a = b``; ``b`` a batch of matrices whose batch dims
-        broadcast with ``a``'s; LinAlgFailure for a singular ``a``."""
+        broadcast with ``a``'s; LinAlgFailure for a singular ``a``.
+
+        Required: the failure and its batch index come from each library's own error
+        (LinAlgError, an info array), which the standard does not define.
+        """
 
     @required
     def linalg_svd(self, a, full_matrices):
-        """(U, S, Vh) of each matrix of ``a``; LinAlgFailure if it does not converge."""
+        """(U, S, Vh) of each matrix of ``a``; LinAlgFailure if it does not converge.
+
+        Required: a convergence failure is each library's own error (LinAlgError, an info
+        array), which the standard does not define.
+        """
 
     @required
     def linalg_svdvals(self, a):
-        """The singular values of each matrix of ``a``, in descending order."""
+        """The singular values of each matrix of ``a``, in descending order.
+
+        Required: a convergence failure is each library's own error (LinAlgError, an info
+        array), which the standard does not define.
+        """
 
     @required
     def linalg_qr(self, a, mode):
         """(Q, R) of each matrix of ``a``; ``mode`` "reduced", "complete" or "r" (Q is then an empty
-        1-D array)."""
+        1-D array).
+
+        Required: mode "r" (no Q computed) is each library's own; the standard has only
+        "reduced" and "complete".
+        """
 
     @required
     def linalg_cholesky(self, a, upper):
         """The Cholesky factor of each matrix of ``a``, read from its lower triangle (lower factor), or
         its upper one (the upper factor, LAPACK's and PyTorch's ``upper``); LinAlgFailure
-        for one that is not positive-definite."""
+        for one that is not positive-definite.
+
+        Required: the failure and its batch index come from each library's own error
+        (LinAlgError, an info array), which the standard does not define.
+        """
 
     @required
     def linalg_eigh(self, a, uplo):
         """(eigenvalues ascending, eigenvectors as columns) of each symmetric matrix of ``a``, read
-        from its lower (``uplo`` "L") or upper triangle."""
+        from its lower (``uplo`` "L") or upper triangle.
+
+        Required: the standard has no ``uplo``, and a convergence failure is each library's
+        own error (LinAlgError, an info array), which the standard does not define.
+        """
 
     @required
     def linalg_eigvalsh(self, a, uplo):
         """The eigenvalues (ascending, real) of each Hermitian matrix of ``a``, read from its lower
-        (``uplo`` "L") or upper triangle."""
+        (``uplo`` "L") or upper triangle.
+
+        Required: the standard has no ``uplo``, and a convergence failure is each library's
+        own error (LinAlgError, an info array), which the standard does not define.
+        """
 
     @required
     def linalg_eig(self, a, vectors):
         """The eigenvalues of each square matrix of ``a`` (complex, LAPACK's geev order) and, when
-        ``vectors``, its eigenvectors as columns: ``(w, v)``, else ``w``."""
+        ``vectors``, its eigenvectors as columns: ``(w, v)``, else ``w``.
+
+        Required: the standard's linalg extension has no eig.
+        """
 
     def linalg_slogdet(self, a):
         """(sign, log|det|) of each matrix of ``a``: sign 0 and log|det| -inf for a singular one; the

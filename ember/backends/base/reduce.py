@@ -56,31 +56,56 @@ def _positions(self, shape, axis):
 
 
 class ReduceKernels:
-    @required
     def reduce_sum(self, a, axes, keepdims, dtype):
         """Sum over ``axes`` (a tuple); ints and bools accumulate in int64; the result has ember
         ``dtype``. A float32/float64 sum over every axis, the leading or the trailing axes
         of a large contiguous array runs compiled (accumulating in float64)."""
+        xp = self.xp
+        exact = self.dtype_of(a).kind in ("bool", "int")
+        w = _wide(self, a)
+        if not axes:
+            out = xp.astype(w, xp.int64) if exact else w + 0
+        else:
+            out = xp.sum(w, axis=axes, keepdims=keepdims, dtype=xp.int64 if exact else None)
+        return xp.astype(xp.asarray(out), self.native_dtype(dtype), copy=False)
 
-    @required
     def reduce_prod(self, a, axes, keepdims, dtype):
         """Product over ``axes``; ints and bools accumulate in int64; result in ember ``dtype``."""
+        xp = self.xp
+        exact = self.dtype_of(a).kind in ("bool", "int")
+        w = _wide(self, a)
+        if not axes:
+            out = xp.astype(w, xp.int64) if exact else w
+        else:
+            out = xp.prod(w, axis=axes, keepdims=keepdims, dtype=xp.int64 if exact else None)
+        return xp.astype(xp.asarray(out), self.native_dtype(dtype), copy=False)
 
-    @required
     def reduce_mean(self, a, axes, keepdims):
         """Float mean over ``axes``; nan where nothing is reduced."""
+        out = _sum(self, _wide(self, a), axes, keepdims) / _count(a.shape, axes)
+        return self.xp.astype(self.xp.asarray(out), a.dtype, copy=False)
 
     @required
     def reduce_mean_int(self, a, axes, keepdims):
-        """Integer mean over ``axes``: the floor of the exact mean, in ``a``'s dtype (count > 0)."""
+        """Integer mean over ``axes``: the floor of the exact mean, in ``a``'s dtype (count > 0).
 
-    @required
+        Required: exact for 64-bit ints only through each backend's limb sums on views of
+        the bits.
+        """
+
     def reduce_max(self, a, axes, keepdims):
         """Maximum over ``axes`` (NaN propagates)."""
+        if not axes:
+            return a
+        out = self.xp.max(_wide(self, a), axis=axes, keepdims=keepdims)
+        return self.xp.astype(self.xp.asarray(out), a.dtype, copy=False)
 
-    @required
     def reduce_min(self, a, axes, keepdims):
         """Minimum over ``axes`` (NaN propagates)."""
+        if not axes:
+            return a
+        out = self.xp.min(_wide(self, a), axis=axes, keepdims=keepdims)
+        return self.xp.astype(self.xp.asarray(out), a.dtype, copy=False)
 
     def reduce_abs(self, a):
         """Elementwise absolute value (the reduce family's own, for max_abs)."""
@@ -89,13 +114,15 @@ class ReduceKernels:
             return a
         return self.xp.abs(a)
 
-    @required
     def reduce_argmax(self, a, axis, keepdims):
         """Index of the maximum along ``axis`` (None: flat); NaN wins; lowest index on ties."""
+        out = self.xp.argmax(_wide(self, a), axis=axis, keepdims=keepdims)
+        return self.xp.astype(self.xp.asarray(out), self.xp.int64, copy=False)
 
-    @required
     def reduce_argmin(self, a, axis, keepdims):
         """Index of the minimum along ``axis`` (None: flat); NaN wins; lowest index on ties."""
+        out = self.xp.argmin(_wide(self, a), axis=axis, keepdims=keepdims)
+        return self.xp.astype(self.xp.asarray(out), self.xp.int64, copy=False)
 
     def reduce_index_grad(self, g, idx, shape, axis):
         """Zeros of ``shape`` with ``g`` put at ``idx`` along ``axis`` (both with ``axis`` kept)."""
@@ -181,7 +208,11 @@ class ReduceKernels:
     @required
     def reduce_median(self, a, axis):
         """(lower median, index) along ``axis``, the dim kept; a slice holding NaN gives NaN and the
-        index of its first NaN, as PyTorch. The slice must be non-empty."""
+        index of its first NaN, as PyTorch. The slice must be non-empty.
+
+        Required: the standard leaves NaN's place in a sort open (this needs NaN last,
+        stably).
+        """
 
     def reduce_nan_like(self, shape, dtype):
         """An array of ``shape`` filled with NaN in ember float dtype ``dtype``."""
@@ -191,7 +222,11 @@ class ReduceKernels:
     @required
     def reduce_argtopk(self, a, k, axis):
         """Indices of the ``k`` largest elements along ``axis``, largest first; NaN counts as the
-        largest; equal elements in ascending index order."""
+        largest; equal elements in ascending index order.
+
+        Required: the standard leaves NaN's place in a sort open (this needs NaN largest,
+        stably).
+        """
 
     def reduce_cov(self, a, axis, correction):
         """Covariance matrices (batch..., V, V) of an array whose observations lie along ``axis``."""

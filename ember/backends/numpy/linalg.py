@@ -36,6 +36,7 @@ def _matmul(a, b):
     return np.matmul(a, b)
 
 
+# override: the allocation guard (ops pass op=) and one BLAS call for a stack times a matrix
 @allocates(_matmul_shape)
 @_warnings_off
 def linalg_matmul(a, b):
@@ -43,6 +44,7 @@ def linalg_matmul(a, b):
     return np.asarray(_matmul(a, b))
 
 
+# override: 0.72 µs vs the default's 1.10 µs ((64,) float32)
 def linalg_dot(a, b):
     """The inner product of two 1-D arrays, as a 0-d array."""
     return np.asarray(np.dot(a, b))

@@ -64,6 +64,7 @@ def _mm(a, b, emulate):
     return out
 
 
+# override: the allocation guard (ops pass op=) and torch's missing integer matmuls
 @allocates(_shape_of)
 def linalg_matmul(a, b):
     """torch's matmul (batched, broadcasting, 1-D operands promoted and removed)."""
@@ -77,6 +78,7 @@ def _dot(a, b, emulate):
     return (a * b).sum(dtype=a.dtype) if emulate else torch.dot(a, b)
 
 
+# override: 1.26 µs vs the default's 5.75 µs ((64,) float32); torch's missing int dots
 def linalg_dot(a, b):
     """The inner product of two 1-D tensors, as a 0-d tensor."""
     if a.dtype in _INTS and (a.dtype in _WIDEN or a.dtype is torch.uint64

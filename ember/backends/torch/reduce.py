@@ -14,7 +14,7 @@ from .core import TORCH
 
 __all__ = ["reduce_zeros", "reduce_nan_like", "reduce_any", "reduce_all", "reduce_cov",
            "reduce_index_grad", "reduce_select_grad", "reduce_even_grad", "reduce_sum",
-           "reduce_prod", "reduce_mean", "reduce_mean_int", "reduce_max", "reduce_min",
+           "reduce_prod", "reduce_mean_int", "reduce_max", "reduce_min",
            "reduce_argmax", "reduce_argmin", "reduce_median", "reduce_argtopk"]
 
 _I64 = torch.int64
@@ -104,6 +104,7 @@ def _is_int(a):
 
 # -- kernels ------------------------------------------------------------------------------------
 
+# override: 3.04 µs vs the default's 4.74 µs ((32, 64) float32, axis 1)
 def reduce_sum(a, axes, keepdims, dtype):
     """Sum over ``axes`` (a tuple); ints and bools accumulate in int64; the result has ember
     ``dtype``."""
@@ -117,6 +118,7 @@ def reduce_sum(a, axes, keepdims, dtype):
     return out if out.dtype == target else out.to(target)
 
 
+# override: 5.35 µs vs the default's 7.46 µs ((32, 64) float32, axis 1)
 def reduce_prod(a, axes, keepdims, dtype):
     """Product over ``axes``; ints and bools accumulate in int64; result in ember ``dtype``."""
     target = TORCH[dtype]
@@ -125,13 +127,6 @@ def reduce_prod(a, axes, keepdims, dtype):
     else:
         out = _prod(_wide(a), axes, keepdims)
     return out if out.dtype == target else out.to(target)
-
-
-def reduce_mean(a, axes, keepdims):
-    """Float mean over ``axes``; nan where nothing is reduced."""
-    n = _count(a.shape, axes)
-    out = _sum(_wide(a), axes, keepdims) / n
-    return out.to(a.dtype)
 
 
 _EXACT_COUNT = 1 << 31
@@ -198,11 +193,13 @@ def _extreme(a, axes, keepdims, fn):
     return _unordered(out, a.dtype)
 
 
+# override: 2.97 µs vs the default's 4.57 µs ((32, 64) float32; torch has no uint16/32/64 one)
 def reduce_max(a, axes, keepdims):
     """Maximum over ``axes`` (NaN propagates)."""
     return _extreme(a, axes, keepdims, torch.amax)
 
 
+# override: 2.91 µs vs the default's 4.48 µs ((32, 64) float32; torch has no uint16/32/64 one)
 def reduce_min(a, axes, keepdims):
     """Minimum over ``axes`` (NaN propagates)."""
     return _extreme(a, axes, keepdims, torch.amin)
@@ -216,11 +213,13 @@ def _arg(a, axis, keepdims, fn):
     return fn(o, dim=axis, keepdim=keepdims)
 
 
+# override: 4.01 µs vs the default's 5.66 µs ((32, 64) float32; torch has no uint16/32/64 one)
 def reduce_argmax(a, axis, keepdims):
     """Index of the maximum along ``axis`` (None: flat); NaN wins; lowest index on ties."""
     return _arg(a, axis, keepdims, torch.argmax)
 
 
+# override: 4.07 µs vs the default's 5.76 µs ((32, 64) float32; torch has no uint16/32/64 one)
 def reduce_argmin(a, axis, keepdims):
     """Index of the minimum along ``axis`` (None: flat); NaN wins; lowest index on ties."""
     return _arg(a, axis, keepdims, torch.argmin)
