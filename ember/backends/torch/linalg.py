@@ -15,14 +15,14 @@ import math
 
 import torch
 
-from .core import TORCH, allocates
+from ..base.linalg import LinAlgFailure
+from .core import allocates
 
-__all__ = ["linalg_matmul", "linalg_dot", "linalg_outer", "linalg_cross",
-           "linalg_reshape", "einsum_contract",
-           "LinAlgFailure", "linalg_vector_norm", "linalg_vector_norm_grad",
-           "linalg_abs_sum_extreme", "linalg_abs_sum_extreme_grad", "linalg_extreme_last",
-           "linalg_inv", "linalg_det", "linalg_det_grad", "linalg_solve", "linalg_svd", "linalg_svdvals", "linalg_qr", "linalg_cholesky", "linalg_eigh", "linalg_eigvalsh", "linalg_eig", "linalg_slogdet", "linalg_slogdet_grad",
-           "linalg_pinv", "linalg_matrix_rank", "linalg_vecdot"]
+__all__ = ["linalg_vecdot", "linalg_abs_sum_extreme_grad", "linalg_det", "linalg_det_grad",
+           "linalg_slogdet", "linalg_slogdet_grad", "linalg_matmul", "linalg_dot", "linalg_outer",
+           "einsum_contract", "LinAlgFailure", "linalg_inv", "linalg_solve", "linalg_svd",
+           "linalg_svdvals", "linalg_qr", "linalg_cholesky", "linalg_eigh", "linalg_eigvalsh",
+           "linalg_eig", "linalg_pinv", "linalg_matrix_rank"]
 
 _WIDEN = (torch.uint16, torch.uint32)
 _INTS = (torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64, torch.uint16,
@@ -64,6 +64,7 @@ def _mm(a, b, emulate):
     return out
 
 
+# override: the allocation guard (ops pass op=) and torch's missing integer matmuls
 @allocates(_shape_of)
 def linalg_matmul(a, b):
     """torch's matmul (batched, broadcasting, 1-D operands promoted and removed)."""
@@ -77,6 +78,7 @@ def _dot(a, b, emulate):
     return (a * b).sum(dtype=a.dtype) if emulate else torch.dot(a, b)
 
 
+# override: 1.26 µs vs the default's 5.75 µs ((64,) float32); torch's missing int dots
 def linalg_dot(a, b):
     """The inner product of two 1-D tensors, as a 0-d tensor."""
     if a.dtype in _INTS and (a.dtype in _WIDEN or a.dtype is torch.uint64
@@ -85,25 +87,11 @@ def linalg_dot(a, b):
     return torch.dot(a, b)
 
 
+# override: the allocation guard (ops pass op=; the declaration has no such parameter)
 @allocates(lambda a, b: tuple(a.shape) + tuple(b.shape))
 def linalg_outer(a, b):
     """The outer product of two 1-D tensors."""
     return a[:, None] * b[None, :]
-
-
-def linalg_cross(a, b, dim):
-    """The cross product along ``dim`` (size 3 in both), broadcasting the other dims."""
-    shape = torch.broadcast_shapes(a.shape, b.shape)
-    a = a.expand(shape)
-    b = b.expand(shape)
-    a0, a1, a2 = (a.select(dim, i) for i in range(3))
-    b0, b1, b2 = (b.select(dim, i) for i in range(3))
-    return torch.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], dim=dim)
-
-
-def linalg_reshape(a, shape):
-    """``a`` with a new shape of the same number of elements (a view where the layout allows)."""
-    return a.reshape(shape)
 
 
 # -- einsum -----------------------------------------------------------------------------------
@@ -156,125 +144,8 @@ def einsum_contract(eq, arrays):
 
 # -- norms and decompositions (ember.linalg) ----------------------------------------------------
 
-class LinAlgFailure(Exception):
-    """A factorization failed: a singular matrix (inv, solve) or one that is not positive-definite
-    (cholesky) or whose eigen/singular values did not converge. ``index`` is the batch index (a
-    tuple) of the first such matrix, or None when it cannot be told."""
-
-    def __init__(self, message, index=None):
-        super().__init__(message)
-        self.index = index
-
-
 def _mT(a):
     return a.transpose(-1, -2)
-
-
-def _sum(w, axes, keep):
-    return w.sum(dim=axes, keepdim=keep) if axes else w
-
-
-def _amax(w, axes, keep):
-    return torch.amax(w, dim=axes, keepdim=keep) if axes else w
-
-
-def _amin(w, axes, keep):
-    return torch.amin(w, dim=axes, keepdim=keep) if axes else w
-
-
-def linalg_vector_norm(x, ord, axes, keepdim, cdt):
-    """The ``ord``-norm of ``x`` over ``axes`` (a tuple), computed in the ember dtype ``cdt`` and
-    returned in ``x``'s dtype (as the NumPy kernel); a complex ``x`` is the norm of ``|x|``, in
-    the dtype of its parts."""
-    if x.is_complex():
-        x = torch.abs(x)
-    w = x.to(TORCH[cdt])
-    if ord == 2:
-        r = torch.sqrt(_sum(w * w, axes, keepdim))
-    elif ord == 1:
-        r = _sum(torch.abs(w), axes, keepdim)
-    elif ord == math.inf:
-        r = _amax(torch.abs(w), axes, keepdim)
-    elif ord == -math.inf:
-        r = _amin(torch.abs(w), axes, keepdim)
-    elif ord == 0:
-        r = _sum((w != 0).to(w.dtype), axes, keepdim)
-    else:
-        r = torch.pow(_sum(torch.pow(torch.abs(w), ord), axes, keepdim), 1.0 / ord)
-    return r.to(x.dtype)
-
-
-def _expand_dims(t, axes):
-    for ax in sorted(axes):
-        t = t.unsqueeze(ax)
-    return t
-
-
-def linalg_vector_norm_grad(g, x, norm, ord, axes, keepdim, cdt):
-    """The gradient of ``linalg_vector_norm`` (PyTorch's rules, as the NumPy kernel)."""
-    cdt = TORCH[cdt]
-    w = x.to(cdt)
-    g = g.to(cdt)
-    n = norm.to(cdt)
-    if not keepdim:
-        g = _expand_dims(g, axes)
-        n = _expand_dims(n, axes)
-    zero = torch.zeros((), dtype=cdt, device=w.device)
-    if ord == 0:
-        out = torch.zeros_like(w)
-    elif ord == 1:
-        out = torch.sign(w) * g
-    elif ord == 2:
-        out = w * torch.where(n == 0, zero, g / n)
-    elif ord in (math.inf, -math.inf):
-        a = torch.abs(w)
-        mask = (a == n) | torch.isnan(a)
-        out = torch.sign(w) * (g / _sum(mask.to(cdt), axes, True)) * mask
-    elif ord < 1:
-        a = torch.abs(w)
-        out = (torch.sign(w) * torch.where(w == 0, zero, torch.pow(a, ord - 1)) * g
-               * torch.pow(n, 1 - ord))
-    elif ord < 2:
-        out = (torch.sign(w) * torch.pow(torch.abs(w), ord - 1)
-               * torch.where(n == 0, zero, g / n ** (ord - 1)))
-    else:
-        out = w * torch.pow(torch.abs(w), ord - 2) * torch.where(n == 0, zero, g / n ** (ord - 1))
-    return out.expand(w.shape).contiguous().to(x.dtype)
-
-
-def linalg_abs_sum_extreme(a, sum_axis, ext_axis, largest):
-    """max (``largest``) or min over ``ext_axis`` of ``sum(|a|, sum_axis)``, both dims kept: the
-    matrix 1- and inf-norms. Returns (result, the kept column sums for the gradient)."""
-    s = torch.abs(a).sum(dim=sum_axis, keepdim=True)
-    if largest:
-        if s.shape[ext_axis] == 0:  # 0 is the max of no sums (PyTorch's value)
-            shape = list(s.shape)
-            shape[ext_axis] = 1
-            return torch.zeros(shape, dtype=s.dtype, device=s.device), s
-        r = torch.amax(s, dim=ext_axis, keepdim=True)
-    else:
-        r = torch.amin(s, dim=ext_axis, keepdim=True)
-    return r, s
-
-
-def linalg_abs_sum_extreme_grad(g, a, s, r, ext_axis):
-    """The gradient of ``linalg_abs_sum_extreme``; tied sums share it evenly."""
-    mask = (s == r) | torch.isnan(s)
-    share = g * mask / mask.sum(dim=ext_axis, keepdim=True)
-    return (torch.sign(a) * share).to(a.dtype)
-
-
-def linalg_extreme_last(s, largest):
-    """max (``largest``; 0 over an empty axis) or min of ``s`` (>= 0) over its last axis, and the
-    weights that share a gradient evenly among the tied extremes."""
-    if s.shape[-1] == 0:
-        r = torch.zeros(tuple(s.shape[:-1]), dtype=s.dtype, device=s.device)
-    elif largest:
-        r = torch.amax(s, dim=-1)
-    else:
-        r = torch.amin(s, dim=-1)
-    mask = (s == r[..., None]) | torch.isnan(s)
-    return r, (mask / torch.clamp(mask.sum(dim=-1, keepdim=True), min=1)).to(s.dtype)
 
 
 def _first_bad(info):
@@ -296,30 +167,6 @@ def linalg_inv(a):
     out, info = torch.linalg.inv_ex(a)
     _failure(info, "Singular matrix")
     return out
-
-
-def linalg_det(a):
-    """The determinant of each matrix of ``a`` (0 for a singular one)."""
-    return torch.linalg.det(a)
-
-
-def _prod_others(s):
-    """For each i along the last axis, the product of the other entries (no division)."""
-    ones = torch.ones_like(s[..., :1])
-    before = torch.cumprod(torch.cat([ones, s[..., :-1]], dim=-1), dim=-1)
-    after = torch.flip(torch.cumprod(torch.flip(torch.cat([s[..., 1:], ones], dim=-1), (-1,)),
-                                     dim=-1), (-1,))
-    return before * after
-
-
-def linalg_det_grad(g, a):
-    """The gradient of ``det``: ``g * adj(a)^T``, from an SVD (singular matrices included)."""
-    if a.shape[-1] == 0:
-        return torch.zeros_like(a)
-    u, s, vh = torch.linalg.svd(a)
-    sign = torch.linalg.det(u) * torch.linalg.det(vh)
-    cof = torch.matmul(u * _prod_others(s)[..., None, :], vh)
-    return (g * sign)[..., None, None] * cof
 
 
 def linalg_solve(a, b, left):
@@ -360,20 +207,6 @@ def linalg_qr(a, mode):
     return q, r
 
 
-def _right_solve_t(b, r):
-    """``b @ r^-T`` for square ``r``; NaN where ``r`` is singular (as the NumPy kernel)."""
-    x, info = torch.linalg.solve_ex(r, _mT(b))
-    if bool((info != 0).any()):
-        shape = tuple(torch.broadcast_shapes(b.shape[:-2], r.shape[:-2])) + tuple(b.shape[-2:])
-        return torch.full(shape, math.nan, dtype=b.dtype, device=b.device)
-    return _mT(x)
-
-
-def _copyltu(m):
-    """The symmetric matrix with ``m``'s lower triangle (diagonal included)."""
-    return torch.tril(m) + _mT(torch.tril(m, -1))
-
-
 def linalg_cholesky(a, upper):
     """The Cholesky factor of each matrix of ``a``, read from its lower triangle (lower factor),
     or its upper one (the upper factor); LinAlgFailure for one that is not positive-definite."""
@@ -402,36 +235,77 @@ def linalg_eig(a, vectors):
     return _converged(torch.linalg.eigvals, a)
 
 
-def linalg_slogdet(a):
-    """(sign, log|det|) of each matrix of ``a`` (sign 0, log|det| -inf for a singular one)."""
-    sign, logabs = torch.linalg.slogdet(a)
-    return sign, logabs
-
-
-def linalg_slogdet_grad(g, a):
-    """The gradient of log|det(a)| (real ``a``): ``g * a^-T``; NaN for a singular matrix."""
-    inv, info = torch.linalg.inv_ex(a)
-    if bool((info != 0).any()):
-        inv = torch.where((info != 0)[..., None, None], torch.full_like(inv, math.nan), inv)
-    return g[..., None, None] * _mT(inv)
-
-
 def _tol_arg(t, a):
     return t if t is None or isinstance(t, float) else t.to(a.device)
 
 
+# override: 45 µs vs the default's 144 µs ((8, 8) float32; hermitian 40 vs 127)
 def linalg_pinv(a, atol, rtol, hermitian):
     """The pseudoinverse of each matrix of ``a`` (*, m, n) -> (*, n, m): torch.linalg.pinv."""
     return _converged(torch.linalg.pinv, a, atol=_tol_arg(atol, a), rtol=_tol_arg(rtol, a),
                       hermitian=hermitian)
 
 
+# override: 29 µs vs the default's 51 µs ((8, 8) float32)
 def linalg_matrix_rank(a, atol, rtol, hermitian):
     """The rank of each matrix of ``a`` (int64 over the batch dims): torch.linalg.matrix_rank."""
     return _converged(torch.linalg.matrix_rank, a, atol=_tol_arg(atol, a),
                       rtol=_tol_arg(rtol, a), hermitian=hermitian)
 
 
+# -- overrides: measured faster here than the base's defaults ------------------------------
+
+# override: 3.3 µs vs the default's 35.9 µs ((32, 64) float32, axis 1)
 def linalg_vecdot(a, b, axis):
     """``sum(conj(a) * b)`` along ``axis`` of the broadcast shape: torch.linalg.vecdot."""
     return torch.linalg.vecdot(a, b, dim=axis)
+
+
+# override: 16.9 µs vs the default's 29.6 µs ((32, 64) float32)
+def linalg_abs_sum_extreme_grad(g, a, s, r, ext_axis):
+    """The gradient of ``linalg_abs_sum_extreme``; tied sums share it evenly."""
+    mask = (s == r) | torch.isnan(s)
+    share = g * mask / mask.sum(dim=ext_axis, keepdim=True)
+    return (torch.sign(a) * share).to(a.dtype)
+
+
+# override: 24.1 µs vs the default's 27.7 µs ((8, 8) float32)
+def linalg_det(a):
+    """The determinant of each matrix of ``a`` (0 for a singular one)."""
+    return torch.linalg.det(a)
+
+
+# override: 204 µs vs the default's 295 µs ((8, 8) float32)
+def linalg_det_grad(g, a):
+    """The gradient of ``det``: ``g * adj(a)^T``, from an SVD (singular matrices included)."""
+    if a.shape[-1] == 0:
+        return torch.zeros_like(a)
+    u, s, vh = torch.linalg.svd(a)
+    sign = torch.linalg.det(u) * torch.linalg.det(vh)
+    cof = torch.matmul(u * _prod_others(s)[..., None, :], vh)
+    return (g * sign)[..., None, None] * cof
+
+
+def _prod_others(s):
+    """For each i along the last axis, the product of the other entries (no division)."""
+    ones = torch.ones_like(s[..., :1])
+    before = torch.cumprod(torch.cat([ones, s[..., :-1]], dim=-1), dim=-1)
+    after = torch.flip(torch.cumprod(torch.flip(torch.cat([s[..., 1:], ones], dim=-1), (-1,)),
+                                     dim=-1), (-1,))
+    return before * after
+
+
+# override: 16.6 µs vs the default's 19.1 µs ((8, 8) float32)
+def linalg_slogdet(a):
+    """(sign, log|det|) of each matrix of ``a`` (sign 0, log|det| -inf for a singular one)."""
+    sign, logabs = torch.linalg.slogdet(a)
+    return sign, logabs
+
+
+# override: 46.3 µs vs the default's 54.3 µs ((8, 8) float32)
+def linalg_slogdet_grad(g, a):
+    """The gradient of log|det(a)| (real ``a``): ``g * a^-T``; NaN for a singular matrix."""
+    inv, info = torch.linalg.inv_ex(a)
+    if bool((info != 0).any()):
+        inv = torch.where((info != 0)[..., None, None], torch.full_like(inv, math.nan), inv)
+    return g[..., None, None] * _mT(inv)

@@ -9,12 +9,13 @@ the order), and data-moving ones work on the signed view of the same bits.
 
 import torch
 
+from ..base.reduce import _count, _kept_shape
 from .core import TORCH
 
-__all__ = [ "reduce_sum", "reduce_prod", "reduce_mean", "reduce_mean_int", "reduce_max", "reduce_min", "reduce_abs", "reduce_argmax",
-           "reduce_argmin", "reduce_index_grad", "reduce_select_grad", "reduce_even_grad",
-           "reduce_any", "reduce_all", "reduce_count_nonzero", "reduce_var_mean",
-           "reduce_var_grad", "reduce_median", "reduce_nan_like", "reduce_argtopk", "reduce_cov", "reduce_reshape", "reduce_prod_grad", "reduce_zeros"]
+__all__ = ["reduce_zeros", "reduce_nan_like", "reduce_any", "reduce_all", "reduce_cov",
+           "reduce_index_grad", "reduce_select_grad", "reduce_even_grad", "reduce_sum",
+           "reduce_prod", "reduce_mean_int", "reduce_max", "reduce_min",
+           "reduce_argmax", "reduce_argmin", "reduce_median", "reduce_argtopk"]
 
 _I64 = torch.int64
 _F32 = torch.float32
@@ -75,17 +76,6 @@ def _dims(axes):
     return list(axes)
 
 
-def _count(shape, axes):
-    n = 1
-    for ax in axes:
-        n *= shape[ax]
-    return n
-
-
-def _kept_shape(shape, axes):
-    return tuple(1 if i in axes else s for i, s in enumerate(shape))
-
-
 def _sum(a, axes, keepdims, dtype=None):
     """``torch.sum`` over ``axes`` (``()`` reduces nothing, unlike torch's ``dim=()``; as NumPy's
     ``add.reduce``, it adds each element to 0, so -0.0 becomes 0.0)."""
@@ -114,6 +104,7 @@ def _is_int(a):
 
 # -- kernels ------------------------------------------------------------------------------------
 
+# override: 3.04 µs vs the default's 4.74 µs ((32, 64) float32, axis 1)
 def reduce_sum(a, axes, keepdims, dtype):
     """Sum over ``axes`` (a tuple); ints and bools accumulate in int64; the result has ember
     ``dtype``."""
@@ -127,6 +118,7 @@ def reduce_sum(a, axes, keepdims, dtype):
     return out if out.dtype == target else out.to(target)
 
 
+# override: 5.35 µs vs the default's 7.46 µs ((32, 64) float32, axis 1)
 def reduce_prod(a, axes, keepdims, dtype):
     """Product over ``axes``; ints and bools accumulate in int64; result in ember ``dtype``."""
     target = TORCH[dtype]
@@ -135,13 +127,6 @@ def reduce_prod(a, axes, keepdims, dtype):
     else:
         out = _prod(_wide(a), axes, keepdims)
     return out if out.dtype == target else out.to(target)
-
-
-def reduce_mean(a, axes, keepdims):
-    """Float mean over ``axes``; nan where nothing is reduced."""
-    n = _count(a.shape, axes)
-    out = _sum(_wide(a), axes, keepdims) / n
-    return out.to(a.dtype)
 
 
 _EXACT_COUNT = 1 << 31
@@ -208,21 +193,16 @@ def _extreme(a, axes, keepdims, fn):
     return _unordered(out, a.dtype)
 
 
+# override: 2.97 µs vs the default's 4.57 µs ((32, 64) float32; torch has no uint16/32/64 one)
 def reduce_max(a, axes, keepdims):
     """Maximum over ``axes`` (NaN propagates)."""
     return _extreme(a, axes, keepdims, torch.amax)
 
 
+# override: 2.91 µs vs the default's 4.48 µs ((32, 64) float32; torch has no uint16/32/64 one)
 def reduce_min(a, axes, keepdims):
     """Minimum over ``axes`` (NaN propagates)."""
     return _extreme(a, axes, keepdims, torch.amin)
-
-
-def reduce_abs(a):
-    """Elementwise absolute value (the reduce family's own, for max_abs)."""
-    if a.dtype is torch.bool or a.dtype is torch.uint8 or a.dtype in _WIDE_UINT:
-        return a
-    return torch.abs(a)
 
 
 def _arg(a, axis, keepdims, fn):
@@ -233,111 +213,16 @@ def _arg(a, axis, keepdims, fn):
     return fn(o, dim=axis, keepdim=keepdims)
 
 
+# override: 4.01 µs vs the default's 5.66 µs ((32, 64) float32; torch has no uint16/32/64 one)
 def reduce_argmax(a, axis, keepdims):
     """Index of the maximum along ``axis`` (None: flat); NaN wins; lowest index on ties."""
     return _arg(a, axis, keepdims, torch.argmax)
 
 
+# override: 4.07 µs vs the default's 5.76 µs ((32, 64) float32; torch has no uint16/32/64 one)
 def reduce_argmin(a, axis, keepdims):
     """Index of the minimum along ``axis`` (None: flat); NaN wins; lowest index on ties."""
     return _arg(a, axis, keepdims, torch.argmin)
-
-
-def reduce_index_grad(g, idx, shape, axis):
-    """Zeros of ``shape`` with ``g`` put at ``idx`` along ``axis`` (both with ``axis`` kept)."""
-    out = torch.zeros(shape, dtype=g.dtype, device=g.device)
-    if out.numel():
-        out = out.scatter(axis, idx, g)
-    return out
-
-
-def reduce_select_grad(g, a, axes, keepdims, kind):
-    """Gradient of a max/min over ``axes``: all of ``g`` to the first extreme position of each
-    slice (row-major over ``axes``; NaN wins)."""
-    rest = [i for i in range(a.ndim) if i not in axes]
-    perm = rest + list(axes)
-    rest_shape = tuple(a.shape[i] for i in rest)
-    m = _count(a.shape, axes)
-    rows = _wide(a).permute(perm).reshape(rest_shape + (m,))
-    if kind == "absmax":
-        rows = reduce_abs(rows)
-    rows = _ordered(rows)
-    out = torch.zeros(rows.shape, dtype=g.dtype, device=g.device)
-    if out.numel():
-        idx = torch.argmin(rows, dim=-1) if kind == "min" else torch.argmax(rows, dim=-1)
-        out = out.scatter(-1, idx[..., None], g.reshape(rest_shape)[..., None])
-    inverse = [0] * len(perm)
-    for i, p in enumerate(perm):
-        inverse[p] = i
-    out = out.reshape(tuple(a.shape[i] for i in perm)).permute(inverse)
-    if kind == "absmax":
-        out = out * torch.sign(a).to(g.dtype)
-    return out
-
-
-def reduce_even_grad(g, a, value, kind):
-    """Gradient of a whole-tensor max/min/median: ``g`` shared evenly among the elements equal
-    to ``value`` (NaN elements when ``value`` is NaN), as PyTorch."""
-    w = _wide(a)
-    v = _wide(value)
-    if kind == "absmax":
-        w = torch.abs(w)
-    mask = w == v
-    if w.is_floating_point():
-        mask = mask | (torch.isnan(w) & torch.isnan(v))
-    cnt = torch.count_nonzero(mask)
-    share = g / cnt
-    out = torch.where(mask, share, torch.zeros((), dtype=share.dtype, device=g.device)).to(g.dtype)
-    if kind == "absmax":
-        out = out * torch.sign(a).to(g.dtype)
-    return out
-
-
-def _nonzero(a):
-    return a if a.dtype is torch.bool else a != 0
-
-
-def reduce_any(a, axes, keepdims):
-    """Whether any element over ``axes`` is nonzero (NaN counts as nonzero)."""
-    nz = _nonzero(a)
-    if not axes:
-        return nz
-    return torch.any(nz, dim=tuple(axes), keepdim=keepdims)
-
-
-def reduce_all(a, axes, keepdims):
-    """Whether every element over ``axes`` is nonzero (NaN counts as nonzero)."""
-    nz = _nonzero(a)
-    if not axes:
-        return nz
-    return torch.all(nz, dim=tuple(axes), keepdim=keepdims)
-
-
-def reduce_count_nonzero(a, axes):
-    """The number of nonzero elements over ``axes``, int64, the dims removed."""
-    return _sum(_nonzero(a), axes, False, _I64)
-
-
-def reduce_var_mean(a, axes, correction, keepdims):
-    """(variance, mean) over ``axes``; the variance divides by max(n - correction, 0)."""
-    w = _wide(a)
-    n = _count(a.shape, axes)
-    mean = _sum(w, axes, True) / n
-    d = w - mean
-    var = _sum(d * d, axes, keepdims) / max(n - correction, 0)
-    if not keepdims:
-        mean = mean.reshape(var.shape)
-    return var.to(a.dtype), mean.to(a.dtype)
-
-
-def reduce_var_grad(g, a, mean, axes, correction, keepdims):
-    """Gradient of the variance: 2 (a - mean) / (n - correction) times ``g``."""
-    n = _count(a.shape, axes)
-    shape = _kept_shape(a.shape, axes)
-    gk = _wide(g).reshape(shape)
-    mk = _wide(mean).reshape(shape)
-    scale = 2.0 / (n - correction) if n > correction else float("inf")
-    return (scale * gk * (_wide(a) - mk)).to(a.dtype)
 
 
 def _stable_argsort(keys, axis):
@@ -363,11 +248,6 @@ def reduce_median(a, axis):
     return val, idx
 
 
-def reduce_nan_like(shape, dtype, *, device=None):
-    """A tensor of ``shape`` filled with NaN in ember float dtype ``dtype``."""
-    return torch.full(shape, float("nan"), dtype=TORCH[dtype], device=device)
-
-
 def reduce_argtopk(a, k, axis):
     """Indices of the ``k`` largest elements along ``axis``, largest first; NaN counts as the
     largest; equal elements in ascending index order."""
@@ -382,6 +262,50 @@ def _flip(a, axis):
     return _unbits(torch.flip(_bits(a), (axis,)), a.dtype)
 
 
+# -- overrides: measured faster here than the base's defaults ------------------------------
+
+# override: 1.89 µs vs the default's 2.17 µs ((32, 64) float32)
+def reduce_zeros(shape, dtype, *, device=None):
+    """Zeros of ``shape`` and ember ``dtype``."""
+    return torch.zeros(shape, dtype=TORCH[dtype], device=device)
+
+
+# override: 2.09 µs vs the default's 2.41 µs ((32, 64) float32)
+def reduce_nan_like(shape, dtype, *, device=None):
+    """A tensor of ``shape`` filled with NaN in ember float dtype ``dtype``."""
+    return torch.full(shape, float("nan"), dtype=TORCH[dtype], device=device)
+
+
+def _nonzero(a):
+    return a if a.dtype is torch.bool else a != 0
+
+
+# override: 10.1 µs vs the default's 29.0 µs ((32, 64) float32, axis 1)
+def reduce_any(a, axes, keepdims):
+    """Whether any element over ``axes`` is nonzero (NaN counts as nonzero)."""
+    nz = _nonzero(a)
+    if not axes:
+        return nz
+    return torch.any(nz, dim=tuple(axes), keepdim=keepdims)
+
+
+# override: 21.4 µs vs the default's 26.1 µs ((32, 64) float32, axis 1)
+def reduce_all(a, axes, keepdims):
+    """Whether every element over ``axes`` is nonzero (NaN counts as nonzero)."""
+    nz = _nonzero(a)
+    if not axes:
+        return nz
+    return torch.all(nz, dim=tuple(axes), keepdim=keepdims)
+
+
+# override: 35.2 µs vs the default's 53.4 µs ((32, 64) float32)
+def reduce_cov(a, axis, correction):
+    """Covariance matrices (batch..., V, V) of a tensor whose observations lie along ``axis``."""
+    xc, _, n = _centered(a, axis)
+    out = torch.matmul(xc, xc.transpose(-1, -2)) / max(n - correction, 0)
+    return out.to(a.dtype)
+
+
 def _cov_order(ndim, axis):
     var = ndim - 2 if axis == ndim - 1 else ndim - 1
     return [d for d in range(ndim) if d != var and d != axis] + [var, axis]
@@ -394,37 +318,61 @@ def _centered(a, axis):
     return x - torch.sum(x, dim=-1, keepdim=True) / n, order, n
 
 
-def reduce_cov(a, axis, correction):
-    """Covariance matrices (batch..., V, V) of a tensor whose observations lie along ``axis``."""
-    xc, _, n = _centered(a, axis)
-    out = torch.matmul(xc, xc.transpose(-1, -2)) / max(n - correction, 0)
-    return out.to(a.dtype)
+# override: 4.6 µs vs the default's 20.1 µs ((32, 64) float32, axis 1)
+def reduce_index_grad(g, idx, shape, axis):
+    """Zeros of ``shape`` with ``g`` put at ``idx`` along ``axis`` (both with ``axis`` kept)."""
+    out = torch.zeros(shape, dtype=g.dtype, device=g.device)
+    if out.numel():
+        out = out.scatter(axis, idx, g)
+    return out
 
 
-def reduce_reshape(a, shape):
-    """``a`` with a new shape of the same size (a view where the layout allows)."""
-    return a.reshape(shape)
+# override: 43.9 µs vs the default's 56.2 µs ((32, 64) float32, axis 1)
+def reduce_select_grad(g, a, axes, keepdims, kind):
+    """Gradient of a max/min over ``axes``: all of ``g`` to the first extreme position of each
+    slice (row-major over ``axes``; NaN wins)."""
+    rest = [i for i in range(a.ndim) if i not in axes]
+    perm = rest + list(axes)
+    rest_shape = tuple(a.shape[i] for i in rest)
+    m = _count(a.shape, axes)
+    rows = _wide(a).permute(perm).reshape(rest_shape + (m,))
+    if kind == "absmax":
+        rows = _abs(rows)
+    rows = _ordered(rows)
+    out = torch.zeros(rows.shape, dtype=g.dtype, device=g.device)
+    if out.numel():
+        idx = torch.argmin(rows, dim=-1) if kind == "min" else torch.argmax(rows, dim=-1)
+        out = out.scatter(-1, idx[..., None], g.reshape(rest_shape)[..., None])
+    inverse = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inverse[p] = i
+    out = out.reshape(tuple(a.shape[i] for i in perm)).permute(inverse)
+    if kind == "absmax":
+        out = out * torch.sign(a).to(g.dtype)
+    return out
 
 
-def reduce_prod_grad(g, a, out, axes, keepdims):
-    """Gradient of a product over ``axes``, exact with zeros (as PyTorch)."""
-    kept = _kept_shape(a.shape, axes)
+def _abs(a):
+    """|a|; bool and unsigned tensors themselves (torch has no abs for them)."""
+    if a.dtype is torch.bool or a.dtype is torch.uint8 or a.dtype in _WIDE_UINT:
+        return a
+    return torch.abs(a)
+
+
+# override: 22.9 µs vs the default's 33.7 µs ((32, 64) float32)
+def reduce_even_grad(g, a, value, kind):
+    """Gradient of a whole-tensor max/min/median: ``g`` shared evenly among the elements equal
+    to ``value`` (NaN elements when ``value`` is NaN), as PyTorch."""
     w = _wide(a)
-    gk = _wide(g).reshape(kept)
-    ok = _wide(out).reshape(kept)
-    zero = w == 0
-    if not bool(zero.any()):
-        res = gk * ok / w
-    else:
-        one = torch.ones((), dtype=w.dtype, device=w.device)
-        nz = _sum(zero, axes, True, _I64)
-        safe = torch.where(zero, one, w)
-        others = _prod(safe, axes, True)
-        res = torch.where(nz == 0, gk * ok / safe,
-                          torch.where(zero & (nz == 1), gk * others, torch.zeros_like(one)))
-    return res.to(a.dtype)
-
-
-def reduce_zeros(shape, dtype, *, device=None):
-    """Zeros of ``shape`` and ember ``dtype``."""
-    return torch.zeros(shape, dtype=TORCH[dtype], device=device)
+    v = _wide(value)
+    if kind == "absmax":
+        w = torch.abs(w)
+    mask = w == v
+    if w.is_floating_point():
+        mask = mask | (torch.isnan(w) & torch.isnan(v))
+    cnt = torch.count_nonzero(mask)
+    share = g / cnt
+    out = torch.where(mask, share, torch.zeros((), dtype=share.dtype, device=g.device)).to(g.dtype)
+    if kind == "absmax":
+        out = out * torch.sign(a).to(g.dtype)
+    return out
