@@ -70,6 +70,6 @@ class Adagrad(Optimizer):
                 st = state[id(p)] = self._initial_state(group, p)
             step = st["step"] + 1
             st["step"] = step
-            p._data = p._device.backend.optim_adagrad(p._data, g, st["sum"], step, lr, lr_decay, eps, weight_decay,
-                             maximize)
+            p._data, st["sum"] = p._device.backend.optim_adagrad(
+                p._data, g, st["sum"], step, lr, lr_decay, eps, weight_decay, maximize)
             written(p)

@@ -66,9 +66,12 @@ class Adam(Optimizer):
                 st["max_exp_avg_sq"] = zeros(data)
             step = st["step"] + 1
             st["step"] = step
-            p._data = be.optim_adam(data, g, st["exp_avg"], st["exp_avg_sq"],
-                             st.get("max_exp_avg_sq") if amsgrad else None, step, lr, beta1,
-                             beta2, eps, weight_decay, decoupled, amsgrad, maximize)
+            p._data, st["exp_avg"], st["exp_avg_sq"], vmax = be.optim_adam(
+                data, g, st["exp_avg"], st["exp_avg_sq"],
+                st.get("max_exp_avg_sq") if amsgrad else None, step, lr, beta1, beta2, eps,
+                weight_decay, decoupled, amsgrad, maximize)
+            if amsgrad:
+                st["max_exp_avg_sq"] = vmax
             written(p)
 
 

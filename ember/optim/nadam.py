@@ -68,7 +68,7 @@ class NAdam(Optimizer):
             st = self._state_of(p, mu_product=1.0, exp_avg=True, exp_avg_sq=True)
             step = st["step"] + 1
             st["step"] = step
-            p._data, st["mu_product"] = be.optim_nadam(
+            p._data, st["exp_avg"], st["exp_avg_sq"], st["mu_product"] = be.optim_nadam(
                 data, g, st["exp_avg"], st["exp_avg_sq"], st["mu_product"], step, lr, beta1,
                 beta2, eps, weight_decay, momentum_decay, decoupled, maximize)
             written(p)

@@ -67,7 +67,11 @@ class RMSprop(Optimizer):
             if centered and st.get("grad_avg") is None:
                 st["grad_avg"] = zeros(data)
             st["step"] += 1
-            p._data = be.optim_rmsprop(data, g, st["square_avg"], st.get("grad_avg"),
-                             st.get("momentum_buffer"), lr, alpha, eps, weight_decay, momentum,
-                             centered, maximize)
+            p._data, st["square_avg"], grad_avg, buf = be.optim_rmsprop(
+                data, g, st["square_avg"], st.get("grad_avg"), st.get("momentum_buffer"), lr,
+                alpha, eps, weight_decay, momentum, centered, maximize)
+            if centered:
+                st["grad_avg"] = grad_avg
+            if momentum > 0:
+                st["momentum_buffer"] = buf
             written(p)

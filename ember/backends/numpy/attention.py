@@ -28,6 +28,7 @@ def _unheads(g, groups):
     return g.reshape(shape[:-3] + (shape[-3] // groups, groups) + shape[-2:]).sum(axis=-3)
 
 
+# override: 26668 µs vs the default's 40348 µs (causal, float32 (8, 8, 128, 64), one thread)
 @_warnings_off
 def nn_attention(q, k, v, bias, allowed, causal, scale, groups_k, groups_v, keep, keep_scale):
     """``softmax(q @ k^T * scale + bias) @ v`` over the last dim, with ``-inf`` where ``allowed``
@@ -87,6 +88,7 @@ def _masked_softmax(s, bias, allowed, causal, scale):
     return p
 
 
+# override: 104426 µs vs the default's 115508 µs (causal, float32 (8, 8, 128, 64), one thread)
 def nn_attention_grads(g, saved, shapes, needs):
     """The gradients (gq, gk, gv, gbias) of ``nn_attention`` for its output gradient ``g``, each
     summed back to its input's shape (``shapes``) in ``g``'s dtype; None where ``needs`` is

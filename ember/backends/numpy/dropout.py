@@ -5,26 +5,12 @@ import numpy as np
 from . import jit
 from .core import _warnings_off
 from .jit import scatter as _jit_scatter
-from .loss import nn_target_bad
 from .nn import _F32, _F64, _out, _work
 
-__all__ = [
-    "nn_dropout_apply", "nn_embedding", "nn_embedding_grad", "nn_embedding_renorm",
-    "nn_index_bad",
-]
+__all__ = ["nn_embedding_grad", "nn_embedding_renorm"]
 
 
-# -- dropout, embedding -------------------------------------------------------------------------
-
-def nn_dropout_apply(x, mask, scale):
-    """``x * mask * scale`` in ``x``'s dtype."""
-    return _out(_work(x) * _work(mask) * scale, x.dtype)
-
-
-def nn_embedding(weight, idx):
-    """Rows ``weight[idx]``: shape ``idx.shape + (D,)`` (a new array)."""
-    return np.take(weight, idx, axis=0)
-
+# -- embedding -------------------------------------------------------------------------
 
 def _add_rows(out, flat, gw):
     """``np.add.at(out, flat, gw)``: compiled for float32/float64 rows (the same sums, in the
@@ -38,6 +24,7 @@ def _add_rows(out, flat, gw):
     np.add.at(out, flat, gw)
 
 
+# override: 253 µs vs the default's 63036 µs ((64, 128) indices into 1000 rows of 256 float32, one thread)
 def nn_embedding_grad(g, idx, num, padding_idx, scale_grad_by_freq=False):
     """The gradient of ``nn_embedding``: the output gradient summed into rows (none to
     ``padding_idx``); with ``scale_grad_by_freq`` each row's sum is divided by how often its
@@ -83,9 +70,3 @@ def nn_embedding_renorm(weight, idx, max_norm, norm_type):
     out[rows] = _out(_work(weight[rows]) * scale.astype(_work(weight[:0]).dtype)[:, None],
                      weight.dtype)
     return out
-
-
-def nn_index_bad(idx, size):
-    """The first element of the int array ``idx`` outside ``[0, size)`` as a Python int, or
-    None when all are in range (also when ``idx`` is empty)."""
-    return nn_target_bad(idx, size, None)

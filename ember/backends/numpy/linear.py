@@ -11,6 +11,7 @@ __all__ = ["nn_linear"]
 
 # -- linear -------------------------------------------------------------------------------------
 
+# override: 12622 µs vs the default's 19949 µs ((16, 64, 256) @ (256, 256).T + b, float32, one thread)
 def nn_linear(x, w, b, dtype):
     """``x @ w.T + b`` (``b`` may be None), as NumPy dtype ``dtype``."""
     dtype = NP[dtype]

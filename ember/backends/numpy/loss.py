@@ -6,31 +6,12 @@ from . import jit
 from .core import NP, _warnings_off
 from .jit import rows as _rows
 from .activation import _log_softmax_work
-from .nn import _F32, _F64, _np, _out
+from .nn import _F32, _F64, _out
 
-__all__ = [
-    "nn_target_bad", "nn_class_loss", "nn_class_loss_grad", "nn_prob_loss",
-    "nn_prob_loss_grads", "nn_pair_loss", "nn_pair_loss_grads", "nn_bce_logits",
-    "nn_bce_logits_grads",
-]
+__all__ = ["nn_class_loss", "nn_class_loss_grad"]
 
 
 # -- losses -------------------------------------------------------------------------------------
-
-def nn_target_bad(target, num_classes, ignore_index):
-    """The first class index of ``target`` outside ``[0, num_classes)`` (other than
-    ``ignore_index``) as a Python int, or None when all are in range."""
-    if target.size == 0:
-        return None
-    if target.min() >= 0 and target.max() < num_classes:    # the usual case: two reductions
-        return None
-    bad = (target < 0) | (target >= num_classes)
-    if ignore_index is not None:
-        bad &= target != ignore_index
-    if not bad.any():
-        return None
-    return int(target[bad].ravel()[0])
-
 
 def _reduce(per, reduction, denom):
     if reduction == "none":
@@ -50,6 +31,7 @@ def _grad_scale(g, reduction, denom, shape):
     return np.broadcast_to(g / denom, shape)
 
 
+# override: 171 µs vs the default's 217 µs (cross entropy of (256, 1000) float32 logits, one thread)
 @_warnings_off
 def nn_class_loss(x, target, weight, ignore_index, smoothing, reduction, from_logits, dtype):
     """Cross entropy (``from_logits``) or NLL (``x`` already log-probabilities) with class-index
@@ -133,6 +115,7 @@ def _cross_entropy_grad_rows(g, saved):
     return gx
 
 
+# override: 197 µs vs the default's 1552 µs (cross entropy of (256, 1000) float32 logits, one thread)
 @_warnings_off
 def nn_class_loss_grad(g, saved, x_dtype):
     """The gradient of ``nn_class_loss`` with respect to ``x``: ``(softmax * sum(q) - q)``
@@ -164,95 +147,3 @@ def nn_class_loss_grad(g, saved, x_dtype):
     # ignored targets get no gradient (not 0 * nan when every target is ignored)
     gx = np.where(valid[..., None], gx * scale[..., None], 0.0)
     return _out(np.moveaxis(gx, -1, 1), x_dtype)
-
-
-@_warnings_off
-def nn_prob_loss(x, target, weight, smoothing, reduction, dtype):
-    """Cross entropy with class-probability targets (same shape as ``x``, classes in dim 1)."""
-    dtype = NP[dtype]
-    work = _F64 if dtype == _F64 else _F32
-    xl = np.moveaxis(x.astype(work, copy=False), 1, -1)
-    tl = np.moveaxis(target.astype(work, copy=False), 1, -1)
-    C = xl.shape[-1]
-    logp = _log_softmax_work(xl, -1)
-    tt = tl * (1.0 - smoothing) + smoothing / C if smoothing else tl
-    wv = weight.astype(work, copy=False) if weight is not None else None
-    q = tt * wv if wv is not None else tt
-    per = -(logp * q).sum(axis=-1)
-    denom = float(x.size // C) if C else 0.0
-    loss = _reduce(per, reduction, denom)
-    return _out(loss, dtype), (logp, q, wv, smoothing, reduction, denom, per.shape)
-
-
-@_warnings_off
-def nn_prob_loss_grads(g, saved, need_x, need_t, x_dtype, t_dtype):
-    """Gradients of ``nn_prob_loss`` with respect to the logits and the target probabilities."""
-    x_dtype = NP[x_dtype]
-    t_dtype = _np(t_dtype)
-    logp, q, wv, smoothing, reduction, denom, pshape = saved
-    scale = _grad_scale(g.astype(logp.dtype, copy=False), reduction, denom, pshape)[..., None]
-    gx = gt = None
-    if need_x:
-        gx = _out(np.moveaxis((np.exp(logp) * q.sum(axis=-1, keepdims=True) - q) * scale,
-                              -1, 1), x_dtype)
-    if need_t:
-        d = -(1.0 - smoothing) * logp
-        if wv is not None:
-            d = d * wv
-        gt = _out(np.moveaxis(d * scale, -1, 1), t_dtype)
-    return gx, gt
-
-
-@_warnings_off
-def nn_pair_loss(a, b, kind, reduction, dtype):
-    """Elementwise regression losses of broadcast ``a`` and ``b``: ``"mse"`` or ``"l1"``."""
-    dtype = NP[dtype]
-    work = _F64 if dtype == _F64 else _F32
-    diff = a.astype(work, copy=False) - b.astype(work, copy=False)
-    per = diff * diff if kind == "mse" else np.abs(diff)
-    loss = _reduce(per, reduction, float(per.size))
-    return _out(loss, dtype), (diff, kind, reduction)
-
-
-@_warnings_off
-def nn_pair_loss_grads(g, saved):
-    """The gradient of ``nn_pair_loss`` with respect to ``a`` at the broadcast shape (that of
-    ``b`` is its negation)."""
-    diff, kind, reduction = saved
-    scale = _grad_scale(g.astype(diff.dtype, copy=False), reduction, float(diff.size), diff.shape)
-    d = 2.0 * diff if kind == "mse" else np.sign(diff)
-    return d * scale
-
-
-@_warnings_off
-def nn_bce_logits(x, t, weight, pos_weight, reduction, dtype):
-    """Binary cross entropy on logits, stable: ``(1 - t) x - lw * logsigmoid(x)`` with
-    ``lw = 1 + (pos_weight - 1) t``, times ``weight``. Returns (loss, saved)."""
-    dtype = NP[dtype]
-    work = _F64 if dtype == _F64 else _F32
-    xw = x.astype(work, copy=False)
-    tw = t.astype(work, copy=False)
-    logsig = np.minimum(xw, 0.0) - np.log1p(np.exp(-np.abs(xw)))
-    pw = pos_weight.astype(work, copy=False) if pos_weight is not None else None
-    lw = 1.0 + (pw - 1.0) * tw if pw is not None else 1.0
-    raw = (1.0 - tw) * xw - lw * logsig
-    ww = weight.astype(work, copy=False) if weight is not None else None
-    per = raw * ww if ww is not None else raw
-    per = np.broadcast_to(per, np.broadcast_shapes(per.shape, xw.shape))
-    loss = _reduce(per, reduction, float(per.size))
-    return _out(loss, dtype), (xw, tw, logsig, pw, lw, raw, ww, reduction, per.shape)
-
-
-@_warnings_off
-def nn_bce_logits_grads(g, saved):
-    """Gradients of ``nn_bce_logits`` at the broadcast shape: (gx, gt, gweight, gpos_weight)."""
-    xw, tw, logsig, pw, lw, raw, ww, reduction, pshape = saved
-    scale = _grad_scale(g.astype(xw.dtype, copy=False), reduction, float(np.prod(pshape)), pshape)
-    sig_neg = np.exp(logsig - xw)                                  # sigmoid(-x)
-    wscale = scale * ww if ww is not None else scale
-    gx = ((1.0 - tw) - lw * sig_neg) * wscale
-    dt = -xw - ((pw - 1.0) * logsig if pw is not None else 0.0)
-    gt = dt * wscale
-    gw = raw * scale
-    gpw = -tw * logsig * wscale
-    return gx, gt, gw, gpw

@@ -10,7 +10,7 @@ from .jit import rows as _rows
 from .nn import _F32, _F64, _np, _out
 
 __all__ = [
-    "nn_batch_norm", "nn_batch_norm_grads", "nn_running_update", "nn_layer_norm",
+    "nn_batch_norm", "nn_batch_norm_grads", "nn_layer_norm",
     "nn_layer_norm_grads",
 ]
 
@@ -22,6 +22,7 @@ def _per_channel(a):
     return a.reshape(a.shape[:2] + (_math.prod(a.shape[2:]),))
 
 
+# override: 15108 µs vs the default's 29268 µs (float32 (32, 64, 28, 28), one thread)
 @_warnings_off
 def nn_batch_norm(x, w, b, running_mean, running_var, use_batch, eps, dtype):
     """Batch norm over every dim but dim 1. Returns (out, saved, batch_mean, batch_var_unbiased);
@@ -58,6 +59,7 @@ def nn_batch_norm(x, w, b, running_mean, running_var, use_batch, eps, dtype):
         unbiased if use_batch else None)
 
 
+# override: 16348 µs vs the default's 20811 µs (float32 (32, 64, 28, 28), one thread)
 @_warnings_off
 def nn_batch_norm_grads(g, saved, need_x, need_w, need_b, x_dtype, w_dtype, b_dtype):
     """Gradients of ``nn_batch_norm``: (gx, gw, gb). With batch statistics,
@@ -88,12 +90,7 @@ def nn_batch_norm_grads(g, saved, need_x, need_w, need_b, x_dtype, w_dtype, b_dt
     return gx, gw, gb
 
 
-def nn_running_update(running, batch, momentum, dtype):
-    """``(1 - momentum) * running + momentum * batch`` as NumPy dtype ``dtype`` (a new array)."""
-    dtype = NP[dtype]
-    return _out((1.0 - momentum) * running.astype(_F64) + momentum * batch.astype(_F64), dtype)
-
-
+# override: 4500 µs vs the default's 40787 µs (float32 (64, 128, 256) over the last dim, one thread)
 @_warnings_off
 def nn_layer_norm(x, w, b, ndims, eps, dtype):
     """Layer norm over the last ``ndims`` dims, then ``* w + b`` (either may be None)."""
@@ -157,6 +154,7 @@ def _layer_norm_grads_rows(k, g, saved, need_x, need_w, need_b):
     return gx if need_x else None, gw if need_w else None, gb if need_b else None
 
 
+# override: reads the compiled forward's saved arrays (53993 µs vs the default's 45630 µs, float32 (64, 128, 256) over the last dim, one thread)
 @_warnings_off
 def nn_layer_norm_grads(g, saved, need_x, need_w, need_b, x_dtype, w_dtype, b_dtype):
     """Gradients of ``nn_layer_norm``: (gx, gw, gb)."""

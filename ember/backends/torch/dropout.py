@@ -6,21 +6,12 @@ import torch
 
 from .nn import _F64, _long, _out, _work
 
-__all__ = [
-    "nn_dropout_apply", "nn_embedding", "nn_embedding_grad", "nn_embedding_renorm",
-]
+__all__ = ["nn_embedding_grad", "nn_embedding_renorm"]
 
 
-# -- dropout, embedding -------------------------------------------------------------------------
+# -- embedding -------------------------------------------------------------------------
 
-def nn_dropout_apply(x, mask, scale):
-    return _out(_work(x) * _work(mask) * scale, x.dtype)
-
-
-def nn_embedding(weight, idx):
-    return weight[_long(idx)]
-
-
+# override: 2069 µs vs the default's 45486 µs ((64, 128) indices into 1000 rows of 256 float32, one thread)
 def nn_embedding_grad(g, idx, num, padding_idx, scale_grad_by_freq=False):
     D = g.shape[-1]
     gw = _work(g).reshape(idx.numel(), D)

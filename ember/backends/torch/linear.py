@@ -10,6 +10,7 @@ __all__ = ["nn_linear"]
 
 # -- linear -------------------------------------------------------------------------------------
 
+# override: 14523 µs vs the default's 17245 µs ((16, 64, 256) @ (256, 256).T + b, float32, one thread)
 def nn_linear(x, w, b, dtype):
     dtype = TORCH[dtype]
     work = _work_of(dtype)

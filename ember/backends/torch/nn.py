@@ -1,5 +1,6 @@
 """What the nn kernel files of the PyTorch backend share (activation.py, linear.py, conv.py,
-pool.py, normalization.py, loss.py, dropout.py, attention.py), and a few small nn kernels.
+pool.py, normalization.py, loss.py, dropout.py, attention.py); the small nn kernels are
+the defaults of ember/backends/base/nn.py.
 
 Kernels are named ``nn_*``; helpers start with ``_``.
 """
@@ -9,12 +10,11 @@ import torch
 
 from .core import TORCH
 
-__all__ = [ "nn_full_like_shape", "nn_reshape", "nn_int_max", "nn_zero_row"]
+__all__ = []
 
 _F32 = torch.float32
 _F64 = torch.float64
 _aten = torch.ops.aten
-_WIDE_INTS = (torch.uint16, torch.uint32, torch.uint64)
 
 
 def _td(dtype):
@@ -40,21 +40,3 @@ def _out(a, dtype):
 def _long(idx):
     """An int tensor as int64 (torch indexes with int64; uint16/32 convert exactly)."""
     return idx if idx.dtype == torch.int64 else idx.to(torch.int64)
-
-
-def nn_reshape(a, shape):
-    return a.reshape(shape)
-
-
-def nn_zero_row(a, row):
-    out = a.clone()
-    out[row] = 0
-    return out
-
-
-def nn_int_max(a):
-    return int(_long(a).max()) if a.dtype in _WIDE_INTS else int(a.max())
-
-
-def nn_full_like_shape(shape, value, dtype, *, device=None):
-    return torch.full(tuple(shape), value, dtype=TORCH[dtype], device=device)

@@ -1,7 +1,8 @@
 """Torch kernels of ember.optim (parameter updates): the NumPy kernels' operations in the same
 order (PyTorch's single-tensor implementations), so results agree with ``torch.optim`` and with
 the NumPy backend to rounding. They never write into the gradient or the parameter: each
-returns a new parameter tensor and updates only the optimizer-owned state buffers in place.
+returns a new parameter tensor and the optimizer-owned state buffers, updated in place
+(the defaults of ember/backends/base/optim.py make new ones).
 float16 and bfloat16 parameters are updated in float32 and rounded back; their state buffers
 keep the parameter's dtype.
 """
@@ -104,6 +105,7 @@ def optim_state_copy(a, like=None):
     return out if like is None or out.dtype == like.dtype else out.to(like.dtype)
 
 
+# override: 1291 µs vs the default's 24967 µs (1M float32 parameters, one thread; in place, no new buffers)
 def optim_sgd(p, g, buf, lr, momentum, dampening, nesterov, weight_decay, maximize):
     """One SGD step (see the NumPy kernel). Returns ``(new_p, buf)``."""
     dtype = p.dtype
@@ -132,9 +134,10 @@ def optim_sgd(p, g, buf, lr, momentum, dampening, nesterov, weight_decay, maximi
     return (new if new.dtype == dtype else new.to(dtype)), buf
 
 
+# override: 16153 µs vs the default's 41876 µs (1M float32 parameters, one thread; in place, no new buffers)
 def optim_adam(p, g, m, v, vmax, step, lr, beta1, beta2, eps, weight_decay, decoupled, amsgrad,
                maximize):
-    """One Adam/AdamW step (see the NumPy kernel). Returns the new parameter."""
+    """One Adam/AdamW step (see the NumPy kernel). Returns ``(new_p, m, v, vmax)``."""
     dtype = p.dtype
     wp = _wide(p)
     wp, d = _adam_grad(p, wp, g, lr, weight_decay, decoupled, maximize)
@@ -153,12 +156,14 @@ def optim_adam(p, g, m, v, vmax, step, lr, beta1, beta2, eps, weight_decay, deco
     torch.div(wm, denom, out=denom)
     denom.mul_(-step_size)
     torch.add(wp, denom, out=denom)
-    return denom if denom.dtype == dtype else denom.to(dtype)
+    return (denom if denom.dtype == dtype else denom.to(dtype)), m, v, vmax
 
 
+# override: 13425 µs vs the default's 41044 µs (1M float32 parameters, one thread; in place, no new buffers)
 def optim_rmsprop(p, g, square_avg, grad_avg, buf, lr, alpha, eps, weight_decay, momentum,
                   centered, maximize):
-    """One RMSprop step (see the NumPy kernel). Returns the new parameter."""
+    """One RMSprop step (see the NumPy kernel). Returns ``(new_p, square_avg, grad_avg,
+    buf)``."""
     wp = _wide(p)
     d = _grad(p, wp, g, weight_decay, maximize)
     wsq = _addcmul_sq(square_avg, _wide(square_avg), d, alpha, 1 - alpha)
@@ -181,11 +186,12 @@ def optim_rmsprop(p, g, square_avg, grad_avg, buf, lr, alpha, eps, weight_decay,
     else:
         t = torch.mul(d, -lr)
         torch.div(t, avg, out=avg)
-    return _apply(p, wp, avg)
+    return _apply(p, wp, avg), square_avg, grad_avg, buf
 
 
+# override: 13931 µs vs the default's 28184 µs (1M float32 parameters, one thread; in place, no new buffers)
 def optim_adagrad(p, g, state_sum, step, lr, lr_decay, eps, weight_decay, maximize):
-    """One Adagrad step (see the NumPy kernel). Returns the new parameter."""
+    """One Adagrad step (see the NumPy kernel). Returns ``(new_p, state_sum)``."""
     wp = _wide(p)
     d = _grad(p, wp, g, weight_decay, maximize)
     clr = lr / (1 + (step - 1) * lr_decay)
@@ -194,12 +200,13 @@ def optim_adagrad(p, g, state_sum, step, lr, lr_decay, eps, weight_decay, maximi
     std.add_(eps)
     t = torch.mul(d, -clr)
     torch.div(t, std, out=std)
-    return _apply(p, wp, std)
+    return _apply(p, wp, std), state_sum
 
 
+# override: 18283 µs vs the default's 44805 µs (1M float32 parameters, one thread; in place, no new buffers)
 def optim_nadam(p, g, m, v, mu_product, step, lr, beta1, beta2, eps, weight_decay,
                 momentum_decay, decoupled, maximize):
-    """One NAdam step (see the NumPy kernel). Returns ``(new_p, mu_product)``."""
+    """One NAdam step (see the NumPy kernel). Returns ``(new_p, m, v, mu_product)``."""
     wp = _wide(p)
     wp, d = _adam_grad(p, wp, g, lr, weight_decay, decoupled, maximize)
     bias_correction2 = 1 - beta2 ** step
@@ -218,4 +225,4 @@ def optim_nadam(p, g, m, v, mu_product, step, lr, beta1, beta2, eps, weight_deca
     u.div_(denom)
     t.add_(wp)  # wp + t, then + u: two addcdiv_ in turn, as PyTorch's
     t.add_(u)
-    return (t if t.dtype == p.dtype else t.to(p.dtype)), mu_product
+    return (t if t.dtype == p.dtype else t.to(p.dtype)), m, v, mu_product
