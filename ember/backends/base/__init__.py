@@ -30,7 +30,7 @@ from .reduce import ReduceKernels
 from .scan import ScanKernels
 from .sort import SortKernels
 from .indexing import IndexingKernels
-from .linalg import LinalgKernels
+from .linalg import LinAlgFailure, LinalgKernels
 from .random import RandomKernels
 from .nn import NnKernels
 from .activation import ActivationKernels
@@ -98,8 +98,7 @@ class Backend(CoreKernels, CreationKernels, MovementKernels, SegmentsKernels,
     class RankError(ValueError):
         """Nested data deeper than an array may be."""
 
-    class LinAlgFailure(ArithmeticError):
-        """A factorisation that does not exist for the input (singular, not positive-definite)."""
+    LinAlgFailure = LinAlgFailure
 
     def __init_subclass__(cls, kernels=(), **kwargs):
         super().__init_subclass__(**kwargs)

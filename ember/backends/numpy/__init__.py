@@ -31,7 +31,6 @@ class NumpyBackend(Backend, HostKernels, kernels=FAMILIES):
     native_device = "cpu"
     RaggedError = core.RaggedError
     RankError = core.RankError
-    LinAlgFailure = linalg.LinAlgFailure
     fuses = True
     writes_in_place = True
 

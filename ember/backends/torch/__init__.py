@@ -49,7 +49,6 @@ class TorchBackend(Backend, kernels=FAMILIES):
     Array = torch.Tensor
     RaggedError = core.RaggedError
     RankError = core.RankError
-    LinAlgFailure = linalg.LinAlgFailure
 
     def __init__(self, device, torch_device):
         self.torch_device = self.native_device = torch_device
