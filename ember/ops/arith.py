@@ -62,6 +62,34 @@ def truediv_rule(g, a, b, need_a, need_b):
     return (g / b if need_a else None, -g * a / (b * b) if need_b else None)
 
 
+# The rules of the operators' short paths (operators.py), built from the same rules: ``grad_tt(a, b)``,
+# ``grad_ts(a, s)`` and ``grad_st(s, a)`` of the saved operands (``a``, ``b`` Tensors of one
+# shape and dtype, ``s`` a number) give the step's backward rule.
+
+def _tensors(rule, reads=True):
+    """``grad_tt`` of ``rule``; one rule for every step when it reads no operand."""
+    if not reads:
+        fixed = lambda g, needs, out: rule(g, None, None, needs[0], needs[1])  # noqa: E731
+        return lambda a, b: fixed
+    return lambda a, b: lambda g, needs, out: rule(g, a, b, needs[0], needs[1])
+
+
+def _tensor_number(rule, reads=True):
+    """``grad_ts`` of ``rule``: the step ``a OP s``."""
+    if not reads:
+        fixed = lambda g, needs, out: (rule(g, None, None, True, False)[0],)  # noqa: E731
+        return lambda a, s: fixed
+    return lambda a, s: lambda g, needs, out: (rule(g, a, s, True, False)[0],)
+
+
+def _number_tensor(rule, reads=True):
+    """``grad_st`` of ``rule``: the reflected step ``s OP a``."""
+    if not reads:
+        fixed = lambda g, needs, out: (rule(g, None, None, False, True)[1],)  # noqa: E731
+        return lambda s, a: fixed
+    return lambda s, a: lambda g, needs, out: (rule(g, s, a, False, True)[1],)
+
+
 # -- add, sub, mul ----------------------------------------------------------------------------
 
 def _add(a, b, op):
