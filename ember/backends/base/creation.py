@@ -67,7 +67,7 @@ class CreationKernels:
                     out = out * ((step + 2 ** 63) % 2 ** 64 - 2 ** 63)
                 if start:
                     out = out + start
-            return xp.astype(out, self.native_dtype(dtype))
+            return xp.astype(out, self.native_dtype(dtype), copy=False)
         except Exception as exc:  # noqa: BLE001
             raise self.allocation_failed(exc, op, (n,)) from None
 
@@ -99,6 +99,7 @@ class CreationKernels:
         """An ``n`` by ``m`` array with ones on the main diagonal."""
         xp = self.xp
         try:
+            # made as bool: torch has no eye of its unsigned types past uint8
             return xp.astype(xp.eye(n, m, dtype=xp.bool, device=self.native_device),
                              self.native_dtype(dtype))
         except Exception as exc:  # noqa: BLE001

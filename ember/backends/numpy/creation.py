@@ -199,6 +199,7 @@ def _complex_text(v, dtype):
     return f"{re}{im if im[0] == '-' else '+' + im}j"
 
 
+# override: the host's own (the default sends other backends' values here)
 def display_strings(a):
     """The elements of ``a`` as display strings, nested lists like ``a.tolist()`` (a single
     string for a 0-d array): floats always with a decimal point or an exponent, in the

@@ -14,15 +14,18 @@ __all__ = [
     "ew_evaluate", "ew_add", "ew_sub", "ew_mul", "ew_truediv", "ew_floordiv", "ew_remainder",
     "ew_fmod", "ew_neg", "ew_abs", "ew_square", "ew_maximum", "ew_minimum", "ew_where", "ew_eq",
     "ew_lt", "ew_le", "ew_gt", "ew_ge", "ew_logical_and", "ew_logical_or", "ew_ipow", "ew_pow",
-    "ew_exp", "ew_log", "ew_log1p", "ew_expm1", "ew_sqrt", "ew_sin", "ew_cos", "ew_tan",
+    "ew_exp", "ew_log", "ew_log1p", "ew_expm1", "ew_sqrt", "ew_recip", "ew_sin", "ew_cos", "ew_tan",
     "ew_sinh", "ew_cosh", "ew_tanh", "ew_asin", "ew_acos", "ew_atan", "ew_asinh", "ew_acosh",
     "ew_atanh", "ew_atan2", "ew_hypot", "ew_round", "ew_floor", "ew_ceil", "ew_trunc",
     "ew_rsqrt", "ew_sigmoid", "ew_relu", "ew_erf", "ew_log2", "ew_log10", "ew_conj",
     "ew_complex", "ew_inplace",
+    # the base's defaults with NumPy's warnings off (_default)
+    "ew_lerp", "ew_erf_grad", "ew_sgn", "ew_polar", "ew_round_decimals", "ew_deg2rad",
+    "ew_rad2deg",
 ]
 
 from . import jit as _jit
-from ..base.elementwise import wrap_int
+from ..base.elementwise import ElementwiseKernels, wrap_int
 from .core import _ERRVAR, _EMBER, _IGNORE, NP
 from .jit import activations as _jit_activations
 from .jit import maps as _maps
@@ -79,8 +82,39 @@ def _quiet(fn):
     return wrapper
 
 
+_cpu = []  # the NumpyBackend, once made
+
+
+def _default(name):
+    """The base's default of the kernel ``name`` (written against the Array API, which has no
+    switch for floating-point warnings) run on the CPU's backend with NumPy's warnings off,
+    giving an ndarray for a 0-d result: the defaults that may meet inf and nan."""
+    fn = getattr(ElementwiseKernels, name)
+
+    def kernel(*args):
+        if not _cpu:
+            from . import for_device
+            from ...devices import CPU
+            _cpu.append(for_device(CPU))
+        return fn(_cpu[0], *args)
+    kernel.__name__, kernel.__doc__ = name, fn.__doc__
+    kernel.__wrapped__ = fn  # the declaration's parameters (tests/backends/test_base.py)
+    return _quiet(kernel)
+
+
+ew_lerp = _default("ew_lerp")
+ew_erf_grad = _default("ew_erf_grad")
+ew_sgn = _default("ew_sgn")
+ew_polar = _default("ew_polar")
+ew_round_decimals = _default("ew_round_decimals")
+ew_deg2rad = _default("ew_deg2rad")
+ew_rad2deg = _default("ew_rad2deg")
+ew_expm1 = _default("ew_expm1")
+
+
 # -- operands ---------------------------------------------------------------------------------
 
+# override: 0.15 µs vs the default's 0.29 µs (a float32 scalar: the operators' hot path)
 def ew_scalar(value, dtype):
     """A Python or NumPy number as an operand for arrays of ember ``dtype``.
 
@@ -335,31 +369,21 @@ def ew_log1p(a):
         near = ew_complex(0.5 * np.log1p(x * (2 + x) + y * y), np.arctan2(y, 1 + x))
         out = np.where(small, near, out)
     return out
-_expm1 = _quiet(np.expm1)
-
-
-def ew_expm1(a):
-    """``exp(a) - 1``; complex values follow the Array API standard's special cases (C99's for
-    ``cexp``, less one), where NumPy gives nan parts."""
-    out = _expm1(a)
-    if out.dtype.kind != "c" or not out.size:
-        return out
-    re, im = a.real, a.imag
-    fix = (np.isinf(re) | np.isnan(re) | (re == 0)) & ~(np.isfinite(im) & (im != 0))
-    if not fix.any():
-        return out
-    with np.errstate(all="ignore"):
-        zero_im = im == 0
-        real = np.where(np.isnan(re), np.nan, np.where(re == np.inf, np.inf,
-                        np.where(re == -np.inf, -1.0, np.where(zero_im, 0.0, np.nan))))
-        imag = np.where(zero_im | (re == -np.inf), np.copysign(0.0, im), np.nan)
-        special = np.empty(out.shape, out.dtype)
-        special.real, special.imag = real, imag  # not real + 1j * imag: nan * 1j spoils both parts
-        out = np.where(fix, special, out)
-    return out
 ew_sqrt = _quiet(np.sqrt)
 ew_log2 = _quiet(np.log2)
 ew_log10 = _quiet(np.log10)
+
+
+# override: 1.33 µs vs the default's 2.48 µs ((32, 64) float32)
+@_quiet
+def ew_recip(a):
+    """``1 / a``; of complex arrays as ``1 / a`` (NumPy's ``reciprocal`` differs from PyTorch's
+    in the sign of zero parts, its ``true_divide`` does not)."""
+    if a.dtype.kind == "c":
+        return np.true_divide(1, a)
+    return np.reciprocal(a)
+
+
 ew_conj = _quiet(np.conjugate)
 
 
@@ -383,24 +407,7 @@ ew_cos = _quiet(np.cos)
 ew_tan = _quiet(np.tan)
 ew_sinh = _quiet(np.sinh)
 ew_cosh = _quiet(np.cosh)
-_tanh = _quiet(np.tanh)
-
-
-def ew_tanh(a):
-    """tanh. A complex value with an infinite real part and a finite imaginary part ``b`` gives
-    ±1 + 0j with the zero signed as ``b`` (the Array API standard; C99 signs it as sin(2b))."""
-    out = _tanh(a)
-    if out.dtype.kind != "c" or not out.size:
-        return out
-    re, im = a.real, a.imag
-    fix = np.isinf(re) & np.isfinite(im)
-    if not fix.any():
-        return out
-    special = np.empty(out.shape, out.dtype)
-    special.real, special.imag = np.sign(re), np.copysign(0.0, im)
-    return np.where(fix, special, out)
-
-
+ew_tanh = _default("ew_tanh")
 ew_tanh.ufunc = np.tanh  # a chain of real arrays writes NumPy's tanh into its buffer
 ew_asin = _quiet(np.arcsin)
 ew_acos = _quiet(np.arccos)
@@ -416,6 +423,7 @@ ew_ceil = _quiet(np.ceil)
 ew_trunc = _quiet(np.trunc)
 
 
+# override: 2.43 µs vs the default's 2.97 µs ((32, 64) float32); also a Chain op
 @_quiet
 def ew_rsqrt(a):
     """1 / sqrt(a) (of complex arrays by true division, as PyTorch's: NumPy's ``reciprocal``
@@ -425,6 +433,7 @@ def ew_rsqrt(a):
     return np.reciprocal(np.sqrt(a))
 
 
+# override: 10.1 µs vs the default's 11.0 µs ((32, 64) float32); also a Chain op
 @_quiet
 def ew_sigmoid(a):
     """1 / (1 + exp(-a)), stable for large |a| (no overflow, no 0/0)."""
@@ -434,6 +443,7 @@ def ew_sigmoid(a):
     return np.where(x >= 0, one / (one + e), e / (one + e)).astype(a.dtype, copy=False)
 
 
+# override: 1.87 µs vs the default's 2.02 µs ((32, 64) float32); also a Chain op
 @_quiet
 def ew_relu(a):
     """max(a, 0), keeping NaN."""

@@ -21,7 +21,7 @@ __all__ = [
     "ew_exp", "ew_log", "ew_log1p", "ew_sqrt", "ew_sin", "ew_cos", "ew_tan", "ew_sinh",
     "ew_cosh", "ew_asin", "ew_acos", "ew_atan", "ew_asinh", "ew_acosh", "ew_atanh", "ew_atan2",
     "ew_hypot", "ew_round", "ew_floor", "ew_ceil", "ew_trunc", "ew_relu", "ew_erf", "ew_log2",
-    "ew_log10", "ew_conj", "ew_complex", "ew_operator",
+    "ew_log10", "ew_recip", "ew_angle", "ew_deg2rad", "ew_rad2deg", "ew_conj", "ew_complex", "ew_operator",
 ]
 
 _Tensor = torch.Tensor
@@ -514,6 +514,16 @@ ew_ceil = torch.ceil
 ew_trunc = torch.trunc
 
 
+# override: 1.19 µs vs the default's 3.42 µs ((32, 64) float32)
+ew_recip = torch.reciprocal
+# override: 13.6 µs vs the default's 27.6 µs ((32, 64) complex64)
+ew_angle = torch.angle
+# override: 2.86 µs vs the default's 3.50 µs ((32, 64) float32)
+ew_deg2rad = torch.deg2rad
+# override: 2.95 µs vs the default's 3.52 µs ((32, 64) float32)
+ew_rad2deg = torch.rad2deg
+
+
 def ew_conj(a):
     """The conjugate, materialised (torch's ``conj`` is a lazy view that ``numpy()`` refuses)."""
     return torch.conj_physical(a)
@@ -535,6 +545,7 @@ def ew_hypot(a, b):
     return torch.hypot(*_tensors(a, b))
 
 
+# override: 12.0 µs vs the default's 18.1 µs ((32, 64) float32); torch/activation.py calls it
 def ew_relu(a):
     """max(a, 0), keeping NaN (and -0.0, as NumPy's ``maximum``)."""
     if a.dtype in _WIDE_U:
@@ -555,6 +566,7 @@ _OPERATORS = {"ew_add": (_operator.add, _ODD_ADD), "ew_sub": (_operator.sub, _OD
               "ew_truediv": (torch.true_divide, frozenset())}
 
 
+# override: add through it 1.35 µs vs the default's 1.64 µs ((32, 64) float32)
 def ew_operator(kname, dtype):
     """The kernel of the operators' short path for ``kname`` (``"ew_add"``, ``"ew_sub"``,
     ``"ew_mul"``, ``"ew_truediv"``) on two tensors of ember ``dtype``, or one and a Python
