@@ -109,7 +109,14 @@ ew_polar = _default("ew_polar")
 ew_round_decimals = _default("ew_round_decimals")
 ew_deg2rad = _default("ew_deg2rad")
 ew_rad2deg = _default("ew_rad2deg")
-ew_expm1 = _default("ew_expm1")
+_expm1 = _quiet(np.expm1)
+_complex_expm1 = _default("ew_expm1")
+
+
+# override: 1.50 µs vs the default's 2.01 µs ((32, 64) float32); complex arrays take the default
+def ew_expm1(a):
+    """``exp(a) - 1`` (of complex arrays the base's default: the Array API's special cases)."""
+    return _complex_expm1(a) if a.dtype.kind == "c" else _expm1(a)
 
 
 # -- operands ---------------------------------------------------------------------------------
@@ -407,7 +414,16 @@ ew_cos = _quiet(np.cos)
 ew_tan = _quiet(np.tan)
 ew_sinh = _quiet(np.sinh)
 ew_cosh = _quiet(np.cosh)
-ew_tanh = _default("ew_tanh")
+_tanh = _quiet(np.tanh)
+_complex_tanh = _default("ew_tanh")
+
+
+# override: 1.51 µs vs the default's 1.96 µs ((32, 64) float32); complex arrays take the default
+def ew_tanh(a):
+    """tanh (of complex arrays the base's default: the Array API's special cases)."""
+    return _complex_tanh(a) if a.dtype.kind == "c" else _tanh(a)
+
+
 ew_tanh.ufunc = np.tanh  # a chain of real arrays writes NumPy's tanh into its buffer
 ew_asin = _quiet(np.arcsin)
 ew_acos = _quiet(np.arccos)
