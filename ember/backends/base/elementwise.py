@@ -1,24 +1,70 @@
 """The elementwise kernels every backend provides (declared here; see ember/backends/base/__init__.py)."""
 
+import math as _math
+
 from .declare import required
+
+_TWO_OVER_SQRT_PI = 2.0 / _math.sqrt(_math.pi)
+_INT_RANGE = (-(1 << 63), 1 << 64)
+
+
+def wrap_int(value, dtype):
+    """The Python int ``value`` wrapped into the int (or bool) ember ``dtype``, two's complement
+    as PyTorch; OverflowError outside the 64-bit range."""
+    v = int(value)
+    if not _INT_RANGE[0] <= v < _INT_RANGE[1]:
+        raise OverflowError(f"{value!r} is outside the 64-bit integer range")
+    bits = dtype.itemsize * 8
+    v %= 1 << bits
+    if dtype.is_signed and v >= 1 << (bits - 1):
+        v -= 1 << bits
+    return v
+
+
+def _is_single(dt):
+    """float32 or a half type (which compute in float32)."""
+    return dt.kind == "float" and dt.itemsize <= 4
 
 
 class ElementwiseKernels:
-    @required
     def ew_scalar(self, value, dtype):
         """A Python or NumPy number as an operand for arrays of ember ``dtype``."""
+        kind = dtype.kind
+        if kind in ("int", "bool"):
+            return wrap_int(value, dtype)
+        exact = type(value) is float and dtype.itemsize >= 4  # a weak Python float: kept
+        if isinstance(value, int) or getattr(getattr(value, "dtype", None), "kind", "f") in "iu":
+            value = int(value)
+            try:
+                value = float(value)
+            except OverflowError:
+                raise OverflowError(f"{value!r} is too large for a float") from None
+        if kind == "complex":
+            value = complex(value)
+            if dtype.itemsize == 16:
+                return value
+            return complex(self.xp.asarray(value, dtype=self.native_dtype(dtype)))
+        value = float(value)
+        if exact or dtype.itemsize == 8 or not _math.isfinite(value):
+            return value
+        return float(self.xp.asarray(value, dtype=self.native_dtype(dtype)))
 
     @required
     def ew_cast(self, a, dtype):
         """``a`` as ember ``dtype`` (``a`` itself when it has it); overflow gives inf, quietly."""
 
-    @required
     def ew_any_zero(self, a):
         """Whether any element of ``a`` is zero."""
+        if not isinstance(a, self.Array):
+            return a == 0
+        return not bool(self.xp.all(a))
 
-    @required
     def ew_any_negative(self, a):
         """Whether any element of a signed integer array is negative."""
+        if not isinstance(a, self.Array):
+            return a < 0
+        dt = self.dtype_of(a)
+        return dt.kind == "int" and dt.is_signed and bool(self.xp.any(a < 0))
 
     @required
     def ew_add(self, a, b):
@@ -111,13 +157,24 @@ class ElementwiseKernels:
     def ew_pow(self, a, b):
         """Float power; a negative base with an integral exponent keeps its sign ((-2) ** 3 == -8)."""
 
-    @required
     def ew_sign(self, a):
         """-1, 0 or 1 in ``a``'s dtype; NaN and both zeros give +0 (as PyTorch and Burn)."""
+        xp = self.xp
+        dt = a.dtype
+        if not self.dtype_of(a).is_signed:  # (torch compares unsigned ints for equality only)
+            return self._array(xp.astype(a != 0, dt))
+        return self._array(xp.astype(a > 0, dt) - xp.astype(a < 0, dt))
 
-    @required
     def ew_trunc_div(self, a, b):
         """Division rounded toward zero (``fmod``'s quotient), in ``a``'s dtype."""
+        dt = self._dtype_of_either(a, b)
+        if dt.kind != "int":
+            return self.ew_trunc(self.ew_truediv(a, b))
+        if not dt.is_signed:
+            return self.ew_floordiv(a, b)  # unsigned: the same
+        q = self.ew_floordiv(a, b)
+        r = self.ew_remainder(a, b)
+        return self.ew_where((r != 0) & ((a < 0) != (b < 0)), q + 1, q)
 
     @required
     def ew_exp(self, a):
@@ -134,19 +191,33 @@ class ElementwiseKernels:
         has real part 5e-11, not 0): there it is ``0.5 * log1p(x * (2 + x) + y * y) + 1j *
         atan2(y, 1 + x)``, as PyTorch's."""
 
-    @required
     def ew_expm1(self, a):
         """``exp(a) - 1``; complex values follow the Array API standard's special cases (C99's for
         ``cexp``, less one), where NumPy gives nan parts."""
+        out = self.xp.expm1(a)
+        if self.dtype_of(a).kind != "complex":
+            return out
+        xp = self.xp
+        re, im = xp.real(a), xp.imag(a)
+        fix = (xp.isinf(re) | xp.isnan(re) | (re == 0)) & ~(xp.isfinite(im) & (im != 0))
+        if not bool(xp.any(fix)):
+            return out
+        zero_im = im == 0
+        nan, inf = _math.nan, _math.inf
+        real = xp.where(xp.isnan(re), nan, xp.where(re == inf, inf, xp.where(
+            re == -inf, -1.0, xp.where(zero_im, 0.0, nan))))
+        imag = xp.where(zero_im | (re == -inf), xp.copysign(xp.zeros_like(im), im), nan)
+        return xp.where(fix, self.ew_complex(xp.astype(real, re.dtype), xp.astype(imag, re.dtype)),
+                        out)
 
     @required
     def ew_sqrt(self, a):
         """Element-wise ``sqrt`` (IEEE results: inf and nan, never a warning)."""
 
-    @required
     def ew_recip(self, a):
         """``1 / a``; of complex arrays as ``1 / a`` (NumPy's ``reciprocal`` differs from PyTorch's in
         the sign of zero parts, its ``true_divide`` does not)."""
+        return self.ew_truediv(1, a)
 
     @required
     def ew_sin(self, a):
@@ -168,11 +239,19 @@ class ElementwiseKernels:
     def ew_cosh(self, a):
         """Element-wise ``cosh`` (IEEE results: inf and nan, never a warning)."""
 
-    @required
     def ew_tanh(self, a):
         """tanh. A complex value with an infinite real part and a finite imaginary part ``b`` gives ±1
         + 0j with the zero signed as ``b`` (the Array API standard; C99 signs it as
         sin(2b))."""
+        out = self.xp.tanh(a)
+        if self.dtype_of(a).kind != "complex":
+            return out
+        xp = self.xp
+        re, im = xp.real(a), xp.imag(a)
+        fix = xp.isinf(re) & xp.isfinite(im)
+        if not bool(xp.any(fix)):
+            return out
+        return xp.where(fix, self.ew_complex(xp.sign(re), xp.copysign(xp.zeros_like(im), im)), out)
 
     @required
     def ew_asin(self, a):
@@ -206,13 +285,13 @@ class ElementwiseKernels:
     def ew_hypot(self, a, b):
         """Element-wise ``hypot`` (IEEE results: inf and nan, never a warning)."""
 
-    @required
     def ew_deg2rad(self, a):
         """Element-wise ``deg2rad`` (IEEE results: inf and nan, never a warning)."""
+        return self._scaled(a, _math.pi / 180.0)
 
-    @required
     def ew_rad2deg(self, a):
         """Element-wise ``rad2deg`` (IEEE results: inf and nan, never a warning)."""
+        return self._scaled(a, 180.0 / _math.pi)
 
     @required
     def ew_round(self, a):
@@ -230,42 +309,64 @@ class ElementwiseKernels:
     def ew_trunc(self, a):
         """Element-wise ``trunc`` (IEEE results: inf and nan, never a warning)."""
 
-    @required
     def ew_round_decimals(self, a, decimals):
         """Round half to even at ``decimals`` digits (negative: left of the point). Past 10**±4000
         every float gives the same result as PyTorch's (NaN from inf * 0), so huge
         ``decimals`` are clipped there to fit NumPy's C int."""
+        xp = self.xp
+        decimals = max(-4000, min(decimals, 4000))
+        scale = 10.0 ** abs(decimals) if abs(decimals) <= 308 else _math.inf
+        scale = xp.asarray(scale, dtype=a.dtype, device=self.native_device)
+        if decimals >= 0:  # numpy.round's steps: multiply, round half to even, divide
+            return xp.round(a * scale) / scale
+        return xp.round(a / scale) * scale
 
-    @required
     def ew_rsqrt(self, a):
         """1 / sqrt(a) (of complex arrays by true division, as PyTorch's: NumPy's ``reciprocal``
         differs in the sign of zero parts)."""
+        return self.ew_recip(self.ew_sqrt(a))
 
-    @required
     def ew_sigmoid(self, a):
         """1 / (1 + exp(-a)), stable for large |a| (no overflow, no 0/0)."""
+        xp = self.xp
+        x = xp.astype(a, xp.float32) if self.dtype_of(a).itemsize == 2 else a
+        e = xp.exp(-xp.abs(x))
+        return xp.astype(xp.where(x >= 0, 1 / (1 + e), e / (1 + e)), a.dtype, copy=False)
 
-    @required
     def ew_relu(self, a):
         """max(a, 0), keeping NaN."""
+        return self.ew_maximum(a, self.xp.zeros((), dtype=a.dtype, device=self.native_device))
 
-    @required
     def ew_lerp(self, start, end, weight):
         """start + weight * (end - start), computed from the nearer end (as PyTorch)."""
+        xp = self.xp
+        diff = end - start
+        if not isinstance(weight, self.Array):
+            weight = xp.asarray(weight, dtype=diff.dtype, device=self.native_device)
+        return xp.where(xp.abs(weight) < 0.5, start + weight * diff, end - diff * (1 - weight))
 
     @required
     def ew_erf(self, a):
         """The error function: float32 (and half types) computed in float32, others in float64 to
         float64 rounding, cast back."""
 
-    @required
     def ew_erf_grad(self, g, a):
         """g * 2/sqrt(pi) * exp(-a**2), in ``g``'s dtype (float32 and half types in float32)."""
+        xp = self.xp
+        dt = self.dtype_of(g)
+        single = _is_single(self.dtype_of(a)) and _is_single(dt)
+        x = xp.astype(a, xp.float32 if single else xp.float64, copy=False)
+        return xp.astype(xp.exp(-(x * x)) * _TWO_OVER_SQRT_PI * g, g.dtype, copy=False)
 
-    @required
     def ew_sgn(self, a):
         """``a / abs(a)`` of a complex array, 0 where ``a`` is 0 (PyTorch's ``sgn``: NaN where a part
         is NaN or infinite, the Array API's rule; NumPy's ``sign`` gives ±1 at infinities)."""
+        xp = self.xp
+        m = xp.abs(a)
+        zero = m == 0
+        m = xp.where(zero, xp.ones((), dtype=m.dtype, device=self.native_device), m)
+        out = self.ew_complex(xp.real(a) / m, xp.imag(a) / m)  # each part by the real modulus
+        return xp.where(zero, xp.zeros((), dtype=out.dtype, device=self.native_device), out)
 
     @required
     def ew_log2(self, a):
@@ -275,35 +376,58 @@ class ElementwiseKernels:
     def ew_log10(self, a):
         """Element-wise ``log10`` (IEEE results: inf and nan, never a warning)."""
 
-    @required
     def ew_real(self, a):
         """The real part of a complex array (a view)."""
+        return self.xp.real(a)
 
-    @required
     def ew_imag(self, a):
         """The imaginary part of a complex array (a view)."""
+        return self.xp.imag(a)
 
     @required
     def ew_conj(self, a):
         """Element-wise ``conjugate`` (IEEE results: inf and nan, never a warning)."""
 
-    @required
     def ew_angle(self, a):
         """The argument of a complex array (``atan2(imag, real)``); of a float array PyTorch's
         ``angle``: pi below 0, else 0 (also at -0.0), NaN at NaN."""
+        xp = self.xp
+        if self.dtype_of(a).kind == "complex":
+            return self._array(xp.atan2(xp.imag(a), xp.real(a)))
+        zero = xp.zeros((), dtype=a.dtype, device=self.native_device)
+        return xp.where(a < 0, xp.full((), _math.pi, dtype=a.dtype, device=self.native_device),
+                        xp.where(a != a, a, zero))
 
     @required
     def ew_complex(self, re, im):
         """The complex array ``re + 1j * im`` of two float32 or two float64 arrays (broadcast); each
         part exactly as given (no arithmetic: -0.0, inf and NaN parts are kept)."""
 
-    @required
     def ew_polar(self, r, theta):
         """``r * cos(theta) + 1j * r * sin(theta)`` (PyTorch's ``polar``) of two float32 or two float64
         arrays, broadcast."""
+        return self.ew_complex(r * self.xp.cos(theta), r * self.xp.sin(theta))
 
-    @required
     def ew_operator(self, kname, dtype):
         """The kernel of the operators' short path for ``kname`` (``"ew_add"``, ``"ew_sub"``,
         ``"ew_mul"``, ``"ew_truediv"``) on operands of ember ``dtype``: the kernel itself
         (the torch backend gives its own operator where that computes the same)."""
+        return getattr(self, kname)
+
+    # -- helpers of the defaults (not kernels) ----------------------------------------------------
+
+    def _array(self, x):
+        """``x`` as an array (NumPy gives a scalar for an operation on 0-d arrays)."""
+        return x if isinstance(x, self.Array) else self.xp.asarray(x)
+
+    def _dtype_of_either(self, a, b):
+        """The ember DType of the array among the operands ``a`` and ``b`` (one may be a number)."""
+        return self.dtype_of(a if isinstance(a, self.Array) else b)
+
+    def _scaled(self, a, factor):
+        """``a * factor``, of half types computed in float32 (as NumPy's and PyTorch's deg2rad).
+        (NumPy runs the defaults that call it with its warnings off: numpy/elementwise.py.)"""
+        xp = self.xp
+        if self.dtype_of(a).itemsize == 2:
+            return xp.astype(xp.astype(a, xp.float32) * factor, a.dtype)
+        return a * factor

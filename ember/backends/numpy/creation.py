@@ -1,4 +1,4 @@
-"""NumPy kernels of the creation, data-out and display families.
+"""NumPy kernels of the data-out and display families (creation is written once in base).
 
 Public names here are kernels (``be.NAME``); helpers start with ``_``. Names carry a family
 prefix (``creation_``, ``data_``, ``display_``) so that they cannot clash with other families.
@@ -10,150 +10,14 @@ import sys
 import numpy as np
 
 from . import bf16
-from .core import NP, _first, allocates
+from .core import allocates
 
-__all__ = [ "creation_full", "creation_zeros",
-           "creation_fill_value_fits", "creation_arange", "creation_arange_length",
-           "creation_linspace", "creation_eye", "creation_tri_mask", "creation_tri_keep",
-           "creation_cartesian_grid", "data_reshape_copy", "data_flat_list", "data_equal",
-           "data_mismatches", "data_array", "data_can_mut", "data_as_dtype", "data_is_number",
-           "data_to_python", "display_edges", "display_strings"]
-
-_MAX_BYTES = 2 ** 63 - 1
+__all__ = ["data_reshape_copy", "data_flat_list", "data_equal", "data_mismatches", "data_array",
+           "data_can_mut", "data_as_dtype", "data_is_number", "data_to_python", "display_strings"]
 
 
 def _is_float(dtype):
     return dtype.kind == "f" or bf16.is_bf16(dtype)
-
-
-def _np(dtype):
-    """The NumPy dtype of an ember DType."""
-    return NP[dtype]
-
-
-def _finfo(dtype):
-    return bf16.finfo(dtype)
-
-
-# -- creation -----------------------------------------------------------------------------------
-
-@allocates(_first)
-def creation_full(shape, value, dtype):
-    """A new array of ``shape`` filled with ``value`` (already checked to fit ``dtype``)."""
-    return np.full(shape, value, dtype=_np(dtype))
-
-
-@allocates(_first)
-def creation_zeros(shape, dtype):
-    """A new zero-filled array."""
-    return np.zeros(shape, dtype=_np(dtype))
-
-
-def creation_fill_value_fits(value, dtype):
-    """Whether the Python number ``value`` converts to NumPy ``dtype`` without loss of its
-    integral value or overflow (floats may round; bool takes 0 and 1 only)."""
-    dtype = np.dtype(_np(dtype))
-    if dtype.kind == "b":
-        return value == 0 or value == 1
-    if dtype.kind in "iu":
-        if isinstance(value, float):
-            if not math.isfinite(value) or value != int(value):
-                return False
-            value = int(value)
-        info = np.iinfo(dtype)
-        return info.min <= value <= info.max
-    # float dtypes: anything but a finite value that overflows to infinity
-    try:
-        as_float = float(value)
-    except OverflowError:
-        return False
-    if not math.isfinite(as_float):
-        return True
-    if abs(as_float) <= float(_finfo(dtype).max):
-        return True
-    with np.errstate(over="ignore"):
-        return bool(np.isfinite(np.asarray(as_float).astype(dtype)))
-
-
-@allocates()
-def creation_arange(start, end, step, dtype, is_float):
-    """``[start, end)`` by ``step`` as NumPy ``dtype``; float ranges are computed in float64
-    as ``start + i * step`` with ``ceil((end - start) / step)`` values (PyTorch's rule)."""
-    dtype = _np(dtype)
-    if is_float:
-        n = max(0, math.ceil((end - start) / step))
-        return (start + np.arange(n, dtype=np.float64) * step).astype(dtype)
-    # exact at int64's ends: the length in Python ints, each value start + i * step in int64
-    # arithmetic, whose wrap-around is exact since every value is within int64
-    out = np.arange(creation_arange_length(start, end, step, False), dtype=np.int64)
-    if step != 1:
-        np.multiply(out, np.int64((step + 2 ** 63) % 2 ** 64 - 2 ** 63), out=out)
-    if start:
-        np.add(out, np.int64(start), out=out)
-    return out.astype(dtype, copy=False)
-
-
-def creation_arange_length(start, end, step, is_float):
-    """The number of values ``creation_arange`` would make."""
-    if is_float:
-        return max(0, math.ceil((end - start) / step))
-    return max(0, -((start - end) // step))
-
-
-@allocates(lambda start, end, steps, dtype: (steps,))
-def creation_linspace(start, end, steps, dtype):
-    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive, computed in float64
-    from both ends as PyTorch does (complex ends: both parts so), then converted to ``dtype``
-    (a complex dtype for complex ends)."""
-    wide = np.complex128 if dtype.kind == "complex" else np.float64  # complex: each part in float64
-    dtype = _np(dtype)
-    if steps == 1:
-        return np.full((1,), start, dtype=wide).astype(dtype)
-    i = np.arange(steps, dtype=np.float64)
-    step = (end - start) / (steps - 1)
-    half = steps // 2
-    out = np.where(i < half, start + i * step, end - (steps - 1 - i) * step)
-    return out.astype(dtype)
-
-
-@allocates(lambda n, m, dtype: (n, m))
-def creation_eye(n, m, dtype):
-    """An ``n`` by ``m`` array with ones on the main diagonal."""
-    return np.eye(n, m, dtype=_np(dtype))
-
-
-def _offsets(rows, cols):
-    return np.arange(cols, dtype=np.int64)[None, :] - np.arange(rows, dtype=np.int64)[:, None]
-
-
-@allocates(_first)
-def creation_tri_mask(shape, offset, part):
-    """Burn's triangle masks over the last two dims of ``shape``, broadcast to ``shape``:
-    True marks the elements *outside* the part (``"upper"``, ``"lower"`` or ``"diag"``)."""
-    d = _offsets(shape[-2], shape[-1])  # column - row
-    if part == "upper":
-        m = d < offset
-    elif part == "lower":
-        m = d > offset
-    else:
-        m = d != offset
-    return np.ascontiguousarray(np.broadcast_to(m, shape))
-
-
-def creation_tri_keep(a, diagonal, upper):
-    """``a`` with the elements outside the upper (or lower) triangle set to zero (a new array)."""
-    if a.size == 0:
-        return np.array(a, copy=True)
-    d = _offsets(a.shape[-2], a.shape[-1])
-    keep = d >= diagonal if upper else d <= diagonal
-    return np.where(keep, a, np.zeros((), dtype=a.dtype))
-
-
-@allocates(lambda shape: tuple(shape) + (len(shape),))
-def creation_cartesian_grid(shape):
-    """int64 array of shape ``(*shape, len(shape))`` whose entry at each index is that index."""
-    grid = np.indices(shape, dtype=np.int64)
-    return np.ascontiguousarray(np.moveaxis(grid, 0, -1))
 
 
 # -- data out -----------------------------------------------------------------------------------
@@ -301,18 +165,6 @@ def data_to_python(value):
 
 # -- display ------------------------------------------------------------------------------------
 
-def display_edges(a, edge):
-    """``a`` reduced to its first and last ``edge`` items along every dim longer than
-    ``2 * edge``, and the tuple of dims that were cut."""
-    cut = []
-    for dim, size in enumerate(a.shape):
-        if size > 2 * edge:
-            idx = np.r_[0:edge, size - edge:size]
-            a = np.take(a, idx, axis=dim)
-            cut.append(dim)
-    return a, tuple(cut)
-
-
 def _shortest(x, dtype):
     """The shortest decimal string that reads back as ``x`` in ``dtype`` (x a float64)."""
     for p in range(1, 18):
@@ -347,6 +199,7 @@ def _complex_text(v, dtype):
     return f"{re}{im if im[0] == '-' else '+' + im}j"
 
 
+# override: the host's own (the default sends other backends' values here)
 def display_strings(a):
     """The elements of ``a`` as display strings, nested lists like ``a.tolist()`` (a single
     string for a 0-d array): floats always with a decimal point or an exponent, in the

@@ -10,24 +10,23 @@ import math as _math
 import numpy as np
 
 __all__ = [
-    "ew_scalar", "ew_cast", "ew_chain", "ew_chain_sum",
-    "ew_shared_view", "ew_deferrable",
-    "ew_evaluate", "ew_any_zero", "ew_any_negative",
-    "ew_add", "ew_sub", "ew_mul", "ew_truediv", "ew_floordiv", "ew_remainder", "ew_fmod",
-    "ew_neg", "ew_abs", "ew_square", "ew_maximum", "ew_minimum", "ew_where", "ew_eq", "ew_lt",
-    "ew_le", "ew_gt", "ew_ge", "ew_logical_and", "ew_logical_or", "ew_ipow", "ew_pow", "ew_sign",
-    "ew_trunc_div",
-    "ew_exp", "ew_log", "ew_log1p", "ew_expm1", "ew_sqrt", "ew_recip", "ew_sin", "ew_cos",
-    "ew_tan", "ew_sinh", "ew_cosh", "ew_tanh", "ew_asin", "ew_acos", "ew_atan", "ew_asinh",
-    "ew_acosh", "ew_atanh", "ew_atan2", "ew_hypot", "ew_deg2rad", "ew_rad2deg", "ew_round",
-    "ew_floor", "ew_ceil", "ew_trunc", "ew_round_decimals", "ew_rsqrt", "ew_sigmoid", "ew_relu",
-    "ew_lerp", "ew_erf", "ew_erf_grad",
-    "ew_sgn", "ew_log2", "ew_log10", "ew_real", "ew_imag", "ew_conj", "ew_angle", "ew_complex",
-    "ew_polar", "ew_operator", "ew_inplace",
+    "ew_scalar", "ew_cast", "ew_chain", "ew_chain_sum", "ew_shared_view", "ew_deferrable",
+    "ew_evaluate", "ew_add", "ew_sub", "ew_mul", "ew_truediv", "ew_floordiv", "ew_remainder",
+    "ew_fmod", "ew_neg", "ew_abs", "ew_square", "ew_maximum", "ew_minimum", "ew_where", "ew_eq",
+    "ew_lt", "ew_le", "ew_gt", "ew_ge", "ew_logical_and", "ew_logical_or", "ew_ipow", "ew_pow",
+    "ew_exp", "ew_log", "ew_log1p", "ew_expm1", "ew_sqrt", "ew_recip", "ew_sin", "ew_cos", "ew_tan",
+    "ew_sinh", "ew_cosh", "ew_tanh", "ew_asin", "ew_acos", "ew_atan", "ew_asinh", "ew_acosh",
+    "ew_atanh", "ew_atan2", "ew_hypot", "ew_round", "ew_floor", "ew_ceil", "ew_trunc",
+    "ew_rsqrt", "ew_sigmoid", "ew_relu", "ew_erf", "ew_log2", "ew_log10", "ew_conj",
+    "ew_complex", "ew_inplace",
+    # the base's defaults with NumPy's warnings off (_default)
+    "ew_lerp", "ew_erf_grad", "ew_sgn", "ew_polar", "ew_round_decimals", "ew_deg2rad",
+    "ew_rad2deg",
 ]
 
 from . import jit as _jit
-from .core import _ERRVAR, _IGNORE, NP
+from ..base.elementwise import ElementwiseKernels, wrap_int
+from .core import _ERRVAR, _EMBER, _IGNORE, NP
 from .jit import activations as _jit_activations
 from .jit import maps as _maps
 
@@ -83,17 +82,51 @@ def _quiet(fn):
     return wrapper
 
 
+_cpu = []  # the NumpyBackend, once made
+
+
+def _default(name):
+    """The base's default of the kernel ``name`` (written against the Array API, which has no
+    switch for floating-point warnings) run on the CPU's backend with NumPy's warnings off,
+    giving an ndarray for a 0-d result: the defaults that may meet inf and nan."""
+    fn = getattr(ElementwiseKernels, name)
+
+    def kernel(*args):
+        if not _cpu:
+            from . import for_device
+            from ...devices import CPU
+            _cpu.append(for_device(CPU))
+        return fn(_cpu[0], *args)
+    kernel.__name__, kernel.__doc__ = name, fn.__doc__
+    kernel.__wrapped__ = fn  # the declaration's parameters (tests/backends/test_base.py)
+    return _quiet(kernel)
+
+
+ew_lerp = _default("ew_lerp")
+ew_erf_grad = _default("ew_erf_grad")
+ew_sgn = _default("ew_sgn")
+ew_polar = _default("ew_polar")
+ew_round_decimals = _default("ew_round_decimals")
+ew_deg2rad = _default("ew_deg2rad")
+ew_rad2deg = _default("ew_rad2deg")
+_expm1 = _quiet(np.expm1)
+_complex_expm1 = _default("ew_expm1")
+
+
+# override: 1.50 µs vs the default's 2.01 µs ((32, 64) float32); complex arrays take the default
+def ew_expm1(a):
+    """``exp(a) - 1`` (of complex arrays the base's default: the Array API's special cases)."""
+    return _complex_expm1(a) if a.dtype.kind == "c" else _expm1(a)
+
+
 # -- operands ---------------------------------------------------------------------------------
 
-_INT_RANGE = (-(1 << 63), 1 << 64)
-
-
+# override: 0.15 µs vs the default's 0.29 µs (a float32 scalar: the operators' hot path)
 def ew_scalar(value, dtype):
     """A Python or NumPy number as an operand for arrays of ember ``dtype``.
 
-    Integers wrap into the dtype (two's complement, as PyTorch); values outside the 64-bit range
-    raise OverflowError. Floats are rounded to the dtype first (the Array API's rule for weak
-    scalars; a float too large for float16 becomes inf). A Python float meeting float32 or
+    Integers wrap into the dtype (base's ``wrap_int``), as 0-d arrays. Floats are rounded to
+    the dtype first (the Array API's rule for weak scalars; a float too large for float16 becomes inf). A Python float meeting float32 or
     float64 stays a Python float, which NumPy treats as weak: the same result, without a copy.
     """
     dtype = NP[dtype]
@@ -101,14 +134,7 @@ def ew_scalar(value, dtype):
     if kind == "f" and type(value) is float and dtype.itemsize > 2:
         return value
     if kind in "iu":
-        v = int(value)
-        if not _INT_RANGE[0] <= v < _INT_RANGE[1]:
-            raise OverflowError(f"{value!r} is outside the 64-bit integer range")
-        bits = dtype.itemsize * 8
-        v %= 1 << bits
-        if kind == "i" and v >= 1 << (bits - 1):
-            v -= 1 << bits
-        return np.asarray(v, dtype)
+        return np.asarray(wrap_int(value, _EMBER[dtype]), dtype)
     if isinstance(value, (int, np.integer)):
         value = int(value)
         try:
@@ -287,16 +313,6 @@ def _evaluate(chain):
     return (out if type(out) is _ndarray else _asarray(out)), True  # 0-d gives a NumPy scalar
 
 
-def ew_any_zero(a):
-    """Whether any element of ``a`` is zero."""
-    return bool(a.size) and not bool(np.all(a))
-
-
-def ew_any_negative(a):
-    """Whether any element of a signed integer array is negative."""
-    return a.dtype.kind == "i" and bool(a.size) and bool(np.any(a < 0))
-
-
 # -- arithmetic -------------------------------------------------------------------------------
 
 ew_add = _quiet(np.add)
@@ -339,24 +355,6 @@ def ew_pow(a, b):
     return np.power(a, b)
 
 
-@_quiet
-def ew_sign(a):
-    """-1, 0 or 1 in ``a``'s dtype; NaN and both zeros give +0 (as PyTorch and Burn)."""
-    if a.dtype.kind == "u":
-        return (a > 0).astype(a.dtype)
-    return ((a > 0).astype(a.dtype) - (a < 0).astype(a.dtype)).astype(a.dtype, copy=False)
-
-
-@_quiet
-def ew_trunc_div(a, b):
-    """Division rounded toward zero (``fmod``'s quotient), in ``a``'s dtype."""
-    if a.dtype.kind in "iu":
-        q = np.floor_divide(a, b)
-        r = np.remainder(a, b)
-        return np.where((r != 0) & ((a < 0) != (b < 0)), q + 1, q).astype(q.dtype, copy=False)
-    return np.trunc(np.true_divide(a, b))
-
-
 # -- float math -------------------------------------------------------------------------------
 
 ew_exp = _quiet(np.exp)
@@ -378,33 +376,12 @@ def ew_log1p(a):
         near = ew_complex(0.5 * np.log1p(x * (2 + x) + y * y), np.arctan2(y, 1 + x))
         out = np.where(small, near, out)
     return out
-_expm1 = _quiet(np.expm1)
-
-
-def ew_expm1(a):
-    """``exp(a) - 1``; complex values follow the Array API standard's special cases (C99's for
-    ``cexp``, less one), where NumPy gives nan parts."""
-    out = _expm1(a)
-    if out.dtype.kind != "c" or not out.size:
-        return out
-    re, im = a.real, a.imag
-    fix = (np.isinf(re) | np.isnan(re) | (re == 0)) & ~(np.isfinite(im) & (im != 0))
-    if not fix.any():
-        return out
-    with np.errstate(all="ignore"):
-        zero_im = im == 0
-        real = np.where(np.isnan(re), np.nan, np.where(re == np.inf, np.inf,
-                        np.where(re == -np.inf, -1.0, np.where(zero_im, 0.0, np.nan))))
-        imag = np.where(zero_im | (re == -np.inf), np.copysign(0.0, im), np.nan)
-        special = np.empty(out.shape, out.dtype)
-        special.real, special.imag = real, imag  # not real + 1j * imag: nan * 1j spoils both parts
-        out = np.where(fix, special, out)
-    return out
 ew_sqrt = _quiet(np.sqrt)
 ew_log2 = _quiet(np.log2)
 ew_log10 = _quiet(np.log10)
 
 
+# override: 1.33 µs vs the default's 2.48 µs ((32, 64) float32)
 @_quiet
 def ew_recip(a):
     """``1 / a``; of complex arrays as ``1 / a`` (NumPy's ``reciprocal`` differs from PyTorch's
@@ -414,38 +391,7 @@ def ew_recip(a):
     return np.reciprocal(a)
 
 
-@_quiet
-def ew_sgn(a):
-    """``a / abs(a)`` of a complex array, 0 where ``a`` is 0 (PyTorch's ``sgn``: NaN where a
-    part is NaN or infinite, the Array API's rule; NumPy's ``sign`` gives ±1 at infinities)."""
-    m = np.abs(a)
-    zero = m == 0
-    m = np.where(zero, np.ones((), m.dtype), m)
-    out = ew_complex(a.real / m, a.imag / m)  # each part divided by the real modulus
-    out[zero] = 0
-    return out
-
-
-def ew_real(a):
-    """The real part of a complex array (a view)."""
-    return a.real
-
-
-def ew_imag(a):
-    """The imaginary part of a complex array (a view)."""
-    return a.imag
-
-
 ew_conj = _quiet(np.conjugate)
-
-
-@_quiet
-def ew_angle(a):
-    """The argument of a complex array (``atan2(imag, real)``); of a float array PyTorch's
-    ``angle``: pi below 0, else 0 (also at -0.0), NaN at NaN."""
-    if a.dtype.kind == "c":
-        return np.angle(a)
-    return np.where(a < 0, np.asarray(np.pi, a.dtype), np.where(a != a, a, np.zeros((), a.dtype)))
 
 
 _COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64),
@@ -463,32 +409,19 @@ def ew_complex(re, im):
     return out
 
 
-@_quiet
-def ew_polar(r, theta):
-    """``r * cos(theta) + 1j * r * sin(theta)`` (PyTorch's ``polar``) of two float32 or two
-    float64 arrays, broadcast."""
-    return ew_complex(r * np.cos(theta), r * np.sin(theta))
 ew_sin = _quiet(np.sin)
 ew_cos = _quiet(np.cos)
 ew_tan = _quiet(np.tan)
 ew_sinh = _quiet(np.sinh)
 ew_cosh = _quiet(np.cosh)
 _tanh = _quiet(np.tanh)
+_complex_tanh = _default("ew_tanh")
 
 
+# override: 1.51 µs vs the default's 1.96 µs ((32, 64) float32); complex arrays take the default
 def ew_tanh(a):
-    """tanh. A complex value with an infinite real part and a finite imaginary part ``b`` gives
-    ±1 + 0j with the zero signed as ``b`` (the Array API standard; C99 signs it as sin(2b))."""
-    out = _tanh(a)
-    if out.dtype.kind != "c" or not out.size:
-        return out
-    re, im = a.real, a.imag
-    fix = np.isinf(re) & np.isfinite(im)
-    if not fix.any():
-        return out
-    special = np.empty(out.shape, out.dtype)
-    special.real, special.imag = np.sign(re), np.copysign(0.0, im)
-    return np.where(fix, special, out)
+    """tanh (of complex arrays the base's default: the Array API's special cases)."""
+    return _complex_tanh(a) if a.dtype.kind == "c" else _tanh(a)
 
 
 ew_tanh.ufunc = np.tanh  # a chain of real arrays writes NumPy's tanh into its buffer
@@ -500,22 +433,13 @@ ew_acosh = _quiet(np.arccosh)
 ew_atanh = _quiet(np.arctanh)
 ew_atan2 = _quiet(np.arctan2)
 ew_hypot = _quiet(np.hypot)
-ew_deg2rad = _quiet(np.deg2rad)
-ew_rad2deg = _quiet(np.rad2deg)
 ew_round = _quiet(np.rint)
 ew_floor = _quiet(np.floor)
 ew_ceil = _quiet(np.ceil)
 ew_trunc = _quiet(np.trunc)
 
 
-@_quiet
-def ew_round_decimals(a, decimals):
-    """Round half to even at ``decimals`` digits (negative: left of the point). Past 10**±4000
-    every float gives the same result as PyTorch's (NaN from inf * 0), so huge ``decimals``
-    are clipped there to fit NumPy's C int."""
-    return np.round(a, max(-4000, min(decimals, 4000)))
-
-
+# override: 2.43 µs vs the default's 2.97 µs ((32, 64) float32); also a Chain op
 @_quiet
 def ew_rsqrt(a):
     """1 / sqrt(a) (of complex arrays by true division, as PyTorch's: NumPy's ``reciprocal``
@@ -525,6 +449,7 @@ def ew_rsqrt(a):
     return np.reciprocal(np.sqrt(a))
 
 
+# override: 10.1 µs vs the default's 11.0 µs ((32, 64) float32); also a Chain op
 @_quiet
 def ew_sigmoid(a):
     """1 / (1 + exp(-a)), stable for large |a| (no overflow, no 0/0)."""
@@ -534,17 +459,11 @@ def ew_sigmoid(a):
     return np.where(x >= 0, one / (one + e), e / (one + e)).astype(a.dtype, copy=False)
 
 
+# override: 1.87 µs vs the default's 2.02 µs ((32, 64) float32); also a Chain op
 @_quiet
 def ew_relu(a):
     """max(a, 0), keeping NaN."""
     return np.maximum(a, np.zeros((), a.dtype))
-
-
-@_quiet
-def ew_lerp(start, end, weight):
-    """start + weight * (end - start), computed from the nearer end (as PyTorch)."""
-    diff = end - start
-    return np.where(np.abs(weight) < 0.5, start + weight * diff, end - diff * (1 - weight))
 
 
 def _to_float32(a):
@@ -641,31 +560,6 @@ def ew_erf(a):
     big = np.copysign(1.0 - erfc, x)
     out = np.where(np.abs(x) <= 1.0, small, big)
     return out.astype(a.dtype, copy=False)
-
-
-_TWO_OVER_SQRT_PI = 2.0 / _math.sqrt(_math.pi)
-
-
-@_quiet
-def ew_erf_grad(g, a):
-    """g * 2/sqrt(pi) * exp(-a**2), in ``g``'s dtype (float32 and half types in float32)."""
-    if _is_single(a.dtype) and _is_single(g.dtype):
-        x = a.astype(np.float32, copy=False)
-        e = np.multiply(x, x, out=np.empty_like(x))
-        np.negative(e, out=e)
-        np.exp(e, out=e)
-        e *= np.float32(_TWO_OVER_SQRT_PI)
-        e *= g
-        return e.astype(g.dtype, copy=False)
-    x = a.astype(np.float64)
-    return (g * (_TWO_OVER_SQRT_PI * np.exp(-x * x))).astype(g.dtype, copy=False)
-
-
-def ew_operator(kname, dtype):
-    """The kernel of the operators' short path for ``kname`` (``"ew_add"``, ``"ew_sub"``,
-    ``"ew_mul"``, ``"ew_truediv"``) on operands of ember ``dtype``: the kernel itself (the torch
-    backend gives its own operator where that computes the same)."""
-    return globals()[kname]
 
 
 _INPLACE = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide}

@@ -15,29 +15,21 @@ import torch
 from .core import TORCH
 
 __all__ = [
-    "ew_scalar", "ew_cast", "ew_any_zero", "ew_any_negative",
-    "ew_add", "ew_sub", "ew_mul", "ew_truediv", "ew_floordiv", "ew_remainder", "ew_fmod",
-    "ew_neg", "ew_abs", "ew_square", "ew_maximum", "ew_minimum", "ew_where", "ew_eq", "ew_lt",
-    "ew_le", "ew_gt", "ew_ge", "ew_logical_and", "ew_logical_or", "ew_ipow", "ew_pow", "ew_sign",
-    "ew_trunc_div",
-    "ew_exp", "ew_log", "ew_log1p", "ew_expm1", "ew_sqrt", "ew_recip", "ew_sin", "ew_cos",
-    "ew_tan", "ew_sinh", "ew_cosh", "ew_tanh", "ew_asin", "ew_acos", "ew_atan", "ew_asinh",
-    "ew_acosh", "ew_atanh", "ew_atan2", "ew_hypot", "ew_deg2rad", "ew_rad2deg", "ew_round",
-    "ew_floor", "ew_ceil", "ew_trunc", "ew_round_decimals", "ew_rsqrt", "ew_sigmoid", "ew_relu",
-    "ew_lerp", "ew_erf", "ew_erf_grad",
-    "ew_sgn", "ew_log2", "ew_log10", "ew_real", "ew_imag", "ew_conj", "ew_angle", "ew_complex",
-    "ew_polar", "ew_operator",
+    "ew_cast", "ew_add", "ew_sub", "ew_mul", "ew_truediv", "ew_floordiv", "ew_remainder",
+    "ew_fmod", "ew_neg", "ew_abs", "ew_square", "ew_maximum", "ew_minimum", "ew_where", "ew_eq",
+    "ew_lt", "ew_le", "ew_gt", "ew_ge", "ew_logical_and", "ew_logical_or", "ew_ipow", "ew_pow",
+    "ew_exp", "ew_log", "ew_log1p", "ew_sqrt", "ew_sin", "ew_cos", "ew_tan", "ew_sinh",
+    "ew_cosh", "ew_asin", "ew_acos", "ew_atan", "ew_asinh", "ew_acosh", "ew_atanh", "ew_atan2",
+    "ew_hypot", "ew_round", "ew_floor", "ew_ceil", "ew_trunc", "ew_relu", "ew_erf", "ew_log2",
+    "ew_log10", "ew_recip", "ew_angle", "ew_deg2rad", "ew_rad2deg", "ew_conj", "ew_complex", "ew_operator",
 ]
 
 _Tensor = torch.Tensor
 _I64 = torch.int64
 _U64 = torch.uint64
-_NARROW_U = (torch.uint16, torch.uint32)          # exact as int64 values
 _WIDE_U = (torch.uint16, torch.uint32, torch.uint64)
 _MIN64 = -(1 << 63)
 _MAX64 = (1 << 63) - 1
-_INT_RANGE = (-(1 << 63), 1 << 64)
-_HALF = (torch.float16, torch.bfloat16)
 _COMPLEX = (torch.complex64, torch.complex128)
 _ODD_ADD = frozenset(_WIDE_U + _COMPLEX)   # the dtypes add and sub do not leave to torch's own kernel
 _NEG_ODD = frozenset(_WIDE_U + (torch.uint8,) + _COMPLEX)  # the dtypes neg does not leave to torch.neg
@@ -45,72 +37,10 @@ _NEG_ODD = frozenset(_WIDE_U + (torch.uint8,) + _COMPLEX)  # the dtypes neg does
 
 # -- operands ---------------------------------------------------------------------------------
 
-def ew_scalar(value, dtype):
-    """A Python or a backend's number as an operand for tensors of ember ``dtype``: a Python
-    int wrapped into the dtype (OverflowError outside the 64-bit range) or a Python float
-    rounded to the dtype (beyond a 16-bit float's range: inf), as the NumPy backend's."""
-    t = TORCH[dtype]
-    kind = dtype.kind
-    if kind == "complex":  # rounded to the dtype's parts, as the NumPy backend's
-        if isinstance(value, int):
-            value = int(value)
-            try:
-                value = float(value)
-            except OverflowError:
-                raise OverflowError(f"{value!r} is too large for a float") from None
-        value = complex(value)
-        if t is torch.complex128:
-            return value
-        return torch.tensor(value, dtype=t).item()
-    if kind == "float":
-        if type(value) is float and t not in _HALF:
-            return value
-        if isinstance(value, int) or (hasattr(value, "dtype") and _dtype_kind(value) == "int"):
-            value = int(value)
-            try:
-                value = float(value)
-            except OverflowError:
-                raise OverflowError(f"{value!r} is too large for a float") from None
-        value = float(value)
-        if t is torch.float64 or not _math.isfinite(value):
-            return value
-        return torch.tensor(value, dtype=t).item()
-    v = int(value)
-    if not _INT_RANGE[0] <= v < _INT_RANGE[1]:
-        raise OverflowError(f"{value!r} is outside the 64-bit integer range")
-    bits = t.itemsize * 8
-    v %= 1 << bits
-    if t.is_signed and v >= 1 << (bits - 1):
-        v -= 1 << bits
-    return v
-
-
-def _dtype_kind(value):
-    """"int" or "float" of a backend's scalar (a NumPy scalar), by its dtype's kind letter."""
-    return "int" if getattr(value.dtype, "kind", "f") in "iu" else "float"
-
-
 def ew_cast(a, dtype):
     """``a`` as ember ``dtype`` (``a`` itself when it has it); overflow gives inf."""
     t = TORCH[dtype]
     return a if a.dtype == t else a.to(t)
-
-
-def ew_any_zero(a):
-    """Whether any element of ``a`` (a tensor or a Python number) is zero."""
-    if not isinstance(a, _Tensor):
-        return a == 0
-    if a.dtype in _WIDE_U:
-        a = _bits(a)
-    return bool(a.numel()) and not bool(torch.all(a))
-
-
-def ew_any_negative(a):
-    """Whether any element of a signed integer tensor (or a Python int) is negative."""
-    if not isinstance(a, _Tensor):
-        return a < 0
-    return a.dtype.is_signed and not a.dtype.is_floating_point and bool(a.numel()) \
-        and bool(torch.any(a < 0))
 
 
 # -- unsigned emulation -----------------------------------------------------------------------
@@ -513,26 +443,6 @@ def _complex_pow_special(a, b, out):
     return torch.where(one, torch.ones((), dtype=dt, device=dev), out)
 
 
-def ew_sign(a):
-    """-1, 0 or 1 in ``a``'s dtype; NaN and both zeros give +0 (as PyTorch and Burn)."""
-    if a.dtype in _WIDE_U or a.dtype is torch.uint8:
-        return (a != 0).to(a.dtype)
-    if a.dtype.is_floating_point:
-        return ((a > 0).to(a.dtype) - (a < 0).to(a.dtype))
-    return torch.sign(a)
-
-
-def ew_trunc_div(a, b):
-    """Division rounded toward zero (``fmod``'s quotient), in ``a``'s dtype."""
-    d = _udtype(a, b)
-    if d is not None:
-        return ew_floordiv(a, b)                 # unsigned: the same
-    a, b = _tensors(a, b)
-    if a.dtype.is_floating_point:
-        return torch.trunc(torch.true_divide(a, b))
-    return _int_divide(lambda x, y: torch.div(x, y, rounding_mode="trunc"), a, b, torch.neg)
-
-
 # -- float math -------------------------------------------------------------------------------
 
 ew_exp = torch.exp
@@ -571,40 +481,12 @@ def ew_log1p(a):
         if bool(odd.any()):  # 1 + a keeps a's imaginary part as it is (its -0.0 too)
             out = torch.where(odd, torch.log(ew_complex(a.real + 1, a.imag)), out)
     return out
-def ew_expm1(a):
-    """``exp(a) - 1``; complex values follow the Array API standard's special cases, as the
-    NumPy kernel."""
-    out = torch.expm1(a)
-    if not out.is_complex() or not out.numel():
-        return out
-    re, im = a.real, a.imag
-    fix = (torch.isinf(re) | torch.isnan(re) | (re == 0)) & ~(torch.isfinite(im) & (im != 0))
-    if not bool(fix.any()):
-        return out
-    zero_im = im == 0
-    nan, inf = float("nan"), float("inf")
-    real = torch.where(torch.isnan(re), nan, torch.where(re == inf, inf, torch.where(
-        re == -inf, -1.0, torch.where(zero_im, 0.0, nan))))
-    imag = torch.where(zero_im | (re == -inf), torch.copysign(torch.zeros_like(im), im), nan)
-    return torch.where(fix, torch.complex(real.to(re.dtype), imag.to(re.dtype)), out)
 ew_sqrt = torch.sqrt
 ew_sin = torch.sin
 ew_cos = torch.cos
 ew_tan = torch.tan
 ew_sinh = torch.sinh
 ew_cosh = torch.cosh
-def ew_tanh(a):
-    """tanh. A complex value with an infinite real part and a finite imaginary part ``b`` gives
-    ±1 + 0j with the zero signed as ``b`` (the Array API standard; C99 signs it as sin(2b))."""
-    out = torch.tanh(a)
-    if not out.is_complex() or not out.numel():
-        return out
-    re, im = a.real, a.imag
-    fix = torch.isinf(re) & torch.isfinite(im)
-    if not bool(fix.any()):
-        return out
-    return torch.where(fix, torch.complex(torch.sign(re), torch.copysign(torch.zeros_like(im), im)),
-                       out)
 ew_asin = torch.asin
 
 
@@ -632,40 +514,19 @@ ew_ceil = torch.ceil
 ew_trunc = torch.trunc
 
 
-def ew_recip(a):
-    """``1 / a``."""
-    return torch.reciprocal(a)
-
-
-def ew_sgn(a):
-    """``a / abs(a)`` of a complex tensor, +0 at 0 (PyTorch's ``sgn``; each part divided by the
-    real modulus, so an infinite part gives NaN and a finite one ±0). Computed here rather than
-    by ``torch.sgn``, whose zeros' signs and infinities differ between its CPU kernels."""
-    m = torch.abs(a)
-    zero = m == 0
-    m = torch.where(zero, torch.ones((), dtype=m.dtype, device=m.device), m)
-    out = torch.complex(a.real / m, a.imag / m)
-    return out.masked_fill_(zero, 0)
-
-
-def ew_real(a):
-    """The real part of a complex tensor (a view)."""
-    return a.real
-
-
-def ew_imag(a):
-    """The imaginary part of a complex tensor (a view)."""
-    return a.imag
+# override: 1.19 µs vs the default's 3.42 µs ((32, 64) float32)
+ew_recip = torch.reciprocal
+# override: 13.6 µs vs the default's 27.6 µs ((32, 64) complex64)
+ew_angle = torch.angle
+# override: 2.86 µs vs the default's 3.50 µs ((32, 64) float32)
+ew_deg2rad = torch.deg2rad
+# override: 2.95 µs vs the default's 3.52 µs ((32, 64) float32)
+ew_rad2deg = torch.rad2deg
 
 
 def ew_conj(a):
     """The conjugate, materialised (torch's ``conj`` is a lazy view that ``numpy()`` refuses)."""
     return torch.conj_physical(a)
-
-
-def ew_angle(a):
-    """The argument of a complex tensor; of a float tensor pi below 0, else 0, NaN at NaN."""
-    return torch.angle(a)
 
 
 def ew_complex(re, im):
@@ -676,19 +537,6 @@ def ew_complex(re, im):
     return torch.complex(re, im)
 
 
-def ew_polar(r, theta):
-    """``r * cos(theta) + 1j * r * sin(theta)`` (PyTorch's ``polar``), broadcast."""
-    return ew_complex(r * torch.cos(theta), r * torch.sin(theta))
-
-
-def ew_deg2rad(a):
-    return torch.deg2rad(a)
-
-
-def ew_rad2deg(a):
-    return torch.rad2deg(a)
-
-
 def ew_atan2(a, b):
     return torch.atan2(*_tensors(a, b))
 
@@ -697,31 +545,7 @@ def ew_hypot(a, b):
     return torch.hypot(*_tensors(a, b))
 
 
-def ew_round_decimals(a, decimals):
-    """Round half to even at ``decimals`` digits (negative: left of the point), as the NumPy
-    backend (``numpy.round``: multiply by 10**decimals, round, divide)."""
-    decimals = max(-4000, min(decimals, 4000))
-    if decimals >= 0:
-        scale = torch.tensor(10.0 ** decimals if decimals <= 308 else _math.inf,
-                             dtype=a.dtype, device=a.device)
-        return torch.round(a * scale) / scale
-    scale = torch.tensor(10.0 ** -decimals if -decimals <= 308 else _math.inf,
-                         dtype=a.dtype, device=a.device)
-    return torch.round(a / scale) * scale
-
-
-def ew_rsqrt(a):
-    """1 / sqrt(a)."""
-    return torch.reciprocal(torch.sqrt(a))
-
-
-def ew_sigmoid(a):
-    """1 / (1 + exp(-a)), stable for large |a| (no overflow, no 0/0)."""
-    x = a.float() if a.dtype in _HALF else a
-    e = torch.exp(-torch.abs(x))
-    return torch.where(x >= 0, 1 / (1 + e), e / (1 + e)).to(a.dtype)
-
-
+# override: 12.0 µs vs the default's 18.1 µs ((32, 64) float32); torch/activation.py calls it
 def ew_relu(a):
     """max(a, 0), keeping NaN (and -0.0, as NumPy's ``maximum``)."""
     if a.dtype in _WIDE_U:
@@ -729,26 +553,9 @@ def ew_relu(a):
     return ew_maximum(a, torch.zeros((), dtype=a.dtype, device=a.device))
 
 
-def ew_lerp(start, end, weight):
-    """start + weight * (end - start), computed from the nearer end (as PyTorch)."""
-    diff = end - start
-    w = weight if isinstance(weight, _Tensor) else torch.tensor(weight, dtype=diff.dtype,
-                                                                device=diff.device)
-    return torch.where(torch.abs(w) < 0.5, start + w * diff, end - diff * (1 - w))
-
-
 def ew_erf(a):
     """The error function, computed in float64 and cast back (as the NumPy backend)."""
     return torch.special.erf(a.to(torch.float64)).to(a.dtype)
-
-
-_TWO_OVER_SQRT_PI = 2.0 / _math.sqrt(_math.pi)
-
-
-def ew_erf_grad(g, a):
-    """g * 2/sqrt(pi) * exp(-a**2), in ``g``'s dtype."""
-    x = a.to(torch.float64)
-    return (g * (_TWO_OVER_SQRT_PI * torch.exp(-x * x))).to(g.dtype)
 
 
 # the operators' short path: the call the kernel above makes (torch's own operator, no Python
@@ -759,6 +566,7 @@ _OPERATORS = {"ew_add": (_operator.add, _ODD_ADD), "ew_sub": (_operator.sub, _OD
               "ew_truediv": (torch.true_divide, frozenset())}
 
 
+# override: add through it 1.35 µs vs the default's 1.64 µs ((32, 64) float32)
 def ew_operator(kname, dtype):
     """The kernel of the operators' short path for ``kname`` (``"ew_add"``, ``"ew_sub"``,
     ``"ew_mul"``, ``"ew_truediv"``) on two tensors of ember ``dtype``, or one and a Python
