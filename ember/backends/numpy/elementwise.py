@@ -82,9 +82,6 @@ def _quiet(fn):
     return wrapper
 
 
-_cpu = []  # the NumpyBackend, once made
-
-
 def _default(name):
     """The base's default of the kernel ``name`` (written against the Array API, which has no
     switch for floating-point warnings) run on the CPU's backend with NumPy's warnings off,
@@ -92,11 +89,8 @@ def _default(name):
     fn = getattr(ElementwiseKernels, name)
 
     def kernel(*args):
-        if not _cpu:
-            from . import for_device
-            from ...devices import CPU
-            _cpu.append(for_device(CPU))
-        return fn(_cpu[0], *args)
+        from ...devices import CPU  # the NumpyBackend (made on the CPU's first use)
+        return fn(CPU.backend, *args)
     kernel.__name__, kernel.__doc__ = name, fn.__doc__
     kernel.__wrapped__ = fn  # the declaration's parameters (tests/backends/test_base.py)
     return _quiet(kernel)
