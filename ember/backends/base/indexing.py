@@ -80,7 +80,7 @@ class IndexingKernels:
 
     def idx_lead(self, x):
         """``x`` with a leading unit axis (a view)."""
-        return self.xp.expand_dims(x, axis=0)
+        return x[None]
 
     def idx_unlead(self, x):
         """``x`` without its leading unit axis (a view)."""
@@ -170,9 +170,10 @@ class IndexingKernels:
     # -- advanced indexing (__getitem__ / __setitem__) ------------------------------------------
     def idx_expand(self, x, axes):
         """``x`` with unit axes inserted at ``axes`` (positions in the result; a view)."""
-        for a in sorted(axes):
-            x = self.xp.expand_dims(x, axis=a)
-        return x
+        if not axes:
+            return x
+        return x[tuple([None if i in axes else slice(None)
+                        for i in range(x.ndim + len(axes))])]
 
     def idx_adv_get(self, x, int_key, axes, key):
         """``x[int_key]`` (basic), unit axes at ``axes``, then ``[key]`` (NumPy's rules)."""

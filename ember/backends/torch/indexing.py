@@ -250,6 +250,10 @@ def idx_scatter(target, key, values, op):
     """``target`` (made contiguous) with ``values`` combined at ``key`` by ``op``, in place."""
     _check_key(target, key)
     out = target.contiguous()
+    if op == "add" and out.dtype.is_floating_point and not _has_negative(key) and not any(
+            isinstance(k, torch.Tensor) for k in key):  # a basic key: no repeats, add in place
+        out[key] += values
+        return out
     if op == "assign":
         return _set(out, key, values)
     return _combine(out, key, values, op)
