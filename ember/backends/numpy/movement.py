@@ -7,8 +7,8 @@ from numpy.lib.stride_tricks import as_strided as _as_strided
 from ..base.movement import pad_crop, pad_windows
 from .core import NP, _transposed_copy, allocates, allocation_failed
 
-__all__ = ["mv_reshape", "mv_expand", "mv_permute", "mv_flip", "mv_pad", "mv_unfold",
-           "mv_repeat_interleave"]
+__all__ = ["mv_reshape", "mv_expand", "mv_permute", "mv_flip", "mv_pad", "mv_pad_backward",
+           "mv_unfold", "mv_repeat_interleave"]
 
 _RESHAPE_NO_COPY = _np.lib.NumpyVersion(_np.__version__) >= "2.1.0"  # reshape(copy=False)
 
@@ -78,6 +78,53 @@ def mv_pad(a, pads, mode, value, dtype):
     if any(b < 0 or e < 0 for b, e in pads):
         out = _np.ascontiguousarray(out[pad_crop(pads)])
     return out
+
+
+def _axis_index(ndim, axis, sl):
+    return (slice(None),) * axis + (sl,) + (slice(None),) * (ndim - axis - 1)
+
+
+# override: slice adds in place, 164 vs the default's 4008 µs (reflect, 16x3x64x64 padded by 2)
+def mv_pad_backward(g, shape, pads, mode):
+    """The adjoint of ``mv_pad`` (without the fill value): the gradient for the input of ``shape``."""
+    if not any([b or e for b, e in pads]):
+        return g
+    if mode == "constant":
+        src, dst = pad_windows(shape, pads)
+        if all(b >= 0 and e >= 0 for b, e in pads):
+            return g[dst]
+        out = _np.zeros(shape, dtype=g.dtype)
+        out[src] = g[dst]
+        return out
+    nd = g.ndim
+    if any(b < 0 or e < 0 for b, e in pads):
+        big = _np.zeros([n + max(b, 0) + max(e, 0) for n, (b, e) in zip(shape, pads)], g.dtype)
+        big[pad_crop(pads)] = g
+        g = big
+    for axis, (n, (b, e)) in enumerate(zip(shape, pads)):
+        b, e = max(b, 0), max(e, 0)
+        if b == 0 and e == 0:
+            continue
+        gi = _np.array(g[_axis_index(nd, axis, slice(b, b + n))], copy=True)
+        left = g[_axis_index(nd, axis, slice(0, b))]
+        right = g[_axis_index(nd, axis, slice(b + n, b + n + e))]
+        if mode == "reflect":
+            if b:
+                gi[_axis_index(nd, axis, slice(1, b + 1))] += _np.flip(left, axis)
+            if e:
+                gi[_axis_index(nd, axis, slice(n - 1 - e, n - 1))] += _np.flip(right, axis)
+        elif mode == "edge":
+            if b:
+                gi[_axis_index(nd, axis, slice(0, 1))] += left.sum(axis=axis, keepdims=True)
+            if e:
+                gi[_axis_index(nd, axis, slice(n - 1, n))] += right.sum(axis=axis, keepdims=True)
+        else:  # circular
+            if b:
+                gi[_axis_index(nd, axis, slice(n - b, n))] += left
+            if e:
+                gi[_axis_index(nd, axis, slice(0, e))] += right
+        g = gi
+    return g
 
 
 def mv_unfold(a, axis, size, step):

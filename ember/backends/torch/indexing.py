@@ -250,10 +250,20 @@ def idx_scatter(target, key, values, op):
     """``target`` (made contiguous) with ``values`` combined at ``key`` by ``op``, in place."""
     _check_key(target, key)
     out = target.contiguous()
-    if op == "add" and out.dtype.is_floating_point and not _has_negative(key) and not any(
-            isinstance(k, torch.Tensor) for k in key):  # a basic key: no repeats, add in place
-        out[key] += values
-        return out
+    if op == "add" and out.dtype.is_floating_point and not _has_negative(key):
+        tensors = [k for k in key if isinstance(k, torch.Tensor)]
+        if not tensors:  # a basic key: no repeats, add in place
+            out[key] += values
+            return out
+        axis = len(key) - 1
+        index = key[-1]
+        if (len(tensors) == 1 and index is tensors[0] and index.ndim == 1
+                and index.dtype != torch.bool and isinstance(values, torch.Tensor)
+                and values.dtype == out.dtype
+                and values.shape[:axis] == out.shape[:axis] and values.shape[axis + 1:] == out.shape[axis + 1:]
+                and all(k == slice(None) for k in key[:-1])):  # idx_dim_key's: index_add
+            n = out.shape[axis]
+            return out.index_add_(axis, torch.where(index < 0, index + n, index), values)
     if op == "assign":
         return _set(out, key, values)
     return _combine(out, key, values, op)
