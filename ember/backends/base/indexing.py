@@ -21,7 +21,8 @@ class IndexingKernels:
         return int(self.xp.min(a)), int(self.xp.max(a))
 
     def idx_bounds_last(self, a):
-        """Per column of the last axis: ``(mins, maxs)`` lists of Python ints, or None when empty."""
+        """Per column of the last axis: ``(mins, maxs)`` lists of Python ints, or None when
+        empty."""
         if math.prod(a.shape) == 0:
             return None
         xp = self.xp
@@ -65,7 +66,8 @@ class IndexingKernels:
         return (slice(None),) * axis + (index,)
 
     def idx_along_key(self, index, axis):
-        """The key of ``take_along_axis``: ``index`` on ``axis``, aranges broadcast on the others."""
+        """The key of ``take_along_axis``: ``index`` on ``axis``, aranges broadcast on the
+        others."""
         xp = self.xp
         return along_key(index, axis,
                          lambda n: xp.arange(n, dtype=xp.int64, device=self.native_device))

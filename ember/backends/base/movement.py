@@ -38,8 +38,8 @@ def pad_source(n, b, e, mode):
 
 class MovementKernels:
     def mv_reshape(self, a, shape, op='reshape'):
-        """``a`` with a new shape: a view when the layout allows, else a copy (``op``: the op named if
-        the copy cannot be allocated)."""
+        """``a`` with a new shape: a view when the layout allows, else a copy (``op``: the op
+        named if the copy cannot be allocated)."""
         return self.xp.reshape(a, tuple(shape))
 
     def mv_expand(self, a, shape, op='expand'):
@@ -57,7 +57,8 @@ class MovementKernels:
         return self.xp.flip(a, axis=tuple(axes)) if axes else a
 
     def mv_slice(self, a, bounds):
-        """A view of ``a`` restricted to ``[start, end)`` on each axis; ``bounds`` one pair per axis."""
+        """A view of ``a`` restricted to ``[start, end)`` on each axis; ``bounds`` one pair per
+        axis."""
         return a[tuple([slice(s, e) for s, e in bounds]) + (Ellipsis,)]
 
     def _zeros(self, shape, g):
@@ -78,7 +79,8 @@ class MovementKernels:
         ``pad_crop`` and ``pad_source`` here are the shared index arithmetic)."""
 
     def mv_pad_backward(self, g, shape, pads, mode):
-        """The adjoint of ``mv_pad`` (without the fill value): the gradient for the input of ``shape``."""
+        """The adjoint of ``mv_pad`` (without the fill value): the gradient for the input of
+        ``shape``."""
         if not any([b or e for b, e in pads]):
             return g
         if mode == "constant":
@@ -101,8 +103,8 @@ class MovementKernels:
         return g
 
     def mv_roll(self, a, shifts, axes):
-        """A copy of ``a`` rolled by ``shifts`` along ``axes`` (NumPy's direction); ``axes=None`` rolls
-        the flattened array."""
+        """A copy of ``a`` rolled by ``shifts`` along ``axes`` (NumPy's direction); ``axes=None``
+        rolls the flattened array."""
         xp = self.xp
         if axes is None:
             n = math.prod(a.shape)

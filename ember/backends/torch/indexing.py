@@ -1,11 +1,12 @@
-"""Torch kernels of the indexing family: the NumPy backend's names, argument order and results.
+"""Torch kernels of the indexing family: the overrides of ember/backends/base/indexing.py's
+defaults and its required ``idx_scatter`` and ``idx_one_hot``.
 
 A *key* is a tuple of ints, slices (any nonzero step), None, Ellipsis and int64 tensors, read
 with NumPy's rules (torch's advanced indexing follows them). torch has no negative strides, so a
 slice with a negative step is read as the positive slice of the same elements, flipped. Update
 kernels compute on flat positions (an arange indexed by the key), so every update op accumulates
-repeated positions deterministically; for assign the last one wins, as in NumPy. Nothing here
-writes into a tensor it was given.
+repeated positions deterministically; for assign the last one wins, as in NumPy. Only
+``idx_scatter`` writes, into the fresh tensor its caller gives up.
 
 torch 2.13 on the CPU lacks index_put, flip, scatter_reduce and min/max for uint16/32/64: those
 dtypes move as the signed ints of the same width (the same bits) and reduce exactly in int64
@@ -16,8 +17,6 @@ import torch
 
 from .core import TORCH, allocates
 
-# override (all but idx_scatter and idx_one_hot): torch lacks these ops for uint16/32/64 or
-# negative steps, or would assert on CUDA where NumPy raises IndexError
 __all__ = ["idx_bounds", "idx_bounds_last", "idx_nonzero", "idx_argwhere", "idx_scalar_index",
            "idx_get", "idx_gather", "idx_scatter", "idx_one_hot"]
 
@@ -203,6 +202,7 @@ def _py_ints(v, dtype):
     return v.tolist()
 
 
+# override: torch's CPU lacks min/max for uint16/32/64 (reduced in int64 here)
 def idx_bounds(a):
     """``(min, max)`` of an int tensor as Python ints, or None when it is empty."""
     if a.numel() == 0:
@@ -212,6 +212,7 @@ def idx_bounds(a):
     return lo, hi
 
 
+# override: torch's CPU lacks min/max for uint16/32/64 (reduced in int64 here)
 def idx_bounds_last(a):
     """Per column of the last axis: ``(mins, maxs)`` lists of Python ints, or None when empty."""
     if a.numel() == 0:
@@ -220,26 +221,31 @@ def idx_bounds_last(a):
     return _py_ints(flat.amin(dim=0), a.dtype), _py_ints(flat.amax(dim=0), a.dtype)
 
 
+# override: torch's CPU lacks nonzero for uint16/32/64 (read as the signed ints of the same bits)
 def idx_nonzero(a):
     """The indices of the nonzero elements, one int64 tensor per dim."""
     return list(torch.nonzero(_bits(a), as_tuple=True))
 
 
+# override: torch's CPU lacks nonzero for uint16/32/64 (read as the signed ints of the same bits)
 def idx_argwhere(a):
     """The indices of the nonzero elements, one row (int64) per element."""
     return torch.argwhere(_bits(a))
 
 
+# override: a uint64 above 2**63 read as its unsigned value
 def idx_scalar_index(value):
     """A 0-d or one-element int tensor as a Python int."""
     return _py_ints(_ordered(value).reshape(1), value.dtype)[0]
 
 
+# override: torch has no negative steps and no uint16/32/64 gathers
 def idx_get(x, key):
     """``x[key]``: a view for basic keys, a new tensor for advanced ones."""
     return _get(x, key)
 
 
+# override: IndexError on CUDA, where torch's kernels would assert (and idx_get's paths)
 def idx_gather(x, key):
     """``x[key]`` for a key of ``idx_along_key``; an index out of range raises IndexError."""
     _check_key(x, key)
@@ -259,8 +265,10 @@ def idx_scatter(target, key, values, op):
         index = key[-1]
         if (len(tensors) == 1 and index is tensors[0] and index.ndim == 1
                 and index.dtype != torch.bool and isinstance(values, torch.Tensor)
-                and values.dtype == out.dtype
-                and values.shape[:axis] == out.shape[:axis] and values.shape[axis + 1:] == out.shape[axis + 1:]
+                and values.dtype == out.dtype and values.ndim == out.ndim
+                and values.shape[axis] == index.shape[0]
+                and values.shape[:axis] == out.shape[:axis]
+                and values.shape[axis + 1:] == out.shape[axis + 1:]
                 and all(k == slice(None) for k in key[:-1])):  # idx_dim_key's: index_add
             n = out.shape[axis]
             return out.index_add_(axis, torch.where(index < 0, index + n, index), values)
