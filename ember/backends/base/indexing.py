@@ -8,7 +8,6 @@ here writes into an array it was given.
 
 import math
 
-from .. import along_key
 from .declare import required
 
 
@@ -28,7 +27,8 @@ class IndexingKernels:
         xp = self.xp
         flat = xp.reshape(a, (-1, a.shape[-1]))
         lo, hi = xp.min(flat, axis=0), xp.max(flat, axis=0)
-        return [int(v) for v in lo], [int(v) for v in hi]
+        cols = range(a.shape[-1])
+        return [int(lo[i]) for i in cols], [int(hi[i]) for i in cols]
 
     def idx_as_intp(self, a):
         """``a`` as an intp array (no copy when it already is one)."""
@@ -68,9 +68,15 @@ class IndexingKernels:
     def idx_along_key(self, index, axis):
         """The key of ``take_along_axis``: ``index`` on ``axis``, aranges broadcast on the
         others."""
-        xp = self.xp
-        return along_key(index, axis,
-                         lambda n: xp.arange(n, dtype=xp.int64, device=self.native_device))
+        xp, nd = self.xp, index.ndim
+        key = []
+        for d, n in enumerate(index.shape):
+            if d == axis:
+                key.append(index)
+            else:  # arange(n) on dim d, unit dims elsewhere
+                ramp = xp.arange(n, dtype=xp.int64, device=self.native_device)
+                key.append(ramp[tuple([slice(None) if k == d else None for k in range(nd)])])
+        return tuple(key)
 
     def idx_nd_key(self, indices):
         """The key of ``gather_nd``: column ``k`` of the last axis indexes dim ``k``."""
@@ -82,11 +88,11 @@ class IndexingKernels:
 
     def idx_lead(self, x):
         """``x`` with a leading unit axis (a view)."""
-        return x[None]
+        return x[None, ...]
 
     def idx_unlead(self, x):
         """``x`` without its leading unit axis (a view)."""
-        return x[0]
+        return x[0, ...]
 
     # -- forward kernels ------------------------------------------------------------------------
     def idx_get(self, x, key):
