@@ -114,7 +114,7 @@ class IndexingKernels:
 
     def idx_update(self, x, key, values, op):
         """A copy of ``x`` with ``values`` combined at ``key`` by ``op`` (``idx_scatter``'s)."""
-        return self.idx_scatter(self.xp.asarray(x, copy=True), key, values, op)
+        return self.idx_scatter(self.copy(x), key, values, op)
 
     def idx_where(self, cond, a, b):
         """``a`` where ``cond`` else ``b`` (broadcasting)."""
@@ -170,7 +170,7 @@ class IndexingKernels:
         nzero = scatter(self._zeros_like_shape(x.shape, g), key, xp.astype(vzero, g.dtype), "add")
         single = vzero & (get(nzero, key) == 1)
         one = xp.ones((), dtype=values.dtype, device=self.native_device)
-        res_masked = scatter(xp.asarray(x, copy=True), key, xp.where(single, one, values), "mul")
+        res_masked = scatter(self.copy(x), key, xp.where(single, one, values), "mul")
         safe = xp.where(vzero, one, values)
         gv = xp.where(single, get(g * res_masked, key), get(g * out, key) / safe)
         return xp.astype(gx, g.dtype, copy=False), xp.astype(gv, g.dtype, copy=False)
@@ -198,8 +198,9 @@ class IndexingKernels:
             return self.idx_scatter(target, key, values, op)
         region = target[int_key] if int_key is not None else target
         shape = region.shape
-        region = self.idx_expand(self.xp.asarray(region, copy=True), axes)
-        region = self.xp.reshape(self.idx_scatter(region, key, values, op), shape)
+        region = self.idx_scatter(self.idx_expand(self.copy(region), axes), key, values, op)
+        if axes:
+            region = self.xp.reshape(region, shape)
         if int_key is None:
             return region
         return self.idx_scatter(target, int_key, region, "assign")
@@ -211,7 +212,7 @@ class IndexingKernels:
 
     def idx_adv_set(self, x, int_key, axes, key, value):
         """A copy of ``x`` with ``value`` (broadcast) written at the key of ``idx_adv_get``."""
-        return self._adv_scatter(self.xp.asarray(x, copy=True), int_key, axes, key, value,
+        return self._adv_scatter(self.copy(x), int_key, axes, key, value,
                                  "assign")
 
     def idx_adv_zero(self, g, int_key, axes, key):

@@ -110,7 +110,7 @@ class MovementKernels:
             n = math.prod(a.shape)
             return xp.roll(a, shift=shifts % n if n else 0)
         if not len(axes):
-            return xp.asarray(a, copy=True)
+            return self.copy(a)
         total = {}
         for s, ax in zip(shifts, axes):
             total[ax] = total.get(ax, 0) + s

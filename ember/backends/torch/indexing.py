@@ -256,6 +256,8 @@ def idx_scatter(target, key, values, op):
     """``target`` (made contiguous) with ``values`` combined at ``key`` by ``op``, in place."""
     _check_key(target, key)
     out = target.contiguous()
+    if op == "assign":
+        return _set(out, key, values)
     if op == "add" and out.dtype.is_floating_point and not _has_negative(key):
         tensors = [k for k in key if isinstance(k, torch.Tensor)]
         if not tensors:  # a basic key: no repeats, add in place
@@ -272,8 +274,6 @@ def idx_scatter(target, key, values, op):
                 and all(k == slice(None) for k in key[:-1])):  # idx_dim_key's: index_add
             n = out.shape[axis]
             return out.index_add_(axis, torch.where(index < 0, index + n, index), values)
-    if op == "assign":
-        return _set(out, key, values)
     return _combine(out, key, values, op)
 
 
