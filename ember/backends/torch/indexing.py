@@ -1,11 +1,12 @@
-"""Torch kernels of the indexing family: the NumPy backend's names, argument order and results.
+"""Torch kernels of the indexing family: the overrides of ember/backends/base/indexing.py's
+defaults and its required ``idx_scatter`` and ``idx_one_hot``.
 
 A *key* is a tuple of ints, slices (any nonzero step), None, Ellipsis and int64 tensors, read
 with NumPy's rules (torch's advanced indexing follows them). torch has no negative strides, so a
 slice with a negative step is read as the positive slice of the same elements, flipped. Update
 kernels compute on flat positions (an arange indexed by the key), so every update op accumulates
-repeated positions deterministically; for assign the last one wins, as in NumPy. Nothing here
-writes into a tensor it was given.
+repeated positions deterministically; for assign the last one wins, as in NumPy. Only
+``idx_scatter`` writes, into the fresh tensor its caller gives up.
 
 torch 2.13 on the CPU lacks index_put, flip, scatter_reduce and min/max for uint16/32/64: those
 dtypes move as the signed ints of the same width (the same bits) and reduce exactly in int64
@@ -14,16 +15,10 @@ dtypes move as the signed ints of the same width (the same bits) and reduce exac
 
 import torch
 
-from .. import along_key
 from .core import TORCH, allocates
 
-__all__ = ["idx_bounds", "idx_bounds_last", "idx_as_intp", "idx_is_integral", "idx_zero_index",
-           "idx_nonzero", "idx_argwhere", "idx_scalar_index", "idx_dim_key", "idx_along_key",
-           "idx_nd_key", "idx_lead_key", "idx_lead", "idx_unlead", "idx_get", "idx_gather",
-           "idx_update", "idx_where", "idx_mask_select", "idx_one_hot", "idx_wrap_negative", "idx_reshape", "idx_logical_not", "idx_zero_at",
-           "idx_add_into_zeros", "idx_masked", "idx_mask_select_grad",
-           "idx_mul_grad", "idx_expand", "idx_adv_get", "idx_adv_grad", "idx_adv_set",
-           "idx_adv_zero"]
+__all__ = ["idx_bounds", "idx_bounds_last", "idx_nonzero", "idx_argwhere", "idx_scalar_index",
+           "idx_get", "idx_gather", "idx_scatter", "idx_one_hot"]
 
 _I64 = torch.int64
 _SIGNED = {torch.uint16: torch.int16, torch.uint32: torch.int32, torch.uint64: torch.int64}
@@ -136,7 +131,7 @@ def _positions(shape, key, device):
 def _set(out, key, values):
     """``out[key] = values`` in place (``out`` fresh and contiguous); for an advanced key with
     repeated positions the last value wins."""
-    adv = any(isinstance(k, torch.Tensor) for k in key)
+    adv = any(isinstance(k, torch.Tensor) and k.dtype != torch.bool for k in key)
     if not adv and not _has_negative(key):
         if out.dtype in _SIGNED:
             v = values if isinstance(values, torch.Tensor) else torch.tensor(values,
@@ -207,6 +202,7 @@ def _py_ints(v, dtype):
     return v.tolist()
 
 
+# override: torch's CPU lacks min/max for uint16/32/64 (reduced in int64 here)
 def idx_bounds(a):
     """``(min, max)`` of an int tensor as Python ints, or None when it is empty."""
     if a.numel() == 0:
@@ -216,6 +212,7 @@ def idx_bounds(a):
     return lo, hi
 
 
+# override: torch's CPU lacks min/max for uint16/32/64 (reduced in int64 here)
 def idx_bounds_last(a):
     """Per column of the last axis: ``(mins, maxs)`` lists of Python ints, or None when empty."""
     if a.numel() == 0:
@@ -224,99 +221,60 @@ def idx_bounds_last(a):
     return _py_ints(flat.amin(dim=0), a.dtype), _py_ints(flat.amax(dim=0), a.dtype)
 
 
-def idx_as_intp(a):
-    """``a`` as an int64 tensor (no copy when it already is one)."""
-    return a if a.dtype == _I64 else a.to(_I64)
-
-
-def idx_is_integral(a):
-    """Whether every element of a float tensor is a finite whole number."""
-    return bool(torch.all(torch.isfinite(a) & (torch.floor(a) == a)))
-
-
-def idx_zero_index(shape, *, device=None):
-    """An int64 tensor of zeros of ``shape``."""
-    return torch.zeros(shape, dtype=_I64, device=device)
-
-
+# override: torch's CPU lacks nonzero for uint16/32/64 (read as the signed ints of the same bits)
 def idx_nonzero(a):
     """The indices of the nonzero elements, one int64 tensor per dim."""
-    return list(torch.nonzero(_bits(a) if a.dtype in _SIGNED else a, as_tuple=True))
+    return list(torch.nonzero(_bits(a), as_tuple=True))
 
 
+# override: torch's CPU lacks nonzero for uint16/32/64 (read as the signed ints of the same bits)
 def idx_argwhere(a):
     """The indices of the nonzero elements, one row (int64) per element."""
-    return torch.argwhere(_bits(a) if a.dtype in _SIGNED else a)
+    return torch.argwhere(_bits(a))
 
 
+# override: a uint64 above 2**63 read as its unsigned value
 def idx_scalar_index(value):
     """A 0-d or one-element int tensor as a Python int."""
     return _py_ints(_ordered(value).reshape(1), value.dtype)[0]
 
 
-# -- keys ---------------------------------------------------------------------------------------
-def idx_dim_key(index, axis):
-    """The key selecting ``index`` (any shape) along ``axis``."""
-    return (slice(None),) * axis + (index,)
-
-
-def idx_along_key(index, axis):
-    """The key of ``take_along_axis``: ``index`` on ``axis``, aranges broadcast on the others."""
-    return along_key(index, axis, lambda n: torch.arange(n, dtype=_I64, device=index.device))
-
-
-def idx_nd_key(indices):
-    """The key of ``gather_nd``: column ``k`` of the last axis indexes dim ``k``."""
-    return tuple(indices.unbind(-1))
-
-
-def idx_lead_key(batch_shape, *, device=None):
-    """The key that picks index 0 of a leading unit axis once per batch element."""
-    return (torch.zeros(tuple(batch_shape), dtype=_I64, device=device),)
-
-
-def idx_lead(x):
-    return x.unsqueeze(0)
-
-
-def idx_unlead(x):
-    return x[0]
-
-
-# -- forward kernels ----------------------------------------------------------------------------
+# override: torch has no negative steps and no uint16/32/64 gathers
 def idx_get(x, key):
     """``x[key]``: a view for basic keys, a new tensor for advanced ones."""
     return _get(x, key)
 
 
+# override: IndexError on CUDA, where torch's kernels would assert (and idx_get's paths)
 def idx_gather(x, key):
     """``x[key]`` for a key of ``idx_along_key``; an index out of range raises IndexError."""
     _check_key(x, key)
     return _get(x, key)
 
 
-def idx_update(x, key, values, op):
-    """A copy of ``x`` with ``values`` combined at ``key`` by ``op`` (assign, add, mul, min,
-    max); repeated positions accumulate (assign: the last wins). On bools add and max are or,
-    mul and min are and."""
-    _check_key(x, key)
-    out = x.clone(memory_format=torch.contiguous_format)
+def idx_scatter(target, key, values, op):
+    """``target`` (made contiguous) with ``values`` combined at ``key`` by ``op``, in place."""
+    _check_key(target, key)
+    out = target.contiguous()
     if op == "assign":
         return _set(out, key, values)
+    if op == "add" and out.dtype.is_floating_point and not _has_negative(key):
+        tensors = [k for k in key if isinstance(k, torch.Tensor)]
+        if not tensors:  # a basic key: no repeats, add in place
+            out[key] += values
+            return out
+        axis = len(key) - 1
+        index = key[-1]
+        if (len(tensors) == 1 and index is tensors[0] and index.ndim == 1
+                and index.dtype != torch.bool and isinstance(values, torch.Tensor)
+                and values.dtype == out.dtype and values.ndim == out.ndim
+                and values.shape[axis] == index.shape[0]
+                and values.shape[:axis] == out.shape[:axis]
+                and values.shape[axis + 1:] == out.shape[axis + 1:]
+                and all(k == slice(None) for k in key[:-1])):  # idx_dim_key's: index_add
+            n = out.shape[axis]
+            return out.index_add_(axis, torch.where(index < 0, index + n, index), values)
     return _combine(out, key, values, op)
-
-
-def idx_where(cond, a, b):
-    """``a`` where ``cond`` else ``b`` (broadcasting)."""
-    dt = a.dtype
-    if dt in _SIGNED:
-        return _unbits(torch.where(cond, _bits(a), _bits(b)), dt)
-    return torch.where(cond, a, b)
-
-
-def idx_mask_select(x, mask):
-    """The elements of ``x`` where ``mask`` (same shape) is true, flattened in order."""
-    return _unbits(_bits(x)[mask], x.dtype)
 
 
 @allocates(lambda index, n, on, off, axis, dtype: tuple(index.shape[:axis]) + (n,)
@@ -329,110 +287,3 @@ def idx_one_hot(index, num_classes, on_value, off_value, axis, dtype):
     off = off_value.to(device=index.device, dtype=target)
     out = _unbits(torch.where(hot, _bits(on), _bits(off)), target)
     return out.movedim(-1, axis)
-
-
-def idx_wrap_negative(index, n):
-    """``index`` with negative entries shifted up by ``n`` (Python's wrap)."""
-    return torch.where(index < 0, index + n, index)
-
-
-def idx_reshape(a, shape):
-    return a.reshape(tuple(shape))
-
-
-def idx_logical_not(a):
-    return torch.logical_not(a)
-
-
-# -- gradient kernels ----------------------------------------------------------------------------
-def idx_zero_at(g, key):
-    """A copy of ``g`` with zeros at ``key``."""
-    return _set(g.clone(memory_format=torch.contiguous_format), key, 0)
-
-
-def idx_add_into_zeros(shape, key, g):
-    """Zeros of ``shape`` with ``g`` added at ``key`` (repeated positions accumulate)."""
-    out = torch.zeros(tuple(shape), dtype=g.dtype, device=g.device)
-    return _combine(out, key, g, "add")
-
-
-def idx_masked(g, mask):
-    """``g`` where ``mask`` else 0."""
-    return torch.where(mask, g, torch.zeros((), dtype=g.dtype, device=g.device))
-
-
-def idx_mask_select_grad(g, mask, shape):
-    """Zeros of ``shape`` with ``g`` at the true positions of ``mask``."""
-    out = torch.zeros(tuple(shape), dtype=g.dtype, device=g.device)
-    out[mask] = g
-    return out
-
-
-def idx_mul_grad(g, x, values, out, key):
-    """Gradients of a mul update (``torch.scatter_reduce``'s "prod" rule, zeros included)."""
-    prod = _combine(torch.ones_like(x, memory_format=torch.contiguous_format), key, values, "mul")
-    gx = g * prod
-    vzero = values == 0
-    nzero = _combine(torch.zeros(tuple(x.shape), dtype=g.dtype, device=g.device), key,
-                     vzero.to(g.dtype), "add")
-    single = vzero & (_get(nzero, key) == 1)
-    one = torch.ones((), dtype=values.dtype, device=values.device)
-    masked = torch.where(single, one, values)
-    res_masked = _combine(x.clone(memory_format=torch.contiguous_format), key, masked, "mul")
-    safe = torch.where(vzero, one, values)
-    gv = torch.where(single, _get(g * res_masked, key), _get(g * out, key) / safe)
-    return gx.to(g.dtype), gv.to(g.dtype)
-
-
-# -- advanced indexing (__getitem__ / __setitem__) ----------------------------------------------
-def idx_expand(x, axes):
-    """``x`` with unit axes inserted at ``axes`` (positions in the result; a view)."""
-    for a in sorted(axes):
-        x = x.unsqueeze(a)
-    return x
-
-
-def idx_adv_get(x, int_key, axes, key):
-    """``x[int_key]`` (basic), unit axes at ``axes``, then ``[key]`` (NumPy's rules)."""
-    if int_key is not None:
-        x = x[int_key]
-    if axes:
-        x = idx_expand(x, axes)
-    return _get(x, key)
-
-
-def _region_write(out, int_key, axes, write):
-    """Apply ``write`` (a function of a fresh contiguous tensor, returning it) to ``out[int_key]``
-    with unit axes at ``axes``, and store the result back into ``out``."""
-    view = out[int_key] if int_key is not None else out
-    shape = view.shape
-    region = view.clone(memory_format=torch.contiguous_format)
-    if axes:
-        region = idx_expand(region, axes).contiguous()
-    region = write(region).reshape(shape)
-    if int_key is None:
-        return region
-    if out.dtype in _SIGNED:
-        _bits(out)[int_key] = _bits(region)
-    else:
-        out[int_key] = region
-    return out
-
-
-def idx_adv_grad(g, shape, int_key, axes, key, advanced):
-    """The gradient of ``idx_adv_get``: zeros of ``shape`` with ``g`` added back at the key."""
-    out = torch.zeros(tuple(shape), dtype=g.dtype, device=g.device)
-    if advanced:
-        return _region_write(out, int_key, axes, lambda r: _combine(r, key, g, "add"))
-    return _region_write(out, int_key, axes, lambda r: _set(r, key, g))
-
-
-def idx_adv_set(x, int_key, axes, key, value):
-    """A copy of ``x`` with ``value`` (broadcast) written at the key of ``idx_adv_get``."""
-    out = x.clone(memory_format=torch.contiguous_format)
-    return _region_write(out, int_key, axes, lambda r: _set(r, key, value))
-
-
-def idx_adv_zero(g, int_key, axes, key):
-    """A copy of ``g`` with zeros at the key of ``idx_adv_get``."""
-    return idx_adv_set(g, int_key, axes, key, 0)
