@@ -9,7 +9,7 @@ device of an array a kernel returned. See docs/internals.md, "Adding a backend".
 
 from . import registry
 
-__all__ = ["adopt", "host_of", "along_key", "adam_scales"]
+__all__ = ["adopt", "host_of", "adam_scales"]
 
 
 def adopt(data):
@@ -26,22 +26,6 @@ def host_of(data):
     arrays include it)."""
     module = registry.owner_of(data)
     return None if module is None else module.adopt(data)[1].backend
-
-
-def along_key(index, axis, arange):
-    """The advanced-indexing key of ``take_along_axis``, for every backend: ``index`` on
-    ``axis`` and, on each other dim ``d``, ``arange(n)`` (the backend's int range of the size
-    ``n`` of dim ``d``) shaped to broadcast along ``d``."""
-    nd = index.ndim
-    key = []
-    for d, n in enumerate(index.shape):
-        if d == axis:
-            key.append(index)
-        else:
-            shape = [1] * nd
-            shape[d] = n
-            key.append(arange(n).reshape(shape))
-    return tuple(key)
 
 
 def adam_scales(step, lr, beta1, beta2):

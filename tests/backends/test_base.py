@@ -14,7 +14,7 @@ from ember.backends.base import Backend, kernel_names, required_kernels
 
 PACKAGE = os.path.dirname(os.path.abspath(ember.__file__))
 # the ceiling on required primitives, lowered as kernels become defaults (issue 30: 150)
-MAX_REQUIRED = 207
+MAX_REQUIRED = 130
 
 
 def _backends():

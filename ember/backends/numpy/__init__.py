@@ -8,17 +8,15 @@ Each family module lists its kernels in ``__all__``; every name there is a kerne
 import numpy as np
 
 from ..base import Backend, HostKernels
-from . import (activation, array_api, attention, bitwise, color, compare, components, conv,
-               core, creation, distributed, dlpack, dropout, elementwise, fft,
-               indexing, io, linalg, linear, loss, morphology, movement, nn,
-               normalization, optim, pool, quantization, random, reduce,
-               sampling, scan, segments, slicing, sort, suppression, threads)
+from . import (activation, array_api, attention, bitwise, compare, conv, core, creation,
+               distributed, dlpack, dropout, elementwise, indexing, io, linalg, linear, loss,
+               morphology, movement, nn, normalization, optim, pool, quantization, random, reduce,
+               scan, segments, slicing, sort, threads)
 
 FAMILIES = (core, creation, movement, segments, slicing, elementwise, bitwise, compare, reduce,
             scan, sort, indexing, linalg, random, nn, activation, linear, conv, pool,
-            normalization, loss, dropout, attention, optim, io, threads, sampling,
-            quantization, color, morphology, components, suppression, distributed,
-            dlpack, array_api, fft)
+            normalization, loss, dropout, attention, optim, io, threads, quantization, morphology,
+            distributed, dlpack, array_api)
 name = "numpy"
 
 

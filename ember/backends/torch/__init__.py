@@ -24,17 +24,13 @@ if torch is None:  # pragma: no cover
 
 from array_api_compat import torch as _xp  # noqa: E402
 
-from . import (activation, array_api, attention, bitwise, color, compare, components, conv,  # noqa: E402
-               core, creation, distributed, dlpack, dropout, elementwise, fft, indexing, io,
-               linalg, linear, loss, morphology, movement, nn, normalization, optim, pool,
-               quantization, random, reduce, sampling, scan, segments, slicing, sort,
-               suppression, threads)
+from . import (activation, bitwise, compare, components, conv, core, creation, distributed,
+               dlpack, dropout, elementwise, indexing, io, linalg, linear, movement, nn, optim,
+               pool, random, reduce, sampling, scan, segments, slicing, sort, threads)
 
 FAMILIES = (core, creation, movement, segments, slicing, elementwise, bitwise, compare, reduce,
-            scan, sort, indexing, linalg, random, nn, activation, linear, conv, pool,
-            normalization, loss, dropout, attention, optim, io, threads, sampling,
-            quantization, color, morphology, components, suppression, distributed,
-            dlpack, array_api, fft)
+            scan, sort, indexing, linalg, random, nn, activation, linear, conv, pool, dropout,
+            optim, io, threads, sampling, components, distributed, dlpack)
 name = "torch"
 _lock = threading.Lock()
 _instances = {}  # ember Device -> TorchBackend
