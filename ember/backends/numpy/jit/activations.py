@@ -43,7 +43,7 @@ def _f32_exact(grad):
     body = f"""
     float ax = xi < 0.0f ? -xi : xi;
     float t = 1.0f / (1.0f + ax * {ERFC_T_SCALE * _SQRT_HALF!r}f);
-    float e = ember_expf(-0.5f * xi * xi);
+    float e = ember_expf_neg(-0.5f * xi * xi);
     float h = e * t * {_horner("t", half_r, "f")};
     float phi = xi < 0.0f ? h : 1.0f - h;"""
     if grad:
@@ -57,7 +57,7 @@ def _f32_tanh(grad):
     body = f"""
     float y = {_SQRT_2_OVER_PI!r}f * (xi + {_GELU_C!r}f * xi * xi * xi);
     float ay = y < 0.0f ? -y : y;
-    float m = ember_expf(-2.0f * ay);
+    float m = ember_expf_neg(-2.0f * ay);
     float q = 1.0f / (1.0f + m);
     float s = y < 0.0f ? m * q : q;"""
     if grad:

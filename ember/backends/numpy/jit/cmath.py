@@ -5,25 +5,30 @@ the ones they use into their sources.
 ``EXPF``/``EXP``: exp as an inline polynomial (Cephes), which the compiler vectorises: x is
 clamped (NaN stays NaN: both tests are false for it), reduced to r = x - k*ln2 with
 |r| <= ln2/2, and scaled by 2^k in two halves so that subnormal results round once and overflow
-gives inf.
+gives inf. ``EXPF`` also holds ``ember_expf_neg``, the same polynomial for x <= 0 with one
+scaling (0 below the normal range), which the GELU kernels use.
 """
 
 __all__ = ["EXPF", "EXP"]
 
 EXPF = """
-static inline float ember_expf(float x) {
-    x = x < -104.0f ? -104.0f : x;
-    x = x > 88.8f ? 88.8f : x;
-    float k = __builtin_rintf(x * 1.44269504088896341f);
-    float r = x - k * 0.693359375f;
-    r = r - k * -2.12194440e-4f;
+/* exp(r) for |r| <= ln2/2: Cephes expf's degree-6 polynomial (the one copy of it) */
+static inline float ember_expf_poly(float r) {
     float q = 1.9875691500e-4f;
     q = q * r + 1.3981999507e-3f;
     q = q * r + 8.3334519073e-3f;
     q = q * r + 4.1665795894e-2f;
     q = q * r + 1.6666665459e-1f;
     q = q * r + 5.0000001201e-1f;
-    q = q * r * r + r + 1.0f;
+    return q * r * r + r + 1.0f;
+}
+static inline float ember_expf(float x) {
+    x = x < -104.0f ? -104.0f : x;
+    x = x > 88.8f ? 88.8f : x;
+    float k = __builtin_rintf(x * 1.44269504088896341f);
+    float r = x - k * 0.693359375f;
+    r = r - k * -2.12194440e-4f;
+    float q = ember_expf_poly(r);
     uint32_t n = (uint32_t)(int32_t)k;
     uint32_t n1 = (uint32_t)((int32_t)n >> 1), n2 = n - n1;
     uint32_t b1 = (n1 + 127u) << 23, b2 = (n2 + 127u) << 23;
@@ -31,6 +36,17 @@ static inline float ember_expf(float x) {
     memcpy(&s1, &b1, 4);
     memcpy(&s2, &b2, 4);
     return q * s1 * s2;
+}
+/* exp(x) for x <= 0 or NaN, where a result below the normal range may be 0 (one scaling:
+   cheaper, for the GELU kernels, whose exp(-x*x/2) multiplies a value that is tiny then) */
+static inline float ember_expf_neg(float x) {
+    float xs = !(x >= -87.3f) ? -87.3f : x;           /* a NaN takes -87.3 for the exponent */
+    float k = __builtin_rintf(xs * 1.44269504088896341f);
+    float r = x - k * 0.693359375f;
+    r = r - k * -2.12194440e-4f;
+    union { int32_t i; float f; } scale;
+    scale.i = ((int32_t)k + 127) << 23;
+    return x < -87.3f ? 0.0f : ember_expf_poly(r) * scale.f;
 }
 """
 
