@@ -62,6 +62,17 @@ def check_shaped(op, data, itemsize):
         check_result(op, tuple(data.shape), itemsize)
 
 
+def failed_shape(result_shape, args, kwargs):
+    """The result shape an allocation error names: ``result_shape(*args, **kwargs)``, or None
+    (the message then names the inputs' shapes) when there is none or it cannot be computed."""
+    if result_shape is None:
+        return None
+    try:
+        return result_shape(*args, **kwargs)
+    except Exception:  # noqa: BLE001 - the message falls back to input shapes
+        return None
+
+
 def allocation_guard(allocation_failed, caught):
     """A backend's ``allocates`` decorator: for a kernel that allocates a buffer whose size the
     caller chose (creation, random, repeat, pad, cat, matmul ...), an exception of ``caught``
@@ -77,12 +88,7 @@ def allocation_guard(allocation_failed, caught):
                 try:
                     return kernel(*args, **kwargs)
                 except caught as exc:
-                    shape = None
-                    if result_shape is not None:
-                        try:
-                            shape = result_shape(*args, **kwargs)
-                        except Exception:  # noqa: BLE001 - the message falls back to input shapes
-                            shape = None
+                    shape = failed_shape(result_shape, args, kwargs)
                     raise allocation_failed(exc, op or kernel.__name__, shape, args) from None
             return guarded
         return decorate

@@ -5,6 +5,8 @@ method of the base is a default, written once against the backend's Array API na
 
 import functools
 
+from ..guard import failed_shape
+
 __all__ = ["required", "is_required", "allocates"]
 
 
@@ -45,12 +47,7 @@ def allocates(result_shape=None):
             try:
                 return method(self, *args, op=op, **kwargs)
             except Exception as exc:  # noqa: BLE001 - the backend tells which are allocations
-                shape = None
-                if result_shape is not None:
-                    try:
-                        shape = result_shape(*args, **kwargs)
-                    except Exception:  # noqa: BLE001 - the message falls back to input shapes
-                        shape = None
+                shape = failed_shape(result_shape, args, kwargs)
                 error = self.allocation_failed(exc, op or method.__name__, shape, args)
                 if error is exc:
                     raise

@@ -33,10 +33,11 @@ class NumpyBackend(Backend, HostKernels, kernels=FAMILIES):
     writes_in_place = True
 
     def _prepare(self, kernel):
-        """A default (a method of the base) runs with NumPy's floating-point warnings off, as
-        the NumPy kernels do: inf and nan are the IEEE answers, not something to warn about."""
+        """A default (a method of the base) runs as the NumPy kernels do: floating-point
+        warnings off (inf and nan are the IEEE answers, not something to warn about), and a
+        NumPy scalar result (NumPy's arithmetic on 0-d arrays) as a 0-d array."""
         if getattr(kernel, "__self__", None) is self:
-            return core._warnings_off(kernel, keywords=True)
+            return core.as_kernel(kernel)
         return kernel
 
 

@@ -66,6 +66,18 @@ def _warnings_off(fn, keywords=False):
     return wrapper
 
 
+def as_kernel(fn):
+    """``fn`` (any arguments) with NumPy's floating-point warnings off and a NumPy scalar result
+    given as a 0-d array, as every kernel returns arrays: how the base's defaults run here."""
+    quiet = _warnings_off(fn, keywords=True)
+
+    def kernel(*args, **kwargs):
+        r = quiet(*args, **kwargs)
+        return np.asarray(r) if isinstance(r, np.generic) else r
+    kernel.__name__, kernel.__doc__, kernel.__wrapped__ = fn.__name__, fn.__doc__, fn
+    return kernel
+
+
 # -- the allocation guard -------------------------------------------------------------------------
 
 _TOO_LARGE = ("array is too big", "iterator is too large", "maximum allowed dimension",

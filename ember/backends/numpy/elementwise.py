@@ -19,14 +19,11 @@ __all__ = [
     "ew_atanh", "ew_atan2", "ew_hypot", "ew_round", "ew_floor", "ew_ceil", "ew_trunc",
     "ew_rsqrt", "ew_sigmoid", "ew_relu", "ew_erf", "ew_log2", "ew_log10", "ew_conj",
     "ew_complex", "ew_inplace",
-    # the base's defaults with NumPy's warnings off (_default)
-    "ew_lerp", "ew_erf_grad", "ew_sgn", "ew_polar", "ew_round_decimals", "ew_deg2rad",
-    "ew_rad2deg",
 ]
 
 from . import jit as _jit
 from ..base.elementwise import ElementwiseKernels, wrap_int
-from .core import _ERRVAR, _EMBER, _IGNORE, NP
+from .core import _ERRVAR, _EMBER, _IGNORE, NP, as_kernel
 from .jit import activations as _jit_activations
 from .jit import maps as _maps
 
@@ -83,26 +80,17 @@ def _quiet(fn):
 
 
 def _default(name):
-    """The base's default of the kernel ``name`` (written against the Array API, which has no
-    switch for floating-point warnings) run on the CPU's backend with NumPy's warnings off,
-    giving an ndarray for a 0-d result: the defaults that may meet inf and nan."""
+    """The base's default of the kernel ``name`` on the CPU's backend (as the backend runs it:
+    quiet, giving arrays), for the overrides that hand it the inputs they do not take."""
     fn = getattr(ElementwiseKernels, name)
+    default = as_kernel(fn)
 
     def kernel(*args):
         from ...devices import CPU  # the NumpyBackend (made on the CPU's first use)
-        return fn(CPU.backend, *args)
-    kernel.__name__, kernel.__doc__ = name, fn.__doc__
-    kernel.__wrapped__ = fn  # the declaration's parameters (tests/backends/test_base.py)
-    return _quiet(kernel)
+        return default(CPU.backend, *args)
+    kernel.__name__, kernel.__doc__, kernel.__wrapped__ = name, fn.__doc__, fn
+    return kernel
 
-
-ew_lerp = _default("ew_lerp")
-ew_erf_grad = _default("ew_erf_grad")
-ew_sgn = _default("ew_sgn")
-ew_polar = _default("ew_polar")
-ew_round_decimals = _default("ew_round_decimals")
-ew_deg2rad = _default("ew_deg2rad")
-ew_rad2deg = _default("ew_rad2deg")
 _expm1 = _quiet(np.expm1)
 _complex_expm1 = _default("ew_expm1")
 

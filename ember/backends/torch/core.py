@@ -175,19 +175,6 @@ def scalar_array(value, dtype, *, device=None):
 
 
 
-
-def sum_to_shape(g, shape):
-    """Sum ``g`` over the dims that broadcasting added or expanded (for this package's own
-    kernels; ops use the base's ``sum_to_shape``)."""
-    if tuple(g.shape) == tuple(shape):
-        return g
-    lead = g.ndim - len(shape)
-    dims = tuple(range(lead)) + tuple(
-        i + lead for i, s in enumerate(shape) if s == 1 and g.shape[i + lead] != 1)
-    out = g.sum(dim=dims, keepdim=True) if dims else g
-    return out.reshape(shape) if lead else out
-
-
 def broadcast_to(a, shape, op="broadcast_to"):
     """A broadcast view (torch's ``expand``; ``op`` is the NumPy backend's, which can fail)."""
     return a.expand(shape)
