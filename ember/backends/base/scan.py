@@ -14,21 +14,21 @@ class ScanKernels:
             return xp.complex128
         return xp.float32 if xp.finfo(dtype).bits <= 16 else xp.float64
 
-    def scan_cumsum(self, a, axis):
-        """Cumulative sum along ``axis``; ints and bools give int64, floats keep their dtype."""
+    def _scan(self, a, axis, scan):
+        """``scan`` (``xp.cumulative_sum``/``_prod``) along ``axis``: ints and bools give
+        int64, floats keep their dtype (accumulated wider)."""
         xp = self.xp
         if xp.isdtype(a.dtype, ("bool", "integral")):
-            return xp.cumulative_sum(a, axis=axis, dtype=xp.int64)
-        return xp.astype(xp.cumulative_sum(xp.astype(a, self._scan_acc(a.dtype)), axis=axis),
-                         a.dtype)
+            return scan(a, axis=axis, dtype=xp.int64)
+        return xp.astype(scan(xp.astype(a, self._scan_acc(a.dtype)), axis=axis), a.dtype)
+
+    def scan_cumsum(self, a, axis):
+        """Cumulative sum along ``axis``; ints and bools give int64, floats keep their dtype."""
+        return self._scan(a, axis, self.xp.cumulative_sum)
 
     def scan_cumprod(self, a, axis):
         """Cumulative product along ``axis``; ints and bools give int64, floats keep their dtype."""
-        xp = self.xp
-        if xp.isdtype(a.dtype, ("bool", "integral")):
-            return xp.cumulative_prod(a, axis=axis, dtype=xp.int64)
-        return xp.astype(xp.cumulative_prod(xp.astype(a, self._scan_acc(a.dtype)), axis=axis),
-                         a.dtype)
+        return self._scan(a, axis, self.xp.cumulative_prod)
 
     def scan_cumsum_grad(self, g, axis):
         """Gradient of cumsum: the reversed cumulative sum of ``g``."""
