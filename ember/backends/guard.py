@@ -57,9 +57,24 @@ def check_result(op, shape, itemsize):
 def check_shaped(op, data, itemsize):
     """``check_result`` for a result of the shape of the backend array ``data`` (an op's input,
     possibly a broadcast view): one comparison of ``data.nbytes`` (NumPy's and torch's, from
-    the shape) when the result surely fits."""
-    if data.nbytes > _SMALL_BYTES:
+    the shape) when the result surely fits (an array without ``nbytes`` is checked from its
+    shape)."""
+    try:
+        small = data.nbytes <= _SMALL_BYTES
+    except AttributeError:
+        small = False
+    if not small:
         check_result(op, tuple(data.shape), itemsize)
+
+
+def surely_fit(a, b):
+    """Whether the broadcast of the arrays ``a`` and ``b`` surely fits in memory: it has at most
+    ``a.size * b.size`` elements, so one product of their ``nbytes`` decides (False for an
+    array without ``nbytes``: then the caller computes the broadcast shape)."""
+    try:
+        return a.nbytes * b.nbytes <= _SMALL_BYTES
+    except AttributeError:
+        return False
 
 
 def failed_shape(result_shape, args, kwargs):

@@ -189,3 +189,14 @@ register("numpy", "ember.backends.numpy", ("cpu", "numpy"), _parse_numpy, "numpy
          "numpy.ndarray")
 register("torch", "ember.backends.torch", ("torch", "cpu", "cuda", "mps"), _parse_torch, "torch",
          "torch.Tensor")
+
+
+def _parse_xp(parts, index, spec):
+    """"xp:<library>": an Array API library (``xp:jax``, ``xp:array_api_strict``, ``xp:dask``)
+    on its default device."""
+    if len(parts) != 2 or not parts[1] or index not in (None, 0):
+        return None
+    return parts[1], None, f"xp:{parts[1]}"
+
+
+register("xp", "ember.backends.xp", ("xp",), _parse_xp, "array_api_compat", "Array API array")

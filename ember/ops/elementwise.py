@@ -95,8 +95,13 @@ def _check_tensor(x, op, param="input", cx=False, computes=True):
             f"{op}: {param} must be a Tensor, got {type(x).__name__} {x!r}", param, x)
     if x._dtype.kind in _ODD:
         _odd_kind(x, op, param, cx)
-    if computes and x._data.nbytes > _guard._SMALL_BYTES:  # check_shaped, inline: a hot path
-        check_result(op, tuple(x._data.shape), x._dtype.itemsize)
+    if computes:
+        try:  # check_shaped, inline: a hot path
+            small = x._data.nbytes <= _guard._SMALL_BYTES
+        except AttributeError:  # an array without nbytes (the Array API has none)
+            small = False
+        if not small:
+            check_result(op, tuple(x._data.shape), x._dtype.itemsize)
     return x
 
 
@@ -121,7 +126,7 @@ def _fits_pair(op, a, b, itemsize):
     elements, so one product decides when it surely fits."""
     if a.shape == b.shape:
         check_shaped(op, a, itemsize)
-    elif a.nbytes * b.nbytes > _guard._SMALL_BYTES:
+    elif not _guard.surely_fit(a, b):
         check_result(op, broadcast_shapes(a.shape, b.shape, op=op), itemsize)
 
 

@@ -9,8 +9,8 @@ implementations (``class NumpyBackend(Backend, kernels=FAMILIES)``); each public
 be a declared kernel with the declared parameters (tests/backends/test_base.py).
 
 >>> from ember.backends.base import Backend, required_kernels
->>> "ew_add" in required_kernels()
-True
+>>> "idx_scatter" in required_kernels(), "ew_add" in required_kernels()
+(True, False)
 """
 
 import types

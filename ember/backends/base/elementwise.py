@@ -49,9 +49,9 @@ class ElementwiseKernels:
             return value
         return float(self.xp.asarray(value, dtype=self.native_dtype(dtype)))
 
-    @required
     def ew_cast(self, a, dtype):
         """``a`` as ember ``dtype`` (``a`` itself when it has it); overflow gives inf, quietly."""
+        return a if self.dtype_of(a) == dtype else self.xp.astype(a, self.native_dtype(dtype))
 
     def ew_any_zero(self, a):
         """Whether any element of ``a`` is zero."""
@@ -66,96 +66,96 @@ class ElementwiseKernels:
         dt = self.dtype_of(a)
         return dt.kind == "int" and dt.is_signed and bool(self.xp.any(a < 0))
 
-    @required
     def ew_add(self, a, b):
         """Element-wise ``add`` (IEEE results: inf and nan, never a warning)."""
+        return self.xp.add(a, b)
 
-    @required
     def ew_sub(self, a, b):
         """Element-wise ``subtract`` (IEEE results: inf and nan, never a warning)."""
+        return self.xp.subtract(a, b)
 
-    @required
     def ew_mul(self, a, b):
         """Element-wise ``multiply`` (IEEE results: inf and nan, never a warning)."""
+        return self.xp.multiply(a, b)
 
-    @required
     def ew_truediv(self, a, b):
         """Element-wise ``divide`` (IEEE results: inf and nan, never a warning)."""
+        return self.xp.divide(a, b)
 
-    @required
     def ew_floordiv(self, a, b):
         """Floor division. Floats with an infinite operand give ``floor(a / b)``, the IEEE special
         cases of the Array API standard (``1 // -inf`` is -0.0, ``inf // 2`` is inf), where
         NumPy and PyTorch give Python's -1.0 and nan. (``a * b`` is finite when neither is
         infinite.)"""
+        return self._int_safe(a, b, self.xp.floor_divide, lambda: self.xp.floor(a / b))
 
-    @required
     def ew_remainder(self, a, b):
         """Element-wise ``remainder`` (IEEE results: inf and nan, never a warning)."""
+        return self._int_safe(a, b, self.xp.remainder)
 
-    @required
     def ew_fmod(self, a, b):
         """Element-wise ``fmod`` (IEEE results: inf and nan, never a warning)."""
+        return self._int_safe(a, b, self._fmod)
 
-    @required
     def ew_neg(self, a):
         """Element-wise ``negative`` (IEEE results: inf and nan, never a warning)."""
+        return self.xp.negative(a)
 
-    @required
     def ew_abs(self, a):
         """Element-wise ``absolute`` (IEEE results: inf and nan, never a warning)."""
+        return self.xp.abs(a)
 
-    @required
     def ew_square(self, a):
         """Element-wise ``square`` (IEEE results: inf and nan, never a warning)."""
+        return self.xp.square(a)
 
-    @required
     def ew_maximum(self, a, b):
         """Element-wise ``maximum`` (IEEE results: inf and nan, never a warning)."""
+        return self.xp.maximum(a, b)
 
-    @required
     def ew_minimum(self, a, b):
         """Element-wise ``minimum`` (IEEE results: inf and nan, never a warning)."""
+        return self.xp.minimum(a, b)
 
-    @required
     def ew_where(self, cond, x, y):
         """``x`` where ``cond`` holds, else ``y`` (broadcasting)."""
+        return self.xp.where(cond, x, y)
 
-    @required
     def ew_eq(self, a, b):
         """Element-wise ``equal`` (IEEE results: inf and nan, never a warning)."""
+        return self.xp.equal(a, b)
 
-    @required
     def ew_lt(self, a, b):
         """Element-wise ``less`` (IEEE results: inf and nan, never a warning)."""
+        return self.xp.less(a, b)
 
-    @required
     def ew_le(self, a, b):
         """Element-wise ``less_equal`` (IEEE results: inf and nan, never a warning)."""
+        return self.xp.less_equal(a, b)
 
-    @required
     def ew_gt(self, a, b):
         """Element-wise ``greater`` (IEEE results: inf and nan, never a warning)."""
+        return self.xp.greater(a, b)
 
-    @required
     def ew_ge(self, a, b):
         """Element-wise ``greater_equal`` (IEEE results: inf and nan, never a warning)."""
+        return self.xp.greater_equal(a, b)
 
-    @required
     def ew_logical_and(self, a, b):
         """Element-wise ``a and b`` as a bool array."""
+        return self.xp.logical_and(a, b)
 
-    @required
     def ew_logical_or(self, a, b):
         """Element-wise ``a or b`` as a bool array."""
+        return self.xp.logical_or(a, b)
 
-    @required
     def ew_ipow(self, a, b):
         """Element-wise ``power`` (IEEE results: inf and nan, never a warning)."""
+        return self.xp.pow(a, b)
 
-    @required
     def ew_pow(self, a, b):
         """Float power; a negative base with an integral exponent keeps its sign ((-2) ** 3 == -8)."""
+        return self.xp.pow(a, b)
 
     def ew_sign(self, a):
         """-1, 0 or 1 in ``a``'s dtype; NaN and both zeros give +0 (as PyTorch and Burn)."""
@@ -176,20 +176,20 @@ class ElementwiseKernels:
         r = self.ew_remainder(a, b)
         return self.ew_where((r != 0) & ((a < 0) != (b < 0)), q + 1, q)
 
-    @required
     def ew_exp(self, a):
         """Element-wise ``exp`` (IEEE results: inf and nan, never a warning)."""
+        return self.xp.exp(a)
 
-    @required
     def ew_log(self, a):
         """Element-wise ``log`` (IEEE results: inf and nan, never a warning)."""
+        return self.xp.log(a)
 
-    @required
     def ew_log1p(self, a):
         """``log(1 + a)``, accurate near 0. NumPy's complex ``log1p`` is ``log(1 + a)`` (C99 Annex G
         special values, kept), which loses the real part for small ``|a|`` (``log1p(1e-5j)``
         has real part 5e-11, not 0): there it is ``0.5 * log1p(x * (2 + x) + y * y) + 1j *
         atan2(y, 1 + x)``, as PyTorch's."""
+        return self.xp.log1p(a)
 
     def ew_expm1(self, a):
         """``exp(a) - 1``; complex values follow the Array API standard's special cases (C99's for
@@ -210,34 +210,34 @@ class ElementwiseKernels:
         return xp.where(fix, self.ew_complex(xp.astype(real, re.dtype), xp.astype(imag, re.dtype)),
                         out)
 
-    @required
     def ew_sqrt(self, a):
         """Element-wise ``sqrt`` (IEEE results: inf and nan, never a warning)."""
+        return self.xp.sqrt(a)
 
     def ew_recip(self, a):
         """``1 / a``; of complex arrays as ``1 / a`` (NumPy's ``reciprocal`` differs from PyTorch's in
         the sign of zero parts, its ``true_divide`` does not)."""
         return self.ew_truediv(1, a)
 
-    @required
     def ew_sin(self, a):
         """Element-wise ``sin`` (IEEE results: inf and nan, never a warning)."""
+        return self.xp.sin(a)
 
-    @required
     def ew_cos(self, a):
         """Element-wise ``cos`` (IEEE results: inf and nan, never a warning)."""
+        return self.xp.cos(a)
 
-    @required
     def ew_tan(self, a):
         """Element-wise ``tan`` (IEEE results: inf and nan, never a warning)."""
+        return self.xp.tan(a)
 
-    @required
     def ew_sinh(self, a):
         """Element-wise ``sinh`` (IEEE results: inf and nan, never a warning)."""
+        return self.xp.sinh(a)
 
-    @required
     def ew_cosh(self, a):
         """Element-wise ``cosh`` (IEEE results: inf and nan, never a warning)."""
+        return self.xp.cosh(a)
 
     def ew_tanh(self, a):
         """tanh. A complex value with an infinite real part and a finite imaginary part ``b`` gives ±1
@@ -253,37 +253,37 @@ class ElementwiseKernels:
             return out
         return xp.where(fix, self.ew_complex(xp.sign(re), xp.copysign(xp.zeros_like(im), im)), out)
 
-    @required
     def ew_asin(self, a):
         """Element-wise ``arcsin`` (IEEE results: inf and nan, never a warning)."""
+        return self.xp.asin(a)
 
-    @required
     def ew_acos(self, a):
         """Element-wise ``arccos`` (IEEE results: inf and nan, never a warning)."""
+        return self.xp.acos(a)
 
-    @required
     def ew_atan(self, a):
         """Element-wise ``arctan`` (IEEE results: inf and nan, never a warning)."""
+        return self.xp.atan(a)
 
-    @required
     def ew_asinh(self, a):
         """Element-wise ``arcsinh`` (IEEE results: inf and nan, never a warning)."""
+        return self.xp.asinh(a)
 
-    @required
     def ew_acosh(self, a):
         """Element-wise ``arccosh`` (IEEE results: inf and nan, never a warning)."""
+        return self.xp.acosh(a)
 
-    @required
     def ew_atanh(self, a):
         """Element-wise ``arctanh`` (IEEE results: inf and nan, never a warning)."""
+        return self.xp.atanh(a)
 
-    @required
     def ew_atan2(self, a, b):
         """Element-wise ``arctan2`` (IEEE results: inf and nan, never a warning)."""
+        return self.xp.atan2(a, b)
 
-    @required
     def ew_hypot(self, a, b):
         """Element-wise ``hypot`` (IEEE results: inf and nan, never a warning)."""
+        return self.xp.hypot(a, b)
 
     def ew_deg2rad(self, a):
         """Element-wise ``deg2rad`` (IEEE results: inf and nan, never a warning)."""
@@ -293,21 +293,21 @@ class ElementwiseKernels:
         """Element-wise ``rad2deg`` (IEEE results: inf and nan, never a warning)."""
         return self._scaled(a, 180.0 / _math.pi)
 
-    @required
     def ew_round(self, a):
         """Element-wise ``rint`` (IEEE results: inf and nan, never a warning)."""
+        return self.xp.round(a)
 
-    @required
     def ew_floor(self, a):
         """Element-wise ``floor`` (IEEE results: inf and nan, never a warning)."""
+        return self.xp.floor(a)
 
-    @required
     def ew_ceil(self, a):
         """Element-wise ``ceil`` (IEEE results: inf and nan, never a warning)."""
+        return self.xp.ceil(a)
 
-    @required
     def ew_trunc(self, a):
         """Element-wise ``trunc`` (IEEE results: inf and nan, never a warning)."""
+        return self.xp.trunc(a)
 
     def ew_round_decimals(self, a, decimals):
         """Round half to even at ``decimals`` digits (negative: left of the point). Past 10**±4000
@@ -368,13 +368,13 @@ class ElementwiseKernels:
         out = self.ew_complex(xp.real(a) / m, xp.imag(a) / m)  # each part by the real modulus
         return xp.where(zero, xp.zeros((), dtype=out.dtype, device=self.native_device), out)
 
-    @required
     def ew_log2(self, a):
         """Element-wise ``log2`` (IEEE results: inf and nan, never a warning)."""
+        return self.xp.log2(a)
 
-    @required
     def ew_log10(self, a):
         """Element-wise ``log10`` (IEEE results: inf and nan, never a warning)."""
+        return self.xp.log10(a)
 
     def ew_real(self, a):
         """The real part of a complex array (a view)."""
@@ -384,9 +384,9 @@ class ElementwiseKernels:
         """The imaginary part of a complex array (a view)."""
         return self.xp.imag(a)
 
-    @required
     def ew_conj(self, a):
         """Element-wise ``conjugate`` (IEEE results: inf and nan, never a warning)."""
+        return self.xp.conj(a)
 
     def ew_angle(self, a):
         """The argument of a complex array (``atan2(imag, real)``); of a float array PyTorch's
@@ -423,6 +423,41 @@ class ElementwiseKernels:
     def _dtype_of_either(self, a, b):
         """The ember DType of the array among the operands ``a`` and ``b`` (one may be a number)."""
         return self.dtype_of(a if isinstance(a, self.Array) else b)
+
+    def _int_safe(self, a, b, fn, at_inf=None):
+        """``fn(a, b)`` of a division-like kernel: integers divided by 0 give 0 (as NumPy and
+        PyTorch's CPU kernels); floats with an infinite operand give ``at_inf()`` where given."""
+        xp = self.xp
+        if self._dtype_of_either(a, b).kind in ("int", "bool"):
+            if not isinstance(b, self.Array):
+                return fn(a, b) if b != 0 else xp.zeros_like(a)
+            zero = b == 0
+            out = fn(a, xp.where(zero, xp.ones_like(b), b))
+            return xp.where(zero, xp.zeros_like(out), out)
+        out = fn(a, b)
+        if at_inf is None:
+            return out
+        inf = xp.isinf(self._array_like(a, out)) | xp.isinf(self._array_like(b, out))
+        return xp.where(inf, at_inf(), out) if bool(xp.any(inf)) else out
+
+    def _array_like(self, x, like):
+        """``x`` (an array or a number) as an array of ``like``'s dtype and device."""
+        if isinstance(x, self.Array):
+            return x
+        return self.xp.asarray(x, dtype=like.dtype, device=self.native_device)
+
+    def _fmod(self, a, b):
+        """C's ``fmod`` (the sign of ``a``) from the standard's floor ``remainder`` (the sign of
+        ``b``): the two differ by ``b`` where the signs differ; a finite ``a`` over an infinite
+        ``b`` is ``a`` itself."""
+        xp = self.xp
+        r = xp.remainder(a, b)
+        ra = self._array_like(a, r)
+        out = xp.where((r != 0) & ((r < 0) != (ra < 0)), r - b, r)
+        if self.dtype_of(r).kind == "float":
+            rb = self._array_like(b, r)
+            out = xp.where(xp.isinf(rb) & xp.isfinite(ra), ra, out)
+        return out
 
     def _scaled(self, a, factor):
         """``a * factor``, of half types computed in float32 (as NumPy's and PyTorch's deg2rad).

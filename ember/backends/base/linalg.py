@@ -3,7 +3,7 @@
 import math
 
 from ... import dtypes
-from .declare import required
+from .declare import allocates, required
 
 
 class LinAlgFailure(Exception):
@@ -41,7 +41,8 @@ def _tolerance(self, smax, atol, rtol, m, n, real):
 
 
 class LinalgKernels:
-    def linalg_matmul(self, a, b):
+    @allocates()
+    def linalg_matmul(self, a, b, *, op=None):
         """NumPy's matmul (batched, broadcasting, 1-D operands promoted and removed)."""
         return self.xp.matmul(a, b)
 
@@ -49,7 +50,8 @@ class LinalgKernels:
         """The inner product of two 1-D arrays, as a 0-d array."""
         return self.xp.asarray(self.xp.matmul(a, b))
 
-    def linalg_outer(self, a, b):
+    @allocates(lambda a, b: (a.shape[0], b.shape[0]))
+    def linalg_outer(self, a, b, *, op=None):
         """The outer product of two 1-D arrays."""
         return a[:, None] * b[None, :]
 

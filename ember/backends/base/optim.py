@@ -10,7 +10,6 @@ value is rounded to it at each step, as PyTorch's in-place updates round).
 
 import struct
 
-from .declare import required
 
 _PACK = struct.Struct("f")
 
@@ -171,14 +170,14 @@ class OptimKernels:
         u = wm * ((-lr * mu_next) / (1.0 - mu_product_next)) / denom
         return s.array(wp + t + u, p.dtype), m, v, mu_product    # two addcdiv_ in turn, as PyTorch's
 
-    @required
     def optim_zeros(self, a):
         """A new zero-filled, C-contiguous array with the shape and dtype of ``a`` (a state buffer)."""
+        return self.xp.zeros_like(a)
 
-    @required
     def optim_full(self, a, value):
         """A new C-contiguous array with the shape and dtype of ``a``, every element ``value``."""
+        return self.xp.full_like(a, value)
 
-    @required
     def optim_state_copy(self, a, like=None):
         """A fresh, writable, C-contiguous copy of ``a`` (cast to ``like``'s dtype when given)."""
+        return self.xp.astype(a, a.dtype if like is None else like.dtype, copy=True)

@@ -1,25 +1,29 @@
 """The segments kernels (see ember/backends/base/__init__.py): defaults written once against
 ``self.xp`` where a kernel takes no allocation guard."""
 
-from .declare import required
+from .declare import allocates
 
 
 class SegmentsKernels:
-    @required
-    def segments_cat(self, arrays, axis, dtype=None):
+    @allocates()
+    def segments_cat(self, arrays, axis, dtype=None, *, op=None):
         """The arrays joined along ``axis`` into a new array of ember ``dtype`` (each cast to it);
         ``dtype`` None: the arrays all have the result's dtype already (no per-array scan).
-        Required: the ops pass ``op=`` to the backend's allocation guard (``allocates``)."""
+        The ops pass ``op=`` to the allocation guard."""
+        if dtype is not None:
+            arrays = [self.ew_cast(a, dtype) for a in arrays]
+        return self.xp.concat(list(arrays), axis=axis)
 
-    @required
-    def segments_stack(self, arrays, axis, dtype):
+    @allocates()
+    def segments_stack(self, arrays, axis, dtype, *, op=None):
         """The arrays (all of one shape) stacked along a new ``axis``, as ember ``dtype``.
-        Required: guarded by the backend's ``allocates`` (the ops pass ``op=``)."""
+        The ops pass ``op=`` to the allocation guard."""
+        return self.xp.stack([self.ew_cast(a, dtype) for a in arrays], axis=axis)
 
-    @required
-    def segments_zeros(self, shape, dtype):
-        """Zeros of ``shape`` and ember ``dtype``. Required: guarded by the backend's
-        ``allocates`` (the ops pass ``op=``)."""
+    @allocates(lambda shape, dtype: tuple(shape))
+    def segments_zeros(self, shape, dtype, *, op=None):
+        """Zeros of ``shape`` and ember ``dtype`` (the ops pass ``op=`` to the allocation guard)."""
+        return self.xp.zeros(tuple(shape), dtype=self.native_dtype(dtype), device=self.native_device)
 
     def segments_expand_dims(self, a, axis):
         """A view of ``a`` with a new dim of size 1 at ``axis``."""

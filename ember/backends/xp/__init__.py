@@ -1,0 +1,200 @@
+"""Any Array API library as an ember device: ``Device("xp:jax")``, ``"xp:array_api_strict"``,
+``"xp:dask"``. ``ArrayAPIBackend`` runs the base's defaults on the library's arrays and gives
+the few primitives the standard leaves to a library: dtypes, host transfer, allocation errors
+(here), and on the host what the standard has no function for (``xp/host.py``). Imported only
+when such a device is first used; docs/devices.md lists what each library can and cannot do.
+
+>>> import ember
+>>> (ember.ones(3, device="xp:array_api_strict") * 2).tolist()
+[2.0, 2.0, 2.0]
+"""
+
+import threading
+
+from ... import dtypes as _dtypes
+from ...errors import DeviceError, KindError
+from ..base import Backend
+from ..guard import allocation_error
+from .host import HostRouted
+from .libraries import LIBRARIES, installed
+
+name = "xp"
+_lock = threading.Lock()
+_instances = {}  # ember Device -> ArrayAPIBackend
+
+
+class ArrayAPIBackend(HostRouted, Backend):
+    """The kernels of one Array API library's device: ``xp`` is its namespace, ``Array`` its
+    array type; ``host`` is the NumPy backend that computes what the standard lacks."""
+
+    name = "xp"
+    writes_in_place = False
+
+    def __init__(self, device, library):
+        self.library = library
+        self.xp = xp = library.load()
+        self.Array = library.array_type(xp)
+        from .. import registry
+        self.host = registry.module_of("numpy").for_device(_cpu())
+        self._native = {}
+        for dt in _dtypes.ALL + (_dtypes.complex64, _dtypes.complex128):
+            found = getattr(xp, dt.name, None) if dt.name not in library.lacks else None
+            if found is not None:
+                self._native[dt] = found
+        self._ember = {library.dtype_key(self.host.xp, v): k for k, v in self._native.items()}
+        for hook in ("erf", "complex", "scatter"):
+            own = getattr(library, hook)(xp)
+            if own is not None:
+                setattr(self, "_lib_" + hook, own)
+        super().__init__(device)
+
+    # -- dtypes ---------------------------------------------------------------------------------
+
+    def native_dtype(self, dtype):
+        found = self._native.get(dtype)
+        if found is None:
+            raise KindError(f"{dtype.name} is not a dtype of device {self.device} (the library "
+                            f"{self.library.package} has none); expected one of "
+                            + ", ".join(d.name for d in self._native))
+        return found
+
+    def dtype_of(self, a):
+        found = self._ember.get(self.library.dtype_key(self.host.xp, a.dtype))
+        if found is None:
+            raise KindError(f"dtype {a.dtype} has no ember kind")
+        return found
+
+    def ember_dtype(self, value):
+        return self._ember.get(self.library.dtype_key(self.host.xp, value))
+
+    # -- memory ---------------------------------------------------------------------------------
+
+    def allocation_failed(self, exc, op, shape=None, inputs=()):
+        if isinstance(exc, MemoryError):
+            return allocation_error(op, shape, "not enough memory", inputs)
+        return exc
+
+    def allocates(self, result_shape=None):
+        from ..guard import allocation_guard
+        return allocation_guard(self.allocation_failed, (MemoryError,))(result_shape)
+
+    def asarray(self, data, dtype=None):
+        if isinstance(data, self.Array):
+            if dtype is not None and self.dtype_of(data).kind == "complex" and dtype.kind != "complex":
+                raise TypeError(self.complex_cast_message(dtype))
+            return self.xp.asarray(data if dtype is None else self.cast(data, dtype), copy=True)
+        arr = self.host.asarray(data, dtype)
+        return self.from_host(arr, self.host.dtype_of(arr))
+
+    def cast(self, a, dtype):
+        return a if self.dtype_of(a) == dtype else self.xp.astype(a, self.native_dtype(dtype))
+
+    def readonly(self, a):
+        """``a`` itself: ember never writes an array it shares."""
+        return a
+
+    def copy(self, a, op="copy"):
+        return self.xp.asarray(a, copy=True)
+
+    def contiguous(self, a, op="contiguous"):
+        """``a``: the standard has no memory layout."""
+        return a
+
+    def is_contiguous(self, a):
+        return True
+
+    def shares_memory(self, a, b):
+        """Whether ``a`` and ``b`` are one array (the standard cannot tell views apart)."""
+        return a is b
+
+    def data_can_mut(self, a):
+        """False: the standard cannot show an array is held only once."""
+        return False
+
+    def broadcast_to(self, a, shape, op="broadcast_to"):
+        return self.xp.broadcast_to(a, tuple(shape))
+
+    def add(self, a, b):
+        return self.xp.add(a, b)
+
+    def to_host(self, a):
+        return self.library.to_host(self.host.xp, a)
+
+    def from_host(self, a, dtype):
+        native = self.native_dtype(dtype)
+        return self.library.from_host(self.host.xp, self.xp, self.host.from_host(a, dtype), native)
+
+    def synchronize(self):
+        self.library.synchronize(self.xp)
+
+    # -- what a library may have of its own -------------------------------------------------------
+
+    def ew_erf(self, a):
+        own = getattr(self, "_lib_erf", None)
+        if own is None:
+            return HostRouted.ew_erf(self, a)
+        dt = self.dtype_of(a)
+        wide = self.xp.float32 if dt.itemsize <= 4 else self.xp.float64
+        return self.xp.astype(own(self.xp.astype(a, wide)), a.dtype)
+
+    def ew_complex(self, re, im):
+        own = getattr(self, "_lib_complex", None)
+        return HostRouted.ew_complex(self, re, im) if own is None else own(re, im)
+
+    def idx_scatter(self, target, key, values, op):
+        own = getattr(self, "_lib_scatter", None)
+        return HostRouted.idx_scatter(self, target, key, values, op) if own is None else \
+            own(target, key, values, op)
+
+
+def _cpu():
+    from ...devices import Device
+    return Device("cpu")
+
+
+def for_device(device):
+    """The ArrayAPIBackend of the ember Device ``device`` (``xp:<library>``); DeviceError when
+    the library is not installed."""
+    found = _instances.get(device)
+    if found is not None:
+        return found
+    library = LIBRARIES.get(device.type)
+    if library is None or device.type not in installed():
+        raise DeviceError(f"device {device} is not available: the library {device.type} is not "
+                          "installed (pip install " + device.type.replace("_", "-") + ")", (device,))
+    with _lock:
+        found = _instances.get(device)
+        if found is None:
+            found = _instances[device] = ArrayAPIBackend(device, library)
+    return found
+
+
+def instances():
+    """The ArrayAPIBackends made so far, one per library used."""
+    return list(_instances.values())
+
+
+def available_devices():
+    """The ``xp:<library>`` devices of the libraries installed here."""
+    return [f"xp:{n}" for n in installed()]
+
+
+def owns(data):
+    return any(isinstance(data, b.Array) for b in _instances.values())
+
+
+def adopt(data):
+    """``(array, ember Device)`` of one of the loaded libraries' arrays."""
+    for backend in _instances.values():
+        if isinstance(data, backend.Array):
+            return data, backend.device
+    raise TypeError(f"no xp device holds a {type(data).__name__}")
+
+
+def ember_dtype(value):
+    """The ember DType of a loaded library's dtype, or None."""
+    for backend in _instances.values():
+        found = backend.ember_dtype(value)
+        if found is not None:
+            return found
+    return None

@@ -1,0 +1,146 @@
+"""The Array API libraries ember runs on as ``xp:<library>`` devices, and what each needs beyond
+the standard: its namespace, its array type, the way to host memory and back, and the few
+kernels the standard lacks that the library has (JAX's ``erf``, ``complex`` and ``.at[]``
+scatter). A library not listed here runs through the host for those (``xp/host.py``).
+
+>>> sorted(LIBRARIES)
+['array_api_strict', 'dask', 'jax']
+"""
+
+import importlib
+import importlib.util
+
+__all__ = ["Library", "LIBRARIES", "installed"]
+
+
+class Library:
+    """One Array API library: ``package`` (what must be installed), ``load()`` (its namespace),
+    and hooks a subclass overrides where the library has something better than the default."""
+
+    package = None
+    #: the dtypes the library lacks, by ember name (the device refuses them with KindError)
+    lacks = ()
+
+    def load(self):
+        """The library's Array API namespace (imported now)."""
+        return importlib.import_module(self.package)
+
+    def array_type(self, xp):
+        """The type of the library's arrays."""
+        return type(xp.asarray(0))
+
+    def dtype_key(self, host_xp, dtype):
+        """A dictionary key for one of the library's dtypes (or dtype classes); ``host_xp`` is
+        the host backend's namespace, NumPy."""
+        return str(dtype)
+
+    def to_host(self, host_xp, a):
+        """``a`` as a NumPy array (``host_xp`` is the host backend's namespace, NumPy)."""
+        return host_xp.asarray(a)
+
+    def from_host(self, host_xp, xp, a, native):
+        """The NumPy array ``a`` as one of the library's arrays of dtype ``native``."""
+        return xp.asarray(a, dtype=native)
+
+    def erf(self, xp):
+        """The library's element-wise error function, or None (ember's host kernel is used)."""
+        return None
+
+    def complex(self, xp):
+        """The library's ``complex(re, im)`` that keeps each part exactly, or None."""
+        return None
+
+    def scatter(self, xp):
+        """``scatter(target, key, values, op)`` on the library's arrays, or None (the host's)."""
+        return None
+
+    def synchronize(self, xp):
+        """Wait for the library's queued work."""
+
+
+class ArrayApiStrict(Library):
+    """array-api-strict: the standard's reference namespace (NumPy underneath), nothing more."""
+
+    package = "array_api_strict"
+    lacks = ("float16", "bfloat16")
+
+
+class Jax(Library):
+    """JAX (``jax.numpy``) on its default device. Loading it turns on JAX's 64-bit mode
+    (``jax_enable_x64``), without which float64 and int64 would silently be 32-bit."""
+
+    package = "jax"
+
+    def load(self):
+        import jax
+        jax.config.update("jax_enable_x64", True)
+        import jax.numpy as jnp
+        return jnp
+
+    def array_type(self, xp):
+        import jax
+        return jax.Array
+
+    def dtype_key(self, host_xp, dtype):
+        try:  # jnp.float32 (a class) and the arrays' NumPy dtypes
+            return str(host_xp.dtype(dtype))
+        except TypeError:
+            return None
+
+    def from_host(self, host_xp, xp, a, native):
+        return xp.array(a, dtype=native)
+
+    def erf(self, xp):
+        import jax.scipy.special
+        return jax.scipy.special.erf
+
+    def complex(self, xp):
+        import jax.lax
+        return lambda re, im: jax.lax.complex(*xp.broadcast_arrays(re, im))
+
+    def scatter(self, xp):
+        return _jax_scatter
+
+    def synchronize(self, xp):
+        import jax
+        jax.effects_barrier()
+
+
+def _jax_scatter(target, key, values, op):
+    """``idx_scatter`` through JAX's functional updates (``target.at[key].add(values)``)."""
+    at = target.at[key]
+    if target.dtype == bool:
+        op = {"add": "max", "mul": "min"}.get(op, op)
+    if op == "assign":
+        return at.set(values)
+    return getattr(at, {"add": "add", "mul": "multiply", "min": "min", "max": "max"}[op])(values)
+
+
+class Dask(Library):
+    """Dask arrays (through ``array_api_compat.dask.array``): chunked, lazy, computed by Dask's
+    scheduler in effect (a ``dask.distributed.Client`` when one is running)."""
+
+    package = "dask"
+    lacks = ("bfloat16",)
+
+    def load(self):
+        return importlib.import_module("array_api_compat.dask.array")
+
+    def array_type(self, xp):
+        import dask.array
+        return dask.array.Array
+
+    def to_host(self, host_xp, a):
+        return host_xp.asarray(a.compute())
+
+    def from_host(self, host_xp, xp, a, native):
+        import dask.array
+        return dask.array.from_array(host_xp.asarray(a, dtype=native), chunks="auto")
+
+
+LIBRARIES = {"array_api_strict": ArrayApiStrict(), "jax": Jax(), "dask": Dask()}
+
+
+def installed():
+    """The names of the listed libraries installed here (nothing is imported)."""
+    return [name for name, lib in LIBRARIES.items() if importlib.util.find_spec(lib.package)]
