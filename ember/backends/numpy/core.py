@@ -66,6 +66,12 @@ def _warnings_off(fn, keywords=False):
     return wrapper
 
 
+def quiet(fn):
+    """``fn`` (any arguments) with NumPy's floating-point warnings off (for other backends whose
+    library computes with NumPy underneath, such as array-api-strict)."""
+    return _warnings_off(fn, keywords=True)
+
+
 def as_kernel(fn):
     """``fn`` (any arguments) with NumPy's floating-point warnings off and a NumPy scalar result
     given as a 0-d array, as every kernel returns arrays: how the base's defaults run here."""

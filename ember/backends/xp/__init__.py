@@ -48,6 +48,9 @@ class ArrayAPIBackend(HostRouted, Backend):
                 setattr(self, "_lib_" + hook, own)
         super().__init__(device)
 
+    def _prepare(self, kernel):
+        return self.library.quiet(kernel)
+
     # -- dtypes ---------------------------------------------------------------------------------
 
     def native_dtype(self, dtype):

@@ -57,12 +57,21 @@ class Library:
     def synchronize(self, xp):
         """Wait for the library's queued work."""
 
+    def quiet(self, kernel):
+        """``kernel`` as the device runs it: with the library's floating-point warnings off
+        (inf and nan are the IEEE answers), where it has such warnings."""
+        return kernel
+
 
 class ArrayApiStrict(Library):
     """array-api-strict: the standard's reference namespace (NumPy underneath), nothing more."""
 
     package = "array_api_strict"
     lacks = ("float16", "bfloat16")
+
+    def quiet(self, kernel):
+        from ..numpy.core import quiet  # NumPy computes underneath
+        return quiet(kernel)
 
 
 class Jax(Library):
