@@ -23,8 +23,10 @@ PY = os.path.join(VENV, "bin", "python")
 RUNTIME = ["numpy>=2", "ml_dtypes>=0.4"]
 TRAIN = ["scikit-learn>=1.3", "tqdm>=4.60", "matplotlib>=3.7", "safetensors>=0.8"]
 DISTRIBUTED = ["torch>=2.4", "array-api-compat>=1.12"]  # torch.distributed, for `run train --nproc N` (ember[distributed])
+# the Array API libraries ember runs on as devices (xp:array_api_strict, xp:jax, xp:dask)
+XP = ["array-api-strict>=2.3", "jax>=0.4.35", "dask[array]>=2024.8", "distributed>=2024.8"]
 TEST = ["pytest>=8", "hypothesis>=6", "pytest-xdist>=3", "torch==2.13.0", "scipy>=1.10",
-        "array-api-compat>=1.12", "onnx>=1.16", "onnxruntime>=1.17"]
+        "array-api-compat>=1.12", "onnx>=1.16", "onnxruntime>=1.17"] + XP
 JIT_TESTS = ["tests/ops", "tests/nn", "tests/backends"]  # where compiled kernels replace NumPy's
 JOBS = {"run": RUNTIME + TRAIN, "test": RUNTIME + TRAIN + TEST, "bench": RUNTIME + TRAIN + TEST + ["threadpoolctl"]}
 

@@ -50,12 +50,15 @@ def _uses(item, lacked):
 
 
 def pytest_collection_modifyitems(config, items):
-    if ON_NUMPY:
+    default_pass = ON_NUMPY and os.environ["EMBER_JIT"] != "0"
+    if default_pass:
         return
-    lacked = _lacked_dtypes()
+    lacked = set() if ON_NUMPY else _lacked_dtypes()
     kept, left = [], []
     for item in items:
-        (left if item.get_closest_marker("numpy_only") or _uses(item, lacked) else kept).append(item)
+        skip = item.get_closest_marker("once") or (
+            not ON_NUMPY and (item.get_closest_marker("numpy_only") or _uses(item, lacked)))
+        (left if skip else kept).append(item)
     if left:
         config.hook.pytest_deselected(items=left)
         items[:] = kept

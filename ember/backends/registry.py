@@ -94,7 +94,8 @@ def parse(spec, index):
                 return (entry.name, *found)
     raise InvalidParameterError(
         f"device: {spec!r} is not a device name; expected 'cpu', 'torch:cpu', 'torch:cuda', "
-        "'torch:cuda:N', 'torch:mps' (or 'cuda', 'cuda:N', 'mps')", "device", spec)
+        "'torch:cuda:N', 'torch:mps' (or 'cuda', 'cuda:N', 'mps'), 'xp:<library>' ('xp:jax', "
+        "'xp:array_api_strict', 'xp:dask')", "device", spec)
 
 
 def module_of(name):
@@ -194,8 +195,13 @@ register("torch", "ember.backends.torch", ("torch", "cpu", "cuda", "mps"), _pars
 def _parse_xp(parts, index, spec):
     """"xp:<library>": an Array API library (``xp:jax``, ``xp:array_api_strict``, ``xp:dask``)
     on its default device."""
-    if len(parts) != 2 or not parts[1] or index not in (None, 0):
+    from .xp.libraries import LIBRARIES  # the table only: no library is imported
+    if len(parts) != 2 or index not in (None, 0):
         return None
+    if parts[1] not in LIBRARIES:
+        raise InvalidParameterError(
+            f"device: {spec!r} names no Array API library ember runs on; expected one of "
+            + ", ".join(f"'xp:{n}'" for n in LIBRARIES), "device", spec)
     return parts[1], None, f"xp:{parts[1]}"
 
 

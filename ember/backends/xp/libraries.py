@@ -139,6 +139,8 @@ class Dask(Library):
         import dask.array
         return dask.array.Array
 
+    dtype_key = Jax.dtype_key  # NumPy's dtypes
+
     def to_host(self, host_xp, a):
         return host_xp.asarray(a.compute())
 

@@ -1,0 +1,87 @@
+"""Array API libraries as devices (``xp:<library>``): names, dtypes, host routes and each
+library's own kernels. The backend-independent suite runs on them as whole passes
+(``EMBER_DEVICE=xp:array_api_strict``); these checks name their devices themselves."""
+
+import numpy as np
+import pytest
+
+import ember
+from ember.backends.xp.libraries import installed
+from ember.errors import InvalidParameterError, KindError
+
+pytestmark = pytest.mark.once
+STRICT, JAX = "xp:array_api_strict", "xp:jax"
+needs = {name: pytest.mark.skipif(name[3:] not in installed(), reason=f"{name[3:]} not installed")
+         for name in (STRICT, JAX)}
+
+
+def test_an_xp_device_is_named_by_its_library():
+    d = ember.Device("XP:JAX")
+    assert (d.name, d.type, d.index) == ("xp:jax", "jax", None)
+    assert str(ember.Device("xp:array_api_strict")) == "xp:array_api_strict"
+    with pytest.raises(InvalidParameterError, match="'xp:nosuch' names no Array API library"):
+        ember.Device("xp:nosuch")
+    with pytest.raises(InvalidParameterError, match="'xp:<library>'"):
+        ember.Device("xp")
+
+
+@needs[STRICT]
+def test_values_and_gradients_on_array_api_strict():
+    x = ember.tensor([[1.0, -2.0], [3.0, 0.5]], device=STRICT, requires_grad=True)
+    y = (x.exp() * x).sum()
+    y.backward()
+    xn = np.array([[1.0, -2.0], [3.0, 0.5]], dtype=np.float32)
+    assert type(x._data).__module__.startswith("array_api_strict")
+    np.testing.assert_allclose(y.item(), (np.exp(xn) * xn).sum(), rtol=1e-6)
+    np.testing.assert_allclose(x.grad.tolist(), np.exp(xn) * (1 + xn), rtol=1e-6)
+    assert x.grad.device == ember.Device(STRICT)
+
+
+@needs[STRICT]
+def test_a_dtype_the_library_lacks_is_a_typed_error_naming_the_device():
+    with pytest.raises(KindError, match="float16 is not a dtype of device xp:array_api_strict"):
+        ember.zeros(2, dtype=ember.float16, device=STRICT)
+
+
+@needs[STRICT]
+def test_random_draws_come_from_the_cpu_generator():
+    ember.manual_seed(7)
+    a = ember.randn(4, device=STRICT)
+    ember.manual_seed(7)
+    b = ember.randn(4)
+    assert a.device == ember.Device(STRICT) and a.tolist() == b.tolist()
+
+
+@needs[STRICT]
+def test_tensors_move_between_cpu_and_an_xp_device():
+    x = ember.arange(6).reshape(2, 3)
+    y = x.to(STRICT)
+    assert y.device == ember.Device(STRICT) and y.tolist() == [[0, 1, 2], [3, 4, 5]]
+    assert y.to("cpu").device == ember.Device("cpu") and (y.to("cpu") == x).all().item()
+
+
+@needs[JAX]
+def test_jax_computes_in_64_bits_and_scatters_with_at():
+    x = ember.zeros(5, dtype=ember.float64, device=JAX)
+    assert x._data.dtype == np.float64
+    idx = ember.tensor([0, 2, 2, 4], device=JAX)
+    out = x.scatter(0, idx, ember.ones(4, dtype=ember.float64, device=JAX), "add")
+    assert out.tolist() == [1.0, 0.0, 2.0, 0.0, 1.0]
+    assert x.tolist() == [0.0] * 5  # JAX's arrays are immutable: the input is unchanged
+
+
+@needs[JAX]
+def test_jax_item_assignment_and_torch_style_in_place_ops():
+    import ember.torch as torch
+    t = torch.zeros(3, device=JAX)
+    t.add_(2)
+    t[1] = 5
+    assert t.tolist() == [2.0, 5.0, 2.0] and str(t.device) == JAX
+
+
+@needs[JAX]
+def test_erf_is_jax_own():
+    import math
+    x = ember.tensor([-1.5, 0.0, 0.3, 2.0], dtype=ember.float64, device=JAX)
+    assert x.erf().tolist() == pytest.approx([math.erf(v) for v in (-1.5, 0.0, 0.3, 2.0)],
+                                             rel=1e-15, abs=1e-300)
