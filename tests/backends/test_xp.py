@@ -85,3 +85,17 @@ def test_erf_is_jax_own():
     x = ember.tensor([-1.5, 0.0, 0.3, 2.0], dtype=ember.float64, device=JAX)
     assert x.erf().tolist() == pytest.approx([math.erf(v) for v in (-1.5, 0.0, 0.3, 2.0)],
                                              rel=1e-15, abs=1e-300)
+
+
+@needs[JAX]
+def test_the_docs_example_runs():
+    import doctest
+    import os
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "devices.md")
+    text = open(path).read()
+    section = text[text.index("## Array API libraries as devices"):]
+    section = section[:section.index("\n## ", 1)]
+    test = doctest.DocTestParser().get_doctest(section, {"ember": ember}, "devices.md", path, 0)
+    assert test.examples
+    result = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS).run(test)
+    assert result.failed == 0
