@@ -82,7 +82,7 @@ class ReduceKernels:
 
     def reduce_mean(self, a, axes, keepdims):
         """Float mean over ``axes``; nan where nothing is reduced."""
-        out = _sum(self, _wide(self, a), axes, keepdims) / _count(a.shape, axes)
+        out = self.ew_truediv(_sum(self, _wide(self, a), axes, keepdims), _count(a.shape, axes))
         return self.xp.astype(self.xp.asarray(out), a.dtype, copy=False)
 
     @required

@@ -42,7 +42,7 @@ class ArrayAPIBackend(HostRouted, Backend):
             if found is not None:
                 self._native[dt] = found
         self._ember = {library.dtype_key(self.host.xp, v): k for k, v in self._native.items()}
-        for hook in ("erf", "complex", "scatter"):
+        for hook in ("erf", "complex", "scatter", "divide"):
             own = getattr(library, hook)(xp)
             if own is not None:
                 setattr(self, "_lib_" + hook, own)
@@ -143,6 +143,10 @@ class ArrayAPIBackend(HostRouted, Backend):
     def ew_complex(self, re, im):
         own = getattr(self, "_lib_complex", None)
         return HostRouted.ew_complex(self, re, im) if own is None else own(re, im)
+
+    def ew_truediv(self, a, b):
+        own = getattr(self, "_lib_divide", None)
+        return self.xp.divide(a, b) if own is None else own(a, b)
 
     def idx_scatter(self, target, key, values, op):
         own = getattr(self, "_lib_scatter", None)

@@ -54,6 +54,10 @@ class Library:
         """``scatter(target, key, values, op)`` on the library's arrays, or None (the host's)."""
         return None
 
+    def divide(self, xp):
+        """The library's correctly rounded ``divide(a, b)``, where its own is not, or None."""
+        return None
+
     def synchronize(self, xp):
         """Wait for the library's queued work."""
 
@@ -109,6 +113,17 @@ class Jax(Library):
 
     def scatter(self, xp):
         return _jax_scatter
+
+    def divide(self, xp):
+        # XLA's CPU division by a broadcast operand multiplies by its reciprocal (20 / 3 in
+        # float32 gives 6.666667, not 6.6666665); between operands of one shape it divides
+        def divide(a, b):
+            a, b = (x if isinstance(x, xp.ndarray) else xp.asarray(x, dtype=y.dtype)
+                    for x, y in ((a, b), (b, a)))
+            if a.shape != b.shape:
+                a, b = xp.broadcast_arrays(a, b)
+            return xp.divide(a, b)
+        return divide
 
     def synchronize(self, xp):
         import jax
