@@ -42,6 +42,7 @@ class ArrayAPIBackend(HostRouted, Backend):
             if found is not None:
                 self._native[dt] = found
         self._ember = {library.dtype_key(self.host.xp, v): k for k, v in self._native.items()}
+        self._seen = {}  # the library's dtype objects met so far -> ember DType
         for hook in ("erf", "complex", "scatter", "divide"):
             own = getattr(library, hook)(xp)
             if own is not None:
@@ -62,10 +63,14 @@ class ArrayAPIBackend(HostRouted, Backend):
         return found
 
     def dtype_of(self, a):
-        found = self._ember.get(self.library.dtype_key(self.host.xp, a.dtype))
-        if found is None:
-            raise KindError(f"dtype {a.dtype} has no ember kind")
-        return found
+        try:
+            return self._seen[a.dtype]
+        except KeyError:
+            found = self._ember.get(self.library.dtype_key(self.host.xp, a.dtype))
+            if found is None:
+                raise KindError(f"dtype {a.dtype} has no ember kind") from None
+            self._seen[a.dtype] = found
+            return found
 
     def ember_dtype(self, value):
         return self._ember.get(self.library.dtype_key(self.host.xp, value))
