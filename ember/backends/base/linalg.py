@@ -33,7 +33,8 @@ def _tolerance(self, smax, atol, rtol, m, n, real):
     xp, dev = self.xp, self.native_device
     if rtol is None:
         default = xp.finfo(real).eps * max(m, n)
-        rtol = default if atol is None else xp.where(xp.asarray(atol) > 0, 0.0, default)
+        rtol = default if atol is None else xp.where(xp.asarray(atol) > 0, 0.0,
+                                                      xp.asarray(default, device=dev))
     tol = xp.asarray(rtol, dtype=real, device=dev) * smax
     if atol is not None:
         tol = xp.maximum(xp.asarray(atol, dtype=real, device=dev), tol)

@@ -59,7 +59,11 @@ class ScanKernels:
         extreme was reached (a tie or a NaN moves it), as PyTorch's cummax/cummin.
         """
         xp = self.xp
-        vals = self._scan_running(a, axis, xp.maximum if kind == "max" else xp.minimum)
+        if xp.isdtype(a.dtype, "bool"):  # the standard's maximum/minimum take numbers only
+            ext = xp.logical_or if kind == "max" else xp.logical_and
+        else:
+            ext = xp.maximum if kind == "max" else xp.minimum
+        vals = self._scan_running(a, axis, ext)
         mark = a == vals
         if xp.isdtype(a.dtype, "real floating"):
             mark = mark | xp.isnan(a)

@@ -75,6 +75,8 @@ class ArrayAPIBackend(HostRouted, Backend):
     def allocation_failed(self, exc, op, shape=None, inputs=()):
         if isinstance(exc, MemoryError):
             return allocation_error(op, shape, "not enough memory", inputs)
+        if isinstance(exc, ValueError):  # NumPy's "array is too big" (libraries built on NumPy)
+            return self.host.allocation_failed(exc, op, shape, inputs)
         return exc
 
     def allocates(self, result_shape=None):
