@@ -75,8 +75,13 @@ class ElementwiseKernels:
         return self.xp.subtract(a, b)
 
     def ew_mul(self, a, b):
-        """Element-wise ``multiply`` (IEEE results: inf and nan, never a warning)."""
-        return self.xp.multiply(a, b)
+        """Element-wise ``multiply`` (IEEE results: inf and nan, never a warning); a bool array
+        times a number array multiplies as 0 and 1 of its dtype."""
+        xp = self.xp
+        if isinstance(a, self.Array) and isinstance(b, self.Array) and \
+                (a.dtype == xp.bool) != (b.dtype == xp.bool):
+            a, b = (xp.astype(a, b.dtype), b) if a.dtype == xp.bool else (a, xp.astype(b, a.dtype))
+        return xp.multiply(a, b)
 
     def ew_truediv(self, a, b):
         """Element-wise ``divide`` (IEEE results: inf and nan, never a warning)."""
@@ -118,7 +123,10 @@ class ElementwiseKernels:
         return self.xp.minimum(a, b)
 
     def ew_where(self, cond, x, y):
-        """``x`` where ``cond`` holds, else ``y`` (broadcasting)."""
+        """``x`` where ``cond`` holds, else ``y`` (broadcasting; two Python numbers give an array
+        of their default dtype)."""
+        if not isinstance(x, self.Array) and not isinstance(y, self.Array):
+            x = self.xp.asarray(x, device=self.native_device)
         return self.xp.where(cond, x, y)
 
     def ew_eq(self, a, b):

@@ -114,10 +114,12 @@ class IndexingKernels:
                    for k in key)
         at = next((i for i, k in enumerate(key) if k is Ellipsis), len(key))
         key = key[:at] + (slice(None),) * (x.ndim - used) + key[at + 1:]
-        entries = []  # (kind, value): None, "slice", "int" or "array"
+        entries = []  # (kind, value): "none", "slice", "int", "array" or "unit" (a new axis)
         for k in key:
             if isinstance(k, self.Array):
-                if xp.isdtype(k.dtype, "bool"):
+                if xp.isdtype(k.dtype, "bool") and k.ndim == 0:  # a new axis of size 1 or 0
+                    entries.append(("unit", xp.nonzero(xp.reshape(k, (1,)))[0]))
+                elif xp.isdtype(k.dtype, "bool"):
                     entries.extend(("array", i) for i in xp.nonzero(k))
                 else:
                     entries.append(("array", k))
@@ -125,10 +127,14 @@ class IndexingKernels:
                 entries.append(("none" if k is None else "slice", k))
             else:
                 entries.append(("int", operator.index(k)))
-        advanced = any(kind == "array" for kind, _ in entries)
+        advanced = any(kind in ("array", "unit") for kind, _ in entries)
         basic, adv, d = [], [], 0
         for kind, k in entries:
             if kind == "none":
+                basic.append(None)
+                continue
+            if kind == "unit":
+                adv.append((len(basic), k, 1))
                 basic.append(None)
                 continue
             n = x.shape[d]
