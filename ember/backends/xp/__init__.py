@@ -36,6 +36,8 @@ class ArrayAPIBackend(HostRouted, Backend):
         self.Array = library.array_type(xp)
         from .. import registry
         self.host = registry.module_of("numpy").for_device(_cpu())
+        # what the host's asarray raises for data that is ragged or nested too deep
+        self.RaggedError, self.RankError = self.host.RaggedError, self.host.RankError
         self._native = {}
         for dt in _dtypes.ALL + (_dtypes.complex64, _dtypes.complex128):
             found = getattr(xp, dt.name, None) if dt.name not in library.lacks else None
