@@ -169,7 +169,7 @@ class ReduceKernels:
         mask = w == v
         if self.dtype_of(a).kind == "float":
             mask = mask | (xp.isnan(w) & xp.isnan(v))
-        ties = xp.astype(xp.count_nonzero(mask), g.dtype)
+        ties = xp.astype(xp.count_nonzero(mask), xp.float64)
         out = xp.astype(xp.where(mask, g / ties, 0.0), g.dtype, copy=False)
         if kind == "absmax":
             out = out * xp.astype(xp.sign(a), g.dtype, copy=False)
