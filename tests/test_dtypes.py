@@ -15,7 +15,7 @@ import torch
 
 import ember
 from ember import InvalidParameterError, KindError, dtypes
-from oracle import TORCH_DTYPES
+from oracle import TORCH_DTYPES, on_device
 
 NAMES = list(TORCH_DTYPES)
 KIND = {"float64": "float", "float32": "float", "float16": "float", "bfloat16": "float",
@@ -123,7 +123,7 @@ def _operand(kind, name_or_value):
     return e, t
 
 
-OPERANDS = [("dim", n) for n in NAMES] + [("zero", n) for n in NAMES] + \
+OPERANDS = [("dim", n) for n in on_device(NAMES)] + [("zero", n) for n in on_device(NAMES)] + \
     [("scalar", v) for v in (True, 2, 2.5)]
 
 

@@ -14,7 +14,8 @@ import torch
 
 import ember
 from ember import DimensionError, GraphError, InvalidParameterError, KindError, Tensor
-from oracle import SHAPES, TORCH_DTYPES, assert_close, ember_tensor, layouts, random_array, to_torch
+from oracle import (SHAPES, TORCH_DTYPES, assert_close, ember_tensor, layouts, on_device,
+                    random_array, to_torch)
 
 NAMES = list(TORCH_DTYPES)
 FLOATS = ["float64", "float32", "float16", "bfloat16"]
@@ -184,7 +185,7 @@ def test_contiguous(rng, shape):
 
 
 def test_tolist_vs_torch(rng):
-    for dtype in NAMES:
+    for dtype in on_device(NAMES):
         for shape in SHAPES:
             arr = np.asarray(random_array(rng, shape, dtype))
             t = ember_tensor(arr, "bfloat16" if dtype == "bfloat16" else None)

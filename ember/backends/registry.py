@@ -71,7 +71,7 @@ def array_names(name=None):
     """The array type of the backend ``name`` (default: of every backend), for messages:
     "a numpy.ndarray or a torch.Tensor"."""
     found = [e.array for e in _entries.values() if name is None or e.name == name]
-    return " or ".join(("an " if a[0] in "aeiou" else "a ") + a for a in found)
+    return " or ".join(("an " if a[0].lower() in "aeiou" else "a ") + a for a in found)
 
 
 def device_heads():

@@ -55,8 +55,10 @@ def _host_copy(data, dtype, device, op):
     if device is CPU:
         return _hostbe.copy(data, op)
     arr = transfer(data, dtype, device, CPU)
-    # a transfer from a device's own memory is a fresh copy; from CPU memory it may be shared
-    return _hostbe.copy(arr, op) if device.type == "cpu" else arr
+    # a transfer from a device's own memory is a fresh copy; from host memory (a CPU device, or
+    # a library's arrays that wrap NumPy's) it may be shared
+    shared = device.type == "cpu" or int(device.backend.dlpack_device(data)[0]) == 1
+    return _hostbe.copy(arr, op) if shared else arr
 
 
 @tensor_method

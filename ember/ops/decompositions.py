@@ -120,7 +120,7 @@ def _nonfinite(be, a, uplo=None):
 def _first(be, mask):
     """The index (a tuple) of the first true element of the bool array ``mask``, or None."""
     rows = be.idx_argwhere(mask)
-    return tuple(be.data_flat_list(rows[0])) if rows.shape[0] else None
+    return tuple(be.data_flat_list(rows[0, ...])) if rows.shape[0] else None
 
 
 def _fill(be, mask, value, x, tail=0):

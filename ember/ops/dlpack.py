@@ -39,20 +39,22 @@ def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None
     """
     _check_copy(copy, "__dlpack__")
     device = self._device
-    if stream is not None and stream != -1 and device.type == "cpu":
+    be = device.backend
+    on_cpu = device.type == "cpu" or (stream is not None
+                                      and int(be.dlpack_device(self._data)[0]) == 1)
+    if stream is not None and stream != -1 and on_cpu:
         raise InvalidParameterError(
             f"__dlpack__: stream must be None on the CPU, got {stream!r}", "stream", stream)
     if max_version is not None and not (isinstance(max_version, tuple) and len(max_version) == 2):
         raise InvalidParameterError(
             f"__dlpack__: max_version must be None or a (major, minor) tuple, got "
             f"{max_version!r}", "max_version", max_version)
-    be = device.backend
     if dl_device is not None:
         own = be.dlpack_device(self._data)
         if tuple(int(v) for v in dl_device) != (int(own[0]), int(own[1])):
             raise BufferError(f"__dlpack__: dl_device {tuple(dl_device)!r} is not available; "
                               f"this tensor's buffer lives on {device}, {tuple(own)!r}")
-    if stream == -1 and device.type == "cpu":
+    if stream == -1 and on_cpu:
         stream = None
     return be.dlpack_export(self._data, stream, max_version, dl_device, copy)
 

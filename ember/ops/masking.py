@@ -178,7 +178,7 @@ def masked_fill(self, mask, value):
                                      "number or a 0-d tensor", expected=(),
                                      actual=tuple(value.shape))
         if value._dtype.kind != self._dtype.kind:
-            value = value._data  # converted as a number
+            value = value.item()  # converted as a number
     return _fill(self, m, value, op)
 
 

@@ -572,7 +572,8 @@ def test_new_takes_the_backend_array_as_is(rng, dtype):
 
 def test_new_bad_input():
     for bad, err, match in [([1, 2], InvalidParameterError,
-                              r"new: primitive must be the backend's array \(a numpy.ndarray or a torch.Tensor\), got list"),
+                              r"new: primitive must be the backend's array \(a numpy.ndarray or a torch.Tensor or an "
+                              r"Array API array\), got list"),
                             (ember.tensor([1]), InvalidParameterError, r"new: primitive must be .* got Tensor"),
                             (np.array(["a"]), KindError, r"new: primitive of dtype <U1 has no ember kind")]:
         with pytest.raises(err, match=match):

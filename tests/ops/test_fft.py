@@ -16,7 +16,7 @@ import ember
 import ember.fft as efft
 import ember.ops.fft as ops_fft
 from ember import DimensionError, EmberError, InvalidParameterError, KindError
-from oracle import layouts
+from oracle import layouts, on_device
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 NORMS = [None, "backward", "ortho", "forward"]
@@ -376,7 +376,7 @@ def test_shifts_carry_gradients_as_torch(name, rng):
 @pytest.mark.parametrize("n", [0, 1, 2, 5, 8, 33])
 def test_frequencies_match_torch(name, n):
     for d in (1.0, 0.3, 2.5, 4, -1.5):
-        for dtype in (None, "float32", "float64", "float16"):
+        for dtype in [None] + on_device(["float32", "float64", "float16"]):
             kw = {} if dtype is None else {"dtype": dtype}
             tkw = {} if dtype is None else {"dtype": getattr(torch, dtype)}
             out = getattr(efft, name)(n, d, **kw)

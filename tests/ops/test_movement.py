@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import ember
 from ember import DimensionError, InvalidParameterError, KindError, ShapeMismatchError
-from oracle import assert_close, ember_tensor, layouts, random_array, to_torch, SHAPES
+from oracle import assert_close, ember_tensor, layouts, on_device, random_array, to_torch, SHAPES
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -238,7 +238,7 @@ def _cases():
 
 CASES = _cases()
 
-DTYPES = ["float64", "float32", "float16", "bfloat16", "int64", "int32", "int8", "uint8", "bool"]
+DTYPES = on_device(["float64", "float32", "float16", "bfloat16", "int64", "int32", "int8", "uint8", "bool"])
 DTYPE_LAYOUTS = ([(d, "contiguous") for d in DTYPES]
                  + [(d, l) for d in ("float32", "int64") for l in ("permuted", "flipped", "stepped")])
 

@@ -22,9 +22,16 @@ class BitwiseKernels:
         """``~a``: two's complement not on ints, logical not on bools."""
         return self.xp.asarray(self.xp.bitwise_invert(a))
 
+    def _shifted(self, a, c):
+        """``a`` as an array of ``c``'s dtype where it is a Python int."""
+        if isinstance(a, self.Array):
+            return a
+        return self.xp.asarray(a, dtype=c.dtype, device=self.native_device)
+
     def bitwise_lshift(self, a, c):
         """``a << c`` elementwise, both of one int dtype; counts < 0 or >= the bit width give 0."""
         xp = self.xp
+        a = self._shifted(a, c)
         bits = xp.iinfo(a.dtype).bits
         out = xp.bitwise_left_shift(a, xp.clip(c, 0, bits - 1))
         return xp.where((c >= 0) & (c < bits), out, xp.zeros_like(out))
@@ -32,6 +39,7 @@ class BitwiseKernels:
     def bitwise_rshift(self, a, c):
         """``a >> c`` (arithmetic on signed ints); counts < 0 or >= the bit width give the sign fill."""
         xp = self.xp
+        a = self._shifted(a, c)
         bits = xp.iinfo(a.dtype).bits
         ok = (c >= 0) & (c < bits)
         if xp.isdtype(a.dtype, "signed integer"):

@@ -1,34 +1,71 @@
 """The compare kernels, written once against ``self.xp`` (see ember/backends/base/__init__.py).
 
 Every kernel returns a bool array (never a scalar, also for 0-d inputs); operands are arrays or
-Python numbers.
+Python numbers. Ints compare exactly as NumPy 2: a Python int of any size, and uint64 against a
+signed int (which the standard cannot promote); bools order as 0 and 1.
 """
+
+_FN = {"eq": "equal", "ne": "not_equal", "gt": "greater", "ge": "greater_equal", "lt": "less",
+       "le": "less_equal"}
+_MIRROR = {"eq": "eq", "ne": "ne", "lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
+# the result where the left side is larger than every value of the right
+_BIGGER = {"eq": False, "ne": True, "lt": False, "le": False, "gt": True, "ge": True}
 
 
 class CompareKernels:
+    def _compare(self, name, a, b):
+        """``a OP b`` (``OP`` the name ``name``) as a bool array, one side at least an array."""
+        xp = self.xp
+        if not isinstance(a, self.Array):
+            return self._compare(_MIRROR[name], b, a)
+        fn = getattr(xp, _FN[name])
+        if isinstance(b, self.Array):
+            if a.dtype != b.dtype and xp.isdtype(a.dtype, "integral") and \
+                    xp.isdtype(b.dtype, "integral"):
+                if a.dtype == xp.uint64 and xp.isdtype(b.dtype, "signed integer"):
+                    exact = fn(a, xp.astype(xp.where(b < 0, 0, b), xp.uint64))
+                    return xp.where(b < 0, xp.asarray(_BIGGER[name]), exact)
+                if b.dtype == xp.uint64 and xp.isdtype(a.dtype, "signed integer"):
+                    return self._compare(_MIRROR[name], b, a)
+            if a.dtype == xp.bool and b.dtype == xp.bool and name not in ("eq", "ne"):
+                a, b = xp.astype(a, xp.int8), xp.astype(b, xp.int8)
+            return xp.asarray(fn(a, b))
+        if xp.isdtype(a.dtype, "bool") and (name not in ("eq", "ne") or type(b) is not bool):
+            a = xp.astype(a, xp.int8)
+        if xp.isdtype(a.dtype, "integral"):
+            if isinstance(b, float):
+                a = xp.astype(a, xp.float64)
+            elif isinstance(b, int):
+                b, info = int(b), xp.iinfo(a.dtype)
+                if not info.min <= b <= info.max:
+                    value = _BIGGER[name] if b < info.min else not _BIGGER[name] \
+                        if name not in ("eq", "ne") else name == "ne"
+                    return xp.full(a.shape, value, dtype=xp.bool, device=self.native_device)
+        return xp.asarray(fn(a, b))
+
     def compare_eq(self, a, b):
         """Elementwise ``numpy.equal`` as a bool ndarray."""
-        return self.xp.asarray(self.xp.equal(a, b))
+        return self._compare("eq", a, b)
 
     def compare_ne(self, a, b):
         """Elementwise ``numpy.not_equal`` as a bool ndarray."""
-        return self.xp.asarray(self.xp.not_equal(a, b))
+        return self._compare("ne", a, b)
 
     def compare_gt(self, a, b):
         """Elementwise ``numpy.greater`` as a bool ndarray."""
-        return self.xp.asarray(self.xp.greater(a, b))
+        return self._compare("gt", a, b)
 
     def compare_ge(self, a, b):
         """Elementwise ``numpy.greater_equal`` as a bool ndarray."""
-        return self.xp.asarray(self.xp.greater_equal(a, b))
+        return self._compare("ge", a, b)
 
     def compare_lt(self, a, b):
         """Elementwise ``numpy.less`` as a bool ndarray."""
-        return self.xp.asarray(self.xp.less(a, b))
+        return self._compare("lt", a, b)
 
     def compare_le(self, a, b):
         """Elementwise ``numpy.less_equal`` as a bool ndarray."""
-        return self.xp.asarray(self.xp.less_equal(a, b))
+        return self._compare("le", a, b)
 
     def compare_scalar(self, value, dtype):
         """A 0-d array of ember ``dtype`` (a float or complex dtype) holding the Python float (or

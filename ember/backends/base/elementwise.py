@@ -75,8 +75,13 @@ class ElementwiseKernels:
         return self.xp.subtract(a, b)
 
     def ew_mul(self, a, b):
-        """Element-wise ``multiply`` (IEEE results: inf and nan, never a warning)."""
-        return self.xp.multiply(a, b)
+        """Element-wise ``multiply`` (IEEE results: inf and nan, never a warning); a bool array
+        times a number array multiplies as 0 and 1 of its dtype."""
+        xp = self.xp
+        if isinstance(a, self.Array) and isinstance(b, self.Array) and \
+                (a.dtype == xp.bool) != (b.dtype == xp.bool):
+            a, b = (xp.astype(a, b.dtype), b) if a.dtype == xp.bool else (a, xp.astype(b, a.dtype))
+        return xp.multiply(a, b)
 
     def ew_truediv(self, a, b):
         """Element-wise ``divide`` (IEEE results: inf and nan, never a warning)."""
@@ -118,7 +123,10 @@ class ElementwiseKernels:
         return self.xp.minimum(a, b)
 
     def ew_where(self, cond, x, y):
-        """``x`` where ``cond`` holds, else ``y`` (broadcasting)."""
+        """``x`` where ``cond`` holds, else ``y`` (broadcasting; two Python numbers give an array
+        of their default dtype)."""
+        if not isinstance(x, self.Array) and not isinstance(y, self.Array):
+            x = self.xp.asarray(x, device=self.native_device)
         return self.xp.where(cond, x, y)
 
     def ew_eq(self, a, b):
@@ -189,7 +197,16 @@ class ElementwiseKernels:
         special values, kept), which loses the real part for small ``|a|`` (``log1p(1e-5j)``
         has real part 5e-11, not 0): there it is ``0.5 * log1p(x * (2 + x) + y * y) + 1j *
         atan2(y, 1 + x)``, as PyTorch's."""
-        return self.xp.log1p(a)
+        xp = self.xp
+        out = xp.log1p(a)
+        if self.dtype_of(a).kind != "complex":
+            return out
+        small = xp.abs(a) < 0.5  # NaN and infinities are not small
+        if bool(xp.any(small)):
+            x, y = xp.real(a), xp.imag(a)
+            near = self.ew_complex(0.5 * xp.log1p(x * (2 + x) + y * y), xp.atan2(y, 1 + x))
+            out = xp.where(small, near, out)
+        return out
 
     def ew_expm1(self, a):
         """``exp(a) - 1``; complex values follow the Array API standard's special cases (C99's for
@@ -205,7 +222,7 @@ class ElementwiseKernels:
         zero_im = im == 0
         nan, inf = _math.nan, _math.inf
         real = xp.where(xp.isnan(re), nan, xp.where(re == inf, inf, xp.where(
-            re == -inf, -1.0, xp.where(zero_im, 0.0, nan))))
+            re == -inf, -1.0, xp.where(zero_im, xp.zeros_like(re), nan))))
         imag = xp.where(zero_im | (re == -inf), xp.copysign(xp.zeros_like(im), im), nan)
         return xp.where(fix, self.ew_complex(xp.astype(real, re.dtype), xp.astype(imag, re.dtype)),
                         out)
@@ -448,16 +465,17 @@ class ElementwiseKernels:
 
     def _fmod(self, a, b):
         """C's ``fmod`` (the sign of ``a``) from the standard's floor ``remainder`` (the sign of
-        ``b``): the two differ by ``b`` where the signs differ; a finite ``a`` over an infinite
-        ``b`` is ``a`` itself."""
+        ``b``). Floats: the remainder of ``|a|`` by ``|b|`` (exact, and ``|a|`` itself for an
+        infinite ``b``) with the sign of ``a``; ints: the two differ by ``b`` where the signs
+        differ."""
         xp = self.xp
+        if self._dtype_of_either(a, b).kind == "float":
+            ref = a if isinstance(a, self.Array) else b
+            ra, rb = self._array_like(a, ref), self._array_like(b, ref)
+            return xp.copysign(xp.remainder(xp.abs(ra), xp.abs(rb)), ra)
         r = xp.remainder(a, b)
         ra = self._array_like(a, r)
-        out = xp.where((r != 0) & ((r < 0) != (ra < 0)), r - b, r)
-        if self.dtype_of(r).kind == "float":
-            rb = self._array_like(b, r)
-            out = xp.where(xp.isinf(rb) & xp.isfinite(ra), ra, out)
-        return out
+        return xp.where((r != 0) & ((r < 0) != (ra < 0)), r - b, r)
 
     def _scaled(self, a, factor):
         """``a * factor``, of half types computed in float32 (as NumPy's and PyTorch's deg2rad).

@@ -16,6 +16,15 @@ _SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
 
 
 class FftKernels:
+    def _fft_complex(self, a):
+        """``a`` as a complex array (complex64 from float32 and narrower, else complex128): the
+        standard's fftn, ifftn and irfftn take complex input only."""
+        xp = self.xp
+        if xp.isdtype(a.dtype, "complex floating"):
+            return a
+        narrow = xp.isdtype(a.dtype, "real floating") and xp.finfo(a.dtype).bits <= 32
+        return xp.astype(a, xp.complex64 if narrow else xp.complex128)
+
     def _fft_run(self, transform, a, s, dims, norm, dtype, op, shape, conj_in=False,
                  conj_out=False):
         """``transform`` of ``a`` (conjugated before and/or after) cast to ember ``dtype``; an
@@ -31,7 +40,7 @@ class FftKernels:
     def fft_c2c(self, a, s, dims, norm, forward, dtype, op="fft_c2c"):
         """The N-D transform (``forward``) or inverse transform of ``a`` over ``dims``."""
         f = self.xp.fft.fftn if forward else self.xp.fft.ifftn
-        return self._fft_run(f, a, s, dims, norm, dtype, op, fft_result_shape)
+        return self._fft_run(f, self._fft_complex(a), s, dims, norm, dtype, op, fft_result_shape)
 
     def fft_r2c(self, a, s, dims, norm, forward, dtype, op="fft_r2c"):
         """rfftn (``forward``) or ihfftn of the real ``a``: the last dim halved."""
@@ -43,7 +52,8 @@ class FftKernels:
         """hfftn (``forward``) or irfftn of ``a`` (half a Hermitian spectrum in the last dim): a
         real result of sizes ``s``."""
         # hfftn(x) = irfftn(conj(x)) with the forward scaling
-        return self._fft_run(self.xp.fft.irfftn, a, s, dims, _SWAP[norm] if forward else norm,
+        return self._fft_run(self.xp.fft.irfftn, self._fft_complex(a), s, dims,
+                             _SWAP[norm] if forward else norm,
                              dtype, op, fft_result_shape, conj_in=forward)
 
     def fft_freq(self, n, scale, dtype, half, op="fft_freq"):

@@ -7,8 +7,17 @@ here writes into an array it was given.
 """
 
 import math
+import operator
 
 from .declare import required
+
+
+def _norm_slice(s, n):
+    """``s`` on an axis of size ``n`` with its bounds in range (the standard refuses others)."""
+    start, stop, step = s.indices(n)
+    if not len(range(start, stop, step)):
+        return slice(0, 0, 1)
+    return slice(start, None if stop < 0 else stop, step)
 
 
 class IndexingKernels:
@@ -95,14 +104,92 @@ class IndexingKernels:
         return x[0, ...]
 
     # -- forward kernels ------------------------------------------------------------------------
+    def idx_index(self, x, key):
+        """``x[key]`` by NumPy's rules (ints, slices, None, Ellipsis, int and bool arrays), through
+        the standard's basic indexing and ``take``; an index out of range raises IndexError."""
+        xp = self.xp
+        key = key if isinstance(key, tuple) else (key,)
+        used = sum(0 if k is None or k is Ellipsis else
+                   k.ndim if isinstance(k, self.Array) and xp.isdtype(k.dtype, "bool") else 1
+                   for k in key)
+        at = next((i for i, k in enumerate(key) if k is Ellipsis), len(key))
+        key = key[:at] + (slice(None),) * (x.ndim - used) + key[at + 1:]
+        entries = []  # (kind, value): "none", "slice", "int", "array" or "unit" (a new axis)
+        for k in key:
+            if isinstance(k, self.Array):
+                if xp.isdtype(k.dtype, "bool") and k.ndim == 0:  # a new axis of size 1 or 0
+                    entries.append(("unit", xp.nonzero(xp.reshape(k, (1,)))[0]))
+                elif xp.isdtype(k.dtype, "bool"):
+                    entries.extend(("array", i) for i in xp.nonzero(k))
+                else:
+                    entries.append(("array", k))
+            elif k is None or isinstance(k, slice):
+                entries.append(("none" if k is None else "slice", k))
+            else:
+                entries.append(("int", operator.index(k)))
+        advanced = any(kind in ("array", "unit") for kind, _ in entries)
+        basic, adv, d = [], [], 0
+        for kind, k in entries:
+            if kind == "none":
+                basic.append(None)
+                continue
+            if kind == "unit":
+                adv.append((len(basic), k, 1))
+                basic.append(None)
+                continue
+            n = x.shape[d]
+            if kind == "slice":
+                basic.append(_norm_slice(k, n))
+            elif not advanced:
+                if not -n <= k < n:
+                    raise IndexError(f"index {k} is out of range for an axis of size {n}")
+                basic.append(k)
+            else:
+                adv.append((len(basic), k, n))
+                basic.append(slice(None))
+            d += 1
+        y = x[tuple(basic) + (Ellipsis,)]
+        if not advanced:
+            return y
+        return self._take_advanced(y, adv)
+
+    def _take_advanced(self, y, adv):
+        """``y`` indexed by ``adv``, ``(axis, int or int array, size)`` per advanced entry of the
+        key (the others already applied as full slices), with NumPy's placement of the index
+        axes: where the first one was when the entries are adjacent, else in front."""
+        xp = self.xp
+        axes = [a for a, _, _ in adv]
+        idx = [xp.asarray(i, dtype=xp.int64, device=self.native_device) if isinstance(i, int)
+               else xp.astype(i, xp.int64) for _, i, _ in adv]
+        idx = xp.broadcast_arrays(*idx) if len(idx) > 1 else idx
+        bshape = tuple(idx[0].shape)
+        rest = [a for a in range(y.ndim) if a not in axes]
+        y = xp.permute_dims(y, tuple(axes + rest))
+        flat, linear = 1, None
+        for (_, _, n), i in zip(reversed(adv), reversed(idx)):
+            if math.prod(i.shape) and bool(xp.any((i < -n) | (i >= n))):
+                raise IndexError(f"index out of range for an axis of size {n}")
+            term = xp.where(i < 0, i + n, i) * flat
+            linear = term if linear is None else linear + term
+            flat *= n
+        rest_shape = tuple(y.shape[len(axes):])
+        y = xp.reshape(y, (flat,) + rest_shape)
+        out = xp.take(y, xp.reshape(linear, (-1,)), axis=0)
+        out = xp.reshape(out, bshape + rest_shape)
+        if axes == list(range(axes[0], axes[0] + len(axes))) and axes[0]:
+            nb, p = len(bshape), axes[0]
+            order = list(range(nb, nb + p)) + list(range(nb)) + list(range(nb + p, out.ndim))
+            out = xp.permute_dims(out, tuple(order))
+        return out
+
     def idx_get(self, x, key):
         """``x[key]``: a view for basic keys, a new array for advanced ones (always an array)."""
-        out = x[key]
+        out = self.idx_index(x, key)
         return out if isinstance(out, self.Array) else self.xp.asarray(out)
 
     def idx_gather(self, x, key):
         """``x[key]`` for a key of ``idx_along_key``; an index out of range raises IndexError."""
-        return x[key]
+        return self.idx_index(x, key)
 
     @required
     def idx_scatter(self, target, key, values, op):
@@ -122,7 +209,7 @@ class IndexingKernels:
 
     def idx_mask_select(self, x, mask):
         """The elements of ``x`` where ``mask`` (same shape) is true, flattened in order."""
-        return x[mask]
+        return self.idx_index(x, (mask,))
 
     @required
     def idx_one_hot(self, index, num_classes, on_value, off_value, axis, dtype):
@@ -186,7 +273,7 @@ class IndexingKernels:
     def idx_adv_get(self, x, int_key, axes, key):
         """``x[int_key]`` (basic), unit axes at ``axes``, then ``[key]`` (NumPy's rules)."""
         if int_key is not None:
-            x = x[int_key]
+            x = self.idx_index(x, int_key)
         if axes:
             x = self.idx_expand(x, axes)
         return self.idx_get(x, key)
@@ -196,7 +283,7 @@ class IndexingKernels:
         at ``axes``) is copied, scattered into, and assigned back."""
         if int_key is None and not axes:
             return self.idx_scatter(target, key, values, op)
-        region = target[int_key] if int_key is not None else target
+        region = self.idx_index(target, int_key) if int_key is not None else target
         shape = region.shape
         region = self.idx_scatter(self.idx_expand(self.copy(region), axes), key, values, op)
         if axes:

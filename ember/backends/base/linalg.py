@@ -33,7 +33,8 @@ def _tolerance(self, smax, atol, rtol, m, n, real):
     xp, dev = self.xp, self.native_device
     if rtol is None:
         default = xp.finfo(real).eps * max(m, n)
-        rtol = default if atol is None else xp.where(xp.asarray(atol) > 0, 0.0, default)
+        rtol = default if atol is None else xp.where(xp.asarray(atol) > 0, 0.0,
+                                                      xp.asarray(default, device=dev))
     tol = xp.asarray(rtol, dtype=real, device=dev) * smax
     if atol is not None:
         tol = xp.maximum(xp.asarray(atol, dtype=real, device=dev), tol)
@@ -61,8 +62,8 @@ class LinalgKernels:
         a, b = xp.broadcast_arrays(a, b)
         dim %= a.ndim
         head = (slice(None),) * dim
-        a0, a1, a2 = (a[head + (i,)] for i in range(3))
-        b0, b1, b2 = (b[head + (i,)] for i in range(3))
+        a0, a1, a2 = (a[head + (i, ...)] for i in range(3))
+        b0, b1, b2 = (b[head + (i, ...)] for i in range(3))
         return xp.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=dim)
 
     def linalg_reshape(self, a, shape):

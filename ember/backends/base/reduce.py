@@ -5,10 +5,13 @@ from .declare import required
 
 
 def _wide(self, a):
-    """``a`` in float32 when it is float16 or bfloat16 (exact), else ``a`` itself."""
+    """``a`` in float32 when it is float16 or bfloat16 (exact), in int64 when it is bool (the
+    standard sums numbers only), else ``a`` itself."""
     dt = self.dtype_of(a)
     if dt.itemsize == 2 and dt.kind == "float":
         return self.xp.astype(a, self.xp.float32)
+    if dt.kind == "bool":
+        return self.xp.astype(a, self.xp.int64)
     return a
 
 
@@ -166,7 +169,8 @@ class ReduceKernels:
         mask = w == v
         if self.dtype_of(a).kind == "float":
             mask = mask | (xp.isnan(w) & xp.isnan(v))
-        out = xp.astype(xp.where(mask, g / xp.count_nonzero(mask), 0.0), g.dtype, copy=False)
+        ties = xp.astype(xp.count_nonzero(mask), xp.float64)
+        out = xp.astype(xp.where(mask, g / ties, 0.0), g.dtype, copy=False)
         if kind == "absmax":
             out = out * xp.astype(xp.sign(a), g.dtype, copy=False)
         return out

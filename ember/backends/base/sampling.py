@@ -22,10 +22,17 @@ class SamplingKernels:
         meets non-negative operands, where it is the standard's ``remainder``)."""
         xp = self.xp
         index = self.native_dtype(dtypes.int64)
+
+        def where(cond, a, b):
+            if not isinstance(a, self.Array) and not isinstance(b, self.Array):
+                a = xp.asarray(a, device=self.native_device)
+            return xp.where(cond, a, b)
+
         return SimpleNamespace(
             floor=xp.floor, round=xp.round, abs=xp.abs, fmod=xp.remainder, clip=xp.clip,
-            where=xp.where, isfinite=xp.isfinite, zeros_like=xp.zeros_like,
-            ones_like=xp.ones_like, astype_like=lambda x, ref: xp.astype(x, ref.dtype),
+            where=where, isfinite=xp.isfinite, zeros_like=xp.zeros_like,
+            ones_like=xp.ones_like, reshape=xp.reshape,
+            astype_like=lambda x, ref: xp.astype(x, ref.dtype),
             index=lambda x: xp.astype(x, index))
 
     def _grid_work(self, dtype):

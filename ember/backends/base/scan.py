@@ -18,7 +18,9 @@ class ScanKernels:
         """``scan`` (``xp.cumulative_sum``/``_prod``) along ``axis``: ints and bools give
         int64, floats keep their dtype (accumulated wider)."""
         xp = self.xp
-        if xp.isdtype(a.dtype, ("bool", "integral")):
+        if xp.isdtype(a.dtype, "bool"):
+            return scan(xp.astype(a, xp.int64), axis=axis)
+        if xp.isdtype(a.dtype, "integral"):
             return scan(a, axis=axis, dtype=xp.int64)
         return xp.astype(scan(xp.astype(a, self._scan_acc(a.dtype)), axis=axis), a.dtype)
 
@@ -43,7 +45,8 @@ class ScanKernels:
         lead = (slice(None),) * (axis % x.ndim)
         step = 1
         while step < n:
-            shifted = self.xp.concat([x[lead + (slice(0, step),)], x[lead + (slice(0, n - step),)]],
+            shifted = self.xp.concat([x[lead + (slice(0, step), ...)],
+                                      x[lead + (slice(0, n - step), ...)]],
                                      axis=axis)
             x = op(x, shifted)
             step *= 2
@@ -56,7 +59,11 @@ class ScanKernels:
         extreme was reached (a tie or a NaN moves it), as PyTorch's cummax/cummin.
         """
         xp = self.xp
-        vals = self._scan_running(a, axis, xp.maximum if kind == "max" else xp.minimum)
+        if xp.isdtype(a.dtype, "bool"):  # the standard's maximum/minimum take numbers only
+            ext = xp.logical_or if kind == "max" else xp.logical_and
+        else:
+            ext = xp.maximum if kind == "max" else xp.minimum
+        vals = self._scan_running(a, axis, ext)
         mark = a == vals
         if xp.isdtype(a.dtype, "real floating"):
             mark = mark | xp.isnan(a)

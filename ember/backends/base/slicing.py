@@ -9,7 +9,7 @@ Writes go through the indexing family's ``idx_update``/``idx_zero_at`` (the stan
 class SlicingKernels:
     def slicing_view(self, a, key):
         """``a[key]`` as a view (a 0-d array, never a NumPy scalar, when every dim is indexed)."""
-        return a[key + (Ellipsis,)]
+        return self.idx_index(a, key)
 
     def slicing_grad(self, g, shape, key):
         """The gradient of ``a[key]`` for ``a`` of ``shape``: zeros with ``g`` written at ``key``."""
@@ -48,5 +48,9 @@ class SlicingKernels:
         return xp.asarray(value, dtype=native, device=self.native_device)
 
     def slicing_is_index_object(self, x):
-        """Whether ``x`` is an array of this backend: an advanced index, never a basic one."""
-        return isinstance(x, self.Array)
+        """Whether ``x`` is an array of this backend, a NumPy array or a NumPy bool: an advanced
+        index, never a basic one."""
+        if isinstance(x, self.Array):
+            return True
+        cls = type(x)
+        return cls.__module__ == "numpy" and cls.__name__ in ("ndarray", "bool", "bool_")

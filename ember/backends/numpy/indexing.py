@@ -5,7 +5,8 @@ import numpy as np
 
 from .core import NP, allocates
 
-__all__ = ["idx_bounds", "idx_as_intp", "idx_nonzero", "idx_reshape", "idx_gather", "idx_scatter",
+__all__ = ["idx_bounds", "idx_as_intp", "idx_nonzero", "idx_reshape", "idx_index", "idx_gather",
+           "idx_scatter",
            "idx_one_hot", "idx_adv_grad", "idx_adv_set"]
 
 _INTP = np.intp
@@ -40,6 +41,11 @@ def idx_nonzero(a):
 def idx_reshape(a, shape):
     """``a`` with ``shape``."""
     return a.reshape(shape)
+
+
+def idx_index(x, key):
+    """``x[key]`` by NumPy's rules: NumPy's own indexing."""
+    return x[key]
 
 
 def idx_gather(x, key):

@@ -18,7 +18,7 @@ import torch
 from .core import TORCH, allocates
 
 __all__ = ["idx_bounds", "idx_bounds_last", "idx_nonzero", "idx_argwhere", "idx_scalar_index",
-           "idx_get", "idx_gather", "idx_scatter", "idx_one_hot"]
+           "idx_index", "idx_get", "idx_gather", "idx_scatter", "idx_one_hot"]
 
 _I64 = torch.int64
 _SIGNED = {torch.uint16: torch.int16, torch.uint32: torch.int32, torch.uint64: torch.int64}
@@ -240,6 +240,11 @@ def idx_scalar_index(value):
 
 
 # override: torch has no negative steps and no uint16/32/64 gathers
+def idx_index(x, key):
+    """``x[key]``: torch's own indexing."""
+    return x[key]
+
+
 def idx_get(x, key):
     """``x[key]``: a view for basic keys, a new tensor for advanced ones."""
     return _get(x, key)

@@ -17,7 +17,7 @@ __all__ = ["grid_sample_2d_grads"]
 # the array namespace of the shared coordinate math (ember/backends/grid_coords.py)
 _XP = SimpleNamespace(floor=torch.floor, round=torch.round, abs=torch.abs, fmod=torch.fmod,
                       clip=torch.clamp, where=torch.where, isfinite=torch.isfinite,
-                      zeros_like=torch.zeros_like, ones_like=torch.ones_like,
+                      zeros_like=torch.zeros_like, ones_like=torch.ones_like, reshape=torch.reshape,
                       astype_like=lambda x, ref: x.to(ref.dtype),
                       index=lambda x: x.to(torch.int64))
 

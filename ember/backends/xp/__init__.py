@@ -36,6 +36,8 @@ class ArrayAPIBackend(HostRouted, Backend):
         self.Array = library.array_type(xp)
         from .. import registry
         self.host = registry.module_of("numpy").for_device(_cpu())
+        # what the host's asarray raises for data that is ragged or nested too deep
+        self.RaggedError, self.RankError = self.host.RaggedError, self.host.RankError
         self._native = {}
         for dt in _dtypes.ALL + (_dtypes.complex64, _dtypes.complex128):
             found = getattr(xp, dt.name, None) if dt.name not in library.lacks else None
@@ -80,6 +82,8 @@ class ArrayAPIBackend(HostRouted, Backend):
     def allocation_failed(self, exc, op, shape=None, inputs=()):
         if isinstance(exc, MemoryError):
             return allocation_error(op, shape, "not enough memory", inputs)
+        if isinstance(exc, ValueError):  # NumPy's "array is too big" (libraries built on NumPy)
+            return self.host.allocation_failed(exc, op, shape, inputs)
         return exc
 
     def allocates(self, result_shape=None):

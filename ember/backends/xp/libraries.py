@@ -97,7 +97,7 @@ class Jax(Library):
     def dtype_key(self, host_xp, dtype):
         try:  # jnp.float32 (a class) and the arrays' NumPy dtypes
             return str(host_xp.dtype(dtype))
-        except TypeError:
+        except (TypeError, ValueError):  # NumPy: ValueError for an object with an odd .dtype
             return None
 
     def from_host(self, host_xp, xp, a, native):
