@@ -106,18 +106,26 @@ class ArrayAPIBackend(HostRouted, Backend):
         return a
 
     def copy(self, a, op="copy"):
-        return self.xp.asarray(a, copy=True)
+        return self.xp.asarray(a, copy=True) if self.is_contiguous(a) else self._row_major(a)
 
     def contiguous(self, a, op="contiguous"):
-        """``a``: the standard has no memory layout."""
-        return a
+        """``a`` where the library's layout is row-major (always, where it has none), else a
+        row-major copy."""
+        return a if self.is_contiguous(a) else self._row_major(a)
+
+    def _row_major(self, a):
+        """A row-major copy of ``a`` (the standard cannot ask for one: through the host)."""
+        return self.from_host(self.host.contiguous(self.to_host(a)), self.dtype_of(a))
 
     def is_contiguous(self, a):
-        return True
+        """Whether ``a`` is row-major in memory, where the library's host view can tell (the
+        standard has no memory layout: otherwise True)."""
+        return self.library.is_contiguous(self.host.xp, a)
 
     def shares_memory(self, a, b):
-        """Whether ``a`` and ``b`` are one array (the standard cannot tell views apart)."""
-        return a is b
+        """Whether ``a`` and ``b`` share memory, where the library's host views can tell (the
+        standard cannot tell views apart: otherwise only one array shares with itself)."""
+        return a is b or self.library.shares_memory(self.host.xp, a, b)
 
     def data_can_mut(self, a):
         """False: the standard cannot show an array is held only once."""

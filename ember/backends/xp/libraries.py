@@ -61,6 +61,14 @@ class Library:
     def synchronize(self, xp):
         """Wait for the library's queued work."""
 
+    def shares_memory(self, host_xp, a, b):
+        """Whether two distinct arrays share memory (False where the library cannot tell)."""
+        return False
+
+    def is_contiguous(self, host_xp, a):
+        """Whether ``a`` is row-major in memory (True where the library has no layout)."""
+        return True
+
     def quiet(self, kernel):
         """``kernel`` as the device runs it: with the library's floating-point warnings off
         (inf and nan are the IEEE answers), where it has such warnings."""
@@ -76,6 +84,13 @@ class ArrayApiStrict(Library):
     def quiet(self, kernel):
         from ..numpy.core import quiet  # NumPy computes underneath
         return quiet(kernel)
+
+    # its arrays are NumPy arrays underneath, which DLPack hands over without a copy
+    def shares_memory(self, host_xp, a, b):
+        return bool(host_xp.shares_memory(host_xp.from_dlpack(a), host_xp.from_dlpack(b)))
+
+    def is_contiguous(self, host_xp, a):
+        return bool(host_xp.from_dlpack(a).flags.c_contiguous)
 
 
 class Jax(Library):
