@@ -146,7 +146,13 @@ class Jax(Library):
 
 
 def _jax_scatter(target, key, values, op):
-    """``idx_scatter`` through JAX's functional updates (``target.at[key].add(values)``)."""
+    """``idx_scatter`` through JAX's functional updates (``target.at[key].add(values)``); an
+    index out of range raises IndexError (JAX would drop the update)."""
+    import jax.numpy as jnp
+    for n, k in zip(target.shape, key if isinstance(key, tuple) else (key,)):
+        if isinstance(k, jnp.ndarray) and k.dtype != bool and k.size and \
+                bool(jnp.any((k < -n) | (k >= n))):
+            raise IndexError(f"index out of range for an axis of size {n}")
     at = target.at[key]
     if target.dtype == bool:
         op = {"add": "max", "mul": "min"}.get(op, op)
