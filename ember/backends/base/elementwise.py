@@ -96,7 +96,7 @@ class ElementwiseKernels:
 
     def ew_remainder(self, a, b):
         """Element-wise ``remainder`` (IEEE results: inf and nan, never a warning)."""
-        return self._int_safe(a, b, self.xp.remainder)
+        return self._int_safe(a, b, self._remainder)
 
     def ew_fmod(self, a, b):
         """Element-wise ``fmod`` (IEEE results: inf and nan, never a warning)."""
@@ -335,8 +335,8 @@ class ElementwiseKernels:
         scale = 10.0 ** abs(decimals) if abs(decimals) <= 308 else _math.inf
         scale = xp.asarray(scale, dtype=a.dtype, device=self.native_device)
         if decimals >= 0:  # numpy.round's steps: multiply, round half to even, divide
-            return xp.round(a * scale) / scale
-        return xp.round(a / scale) * scale
+            return self.ew_truediv(xp.round(a * scale), scale)
+        return xp.round(self.ew_truediv(a, scale)) * scale
 
     def ew_rsqrt(self, a):
         """1 / sqrt(a) (of complex arrays by true division, as PyTorch's: NumPy's ``reciprocal``
@@ -462,6 +462,15 @@ class ElementwiseKernels:
         if isinstance(x, self.Array):
             return x
         return self.xp.asarray(x, dtype=like.dtype, device=self.native_device)
+
+    def _remainder(self, a, b):
+        """The standard's ``remainder``, a zero result of floats signed as the divisor (NumPy's
+        and Python's ``-2.0 % 2.0 == 0.0``; the standard leaves it open)."""
+        xp = self.xp
+        r = xp.remainder(a, b)
+        if self.dtype_of(r).kind != "float":
+            return r
+        return xp.where(r == 0, xp.copysign(xp.zeros_like(r), self._array_like(b, r)), r)
 
     def _fmod(self, a, b):
         """C's ``fmod`` (the sign of ``a``) from the standard's floor ``remainder`` (the sign of

@@ -144,6 +144,27 @@ class Jax(Library):
         import jax
         jax.effects_barrier()
 
+    def quiet(self, kernel):
+        """``kernel`` with NumPy's warnings off (JAX converts Python numbers with NumPy); an
+        element-wise kernel also takes a Python int past int64 (a uint64 operand), which JAX's
+        argument parsing refuses, as a uint64 array."""
+        from ..numpy.core import quiet
+        run = quiet(kernel)
+        if not getattr(kernel, "__name__", "").startswith("ew_"):
+            return run
+
+        def wide_ints(*args, **kwargs):
+            if any(type(a) is int and a > _INT64_MAX for a in args):
+                import jax.numpy as jnp
+                args = [jnp.asarray(a, dtype=jnp.uint64) if type(a) is int and a > _INT64_MAX
+                        else a for a in args]
+            return run(*args, **kwargs)
+        wide_ints.__name__, wide_ints.__doc__ = kernel.__name__, kernel.__doc__
+        return wide_ints
+
+
+_INT64_MAX = 2 ** 63 - 1
+
 
 def _jax_scatter(target, key, values, op):
     """``idx_scatter`` through JAX's functional updates (``target.at[key].add(values)``); an
