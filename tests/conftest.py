@@ -42,8 +42,12 @@ def _lacked_dtypes():
 
 
 def _uses(item, lacked):
+    if not lacked:
+        return False
+    if item.get_closest_marker("half_precision") and lacked & {"float16", "bfloat16"}:
+        return True
     callspec = getattr(item, "callspec", None)
-    if callspec is None or not lacked:
+    if callspec is None:
         return False
     return any(getattr(v, "name", v) in lacked for v in callspec.params.values()
                if isinstance(v, str) or type(v).__name__ == "DType")

@@ -178,6 +178,7 @@ def test_result_type_more_operands_and_errors():
         dtypes.result_type(None)
 
 
+@pytest.mark.half_precision
 def test_pytorch_dtype_aliases():
     import builtins
     pairs = {"float": torch.float, "double": torch.double, "half": torch.half, "int": torch.int,

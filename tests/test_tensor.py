@@ -49,6 +49,7 @@ def test_constructor_kinds_vs_torch(data, dtype, shape):
     assert ember.tensor(data).dtype.name == dtype
 
 
+@pytest.mark.half_precision
 def test_constructor_dtype_and_flags():
     t = Tensor([1, 2], dtype="float64")
     assert t.dtype == ember.float64 and t.tolist() == [1.0, 2.0]

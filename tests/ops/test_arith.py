@@ -8,6 +8,8 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import pytest
+
 import ember
 from oracle import assert_close, to_torch
 from test_elementwise import E, INF, NAN, T1, T2, data, floor_divide_ieee
@@ -99,6 +101,7 @@ def test_powf_negative_base_integral_exponent():
     assert E(np.array([-2.0])).powf_scalar(3).tolist() == [-8.0]
 
 
+@pytest.mark.half_precision
 def test_powi_keeps_int_and_float_kinds():
     i = E(np.array([[1, -2, 3], [5, 9, 6]], np.int32))
     out = i.powi(E(np.array([2, 3, 1], np.int8)))

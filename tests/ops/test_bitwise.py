@@ -371,6 +371,7 @@ def test_logical_matches_torch(rng, name, top, da, db):
     assert_close(getattr(et(a), name)(2.5), top(tt(a), torch.tensor(2.5)))
 
 
+@pytest.mark.half_precision
 def test_logical_not_matches_torch(rng):
     for dtype in ["float32", "int64", "bool", "uint8", "bfloat16"]:
         a = np.rint(rng.standard_normal((3, 4))).astype(np.float32)

@@ -31,6 +31,7 @@ def test_item_vs_torch(rng, dtype, shape):
         assert seq[t] == seq[tt.item()]
 
 
+@pytest.mark.half_precision
 def test_into_scalar_dtype():
     assert ember.tensor([2.7]).into_scalar(int) == 2
     assert ember.tensor([[0.0]]).into_scalar("bool") is False
@@ -38,6 +39,7 @@ def test_into_scalar_dtype():
     assert type(ember.tensor(3).into_scalar(ember.float16)) is float
 
 
+@pytest.mark.half_precision
 def test_python_number_conversions():
     assert int(ember.tensor(-2.7)) == -2 and int(ember.tensor([[2.7]])) == 2
     assert float(ember.tensor([True])) == 1.0

@@ -206,6 +206,7 @@ def test_like_vs_torch(rng, name, dtype):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "int32", "bool", "uint8"])
+@pytest.mark.half_precision
 def test_full_like_vs_torch(rng, dtype):
     for shape in SHAPES:
         for _, arr in layouts(np.asarray(random_array(rng, shape, dtype))):
@@ -261,6 +262,7 @@ def test_from_data_sources(rng):
     assert_close(ember.from_data(d, dtype="int32"), torch.tensor([[1, 2]], dtype=torch.int32))
 
 
+@pytest.mark.half_precision
 def test_from_data_converts_without_loss():
     assert ember.from_data([0.1, 1.0 / 3.0], dtype="float64").tolist() == [0.1, 1.0 / 3.0]
     assert ember.from_data(0.1, dtype=ember.float64).item() == 0.1
@@ -280,6 +282,7 @@ def test_from_data_never_aliases_writable_buffers():
     assert t.tolist() == [1, 2]
 
 
+@pytest.mark.half_precision
 def test_from_data_of_tensor_is_detached():
     x = ember.tensor([1.0, 2.0], requires_grad=True)
     y = ember.from_data(x)

@@ -473,6 +473,7 @@ def test_load_to_device_moves_and_detaches():
     assert u.device == "torch:cpu" and u.tolist() == [1, 2]
 
 
+@pytest.mark.half_precision
 def test_to_dtype_and_device_vs_torch(rng):
     base = rng.standard_normal((3, 2))
     t, tt = ember.from_numpy(base), torch.tensor(base)
@@ -485,6 +486,7 @@ def test_to_dtype_and_device_vs_torch(rng):
     assert t.to("float64") is t
 
 
+@pytest.mark.half_precision
 def test_to_takes_torchs_positional_and_keyword_forms(rng):
     base = rng.standard_normal((3, 2))
     t, tt = ember.from_numpy(base), torch.tensor(base)

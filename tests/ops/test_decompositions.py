@@ -361,6 +361,7 @@ FUNCS = [L.inv, L.det, L.svd, L.svdvals, L.qr, L.cholesky, L.eigh]
 
 
 @pytest.mark.parametrize("fn", FUNCS)
+@pytest.mark.half_precision
 def test_kind_and_shape_errors(fn):
     for bad in (ember.tensor([[1, 2], [3, 4]]), ember.tensor([[True]]),
                 ember.eye(2, dtype="float16"), ember.eye(2, dtype="bfloat16")):

@@ -168,6 +168,7 @@ def test_floats_are_shortest(dtype, data):
     assert text == "[" + ", ".join(expected) + "]" or "\n" in text
 
 
+@pytest.mark.half_precision
 def test_bfloat16_shortest():
     t = ember.from_data([1.9, 0.1, 100.0, 1e-5], dtype="bfloat16")
     assert str(t) == "[1.9, 0.1, 100.0, 1e-05]"

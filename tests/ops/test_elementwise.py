@@ -219,6 +219,7 @@ def test_scalar_methods_match_operators():
     assert_close(ti.powi_scalar(2), tti ** 2)
 
 
+@pytest.mark.half_precision
 def test_zero_dim_tensors_are_weaker_than_dimensioned():
     a = E(np.array([1, 2], np.int8))
     b = ember.tensor(3, dtype="int64")
@@ -336,6 +337,7 @@ def test_operators_abs_neg_pos():
     assert (+t) is t
 
 
+@pytest.mark.half_precision
 def test_float_math_never_warns():
     a = E(np.array([0.0, -0.0, -1.0, INF, -INF, NAN, 1e308, -1e308, 1.0, 2.0]))
     b = E(np.array([0.0, -0.0, 2.0, INF, 0.0, 1.0, 1e308, 10.0, 0.0, -1e308]))
@@ -351,6 +353,7 @@ def test_float_math_never_warns():
             fn()
 
 
+@pytest.mark.half_precision
 def test_scalars_round_to_the_tensor_dtype_first():
     # the Array API's weak-scalar rule (PyTorch's add and sub on float16 do the same)
     for dtype in (np.float16, "bfloat16"):
@@ -712,6 +715,7 @@ def test_module_doctests():
 
 # -- the user guide ---------------------------------------------------------------------------
 
+@pytest.mark.half_precision
 def test_docs_math_examples_run():
     path = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "math.md")
     result = doctest.testfile(os.path.abspath(path), module_relative=False,

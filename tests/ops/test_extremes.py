@@ -91,6 +91,7 @@ def test_argmax_bool_as_numpy(rng):
     assert t.argmin().tolist() == int(np.argmin(arr))
 
 
+@pytest.mark.half_precision
 def test_argmax_nan_and_ties():
     arr = np.array([[1.0, NAN, 3.0, NAN], [2.0, 7.0, 7.0, 1.0], [-INF, -INF, -INF, -INF]])
     for dtype in on_device(["float64", "float32", "float16"]):

@@ -594,6 +594,7 @@ def test_module_doctests():
     assert result.failed == 0 and result.attempted > 0
 
 
+@pytest.mark.half_precision
 def test_docs_fft_md():
     path = os.path.join(ROOT, "docs", "fft.md")
     result = doctest.testfile(path, module_relative=False, optionflags=doctest.ELLIPSIS)

@@ -149,6 +149,7 @@ def test_matmul_grad_mixed_dtypes(rng):
     assert_close(b.grad, tb.grad.numpy())
 
 
+@pytest.mark.half_precision
 def test_matmul_grad_half_precision(rng):
     a = ember.from_numpy(rng.standard_normal((2, 3)).astype(np.float16)).require_grad()
     b = ember.from_numpy(rng.standard_normal((3, 4)).astype(np.float16)).require_grad()

@@ -576,6 +576,7 @@ def test_squeeze_of_0d_and_noop():
     assert E([[1, 2]]).squeeze(1).shape == (1, 2)
 
 
+@pytest.mark.half_precision
 def test_pad_promotes_like_arithmetic():
     i = E([1, 2], dtype="int32")
     assert i.pad([(1, 0)], value=2).dtype == ember.int32

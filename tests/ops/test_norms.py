@@ -199,6 +199,7 @@ def test_matrix_norm_grad_at_tied_zero_singular_values():
         np.testing.assert_allclose(np.linalg.svd(g, compute_uv=False).sum(), 1, atol=1e-12)
 
 
+@pytest.mark.half_precision
 def test_matrix_norm_half_floats():
     x = ember.eye(3, dtype="float16")
     assert_close(L.matrix_norm(x, 1), torch.linalg.matrix_norm(to_torch(x), 1))

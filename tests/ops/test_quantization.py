@@ -118,6 +118,7 @@ def test_scheme_bad(kwargs, param, text):
 
 # -- QParams ---------------------------------------------------------------------------------
 
+@pytest.mark.half_precision
 def test_qparams_inputs_and_bad():
     assert QP(0.5).scales.tolist() == [0.5] and QP(0.5).scales.dtype == ember.float32
     assert QP([1, 2]).scales.dtype == ember.float32
@@ -209,6 +210,7 @@ def test_block_quantize_matches_torch_fake_quantize(value):
 
 @pytest.mark.parametrize("dtype", ["float64", "float16", "bfloat16"])
 @pytest.mark.parametrize("param", list(PARAMS))
+@pytest.mark.half_precision
 def test_quantize_dtypes_and_params(dtype, param):
     rng = np.random.default_rng(4)
     x = quant_data(rng, (3, 4), "float32")
@@ -264,6 +266,7 @@ def test_quantize_dynamic_q8f_matches_torch():
     np.testing.assert_allclose(q.dequantize().numpy(), td, atol=scale * 1.01)
 
 
+@pytest.mark.half_precision
 def test_quantize_dynamic_zero_block_nonfinite_and_params():
     x = ember.tensor([[0.0, 0.0, 3.0, -6.0], [float("nan"), 2.0, float("inf"), -1.0]])
     q = x.quantize_dynamic(QS("q4s", level=2))
@@ -283,6 +286,7 @@ def test_quantize_dynamic_zero_block_nonfinite_and_params():
                                       ref_quantize(x.numpy(), [s], None, -127, 127))
 
 
+@pytest.mark.half_precision
 def test_quantize_dynamic_scale_overflow_in_f16():
     x = ember.tensor([1e8, 1.0])
     before = snapshot(x)
@@ -371,6 +375,7 @@ def test_repr_and_str():
 
 
 @pytest.mark.parametrize("param", list(PARAMS))
+@pytest.mark.half_precision
 def test_pickle_round_trip(param):
     x, q = _q((2, 6), "q4s", 3)
     q = ember.tensor(x, dtype="float64").quantize_dynamic(QS("q4s", level=3, param=param))
@@ -506,6 +511,7 @@ def test_wrong_number_of_scales():
     ([float("inf"), 1.0], "f32", 0), ([1e-10, 1.0], "f16", 0), ([1e6, 1.0], "f16", 0),
     ([1.0, -0.0], "bf16", 1),
 ])
+@pytest.mark.half_precision
 def test_bad_scale_values(scales, param, index):
     t = ember.ones(2, 2)
     qp = QP(ember.tensor(scales))
@@ -519,6 +525,7 @@ def test_bad_scale_values(scales, param, index):
 
 # -- docs ------------------------------------------------------------------------------------
 
+@pytest.mark.half_precision
 def test_docs_quantization_md():
     path = os.path.join(ROOT, "docs", "quantization.md")
     result = doctest.testfile(path, module_relative=False, optionflags=doctest.ELLIPSIS)

@@ -163,6 +163,7 @@ def test_random_strings_and_int_shape():
     assert burn.shape == (2, 3) and burn.dtype is ember.float32
 
 
+@pytest.mark.half_precision
 def test_random_like():
     src_np = np.zeros((2, 3), dtype=np.float64)
     src = ember.from_numpy(src_np)
@@ -250,6 +251,7 @@ def _draw_all():
     ]
 
 
+@pytest.mark.half_precision
 def test_manual_seed_reproducible():
     ember.manual_seed(1234)
     first = _draw_all()

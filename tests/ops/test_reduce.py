@@ -374,6 +374,7 @@ def test_empty_tuple_reduces_nothing(rng):
     assert T([1, 0, 3]).count_nonzero(()).tolist() == [1, 0, 1]
 
 
+@pytest.mark.half_precision
 def test_float16_sum_accumulates_in_float32():
     arr = np.full(4096, 0.1, dtype=np.float16)
     s = ember.from_numpy(arr).sum()
@@ -499,6 +500,7 @@ def test_finite_differences(rng):
     finite_difference(arr, lambda x: x.cov(1, 1), rng)
 
 
+@pytest.mark.half_precision
 def test_float32_and_float16_grads_keep_dtype(rng):
     for dtype in ("float32", "float16"):
         x = ember.from_numpy(random_array(rng, (3, 4), dtype)).require_grad()

@@ -224,6 +224,7 @@ def test_finite_differences(rng):
     finite_difference(arr, lambda x: x.cummin(0), rng)
 
 
+@pytest.mark.half_precision
 def test_grads_keep_dtype_and_ints_untracked(rng):
     for dtype in ("float32", "float16"):
         x = ember.from_numpy(random_array(rng, (3, 4), dtype)).require_grad()

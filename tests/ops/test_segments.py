@@ -696,6 +696,7 @@ def test_cat_fast_path_of_many_tensors_and_its_shape_errors(rng):
     assert_unchanged(ts, before)
 
 
+@pytest.mark.half_precision
 def test_cat_families_off_the_fast_path_match_torch(rng):
     a, b = arr_of(rng, (2, 3)), arr_of(rng, (4, 3))
     plain, sub = ember.tensor(a), _SubTensor(b)

@@ -541,6 +541,7 @@ def test_slice_fill_spec_examples():
     assert t.numpy().sum() == 0
 
 
+@pytest.mark.half_precision
 def test_slice_fill_dtypes_gradient_and_errors(rng):
     assert ember.tensor([1, 2, 3]).slice_fill(ember.s[::-2], 2.7).tolist() == [2, 2, 2]
     assert ember.tensor([True, True]).slice_fill(0, False).tolist() == [False, True]
@@ -587,6 +588,7 @@ def test_setitem_matches_numpy(sk, value_kind):
     assert_close(view, expected)  # a view sees the write, as NumPy's and PyTorch's
 
 
+@pytest.mark.half_precision
 def test_setitem_casts_like_torch_and_takes_lists():
     t = ember.tensor([[1, 2, 3], [4, 5, 6]], dtype="int32")
     tt = torch.tensor([[1, 2, 3], [4, 5, 6]], dtype=torch.int32)
