@@ -13,7 +13,8 @@ passes its array namespace ``xp``, an object with:
 - ``astype_like(x, ref)``: ``x`` (bools, or numbers) in ``ref``'s float dtype;
 
 and, for ``plan`` (the kernels' sampling plan), ``isfinite(x)``, ``round(x)`` (half to even),
-``ones_like(x)`` and ``index(x)`` (integral floats to the backend's index integers).
+``ones_like(x)``, ``reshape(x, shape)`` and ``index(x)`` (integral floats to the backend's
+index integers).
 Arithmetic and comparisons are the arrays' operators; a number meets an array in the array's
 dtype (NumPy 2's, torch's and ember's rule for Python scalars).
 """
@@ -113,8 +114,8 @@ def plan(xp, input_shape, grid, mode, padding_mode, align_corners, with_grad):
     N, _, H, W = input_shape
     HW = H * W
     P = grid.shape[1] * grid.shape[2]
-    gx = grid[..., 0].reshape(N, 1, P)
-    gy = grid[..., 1].reshape(N, 1, P)
+    gx = xp.reshape(grid[..., 0], (N, 1, P))
+    gy = xp.reshape(grid[..., 1], (N, 1, P))
     valid = xp.isfinite(gx) & xp.isfinite(gy)
     # non-finite coordinates: computed at -100 (harmless), their weights are zeroed below
     gx = xp.where(valid, gx, -100.0)

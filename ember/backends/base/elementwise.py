@@ -118,8 +118,13 @@ class ElementwiseKernels:
         return self.xp.minimum(a, b)
 
     def ew_where(self, cond, x, y):
-        """``x`` where ``cond`` holds, else ``y`` (broadcasting)."""
-        return self.xp.where(cond, x, y)
+        """``x`` where ``cond`` holds, else ``y`` (broadcasting); two numbers give the array of
+        their common type, as NumPy."""
+        xp = self.xp
+        if not isinstance(x, self.Array) and not isinstance(y, self.Array):
+            x = xp.asarray(x, dtype=xp.asarray(y).dtype if isinstance(x, int) and
+                           isinstance(y, float) else None, device=self.native_device)
+        return xp.where(cond, x, y)
 
     def ew_eq(self, a, b):
         """Element-wise ``equal`` (IEEE results: inf and nan, never a warning)."""

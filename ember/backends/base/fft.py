@@ -28,10 +28,19 @@ class FftKernels:
         except Exception as exc:  # noqa: BLE001 - allocation_failed keeps what is not ours
             raise self.allocation_failed(exc, op, shape(a, s, dims, norm, True, dtype)) from None
 
+    def _fft_complex(self, a):
+        """``a`` as a complex array of its precision (the standard's c2c and c2r transforms take
+        complex arrays only)."""
+        dt = self.dtype_of(a)
+        if dt.kind == "complex" or (dt.kind == "float" and dt.itemsize < 4):
+            return a
+        xp = self.xp
+        return xp.astype(a, xp.complex64 if dt == dtypes.float32 else xp.complex128)
+
     def fft_c2c(self, a, s, dims, norm, forward, dtype, op="fft_c2c"):
         """The N-D transform (``forward``) or inverse transform of ``a`` over ``dims``."""
         f = self.xp.fft.fftn if forward else self.xp.fft.ifftn
-        return self._fft_run(f, a, s, dims, norm, dtype, op, fft_result_shape)
+        return self._fft_run(f, self._fft_complex(a), s, dims, norm, dtype, op, fft_result_shape)
 
     def fft_r2c(self, a, s, dims, norm, forward, dtype, op="fft_r2c"):
         """rfftn (``forward``) or ihfftn of the real ``a``: the last dim halved."""
@@ -43,6 +52,7 @@ class FftKernels:
         """hfftn (``forward``) or irfftn of ``a`` (half a Hermitian spectrum in the last dim): a
         real result of sizes ``s``."""
         # hfftn(x) = irfftn(conj(x)) with the forward scaling
+        a = self._fft_complex(a)
         return self._fft_run(self.xp.fft.irfftn, a, s, dims, _SWAP[norm] if forward else norm,
                              dtype, op, fft_result_shape, conj_in=forward)
 

@@ -11,6 +11,16 @@ import math
 from .declare import required
 
 
+def _is_mask(xp, array_type, k):
+    return isinstance(k, array_type) and k.dtype == xp.bool
+
+
+def _in_bounds(s, n):
+    """``(start, stop, step)`` of slice ``s`` on a dim of ``n`` with start and stop in bounds."""
+    start, stop, step = s.indices(n)
+    return start, (None if stop < 0 else stop), step
+
+
 class IndexingKernels:
     # -- index arrays ---------------------------------------------------------------------------
     def idx_bounds(self, a):
@@ -94,15 +104,72 @@ class IndexingKernels:
         """``x`` without its leading unit axis (a view)."""
         return x[0, ...]
 
+    def _std_get(self, x, key):
+        """``x[key]`` by NumPy's rules through keys the standard reads the same: every dim
+        indexed, slices within bounds, integer arrays only beside integer arrays (a slice then
+        an arange placed where NumPy puts its dim), a boolean array as its ``nonzero`` unless it
+        is the whole key."""
+        xp = self.xp
+        key = key if isinstance(key, tuple) else (key,)
+        if len(key) == 1 and _is_mask(xp, self.Array, key[0]) and key[0].ndim == x.ndim:
+            return x[key]
+        parts = []
+        for k in key:
+            if _is_mask(xp, self.Array, k) and k.ndim:
+                parts.extend(xp.nonzero(k))
+            else:
+                parts.append(k)
+        used = sum(k is not None and k is not Ellipsis for k in parts)
+        rest = [slice(None)] * (x.ndim - used)
+        dots = [i for i, k in enumerate(parts) if k is Ellipsis]
+        if dots:
+            parts[dots[0]:dots[0] + 1] = rest
+        else:
+            parts.extend(rest)
+        if not any(isinstance(k, self.Array) for k in parts):
+            dims = iter(x.shape)
+            sizes = [None if k is None else next(dims) for k in parts]
+            return x[tuple(slice(*_in_bounds(k, n)) if isinstance(k, slice) else k
+                           for k, n in zip(parts, sizes))]
+        if any(k is None for k in parts):  # the new unit axes first, then a full slice of each
+            x = x[tuple(parts[i] if parts[i] is None else slice(None) for i in range(len(parts)))]
+            parts = [slice(None) if k is None else k for k in parts]
+        adv = [i for i, k in enumerate(parts) if not isinstance(k, slice)]
+        if len(adv) == 1 and all(k == slice(None) for k in parts if isinstance(k, slice)):
+            at, index = adv[0], parts[adv[0]]
+            if isinstance(index, self.Array) and index.ndim:
+                out = xp.take(x, xp.reshape(index, (-1,)), axis=at)
+                return xp.reshape(out, x.shape[:at] + index.shape + x.shape[at + 1:])
+        return x[self._all_int_key(parts, x.shape, adv)]
+
+    def _all_int_key(self, parts, shape, adv):
+        """The all-integer-array key of ``parts`` (ints, slices and int arrays, one per dim of
+        ``shape``; ``adv`` the positions of the ints and arrays) with NumPy's result layout."""
+        xp, dev = self.xp, self.native_device
+        shaped = xp.broadcast_arrays(*[parts[i] if isinstance(parts[i], self.Array) else
+                                       xp.asarray(parts[i], dtype=xp.int64, device=dev)
+                                       for i in adv])
+        bshape = tuple(shaped[0].shape)
+        others = [i for i in range(len(parts)) if i not in adv]
+        at = sum(i < adv[0] for i in others) if adv == list(range(adv[0], adv[-1] + 1)) else 0
+        rank = len(bshape) + len(others)
+        lead = (1,) * at + bshape + (1,) * (rank - at - len(bshape))
+        out = {i: xp.reshape(a, lead) for i, a in zip(adv, shaped)}
+        for p, i in enumerate(others):
+            p = p if p < at else p + len(bshape)
+            ramp = xp.arange(*parts[i].indices(shape[i]), dtype=xp.int64, device=dev)
+            out[i] = xp.reshape(ramp, tuple(ramp.shape[0] if d == p else 1 for d in range(rank)))
+        return tuple(out[i] for i in range(len(parts)))
+
     # -- forward kernels ------------------------------------------------------------------------
     def idx_get(self, x, key):
         """``x[key]``: a view for basic keys, a new array for advanced ones (always an array)."""
-        out = x[key]
+        out = self._std_get(x, key)
         return out if isinstance(out, self.Array) else self.xp.asarray(out)
 
     def idx_gather(self, x, key):
         """``x[key]`` for a key of ``idx_along_key``; an index out of range raises IndexError."""
-        return x[key]
+        return self.idx_get(x, key)
 
     @required
     def idx_scatter(self, target, key, values, op):
@@ -186,7 +253,7 @@ class IndexingKernels:
     def idx_adv_get(self, x, int_key, axes, key):
         """``x[int_key]`` (basic), unit axes at ``axes``, then ``[key]`` (NumPy's rules)."""
         if int_key is not None:
-            x = x[int_key]
+            x = self.idx_get(x, int_key)
         if axes:
             x = self.idx_expand(x, axes)
         return self.idx_get(x, key)
@@ -196,7 +263,7 @@ class IndexingKernels:
         at ``axes``) is copied, scattered into, and assigned back."""
         if int_key is None and not axes:
             return self.idx_scatter(target, key, values, op)
-        region = target[int_key] if int_key is not None else target
+        region = self.idx_get(target, int_key) if int_key is not None else target
         shape = region.shape
         region = self.idx_scatter(self.idx_expand(self.copy(region), axes), key, values, op)
         if axes:

@@ -61,8 +61,8 @@ class LinalgKernels:
         a, b = xp.broadcast_arrays(a, b)
         dim %= a.ndim
         head = (slice(None),) * dim
-        a0, a1, a2 = (a[head + (i,)] for i in range(3))
-        b0, b1, b2 = (b[head + (i,)] for i in range(3))
+        a0, a1, a2 = (a[head + (i, Ellipsis)] for i in range(3))
+        b0, b1, b2 = (b[head + (i, Ellipsis)] for i in range(3))
         return xp.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=dim)
 
     def linalg_reshape(self, a, shape):

@@ -5,10 +5,13 @@ from .declare import required
 
 
 def _wide(self, a):
-    """``a`` in float32 when it is float16 or bfloat16 (exact), else ``a`` itself."""
+    """``a`` in float32 when it is float16 or bfloat16 (exact), in uint8 when it is bool (the
+    standard's reductions take numbers only), else ``a`` itself."""
     dt = self.dtype_of(a)
     if dt.itemsize == 2 and dt.kind == "float":
         return self.xp.astype(a, self.xp.float32)
+    if dt.kind == "bool":
+        return self.xp.astype(a, self.xp.uint8)
     return a
 
 

@@ -24,8 +24,9 @@ class SamplingKernels:
         index = self.native_dtype(dtypes.int64)
         return SimpleNamespace(
             floor=xp.floor, round=xp.round, abs=xp.abs, fmod=xp.remainder, clip=xp.clip,
-            where=xp.where, isfinite=xp.isfinite, zeros_like=xp.zeros_like,
-            ones_like=xp.ones_like, astype_like=lambda x, ref: xp.astype(x, ref.dtype),
+            where=self.ew_where, isfinite=xp.isfinite, zeros_like=xp.zeros_like,
+            ones_like=xp.ones_like, reshape=xp.reshape,
+            astype_like=lambda x, ref: xp.astype(x, ref.dtype),
             index=lambda x: xp.astype(x, index))
 
     def _grid_work(self, dtype):

@@ -43,8 +43,8 @@ class ScanKernels:
         lead = (slice(None),) * (axis % x.ndim)
         step = 1
         while step < n:
-            shifted = self.xp.concat([x[lead + (slice(0, step),)], x[lead + (slice(0, n - step),)]],
-                                     axis=axis)
+            shifted = self.xp.concat([x[lead + (slice(0, step), ...)],
+                                      x[lead + (slice(0, n - step), ...)]], axis=axis)
             x = op(x, shifted)
             step *= 2
         return x

@@ -9,7 +9,7 @@ Writes go through the indexing family's ``idx_update``/``idx_zero_at`` (the stan
 class SlicingKernels:
     def slicing_view(self, a, key):
         """``a[key]`` as a view (a 0-d array, never a NumPy scalar, when every dim is indexed)."""
-        return a[key + (Ellipsis,)]
+        return self.idx_get(a, key)
 
     def slicing_grad(self, g, shape, key):
         """The gradient of ``a[key]`` for ``a`` of ``shape``: zeros with ``g`` written at ``key``."""

@@ -31,7 +31,7 @@ class SortKernels:
 
     def sort_first(self, idx, k, axis):
         """The first ``k`` entries of ``idx`` along ``axis`` (a view)."""
-        return idx[(slice(None),) * (axis % idx.ndim) + (slice(0, k),)]
+        return idx[(slice(None),) * (axis % idx.ndim) + (slice(0, k), Ellipsis)]
 
     def sort_scatter_grad(self, g, idx, axis, shape):
         """Zeros of ``shape`` with ``g`` put at ``idx`` along ``axis`` (indices distinct per line)."""

@@ -5,8 +5,8 @@ import numpy as np
 
 from .core import NP, allocates
 
-__all__ = ["idx_bounds", "idx_as_intp", "idx_nonzero", "idx_reshape", "idx_gather", "idx_scatter",
-           "idx_one_hot", "idx_adv_grad", "idx_adv_set"]
+__all__ = ["idx_bounds", "idx_as_intp", "idx_nonzero", "idx_reshape", "idx_get", "idx_gather",
+           "idx_scatter", "idx_one_hot", "idx_adv_grad", "idx_adv_set"]
 
 _INTP = np.intp
 
@@ -95,3 +95,10 @@ def idx_adv_set(x, int_key, axes, key, value):
     out = np.array(x, copy=True)
     idx_scatter(_region(out, int_key, axes), key, value, "assign")
     return out
+
+
+# override: NumPy reads every key as it is (the default rewrites keys for the standard)
+def idx_get(x, key):
+    """``x[key]``: a view for basic keys, a new array for advanced ones (always an array)."""
+    out = x[key]
+    return out if isinstance(out, np.ndarray) else np.asarray(out)

@@ -139,6 +139,9 @@ class Dask(Library):
         import dask.array
         return dask.array.Array
 
+    def dtype_key(self, host_xp, dtype):
+        return Jax.dtype_key(self, host_xp, dtype)  # NumPy's dtype classes and dtypes
+
     def to_host(self, host_xp, a):
         return host_xp.asarray(a.compute())
 
