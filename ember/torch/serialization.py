@@ -347,7 +347,7 @@ class _Placement:
 def _device_of(target, location):
     """The ember device of PyTorch's location ``target`` (a str or a device); PyTorch's
     ``"cpu"`` (``torch.device("cpu")`` too) is the default device when that is a CPU device or
-    an Array API library's, else ember's ``"cpu"``."""
+    an Array API library's (whose tensors save as ``"cpu"``), else ember's ``"cpu"``."""
     if isinstance(target, Device) and target is not CPU:
         return as_device(target, "load", "map_location")
     if target is CPU:

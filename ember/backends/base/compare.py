@@ -5,6 +5,12 @@ Python numbers.
 """
 
 
+def _ordered(self, a, b):
+    """``a`` and ``b`` with bools as 0 and 1 (the standard orders numbers only)."""
+    xp = self.xp
+    return tuple(xp.astype(v, xp.uint8) if getattr(v, "dtype", None) == xp.bool else
+                 int(v) if isinstance(v, bool) else v for v in (a, b))
+
 class CompareKernels:
     def compare_eq(self, a, b):
         """Elementwise ``numpy.equal`` as a bool ndarray."""
@@ -16,19 +22,19 @@ class CompareKernels:
 
     def compare_gt(self, a, b):
         """Elementwise ``numpy.greater`` as a bool ndarray."""
-        return self.xp.asarray(self.xp.greater(a, b))
+        return self.xp.asarray(self.xp.greater(*_ordered(self, a, b)))
 
     def compare_ge(self, a, b):
         """Elementwise ``numpy.greater_equal`` as a bool ndarray."""
-        return self.xp.asarray(self.xp.greater_equal(a, b))
+        return self.xp.asarray(self.xp.greater_equal(*_ordered(self, a, b)))
 
     def compare_lt(self, a, b):
         """Elementwise ``numpy.less`` as a bool ndarray."""
-        return self.xp.asarray(self.xp.less(a, b))
+        return self.xp.asarray(self.xp.less(*_ordered(self, a, b)))
 
     def compare_le(self, a, b):
         """Elementwise ``numpy.less_equal`` as a bool ndarray."""
-        return self.xp.asarray(self.xp.less_equal(a, b))
+        return self.xp.asarray(self.xp.less_equal(*_ordered(self, a, b)))
 
     def compare_scalar(self, value, dtype):
         """A 0-d array of ember ``dtype`` (a float or complex dtype) holding the Python float (or

@@ -26,6 +26,12 @@ def _is_single(dt):
     return dt.kind == "float" and dt.itemsize <= 4
 
 
+def _ordered(self, a, b):
+    """``a`` and ``b`` with bools as 0 and 1 (the standard orders numbers only)."""
+    xp = self.xp
+    return tuple(xp.astype(v, xp.uint8) if getattr(v, "dtype", None) == xp.bool else
+                 int(v) if isinstance(v, bool) else v for v in (a, b))
+
 class ElementwiseKernels:
     def ew_scalar(self, value, dtype):
         """A Python or NumPy number as an operand for arrays of ember ``dtype``."""
@@ -132,19 +138,19 @@ class ElementwiseKernels:
 
     def ew_lt(self, a, b):
         """Element-wise ``less`` (IEEE results: inf and nan, never a warning)."""
-        return self.xp.less(a, b)
+        return self.xp.less(*_ordered(self, a, b))
 
     def ew_le(self, a, b):
         """Element-wise ``less_equal`` (IEEE results: inf and nan, never a warning)."""
-        return self.xp.less_equal(a, b)
+        return self.xp.less_equal(*_ordered(self, a, b))
 
     def ew_gt(self, a, b):
         """Element-wise ``greater`` (IEEE results: inf and nan, never a warning)."""
-        return self.xp.greater(a, b)
+        return self.xp.greater(*_ordered(self, a, b))
 
     def ew_ge(self, a, b):
         """Element-wise ``greater_equal`` (IEEE results: inf and nan, never a warning)."""
-        return self.xp.greater_equal(a, b)
+        return self.xp.greater_equal(*_ordered(self, a, b))
 
     def ew_logical_and(self, a, b):
         """Element-wise ``a and b`` as a bool array."""

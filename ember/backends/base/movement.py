@@ -86,8 +86,8 @@ class MovementKernels:
         if mode == "constant":
             src, dst = pad_windows(shape, pads)
             if all(b >= 0 and e >= 0 for b, e in pads):
-                return g[dst]
-            return self.idx_scatter(self._zeros(shape, g), src, g[dst], "assign")
+                return self.idx_get(g, dst)
+            return self.idx_scatter(self._zeros(shape, g), src, self.idx_get(g, dst), "assign")
         xp = self.xp
         if any(b < 0 or e < 0 for b, e in pads):
             full = [n + max(b, 0) + max(e, 0) for n, (b, e) in zip(shape, pads)]
@@ -134,7 +134,7 @@ class MovementKernels:
         span = step * (count - 1) + 1
         lead = (slice(None),) * axis
         for k in range(size):  # one vectorized add per window offset, not per element
-            out = self.idx_scatter(out, lead + (slice(k, k + span, step),), gw[k], "add")
+            out = self.idx_scatter(out, lead + (slice(k, k + span, step),), gw[k, ...], "add")
         return out
 
     @required

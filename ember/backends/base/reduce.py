@@ -169,7 +169,8 @@ class ReduceKernels:
         mask = w == v
         if self.dtype_of(a).kind == "float":
             mask = mask | (xp.isnan(w) & xp.isnan(v))
-        out = xp.astype(xp.where(mask, g / xp.count_nonzero(mask), 0.0), g.dtype, copy=False)
+        share = g / xp.astype(xp.count_nonzero(mask), g.dtype)
+        out = xp.astype(xp.where(mask, share, 0.0), g.dtype, copy=False)
         if kind == "absmax":
             out = out * xp.astype(xp.sign(a), g.dtype, copy=False)
         return out

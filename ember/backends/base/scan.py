@@ -18,7 +18,9 @@ class ScanKernels:
         """``scan`` (``xp.cumulative_sum``/``_prod``) along ``axis``: ints and bools give
         int64, floats keep their dtype (accumulated wider)."""
         xp = self.xp
-        if xp.isdtype(a.dtype, ("bool", "integral")):
+        if a.dtype == xp.bool:  # the standard scans numbers only
+            return scan(xp.astype(a, xp.int64), axis=axis)
+        if xp.isdtype(a.dtype, "integral"):
             return scan(a, axis=axis, dtype=xp.int64)
         return xp.astype(scan(xp.astype(a, self._scan_acc(a.dtype)), axis=axis), a.dtype)
 

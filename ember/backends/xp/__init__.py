@@ -29,6 +29,7 @@ class ArrayAPIBackend(HostRouted, Backend):
 
     name = "xp"
     writes_in_place = False
+    has_layout = False
 
     def __init__(self, device, library):
         self.library = library
