@@ -25,6 +25,8 @@ class BitwiseKernels:
     def bitwise_lshift(self, a, c):
         """``a << c`` elementwise, both of one int dtype; counts < 0 or >= the bit width give 0."""
         xp = self.xp
+        if not hasattr(a, "dtype"):  # a Python int shifted by an array
+            a = xp.asarray(a, dtype=c.dtype, device=self.native_device)
         bits = xp.iinfo(a.dtype).bits
         out = xp.bitwise_left_shift(a, xp.clip(c, 0, bits - 1))
         return xp.where((c >= 0) & (c < bits), out, xp.zeros_like(out))
@@ -32,6 +34,8 @@ class BitwiseKernels:
     def bitwise_rshift(self, a, c):
         """``a >> c`` (arithmetic on signed ints); counts < 0 or >= the bit width give the sign fill."""
         xp = self.xp
+        if not hasattr(a, "dtype"):  # a Python int shifted by an array
+            a = xp.asarray(a, dtype=c.dtype, device=self.native_device)
         bits = xp.iinfo(a.dtype).bits
         ok = (c >= 0) & (c < bits)
         if xp.isdtype(a.dtype, "signed integer"):

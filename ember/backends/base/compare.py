@@ -5,36 +5,55 @@ Python numbers.
 """
 
 
-def _ordered(self, a, b):
-    """``a`` and ``b`` with bools as 0 and 1 (the standard orders numbers only)."""
+# the result of each comparison of an int array with a Python int above (below) its dtype's range
+_BEYOND = {"equal": (False, False), "not_equal": (True, True), "greater": (False, True),
+           "greater_equal": (False, True), "less": (True, False), "less_equal": (True, False)}
+
+
+def _compare(self, name, a, b):
+    """``xp.<name>(a, b)`` as a bool array: bools ordered as 0 and 1, and a Python int beyond an
+    int array's range compared by its sign (the standard takes neither)."""
     xp = self.xp
-    return tuple(xp.astype(v, xp.uint8) if getattr(v, "dtype", None) == xp.bool else
-                 int(v) if isinstance(v, bool) else v for v in (a, b))
+    flags = [getattr(v, "dtype", None) == xp.bool or isinstance(v, bool) for v in (a, b)]
+    if name not in ("equal", "not_equal") or flags[0] != flags[1]:
+        a, b = (xp.astype(v, xp.uint8) if getattr(v, "dtype", None) == xp.bool else
+                int(v) if isinstance(v, bool) else v for v in (a, b))
+    for num, arr, right in ((b, a, True), (a, b, False)):
+        if type(num) is int and hasattr(arr, "dtype") and xp.isdtype(arr.dtype, "integral"):
+            info = xp.iinfo(arr.dtype)
+            if not info.min <= num <= info.max:
+                above, below = _BEYOND[name]
+                if not right and name not in ("equal", "not_equal"):
+                    above, below = below, above
+                return xp.full(arr.shape, above if num > info.max else below, dtype=xp.bool,
+                               device=self.native_device)
+    return xp.asarray(getattr(xp, name)(a, b))
+
 
 class CompareKernels:
     def compare_eq(self, a, b):
         """Elementwise ``numpy.equal`` as a bool ndarray."""
-        return self.xp.asarray(self.xp.equal(a, b))
+        return _compare(self, "equal", a, b)
 
     def compare_ne(self, a, b):
         """Elementwise ``numpy.not_equal`` as a bool ndarray."""
-        return self.xp.asarray(self.xp.not_equal(a, b))
+        return _compare(self, "not_equal", a, b)
 
     def compare_gt(self, a, b):
         """Elementwise ``numpy.greater`` as a bool ndarray."""
-        return self.xp.asarray(self.xp.greater(*_ordered(self, a, b)))
+        return _compare(self, "greater", a, b)
 
     def compare_ge(self, a, b):
         """Elementwise ``numpy.greater_equal`` as a bool ndarray."""
-        return self.xp.asarray(self.xp.greater_equal(*_ordered(self, a, b)))
+        return _compare(self, "greater_equal", a, b)
 
     def compare_lt(self, a, b):
         """Elementwise ``numpy.less`` as a bool ndarray."""
-        return self.xp.asarray(self.xp.less(*_ordered(self, a, b)))
+        return _compare(self, "less", a, b)
 
     def compare_le(self, a, b):
         """Elementwise ``numpy.less_equal`` as a bool ndarray."""
-        return self.xp.asarray(self.xp.less_equal(*_ordered(self, a, b)))
+        return _compare(self, "less_equal", a, b)
 
     def compare_scalar(self, value, dtype):
         """A 0-d array of ember ``dtype`` (a float or complex dtype) holding the Python float (or

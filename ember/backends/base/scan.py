@@ -58,7 +58,11 @@ class ScanKernels:
         extreme was reached (a tie or a NaN moves it), as PyTorch's cummax/cummin.
         """
         xp = self.xp
-        vals = self._scan_running(a, axis, xp.maximum if kind == "max" else xp.minimum)
+        if a.dtype == xp.bool:  # the standard's maximum and minimum take numbers
+            op = xp.logical_or if kind == "max" else xp.logical_and
+        else:
+            op = xp.maximum if kind == "max" else xp.minimum
+        vals = self._scan_running(a, axis, op)
         mark = a == vals
         if xp.isdtype(a.dtype, "real floating"):
             mark = mark | xp.isnan(a)
