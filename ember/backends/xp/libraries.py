@@ -93,7 +93,7 @@ class Jax(Library):
     def dtype_key(self, host_xp, dtype):
         try:  # jnp.float32 (a class) and the arrays' NumPy dtypes
             return str(host_xp.dtype(dtype))
-        except TypeError:
+        except (TypeError, ValueError):
             return None
 
     def from_host(self, host_xp, xp, a, native):
@@ -138,9 +138,6 @@ class Dask(Library):
     def array_type(self, xp):
         import dask.array
         return dask.array.Array
-
-    def dtype_key(self, host_xp, dtype):
-        return Jax.dtype_key(self, host_xp, dtype)  # NumPy's dtype classes and dtypes
 
     def to_host(self, host_xp, a):
         return host_xp.asarray(a.compute())
