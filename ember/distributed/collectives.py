@@ -153,7 +153,7 @@ def all_reduce(tensor, op="sum", async_op=False):
     def finish():
         if op == "mean":
             be.dist_divide(buffer, world)
-        return wrap(buffer, dtype)
+        return wrap(be.dist_result(buffer), dtype)
 
     return _run(g, "all_reduce", lambda a: g.dist.all_reduce(target, op=reduce_op, async_op=a),
                 async_op, finish)
@@ -183,7 +183,7 @@ def broadcast(tensor, src=0, async_op=False):
     target = byte_view(g, be.dist_torch(buffer))
     dtype = tensor._dtype
     return _run(g, "broadcast", lambda a: g.dist.broadcast(target, src=src, async_op=a),
-                async_op, lambda: wrap(buffer, dtype))
+                async_op, lambda: wrap(be.dist_result(buffer), dtype))
 
 
 def all_gather(tensor, async_op=False):
@@ -205,7 +205,7 @@ def all_gather(tensor, async_op=False):
     targets = [byte_view(g, be.dist_torch(p)) for p in parts]
 
     def finish():
-        return [wrap(p, dtype) for p in parts]
+        return [wrap(be.dist_result(p), dtype) for p in parts]
 
     return _run(g, "all_gather", lambda a: g.dist.all_gather(targets, source, async_op=a),
                 async_op, finish)
@@ -245,7 +245,7 @@ def reduce_scatter(tensor, op="sum", async_op=False):
     def finish():
         if op == "mean":
             be.dist_divide(out, world)
-        return wrap(be.dist_unpack(out, 0, shape), dtype)
+        return wrap(be.dist_result(be.dist_unpack(out, 0, shape)), dtype)
 
     return _run(g, "reduce_scatter",
                 lambda a: g.dist.reduce_scatter(target, inputs, op=reduce_op, async_op=a),

@@ -178,7 +178,7 @@ class _Sync:
         end = time.perf_counter()
         entries = grads._grads
         for node, (bucket, offset, shape, t) in self.slots.items():
-            grad = wrap(be.dist_unpack(bucket.buffer, offset, shape), t._dtype)
+            grad = wrap(be.dist_result(be.dist_unpack(bucket.buffer, offset, shape)), t._dtype)
             t.grad = grad
             entries[id(node)] = (node, grad)
         stats["last_ready"] = self.last_ready - self.start

@@ -116,7 +116,7 @@ class DistributedDataParallel(Module):
                 raise failure("DistributedDataParallel", exc) from None
             offset = 0
             for t in group_:
-                t._data = be.dist_unpack(buffer, offset, tuple(t.shape))
+                t._data = be.dist_result(be.dist_unpack(buffer, offset, tuple(t.shape)))
                 offset += t.numel()
 
     def forward(self, *args, **kwargs):

@@ -413,7 +413,8 @@ def _basic_key(key):
 def view_method(name, fn, kind="one"):
     """``fn`` (a Tensor method whose result views ``self``) recording its result(s) as views:
     ``kind`` is "one" (one tensor), "many" (a sequence of views, ``split``), "getitem" (a view
-    for basic keys only) or "maybe" (a view when it shares ``self``'s memory: ``reshape``)."""
+    for basic keys only) or "maybe" (a view when it shares ``self``'s memory, or always on a
+    backend without memory layout: ``reshape``)."""
     if kind == "getitem":
         def method(self, key):
             out = fn(self, key)
@@ -429,8 +430,9 @@ def view_method(name, fn, kind="one"):
     elif kind == "maybe":
         def method(self, *args, **kwargs):
             out = fn(self, *args, **kwargs)
+            be = self._device.backend
             if (isinstance(out, Tensor) and out is not self and
-                    self._device.backend.shares_memory(out._data, self._data)):
+                    (not be.has_layout or be.shares_memory(out._data, self._data))):
                 register_view(self, out, (name, fn, args, kwargs, None))
             return out
     else:

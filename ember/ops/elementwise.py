@@ -314,7 +314,8 @@ def _times_mask(t, cond, name):
     where ``cond`` is false gives NaN, not 0 (clamp's gradient)."""
     be = t._device.backend
     dt = t._dtype
-    return record(be.ew_cast(be.ew_mul(t._data, cond), dt), dt, (t,),
+    mask = be.ew_cast(cond, dt)  # the standard multiplies numbers only
+    return record(be.ew_cast(be.ew_mul(t._data, mask), dt), dt, (t,),
                   lambda g, needs, out: (_times_mask(g, cond, name),), name)
 
 

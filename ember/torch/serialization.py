@@ -133,10 +133,11 @@ class _SavedStorage:
 
 
 def _location(device):
-    """PyTorch's location tag of an ember device: ``"cpu"``, ``"cuda:N"`` or ``"mps"``."""
+    """PyTorch's location tag of an ember device: ``"cpu"``, ``"cuda:N"`` or ``"mps"``; an
+    Array API library's device (``xp:<library>``) saves as ``"cpu"``, as its data is written."""
     if device.type == "cuda":
         return f"cuda:{device.index or 0}"
-    return device.type
+    return "cpu" if device.backend_name == "xp" else device.type
 
 
 class _Pickler(pickle._Pickler):
@@ -345,8 +346,8 @@ class _Placement:
 
 def _device_of(target, location):
     """The ember device of PyTorch's location ``target`` (a str or a device); PyTorch's
-    ``"cpu"`` (``torch.device("cpu")`` too) is the default device when that is a CPU device,
-    else ember's ``"cpu"``."""
+    ``"cpu"`` (``torch.device("cpu")`` too) is the default device when that is a CPU device or
+    an Array API library's (whose tensors save as ``"cpu"``), else ember's ``"cpu"``."""
     if isinstance(target, Device) and target is not CPU:
         return as_device(target, "load", "map_location")
     if target is CPU:
@@ -356,7 +357,7 @@ def _device_of(target, location):
                                     f"{location!r})", "map_location", target)
     if target.strip().lower() in ("cpu", "cpu:0"):
         default = get_default_device()
-        return default if default.type == "cpu" else CPU
+        return default if default.type == "cpu" or default.backend_name == "xp" else CPU
     try:
         return as_device(target, "load", "map_location")
     except InvalidParameterError:

@@ -657,7 +657,7 @@ def _creation_takes(device):
 
 @pytest.mark.parametrize("device", [str(d) for d in ember.devices()])
 def test_functions_with_device_accept_every_device(device):
-    torch_device = None if device == "cpu" else torch.device(device.split(":", 1)[1])
+    torch_device = torch.device(device.split(":", 1)[1]) if device.startswith("torch:") else None
     for spelling in (device, ember.Device(device), torch_device):
         if spelling is None:
             continue

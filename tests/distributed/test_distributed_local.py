@@ -262,10 +262,20 @@ def test_docs_distributed_md_examples_run():
     assert result.attempted >= 15 and result.failed == 0
 
 
+def _has(device, dtype):
+    try:
+        ember.Device(device).backend.native_dtype(ember.dtypes.as_dtype(dtype))
+    except ember.KindError:
+        return False
+    return True
+
+
 @pytest.mark.parametrize("device", [str(d) for d in ember.devices()])
 def test_collectives_keep_the_device(group, device):
     x = np.arange(6.0).reshape(3, 2)
     for dtype in ("float32", "bfloat16", "int64"):
+        if not _has(device, dtype):  # array-api-strict and Dask have no bfloat16
+            continue
         t = ember.tensor(x, device=device).cast(dtype)
         outs = [dist.all_reduce(t), dist.broadcast(t), dist.all_gather(t)[0],
                 dist.reduce_scatter(t), dist.all_reduce_async(t, "max").wait()]
@@ -274,7 +284,7 @@ def test_collectives_keep_the_device(group, device):
         for out in outs:
             assert out.device == device and out.dtype.name == dtype
             assert out.tolist() == t.tolist()
-        assert t.tolist() == ember.tensor(x).cast(dtype).tolist()  # the input is unchanged
+        assert t.tolist() == ember.tensor(x, device=device).cast(dtype).tolist()  # unchanged
     s = dist.DistributedSampler(10, seed=1, device=device)
     assert s.indices().device == device
     assert list(s) == list(dist.DistributedSampler(10, seed=1, device="cpu"))

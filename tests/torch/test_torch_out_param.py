@@ -211,6 +211,16 @@ DTYPES = ["bool", "uint8", "int32", "int64", "float16", "float32", "float64", "c
           "complex128"]
 
 
+def _device_has(name):
+    """Whether the default device has the dtype ``name`` (array-api-strict lacks float16): a
+    dtype it lacks is left out, as the conftest leaves out such parameters."""
+    try:
+        ember.zeros(0).device.backend.native_dtype(ember.dtypes.as_dtype(name))
+    except KindError:
+        return False
+    return True
+
+
 def inputs(lib, seed=0):
     r = np.random.default_rng(seed)
 
@@ -380,7 +390,7 @@ def test_dtype_cast_or_refusal(key):
     env_t, env_e = inputs(torch), inputs(et)
     like_t, like_e = eval(expr, env_t), eval(expr, env_e)
     several = isinstance(like_t, tuple)
-    for dtype in DTYPES:
+    for dtype in filter(_device_has, DTYPES):
         for pos in range(len(like_t) if several else 1):
             def outs(lib, like):
                 if not several:

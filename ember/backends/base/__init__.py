@@ -91,6 +91,9 @@ class Backend(CoreKernels, CreationKernels, MovementKernels, SegmentsKernels,
     fuses = False
     #: in-place element-wise writes into an exclusively held buffer (``ew_inplace``)
     writes_in_place = False
+    #: whether arrays have a memory layout ``shares_memory`` sees; without one (the standard's
+    #: arrays) a reshape is a view, as PyTorch's of a contiguous tensor
+    has_layout = True
 
     class RaggedError(ValueError):
         """Nested data whose rows differ in length."""

@@ -37,6 +37,10 @@ class DistributedKernels:
         """``a`` as a torch tensor sharing its memory, for torch.distributed to work on in place
         (bfloat16, which NumPy lacks, through its 16 bits)."""
 
+    def dist_result(self, a):
+        """A buffer (or a view of one) as an array of this device, for a tensor to hold."""
+        return a
+
     def dist_split(self, buffer, parts):
         """``buffer`` (flat) as ``parts`` equal consecutive views."""
         k = buffer.shape[0] // parts

@@ -29,6 +29,7 @@ class ArrayAPIBackend(HostRouted, Backend):
 
     name = "xp"
     writes_in_place = False
+    has_layout = False
 
     def __init__(self, device, library):
         self.library = library
@@ -146,6 +147,26 @@ class ArrayAPIBackend(HostRouted, Backend):
 
     def synchronize(self):
         self.library.synchronize(self.xp)
+
+    # -- distributed buffers: host arrays torch.distributed writes in place -----------------------
+
+    def dist_buffer(self, n, dtype):
+        return self.host.dist_buffer(n, dtype)
+
+    def dist_zeros(self, n, dtype):
+        return self.host.dist_zeros(n, dtype)
+
+    def dist_copy(self, a):
+        return self.host.dist_copy(self.to_host(a))
+
+    def dist_unpack(self, buffer, offset, shape):
+        return self.host.dist_unpack(buffer, offset, shape)
+
+    def dist_split(self, buffer, parts):
+        return self.host.dist_split(buffer, parts)
+
+    def dist_result(self, a):
+        return self._up(a)
 
     # -- what a library may have of its own -------------------------------------------------------
 
