@@ -19,7 +19,7 @@ _XP = SimpleNamespace(floor=torch.floor, round=torch.round, abs=torch.abs, fmod=
                       clip=torch.clamp, where=torch.where, isfinite=torch.isfinite,
                       zeros_like=torch.zeros_like, ones_like=torch.ones_like, reshape=torch.reshape,
                       astype_like=lambda x, ref: x.to(ref.dtype),
-                      reshape=torch.reshape, index=lambda x: x.to(torch.int64))
+                      index=lambda x: x.to(torch.int64))
 
 
 def _work_dtype(dtype):
