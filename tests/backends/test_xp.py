@@ -18,6 +18,7 @@ needs = {name: pytest.mark.skipif(name[3:] not in installed(), reason=f"{name[3:
 def test_an_xp_device_is_named_by_its_library():
     d = ember.Device("XP:JAX")
     assert (d.name, d.type, d.index) == ("xp:jax", "jax", None)
+    assert ember.Device("xp:array_api_strict").type == "cpu"  # host memory
     assert str(ember.Device("xp:array_api_strict")) == "xp:array_api_strict"
     with pytest.raises(InvalidParameterError, match="'xp:nosuch' names no Array API library"):
         ember.Device("xp:nosuch")

@@ -203,10 +203,11 @@ def for_device(device):
     found = _instances.get(device)
     if found is not None:
         return found
-    library = LIBRARIES.get(device.type)
-    if library is None or device.type not in installed():
-        raise DeviceError(f"device {device} is not available: the library {device.type} is not "
-                          "installed (pip install " + device.type.replace("_", "-") + ")", (device,))
+    name = device.name.split(":", 1)[1]
+    library = LIBRARIES.get(name)
+    if library is None or name not in installed():
+        raise DeviceError(f"device {device} is not available: the library {name} is not "
+                          "installed (pip install " + name.replace("_", "-") + ")", (device,))
     with _lock:
         found = _instances.get(device)
         if found is None:

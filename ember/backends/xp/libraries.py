@@ -18,6 +18,8 @@ class Library:
     and hooks a subclass overrides where the library has something better than the default."""
 
     package = None
+    #: the type of its device: "cpu" where it computes in host memory
+    device_type = "cpu"
     #: the dtypes the library lacks, by ember name (the device refuses them with KindError)
     lacks = ()
 
@@ -98,6 +100,7 @@ class Jax(Library):
     (``jax_enable_x64``), without which float64 and int64 would silently be 32-bit."""
 
     package = "jax"
+    device_type = "jax"  # JAX's default device: a CPU, GPU or TPU
 
     def load(self):
         import jax
