@@ -274,11 +274,7 @@ def stride(self, dim=None):
     >>> torch.ones(2, 3).t().stride(), torch.ones(2, 3).stride(-1)
     ((1, 3), 1)
     """
-    arr = _raw(self)
-    if hasattr(arr, "strides"):  # a NumPy array: strides in bytes
-        steps = tuple(s // arr.itemsize for s in arr.strides)
-    else:
-        steps = tuple(arr.stride())
+    steps = self._device.backend.layout_strides(_raw(self))
     if dim is None:
         return steps
     return steps[_e.shapes.normalize_dim(dim, max(len(steps), 1), "stride")] if steps else 1
@@ -293,14 +289,7 @@ def storage_offset(self):
     >>> torch.arange(6)[2:].storage_offset()
     2
     """
-    arr = _raw(self)
-    if hasattr(arr, "storage_offset"):
-        return arr.storage_offset()
-    base = arr
-    while getattr(base, "base", None) is not None and hasattr(base.base, "__array_interface__"):
-        base = base.base
-    start = arr.__array_interface__["data"][0]
-    return (start - base.__array_interface__["data"][0]) // arr.itemsize
+    return self._device.backend.layout_offset(_raw(self))
 
 
 @torch_method
@@ -312,10 +301,7 @@ def data_ptr(self):
     >>> x[1:].data_ptr() - x.data_ptr()
     8
     """
-    arr = _raw(self)
-    if hasattr(arr, "data_ptr"):
-        return arr.data_ptr()
-    return arr.__array_interface__["data"][0]
+    return self._device.backend.layout_address(_raw(self))
 
 
 @torch_method

@@ -133,6 +133,25 @@ class CoreKernels:
     def synchronize(self):
         """Wait for queued work (nothing is queued on NumPy)."""
 
+    def layout_strides(self, a):
+        """The step in elements between neighbours along each dim of ``a``'s buffer; row-major
+        where the library has no memory layout (the standard has none)."""
+        steps, n = [], 1
+        for size in reversed(a.shape):
+            steps.append(n)
+            n *= max(size, 1)
+        return tuple(reversed(steps))
+
+    def layout_offset(self, a):
+        """The offset in elements of ``a``'s first element in the buffer it views (0 where the
+        library has no views)."""
+        return 0
+
+    def layout_address(self, a):
+        """The address of ``a``'s first element (0 where the library does not tell, as PyTorch's
+        tensors without storage)."""
+        return 0
+
     def move(self, a):
         """``a``, an array of this backend on another of its devices, on this one; by default
         through host memory (a backend with a direct path overrides it)."""

@@ -19,7 +19,8 @@ __all__ = [
     "RaggedError", "RankError", "asarray",
     "cast", "readonly", "copy", "contiguous", "is_contiguous", "shares_memory", "tolist", "item",
     "scalar_array", "sum_to_shape", "broadcast_to", "add", "native_dtype", "dtype_of",
-    "ember_dtype", "to_host", "from_host", "synchronize",
+    "ember_dtype", "to_host", "from_host", "synchronize", "layout_strides", "layout_offset",
+    "layout_address",
 ]
 
 try:  # NumPy >= 2: the error state lives in a context variable that ufuncs read on each call
@@ -409,3 +410,23 @@ def from_host(a, dtype):
 
 def synchronize():
     """Wait for queued work (nothing is queued on NumPy)."""
+
+
+# -- memory layout (NumPy's own; the base's defaults assume none) -----------------------------
+
+def layout_strides(a):
+    """The step in elements between neighbours along each dim of ``a``'s buffer."""
+    return tuple(s // a.itemsize for s in a.strides)
+
+
+def layout_offset(a):
+    """The offset in elements of ``a``'s first element in the buffer it views."""
+    base = a
+    while isinstance(base.base, np.ndarray):
+        base = base.base
+    return (a.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // a.itemsize
+
+
+def layout_address(a):
+    """The address of ``a``'s first element."""
+    return a.__array_interface__["data"][0]

@@ -15,7 +15,7 @@ __all__ = [
     "cast", "readonly", "copy", "contiguous", "is_contiguous", "shares_memory",
     "tolist", "item", "scalar_array", "broadcast_to", "add",
     "native_dtype", "dtype_of", "ember_dtype", "to_host", "from_host",
-    "move", "synchronize",
+    "move", "synchronize", "layout_strides", "layout_offset", "layout_address",
 ]
 
 Array = torch.Tensor
@@ -266,3 +266,18 @@ def synchronize(*, device=None):
     """Wait for the device's queued work (CUDA runs asynchronously)."""
     if device is not None and device.type == "cuda":
         torch.cuda.synchronize(device)
+
+
+def layout_strides(a):
+    """The step in elements between neighbours along each dim of ``a``'s storage."""
+    return tuple(a.stride())
+
+
+def layout_offset(a):
+    """The offset in elements of ``a``'s first element in its storage."""
+    return a.storage_offset()
+
+
+def layout_address(a):
+    """The address of ``a``'s first element."""
+    return a.data_ptr()

@@ -128,6 +128,18 @@ class ArrayAPIBackend(HostRouted, Backend):
         standard cannot tell views apart: otherwise only one array shares with itself)."""
         return a is b or self.library.shares_memory(self.host.xp, a, b)
 
+    def layout_strides(self, a):
+        view = self.library.host_view(self.host.xp, a)
+        return Backend.layout_strides(self, a) if view is None else self.host.layout_strides(view)
+
+    def layout_offset(self, a):
+        view = self.library.host_view(self.host.xp, a)
+        return 0 if view is None else self.host.layout_offset(view)
+
+    def layout_address(self, a):
+        view = self.library.host_view(self.host.xp, a)
+        return 0 if view is None else self.host.layout_address(view)
+
     def data_can_mut(self, a):
         """False: the standard cannot show an array is held only once."""
         return False

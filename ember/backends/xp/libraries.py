@@ -71,6 +71,11 @@ class Library:
         """Whether ``a`` is row-major in memory (True where the library has no layout)."""
         return True
 
+    def host_view(self, host_xp, a):
+        """A NumPy array viewing ``a``'s memory (its layout and address), or None where the
+        library has no memory layout to show."""
+        return None
+
     def quiet(self, kernel):
         """``kernel`` as the device runs it: with the library's floating-point warnings off
         (inf and nan are the IEEE answers), where it has such warnings."""
@@ -93,6 +98,9 @@ class ArrayApiStrict(Library):
 
     def is_contiguous(self, host_xp, a):
         return bool(host_xp.from_dlpack(a).flags.c_contiguous)
+
+    def host_view(self, host_xp, a):
+        return host_xp.from_dlpack(a)
 
 
 class Jax(Library):
