@@ -15,6 +15,7 @@ from ... import dtypes as _dtypes
 from ...errors import DeviceError, KindError
 from ..base import Backend
 from ..guard import allocation_error
+from ..numpy.core import quiet as _numpy_quiet
 from .host import HostRouted
 from .libraries import LIBRARIES, installed
 
@@ -53,7 +54,7 @@ class ArrayAPIBackend(HostRouted, Backend):
         super().__init__(device)
 
     def _prepare(self, kernel):
-        return self.library.quiet(kernel)
+        return self.library.quiet(kernel, _numpy_quiet)
 
     # -- dtypes ---------------------------------------------------------------------------------
 

@@ -76,8 +76,9 @@ class Library:
         library has no memory layout to show."""
         return None
 
-    def quiet(self, kernel):
-        """``kernel`` as the device runs it: with the library's floating-point warnings off
+    def quiet(self, kernel, numpy_quiet):
+        """``kernel`` as the device runs it (``numpy_quiet(kernel)`` runs it with NumPy's
+        floating-point warnings off): with the library's floating-point warnings off
         (inf and nan are the IEEE answers), where it has such warnings."""
         return kernel
 
@@ -88,9 +89,8 @@ class ArrayApiStrict(Library):
     package = "array_api_strict"
     lacks = ("float16", "bfloat16")
 
-    def quiet(self, kernel):
-        from ..numpy.core import quiet  # NumPy computes underneath
-        return quiet(kernel)
+    def quiet(self, kernel, numpy_quiet):
+        return numpy_quiet(kernel)  # NumPy computes underneath
 
     # its arrays are NumPy arrays underneath, which DLPack hands over without a copy
     def shares_memory(self, host_xp, a, b):
@@ -155,12 +155,11 @@ class Jax(Library):
         import jax
         jax.effects_barrier()
 
-    def quiet(self, kernel):
+    def quiet(self, kernel, numpy_quiet):
         """``kernel`` with NumPy's warnings off (JAX converts Python numbers with NumPy); an
         element-wise kernel also takes a Python int past int64 (a uint64 operand), which JAX's
         argument parsing refuses, as a uint64 array."""
-        from ..numpy.core import quiet
-        run = quiet(kernel)
+        run = numpy_quiet(kernel)
         if not getattr(kernel, "__name__", "").startswith("ew_"):
             return run
 
