@@ -1,5 +1,7 @@
 """The test oracle: convert between ember and PyTorch, compare values, build awkward inputs."""
 
+import os
+
 import numpy as np
 import torch
 
@@ -12,6 +14,28 @@ TORCH_DTYPES = {
     "uint64": torch.uint64, "bool": torch.bool,
 }
 COMPLEX_TORCH_DTYPES = {"complex64": torch.complex64, "complex128": torch.complex128}
+
+
+def _device_lacks():
+    """The ember dtype names the suite's device (EMBER_DEVICE) has none of."""
+    from ember.errors import KindError
+    backend = ember.Device(os.environ.get("EMBER_DEVICE", "cpu").strip() or "cpu").backend
+    lacked = set()
+    for dt in ember.dtypes.ALL:
+        try:
+            backend.native_dtype(dt)
+        except KindError:
+            lacked.add(dt.name)
+    return lacked
+
+
+DEVICE_LACKS = _device_lacks()
+
+
+def on_device(names):
+    """``names`` less the dtypes the suite's device lacks (the loops' twin of the conftest's
+    leaving out of a test parametrized with such a dtype)."""
+    return [n for n in names if n not in DEVICE_LACKS]
 
 
 def to_torch(t, requires_grad=False):
