@@ -5,8 +5,8 @@ import math
 import numbers
 import operator
 
-from ..autodiff import no_grad
 from .. import dtypes
+from ..autodiff import no_grad
 from ..errors import DimensionError, InvalidParameterError, KindError
 from ..ops.masking import where
 from .._tensor import Tensor
@@ -65,6 +65,9 @@ def _has_bfloat16(t):
     return True
 
 
+_BF16_MAX = (2 - 2.0 ** -7) * 2.0 ** 127
+
+
 def _round_bf16(t, native):
     """``t`` rounded once to bfloat16 (to nearest, ties to even): a bfloat16 tensor where the
     device has the dtype (``native``), else float32 holding the same values (each exact in
@@ -83,9 +86,6 @@ def _round_bf16(t, native):
     return where(finite, r, x).cast("float32")
 
 
-_BF16_MAX = (2 - 2.0 ** -7) * 2.0 ** 127
-
-
 def newton_schulz(update, coefficients, steps, eps):
     """``steps`` iterations of the quintic Newton-Schulz map on ``update`` (a 2-D tensor),
     which drive its singular values towards 1: with ``X = update / max(|update|_F, eps)`` (taken
@@ -94,10 +94,10 @@ def newton_schulz(update, coefficients, steps, eps):
 
     As PyTorch's Muon, the iterate is kept in bfloat16 (the result is a bfloat16 tensor, or
     float32 holding bfloat16 values on a device without bfloat16): each of ``A``, ``B`` and
-    ``X`` is computed in float64 and rounded to bfloat16 once. This
-    gives PyTorch's bits except where a value falls within PyTorch's float32 rounding of a
-    tie between two bfloat16 numbers (about one call in 400 on random input, measured), where
-    one entry differs by one bfloat16 step.
+    ``X`` is computed in float64 and rounded to bfloat16 once. This gives PyTorch's bits
+    except where a value falls within PyTorch's float32 rounding of a tie between two bfloat16
+    numbers (about one call in 400 on random input, measured), where one entry differs by one
+    bfloat16 step.
 
     >>> import ember
     >>> x = newton_schulz(ember.tensor([[3.0, 0.0], [0.0, 0.5]]), (3.4445, -4.775, 2.0315), 5,
