@@ -137,3 +137,18 @@ def assert_unchanged(tensors, before):
         a = np.asarray(t.numpy())
         assert a.shape == b.shape and a.dtype == b.dtype, f"{a.shape}/{a.dtype} != {b.shape}/{b.dtype}"
         assert a.tobytes() == b.tobytes(), "the tensor's values changed"
+
+
+def device_dtypes(devices, names):
+    """(device, dtype) pairs: each of ``devices`` with each of the dtype ``names`` it has."""
+    from ember.errors import KindError
+    pairs = []
+    for device in devices:
+        backend = ember.Device(device).backend
+        for name in names:
+            try:
+                backend.native_dtype(getattr(ember.dtypes, name if name != "bool" else "bool_"))
+            except KindError:
+                continue
+            pairs.append((device, name))
+    return pairs

@@ -5,8 +5,10 @@ import math
 import numbers
 import operator
 
+from .. import dtypes
 from ..autodiff import no_grad
-from ..errors import DimensionError, InvalidParameterError
+from ..errors import DimensionError, InvalidParameterError, KindError
+from ..ops.masking import where
 from .._tensor import Tensor
 from ..ops.aliasing import written
 from ._compose import as_tensor, float32
@@ -54,17 +56,48 @@ def fused_lerp(start, end, weight):
     return _fma(diff, w - 1.0, end, _SPLIT[dtype])
 
 
+def _has_bfloat16(t):
+    """Whether ``t``'s device has the bfloat16 dtype (array-api-strict has none)."""
+    try:
+        t.device.backend.native_dtype(dtypes.bfloat16)
+    except KindError:
+        return False
+    return True
+
+
+_BF16_MAX = (2 - 2.0 ** -7) * 2.0 ** 127
+
+
+def _round_bf16(t, native):
+    """``t`` rounded once to bfloat16 (to nearest, ties to even): a bfloat16 tensor where the
+    device has the dtype (``native``), else float32 holding the same values (each exact in
+    float32), rounded in float64 at the spacing of bfloat16 numbers near each value."""
+    if native:
+        return t.cast("bfloat16")
+    x = t.cast("float64")
+    a = x.abs()
+    finite = a.isfinite() & (a > 0)
+    a = where(finite, a, 1.0)
+    e = a.log2().floor()  # corrected where log2 rounds across a power of two
+    e = where(a < 2.0 ** e, e - 1, where(a >= 2.0 ** (e + 1), e + 1, e))
+    ulp = 2.0 ** (e.clamp(-126, None) - 7)  # bfloat16: 8 significant bits, subnormals below 2**-126
+    r = (x / ulp).round() * ulp
+    r = where(r.abs() > _BF16_MAX, r.sign() * math.inf, r)
+    return where(finite, r, x).cast("float32")
+
+
 def newton_schulz(update, coefficients, steps, eps):
     """``steps`` iterations of the quintic Newton-Schulz map on ``update`` (a 2-D tensor),
     which drive its singular values towards 1: with ``X = update / max(|update|_F, eps)`` (taken
     on the wide side, ``X`` transposed when it has more rows than columns),
     ``A = X Xᵀ``, ``B = b A + c A A``, ``X = a X + B X``.
 
-    As PyTorch's Muon, the iterate is kept in bfloat16 (the result is a bfloat16 tensor):
-    each of ``A``, ``B`` and ``X`` is computed in float64 and rounded to bfloat16 once. This
-    gives PyTorch's bits except where a value falls within PyTorch's float32 rounding of a
-    tie between two bfloat16 numbers (about one call in 400 on random input, measured), where
-    one entry differs by one bfloat16 step.
+    As PyTorch's Muon, the iterate is kept in bfloat16 (the result is a bfloat16 tensor, or
+    float32 holding bfloat16 values on a device without bfloat16): each of ``A``, ``B`` and
+    ``X`` is computed in float64 and rounded to bfloat16 once. This gives PyTorch's bits
+    except where a value falls within PyTorch's float32 rounding of a tie between two bfloat16
+    numbers (about one call in 400 on random input, measured), where one entry differs by one
+    bfloat16 step.
 
     >>> import ember
     >>> x = newton_schulz(ember.tensor([[3.0, 0.0], [0.0, 0.5]]), (3.4445, -4.775, 2.0315), 5,
@@ -73,18 +106,22 @@ def newton_schulz(update, coefficients, steps, eps):
     ('bfloat16', [[0.7, 0.0], [0.0, 1.0]])
     """
     a, b, c = coefficients
-    x = update.cast("bfloat16")
+    native = _has_bfloat16(update)
+
+    def bf16(t):
+        return _round_bf16(t, native)
+    x = bf16(update)
     wide = x.shape[0] <= x.shape[1]
     if not wide:
         x = x.mT
     wide64 = x.cast("float64")
-    norm = (wide64 * wide64).sum().sqrt().cast("bfloat16").cast("float64")
-    x = (wide64 / norm.clamp(eps, None).cast("bfloat16").cast("float64")).cast("bfloat16")
+    norm = bf16((wide64 * wide64).sum().sqrt()).cast("float64")
+    x = bf16(wide64 / bf16(norm.clamp(eps, None)).cast("float64"))
     for _ in range(steps):
         x64 = x.cast("float64")
-        gram = x64.matmul(x64.mT).cast("bfloat16").cast("float64")
-        poly = (gram * b + gram.matmul(gram) * c).cast("bfloat16").cast("float64")
-        x = (x64 * a + poly.matmul(x64)).cast("bfloat16")
+        gram = bf16(x64.matmul(x64.mT)).cast("float64")
+        poly = bf16(gram * b + gram.matmul(gram) * c).cast("float64")
+        x = bf16(x64 * a + poly.matmul(x64))
     return x if wide else x.mT
 
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 
 import ember
 import ember.nn.functional as F
-from oracle import (SHAPES, assert_close, assert_unchanged, ember_tensor, layouts,
+from oracle import (SHAPES, assert_close, assert_unchanged, ember_tensor, layouts, on_device,
                     random_array, snapshot, to_torch)
 
 GRAD_TOL = {"float64": (1e-7, 1e-9), "float32": (1e-4, 1e-5)}
@@ -90,7 +90,7 @@ ACTS = {
 def test_activation_values(rng, name):
     fe, ft = ACTS[name]
     for shape in SHAPES:
-        for dtype in ("float64", "float32", "float16", "bfloat16"):
+        for dtype in on_device(["float64", "float32", "float16", "bfloat16"]):
             a = np.asarray(random_array(rng, shape, dtype) * 3)
             t = to_torch(ember_tensor(a, dtype))
             expected = ft(t.float()).to(t.dtype) if dtype in ("float16", "bfloat16") else ft(t)
@@ -315,12 +315,12 @@ def test_linear_layouts_and_mixed_dtypes(rng):
     assert x.grad.dtype == ember.float32 and wt.grad.dtype == ember.float64
 
 
-def test_linear_half(rng):
-    for dtype in ("float16", "bfloat16"):
-        a, w = random_array(rng, (3, 4), dtype), random_array(rng, (2, 4), dtype)
-        ta, tw = to_torch(ember_tensor(a, dtype)), to_torch(ember_tensor(w, dtype))
-        assert_close(F.linear(ember_tensor(a, dtype), ember_tensor(w, dtype)),
-                     TF.linear(ta.float(), tw.float()).to(ta.dtype))
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_linear_half(rng, dtype):
+    a, w = random_array(rng, (3, 4), dtype), random_array(rng, (2, 4), dtype)
+    ta, tw = to_torch(ember_tensor(a, dtype)), to_torch(ember_tensor(w, dtype))
+    assert_close(F.linear(ember_tensor(a, dtype), ember_tensor(w, dtype)),
+                 TF.linear(ta.float(), tw.float()).to(ta.dtype))
 
 
 def test_linear_bad_inputs():
@@ -413,8 +413,9 @@ def test_conv2d_layouts_and_unbatched(rng):
            lambda a, b: TF.conv2d(a, b, stride=2, padding=1), [x[0], w], rng)
 
 
-def test_conv2d_half(rng):
-    x, w = random_array(rng, (1, 2, 5, 5), "float16"), random_array(rng, (3, 2, 3, 3), "float16")
+@pytest.mark.parametrize("dtype", ["float16"])
+def test_conv2d_half(rng, dtype):
+    x, w = random_array(rng, (1, 2, 5, 5), dtype), random_array(rng, (3, 2, 3, 3), dtype)
     got = F.conv2d(ember_tensor(x), ember_tensor(w))
     want = TF.conv2d(torch.tensor(x).float(), torch.tensor(w).float()).half()
     assert_close(got, want, rtol=1e-2, atol=1e-2)
@@ -581,7 +582,8 @@ def test_max_pool2d_window_with_no_tap_inside():
 def test_max_pool2d_return_indices_half(rng, case):
     shape, k, s, p, d, ceil = case
     a = rng.integers(-3, 4, size=shape).astype("float32")
-    for dtype, tdt in (("float16", torch.float16), ("bfloat16", torch.bfloat16)):
+    for dtype in on_device(["float16", "bfloat16"]):
+        tdt = getattr(torch, dtype)
         out, idx = F.max_pool2d(ember_tensor(a, dtype), k, s, p, d, ceil, True)
         tout, tidx = TF.max_pool2d(torch.tensor(a).to(tdt), k, s, p, d, ceil, return_indices=True)
         assert out.dtype.name == dtype
@@ -1047,8 +1049,9 @@ def test_cross_entropy_stable_and_fd(rng):
               [rng.standard_normal((2, 3, 2))], rng)
 
 
-def test_cross_entropy_half(rng):
-    x = random_array(rng, (4, 5), "float16")
+@pytest.mark.parametrize("dtype", ["float16"])
+def test_cross_entropy_half(rng, dtype):
+    x = random_array(rng, (4, 5), dtype)
     idx = rng.integers(0, 5, size=4)
     got = F.cross_entropy(ember_tensor(x), ember.tensor(idx))
     want = TF.cross_entropy(torch.tensor(x).float(), torch.tensor(idx)).half()

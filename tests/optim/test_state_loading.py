@@ -10,6 +10,7 @@ import torch
 
 import ember
 from ember import InvalidParameterError, KindError, ShapeMismatchError, optim
+from oracle import on_device
 
 G1 = [0.5, -1.0, 2.0]
 G2 = [-0.25, 0.75, 1.5]
@@ -177,7 +178,8 @@ def test_state_of_another_optimizer_is_refused():
 
     p = ember.ones(2).require_grad()
     mine = Mine([p])
-    mine.load_state_dict({"state": {0: {"count": 4, "last": ember.zeros(2, dtype="float16")}},
+    other = on_device(["float16", "float64"])[0]  # a dtype other than the parameter's float32
+    mine.load_state_dict({"state": {0: {"count": 4, "last": ember.zeros(2, dtype=other)}},
                           "param_groups": [{"lr": 0.5, "params": [0]}]})
     st = mine.state_dict()["state"][0]
     assert st["count"] == 4 and st["last"].dtype == p.dtype and st["last"].tolist() == [0, 0]

@@ -6,7 +6,7 @@ import scipy.ndimage as ndi
 
 import ember
 from ember.vision import BorderType, MorphOptions
-from oracle import assert_close, assert_unchanged, ember_tensor, layouts, snapshot
+from oracle import assert_close, assert_unchanged, device_dtypes, ember_tensor, layouts, snapshot
 
 SCIPY_MODES = {"constant": "constant", "replicate": "nearest", "reflect": "reflect",
                "reflect101": "mirror", "wrap": "wrap"}
@@ -374,9 +374,8 @@ def test_options_validate_on_construction():
 OTHER_DEVICES = [str(d) for d in ember.devices() if d is not ember.devices()[0]]
 
 
-@pytest.mark.parametrize("device", OTHER_DEVICES)
-@pytest.mark.parametrize("dtype", ["float32", "float16", "int16", "uint8", "uint16", "uint32",
-                                   "uint64", "bool"])
+@pytest.mark.parametrize("device,dtype", device_dtypes(OTHER_DEVICES, [
+    "float32", "float16", "int16", "uint8", "uint16", "uint32", "uint64", "bool"]))
 def test_every_device_matches_the_numpy_backend(device, dtype):
     rng = np.random.default_rng(len(dtype))
     if dtype == "bool":

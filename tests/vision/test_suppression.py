@@ -11,7 +11,7 @@ import torch
 
 import ember
 from ember.vision import NmsOptions, nms
-from oracle import assert_close, assert_unchanged, ember_tensor, layouts, snapshot
+from oracle import assert_close, assert_unchanged, device_dtypes, ember_tensor, layouts, snapshot
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -305,8 +305,8 @@ def test_docs_detection_md():
 OTHER_DEVICES = [str(d) for d in ember.devices() if d is not ember.devices()[0]]
 
 
-@pytest.mark.parametrize("device", OTHER_DEVICES)
-@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("device,dtype", device_dtypes(OTHER_DEVICES, [
+    "float32", "float64", "float16", "bfloat16"]))
 def test_every_device_matches_the_numpy_backend(device, dtype):
     rng = np.random.default_rng(len(dtype))
     xy = rng.random((60, 2)) * 40

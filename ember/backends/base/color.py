@@ -18,7 +18,7 @@ class ColorKernels:
     def color_rgb2gray(self, x):
         """(N, 3, H, W) -> (N, 1, H, W): 0.299 R + 0.587 G + 0.114 B, in ``x``'s dtype."""
         w0, w1, w2 = self._gray_weights(x)
-        return (w0 * x[:, 0:1] + w1 * x[:, 1:2]) + w2 * x[:, 2:3]
+        return (w0 * x[:, 0:1, ...] + w1 * x[:, 1:2, ...]) + w2 * x[:, 2:3, ...]
 
     def color_rgb2gray_grad(self, g):
         """The gradient of ``color_rgb2gray`` for the output gradient ``g`` (N, 1, H, W)."""
@@ -33,7 +33,7 @@ class ColorKernels:
     def color_gray2rgb_grad(self, g):
         """The gradient of ``color_gray2rgb``: the sum over the three channels, (N, 1, H, W),
         added in channel order."""
-        return (g[:, 0:1] + g[:, 1:2]) + g[:, 2:3]
+        return (g[:, 0:1, ...] + g[:, 1:2, ...]) + g[:, 2:3, ...]
 
     def color_rgb2hsv(self, x):
         """(N, 3, H, W) RGB -> (N, 3, H, W) HSV, OpenCV's float formulas.
@@ -43,7 +43,7 @@ class ColorKernels:
         H = 0 where V == min; H < 0 gets + 360, so H lies in [0, 360).
         """
         xp = self.xp
-        r, g, b = x[:, 0], x[:, 1], x[:, 2]
+        r, g, b = x[:, 0, ...], x[:, 1, ...], x[:, 2, ...]
         v = xp.maximum(xp.maximum(r, g), b)
         d = v - xp.minimum(xp.minimum(r, g), b)
         zero = xp.zeros((), dtype=x.dtype, device=self.native_device)
@@ -65,7 +65,7 @@ class ColorKernels:
         k = (n + H / 60) mod 6; H is taken modulo 360.
         """
         xp = self.xp
-        h, s, v = x[:, 0], x[:, 1], x[:, 2]
+        h, s, v = x[:, 0, ...], x[:, 1, ...], x[:, 2, ...]
         hh = xp.remainder(h / 60, 6)
         vs = v * s
         chans = []

@@ -72,7 +72,10 @@ class MorphologyKernels:
         xp = self.xp
         if iterations == 0 or 0 in x.shape:
             return xp.asarray(x, copy=True)
-        reduce = xp.minimum if op == "erode" else xp.maximum
+        if self.dtype_of(x).kind == "bool":  # the standard's minimum and maximum take numbers
+            reduce = xp.logical_and if op == "erode" else xp.logical_or
+        else:
+            reduce = xp.minimum if op == "erode" else xp.maximum
         rows, cols = xp.nonzero(kernel)
         offsets = [(int(rows[k]), int(cols[k])) for k in range(rows.shape[0])]
         kh, kw = kernel.shape
@@ -89,9 +92,9 @@ class MorphologyKernels:
             if dtype in wide:  # int64 in the same order (uint64: its top bit flipped)
                 work = xp.astype(work, i64)
                 work = work ^ top if dtype == wide[2] else work
-            acc = work[offsets[0][0]:offsets[0][0] + H, offsets[0][1]:offsets[0][1] + W]
+            acc = work[offsets[0][0]:offsets[0][0] + H, offsets[0][1]:offsets[0][1] + W, ...]
             for i, j in offsets[1:]:  # a loop over the kernel's True cells, not over pixels
-                acc = reduce(acc, work[i:i + H, j:j + W])
+                acc = reduce(acc, work[i:i + H, j:j + W, ...])
             if dtype in wide:
                 acc = xp.astype(acc ^ top if dtype == wide[2] else acc, dtype)
             out = xp.asarray(acc, copy=True) if len(offsets) == 1 else acc

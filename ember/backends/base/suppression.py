@@ -22,7 +22,7 @@ class SuppressionKernels:
         """
         xp = self.xp
         f64, i64 = self.native_dtype(dtypes.float64), self.native_dtype(dtypes.int64)
-        if boxes.dtype in (self.native_dtype(dtypes.float16), self.native_dtype(dtypes.bfloat16)):
+        if self.dtype_of(boxes) in (dtypes.float16, dtypes.bfloat16):
             boxes = xp.astype(boxes, self.native_dtype(dtypes.float32))
         s = xp.astype(scores, f64)
         cand = xp.nonzero(s >= score_threshold)[0]
@@ -39,9 +39,11 @@ class SuppressionKernels:
             i = int(rem[0])
             keep.append(i)
             rest = rem[1:]
-            w = xp.maximum(xp.minimum(x2[i], x2[rest]) - xp.maximum(x1[i], x1[rest]), zero)
-            h = xp.maximum(xp.minimum(y2[i], y2[rest]) - xp.maximum(y1[i], y1[rest]), zero)
+            def at(a):
+                return xp.take(a, rest)
+            w = xp.maximum(xp.minimum(x2[i], at(x2)) - xp.maximum(x1[i], at(x1)), zero)
+            h = xp.maximum(xp.minimum(y2[i], at(y2)) - xp.maximum(y1[i], at(y1)), zero)
             inter = w * h
-            iou = inter / (area[i] + area[rest] - inter)
+            iou = inter / (area[i] + at(area) - inter)
             rem = rest[~(xp.astype(iou, f64) > iou_threshold)]  # NaN IoU never suppresses
         return xp.take(order, xp.asarray(keep, dtype=i64, device=self.native_device))
