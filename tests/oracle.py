@@ -152,3 +152,11 @@ def device_dtypes(devices, names):
                 continue
             pairs.append((device, name))
     return pairs
+
+
+def engine_devices():
+    """The devices of ember's own engines (NumPy, torch), without the Array API libraries'
+    (``xp:...``): the cross-device checks of whole algorithms (connected components, training)
+    run on these; an xp device runs the whole suite in its own pass (``EMBER_DEVICE=xp:jax``),
+    and Dask's lazy graphs would recompute an iterative algorithm from its start at each step."""
+    return [d for d in ember.devices() if d.backend_name != "xp"]

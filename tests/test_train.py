@@ -11,6 +11,7 @@ import pytest
 
 import ember.io
 from ember.__main__ import main
+from oracle import engine_devices
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ACCURACY = re.compile(r"^test accuracy: (0\.\d{4}|1\.0000)$")
@@ -134,7 +135,7 @@ def _model_runs_on(device):
         return False
 
 
-@pytest.mark.parametrize("device", [str(d) for d in ember.devices() if str(d) != "cpu"])
+@pytest.mark.parametrize("device", [str(d) for d in engine_devices() if str(d) != "cpu"])
 def test_train_and_predict_on_another_device(tmp_path, device):
     if not _model_runs_on(device):
         pytest.skip(f"the digits model does not run on {device} yet")

@@ -11,7 +11,8 @@ import torch
 
 import ember
 from ember.vision import NmsOptions, nms
-from oracle import assert_close, assert_unchanged, device_dtypes, ember_tensor, layouts, snapshot
+from oracle import (assert_close, assert_unchanged, device_dtypes, ember_tensor, engine_devices,
+                    layouts, snapshot)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -302,7 +303,7 @@ def test_docs_detection_md():
 
 # -- every device computes what the NumPy backend computes ------------------------------------
 
-OTHER_DEVICES = [str(d) for d in ember.devices() if d is not ember.devices()[0]]
+OTHER_DEVICES = [str(d) for d in engine_devices() if d is not ember.devices()[0]]
 
 
 @pytest.mark.parametrize("device,dtype", device_dtypes(OTHER_DEVICES, [
