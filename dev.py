@@ -5,9 +5,7 @@
                                 with --nproc N it also installs PyTorch (ember[distributed])
     python3 dev.py test [ARGS]  the whole test suite (pytest ARGS), once per backend: the NumPy
                                 backend ("cpu"), then the PyTorch backend ("torch:cpu"), then
-                                the NumPy backend without compiled kernels (EMBER_JIT=0), then
-                                array-api-strict ("xp:array_api_strict"), then JAX ("xp:jax",
-                                the spec's examples and the gradient oracle);
+                                the NumPy backend without compiled kernels (EMBER_JIT=0);
                                 EMBER_DEVICE=NAME and/or EMBER_JIT=0 run one pass only
     python3 dev.py bench        the benchmarks
 """
@@ -30,9 +28,6 @@ XP = ["array-api-strict>=2.3", "jax>=0.4.35", "dask[array]>=2024.8", "distribute
 TEST = ["pytest>=8", "hypothesis>=6", "pytest-xdist>=3", "torch==2.13.0", "scipy>=1.10",
         "array-api-compat>=1.12", "onnx>=1.16", "onnxruntime>=1.17"] + XP
 JIT_TESTS = ["tests/ops", "tests/nn", "tests/backends"]  # where compiled kernels replace NumPy's
-# JAX compiles every op at every new shape: its pass in `test` is the spec's examples and the
-# gradient oracle; `EMBER_DEVICE=xp:jax python3 dev.py test` runs the whole suite on it
-JAX_TESTS = ["tests/spec", "tests/autodiff"]
 JOBS = {"run": RUNTIME + TRAIN, "test": RUNTIME + TRAIN + TEST, "bench": RUNTIME + TRAIN + TEST + ["threadpoolctl"]}
 
 
@@ -51,14 +46,13 @@ def ensure(requirements):
 def test_passes(rest):
     """(device, EMBER_JIT, test paths) of each pass: the NumPy backend with its compiled kernels
     (compiled on first use, so every run takes the same path), the PyTorch backend, the NumPy
-    backend's own kernels alone (EMBER_JIT=0) on the tests of the ops with compiled kernels,
-    the Array API standard's reference library (array-api-strict), and JAX on the spec's
-    examples and the gradient oracle. EMBER_DEVICE and EMBER_JIT, when set, choose one pass."""
+    backend's own kernels alone (EMBER_JIT=0) on the tests of the ops with compiled kernels.
+    EMBER_DEVICE and EMBER_JIT, when set, choose one pass (``EMBER_DEVICE=xp:array_api_strict``
+    runs the suite on the Array API standard's reference library: docs/devices.md)."""
     device, jit = os.environ.get("EMBER_DEVICE"), os.environ.get("EMBER_JIT")
     if device or jit:
         return [(device or "cpu", jit or "sync", [])]
-    return [("cpu", "sync", []), ("torch:cpu", "sync", []), ("cpu", "0", [] if rest else JIT_TESTS),
-            ("xp:array_api_strict", "sync", []), ("xp:jax", "sync", [] if rest else JAX_TESTS)]
+    return [("cpu", "sync", []), ("torch:cpu", "sync", []), ("cpu", "0", [] if rest else JIT_TESTS)]
 
 
 def main(argv):
