@@ -46,6 +46,7 @@ BITS = [
 
 
 @pytest.mark.parametrize("x,to", BITS)
+@pytest.mark.half_precision
 def test_bitcast(x, to):
     check("BitCast", [("x", x)], {"to": to}, oracle="ref")
 

@@ -340,6 +340,7 @@ def test_namespace_covers_torch_special():
     assert et.special.Tensor is et.Tensor
 
 
+@pytest.mark.half_precision
 def test_large_inputs_and_half_precision(rng):
     """A very negative ``q`` of zeta (shifted in blocks of terms), a tensor larger than one
     block of the Bessel functions' trapezoid sums, and float16/bfloat16 results."""

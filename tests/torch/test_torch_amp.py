@@ -220,6 +220,7 @@ def test_inputs_of_other_dtypes_like_torch(name, shapes, fn, in_dtype):
 
 
 @pytest.mark.parametrize("name,shapes,fn", LOWER_OPS, ids=[o[0] for o in LOWER_OPS])
+@pytest.mark.half_precision
 def test_gradients_through_autocast_match_torch(name, shapes, fn):
     arrays = _arrays(shapes, 2)
     oe, xe = _run(fn, et, arrays, "bfloat16", grad=True)
@@ -232,6 +233,7 @@ def test_gradients_through_autocast_match_torch(name, shapes, fn):
         np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=5e-2, atol=5e-2 * scale)
 
 
+@pytest.mark.half_precision
 def test_outside_autocast_and_disabled_regions_nothing_is_cast():
     a, b = _arrays([(3, 4), (4, 2)], 3)
     for mod in (torch, et):
@@ -274,6 +276,7 @@ FP32_OPS = [
 
 
 @pytest.mark.parametrize("name,shapes,fn", FP32_OPS, ids=[o[0] for o in FP32_OPS])
+@pytest.mark.half_precision
 def test_float32_ops_match_torch(name, shapes, fn):
     arrays = _arrays(shapes, 4)
     oe, _ = _run(fn, et, arrays, "bfloat16", "bfloat16")
@@ -289,6 +292,7 @@ LAYERS = [("Linear", (4, 3), (2, 4)), ("Conv1d", (2, 3, 3), (2, 2, 6)),
 
 
 @pytest.mark.parametrize("cls,args,xshape", LAYERS, ids=[c[0] for c in LAYERS])
+@pytest.mark.half_precision
 def test_layers_run_in_the_autocast_dtype_like_torch(cls, args, xshape):
     me = getattr(et.nn, cls)(*args)
     mt = getattr(torch.nn, cls)(*args)
@@ -313,6 +317,7 @@ def test_layers_run_in_the_autocast_dtype_like_torch(cls, args, xshape):
     assert "weight" not in me.__dict__
 
 
+@pytest.mark.half_precision
 def test_a_small_model_trains_in_autocast_like_torch():
     me = et.nn.Sequential(et.nn.Linear(6, 8), et.nn.ReLU(), et.nn.Linear(8, 3))
     mt = torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.ReLU(), torch.nn.Linear(8, 3))
@@ -330,6 +335,7 @@ def test_a_small_model_trains_in_autocast_like_torch():
         np.testing.assert_allclose(pe.grad.numpy(), pt.grad.numpy(), rtol=5e-2, atol=2e-2)
 
 
+@pytest.mark.half_precision
 def test_decorator_and_nesting_with_different_dtypes():
     a, b = _arrays([(3, 4), (4, 2)], 7)
     for mod in (torch, et):
@@ -345,6 +351,7 @@ def test_decorator_and_nesting_with_different_dtypes():
     assert got == expected == ("float16", "bfloat16")
 
 
+@pytest.mark.half_precision
 def test_cache_disabled_and_cleared_give_the_same_values():
     w = et.nn.Parameter(et.tensor(_arrays([(3, 4)], 8)[0]))
     x = et.ones(2, 4)
@@ -420,6 +427,7 @@ def _function(mod, cast):
 
 
 @pytest.mark.parametrize("cast", [None, "float32"])
+@pytest.mark.half_precision
 def test_custom_fwd_bwd_match_torch(cast):
     a, b = _arrays([(3, 4), (4, 2)], 10)
     results = []
@@ -443,6 +451,7 @@ def test_custom_fwd_needs_a_device_type():
 
 # -- torch.cpu.amp, torch.cuda.amp --------------------------------------------------------------
 
+@pytest.mark.half_precision
 def test_cpu_amp_is_deprecated_autocast_like_torch():
     import ember.torch.cpu.amp as ecpu
     a, b = _arrays([(3, 4), (4, 2)], 11)

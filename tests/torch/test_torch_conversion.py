@@ -206,6 +206,7 @@ def test_transpose_gradient():
     np.testing.assert_allclose(np.asarray(xe.grad.tolist()), xt.grad.numpy())
 
 
+@pytest.mark.half_precision
 def test_typename_and_storage():
     for dtype in ("float32", "float64", "int64", "int32", "bool", "uint8", "int8", "int16",
                   "float16"):

@@ -94,6 +94,7 @@ def test_requires_grad_options():
                                        ("randint_like", {"high": 5}),
                                        ("randint_like", {"low": 3, "high": 5, "dtype": "int32"})])
 @pytest.mark.parametrize("shape", [(2, 3), (), (0,)])
+@pytest.mark.half_precision
 def test_random_like(fn, kwargs, shape):
     kt = {k: getattr(torch, v) if k == "dtype" else v for k, v in kwargs.items()}
     ke = {k: getattr(et, v) if k == "dtype" else v for k, v in kwargs.items()}

@@ -145,6 +145,7 @@ def test_tensor_dtype_prints_as_torch(label, ours, theirs):
     assert repr(ours) == repr(theirs) or label in ("randn", "rand_like", "empty half")
 
 
+@pytest.mark.half_precision
 def test_returned_dtypes_are_twins():
     pairs = [
         (et.get_default_dtype(), torch.get_default_dtype()),
@@ -218,6 +219,7 @@ def test_modules_data_and_checkpoints():
     same_dtype(back["w"].dtype, torch.float64)
 
 
+@pytest.mark.half_precision
 def test_ember_ops_take_twins():
     z = ember.zeros(2, dtype=et.float64)
     assert type(z) is ember.Tensor and z.dtype is ember.float64

@@ -37,6 +37,7 @@ def test_float_power(shape):
     check(lambda m, y: m.float_power(2, y), rand(shape, seed=2))
 
 
+@pytest.mark.half_precision
 def test_float_power_promotion():
     check(lambda m, x: m.float_power(x, 2), rand((3,), "int64"))
     check(lambda m, x: m.float_power(x, -1), np.array([3, -4, 0]))
@@ -89,6 +90,7 @@ def test_frac(shape):
     check(lambda m, x: x.frac(), rand(shape, "float64"))
 
 
+@pytest.mark.half_precision
 def test_frac_specials_and_kinds():
     check(lambda m, x: m.frac(x), specials(), grad=False)
     check(lambda m, x: m.frac(x[::2]), rand((6,), "float16") * 5)
@@ -166,6 +168,7 @@ def test_ldexp(shape):
     check(lambda m, x, e: m.ldexp(x, e), rand(shape, "float64"), rand(shape, seed=2))
 
 
+@pytest.mark.half_precision
 def test_ldexp_promotion():
     check(lambda m, x, e: m.ldexp(x, e), rand((3,), "int64"), rand((3,), "int64", seed=1))
     check(lambda m, x, e: m.ldexp(x, e), rand((3,), "bool"), rand((3,), "bool", seed=1))
@@ -183,6 +186,7 @@ def test_copysign(shape):
     check(lambda m, x: m.copysign(x, 2.5), rand(shape, "float64"))
 
 
+@pytest.mark.half_precision
 def test_copysign_signs_and_promotion():
     s = specials()
     check(lambda m, x, y: m.copysign(x, y), np.roll(s, 3), s, grad=False)
@@ -332,6 +336,7 @@ def test_conj_physical_and_resolve():
 # -- add, sub, div, rsub with PyTorch's arguments -------------------------------------------------
 
 @pytest.mark.parametrize("alpha", [1, 2, 0.5])
+@pytest.mark.half_precision
 def test_add_sub_alpha(alpha):
     check(lambda m, x, y: m.add(x, y, alpha=alpha), rand((3, 4)), rand((4,), seed=1))
     check(lambda m, x, y: m.sub(x, y, alpha=alpha), rand((3, 4)), rand((4,), seed=1))

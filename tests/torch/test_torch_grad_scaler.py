@@ -194,6 +194,7 @@ def test_disabled_scaler_passes_through_like_torch():
     assert et.GradScaler is et.amp.GradScaler
 
 
+@pytest.mark.half_precision
 def test_misuse_raises_like_torch():
     for mod in (et, torch):
         w = mod.nn.Parameter(mod.ones(1))

@@ -63,6 +63,7 @@ def test_typed_tensor_errors():
 
 
 @pytest.mark.parametrize("name", TYPES)
+@pytest.mark.half_precision
 def test_isinstance(name):
     E, T = getattr(et, name), getattr(torch, name)
     for dt in TYPES.values():
@@ -72,6 +73,7 @@ def test_isinstance(name):
     assert not isinstance([1.0], E) and not issubclass(E, et.Tensor)
 
 
+@pytest.mark.half_precision
 def test_type_with_classes_and_default_tensor_type():
     x, t = et.tensor([1.5, 2.0]), torch.tensor([1.5, 2.0])
     for name in TYPES:
@@ -147,6 +149,7 @@ def test_storage_classes(name):
         same(getattr(et, tensor_name)(E([1, 0])), getattr(torch, tensor_name)(T([1, 0])))
 
 
+@pytest.mark.half_precision
 def test_storage_conversions_and_errors():
     s = et.FloatStorage([1.5, -2.0])
     t = torch.FloatStorage([1.5, -2.0])

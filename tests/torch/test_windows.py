@@ -19,6 +19,7 @@ def test_windows(name, n, periodic):
     check(lambda m: getattr(m, name)(n, periodic=periodic, dtype=m.float64), atol=1e-12)
 
 
+@pytest.mark.half_precision
 def test_window_parameters():
     for beta in (0.0, 2.5, 12.0, 40.0):
         check(lambda m: m.kaiser_window(21, False, beta), atol=1e-6)

@@ -339,6 +339,7 @@ def test_get_submodule_parameter_buffer(pair):
     assert type(e.out.act).__name__ == "Tanh"
 
 
+@pytest.mark.half_precision
 def test_modes_grads_and_placement():
     e = enn.Sequential(enn.Linear(2, 2), enn.BatchNorm1d(2), enn.Dropout())
     assert not any(m.training for m in e.eval().modules())

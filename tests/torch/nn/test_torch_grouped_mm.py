@@ -56,6 +56,7 @@ def _pair(shape_a, shape_b, offs, dtype, grad=False):
 
 @pytest.mark.parametrize("layout", LAYOUTS, ids=str)
 @pytest.mark.parametrize("dtype,tol", [(torch.float32, 1e-5), (torch.bfloat16, 1e-2)])
+@pytest.mark.half_precision
 def test_values_match_torch(layout, dtype, tol):
     (ta, tb, to), (ea, eb, eo) = _pair(*layout, dtype)
     want = TF.grouped_mm(ta, tb, offs=to)
@@ -72,6 +73,7 @@ def test_values_match_torch(layout, dtype, tol):
 
 
 @pytest.mark.parametrize("layout", LAYOUTS[:2] + LAYOUTS[4:6], ids=str)
+@pytest.mark.half_precision
 def test_out_dtype_float32_for_bfloat16(layout):
     # PyTorch's CPU kernel refuses out_dtype; its float32 product of the same bfloat16 values
     (ta, tb, to), (ea, eb, eo) = _pair(*layout, torch.bfloat16)

@@ -66,6 +66,7 @@ def test_get_total_norm_one_tensor_and_empty():
 
 @pytest.mark.parametrize("dtypes", [("float32", "float64"), ("float64", "float32"),
                                     ("bfloat16", "float32")])
+@pytest.mark.half_precision
 def test_get_total_norm_of_mixed_dtypes_promotes_like_torch(dtypes):
     x = np.array([1.5, -2.25, 3.0])
     e = [et.tensor(x).to(getattr(et, d)) for d in dtypes]
