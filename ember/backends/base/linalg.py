@@ -41,8 +41,17 @@ def _tolerance(self, smax, atol, rtol, m, n, real):
     return tol
 
 
+def _matmul_shape(sa, sb):
+    """The shape of ``matmul`` of arrays of shapes ``sa`` and ``sb`` (for an error message)."""
+    if len(sa) == 1 or len(sb) == 1:
+        return sb[:-2] + sb[-1:] if len(sa) == 1 else sa[:-1]
+    lead = max(len(sa), len(sb)) - 2
+    pa, pb = (1,) * (lead - len(sa) + 2) + sa[:-2], (1,) * (lead - len(sb) + 2) + sb[:-2]
+    return tuple(max(x, y) for x, y in zip(pa, pb)) + (sa[-2], sb[-1])
+
+
 class LinalgKernels:
-    @allocates()
+    @allocates(lambda a, b: _matmul_shape(tuple(a.shape), tuple(b.shape)))
     def linalg_matmul(self, a, b, *, op=None):
         """NumPy's matmul (batched, broadcasting, 1-D operands promoted and removed)."""
         return self.xp.matmul(a, b)

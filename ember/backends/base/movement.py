@@ -40,12 +40,18 @@ class MovementKernels:
     def mv_reshape(self, a, shape, op='reshape'):
         """``a`` with a new shape: a view when the layout allows, else a copy (``op``: the op
         named if the copy cannot be allocated)."""
-        return self.xp.reshape(a, tuple(shape))
+        try:
+            return self.xp.reshape(a, tuple(shape))
+        except (MemoryError, ValueError) as exc:
+            raise self.allocation_failed(exc, op, tuple(shape)) from None
 
     def mv_expand(self, a, shape, op='expand'):
         """A read-only broadcast view of ``a`` with ``shape`` (leading dims added as needed; ``op``:
         the op named if its size cannot be addressed)."""
-        return self.xp.broadcast_to(a, tuple(shape))
+        try:
+            return self.xp.broadcast_to(a, tuple(shape))
+        except (MemoryError, ValueError) as exc:
+            raise self.allocation_failed(exc, op, tuple(shape)) from None
 
     def mv_permute(self, a, order):
         """A view of ``a`` with its axes in ``order``."""

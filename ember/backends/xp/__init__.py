@@ -90,7 +90,7 @@ class ArrayAPIBackend(HostRouted, Backend):
 
     def allocates(self, result_shape=None):
         from ..guard import allocation_guard
-        return allocation_guard(self.allocation_failed, (MemoryError,))(result_shape)
+        return allocation_guard(self.allocation_failed, (MemoryError, ValueError))(result_shape)
 
     def asarray(self, data, dtype=None):
         if isinstance(data, self.Array):
