@@ -14,7 +14,7 @@ import threading
 from ... import dtypes as _dtypes
 from ...errors import DeviceError, KindError
 from ..base import Backend
-from ..guard import allocation_error
+from ..guard import allocation_error, allocation_guard
 from ..numpy.core import quiet as _numpy_quiet
 from .host import HostRouted
 from .libraries import LIBRARIES, installed
@@ -47,10 +47,9 @@ class ArrayAPIBackend(HostRouted, Backend):
                 self._native[dt] = found
         self._ember = {library.dtype_key(self.host.xp, v): k for k, v in self._native.items()}
         self._seen = {}  # the library's dtype objects met so far -> ember DType
-        for hook in ("erf", "complex", "scatter", "divide"):
-            own = getattr(library, hook)(xp)
-            if own is not None:
-                setattr(self, "_lib_" + hook, own)
+        # the library's own erf, complex, scatter and divide, or None (the defaults' then)
+        self._own = {hook: getattr(library, hook)(xp) for hook in ("erf", "complex", "scatter",
+                                                                     "divide")}
         super().__init__(device)
 
     def _prepare(self, kernel):
@@ -89,7 +88,6 @@ class ArrayAPIBackend(HostRouted, Backend):
         return exc
 
     def allocates(self, result_shape=None):
-        from ..guard import allocation_guard
         return allocation_guard(self.allocation_failed, (MemoryError, ValueError))(result_shape)
 
     def asarray(self, data, dtype=None):
@@ -184,7 +182,7 @@ class ArrayAPIBackend(HostRouted, Backend):
     # -- what a library may have of its own -------------------------------------------------------
 
     def ew_erf(self, a):
-        own = getattr(self, "_lib_erf", None)
+        own = self._own["erf"]
         if own is None:
             return HostRouted.ew_erf(self, a)
         dt = self.dtype_of(a)
@@ -192,15 +190,15 @@ class ArrayAPIBackend(HostRouted, Backend):
         return self.xp.astype(own(self.xp.astype(a, wide)), a.dtype)
 
     def ew_complex(self, re, im):
-        own = getattr(self, "_lib_complex", None)
+        own = self._own["complex"]
         return HostRouted.ew_complex(self, re, im) if own is None else own(re, im)
 
     def ew_truediv(self, a, b):
-        own = getattr(self, "_lib_divide", None)
+        own = self._own["divide"]
         return self.xp.divide(a, b) if own is None else own(a, b)
 
     def idx_scatter(self, target, key, values, op):
-        own = getattr(self, "_lib_scatter", None)
+        own = self._own["scatter"]
         return HostRouted.idx_scatter(self, target, key, values, op) if own is None else \
             own(target, key, values, op)
 
