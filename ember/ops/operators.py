@@ -95,7 +95,11 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False, revers
                 ad = self._ad
                 untracked = self._node is None and other._node is None and ad is other._ad
                 if last[3] and untracked:
-                    if not _guard.surely_fit(a, b):  # (torch's operator broadcasts)
+                    try:  # guard.surely_fit, inline: the hot path (torch's operator broadcasts)
+                        big = a.nbytes * b.nbytes > _guard._SMALL_BYTES
+                    except AttributeError:  # an array without nbytes (the Array API has none)
+                        big = True
+                    if big:
                         _fits_pair(name, a, b, dt.itemsize)
                     try:
                         out = kernel(a, b)
