@@ -15,7 +15,7 @@ from .devices import CPU, Device, as_device
 from .errors import DeviceError, GraphError, InvalidParameterError, KindError
 from .shapes import MAX_RANK, check_rank, normalize_dim
 
-__all__ = ["Tensor", "Pending", "Device", "tensor_method", "record", "record_arrays", "saved", "wrap", "pending",
+__all__ = ["Tensor", "Device", "tensor_method", "record", "record_arrays", "saved", "wrap",
            "as_tensor", "check_kind", "check_tensor", "backend_of", "backend_of_all", "transfer"]
 
 
@@ -237,51 +237,12 @@ _publishing = _threading.Lock()  # a buffer and class that change together, seen
 
 
 def rebind_plain(t, data):
-    """The ``_data`` setter of a Tensor subclass whose ``_data`` is a property (Pending, a
-    quantized tensor): ``t`` holds the array ``data`` and is a plain Tensor from then on.
-    The buffer and the class change under one lock, which Pending's readers take too."""
+    """The ``_data`` setter of a Tensor subclass whose ``_data`` is a property (a quantized
+    tensor): ``t`` holds the array ``data`` and is a plain Tensor from then on. The buffer and
+    the class change under one lock."""
     with _publishing:
         _slot_set(t, data)
         t.__class__ = Tensor
-
-
-class Pending(Tensor):
-    """A Tensor whose buffer is an elementwise expression not computed yet (a backend Chain in
-    the ``_data`` slot): a deferred ``x * y + z``, see ``ember/ops/fusion.py``.
-
-    Reading its buffer computes the expression once and turns the object into a plain Tensor,
-    so every op sees an ordinary tensor; only the fused operators look at the Chain. Threads
-    may read one Pending at once: the values are computed outside the lock and published under
-    it (the first result wins), so every reader gets a complete array.
-    """
-
-    __slots__ = ()
-
-    def _compute(self):
-        chain = pending_chain(self)
-        if chain is None:  # another thread published it since this read began
-            return _slot_get(self)
-        data = self._device.backend.ew_evaluate(chain)
-        with _publishing:
-            if self.__class__ is Pending:
-                _slot_set(self, data)
-                self.__class__ = Tensor
-            else:
-                data = _slot_get(self)
-        return data
-
-    _data = property(_compute, rebind_plain)
-
-    @property
-    def shape(self):
-        """The sizes of the dims, known without computing the values."""
-        return _slot_get(self).shape
-
-
-def pending_chain(t):
-    """The backend Chain of Pending ``t``, or None once it has been computed (a plain Tensor)."""
-    with _publishing:
-        return _slot_get(t) if t.__class__ is Pending else None
 
 
 def new_holding(cls, raw, dtype, ad, device=CPU):
@@ -294,11 +255,6 @@ def new_holding(cls, raw, dtype, ad, device=CPU):
     t._ad = ad
     t._grad = None
     return t
-
-
-def pending(chain, dtype, ad, device=CPU):
-    """A new untracked Pending tensor of the backend Chain ``chain`` on ``device``."""
-    return new_holding(Pending, chain, dtype, ad, device)
 
 
 def _identity_backward(g, needs, out=None):
@@ -455,9 +411,9 @@ def alias(x, cls=None):
 
 def _record(data, dtype, inputs, backward, name, recompute, tensors, keep_out):
     saves = _mode.saves
-    pending = None
+    unchecked = None
     if saves:
-        pending = saves[:]
+        unchecked = saves[:]
         saves.clear()
     t = wrap(data, dtype, None)
     if len(inputs) == 1:  # the common one-input op: no strategies to reconcile
@@ -482,6 +438,8 @@ def _record(data, dtype, inputs, backward, name, recompute, tensors, keep_out):
         if not tracked:
             return t
     if backward is not None and _mode.enabled and dtype.kind == "float":
+        if data.__class__ is not _Array:  # a recorded step's result is computed now
+            t._data = t._device.backend.realize(data)
         parents = tuple([x._node for x in inputs])
         if recompute is not None and ad == "balanced":
             t._node = _recomputed_node(recompute, inputs, parents, name)
@@ -492,10 +450,10 @@ def _record(data, dtype, inputs, backward, name, recompute, tensors, keep_out):
                 if keep_out:
                     node.out = saved(t)
                     node.out._node = None
-                    pending = (pending or []) + saves
+                    unchecked = (unchecked or []) + saves
                     saves.clear()
-            if pending:
-                node.checks = _checks(pending)
+            if unchecked:
+                node.checks = _checks(unchecked)
     elif dtype.kind == "complex" and _mode.enabled:
         raise KindError(f"{name or 'op'}: a complex result of a tracked tensor: ember has no "
                         "gradients through complex tensors (docs/complex.md); compute it from "

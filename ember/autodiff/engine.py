@@ -236,10 +236,10 @@ def _walk(order, root, g, create_graph, wanted, keep, tensor):
 
 def _accumulate(prev, g, create_graph):
     """The sum of two gradients of one tensor. Computed at once (not deferred as a fused
-    expression would be), so that the two buffers go right away."""
+    expression would be: ``realize``), so that the two buffers go right away."""
     total = prev + g
     if not create_graph:
-        total._data  # noqa: B018 (computes a deferred sum)
+        total._data = total._device.backend.realize(total._data)
     return total
 
 
@@ -247,7 +247,7 @@ def _plain(g, create_graph=False):
     """A gradient as a plain untracked Tensor (its buffer computed), unless ``create_graph``."""
     if create_graph:
         return g
-    return wrap(g._data, g._dtype)
+    return wrap(g._device.backend.realize(g._data), g._dtype)
 
 
 def _array_rule(node, g, needs, create_graph, recomputer):

@@ -8,13 +8,17 @@ device of an array a kernel returned. See docs/internals.md, "Adding a backend".
 """
 
 from . import registry
+from .lazy.chain import Chain
 
 __all__ = ["adopt", "host_of", "adam_scales"]
 
 
 def adopt(data):
     """``(array, device)`` for a kernel's result that is not a plain NumPy array: a NumPy scalar
-    becomes a 0-d array on the CPU, a torch tensor stays and names its torch device."""
+    becomes a 0-d array on the CPU, a torch tensor stays and names its torch device, a deferred
+    chain (``lazy.Chain``) stays on its device."""
+    if data.__class__ is Chain:
+        return data, data.device
     module = registry.owner_of(data)
     if module is None:
         raise TypeError(f"no ember backend holds a {type(data).__name__}")  # a kernel bug

@@ -29,7 +29,7 @@ import os
 
 from ..devices import as_device
 from ..errors import InvalidParameterError, KindError
-from .._tensor import Pending, Tensor
+from .._tensor import Tensor
 from .json_depth import nesting_within
 from .safetensors import load_file, load_metadata, save_file
 
@@ -67,7 +67,7 @@ def _encode(x, where, tensors, names, active, depth=0):
         x = float(x)
         return x if math.isfinite(x) else {"float": repr(x)}
     if isinstance(x, Tensor):
-        if type(x) is not Tensor and type(x) is not Pending:
+        if type(x) is not Tensor:
             raise _unsupported(where, f"a {type(x).__name__}")
         if x._dtype.kind == "complex":  # a checkpoint is a safetensors file (docs/complex.md)
             raise KindError(f"save: {where} is a {x._dtype.name} tensor, which a checkpoint "

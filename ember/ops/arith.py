@@ -11,7 +11,7 @@ from .. import dtypes as _dt
 from ..errors import InvalidParameterError, KindError
 from .._tensor import Tensor, record, saved, tensor_method, wrap
 from .elementwise import (_cast, _check_int_divisor, _check_number, _check_operand,
-                          _check_tensor, _deferred, _is_int_scalar, _is_scalar, _kept, _masked,
+                          _check_tensor, _is_int_scalar, _is_scalar, _kept, _masked,
                           _operand_error, _operands, _prep2, _record2t, _result_type,
                           _zero_rule, _zeros)
 
@@ -433,8 +433,6 @@ def neg(self):
     >>> ember.tensor([[1.0, -2.0, 3.0], [5.0, 9.0, 6.0]]).neg().tolist()
     [[-1.0, 2.0, -3.0], [-5.0, -9.0, -6.0]]
     """
-    if (out := _deferred(self, "ew_neg")) is not None:
-        return out  # deferred (fusion.py)
     _check_tensor(self, "neg", cx=True)
     be = self._device.backend
     return record(be.ew_neg(self._data), self._dtype, (self,), _neg_rule, "neg")
@@ -473,8 +471,6 @@ def abs(self):
     >>> ember.tensor([[1, -2, 3], [4, -5, 6], [7, -8, 9]]).abs().tolist()
     [[1, 2, 3], [4, 5, 6], [7, 8, 9]]
     """
-    if (out := _deferred(self, "ew_abs")) is not None:
-        return out  # deferred (fusion.py)
     _check_tensor(self, "abs", cx=True)
     be = self._device.backend
     x = self._data

@@ -10,7 +10,6 @@ from ..errors import InvalidParameterError
 from ..shapes import broadcast_shapes
 from ..autodiff.rules import fit
 from .._tensor import Tensor, device_error, record, tensor_method, wrap
-from . import fusion as _fusion
 from .elementwise import (_check_operand, _check_tensor, _fits, _masked, _prep2, _record2t,
                           _result_type, _scalar, _scalar_dtype, _times_mask)
 
@@ -19,14 +18,11 @@ __all__ = ["clamp", "clamp_min", "clamp_max", "max_pair", "min_pair", "maximum",
 
 _MAXIMUM, _MINIMUM = _kernel("ew_maximum"), _kernel("ew_minimum")
 _LT, _GT = _kernel("ew_lt"), _kernel("ew_gt")
-_EXTREMA = {_MAXIMUM: "ew_maximum", _MINIMUM: "ew_minimum"}  # the kernels' names, for fusion
 
 
 def _extremum(a, b, op, kernel, loses):
     """max_pair/min_pair: NaN propagates; on ties each side gets half the gradient (PyTorch).
     ``kernel`` and ``loses`` pick the backend's kernels (``attrgetter``s)."""
-    if (out := _fusion.binary(a, b, _EXTREMA[kernel])) is not None:
-        return out  # deferred (fusion.py)
     xa, xb, dt, ta, tb, be = _prep2(a, b, op)
     out = be.ew_cast(kernel(be)(xa, xb), dt)
     loses = loses(be)

@@ -19,7 +19,6 @@ from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import argfix
 from ..devices import CPU, as_device
 from .._tensor import Device, Tensor, _data_from, record, tensor_method, transfer, wrap
-from . import fusion as _fusion
 
 _hostbe = CPU.backend  # TensorData's values, pickles and Python numbers live on the host
 
@@ -91,8 +90,6 @@ def cast(self, dtype):
         return self
     rule = None
     if src.kind == "float":
-        if self._node is None and (out := _fusion.cast(self, dtype)) is not None:
-            return out  # deferred (ops/fusion.py)
         if dtype.kind == "float":
             rule = _cast_rule(src)
     elif src.kind == "complex" and dtype.kind != "complex":

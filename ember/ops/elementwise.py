@@ -31,8 +31,7 @@ from ..errors import InvalidParameterError, KindError
 from ..shapes import broadcast_shapes
 from ..autodiff.graph import _mode
 from ..autodiff.rules import fit
-from .._tensor import Pending, Tensor, alias, device_error, record, saved, wrap
-from . import fusion as _fusion
+from .._tensor import Tensor, alias, device_error, record, saved, wrap
 
 _result_type = _dt.result_type
 _F32 = _dt.float32
@@ -339,17 +338,3 @@ def _float_input(be, x, op):
         check_shaped(op, x._data, dt.itemsize)
         return be.ew_cast(x._data, dt), dt
     return x._data, dt
-
-
-# -- deferral ---------------------------------------------------------------------------------
-
-def _deferred(t, kname):
-    """``fusion.unary(t, kname)``, a Pending, where ``t`` is a Pending or an untracked Tensor
-    of at least ``fusion.MIN_NUMEL`` elements (the cheap tests here, first); else None."""
-    cls = t.__class__
-    if cls is Tensor:
-        if t._node is not None or _prod(t._data.shape) < _fusion.MIN_NUMEL:
-            return None
-    elif cls is not Pending:
-        return None
-    return _fusion.unary(t, kname)

@@ -14,7 +14,7 @@ from ..errors import KindError
 from ..shapes import as_int, broadcast_shapes
 from ..autodiff.rules import array_rule, fit
 from .._tensor import Tensor, device_error, record, record_arrays, saved, tensor_method, wrap
-from .elementwise import (_cast, _check_operand, _check_tensor, _deferred,
+from .elementwise import (_cast, _check_operand, _check_tensor,
                           _fits, _float_input, _kept, _masked, _prep2, _record2t, _result_type,
                           _scalar, _zero_rule)
 
@@ -26,16 +26,12 @@ __all__ = ["exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "recip", "reciprocal
 
 # -- float unaries ----------------------------------------------------------------------------
 
-_FUSED = ("ew_exp", "ew_log", "ew_tanh", "ew_sqrt", "ew_rsqrt", "ew_sigmoid")  # fusion.unary
-
-
 def _float_unary(kernel, name, grad, doc, cx=True, reads="x"):
     """A float-math op (``kernel`` the name of its backend kernel): ``grad(g, v)`` is its
     gradient rule (ember ops), where ``v`` is what it ``reads``: the input ("x"), the result
     ("y") or nothing (None); ``cx``: it takes complex tensors (a complex result, no
     gradient)."""
     kname, kernel = kernel, _kernel(kernel)
-    fused = kname in _FUSED
     keep_out = reads == "y"
     if reads == "x":
         def rule_of(x):
@@ -48,8 +44,6 @@ def _float_unary(kernel, name, grad, doc, cx=True, reads="x"):
             return rule
 
     def op(self):
-        if fused and (out := _deferred(self, kname)) is not None:
-            return out  # deferred (fusion.py)
         _check_tensor(self, name, "input", cx)
         be = self._device.backend
         x, dt = _float_input(be, self, name)
@@ -445,8 +439,6 @@ def relu(self):
     """
     _check_tensor(self, "relu")
     if self._node is None:
-        if (out := _deferred(self, "ew_relu")) is not None:
-            return out  # deferred (fusion.py)
         be = self._device.backend
         return wrap(be.ew_relu(self._data), self._dtype, self._ad)  # nothing to record
     be = self._device.backend

@@ -12,7 +12,6 @@ from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..backends.guard import check_result
 from ..shapes import broadcast_shapes
 from .._tensor import Tensor, backend_of, check_tensor, device_error, record, tensor_method, wrap
-from . import fusion as _fusion
 from .indexing import _fit, _mask, _number, linear_map
 
 __all__ = ["where", "nonzero", "argwhere", "masked_fill"]
@@ -239,8 +238,6 @@ def where(condition, input=None, other=None):
     if input is None or other is None:
         raise InvalidParameterError(f"{op}: give both input and other, or neither (got "
                                     f"input={input!r}, other={other!r})", "other", other)
-    if (out := _fusion.where(condition, input, other)) is not None:
-        return out  # deferred (ops/fusion.py)
     first = next((v for v in (condition, input, other) if isinstance(v, Tensor)), None)
     cond = _mask(condition, op, "condition", first)
     for name, v in (("input", input), ("other", other)):

@@ -9,10 +9,9 @@ from ..backends.guard import check_shaped
 from ..errors import InvalidParameterError
 from ..autodiff.rules import array_rule
 from .._tensor import Tensor, alias, device_error, record, record_arrays, saved, wrap
-from . import fusion as _fusion
 from .arith import (_add, _floordiv, _mul, _number_tensor, _pow, _remainder, _sub, _tensor_number,
                     _tensors, _truediv, add_rule, mul_rule, sub_rule, truediv_rule)
-from .elementwise import _F32, _F64, _fits_pair, _prod
+from .elementwise import _F32, _F64, _fits_pair
 
 _EXACT = 1 << 53  # Python ints below this are exact as floats
 
@@ -34,14 +33,12 @@ _new = object.__new__
 
 
 def _kernel_of(memo, device, dtype, kname):
-    """``(device, dtype, kernel, eager)`` for an operator's short path: the kernel ``kname`` of
+    """``(device, dtype, kernel)`` for an operator's short path: the kernel ``kname`` of
     ``device``'s backend for operands of ``dtype`` (its ``ew_operator``: torch's own operator,
-    where it computes the same, skips a Python frame) and whether the backend computes at once
-    (it does not defer: see ``fusion``), remembered in ``memo[0]`` as one tuple (replaced whole,
-    so a thread never sees one device with another's kernel): an operator's next call on the
-    same device and dtype finds it with two identity checks."""
-    be = device.backend
-    last = memo[0] = (device, dtype, be.ew_operator(kname, dtype), not _fusion.defers(be))
+    where it computes the same, skips a Python frame), remembered in ``memo[0]`` as one tuple
+    (replaced whole, so a thread never sees one device with another's kernel): an operator's
+    next call on the same device and dtype finds it with two identity checks."""
+    last = memo[0] = (device, dtype, device.backend.ew_operator(kname, dtype))
     return last
 
 
@@ -66,17 +63,16 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False, revers
     takes ``slow``. ``grad_tt(be, a, b)`` and ``grad_ts(be, a, s)`` build the backward rule of
     each case. When no operand is tracked (and both carry the same checkpointing strategy) the
     result is built directly: what ``record`` would return, without building a rule it would
-    drop; from ``fusion.MIN_NUMEL`` elements on, ``fusion.start`` defers it (a Pending). On a
-    backend that computes at once (torch), two untracked tensors need no equal shapes: its
-    operator broadcasts as ember does, and shapes it cannot broadcast take ``slow``, which
-    words the error. With ``reverse`` it is the reflected operator, ``other OP self`` for a
-    number ``other`` (``grad_ts(s, a)`` builds its rule; no tensor case). ``reads(a, b)`` gives
+    drop: two untracked tensors need no equal shapes, the kernel broadcasts as ember does, and
+    shapes it cannot broadcast take ``slow``, which words the error. With ``reverse`` it is the
+    reflected operator, ``other OP self`` for a number ``other`` (``grad_ts(s, a)`` builds its
+    rule; no tensor case). ``reads(a, b)`` gives
     the operands a two-tensor rule keeps, ``saved`` where the rule reads a value (so a later
     in-place write of it makes backward raise, as PyTorch's) and ``alias`` where it does not;
     ``reads_number``: whether the rule with a number reads the tensor's value."""
     kinds = ("float",) if float_only else ("float", "int")
     keep = saved if reads_number else alias
-    memo = [(None, None, None, None)]
+    memo = [(None, None, None)]
 
     def method(self, other):
         dt = self._dtype
@@ -94,7 +90,7 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False, revers
                 kernel = last[2]
                 ad = self._ad
                 untracked = self._node is None and other._node is None and ad is other._ad
-                if last[3] and untracked:
+                if untracked:
                     try:  # guard.surely_fit, inline: the hot path (torch's operator broadcasts)
                         big = a.nbytes * b.nbytes > _guard._SMALL_BYTES
                     except AttributeError:  # an array without nbytes (the Array API has none)
@@ -113,19 +109,7 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False, revers
                     t._ad = ad
                     t._grad = None
                     return t
-                if (shape := a.shape) == b.shape:
-                    if untracked:
-                        if _prod(shape) >= _fusion.MIN_NUMEL:
-                            check_shaped(name, a, dt.itemsize)
-                            return _fusion.start(device.backend, kernel, a, b, dt, ad, device)
-                        t = _new(Tensor)
-                        t._data = kernel(a, b)
-                        t._dtype = dt
-                        t._device = device
-                        t._node = None
-                        t._ad = ad
-                        t._grad = None
-                        return t
+                if a.shape == b.shape:
                     check_shaped(name, a, dt.itemsize)
                     if ad == "balanced" or other._ad == "balanced":
                         return record_arrays(
@@ -145,13 +129,8 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False, revers
                     last = _kernel_of(memo, device, dt, kname)
                 kernel = last[2]
                 if self._node is None:
-                    x, y = (other, a) if reverse else (a, other)
-                    if _prod(a.shape) >= _fusion.MIN_NUMEL:
-                        check_shaped(name, a, dt.itemsize)
-                        if not last[3]:
-                            return _fusion.start(device.backend, kernel, x, y, dt, self._ad,
-                                                 device)
-                    return wrap(kernel(x, y), dt, self._ad)
+                    check_shaped(name, a, dt.itemsize)
+                    return wrap(kernel(other, a) if reverse else kernel(a, other), dt, self._ad)
                 return _scalar_step(self, kernel, other, grad_ts, name, reverse, keep)
         return slow(other, self, name) if reverse else slow(self, other, name)
     if reverse:
@@ -207,7 +186,7 @@ Tensor.__floordiv__ = _dunder(_floordiv, "floor_divide", "//")
 Tensor.__rfloordiv__ = _dunder(_floordiv, "floor_divide", "//", reverse=True)
 Tensor.__mod__ = _dunder(_remainder, "remainder", "%")
 Tensor.__rmod__ = _dunder(_remainder, "remainder", "%", reverse=True)
-_fusion.attach_operators()
+
 
 
 def _pow_dunder(self, other, modulo=None):

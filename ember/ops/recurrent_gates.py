@@ -239,9 +239,9 @@ def recurrent_step(gx, h, weight, steps, t):
         out = _product(h, weight.mT, h._device.backend)
         return out if gx is None else gx + out
     be = h._device.backend
-    data = be.linalg_matmul(h._data, weight._data.T)
+    data = be.linalg_matmul(h._data, be.mv_permute(weight._data, (1, 0)))
     if gx is not None:
-        data = data + gx._data
+        data = be.ew_add(data, gx._data)
     dt = h._dtype
     tied = steps is not None
     if tied and _mode.enabled:

@@ -31,7 +31,6 @@ from ..shapes import as_int, normalize_dim, normalize_dims, dim_aliases
 from ..autodiff.graph import _mode
 from ..autodiff.rules import unreduce
 from .._tensor import Tensor, check_kind, record, saved, tensor_method, wrap
-from . import fusion as _fusion
 
 __all__ = ["sum", "mean", "prod", "any", "all", "count_nonzero"]
 
@@ -67,7 +66,7 @@ def _dim_of_0d(dim, op, param):
 
 def _axes(x, dim, op, param="dim"):
     """The reduced axes: all for None, one for an int, several for a tuple or list."""
-    nd = x._data.ndim if x.__class__ is Tensor else len(x.shape)  # a Pending stays pending
+    nd = x._data.ndim
     if dim is None:
         return _ALL_AXES[nd]
     if isinstance(dim, (tuple, list)):
@@ -157,8 +156,6 @@ def _sum(x, axes, keepdims, op):
         if dt.kind == "complex":  # a complex sum (complex tensors carry no gradient)
             return wrap(be.reduce_sum(x._data, axes, keepdims, dt), dt, x._ad)
         return wrap(be.reduce_sum(x._data, axes, keepdims, _int64), _int64)
-    if x.__class__ is not Tensor and (out := _fusion.sum(x, axes, keepdims)) is not None:
-        return out  # a deferred expression summed in one pass (ops/fusion.py)
     data = be.reduce_sum(x._data, axes, keepdims, dt)
     if x._node is None:  # untracked: no gradient rule to build (what record would give)
         return wrap(data, dt, x._ad)

@@ -21,7 +21,7 @@ with one operand of each returns an ember.torch tensor (Python asks the subclass
 
 import math
 
-from .._tensor import Pending, Tensor as _Tensor
+from .._tensor import Tensor as _Tensor
 from ..ops.aliasing import alias_view
 from ..dtypes import DType as _DType
 from ..ops.inplace import PLAIN_CLASSES
@@ -92,10 +92,6 @@ def to_torch(value):
     target = _CONVERT.get(cls)
     if target is not None:
         value.__class__ = target
-        return value
-    if cls is Pending:
-        value._data  # computing a deferred expression makes it a plain Tensor  # noqa: B018
-        value.__class__ = Tensor
         return value
     if cls is ValuesTensor:
         return alias_view(value, Tensor)

@@ -2,6 +2,7 @@
 
 import ast
 import os
+import re
 
 import pytest
 
@@ -98,3 +99,21 @@ def test_no_bytecode_or_frame_reading(name):
             if used in (name, "." + name):
                 found.append(f"{rel}:{line} uses {used}")
     assert not found, "\n".join(found)
+
+
+FUSION_WORDS = {"fusion", "fuse", "fused", "fuses", "pending", "chain", "lazy", "defer",
+                "deferred"}
+
+
+def test_no_op_knows_of_fusion():
+    # fusion is the wrapper backend ember.backends.lazy: no op, and not the Tensor, names it
+    found = []
+    for path, tree in _modules():
+        rel = os.path.relpath(path, PACKAGE)
+        if not (rel.startswith("ops" + os.sep) or rel == "_tensor.py"):
+            continue
+        for line, name in list(_imports(tree)) + list(_names(tree)):
+            if FUSION_WORDS & set(re.split(r"[._]", name.lower())):
+                found.append(f"{rel}:{line} {name}")
+    assert not found, "\n".join(found)
+    assert not os.path.exists(os.path.join(PACKAGE, "ops", "fusion.py"))

@@ -1,12 +1,12 @@
-"""Tests of ember/ops/fusion.py: deferred elementwise expressions on large tensors.
+"""Tests of ember/backends/lazy: deferred elementwise expressions on large tensors.
 
 Values are checked against PyTorch 2.13 and bit for bit against the same NumPy expression (the
 same kernels in the same order); that the middle of ``x * y + z`` is never materialized is
 checked with tracemalloc, which sees NumPy's buffers. The operands are on the default device
-(EMBER_DEVICE). Only the NumPy backend defers: on it the tests also check that results are
-``Pending`` and the chains' buffer and call counts; the torch backend computes eagerly by design,
-so there the same expressions must give plain tensors with the same values
-(``test_a_backend_without_chains_computes_eagerly`` covers a backend table without chains).
+(EMBER_DEVICE). Only the NumPy backend defers (its device's backend is the wrapper ``Lazy``):
+on it the tests also check that results hold a ``Chain`` not computed yet and the chains' buffer
+and call counts; the torch backend computes eagerly by design, so there the same expressions
+must give computed tensors with the same values (``test_only_a_backend_that_fuses_is_wrapped``).
 """
 
 import ast
@@ -15,15 +15,15 @@ import pickle
 import threading
 import time
 import tracemalloc
-import types
 
 import numpy as np
 import pytest
 import torch
 
 import ember
-from ember.ops import fusion
-from ember._tensor import Pending, Tensor, _slot_get
+from ember.backends import lazy
+from ember.backends.lazy import Chain
+from ember._tensor import Tensor
 from oracle import assert_close, assert_unchanged, layouts, random_array, snapshot
 from oracle import to_torch
 
@@ -41,7 +41,13 @@ def deferring(t):
     return t.device.backend_name == "numpy"
 
 
-BIG = (600, 300)  # 180,000 elements: 720 KB in float32, above fusion.MIN_NUMEL
+def pending(t):
+    """Whether ``t`` holds an expression not computed yet (a ``Chain`` of the wrapper backend
+    ``Lazy``)."""
+    return type(t._data) is Chain and t._data.operands is not None
+
+
+BIG = (600, 300)  # 180,000 elements: 720 KB in float32, above lazy.MIN_NUMEL
 
 
 class Keep:
@@ -91,15 +97,15 @@ def test_fused_expressions_match_torch_and_numpy(name, dtype):
     result = expr(*tensors)
     scalar_int = name == "2*x+3" and dtype.startswith("int")  # ints with numbers: eager
     if deferring(tensors[0]):
-        assert type(result) is (Tensor if scalar_int else Pending)  # deferred until read
+        assert pending(result) is not scalar_int  # deferred until read
     else:
-        assert type(result) is Tensor  # computed now
+        assert not pending(result)  # computed now
     assert result.shape == BIG and result.dtype.name == dtype
     assert_close(result, expr(*[to_torch(t) for t in tensors]))
     expected = expr(*arrays)
     assert result.dtype.name == expected.dtype.name
     assert np.array_equal(result.numpy(), expected)
-    assert type(result) is Tensor  # read: computed once, a plain tensor from then on
+    assert not pending(result) and type(result) is Tensor  # read: computed once
     assert_unchanged(tensors, before)
 
 
@@ -135,8 +141,9 @@ def peak_buffers(fn, nbytes):
 
 
 def computed(t):
-    """``t`` with its values computed (a Pending computes when its buffer is read)."""
-    t._data  # noqa: B018
+    """``t`` with its values computed (as any kernel but a fusable one computes them)."""
+    if type(t._data) is Chain:
+        lazy.chain.force(t._data)
     return t
 
 
@@ -198,7 +205,7 @@ class Counting:
 def counted(monkeypatch):
     """The kernels' ufuncs, counting: each NumPy backend's ``ew_*`` keeps its ufunc in
     ``.ufunc``, which a Chain calls on the NumPy path (the compiled kernels off: EMBER_JIT=0)."""
-    nbe = ember.Device("cpu").backend
+    nbe = ember.Device("cpu").backend.inner  # the kernels a Chain calls
     monkeypatch.setenv("EMBER_JIT", "0")
     counters = {}
     for name in ("ew_add", "ew_sub", "ew_mul", "ew_truediv"):
@@ -240,7 +247,7 @@ def test_chains_fuse_across_expressions_and_statements(counted, source, ops, buf
     scope = {"x": x, "y": y, "z": z, "w": w}
     exec(source, scope)
     r = scope["r"]
-    assert type(r) is Pending and allocations(counted) == 0  # nothing computed yet
+    assert pending(r) and allocations(counted) == 0  # nothing computed yet
     expected = {k: v.numpy() for k, v in scope.items() if k in "xyzw"}
     exec(source, expected)
     assert np.array_equal(r.numpy(), expected["r"])
@@ -260,7 +267,7 @@ def test_a_shared_intermediate_gives_its_consumers_the_numpy_values():
 
 
 @pytest.mark.numpy_only  # counts the NumPy kernels' ufunc calls of a deferred chain
-def test_a_pending_is_computed_once_and_shared_by_its_consumers(counted):
+def test_a_chain_is_computed_once_and_shared_by_its_consumers(counted):
     x, y, z = floats(1 << 17, 3)
     t = x * y
     u = t + z
@@ -305,13 +312,13 @@ def test_ember_reads_no_bytecode_or_frames():
                 assert node.attr != "_getframe", path
 
 
-def test_threads_reading_one_escaped_pending_see_one_complete_array():
+def test_threads_reading_one_escaped_chain_see_one_complete_array():
     x, y, z = floats(1 << 17, 3)
     expected = x.numpy() * y.numpy() + z.numpy()
     for trial in range(40):
         p = x * y + z
         if deferring(x):
-            assert type(p) is Pending
+            assert pending(p)
         barrier = threading.Barrier(8)
         seen, errors = [None] * 8, []
 
@@ -321,7 +328,7 @@ def test_threads_reading_one_escaped_pending_see_one_complete_array():
                 if k % 4 == 0:
                     seen[k] = p.numpy()
                 elif k % 4 == 1:
-                    seen[k] = (p + 0.0).numpy()  # a fused operator on the shared Pending
+                    seen[k] = (p + 0.0).numpy()  # a fused operator on the shared Chain
                 elif k % 4 == 2:
                     seen[k] = p.reshape(-1).numpy()
                 else:
@@ -335,21 +342,21 @@ def test_threads_reading_one_escaped_pending_see_one_complete_array():
         for t in threads:
             t.join()
         assert not errors, errors
-        assert type(p) is Tensor
+        assert not pending(p)
         for values in seen:
             assert np.array_equal(values, expected)
 
 
 def test_the_depth_of_a_chain_is_capped(monkeypatch):
-    monkeypatch.setattr(fusion, "MAX_DEPTH", 3)
+    monkeypatch.setattr(lazy, "MAX_DEPTH", 3)
     x, y = floats(1 << 17, 2)
     p = x
     for k in range(10):
         p = p * 1.5 + y
         if deferring(x):
-            assert _slot_get(p).depth <= 3
+            assert p._data.depth <= 3
         else:
-            assert type(p) is Tensor
+            assert not pending(p)
     expected = x.numpy()
     for k in range(10):
         expected = expected * 1.5 + y.numpy()
@@ -366,7 +373,7 @@ def test_the_memory_a_chain_holds_is_capped():
         total = ember.tensor(RNG.random(n))
         for _ in range(11):
             total = total + ember.tensor(RNG.random(n))
-            assert len(_slot_get(total).held) <= fusion.MAX_HELD
+            assert len(total._data.held) <= lazy.MAX_HELD
         return total
 
     if not deferring(ember.tensor(0.0)):  # an eager backend holds no chain: only the values
@@ -374,7 +381,7 @@ def test_the_memory_a_chain_holds_is_capped():
         total, expected = ember.tensor(parts[0]), parts[0]
         for part in parts[1:]:
             total, expected = total + ember.tensor(part), expected + part
-        assert type(total) is Tensor and np.array_equal(total.numpy(), expected)
+        assert not pending(total) and np.array_equal(total.numpy(), expected)
         return
 
     tracemalloc.start()
@@ -384,18 +391,22 @@ def test_the_memory_a_chain_holds_is_capped():
         held = tracemalloc.get_traced_memory()[0] - base
     finally:
         tracemalloc.stop()
-    assert type(total) is Pending
-    assert held / nbytes < fusion.MAX_HELD + 0.5
+    assert pending(total)
+    assert held / nbytes < lazy.MAX_HELD + 0.5
     assert total.numpy().shape == (n,)
 
 
-def test_a_backend_without_chains_computes_eagerly():
-    table = types.SimpleNamespace(ew_add=lambda a, b: a + b, fuses=False)
-    assert not fusion.defers(table)
-    a = np.arange(4.0)
-    out = fusion.start(table, table.ew_add, a, a, ember.float64, "none", ember.Device("cpu"))
-    assert type(out) is Tensor and out.tolist() == [0.0, 2.0, 4.0, 6.0]
-    assert fusion.defers(ember.Device("cpu").backend)
+def test_only_a_backend_that_fuses_is_wrapped():
+    cpu = ember.Device("cpu").backend
+    assert type(cpu) is lazy.Lazy and cpu.inner.fuses and cpu.name == "numpy"
+    big = np.ones(1 << 17)
+    assert type(cpu.ew_add(big, big)) is Chain  # the wrapper's fusable kernel
+    assert type(cpu.inner.ew_add(big, big)) is np.ndarray  # the wrapped backend's
+    be = ember.Device("torch:cpu").backend
+    assert type(be) is not lazy.Lazy and not be.fuses
+    t = torch.ones(1 << 17, dtype=torch.float64)
+    out = be.ew_add(t, t)
+    assert type(out) is torch.Tensor and out.sum().item() == 2 * (1 << 17)
 
 
 def test_operands_on_different_devices_raise_device_error():
@@ -422,7 +433,7 @@ def test_operators_on_the_default_device():
     assert (x + y).device is x.device
 
 
-def test_the_middle_is_pending_only_for_large_untracked_tensors():
+def test_the_middle_is_deferred_only_for_large_untracked_tensors():
     big = [ember_tensor(a) for a in operands("float32")[:2]]
     small = [ember.rand(8), ember.rand(8)]
     tracked = [big[0].detach().require_grad(), big[1]]
@@ -430,28 +441,28 @@ def test_the_middle_is_pending_only_for_large_untracked_tensors():
     for x, y in (big, small, tracked):
         keep = Keep()
         keep + x * y  # not inside an assert: pytest rewrites those into several statements
-        kinds.append(type(keep.kept[0]))
-    assert kinds == ([Pending, Tensor, Tensor] if deferring(big[0]) else [Tensor] * 3)
+        kinds.append(pending(keep.kept[0]))
+    assert kinds == ([True, False, False] if deferring(big[0]) else [False] * 3)
 
 
-def test_an_escaped_pending_computes_its_values_when_read():
+def test_an_escaped_chain_computes_its_values_when_read():
     arrays = operands("float32")[:2]
     x, y = (ember_tensor(a) for a in arrays)
     keep = Keep()
     keep + x * y
     p = keep.kept[0]
     defers = deferring(x)
-    assert type(p) is (Pending if defers else Tensor) and isinstance(p, Tensor)
+    assert pending(p) is defers and type(p) is Tensor
     assert p.shape == BIG and p.dtype is ember.float32
-    assert type(p) is (Pending if defers else Tensor)  # shape and dtype known without computing
+    assert pending(p) is defers  # shape and dtype known without computing
     assert np.array_equal(p.numpy(), arrays[0] * arrays[1])
-    assert type(p) is Tensor
+    assert not pending(p)
     keep + x * y
     q = pickle.loads(pickle.dumps(keep.kept[1]))
     assert type(q) is Tensor and np.array_equal(q.numpy(), arrays[0] * arrays[1])
 
 
-def test_an_escaped_pending_works_with_every_op():
+def test_an_escaped_chain_works_with_every_op():
     x, y = (ember_tensor(a) for a in operands("float64")[:2])
     expected = to_torch(x) * to_torch(y)
     keep = Keep()
@@ -474,7 +485,7 @@ def test_tracked_operands_get_their_gradients():
     (tx * ty + tz * 2.0 - ty / tz).sum().backward()
     for ours, theirs in ((x, tx), (y, ty), (z, tz)):
         assert_close(ours.grad, theirs.grad)
-    u = ember_tensor(arrays[0])  # untracked: its product is pending, then meets a tracked z
+    u = ember_tensor(arrays[0])  # untracked: its product is deferred, then meets a tracked w
     w = ember_tensor(arrays[2], requires_grad=True)
     (u * u + w * w).sum().backward()
     assert_close(w.grad, 2 * torch.from_numpy(arrays[2]))
@@ -489,19 +500,19 @@ def test_a_long_expression_is_computed_in_parts():
 
 @pytest.fixture
 def everything_pending(monkeypatch):
-    """Every untracked ``+ - * /`` result is Pending, whatever its size or use."""
-    monkeypatch.setattr(fusion, "MIN_NUMEL", 0)
-    monkeypatch.setattr(fusion, "MAX_DEPTH", 3)
+    """Every untracked ``+ - * /`` result is deferred, whatever its size or use."""
+    monkeypatch.setattr(lazy, "MIN_NUMEL", 0)
+    monkeypatch.setattr(lazy, "MAX_DEPTH", 3)
 
 
 @pytest.mark.parametrize("shape", [(), (0,), (5,), (3, 4), (2, 0, 3)])
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
-def test_pending_tensors_behave_as_tensors(everything_pending, shape, dtype):
+def test_deferred_tensors_behave_as_tensors(everything_pending, shape, dtype):
     arrays = operands(dtype, shape)
     tensors = [ember_tensor(a) for a in arrays]
     torches = [to_torch(t) for t in tensors]
     x, y, z, w = tensors
-    assert type(x + y) is (Pending if deferring(x) else Tensor)
+    assert pending(x + y) is deferring(x)
     for name, expr in EXPRESSIONS.items():
         if dtype.startswith("int") and name in FLOAT_ONLY:
             continue
@@ -512,11 +523,11 @@ def test_pending_tensors_behave_as_tensors(everything_pending, shape, dtype):
     assert_close(ember.stack([x - y, p]), torch.stack([torches[0] - torches[1], tp]))
     assert_close(p == x * y + z, torch.ones(shape, dtype=torch.bool))
     q = x + w
-    q.inplace(lambda t: t * 2)  # rebinds a Pending's buffer
+    q.inplace(lambda t: t * 2)  # rebinds a deferred tensor's buffer
     assert_close(q, (torches[0] + torches[3]) * 2)
 
 
-def test_pending_tensors_with_tracked_operands(everything_pending):
+def test_deferred_tensors_with_tracked_operands(everything_pending):
     arrays = operands("float64", (3, 4))
     x = ember_tensor(arrays[0], requires_grad=True)
     u, v = ember_tensor(arrays[1]), ember_tensor(arrays[2])

@@ -87,7 +87,8 @@ class Backend(CoreKernels, CreationKernels, MovementKernels, SegmentsKernels,
     native_device = None
     #: the widest float dtype the device computes in (defaults work in it where precision matters)
     widest_float = _dtypes.float64
-    #: deferred element-wise chains (``ew_chain``/``ew_chain_sum``/``ew_evaluate``, ember.ops.fusion)
+    #: computes deferred element-wise chains (``ew_evaluate``, ``ew_chain_sum``): the registry wraps
+    #: the backend in ``ember.backends.lazy.Lazy``
     fuses = False
     #: in-place element-wise writes into an exclusively held buffer (``ew_inplace``)
     writes_in_place = False

@@ -39,6 +39,11 @@ class CoreKernels:
         """Whether ``data`` is this backend's array type."""
         return isinstance(data, self.Array)
 
+    def realize(self, a):
+        """``a``'s values, computed: ``a`` itself (a backend that ``fuses`` is wrapped in
+        ``ember.backends.lazy.Lazy``, whose kernels compute a deferred expression first)."""
+        return a
+
     @required
     def cast(self, a, dtype):
         """``a`` with elements of ember ``dtype``; ``a`` itself when it already has it (values out of a

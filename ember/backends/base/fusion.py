@@ -1,6 +1,6 @@
-"""Kernels of the abilities ``Backend.fuses`` (deferred element-wise chains, ember.ops.fusion)
-and ``Backend.writes_in_place``. A backend without them keeps these defaults: nothing is
-deferred, nothing is written in place, and ember.ops never calls the chain kernels on it."""
+"""Kernels of the abilities ``Backend.fuses`` (a backend that computes deferred element-wise
+chains: the registry wraps it in ``ember.backends.lazy.Lazy``) and ``Backend.writes_in_place``.
+A backend without them keeps these defaults: nothing is deferred, nothing is written in place."""
 
 
 class FusionKernels:
@@ -8,13 +8,10 @@ class FusionKernels:
         """Whether the operand ``a`` may wait in a deferred chain (never, without ``fuses``)."""
         return False
 
-    def ew_chain(self, kernel, operands, max_depth=32, max_held=4):
-        """A deferred chain of ``kernel`` over ``operands`` (only on a backend that ``fuses``)."""
-        raise TypeError(f"the {self.name} backend does not defer element-wise chains")
-
     def ew_evaluate(self, chain):
-        """The array a deferred chain computes (only on a backend that ``fuses``)."""
-        raise TypeError(f"the {self.name} backend does not defer element-wise chains")
+        """The array a deferred chain (``ember.backends.lazy.Chain``) computes, computed once
+        (only on a backend that ``fuses``)."""
+        raise TypeError(f"the {self.name} backend does not compute deferred element-wise chains")
 
     def ew_chain_sum(self, chain, last):
         """The sum of a chain's values without storing them, or None when it cannot (always

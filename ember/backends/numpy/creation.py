@@ -136,7 +136,8 @@ def data_can_mut(a):
     """Whether ``a`` provably has its buffer to itself: it owns its memory, is writable, and
     nothing but the caller's one holder refers to it (no view, no buffer export, no other
     tensor, no saved autodiff step). False when that cannot be shown (no reference counts)."""
-    if _UNIQUE is None or not (a.flags.owndata and a.flags.writeable):
+    if _UNIQUE is None or a.__class__ is not np.ndarray or not (
+            a.flags.owndata and a.flags.writeable):  # (a deferred Chain is not written)
         return False
     return _refcount(a) <= _UNIQUE
 

@@ -10,7 +10,7 @@ import math as _math
 import numpy as np
 
 __all__ = [
-    "ew_scalar", "ew_cast", "ew_chain", "ew_chain_sum", "ew_shared_view", "ew_deferrable",
+    "ew_scalar", "ew_cast", "ew_chain_sum", "ew_shared_view", "ew_deferrable",
     "ew_evaluate", "ew_add", "ew_sub", "ew_mul", "ew_truediv", "ew_floordiv", "ew_remainder",
     "ew_fmod", "ew_neg", "ew_abs", "ew_square", "ew_maximum", "ew_minimum", "ew_where", "ew_eq",
     "ew_lt", "ew_le", "ew_gt", "ew_ge", "ew_logical_and", "ew_logical_or", "ew_ipow", "ew_pow",
@@ -23,6 +23,7 @@ __all__ = [
 
 from . import jit as _jit
 from ..base.elementwise import ElementwiseKernels, wrap_int
+from ..lazy.chain import Chain
 from .core import _ERRVAR, _EMBER, _IGNORE, NP, as_kernel
 from .jit import activations as _jit_activations
 from .jit import maps as _maps
@@ -140,38 +141,6 @@ def _astype_quiet(a, dtype):
     return a.astype(dtype)
 
 
-class Chain:
-    """An elementwise expression not computed yet: ``kernel(*operands)``, where each operand is
-    an array, a Python number or another Chain, every array and Chain of one shape.
-
-    ``op`` names the operation (``"add"``, ``"exp"``, ``"cast_float32"``, see ``CHAIN_OPS``),
-    ``dtype`` is the NumPy dtype of the result, ``held`` the distinct arrays it reads (the buffers
-    it keeps alive), ``depth`` its operators along the longest path. Once ``ew_evaluate`` has
-    computed it, ``value`` is its array and ``operands`` is None: a leaf from then on.
-    """
-
-    __slots__ = ("op", "kernel", "ufunc", "operands", "shape", "dtype", "depth", "held", "value")
-
-    def __init__(self, op, kernel, operands, shape, dtype, depth, held):
-        self.op = op
-        self.kernel = kernel
-        self.ufunc = getattr(kernel, "ufunc", None)
-        self.operands = operands
-        self.shape = shape
-        self.dtype = dtype
-        self.depth = depth
-        self.held = held
-        self.value = None
-
-
-def _leaf(x):
-    """``x``, or the array of a Chain already computed (read in this order: ``ew_evaluate``
-    publishes the value before it drops the operands)."""
-    if x.__class__ is Chain and x.operands is None:
-        return x.value
-    return x
-
-
 def ew_shared_view(a):
     """A view of ``a``, an array someone else owns and may still write (``from_numpy``)."""
     return a.view()
@@ -182,54 +151,6 @@ def ew_deferrable(a):
     A view may be of an array its owner can still write (``from_numpy``), which a deferred
     result must not see; deferring it would change the values, so it is computed now."""
     return a.__class__ is not _ndarray or a.flags.owndata
-
-
-def ew_chain(kernel, operands, max_depth=32, max_held=4):
-    """A Chain of ``kernel`` (an ``ew_*`` kernel, or the name of an op of ``CHAIN_OPS``) over
-    ``operands``: arrays or Chains of one shape, or Python numbers.
-
-    At most ``max_depth`` operators deep and holding at most ``max_held`` arrays: an operand
-    Chain that would pass either cap is computed first (and its array becomes the operand)."""
-    op, kernel = CHAIN_OPS[kernel]
-    operands = tuple(_leaf(x) for x in operands)
-    depth, held = _measure(operands)
-    if depth > max_depth or len(held) > max_held:
-        operands = list(operands)
-        for i, x in enumerate(operands):
-            if x.__class__ is Chain:
-                operands[i] = ew_evaluate(x)
-                depth, held = _measure(operands)
-                if depth <= max_depth and len(held) <= max_held:
-                    break
-        operands = tuple(operands)
-    first = None
-    for x in operands[1:] if op == "where" else operands:
-        if x.__class__ is not float:
-            first = x
-            break
-    dtype = _CAST_TO.get(op, first.dtype)
-    return Chain(op, kernel, operands, first.shape, dtype, depth, held)
-
-
-def _measure(operands):
-    """(depth, held) of a Chain over ``operands``."""
-    depth = 1
-    held = ()
-    for x in operands:
-        if x.__class__ is Chain:
-            depth = max(depth, x.depth + 1)
-            found = x.held
-        elif x.__class__ is _ndarray:
-            found = (x,)
-        else:
-            continue
-        for a in found:
-            for h in held:
-                if h is a:
-                    break
-            else:
-                held += (a,)
-    return depth, held
 
 
 def ew_evaluate(chain):
@@ -446,28 +367,6 @@ def ew_sigmoid(a):
 def ew_relu(a):
     """max(a, 0), keeping NaN."""
     return np.maximum(a, np.zeros((), a.dtype))
-
-
-def _to_float32(a):
-    """``a`` as float32 (round to nearest; past float32's range inf), quietly."""
-    return _astype_quiet(a, np.float32)
-
-
-def _to_float64(a):
-    """``a`` as float64 (exact), quietly."""
-    return _astype_quiet(a, np.float64)
-
-
-# The ops a Chain takes, by kernel and by name: (op, the kernel that computes it on arrays).
-CHAIN_OPS = {}
-for _op, _k in (("add", ew_add), ("sub", ew_sub), ("mul", ew_mul), ("div", ew_truediv),
-                ("neg", ew_neg), ("abs", ew_abs), ("exp", ew_exp), ("log", ew_log),
-                ("tanh", ew_tanh), ("sqrt", ew_sqrt), ("rsqrt", ew_rsqrt),
-                ("sigmoid", ew_sigmoid), ("relu", ew_relu), ("max", ew_maximum),
-                ("min", ew_minimum), ("where", ew_where), ("cast_float32", _to_float32),
-                ("cast_float64", _to_float64)):
-    CHAIN_OPS[_k] = CHAIN_OPS[_op] = (_op, _k)
-_CAST_TO = {"cast_float32": np.dtype(np.float32), "cast_float64": np.dtype(np.float64)}
 
 
 # erf: W. J. Cody's rational approximations as used by Cephes (ndtr.c), in float64.

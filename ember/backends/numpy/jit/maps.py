@@ -1,6 +1,6 @@
 """Compiled elementwise maps: a deferred expression (a backend Chain) as one C loop.
 
-``evaluate(chain)`` renders the Chain (``ember/backends/numpy/elementwise.py``) to a C kernel
+``evaluate(chain)`` renders the Chain (``ember/backends/lazy/chain.py``) to a C kernel
 that reads every operand array once and writes one new buffer, e.g. for ``(x * y + z).exp()``
 on float32::
 
@@ -28,6 +28,7 @@ import hashlib
 
 import numpy as np
 
+from ...lazy.table import TABLE
 from . import cmath, compiler
 
 MIN_PARALLEL = 262144  # elements; below it one thread (OpenMP's if clause)
@@ -38,26 +39,11 @@ _FLOAT32 = np.dtype(np.float32)
 _FLOAT64 = np.dtype(np.float64)
 _ndarray = np.ndarray
 
-# The C expression of each op, by C type: {0}, {1}, {2} are the operands' expressions.
-_BINARY = {"add": "({0} + {1})", "sub": "({0} - {1})", "mul": "({0} * {1})",
-           "div": "({0} / {1})"}
-_EXPR = {
-    "float": {
-        "neg": "(-{0})", "abs": "fabsf({0})", "sqrt": "sqrtf({0})", "rsqrt": "(1.0f / sqrtf({0}))",
-        "exp": "ember_expf({0})", "log": "em_logf({0})", "tanh": "em_tanhf({0})",
-        "sigmoid": "em_sigmoidf({0})", "relu": "em_maxf({0}, 0.0f)", "max": "em_maxf({0}, {1})",
-        "min": "em_minf({0}, {1})", "where": "({0} ? {1} : {2})",
-        "cast_float32": "((float){0})", **_BINARY},
-    "double": {
-        "neg": "(-{0})", "abs": "fabs({0})", "sqrt": "sqrt({0})", "rsqrt": "(1.0 / sqrt({0}))",
-        "exp": "exp({0})", "log": "log({0})", "tanh": "tanh({0})", "sigmoid": "em_sigmoid({0})",
-        "relu": "em_max({0}, 0.0)", "max": "em_max({0}, {1})", "min": "em_min({0}, {1})",
-        "where": "({0} ? {1} : {2})", "cast_float64": "((double){0})", **_BINARY},
-}
-# The helper functions each op's C expression calls (defined in _HELPERS, in this order).
-_NEEDS = {"exp": ("expf",), "log": ("logf",), "tanh": ("expf", "tanhf"),
-          "sigmoid": ("expf", "sigmoidf", "sigmoid"), "relu": ("max",), "max": ("max",),
-          "min": ("min",)}
+# The C expression of each op, by C type, and the helpers it calls (defined in _HELPERS, in
+# this order): the fusable primitives' table.
+_EXPR = {"float": {op: row.c_float for op, row in TABLE.items() if row.c_float},
+         "double": {op: row.c_double for op, row in TABLE.items() if row.c_double}}
+_NEEDS = {op: row.helpers for op, row in TABLE.items()}
 
 _HELPERS = {
     # NaN wins; a tie (equal values, or -0.0 against 0.0) gives the second operand, as NumPy's.
