@@ -257,6 +257,15 @@ def new_holding(cls, raw, dtype, ad, device=CPU):
     return t
 
 
+def realized(data, device):
+    """The array ``data`` (a kernel's result on ``device``) with its values computed: itself,
+    or what the backend's ``realize`` gives where the backend is not ``eager``."""
+    if data.__class__ is _Array:
+        return data
+    be = device.backend
+    return data if be.eager else be.realize(data)
+
+
 def _identity_backward(g, needs, out=None):
     return (g,)
 
@@ -438,8 +447,7 @@ def _record(data, dtype, inputs, backward, name, recompute, tensors, keep_out):
         if not tracked:
             return t
     if backward is not None and _mode.enabled and dtype.kind == "float":
-        if data.__class__ is not _Array:  # a recorded step's result is computed now
-            t._data = t._device.backend.realize(data)
+        t._data = realized(data, t._device)  # a recorded step's result is computed now
         parents = tuple([x._node for x in inputs])
         if recompute is not None and ad == "balanced":
             t._node = _recomputed_node(recompute, inputs, parents, name)

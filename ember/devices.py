@@ -68,7 +68,7 @@ class Device:
         if attr != "backend":
             raise AttributeError(attr)
         # the first use of this device: load its backend (a plain slot read from then on)
-        backend = registry.backend_for(self.backend_name, self)
+        backend = registry.module_of(self.backend_name).for_device(self)
         self.backend = backend
         return backend
 

@@ -1,8 +1,9 @@
 """How far ember's hot paths reach: the untracked ``a + b`` runs at most 3 Python frames deep
-down to its kernel, and the backward of ``a * b`` runs code of at most 3 files besides the
+down to its kernel, and the backward of ``a * b`` runs code of at most 4 files besides the
 autodiff engine, the Tensor class and the backends' device lookup (the op's family file with its
-rule, and its kernel's file), so a reader follows each in a few files. Counted with
-``sys.setprofile`` on every backend."""
+rule, the operator, the shape guard and its kernel's file), so a reader follows each in a few
+files; a device whose backend fuses adds the fusion wrapper's kernel (ember/backends/lazy): one
+frame and one file more. Counted with ``sys.setprofile`` on every backend."""
 
 import sys
 
@@ -34,11 +35,16 @@ def _calls(fn):
     return seen
 
 
+def _wrapped():
+    """1 where the default device's backend is the fusion wrapper ``Lazy``, else 0."""
+    return int(type(ember.ones(1).device.backend).__name__ == "Lazy")
+
+
 def test_untracked_add_is_at_most_three_frames_deep():
     a, b = ember.ones(8), ember.ones(8)
     a + b  # the operator's kernel lookup is memoised on the first call
     calls = _calls(lambda: a + b)
-    assert calls and max(d for d, _, _ in calls) <= 3, calls
+    assert calls and max(d for d, _, _ in calls) <= 3 + _wrapped(), calls
 
 
 def test_backward_of_a_product_touches_at_most_four_files_besides_the_engine():
@@ -52,5 +58,5 @@ def test_backward_of_a_product_touches_at_most_four_files_besides_the_engine():
     z = x * y
     calls = _calls(lambda: z.backward(g))
     files = {f for _, f, _ in calls if f not in ENGINE}
-    assert len(files) <= 4, sorted(files)
+    assert len(files) <= 4 + _wrapped(), sorted(files)
     assert x.grad.tolist() == [1.0] * 8 and y.grad.tolist() == [1.0] * 8

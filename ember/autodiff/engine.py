@@ -2,7 +2,7 @@
 
 from ..backends import adopt
 from ..errors import DeviceError, GraphError, KindError, ShapeMismatchError
-from .._tensor import Tensor, alias, check_saves, wrap
+from .._tensor import Tensor, alias, check_saves, realized, wrap
 from .graph import set_grad_enabled
 
 __all__ = ["Gradients", "run_backward"]
@@ -239,7 +239,7 @@ def _accumulate(prev, g, create_graph):
     expression would be: ``realize``), so that the two buffers go right away."""
     total = prev + g
     if not create_graph:
-        total._data = total._device.backend.realize(total._data)
+        total._data = realized(total._data, total._device)
     return total
 
 
@@ -247,7 +247,7 @@ def _plain(g, create_graph=False):
     """A gradient as a plain untracked Tensor (its buffer computed), unless ``create_graph``."""
     if create_graph:
         return g
-    return wrap(g._device.backend.realize(g._data), g._dtype)
+    return wrap(realized(g._data, g._device), g._dtype)
 
 
 def _array_rule(node, g, needs, create_graph, recomputer):

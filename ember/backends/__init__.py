@@ -8,7 +8,6 @@ device of an array a kernel returned. See docs/internals.md, "Adding a backend".
 """
 
 from . import registry
-from .lazy.chain import Chain
 
 __all__ = ["adopt", "host_of", "adam_scales"]
 
@@ -17,6 +16,7 @@ def adopt(data):
     """``(array, device)`` for a kernel's result that is not a plain NumPy array: a NumPy scalar
     becomes a 0-d array on the CPU, a torch tensor stays and names its torch device, a deferred
     chain (``lazy.Chain``) stays on its device."""
+    from .lazy.chain import Chain  # (after ember.backends is made: lazy imports the base)
     if data.__class__ is Chain:
         return data, data.device
     module = registry.owner_of(data)

@@ -20,7 +20,7 @@ from typing import Callable, NamedTuple
 from ..errors import InvalidParameterError
 
 __all__ = ["Entry", "register", "entries", "names", "array_names", "parse", "module_of", "loaded_modules",
-           "owner_of", "backend_for", "ember_dtype", "used_unloaded", "loaded_backends", "available_names", "device_heads",
+           "owner_of", "ember_dtype", "used_unloaded", "loaded_backends", "available_names", "device_heads",
            "MAX_INDEX"]
 
 MAX_INDEX = 2 ** 63 - 1
@@ -101,16 +101,6 @@ def parse(spec, index):
 def module_of(name):
     """The module of the backend ``name``, imported now if it was not."""
     return importlib.import_module(_entries[name].module)
-
-
-def backend_for(name, device):
-    """The Backend of the ember ``device`` of backend ``name``: its module's, wrapped in
-    ``lazy.Lazy`` where it ``fuses`` (computes deferred element-wise chains)."""
-    backend = module_of(name).for_device(device)
-    if backend.fuses:
-        from .lazy import Lazy
-        backend = Lazy(backend)
-    return backend
 
 
 def loaded_modules():

@@ -87,9 +87,12 @@ class Backend(CoreKernels, CreationKernels, MovementKernels, SegmentsKernels,
     native_device = None
     #: the widest float dtype the device computes in (defaults work in it where precision matters)
     widest_float = _dtypes.float64
-    #: computes deferred element-wise chains (``ew_evaluate``, ``ew_chain_sum``): the registry wraps
+    #: computes deferred element-wise chains (``ew_evaluate``, ``ew_chain_sum``): its module wraps
     #: the backend in ``ember.backends.lazy.Lazy``
     fuses = False
+    #: every kernel's result is computed when it returns (False for the wrapper ``Lazy``, whose
+    #: ``realize`` computes a deferred result)
+    eager = True
     #: in-place element-wise writes into an exclusively held buffer (``ew_inplace``)
     writes_in_place = False
     #: whether arrays have a memory layout ``shares_memory`` sees; without one (the standard's

@@ -1,5 +1,5 @@
 """Kernels of the abilities ``Backend.fuses`` (a backend that computes deferred element-wise
-chains: the registry wraps it in ``ember.backends.lazy.Lazy``) and ``Backend.writes_in_place``.
+chains: its module wraps it in ``ember.backends.lazy.Lazy``) and ``Backend.writes_in_place``.
 A backend without them keeps these defaults: nothing is deferred, nothing is written in place."""
 
 

@@ -4,7 +4,7 @@ NumPy computes ``x * y + z`` into one array because its C code can prove that ``
 temporary and write ``+ z`` into it. Python code cannot prove that, so ember defers instead
 (Burn's ``Fusion`` backend, tinygrad's lazy graph), deterministically. ``Lazy(inner)`` wraps a
 backend whose ability ``fuses`` says it can compute an expression (its ``ew_evaluate`` and
-``ew_chain_sum``: the NumPy backend, one compiled loop per expression); the registry gives the
+``ew_chain_sum``: the NumPy backend, one compiled loop per expression); its module gives the
 wrapper as the device's backend. It has every kernel of ``inner``:
 
 - The kernels of the fusable primitives (``table.TABLE``: ``+ - * /``, ``exp log tanh sqrt rsqrt
@@ -61,6 +61,8 @@ class Lazy:
     >>> type(be).__name__, be.name, be.inner.name
     ('Lazy', 'numpy', 'numpy')
     """
+
+    eager = False
 
     def __init__(self, inner):
         self.inner = inner

@@ -8,6 +8,7 @@ Each family module lists its kernels in ``__all__``; every name there is a kerne
 import numpy as np
 
 from ..base import Backend, HostKernels
+from ..lazy import Lazy
 from . import (activation, array_api, attention, bitwise, compare, conv, core, creation,
                distributed, dlpack, dropout, elementwise, indexing, io, linalg, linear, loss,
                morphology, movement, nn, normalization, optim, pool, quantization, random, reduce,
@@ -45,18 +46,20 @@ _instance = []
 
 
 def for_device(device):
-    """The NumPy backend of ``device`` (the CPU, its one device). Its first use installs the
-    buffer pool (``buffers.start``)."""
+    """The backend of ``device`` (the CPU, its one device): the ``NumpyBackend``, which
+    ``fuses``, in the fusion wrapper ``Lazy``. Its first use installs the buffer pool
+    (``buffers.start``)."""
     if not _instance:
         from . import buffers
         buffers.start()
         _instance.append(NumpyBackend(device))
-    return _instance[0]
+        _instance.append(Lazy(_instance[0]))
+    return _instance[1]
 
 
 def instances():
     """The NumpyBackend made so far (none before the CPU's first use)."""
-    return list(_instance)
+    return _instance[:1]
 
 
 def available_devices():
