@@ -1,10 +1,12 @@
 """The activation kernels of the PyTorch backend (see ember/ops/activation.py)."""
 
+import math
+
 import torch
 import torch.nn.functional as TF
 
 from .elementwise import ew_relu as _ew_relu
-from .nn import _F64, _aten, _out, _work
+from .nn import _aten, _out, _work
 
 __all__ = [
     "nn_gelu", "nn_gelu_grad", "nn_silu", "nn_silu_grad", "nn_relu",
@@ -14,19 +16,29 @@ __all__ = [
 
 # -- activations --------------------------------------------------------------------------------
 
-# override: 2436 µs as the default's 2416 µs (float32 (64, 1000), one thread), bit for bit as NumPy's (torch's own erf in float64)
+def _inf_kept(out, x):
+    """``out`` = GELU(``x``) with ``gelu(+inf) = +inf``: torch's vectorized CPU kernel gives nan
+    there (its CUDA kernel gives inf). A finite sum of ``out`` (one read) proves no element is
+    nan; only otherwise does the mask pass run. CPU only: no device synchronisation."""
+    if out.device.type == "cpu" and out.numel() and not math.isfinite(out.sum()):
+        out = torch.where(torch.isposinf(x), x, out)
+    return out
+
+
+# override: 2.4 ms vs the default's 98 ms (float32 (4096, 1024), one thread); float32 computes
+# in float32 (torch's own kernel), within float32 rounding of the NumPy backend's float64 result
 def nn_gelu(x, approximate):
+    w = _work(x)
     if approximate == "tanh":
-        return _out(TF.gelu(_work(x), approximate="tanh"), x.dtype)
-    return _out(TF.gelu(x.to(_F64)), x.dtype)
+        return _out(TF.gelu(w, approximate="tanh"), x.dtype)
+    return _out(_inf_kept(TF.gelu(w), w), x.dtype)
 
 
-# override: 3053 µs vs the default's 7514 µs (float32 (64, 1000), one thread)
+# override: 3.1 ms vs the default's 70 ms (float32 (4096, 1024), one thread); in the working
+# dtype (torch's kernel: nan at +-inf, as ember documents)
 def nn_gelu_grad(g, x, approximate):
-    if approximate == "tanh":
-        w = _work(x)
-        return _out(_aten.gelu_backward(_work(g).to(w.dtype), w, approximate="tanh"), g.dtype)
-    return _out(_aten.gelu_backward(g.to(_F64), x.to(_F64)), g.dtype)
+    w = _work(x)
+    return _out(_aten.gelu_backward(_work(g).to(w.dtype), w, approximate=approximate), g.dtype)
 
 
 # override: 28 µs vs the default's 2816 µs (float32 (64, 1000), one thread)
