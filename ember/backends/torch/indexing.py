@@ -18,7 +18,8 @@ import torch
 from .core import TORCH, allocates
 
 __all__ = ["idx_bounds", "idx_bounds_last", "idx_nonzero", "idx_argwhere", "idx_scalar_index",
-           "idx_index", "idx_get", "idx_gather", "idx_scatter", "idx_one_hot"]
+           "idx_index", "idx_get", "idx_gather", "idx_scatter", "idx_one_hot", "idx_along_key",
+           "idx_update", "idx_add_into_zeros"]
 
 _I64 = torch.int64
 _SIGNED = {torch.uint16: torch.int16, torch.uint32: torch.int32, torch.uint64: torch.int64}
@@ -102,11 +103,13 @@ def _get(x, key):
 
 
 def _check_key(x, key):
-    """IndexError for an index tensor out of range (torch's CUDA kernels would assert)."""
+    """IndexError for an index tensor out of range (torch's CUDA kernels would assert); whether
+    an index is negative (None on the CPU, where torch's kernels check and nothing is read)."""
     if x.device.type == "cpu":
-        return
+        return None
     consumed = sum(1 for k in key if k is not None and k is not Ellipsis)
     d = 0
+    negative = False
     for k in key:
         if k is None:
             continue
@@ -115,9 +118,12 @@ def _check_key(x, key):
             continue
         if isinstance(k, torch.Tensor) and k.numel():
             n = x.shape[d]
-            if int(k.min()) < -n or int(k.max()) >= n:
+            lo, hi = (int(v) for v in torch.aminmax(k))
+            if lo < -n or hi >= n:
                 raise IndexError(f"index out of range for dimension {d} with size {n}")
+            negative = negative or lo < 0
         d += 1
+    return negative
 
 
 def _positions(shape, key, device):
@@ -250,11 +256,81 @@ def idx_get(x, key):
     return _get(x, key)
 
 
-# override: IndexError on CUDA, where torch's kernels would assert (and idx_get's paths)
+# override: the key names its axis, for torch.gather and scatter_add_ (see _Along)
+def idx_along_key(index, axis):
+    """The key of ``take_along_axis``: ``index`` on ``axis``, aranges broadcast on the others."""
+    nd = index.ndim
+    key = []
+    for d, n in enumerate(index.shape):
+        if d == axis:
+            key.append(index)
+        else:
+            ramp = torch.arange(n, dtype=_I64, device=index.device)
+            key.append(ramp.view([n if k == d else 1 for k in range(nd)]))
+    out = _Along(key)
+    out.axis = axis
+    return out
+
+
+class _Along(tuple):
+    """``idx_along_key``'s key (a tuple of tensors as the default's) with its ``axis``."""
+    axis = None
+
+
+def _along(key, values=None, dtype=None):
+    """The axis of an ``idx_along_key`` key torch's gather/scatter_add can take, else None."""
+    if key.__class__ is not _Along:
+        return None
+    if values is not None and not (isinstance(values, torch.Tensor) and values.dtype == dtype
+                                   and values.shape == key[key.axis].shape):
+        return None
+    return key.axis
+
+
+# override: torch.gather (1.5x faster than indexing); IndexError on CUDA, where torch's kernels
+# would assert
 def idx_gather(x, key):
     """``x[key]`` for a key of ``idx_along_key``; an index out of range raises IndexError."""
-    _check_key(x, key)
+    negative = _check_key(x, key)
+    axis = _along(key)
+    if axis is not None and not negative and x.dtype not in _SIGNED:
+        try:
+            return torch.gather(x, axis, key[axis])
+        except RuntimeError:  # a negative index (wrapped below) or one out of range
+            pass
     return _get(x, key)
+
+
+def _scatter_add(out, key, values):
+    """``out`` with ``values`` added at ``key`` by torch's scatter_add_, or None where it cannot
+    (a negative index, which torch refuses, possibly after writing: ``out`` is then spoilt)."""
+    axis = _along(key, values, out.dtype)
+    if axis is None or not out.dtype.is_floating_point or _check_key(out, key):
+        return None
+    try:
+        return out.scatter_add_(axis, key[axis], values)
+    except RuntimeError:
+        return None
+
+
+# override: torch's scatter_add_ for an idx_along_key key (a fresh copy if it refuses)
+def idx_update(x, key, values, op):
+    """A copy of ``x`` with ``values`` combined at ``key`` by ``op`` (``idx_scatter``'s)."""
+    if op == "add":
+        out = _scatter_add(x.clone(memory_format=torch.contiguous_format), key, values)
+        if out is not None:
+            return out
+    return idx_scatter(x.clone(memory_format=torch.contiguous_format), key, values, op)
+
+
+# override: torch's scatter_add_ for an idx_along_key key
+def idx_add_into_zeros(shape, key, g):
+    """Zeros of ``shape`` with ``g`` added at ``key`` (repeated positions accumulate)."""
+    out = _scatter_add(torch.zeros(tuple(shape), dtype=g.dtype, device=g.device), key, g)
+    if out is None:
+        out = idx_scatter(torch.zeros(tuple(shape), dtype=g.dtype, device=g.device), key, g,
+                          "add")
+    return out
 
 
 def idx_scatter(target, key, values, op):
