@@ -91,9 +91,37 @@ def _positive(x, key):
     return x, tuple(out)
 
 
+def _basic_flipped(x, key):
+    """``x[key]`` for a basic key (ints, slices, None, Ellipsis) with negative steps: the view of
+    the same elements in positive order, flipped where the steps were negative (one copy of the
+    selected elements only)."""
+    consumed = sum(1 for k in key if k is not None and k is not Ellipsis)
+    pos, flips, d, o = [], [], 0, 0
+    for k in key:
+        if k is Ellipsis:
+            d += x.ndim - consumed
+            o += x.ndim - consumed
+        elif k is None:
+            o += 1
+        elif k.__class__ is slice:
+            if k.step is not None and k.step < 0:
+                r = range(*k.indices(x.shape[d]))
+                k = slice(r[-1], r[0] + 1, -k.step) if len(r) else slice(0, 0)
+                flips.append(o)
+            d += 1
+            o += 1
+        else:
+            d += 1
+        pos.append(k)
+    y = _bits(x)[tuple(pos)]
+    return _unbits(y.flip(flips), x.dtype)
+
+
 def _get(x, key):
     """``x[key]`` with NumPy's rules (a view for basic keys without negative steps)."""
     if _has_negative(key):
+        if not any(isinstance(k, torch.Tensor) for k in key):
+            return _basic_flipped(x, key)
         dt = x.dtype
         y, key = _positive(_bits(x), key)
         return _unbits(y[key], dt)
