@@ -9,7 +9,7 @@ from .elementwise import ew_relu as _ew_relu
 from .nn import _aten, _out, _work
 
 __all__ = [
-    "nn_gelu", "nn_gelu_grad", "nn_silu", "nn_silu_grad", "nn_relu",
+    "nn_gelu", "nn_gelu_grad", "nn_silu", "nn_silu_grad", "nn_relu", "nn_relu_grad",
     "nn_softmax", "nn_softmax_grad", "nn_log_softmax", "nn_log_softmax_grad",
 ]
 
@@ -82,3 +82,12 @@ def nn_relu(x):
     (and Tensor.relu): -0.0 gives +0.0, except in float16 where it stays -0.0."""
     return _ew_relu(x)
 
+
+
+# override: 6.5 vs the default's 72 µs (float32 (32, 16, 8, 8), one thread): torch's own
+# kernel, no 0-d zeros per call
+def nn_relu_grad(g, x):
+    """0 where ``x <= 0``, else ``g`` (NaN inputs pass ``g`` on), in ``g``'s dtype."""
+    if g.dtype == x.dtype:
+        return _aten.threshold_backward(g, x, 0)
+    return torch.where(x <= 0, 0.0, g)

@@ -20,11 +20,20 @@ def _pool_geometry(pads):
     return (pt, pl), (pb > pt or pr > pl)
 
 
-def _inside(size, before, kernel, stride, dilation, n, device):
-    """Whether each of the ``n`` windows along one axis has a tap inside the input."""
-    start = torch.arange(n, device=device) * stride - before
-    taps = start[:, None] + torch.arange(kernel, device=device)[None, :] * dilation
-    return ((taps >= 0) & (taps < size)).any(1)
+def _inside(size, before, kernel, stride, dilation, n):
+    """Whether each of the ``n`` windows along one axis has a tap inside the input (a list of
+    bools), or None when all have: computed from the geometry alone (no read of a tensor); only
+    the windows at the two edges can lack one."""
+    def has_tap(i):
+        start = i * stride - before
+        return any(0 <= start + j * dilation < size for j in range(kernel))
+
+    head = min(n, -(-before // stride))  # windows that start before the input
+    tail = max(head, min(n, (size - 1 + before - (kernel - 1) * dilation) // stride + 1))
+    edges = list(range(head)) + list(range(tail, n))  # windows that end past it from ``tail``
+    if all(has_tap(i) for i in edges):
+        return None
+    return [has_tap(i) for i in range(n)]
 
 
 def nn_max_pool2d(x, kernel, stride, pads, dilation, out_hw):
@@ -42,10 +51,12 @@ def nn_max_pool2d(x, kernel, stride, pads, dilation, out_hw):
 def nn_max_pool2d_grad(g, saved):
     xw, idx, kernel, stride, padding, dilation, ceil, out_hw = saved
     H, W = xw.shape[-2:]
-    rows = _inside(H, padding[0], kernel[0], stride[0], dilation[0], out_hw[0], xw.device)
-    cols = _inside(W, padding[1], kernel[1], stride[1], dilation[1], out_hw[1], xw.device)
+    rows = _inside(H, padding[0], kernel[0], stride[0], dilation[0], out_hw[0])
+    cols = _inside(W, padding[1], kernel[1], stride[1], dilation[1], out_hw[1])
     gw = g.to(xw.dtype)
-    if not (bool(rows.all()) and bool(cols.all())):  # a window with no tap inside: dropped
+    if rows is not None or cols is not None:  # a window with no tap inside: dropped
+        rows = torch.tensor(rows or [True] * out_hw[0], device=xw.device)
+        cols = torch.tensor(cols or [True] * out_hw[1], device=xw.device)
         gw = gw * (rows[:, None] & cols[None, :]).to(gw.dtype)
     gx = _aten.max_pool2d_with_indices_backward(gw, xw, list(kernel), list(stride),
                                                 list(padding), list(dilation), ceil, idx)
