@@ -25,13 +25,12 @@ if torch is None:  # pragma: no cover
 from array_api_compat import torch as _xp  # noqa: E402
 
 from . import (activation, bitwise, compare, components, conv, core, creation, distributed,
-               dlpack, dropout, elementwise, indexing, io, linalg, linear, movement, nn,
-               normalization, optim, pool, random, reduce, sampling, scan, segments, slicing,
-               sort, threads)
+               dlpack, dropout, elementwise, indexing, io, linalg, linear, movement, nn, optim,
+               pool, random, reduce, sampling, scan, segments, slicing, sort, threads)
 
 FAMILIES = (core, creation, movement, segments, slicing, elementwise, bitwise, compare, reduce,
-            scan, sort, indexing, linalg, random, nn, normalization, activation, linear, conv,
-            pool, dropout, optim, io, threads, sampling, components, distributed, dlpack)
+            scan, sort, indexing, linalg, random, nn, activation, linear, conv, pool, dropout,
+            optim, io, threads, sampling, components, distributed, dlpack)
 name = "torch"
 _lock = threading.Lock()
 _instances = {}  # ember Device -> TorchBackend

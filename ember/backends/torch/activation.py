@@ -16,26 +16,19 @@ __all__ = [
 
 # -- activations --------------------------------------------------------------------------------
 
-def _inf_kept(out, x):
-    """``out`` = GELU(``x``) with ``gelu(+inf) = +inf``: torch's vectorized CPU kernel gives nan
-    there (its CUDA kernel gives inf). A finite sum of ``out`` (one read) proves no element is
-    nan; only otherwise does the mask pass run. CPU only: no device synchronisation."""
-    if out.device.type == "cpu" and out.numel() and not math.isfinite(out.sum()):
-        out = torch.where(torch.isposinf(x), x, out)
-    return out
-
-
-# override: 2.4 ms vs the default's 98 ms (float32 (4096, 1024), one thread); float32 computes
-# in float32 (torch's own kernel), within float32 rounding of the NumPy backend's float64 result
+# override: 2.4 vs the default's 98 ms (float32 (4096, 1024), one thread), in the working dtype;
+# torch's vectorized CPU kernel gives nan at +inf (its CUDA one, x (1 + erf), inf; not run on a
+# GPU yet): on the CPU a non-finite sum of the result (one read) sends it through the fix
 def nn_gelu(x, approximate):
     w = _work(x)
-    if approximate == "tanh":
-        return _out(TF.gelu(w, approximate="tanh"), x.dtype)
-    return _out(_inf_kept(TF.gelu(w), w), x.dtype)
+    out = TF.gelu(w, approximate=approximate)
+    if approximate == "none" and out.device.type == "cpu" and out.numel() and \
+            not math.isfinite(out.sum()):
+        out = torch.where(torch.isposinf(w), w, out)
+    return _out(out, x.dtype)
 
 
-# override: 3.1 ms vs the default's 70 ms (float32 (4096, 1024), one thread); in the working
-# dtype (torch's kernel: nan at +-inf, as ember documents)
+# override: 3.1 vs the default's 70 ms (float32 (4096, 1024), one thread), in the working dtype
 def nn_gelu_grad(g, x, approximate):
     w = _work(x)
     return _out(_aten.gelu_backward(_work(g).to(w.dtype), w, approximate=approximate), g.dtype)
@@ -84,10 +77,8 @@ def nn_relu(x):
 
 
 
-# override: 6.5 vs the default's 72 µs (float32 (32, 16, 8, 8), one thread): torch's own
-# kernel, no 0-d zeros per call
+# override: 6.5 vs the default's 72 µs (float32 (32, 16, 8, 8), one thread; no 0-d zeros)
 def nn_relu_grad(g, x):
     """0 where ``x <= 0``, else ``g`` (NaN inputs pass ``g`` on), in ``g``'s dtype."""
-    if g.dtype == x.dtype:
-        return _aten.threshold_backward(g, x, 0)
-    return torch.where(x <= 0, 0.0, g)
+    return _aten.threshold_backward(g, x, 0) if g.dtype == x.dtype else \
+        torch.where(x <= 0, 0.0, g)

@@ -67,61 +67,26 @@ def _has_negative(key):
 
 
 def _positive(x, key):
-    """``(x', key')`` with ``x'[key'] == x[key]`` and no negative step in ``key'``: each such dim
-    of ``x`` is cut to the slice's elements and flipped."""
+    """``(x', key')`` with ``x'[key'] == x[key]`` and no negative step in ``key'``: ``x`` cut by
+    the key's slices (one with a negative step as the positive slice of the same elements),
+    flipped along those dims (a copy of the selected elements only)."""
     consumed = sum(1 for k in key if k is not None and k is not Ellipsis)
-    out = []
-    d = 0
+    cut, rest, flips, d = [], [], [], 0
     for k in key:
-        if k is None:
-            out.append(k)
-            continue
-        if k is Ellipsis:
-            out.append(k)
-            d += x.ndim - consumed
-            continue
         if k.__class__ is slice and k.step is not None and k.step < 0:
             r = range(*k.indices(x.shape[d]))
-            cut = slice(r[-1], r[0] + 1, -k.step) if len(r) else slice(0, 0)
-            x = x[(slice(None),) * d + (cut,)].flip(d)
-            out.append(slice(None))
-        else:
-            out.append(k)
-        d += 1
-    return x, tuple(out)
-
-
-def _basic_flipped(x, key):
-    """``x[key]`` for a basic key (ints, slices, None, Ellipsis) with negative steps: the view of
-    the same elements in positive order, flipped where the steps were negative (one copy of the
-    selected elements only)."""
-    consumed = sum(1 for k in key if k is not None and k is not Ellipsis)
-    pos, flips, d, o = [], [], 0, 0
-    for k in key:
-        if k is Ellipsis:
-            d += x.ndim - consumed
-            o += x.ndim - consumed
-        elif k is None:
-            o += 1
-        elif k.__class__ is slice:
-            if k.step is not None and k.step < 0:
-                r = range(*k.indices(x.shape[d]))
-                k = slice(r[-1], r[0] + 1, -k.step) if len(r) else slice(0, 0)
-                flips.append(o)
-            d += 1
-            o += 1
-        else:
-            d += 1
-        pos.append(k)
-    y = _bits(x)[tuple(pos)]
-    return _unbits(y.flip(flips), x.dtype)
+            k = slice(r[-1], r[0] + 1, -k.step) if len(r) else slice(0, 0)
+            flips.append(d)
+        n = x.ndim - consumed if k is Ellipsis else int(k is not None)  # the dims k reads
+        cut += [k] if k.__class__ is slice else [slice(None)] * n
+        rest.append(slice(None) if k.__class__ is slice else k)
+        d += n
+    return x[tuple(cut)].flip(flips), tuple(rest)
 
 
 def _get(x, key):
     """``x[key]`` with NumPy's rules (a view for basic keys without negative steps)."""
     if _has_negative(key):
-        if not any(isinstance(k, torch.Tensor) for k in key):
-            return _basic_flipped(x, key)
         dt = x.dtype
         y, key = _positive(_bits(x), key)
         return _unbits(y[key], dt)
@@ -284,39 +249,27 @@ def idx_get(x, key):
     return _get(x, key)
 
 
-# override: the key names its axis, for torch.gather and scatter_add_ (see _Along)
+class _Along(tuple):
+    """A key of ``idx_along_key`` (the default's tensors), which names its ``axis``."""
+
+
+# override: the key names its axis, for torch.gather and scatter_add_
 def idx_along_key(index, axis):
     """The key of ``take_along_axis``: ``index`` on ``axis``, aranges broadcast on the others."""
-    nd = index.ndim
-    key = []
-    for d, n in enumerate(index.shape):
-        if d == axis:
-            key.append(index)
-        else:
-            ramp = torch.arange(n, dtype=_I64, device=index.device)
-            key.append(ramp.view([n if k == d else 1 for k in range(nd)]))
-    out = _Along(key)
-    out.axis = axis
-    return out
-
-
-class _Along(tuple):
-    """``idx_along_key``'s key (a tuple of tensors as the default's) with its ``axis``."""
-    axis = None
+    key = _Along(index if d == axis else torch.arange(n, dtype=_I64, device=index.device).view(
+        [n if k == d else 1 for k in range(index.ndim)]) for d, n in enumerate(index.shape))
+    key.axis = axis
+    return key
 
 
 def _along(key, values=None, dtype=None):
-    """The axis of an ``idx_along_key`` key torch's gather/scatter_add can take, else None."""
-    if key.__class__ is not _Along:
-        return None
-    if values is not None and not (isinstance(values, torch.Tensor) and values.dtype == dtype
-                                   and values.shape == key[key.axis].shape):
-        return None
-    return key.axis
+    """The axis of a key of ``idx_along_key`` torch's gather/scatter_add take, else None."""
+    return key.axis if key.__class__ is _Along and (values is None or (
+        isinstance(values, torch.Tensor) and values.dtype == dtype
+        and values.shape == key[key.axis].shape)) else None
 
 
-# override: torch.gather (1.5x faster than indexing); IndexError on CUDA, where torch's kernels
-# would assert
+# override: torch.gather, 1.5x faster than indexing; IndexError on CUDA (torch's would assert)
 def idx_gather(x, key):
     """``x[key]`` for a key of ``idx_along_key``; an index out of range raises IndexError."""
     negative = _check_key(x, key)
@@ -329,36 +282,31 @@ def idx_gather(x, key):
     return _get(x, key)
 
 
-def _scatter_add(out, key, values):
-    """``out`` with ``values`` added at ``key`` by torch's scatter_add_, or None where it cannot
-    (a negative index, which torch refuses, possibly after writing: ``out`` is then spoilt)."""
+def _added(fresh, key, values):
+    """``fresh()`` with ``values`` added at ``key``: scatter_add_ on a float ``_Along`` key, else
+    (or on a negative index, refused maybe after writing) ``idx_scatter`` on a new ``fresh()``."""
+    out = fresh()
     axis = _along(key, values, out.dtype)
-    if axis is None or not out.dtype.is_floating_point or _check_key(out, key):
-        return None
-    try:
-        return out.scatter_add_(axis, key[axis], values)
-    except RuntimeError:
-        return None
+    if axis is not None and out.dtype.is_floating_point and not _check_key(out, key):
+        try:
+            return out.scatter_add_(axis, key[axis], values)
+        except RuntimeError:
+            out = fresh()
+    return idx_scatter(out, key, values, "add")
 
 
-# override: torch's scatter_add_ for an idx_along_key key (a fresh copy if it refuses)
+# override: torch's scatter_add_ for an idx_along_key key
 def idx_update(x, key, values, op):
     """A copy of ``x`` with ``values`` combined at ``key`` by ``op`` (``idx_scatter``'s)."""
-    if op == "add":
-        out = _scatter_add(x.clone(memory_format=torch.contiguous_format), key, values)
-        if out is not None:
-            return out
-    return idx_scatter(x.clone(memory_format=torch.contiguous_format), key, values, op)
+    def fresh():
+        return x.clone(memory_format=torch.contiguous_format)
+    return _added(fresh, key, values) if op == "add" else idx_scatter(fresh(), key, values, op)
 
 
 # override: torch's scatter_add_ for an idx_along_key key
 def idx_add_into_zeros(shape, key, g):
     """Zeros of ``shape`` with ``g`` added at ``key`` (repeated positions accumulate)."""
-    out = _scatter_add(torch.zeros(tuple(shape), dtype=g.dtype, device=g.device), key, g)
-    if out is None:
-        out = idx_scatter(torch.zeros(tuple(shape), dtype=g.dtype, device=g.device), key, g,
-                          "add")
-    return out
+    return _added(lambda: torch.zeros(tuple(shape), dtype=g.dtype, device=g.device), key, g)
 
 
 def idx_scatter(target, key, values, op):

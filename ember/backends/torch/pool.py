@@ -21,19 +21,11 @@ def _pool_geometry(pads):
 
 
 def _inside(size, before, kernel, stride, dilation, n):
-    """Whether each of the ``n`` windows along one axis has a tap inside the input (a list of
-    bools), or None when all have: computed from the geometry alone (no read of a tensor); only
-    the windows at the two edges can lack one."""
-    def has_tap(i):
-        start = i * stride - before
-        return any(0 <= start + j * dilation < size for j in range(kernel))
-
-    head = min(n, -(-before // stride))  # windows that start before the input
-    tail = max(head, min(n, (size - 1 + before - (kernel - 1) * dilation) // stride + 1))
-    edges = list(range(head)) + list(range(tail, n))  # windows that end past it from ``tail``
-    if all(has_tap(i) for i in edges):
-        return None
-    return [has_tap(i) for i in range(n)]
+    """Whether each of the ``n`` windows along one axis has a tap inside the input (bools, from
+    the geometry: no tensor is read), or None when all have."""
+    taps = [any(0 <= i * stride - before + j * dilation < size for j in range(kernel))
+            for i in range(n)]
+    return None if all(taps) else taps
 
 
 def nn_max_pool2d(x, kernel, stride, pads, dilation, out_hw):
