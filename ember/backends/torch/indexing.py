@@ -15,7 +15,7 @@ dtypes move as the signed ints of the same width (the same bits) and reduce exac
 
 import torch
 
-from .core import TORCH, allocates
+from .core import TORCH, allocates, copy as _copy
 
 __all__ = ["idx_bounds", "idx_bounds_last", "idx_nonzero", "idx_argwhere", "idx_scalar_index",
            "idx_index", "idx_get", "idx_gather", "idx_scatter", "idx_one_hot", "idx_along_key",
@@ -299,7 +299,7 @@ def _added(fresh, key, values):
 def idx_update(x, key, values, op):
     """A copy of ``x`` with ``values`` combined at ``key`` by ``op`` (``idx_scatter``'s)."""
     def fresh():
-        return x.clone(memory_format=torch.contiguous_format)
+        return _copy(x)  # the default's copy (its typed allocation error)
     return _added(fresh, key, values) if op == "add" else idx_scatter(fresh(), key, values, op)
 
 
