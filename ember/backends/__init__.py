@@ -12,17 +12,28 @@ from . import registry
 __all__ = ["adopt", "host_of", "adam_scales"]
 
 
+_adopters = {}  # array class -> the adopt of the backend module that owns it (found once)
+
+
 def adopt(data):
     """``(array, device)`` for a kernel's result that is not a plain NumPy array: a NumPy scalar
     becomes a 0-d array on the CPU, a torch tensor stays and names its torch device, a deferred
     chain (``lazy.Chain``) stays on its device."""
-    from .lazy.chain import Chain  # (after ember.backends is made: lazy imports the base)
-    if data.__class__ is Chain:
-        return data, data.device
-    module = registry.owner_of(data)
-    if module is None:
-        raise TypeError(f"no ember backend holds a {type(data).__name__}")  # a kernel bug
-    return module.adopt(data)
+    found = _adopters.get(data.__class__)
+    if found is None:  # every backend owns arrays by their class: the first owner is kept
+        from .lazy.chain import Chain  # (after ember.backends is made: lazy imports the base)
+        if data.__class__ is Chain:
+            found = _adopters[Chain] = _chain_device
+        else:
+            module = registry.owner_of(data)
+            if module is None:
+                raise TypeError(f"no ember backend holds a {type(data).__name__}")  # a kernel bug
+            found = _adopters[data.__class__] = module.adopt
+    return found(data)
+
+
+def _chain_device(chain):
+    return chain, chain.device
 
 
 def host_of(data):

@@ -400,10 +400,17 @@ class _BatchNorm(Module):
         x, eps = _check_bn(name, x, rm, rv, self.weight, self.bias, use_batch, self.eps)
         out, mean, var = _batch_norm(x, rm, rv, self.weight, self.bias, use_batch, eps, name)
         if self.training and self.track_running_stats:
-            steps = int(self.num_batches_tracked.item()) + 1
             be = x._device.backend
-            self.num_batches_tracked = wrap(be.scalar_array(steps, _dt.int64), _dt.int64)
-            m = 1.0 / steps if self.momentum is None else self.momentum
+            count = self.num_batches_tracked
+            if self.momentum is None or count._device is not x._device:
+                steps = int(count.item()) + 1  # the cumulative average reads the count
+                self.num_batches_tracked = wrap(be.scalar_array(steps, _dt.int64), _dt.int64)
+                m = 1.0 / steps if self.momentum is None else self.momentum
+            else:  # counted on the device: no read of the count (a GPU would wait for it)
+                count = count + 1
+                self.num_batches_tracked = count if count._dtype is _dt.int64 else \
+                    count.cast(_dt.int64)
+                m = self.momentum
             if x.numel():  # an empty batch has no statistics: PyTorch keeps the running ones
                 self.running_mean = wrap(be.nn_running_update(rm._data, mean, m, rm._dtype),
                                          rm._dtype)

@@ -20,11 +20,12 @@ def _pool_geometry(pads):
     return (pt, pl), (pb > pt or pr > pl)
 
 
-def _inside(size, before, kernel, stride, dilation, n, device):
-    """Whether each of the ``n`` windows along one axis has a tap inside the input."""
-    start = torch.arange(n, device=device) * stride - before
-    taps = start[:, None] + torch.arange(kernel, device=device)[None, :] * dilation
-    return ((taps >= 0) & (taps < size)).any(1)
+def _inside(size, before, kernel, stride, dilation, n):
+    """Whether each of the ``n`` windows along one axis has a tap inside the input (bools, from
+    the geometry: no tensor is read), or None when all have."""
+    taps = [any(0 <= i * stride - before + j * dilation < size for j in range(kernel))
+            for i in range(n)]
+    return None if all(taps) else taps
 
 
 def nn_max_pool2d(x, kernel, stride, pads, dilation, out_hw):
@@ -42,10 +43,12 @@ def nn_max_pool2d(x, kernel, stride, pads, dilation, out_hw):
 def nn_max_pool2d_grad(g, saved):
     xw, idx, kernel, stride, padding, dilation, ceil, out_hw = saved
     H, W = xw.shape[-2:]
-    rows = _inside(H, padding[0], kernel[0], stride[0], dilation[0], out_hw[0], xw.device)
-    cols = _inside(W, padding[1], kernel[1], stride[1], dilation[1], out_hw[1], xw.device)
+    rows = _inside(H, padding[0], kernel[0], stride[0], dilation[0], out_hw[0])
+    cols = _inside(W, padding[1], kernel[1], stride[1], dilation[1], out_hw[1])
     gw = g.to(xw.dtype)
-    if not (bool(rows.all()) and bool(cols.all())):  # a window with no tap inside: dropped
+    if rows is not None or cols is not None:  # a window with no tap inside: dropped
+        rows = torch.tensor(rows or [True] * out_hw[0], device=xw.device)
+        cols = torch.tensor(cols or [True] * out_hw[1], device=xw.device)
         gw = gw * (rows[:, None] & cols[None, :]).to(gw.dtype)
     gx = _aten.max_pool2d_with_indices_backward(gw, xw, list(kernel), list(stride),
                                                 list(padding), list(dilation), ceil, idx)

@@ -72,10 +72,6 @@ def _unbits(r, dtype):
     return r if r.dtype == dtype else r.view(dtype)
 
 
-def _dims(axes):
-    return list(axes)
-
-
 def _sum(a, axes, keepdims, dtype=None):
     """``torch.sum`` over ``axes`` (``()`` reduces nothing, unlike torch's ``dim=()``; as NumPy's
     ``add.reduce``, it adds each element to 0, so -0.0 becomes 0.0)."""
