@@ -77,7 +77,8 @@ def add_torch(p):
 
 def add_ember(p):
     a, b = map(_ember, _add_inputs(p))
-    return lambda: (a + b)._data  # the buffer: a large result is deferred until read
+    realize = a.device.backend.realize
+    return lambda: realize((a + b)._data)  # the buffer: a large result is deferred until read
 
 
 def add_tracked_torch(p):
@@ -153,7 +154,8 @@ def chain_torch(p):
 
 def chain_ember(p):
     x, y, z = map(_ember, _chain_inputs(p))
-    return lambda: (x * y + z)._data  # the buffer: the chain is computed when read
+    realize = x.device.backend.realize
+    return lambda: realize((x * y + z)._data)  # the buffer: the chain is computed when read
 
 
 def sum_numpy(p):
