@@ -30,10 +30,10 @@ class ArrayAPIBackend(HostRouted, Backend):
 
     name = "xp"
     writes_in_place = False
-    has_layout = False
 
     def __init__(self, device, library):
         self.library = library
+        self.has_layout = library.has_layout
         self.xp = xp = library.load()
         self.Array = library.array_type(xp)
         from .. import registry

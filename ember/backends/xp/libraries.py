@@ -22,6 +22,8 @@ class Library:
     device_type = "cpu"
     #: the dtypes the library lacks, by ember name (the device refuses them with KindError)
     lacks = ()
+    #: whether its arrays have a memory layout ``shares_memory`` sees (Backend.has_layout)
+    has_layout = False
 
     def load(self):
         """The library's Array API namespace (imported now)."""
@@ -88,6 +90,7 @@ class ArrayApiStrict(Library):
 
     package = "array_api_strict"
     lacks = ("float16", "bfloat16")
+    has_layout = True  # NumPy arrays underneath, seen through DLPack
 
     def quiet(self, kernel, numpy_quiet):
         return numpy_quiet(kernel)  # NumPy computes underneath
