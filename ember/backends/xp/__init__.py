@@ -16,7 +16,7 @@ from ...errors import DeviceError, KindError
 from ..base import Backend
 from ..guard import allocation_error, allocation_guard
 from ..numpy.core import quiet as _numpy_quiet
-from .host import HostRouted
+from .host import HostRouted, through_host
 from .libraries import LIBRARIES, installed
 
 name = "xp"
@@ -51,6 +51,8 @@ class ArrayAPIBackend(HostRouted, Backend):
         # the library's own erf, complex, scatter and divide, or None (the defaults' then)
         self._own = {hook: getattr(library, hook)(xp) for hook in ("erf", "complex", "scatter",
                                                                      "divide")}
+        for kernel in library.on_host:
+            setattr(self, kernel, through_host(kernel).__get__(self))
         super().__init__(device)
 
     def _prepare(self, kernel):

@@ -24,6 +24,8 @@ class Library:
     lacks = ()
     #: whether its arrays have a memory layout ``shares_memory`` sees (Backend.has_layout)
     has_layout = False
+    #: default kernels the device runs on the host (xp/host.py) all the same
+    on_host = ()
 
     def load(self):
         """The library's Array API namespace (imported now)."""
@@ -112,6 +114,8 @@ class Jax(Library):
 
     package = "jax"
     device_type = "jax"  # JAX's default device: a CPU, GPU or TPU
+    # loops whose arrays change shape every turn: JAX would compile each turn's ops anew
+    on_host = ("cc_label", "cc_stats", "nms_keep")
 
     def load(self):
         import jax
