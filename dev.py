@@ -64,8 +64,9 @@ def test_passes(rest):
         return [(device or "cpu", jit or "sync", [])]
     paths = any(os.path.exists(os.path.join(ROOT, a.split("::")[0]))
                 for a in rest if not a.startswith("-"))
-    return [("cpu", "sync", []), ("torch:cpu", "sync", []), ("cpu", "0", [] if paths else JIT_TESTS),
-            ("xp:array_api_strict", "sync", []), ("xp:jax", "sync", [] if paths else JAX_TESTS)]
+    return [("cpu", "sync", []), ("torch:cpu", "sync", []),
+            ("cpu", "0", [] if paths else JIT_TESTS), ("xp:array_api_strict", "sync", []),
+            ("xp:jax", "sync", [] if paths else JAX_TESTS)]
 
 
 def main(argv):
