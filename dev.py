@@ -5,8 +5,12 @@
                                 with --nproc N it also installs PyTorch (ember[distributed])
     python3 dev.py test [ARGS]  the whole test suite (pytest ARGS), once per backend: the NumPy
                                 backend ("cpu"), then the PyTorch backend ("torch:cpu"), then
-                                the NumPy backend without compiled kernels (EMBER_JIT=0);
-                                EMBER_DEVICE=NAME and/or EMBER_JIT=0 run one pass only
+                                the NumPy backend without compiled kernels (EMBER_JIT=0) on the
+                                ops with compiled kernels (JIT_TESTS), then the Array API
+                                standard's reference library ("xp:array_api_strict"), then JAX
+                                ("xp:jax") on the spec's examples, the tour and the gradient
+                                oracle (JAX_TESTS); EMBER_DEVICE=NAME and/or EMBER_JIT=0 run
+                                one pass only, on the whole suite
     python3 dev.py bench        the benchmarks
 """
 
@@ -28,6 +32,10 @@ XP = ["array-api-strict>=2.3", "jax>=0.4.35", "dask[array]>=2024.8", "distribute
 TEST = ["pytest>=8", "hypothesis>=6", "pytest-xdist>=3", "torch==2.13.0", "scipy>=1.10",
         "array-api-compat>=1.12", "onnx>=1.16", "onnxruntime>=1.17"] + XP
 JIT_TESTS = ["tests/ops", "tests/nn", "tests/backends"]  # where compiled kernels replace NumPy's
+# JAX compiles each op at each new shape, so its pass runs a subset: the spec's examples, the
+# tour, the gradient oracle (docs/devices.md gives the counts of the other areas on JAX)
+JAX_TESTS = ["tests/spec", "tests/test_tour.py", "tests/autodiff/test_gradients.py"]
+NO_TESTS = 5  # pytest's exit code when it collected no test
 JOBS = {"run": RUNTIME + TRAIN, "test": RUNTIME + TRAIN + TEST, "bench": RUNTIME + TRAIN + TEST + ["threadpoolctl"]}
 
 
@@ -46,13 +54,19 @@ def ensure(requirements):
 def test_passes(rest):
     """(device, EMBER_JIT, test paths) of each pass: the NumPy backend with its compiled kernels
     (compiled on first use, so every run takes the same path), the PyTorch backend, the NumPy
-    backend's own kernels alone (EMBER_JIT=0) on the tests of the ops with compiled kernels.
-    EMBER_DEVICE and EMBER_JIT, when set, choose one pass (``EMBER_DEVICE=xp:array_api_strict``
-    runs the suite on the Array API standard's reference library: docs/devices.md)."""
+    backend's own kernels alone (EMBER_JIT=0) on the tests of the ops with compiled kernels, the
+    Array API standard's reference library (xp:array_api_strict), and JAX (xp:jax) on JAX_TESTS.
+    When ARGS name test paths, every pass runs those; other ARGS (-x, -k NAME) apply to each
+    pass's own tests. EMBER_DEVICE and EMBER_JIT, when set, choose one pass, on the whole suite
+    (``EMBER_DEVICE=xp:jax`` runs all of it on JAX: docs/devices.md)."""
     device, jit = os.environ.get("EMBER_DEVICE"), os.environ.get("EMBER_JIT")
     if device or jit:
         return [(device or "cpu", jit or "sync", [])]
-    return [("cpu", "sync", []), ("torch:cpu", "sync", []), ("cpu", "0", [] if rest else JIT_TESTS)]
+    paths = any(os.path.exists(os.path.join(ROOT, a.split("::")[0]))
+                for a in rest if not a.startswith("-"))
+    return [("cpu", "sync", []), ("torch:cpu", "sync", []),
+            ("cpu", "0", [] if paths else JIT_TESTS), ("xp:array_api_strict", "sync", []),
+            ("xp:jax", "sync", [] if paths else JAX_TESTS)]
 
 
 def main(argv):
@@ -72,8 +86,10 @@ def main(argv):
         failed = 0
         for device, jit, paths in test_passes(rest):
             print(f"dev.py test: the suite on device {device}, EMBER_JIT={jit}", flush=True)
-            failed |= subprocess.call([PY, "-m", "pytest", "-q", "-n", "2", *rest, *paths],
-                                      cwd=ROOT, env=dict(env, EMBER_DEVICE=device, EMBER_JIT=jit))
+            code = subprocess.call([PY, "-m", "pytest", "-q", "-n", "2", *rest, *paths],
+                                   cwd=ROOT, env=dict(env, EMBER_DEVICE=device, EMBER_JIT=jit))
+            if code not in (0, NO_TESTS):  # -k NAME may select nothing of a pass's subset
+                failed = 1
         sys.exit(failed)
     else:
         cmd = [PY, os.path.join(ROOT, "benchmarks", "run.py"), *rest]

@@ -26,6 +26,7 @@ import pytest
 import ember
 from ember import nn
 from ember.errors import EmberError, KindError
+from oracle import DEVICE_LACKS
 from test_fuzz import SKIP as FUZZ_SKIP, _bindable as _fuzz_bindable, _call
 
 F = nn.functional
@@ -429,6 +430,10 @@ for _name in ("bitwise_not", "bool_not"):
 for _name in ("and", "or", "xor", "lshift", "rshift"):
     NO_PATTERN[f"__{_name}__"] = ("kind", lambda n=_name: getattr(_c(), f"__{n}__")(_c()))
     NO_PATTERN[f"__r{_name}__"] = ("kind", lambda n=_name: getattr(_c(), f"__r{n}__")(_c()))
+
+# a cast to a dtype the device lacks has no float pattern there (its float call is refused too)
+if "float16" in DEVICE_LACKS:
+    NO_PATTERN["half"] = ("kind", lambda: _c().half())
 
 # Callables that take no tensor and no dtype: a complex tensor cannot reach them.
 NO_TENSOR = {"cartesian_grid", "diag_mask", "tril_mask", "triu_mask"}

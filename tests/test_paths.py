@@ -9,8 +9,11 @@ import sys
 
 import ember
 
+# the backends' device lookup: the registry asks each loaded backend whether it owns an array
+# (``owns``/``adopt`` of the NumPy, torch and xp backends)
 ENGINE = ("_tensor.py", "autodiff/api.py", "autodiff/engine.py", "autodiff/graph.py",
-          "backends/__init__.py", "backends/numpy/core.py", "backends/torch/core.py")
+          "backends/__init__.py", "backends/registry.py", "backends/numpy/core.py",
+          "backends/torch/core.py", "backends/xp/__init__.py")
 
 
 def _calls(fn):

@@ -69,12 +69,14 @@ def check_shaped(op, data, itemsize):
 
 def surely_fit(a, b):
     """Whether the broadcast of the arrays ``a`` and ``b`` surely fits in memory: it has at most
-    ``a.size * b.size`` elements, so one product of their ``nbytes`` decides (False for an
-    array without ``nbytes``: then the caller computes the broadcast shape)."""
+    ``a.size * b.size`` elements, so one product of their ``nbytes`` decides (of their sizes
+    times the widest item's, for arrays without ``nbytes`` as the standard's; False where a size
+    is unknown: then the caller computes the broadcast shape)."""
     try:
         return a.nbytes * b.nbytes <= _SMALL_BYTES
     except AttributeError:
-        return False
+        n, m = a.size, b.size
+        return n is not None and m is not None and n * m * 256 <= _SMALL_BYTES
 
 
 def failed_shape(result_shape, args, kwargs):

@@ -94,7 +94,7 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False, revers
                     try:  # guard.surely_fit, inline: the hot path (torch's operator broadcasts)
                         big = a.nbytes * b.nbytes > _guard._SMALL_BYTES
                     except AttributeError:  # an array without nbytes (the Array API has none)
-                        big = True
+                        big = not _guard.surely_fit(a, b)
                     if big:
                         _fits_pair(name, a, b, dt.itemsize)
                     try:

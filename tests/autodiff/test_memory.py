@@ -159,6 +159,12 @@ def test_backward_of_a_wide_graph_frees_branches(traced):
     assert numpy_bytes() - base <= 1.1 * MIB
 
 
+# traced bytes a device's library keeps in caches of its own that a training loop's first steps
+# have not filled yet: JAX's conversions of its arrays to Python numbers (loss.item(), the
+# targets' bounds) fill about 9.5 KB, measured as the same after 3,000 and after 30,000 of them
+LIBRARY_CACHE_BYTES = {"xp:jax": 16 * 1024}
+
+
 def _live_graph_objects():
     gc.collect()
     objs = gc.get_objects()
@@ -199,7 +205,8 @@ def test_training_loop_does_not_grow(traced):
     all_300, np_300, objs_300 = marks[300]
     assert cyclic == 0  # no reference cycles: each step's graph went as soon as it was dropped
     assert np_300 - np_50 <= 1024, (np_50, np_300)          # NumPy buffers: no growth
-    assert all_300 - all_50 <= 16 * 1024, (all_50, all_300)  # everything traced: no growth
+    cache = LIBRARY_CACHE_BYTES.get(ember.get_default_device().name, 0)
+    assert all_300 - all_50 <= 16 * 1024 + cache, (all_50, all_300)  # everything traced: no growth
     assert objs_300 == objs_50                               # the same live Tensors and Nodes
 
 

@@ -104,7 +104,7 @@ def test_stride_offset_pointer():
         assert f(e).stride() == f(t).stride()
         assert f(e).is_contiguous() == f(t).is_contiguous()
     assert e.stride(-1) == t.stride(-1) and e.stride(0) == t.stride(0)
-    if e._device.backend.has_layout:  # an xp device's views do not tell their base buffer
+    if e._device.backend.name != "xp":  # an xp device's views do not tell their base buffer
         assert e[1, 2:].storage_offset() == t[1, 2:].storage_offset()
     else:
         assert e[1, 2:].storage_offset() == 0

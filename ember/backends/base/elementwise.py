@@ -2,6 +2,7 @@
 
 import math as _math
 
+from ... import dtypes as _dtypes
 from .declare import required
 
 _TWO_OVER_SQRT_PI = 2.0 / _math.sqrt(_math.pi)
@@ -91,8 +92,16 @@ class ElementwiseKernels:
         """Floor division. Floats with an infinite operand give ``floor(a / b)``, the IEEE special
         cases of the Array API standard (``1 // -inf`` is -0.0, ``inf // 2`` is inf), where
         NumPy and PyTorch give Python's -1.0 and nan. (``a * b`` is finite when neither is
-        infinite.)"""
-        return self._int_safe(a, b, self.xp.floor_divide, lambda: self.xp.floor(a / b))
+        infinite.) A zero result has the quotient's sign, as the standard asks (XLA's
+        ``floor_divide`` gives ``-0.0 // 1`` as 0.0)."""
+        xp = self.xp
+        out = self._int_safe(a, b, xp.floor_divide, lambda: xp.floor(a / b))
+        if self._dtype_of_either(a, b).kind != "float":
+            return out
+        one = xp.ones_like(out)
+        sign = xp.copysign(one, self._array_like(a, out)) * xp.copysign(
+            one, self._array_like(b, out))
+        return xp.where(out == 0, xp.copysign(out, sign), out)
 
     def ew_remainder(self, a, b):
         """Element-wise ``remainder`` (IEEE results: inf and nan, never a warning)."""
@@ -115,12 +124,14 @@ class ElementwiseKernels:
         return self.xp.square(a)
 
     def ew_maximum(self, a, b):
-        """Element-wise ``maximum`` (IEEE results: inf and nan, never a warning)."""
-        return self.xp.maximum(a, b)
+        """Element-wise ``maximum`` (IEEE results: inf and nan, never a warning); NaN on either
+        side wins, and on a tie of floats (the sign of zero) NumPy's choice: ``b``, ``a`` for
+        float16 (the standard leaves it to the library)."""
+        return self._extreme(a, b, self.xp.maximum, self.xp.greater, self.xp.greater_equal)
 
     def ew_minimum(self, a, b):
-        """Element-wise ``minimum`` (IEEE results: inf and nan, never a warning)."""
-        return self.xp.minimum(a, b)
+        """Element-wise ``minimum``, as ``ew_maximum``."""
+        return self._extreme(a, b, self.xp.minimum, self.xp.less, self.xp.less_equal)
 
     def ew_where(self, cond, x, y):
         """``x`` where ``cond`` holds, else ``y`` (broadcasting; two Python numbers give an array
@@ -432,6 +443,16 @@ class ElementwiseKernels:
         return getattr(self, kname)
 
     # -- helpers of the defaults (not kernels) ----------------------------------------------------
+
+    def _extreme(self, a, b, fn, strict, tie_a):
+        """``fn(a, b)`` (maximum or minimum), with NaN and ties of two float arrays as NumPy's:
+        ``a`` where ``strict(a, b)`` (``tie_a`` for float16) or ``a`` is NaN, else ``b``."""
+        xp = self.xp
+        if not (isinstance(a, self.Array) and isinstance(b, self.Array)
+                and xp.isdtype(a.dtype, "real floating") and a.dtype == b.dtype):
+            return fn(a, b)
+        pick = tie_a if self.dtype_of(a) == _dtypes.float16 else strict
+        return xp.where(pick(a, b) | xp.isnan(a), a, b)
 
     def _array(self, x):
         """``x`` as an array (NumPy gives a scalar for an operation on 0-d arrays)."""

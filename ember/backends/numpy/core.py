@@ -61,7 +61,7 @@ def _warnings_off(fn, keywords=False):
             finally:
                 reset(token)
     wrapper.__name__ = fn.__name__
-    wrapper.__qualname__ = fn.__qualname__
+    wrapper.__qualname__ = getattr(fn, "__qualname__", fn.__name__)  # JAX's ufuncs have none
     wrapper.__doc__ = fn.__doc__
     wrapper.__wrapped__ = fn
     return wrapper

@@ -16,7 +16,7 @@ from ...errors import DeviceError, KindError
 from ..base import Backend
 from ..guard import allocation_error, allocation_guard
 from ..numpy.core import quiet as _numpy_quiet
-from .host import HostRouted
+from .host import HostRouted, through_host
 from .libraries import LIBRARIES, installed
 
 name = "xp"
@@ -30,10 +30,10 @@ class ArrayAPIBackend(HostRouted, Backend):
 
     name = "xp"
     writes_in_place = False
-    has_layout = False
 
     def __init__(self, device, library):
         self.library = library
+        self.has_layout = library.has_layout
         self.xp = xp = library.load()
         self.Array = library.array_type(xp)
         from .. import registry
@@ -47,9 +47,12 @@ class ArrayAPIBackend(HostRouted, Backend):
                 self._native[dt] = found
         self._ember = {library.dtype_key(self.host.xp, v): k for k, v in self._native.items()}
         self._seen = {}  # the library's dtype objects met so far -> ember DType
+        self._operators = {}  # ew_operator's kernels
         # the library's own erf, complex, scatter and divide, or None (the defaults' then)
         self._own = {hook: getattr(library, hook)(xp) for hook in ("erf", "complex", "scatter",
                                                                      "divide")}
+        for kernel in library.on_host:
+            setattr(self, kernel, through_host(kernel).__get__(self))
         super().__init__(device)
 
     def _prepare(self, kernel):
@@ -196,6 +199,18 @@ class ArrayAPIBackend(HostRouted, Backend):
     def ew_truediv(self, a, b):
         own = self._own["divide"]
         return self.xp.divide(a, b) if own is None else own(a, b)
+
+    def ew_operator(self, kname, dtype):
+        """The library's own function for the operators' short path (two arrays of one float or
+        integer dtype, or a float array and a Python float: what the defaults compute with it),
+        with the library's warnings off as every kernel: no kernel frame between."""
+        found = self._operators.get(kname)
+        if found is None:
+            xp = self.xp
+            fn = {"ew_add": xp.add, "ew_sub": xp.subtract, "ew_mul": xp.multiply,
+                  "ew_truediv": self._own["divide"] or xp.divide}[kname]
+            found = self._operators[kname] = self._prepare(fn)
+        return found
 
     def idx_scatter(self, target, key, values, op):
         own = self._own["scatter"]

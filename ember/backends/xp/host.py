@@ -10,7 +10,7 @@ True
 
 from ..base import Backend, required_kernels
 
-__all__ = ["HOST_KERNELS", "HostRouted"]
+__all__ = ["HOST_KERNELS", "HostRouted", "through_host"]
 
 #: the required primitives an ``xp`` device computes on the host; its own (``xp/__init__.py``)
 #: are the core kernels, the scatter where the library has one, erf and complex where it has them
@@ -20,7 +20,7 @@ HOST_KERNELS = tuple(n for n in required_kernels() if n not in {
     "ember_dtype", "to_host", "from_host", "synchronize"})
 
 
-def _through_host(name):
+def through_host(name):
     """The kernel ``name`` of the NumPy backend, on host copies of this device's arrays."""
     def kernel(self, *args, **kwargs):
         host = self.host
@@ -45,16 +45,18 @@ class HostRouted:
         return value
 
     def _up(self, value):
-        """``value`` with host arrays and NumPy scalars (also inside tuples and lists) as this
-        device's arrays."""
+        """``value`` with host arrays and NumPy scalars (also inside tuples, lists and dicts) as
+        this device's arrays."""
         host_xp = self.host.xp
         if isinstance(value, (host_xp.ndarray, host_xp.generic)):
             value = host_xp.asarray(value)
             return self.from_host(value, self.host.dtype_of(value))
         if isinstance(value, (tuple, list)):
             return type(value)(self._up(v) for v in value)
+        if isinstance(value, dict):
+            return {k: self._up(v) for k, v in value.items()}
         return value
 
 
 for _name in HOST_KERNELS:
-    setattr(HostRouted, _name, _through_host(_name))
+    setattr(HostRouted, _name, through_host(_name))

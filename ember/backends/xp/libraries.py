@@ -22,6 +22,10 @@ class Library:
     device_type = "cpu"
     #: the dtypes the library lacks, by ember name (the device refuses them with KindError)
     lacks = ()
+    #: whether its arrays have a memory layout ``shares_memory`` sees (Backend.has_layout)
+    has_layout = False
+    #: default kernels the device runs on the host (xp/host.py) all the same
+    on_host = ()
 
     def load(self):
         """The library's Array API namespace (imported now)."""
@@ -88,6 +92,7 @@ class ArrayApiStrict(Library):
 
     package = "array_api_strict"
     lacks = ("float16", "bfloat16")
+    has_layout = True  # NumPy arrays underneath, seen through DLPack
 
     def quiet(self, kernel, numpy_quiet):
         return numpy_quiet(kernel)  # NumPy computes underneath
@@ -109,6 +114,8 @@ class Jax(Library):
 
     package = "jax"
     device_type = "jax"  # JAX's default device: a CPU, GPU or TPU
+    # loops whose arrays change shape every turn: JAX would compile each turn's ops anew
+    on_host = ("cc_label", "cc_stats", "nms_keep")
 
     def load(self):
         import jax
