@@ -91,7 +91,7 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False, revers
                 ad = self._ad
                 untracked = self._node is None and other._node is None and ad is other._ad
                 if untracked:
-                    try:  # guard.surely_fit, inline: the hot path (torch's operator broadcasts)
+                    try:  # guard.surely_fit, inline: the hot path (the kernel broadcasts)
                         big = a.nbytes * b.nbytes > _guard._SMALL_BYTES
                     except AttributeError:  # an array without nbytes (the Array API has none)
                         big = not _guard.surely_fit(a, b)

@@ -133,7 +133,12 @@ class Lazy:
             if cond.__class__ is not array or cond.shape != shape \
                     or inner.dtype_of(cond) is not _dt.bool_ or not inner.ew_deferrable(cond):
                 return None
-        return build(op, kernel, values, dtype, array, inner.ew_evaluate, inner.device,
+        return self._build(op, kernel, values, dtype)
+
+    def _build(self, op, kernel, operands, dtype):
+        """The Chain of ``kernel`` (primitive ``op``) over ``operands``, of native ``dtype``."""
+        inner = self.inner
+        return build(op, kernel, operands, dtype, inner.Array, inner.ew_evaluate, inner.device,
                      MAX_DEPTH, MAX_HELD)
 
     def _fusing(self, op, kernel):
@@ -155,10 +160,8 @@ class Lazy:
         elif arity == 2:
             def binary(a, b):
                 ca, cb = a.__class__, b.__class__
-                if (ca is array and a.size < MIN_NUMEL or ca is float) \
-                        and (cb is array and b.size < MIN_NUMEL or cb is float):
-                    return kernel(a, b)
-                if ca is Chain or cb is Chain or ca is array or cb is array:
+                if ca is Chain or cb is Chain or ca is array and a.size >= MIN_NUMEL \
+                        or cb is array and b.size >= MIN_NUMEL:
                     out = fuse(op, kernel, (a, b))
                     if out is not None:
                         return out
@@ -200,8 +203,7 @@ class Lazy:
                     return a
                 if self._native.get(a.dtype) in TABLE[op].dtypes and (
                         a.__class__ is Chain or inner.ew_deferrable(a)):
-                    return build(op, cast, (a,), native, array, inner.ew_evaluate, inner.device,
-                                 MAX_DEPTH, MAX_HELD)
+                    return self._build(op, cast, (a,), native)
             if a.__class__ is Chain:
                 a = force(a)
             return kernel(a, dtype)

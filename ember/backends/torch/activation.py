@@ -76,7 +76,6 @@ def nn_relu(x):
     return _ew_relu(x)
 
 
-
 # override: 6.5 vs the default's 72 µs (float32 (32, 16, 8, 8), one thread; no 0-d zeros)
 def nn_relu_grad(g, x):
     """0 where ``x <= 0``, else ``g`` (NaN inputs pass ``g`` on), in ``g``'s dtype."""
