@@ -321,7 +321,7 @@ class _Recomputer:
                 uses[key] -= 1
                 if uses[key] == 0:
                     local.pop(key, None)
-            out = node.recompute[0](*args)
+            out = realized(*adopt(node.recompute[0](*args)))  # computed, as a recorded value
             if keep_all or node is target or i % self.keep_every == 0:
                 self.cache[id(node)] = out
             if uses.get(id(node)):

@@ -581,7 +581,7 @@ def test_the_namespace_is_torch_fft():
 def test_both_backends_have_the_kernels():
     names = ("fft_c2c", "fft_r2c", "fft_c2r", "fft_freq")
     for name in names:
-        assert callable(ember.Device("cpu").backend.__dict__[name])
+        assert callable(getattr(ember.Device("cpu").backend, name))
         assert callable(ember.Device("torch:cpu").backend.__dict__[name])
 
 

@@ -18,7 +18,8 @@ wrapper as the device's backend. It has every kernel of ``inner``:
 - ``reduce_sum`` of a Chain over every dim or the last one sums in one pass without storing
   the values (``inner.ew_chain_sum``), where the backend can.
 - Every other kernel computes the Chains among its arguments first (``chain.force``: once; the
-  array is kept on the Chain) and runs ``inner``'s kernel: an op cannot tell.
+  array is kept on the Chain) and runs ``inner``'s kernel: an op cannot tell. While no Chain
+  exists, those kernels are ``inner``'s own, with no wrapper to pass through.
 - A Chain is at most ``MAX_DEPTH`` operators deep and keeps at most ``MAX_HELD`` operand
   buffers alive (each the size of the result); an operand that would pass either cap is
   computed first.
@@ -37,7 +38,7 @@ operands dropped), and either is the answer.
 
 from ... import dtypes as _dt
 from ..base import _declaring, kernel_names
-from .chain import Chain, build, force
+from .chain import Chain, build, force, watch
 from .table import BY_KERNEL, TABLE
 
 __all__ = ["Lazy", "Chain", "MIN_NUMEL", "MAX_DEPTH", "MAX_HELD"]
@@ -68,6 +69,7 @@ class Lazy:
         self.inner = inner
         own = self.__dict__
         cls = type(inner)
+        plain, forcing = {}, {}
         for name in kernel_names(cls):
             kernel = getattr(inner, name)
             if name in _OWN_FRAME:
@@ -76,7 +78,12 @@ class Lazy:
             params = _parameters(vars(_declaring(cls, name))[name])[1:]
             if all(p[0] != "op" for p in params) and _takes_op(kernel):
                 params.append(("op", True, None))  # an allocation guard's keyword
-            own[name] = _forcing(name, kernel, params)
+            plain[name] = staticmethod(kernel)
+            forcing[name] = staticmethod(_forcing(name, kernel, params))
+        # the other kernels are the class's: inner's own while no Chain exists, else wrappers
+        # that compute Chain arguments first (chain.watch swaps the class: no cost per call
+        # to a program whose operands never defer)
+        self._classes = (type("Lazy", (Lazy,), plain), type("Lazy", (Lazy,), forcing))
         self._native = {inner.native_dtype(_dt.as_dtype(n)): n
                         for row in TABLE.values() for n in row.dtypes}
         for kname, op in BY_KERNEL.items():
@@ -85,6 +92,10 @@ class Lazy:
             own[kname] = self._cast(getattr(inner, kname))
         own["reduce_sum"] = self._sum(inner.reduce_sum)
         own["ew_operator"] = lambda kname, dtype: own[kname]
+        watch(self._chains_exist)
+
+    def _chains_exist(self, alive):
+        self.__class__ = self._classes[alive]
 
     def __getattr__(self, name):
         if name == "inner":  # (only while __init__ has not set it)

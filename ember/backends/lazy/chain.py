@@ -5,11 +5,38 @@ number or another Chain, every array and Chain of one shape. It has an array's `
 ``ndim``, ``size``, ``nbytes`` and ``dtype`` (the backend's own), so that code reading only
 those never computes it; ``force(chain)`` computes it once (the wrapped backend's
 ``ew_evaluate``) and gives the array again after that.
+
+``watch(fn)`` calls ``fn(True)`` when the first Chain is made and ``fn(False)`` when the last
+one is freed (under one lock, in order): ``Lazy`` checks kernel arguments for Chains only while
+one exists.
 """
 
 from math import prod
+from threading import RLock
 
-__all__ = ["Chain", "force", "build"]
+__all__ = ["Chain", "force", "build", "watch"]
+
+_lock = RLock()  # re-entrant: a Chain freed by the collector inside a locked region
+_live = [0]  # Chains in existence
+_alive = [False]  # what the watchers were last told
+_watchers = []
+
+
+def watch(fn):
+    """Call ``fn(any_alive)`` now and whenever Chains start or stop existing (see the module)."""
+    with _lock:
+        _watchers.append(fn)
+        fn(_live[0] > 0)
+
+
+def _count(step):
+    with _lock:
+        _live[0] += step
+        alive = _live[0] > 0
+        if alive is not _alive[0]:
+            _alive[0] = alive
+            for fn in _watchers:
+                fn(alive)
 
 
 class Chain:
@@ -24,6 +51,7 @@ class Chain:
                  "evaluate", "device")
 
     def __init__(self, op, kernel, operands, shape, dtype, depth, held, evaluate, device):
+        _count(1)
         self.op = op
         self.kernel = kernel
         self.ufunc = getattr(kernel, "ufunc", None)
@@ -35,6 +63,9 @@ class Chain:
         self.value = None
         self.evaluate = evaluate
         self.device = device
+
+    def __del__(self):
+        _count(-1)
 
     @property
     def ndim(self):
