@@ -13,6 +13,7 @@ Nothing here imports a library at module level: each worker process imports only
 import functools
 
 import gpt
+import small_models
 
 SEED = 0
 GPT_FULL, GPT_QUICK = gpt.FULL, gpt.QUICK
@@ -1111,6 +1112,48 @@ CASES = [
 
 LAYER_CASES = _layer_cases()
 CASES.extend(LAYER_CASES)
+
+
+# -- small models: the cost per call (benchmarks/small_models.py) -------------------------------
+
+def _small(setup, arg):
+    """ember (through ember.torch) and PyTorch setups of ``small_models.<setup>``; ``arg`` is
+    the case's parameter the setup takes (None: the parameters themselves)."""
+    fn = getattr(small_models, setup)
+
+    def pick(p):
+        return p if arg is None else p[arg]
+    return {"ember": lambda p: fn("ember.torch", pick(p)),
+            "torch": lambda p: fn("torch", pick(p))}
+
+
+SMALL_CASES = [
+    Case(f"call_{op}", "per_call", f"`{expr}` on (32, 64) float32, x requires grad (recorded)",
+         {"op": op}, {"op": op}, _small("per_call_setup", "op"),
+         note="ember through ember.torch" if op == "add" else "")
+    for op, expr in small_models.PER_CALL.items()
+] + [
+    Case("makemore_step", "small_models",
+         "makemore-style transformer (4 layers, width 64, 4 heads, block 16, batch 32): forward, "
+         "cross-entropy, backward, AdamW", dict(small_models.MAKEMORE),
+         dict(small_models.GPT_QUICK), _small("gpt_step_setup", None),
+         note="benchmarks/gpt.py's GPT at these sizes; ember through ember.torch"),
+    Case("mingpt_step", "small_models",
+         "minGPT-sized transformer (3 layers, width 48, 3 heads, block 32, batch 32): forward, "
+         "cross-entropy, backward, AdamW", dict(small_models.MINGPT),
+         dict(small_models.GPT_QUICK), _small("gpt_step_setup", None)),
+    Case("char_rnn_step", "small_models",
+         "the name-classification tutorial's RNN (hidden 128), one 8-letter name: forward, NLL, "
+         "backward, `p.data.add_(p.grad.data, alpha=-lr)`", dict(small_models.RNN),
+         dict(small_models.RNN_QUICK), _small("char_rnn_setup", None)),
+    Case("actor_critic_step", "small_models",
+         "actor-critic example (4-128 trunk, policy and value heads), batch 1: Categorical "
+         "sample, losses, backward, Adam", dict(small_models.AC), dict(small_models.AC_QUICK),
+         _small("actor_critic_setup", None),
+         note="*agree* compares the value estimate of step 0 (the sampled actions differ: each "
+              "library draws its own random stream)"),
+]
+CASES.extend(SMALL_CASES)
 
 
 # -- scaling: time against size ------------------------------------------------------------------

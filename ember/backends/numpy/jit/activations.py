@@ -15,7 +15,7 @@ never an overflow. float64 calls the C library's erfc and exp.
 """
 
 from . import cmath
-from .compiler import PRELUDE
+from .compiler import PRELUDE, simd_loop
 
 # erfc(a) = exp(-a*a) * t * R(t), t = 1 / (1 + a/2), a >= 0; R's coefficients, highest first
 ERFC_R = (-0.05907003315333424, 0.2845800338876153, -0.4872100153229698, 0.27807824364756545,
@@ -115,11 +115,7 @@ EMBER_EXPORT void {name}(char **p, const int64_t *n, const double *f) {{
     const int64_t size = n[0];
     const int nt = (int)n[1];
     (void)f;
-    #pragma omp parallel for simd num_threads(nt) if(size >= 262144) schedule(static)
-    for (int64_t i = 0; i < size; i++) {{
-    const {ctype} xi = x[i];{_BODIES[(dtype, approximate)](grad)}
-    }}
-}}
+{simd_loop("size", "nt", 262144, f"    const {ctype} xi = x[i];" + _BODIES[(dtype, approximate)](grad))}}}
 """
     _SOURCES[key] = (name, source)
     return name, source

@@ -27,6 +27,8 @@ import warnings
 
 import numpy as np
 
+from .. import threads as _threads
+
 FLAGS = ("-O3", "-march=native", "-fopenmp", "-fno-math-errno", "-fno-trapping-math", "-fPIC",
          "-shared")
 PRELUDE = """#include <stdint.h>
@@ -35,6 +37,19 @@ PRELUDE = """#include <stdint.h>
 #include <omp.h>
 #define EMBER_EXPORT __attribute__((visibility("default")))
 """
+
+
+def simd_loop(total, nt, threshold, body):
+    """C text of ``for (int64_t i = 0; i < total; i++) { body }``, vectorized, on ``nt`` OpenMP
+    threads when ``total >= threshold`` and ``nt > 1``, else on the calling thread. The loop is
+    written twice because GCC leaves the serial path of ``parallel for simd ... if(...)``
+    scalar: 6.4 ns an element against 0.6 for float32 GELU of 65,536 elements, one thread."""
+    loop = f"for (int64_t i = 0; i < {total}; i++) {{\n{body}\n    }}\n"
+    return (f"    if ({total} >= {threshold} && {nt} > 1) {{\n"
+            f"    #pragma omp parallel for simd num_threads({nt}) schedule(static)\n    {loop}"
+            f"    }} else {{\n    #pragma omp simd\n    {loop}    }}\n")
+
+
 COMPILE_SECONDS = 120  # one compile; past it the kernel counts as failed
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _TRAILER = b"\n#ember-sha256:"  # then the hex digest of the bytes before the trailer
@@ -501,15 +516,21 @@ def failures():
 
 def num_threads():
     """The threads a compiled kernel may use: ember's ``set_num_threads`` setting, else
-    ``OMP_NUM_THREADS`` (its first entry), else the CPUs this process may run on."""
-    from .. import threads
-    n = threads._state["n"]
+    ``OMP_NUM_THREADS`` (its first entry), else the CPUs this process may run on (read once)."""
+    n = _threads._state["n"]
     if n is not None:
         return n
-    env = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
-    if env.isdigit() and int(env) >= 1:
-        return int(env)
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
+    env = os.environ.get("OMP_NUM_THREADS")
+    if env:
+        env = env.split(",")[0].strip()
+        if env.isdigit() and int(env) >= 1:
+            return int(env)
+    if not _cpus:
+        try:
+            _cpus.append(len(os.sched_getaffinity(0)))
+        except AttributeError:  # pragma: no cover - not Linux
+            _cpus.append(os.cpu_count() or 1)
+    return _cpus[0]
+
+
+_cpus = []  # the CPUs this process may run on, read on first use

@@ -278,12 +278,7 @@ EMBER_EXPORT void {name}(char **p, const int64_t *n, const double *f) {{
     const int64_t total = n[0];
     const int nt = (int)n[1];
 {decls}    {ctype} *restrict out = ({ctype} *)p[{narrays}];
-    #pragma omp parallel for simd num_threads(nt) if(total >= {MIN_PARALLEL}) \\
-        schedule(static)
-    for (int64_t i = 0; i < total; i++) {{
-{loop}        out[i] = {result};
-    }}
-}}
+{compiler.simd_loop("total", "nt", MIN_PARALLEL, f"{loop}        out[i] = {result};")}}}
 """
     return name, head + f"""
 
