@@ -206,7 +206,7 @@ def advanced_getitem(t, key):
     check_tensor(t, op, "self")
     be = t._device.backend
     shape = t._data.shape
-    if type(key) is Tensor and key._dtype.kind == "int" and key._data.ndim and shape and \
+    if isinstance(key, Tensor) and key._dtype.kind == "int" and key._data.ndim and shape and \
             key._device is t._device:
         # the common t[index_tensor] (an embedding lookup): one array on dim 0
         _check_range(be, key._data, shape[0], op, "index", "dim 0")
