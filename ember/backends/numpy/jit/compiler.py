@@ -516,21 +516,21 @@ def failures():
 
 def num_threads():
     """The threads a compiled kernel may use: ember's ``set_num_threads`` setting, else
-    ``OMP_NUM_THREADS`` (its first entry), else the CPUs this process may run on (read once)."""
+    ``OMP_NUM_THREADS`` (its first entry), else the CPUs this process may run on; those two are
+    read on first use, as PyTorch reads them when it starts."""
     n = _threads._state["n"]
     if n is not None:
         return n
-    env = os.environ.get("OMP_NUM_THREADS")
-    if env:
-        env = env.split(",")[0].strip()
+    if not _default:
+        env = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
         if env.isdigit() and int(env) >= 1:
-            return int(env)
-    if not _cpus:
-        try:
-            _cpus.append(len(os.sched_getaffinity(0)))
-        except AttributeError:  # pragma: no cover - not Linux
-            _cpus.append(os.cpu_count() or 1)
-    return _cpus[0]
+            _default.append(int(env))
+        else:
+            try:
+                _default.append(len(os.sched_getaffinity(0)))
+            except AttributeError:  # pragma: no cover - not Linux
+                _default.append(os.cpu_count() or 1)
+    return _default[0]
 
 
-_cpus = []  # the CPUs this process may run on, read on first use
+_default = []  # the threads without a set_num_threads call, found on first use
