@@ -51,8 +51,9 @@ def test_untracked_add_is_at_most_three_frames_deep():
 
 
 def test_backward_of_a_product_touches_at_most_four_files_besides_the_engine():
-    """The rule (ops/arith.py, read by the operator and by ``mul`` alike), the operator that
-    multiplies the gradient (ops/operators.py), the shape guard and the backend's kernel."""
+    """The rule (its row in primitives.py, read by the operator and by ``mul`` alike), the
+    operator that multiplies the gradient (ops/operators.py), the shape guard and the backend's
+    kernel."""
     x = ember.ones(8).require_grad()
     y = ember.ones(8).require_grad()
     g = ember.ones(8)

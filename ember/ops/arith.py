@@ -9,6 +9,7 @@ import math as _math
 
 from .. import dtypes as _dt
 from ..errors import InvalidParameterError, KindError
+from ..primitives import PRIMITIVES
 from .._tensor import Tensor, record, saved, tensor_method, wrap
 from .elementwise import (_cast, _check_int_divisor, _check_number, _check_operand,
                           _check_tensor, _is_int_scalar, _is_scalar, _kept, _masked,
@@ -38,56 +39,12 @@ def _twins(name, binary, doc, scalar_doc, *args, cx=False):
     return op, op_scalar
 
 
-# -- the gradient rules of + - * /, one each: ``rule(g, a, b, need_a, need_b)`` gives the
-# gradients of ``a`` and ``b`` (Tensors or numbers; None where not needed). These ops and the
-# operators' short paths (operators.py) both read them.
+# -- the gradient rules of + - * /: their rows' (ember/primitives.py), ``rule(g, a, b, need_a,
+# need_b)`` the gradients of ``a`` and ``b`` (Tensors or numbers; None where not needed). These
+# ops and the operators' short paths (operators.py) both read them.
 
-def add_rule(g, a, b, need_a, need_b):
-    """The gradients of ``a + b``."""
-    return (g if need_a else None, g if need_b else None)
-
-
-def sub_rule(g, a, b, need_a, need_b):
-    """The gradients of ``a - b``."""
-    return (g if need_a else None, -g if need_b else None)
-
-
-def mul_rule(g, a, b, need_a, need_b):
-    """The gradients of ``a * b``."""
-    return (g * b if need_a else None, g * a if need_b else None)
-
-
-def truediv_rule(g, a, b, need_a, need_b):
-    """The gradients of ``a / b``: ``-g * a / (b * b)`` for ``b``, as PyTorch."""
-    return (g / b if need_a else None, -g * a / (b * b) if need_b else None)
-
-
-# The rules of the operators' short paths (operators.py), built from the same rules: ``grad_tt(a, b)``,
-# ``grad_ts(a, s)`` and ``grad_st(s, a)`` of the saved operands (``a``, ``b`` Tensors of one
-# shape and dtype, ``s`` a number) give the step's backward rule.
-
-def _tensors(rule, reads=True):
-    """``grad_tt`` of ``rule``; one rule for every step when it reads no operand."""
-    if not reads:
-        fixed = lambda g, needs, out: rule(g, None, None, needs[0], needs[1])  # noqa: E731
-        return lambda a, b: fixed
-    return lambda a, b: lambda g, needs, out: rule(g, a, b, needs[0], needs[1])
-
-
-def _tensor_number(rule, reads=True):
-    """``grad_ts`` of ``rule``: the step ``a OP s``."""
-    if not reads:
-        fixed = lambda g, needs, out: (rule(g, None, None, True, False)[0],)  # noqa: E731
-        return lambda a, s: fixed
-    return lambda a, s: lambda g, needs, out: (rule(g, a, s, True, False)[0],)
-
-
-def _number_tensor(rule, reads=True):
-    """``grad_st`` of ``rule``: the reflected step ``s OP a``."""
-    if not reads:
-        fixed = lambda g, needs, out: (rule(g, None, None, False, True)[1],)  # noqa: E731
-        return lambda s, a: fixed
-    return lambda s, a: lambda g, needs, out: (rule(g, s, a, False, True)[1],)
+add_rule, sub_rule, mul_rule, truediv_rule = (PRIMITIVES[name].grad
+                                              for name in ("add", "sub", "mul", "div"))
 
 
 # -- add, sub, mul ----------------------------------------------------------------------------
@@ -438,8 +395,11 @@ def neg(self):
     return record(be.ew_neg(self._data), self._dtype, (self,), _neg_rule, "neg")
 
 
+_NEG_GRAD = PRIMITIVES["neg"].grad
+
+
 def _neg_rule(g, needs, out):
-    return (-g,)
+    return (_NEG_GRAD(g, None),)
 
 
 Tensor.__neg__ = neg
@@ -477,8 +437,9 @@ def abs(self):
     if self._dtype.kind == "complex":  # complex tensors carry no gradient (docs/complex.md)
         return wrap(be.ew_abs(x), _dt.real_of(self._dtype), self._ad)
     xs = saved(self)  # its sign is a constant of the rule
-    return record(be.ew_abs(x), self._dtype, (self,),
-                  lambda g, needs, out: (g * wrap(be.ew_sign(xs._data), xs._dtype),), "abs")
+    grad = PRIMITIVES["abs"].grad
+    return record(be.ew_abs(x), self._dtype, (self,), lambda g, needs, out: (grad(g, xs),),
+                  "abs")
 
 
 Tensor.__abs__ = abs

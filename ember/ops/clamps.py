@@ -4,34 +4,29 @@ bounds) and the elementwise ``max_pair``/``min_pair`` with PyTorch's names ``max
 shares.
 """
 
-from operator import attrgetter as _kernel
-
 from ..errors import InvalidParameterError
 from ..shapes import broadcast_shapes
 from ..autodiff.rules import fit
+from ..primitives import PRIMITIVES
 from .._tensor import Tensor, device_error, record, tensor_method, wrap
-from .elementwise import (_check_operand, _check_tensor, _fits, _masked, _prep2, _record2t,
-                          _result_type, _scalar, _scalar_dtype, _times_mask)
+from .elementwise import (_check_operand, _check_tensor, _fits, _prep2, _record2t, _result_type,
+                          _scalar, _scalar_dtype, _times_mask)
 
 __all__ = ["clamp", "clamp_min", "clamp_max", "max_pair", "min_pair", "maximum", "minimum"]
 
 
-_MAXIMUM, _MINIMUM = _kernel("ew_maximum"), _kernel("ew_minimum")
-_LT, _GT = _kernel("ew_lt"), _kernel("ew_gt")
+_MAX, _MIN = PRIMITIVES["max"], PRIMITIVES["min"]
 
 
-def _extremum(a, b, op, kernel, loses):
-    """max_pair/min_pair: NaN propagates; on ties each side gets half the gradient (PyTorch).
-    ``kernel`` and ``loses`` pick the backend's kernels (``attrgetter``s)."""
+def _extremum(a, b, op, row):
+    """max_pair/min_pair, the row ``row`` of PRIMITIVES: NaN propagates; on ties each side gets
+    half the gradient (PyTorch)."""
     xa, xb, dt, ta, tb, be = _prep2(a, b, op)
-    out = be.ew_cast(kernel(be)(xa, xb), dt)
-    loses = loses(be)
+    out = be.ew_cast(getattr(be, row.kernel)(xa, xb), dt)
+    grad = row.grad
 
     def rule(g, need_a, need_b, out):  # the masks are constants (xa, xb: the operands' values)
-        half = g * wrap(be.ew_cast(be.ew_where(be.ew_eq(xa, xb), 0.5, 1.0), dt), dt)
-        name = op + "_backward"
-        return (_masked(half, loses(xa, xb), False, name) if need_a else None,
-                _masked(half, loses(xb, xa), False, name) if need_b else None)
+        return grad(g, wrap(xa, dt), wrap(xb, dt), need_a, need_b)
     return _record2t(out, dt, ta, tb, rule, op)
 
 
@@ -44,7 +39,7 @@ def max_pair(self, other):
     >>> a.max_pair(ember.tensor([[2.0, 3.0, 4.0], [1.0, 2.0, 3.0]])).tolist()
     [[2.0, 3.0, 4.0], [5.0, 9.0, 6.0]]
     """
-    return _extremum(self, other, "max_pair", _MAXIMUM, _LT)
+    return _extremum(self, other, "max_pair", _MAX)
 
 
 @tensor_method
@@ -56,7 +51,7 @@ def min_pair(self, other):
     >>> a.min_pair(ember.tensor([[2.0, 3.0, 4.0], [1.0, 2.0, 3.0]])).tolist()
     [[1.0, -2.0, 3.0], [1.0, 2.0, 3.0]]
     """
-    return _extremum(self, other, "min_pair", _MINIMUM, _GT)
+    return _extremum(self, other, "min_pair", _MIN)
 
 
 @tensor_method
@@ -67,7 +62,7 @@ def maximum(self, other):
     >>> ember.maximum(ember.tensor([1, 5]), ember.tensor([3, 2])).tolist()
     [3, 5]
     """
-    return _extremum(self, other, "maximum", _MAXIMUM, _LT)
+    return _extremum(self, other, "maximum", _MAX)
 
 
 @tensor_method
@@ -78,7 +73,7 @@ def minimum(self, other):
     >>> ember.minimum(ember.tensor([1, 5]), ember.tensor([3, 2])).tolist()
     [1, 2]
     """
-    return _extremum(self, other, "minimum", _MINIMUM, _GT)
+    return _extremum(self, other, "minimum", _MIN)
 
 
 def _clamp(self, lo, hi, op):

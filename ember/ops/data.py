@@ -16,6 +16,7 @@ from .. import dtypes as _dt
 from ..backends import registry
 from ..backends.guard import check_shaped
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
+from ..primitives import PRIMITIVES
 from ..shapes import argfix
 from ..devices import CPU, as_device
 from .._tensor import Device, Tensor, _data_from, record, tensor_method, transfer, wrap
@@ -100,8 +101,9 @@ def cast(self, dtype):
 
 
 def _cast_rule(src):
-    """The rule of a cast from the float dtype ``src``: the gradient cast back."""
-    return lambda g, needs, out: (g.cast(src),)
+    """The rule of a cast from the float dtype ``src`` (its row's: the gradient cast back)."""
+    grad = PRIMITIVES["cast_float32"].grad
+    return lambda g, needs, out: (grad(g, src),)
 
 
 def complex_cast_error(op, src, dtype, param="self"):

@@ -6,13 +6,13 @@ relu keep them as they are); see ``elementwise.py`` for the rules every elementw
 shares.
 """
 
-import math as _math
 from operator import attrgetter as _kernel
 
 from .. import dtypes as _dt
 from ..errors import KindError
 from ..shapes import as_int, broadcast_shapes
 from ..autodiff.rules import array_rule, fit
+from ..primitives import PRIMITIVES
 from .._tensor import Tensor, device_error, record, record_arrays, saved, tensor_method, wrap
 from .elementwise import (_cast, _check_operand, _check_tensor,
                           _fits, _float_input, _kept, _masked, _prep2, _record2t, _result_type,
@@ -26,12 +26,13 @@ __all__ = ["exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "recip", "reciprocal
 
 # -- float unaries ----------------------------------------------------------------------------
 
-def _float_unary(kernel, name, grad, doc, cx=True, reads="x"):
-    """A float-math op (``kernel`` the name of its backend kernel): ``grad(g, v)`` is its
-    gradient rule (ember ops), where ``v`` is what it ``reads``: the input ("x"), the result
-    ("y") or nothing (None); ``cx``: it takes complex tensors (a complex result, no
-    gradient)."""
-    kname, kernel = kernel, _kernel(kernel)
+def _float_unary(name, doc):
+    """The float-math op of the row ``PRIMITIVES[name]`` (ember/primitives.py): its backend
+    kernel, its gradient rule ``grad(g, v)`` (ember ops), ``v`` what it ``reads`` (the input
+    "x", the result "y" or nothing), and whether it takes complex tensors (dtype rule "float":
+    a complex result, no gradient)."""
+    row = PRIMITIVES[name]
+    kernel, grad, reads, cx = _kernel(row.kernel), row.grad, row.reads, row.dtypes == "float"
     keep_out = reads == "y"
     if reads == "x":
         def rule_of(x):
@@ -62,195 +63,183 @@ def _float_unary(kernel, name, grad, doc, cx=True, reads="x"):
     return tensor_method(op)
 
 
-def _erf_grad(g, x):
-    """``g * 2/sqrt(pi) * exp(-x**2)``, erf's gradient: the backend's fused kernel, recorded
-    with its own rule (so that it differentiates again)."""
-    be = g._device.backend
-    gs, xs = saved(g), saved(x)
-
-    def rule(gg, needs, out):
-        return (_erf_grad(gg, xs) if needs[0] else None,
-                _erf_grad(gg * gs, xs) * (xs * -2.0) if needs[1] else None)
-    return record(be.ew_erf_grad(g._data, x._data), g._dtype, (g, x), rule, "erf_backward")
-
-
-exp = _float_unary("ew_exp", "exp", lambda g, y: g * y,
+exp = _float_unary("exp",
                    """``e ** self``. Int tensors compute in float32; bool tensors raise KindError.
 
     >>> import ember
     >>> ember.tensor([0.0, 1.0], dtype="float64").exp().tolist()
     [1.0, 2.718281828459045]
-    """, reads="y")
-log = _float_unary("ew_log", "log", lambda g, x: g / x,
+    """)
+log = _float_unary("log",
                    """The natural logarithm (``log(0) == -inf``, negative inputs give NaN).
 
     >>> import ember
     >>> ember.tensor([1.0, 0.0, -1.0]).log().tolist()
     [0.0, -inf, nan]
     """)
-log1p = _float_unary("ew_log1p", "log1p", lambda g, x: g / (x + 1),
+log1p = _float_unary("log1p",
                      """``log(1 + self)``, accurate near 0.
 
     >>> import ember
     >>> ember.tensor([0.0, 1e-10], dtype="float64").log1p().tolist()
     [0.0, 9.999999999500001e-11]
     """)
-log2 = _float_unary("ew_log2", "log2", lambda g, x: g / (x * _math.log(2.0)),
+log2 = _float_unary("log2",
                     """The base-2 logarithm (``log2(0) == -inf``, negative inputs give NaN).
 
     >>> import ember
     >>> ember.tensor([1.0, 8.0, 0.5]).log2().tolist()
     [0.0, 3.0, -1.0]
     """)
-log10 = _float_unary("ew_log10", "log10", lambda g, x: g / (x * _math.log(10.0)),
+log10 = _float_unary("log10",
                      """The base-10 logarithm (``log10(0) == -inf``, negative inputs give NaN).
 
     >>> import ember
     >>> ember.tensor([1.0, 100.0], dtype="float64").log10().tolist()
     [0.0, 2.0]
     """)
-expm1 = _float_unary("ew_expm1", "expm1", lambda g, y: g * (y + 1),
+expm1 = _float_unary("expm1",
                      """``exp(self) - 1``, accurate near 0.
 
     >>> import ember
     >>> ember.tensor([0.0, 1e-10], dtype="float64").expm1().tolist()
     [0.0, 1.00000000005e-10]
-    """, reads="y")
-sqrt = _float_unary("ew_sqrt", "sqrt", lambda g, y: g / (y * 2),
+    """)
+sqrt = _float_unary("sqrt",
                     """The square root (NaN below 0; the gradient at 0 is inf, as PyTorch).
 
     >>> import ember
     >>> ember.tensor([4.0, 0.0, 2.25]).sqrt().tolist()
     [2.0, 0.0, 1.5]
-    """, reads="y")
-rsqrt = _float_unary("ew_rsqrt", "rsqrt", lambda g, y: (g * -0.5) * (y * (y * y)),
+    """)
+rsqrt = _float_unary("rsqrt",
                      """``1 / sqrt(self)``.
 
     >>> import ember
     >>> ember.tensor([4.0, 0.25]).rsqrt().tolist()
     [0.5, 2.0]
-    """, reads="y")
-recip = _float_unary("ew_recip", "recip", lambda g, y: -g * (y * y),
+    """)
+recip = _float_unary("recip",
                      """``1 / self`` (Burn's ``recip``; ``reciprocal`` is the same op).
 
     >>> import ember
     >>> ember.tensor([2.0, -4.0, 0.0]).recip().tolist()
     [0.5, -0.25, inf]
-    """, reads="y")
+    """)
 reciprocal = recip
 Tensor.reciprocal = recip
-erf = _float_unary("ew_erf", "erf", _erf_grad,
+erf = _float_unary("erf",
                    """The error function ``2/sqrt(pi) * integral of exp(-t**2) from 0 to self``.
 
     >>> import ember
     >>> ember.tensor([0.0, 1.0, -2.0], dtype="float64").erf().round(6).tolist()
     [0.0, 0.842701, -0.995322]
-    """, cx=False)
-sin = _float_unary("ew_sin", "sin", lambda g, x: g * x.cos(),
+    """)
+sin = _float_unary("sin",
                    """The sine (radians).
 
     >>> import ember
     >>> ember.tensor([0.0]).sin().tolist()
     [0.0]
     """)
-cos = _float_unary("ew_cos", "cos", lambda g, x: g * -x.sin(),
+cos = _float_unary("cos",
                    """The cosine (radians).
 
     >>> import ember
     >>> ember.tensor([0.0]).cos().tolist()
     [1.0]
     """)
-tan = _float_unary("ew_tan", "tan", lambda g, y: g * (y * y + 1),
+tan = _float_unary("tan",
                    """The tangent (radians).
 
     >>> import ember
     >>> ember.tensor([0.0, 1.0], dtype="float64").tan().tolist()
     [0.0, 1.5574077246549023]
-    """, reads="y")
-sinh = _float_unary("ew_sinh", "sinh", lambda g, x: g * x.cosh(),
+    """)
+sinh = _float_unary("sinh",
                     """The hyperbolic sine.
 
     >>> import ember
     >>> ember.tensor([0.0, -1.0, 2.0], dtype="float64").sinh().round(4).tolist()
     [0.0, -1.1752, 3.6269]
     """)
-cosh = _float_unary("ew_cosh", "cosh", lambda g, x: g * x.sinh(),
+cosh = _float_unary("cosh",
                     """The hyperbolic cosine.
 
     >>> import ember
     >>> ember.tensor([0.0, -1.0, 2.0], dtype="float64").cosh().round(4).tolist()
     [1.0, 1.5431, 3.7622]
     """)
-tanh = _float_unary("ew_tanh", "tanh", lambda g, y: g * (1 - y * y),
+tanh = _float_unary("tanh",
                     """The hyperbolic tangent.
 
     >>> import ember
     >>> ember.tensor([0.0, -1.0, 2.0], dtype="float64").tanh().round(4).tolist()
     [0.0, -0.7616, 0.964]
-    """, reads="y")
-asin = _float_unary("ew_asin", "asin", lambda g, x: g * (1 - x * x).rsqrt(),
+    """)
+asin = _float_unary("asin",
                     """The inverse sine (NaN outside [-1, 1]).
 
     >>> import ember
     >>> ember.tensor([0.0, -1.0, 1.0], dtype="float64").asin().round(4).tolist()
     [0.0, -1.5708, 1.5708]
     """)
-acos = _float_unary("ew_acos", "acos", lambda g, x: -g * (1 - x * x).rsqrt(),
+acos = _float_unary("acos",
                     """The inverse cosine (NaN outside [-1, 1]).
 
     >>> import ember
     >>> ember.tensor([0.0, -1.0, 1.0], dtype="float64").acos().round(4).tolist()
     [1.5708, 3.1416, 0.0]
     """)
-atan = _float_unary("ew_atan", "atan", lambda g, x: g / (x * x + 1),
+atan = _float_unary("atan",
                     """The inverse tangent.
 
     >>> import ember
     >>> ember.tensor([0.0, -1.0, 2.0], dtype="float64").atan().round(4).tolist()
     [0.0, -0.7854, 1.1071]
     """)
-asinh = _float_unary("ew_asinh", "asinh", lambda g, x: g * (x * x + 1).rsqrt(),
+asinh = _float_unary("asinh",
                      """The inverse hyperbolic sine.
 
     >>> import ember
     >>> ember.tensor([0.0, -1.0, 1.0], dtype="float64").asinh().round(4).tolist()
     [0.0, -0.8814, 0.8814]
     """)
-acosh = _float_unary("ew_acosh", "acosh", lambda g, x: g * (x * x - 1).rsqrt(),
+acosh = _float_unary("acosh",
                      """The inverse hyperbolic cosine (NaN below 1).
 
     >>> import ember
     >>> ember.tensor([1.0, 2.0, 3.0], dtype="float64").acosh().round(4).tolist()
     [0.0, 1.317, 1.7627]
     """)
-atanh = _float_unary("ew_atanh", "atanh", lambda g, x: g / (1 - x * x),
+atanh = _float_unary("atanh",
                      """The inverse hyperbolic tangent (±inf at ±1, NaN outside).
 
     >>> import ember
     >>> ember.tensor([0.0, -0.5, 0.5], dtype="float64").atanh().round(4).tolist()
     [0.0, -0.5493, 0.5493]
     """)
-deg2rad = _float_unary("ew_deg2rad", "deg2rad", lambda g, v: g * (_math.pi / 180.0),
+deg2rad = _float_unary("deg2rad",
                        """Degrees to radians.
 
     >>> import ember
     >>> ember.tensor([180.0, -90.0], dtype="float64").deg2rad().tolist()
     [3.141592653589793, -1.5707963267948966]
-    """, cx=False, reads=None)
-rad2deg = _float_unary("ew_rad2deg", "rad2deg", lambda g, v: g * (180.0 / _math.pi),
+    """)
+rad2deg = _float_unary("rad2deg",
                        """Radians to degrees.
 
     >>> import ember
     >>> ember.tensor([3.141592653589793], dtype="float64").rad2deg().tolist()
     [180.0]
-    """, cx=False, reads=None)
-sigmoid = _float_unary("ew_sigmoid", "sigmoid", lambda g, y: g * (1 - y) * y,
+    """)
+sigmoid = _float_unary("sigmoid",
                        """The logistic ``1 / (1 + exp(-self))``, stable for large ``|self|``.
 
     >>> import ember
     >>> ember.tensor([0.0, -1000.0, 1000.0]).sigmoid().tolist()
     [0.5, 0.0, 1.0]
-    """, cx=False, reads="y")
+    """)
 
 
 # -- float binaries and lerp ------------------------------------------------------------------
@@ -452,10 +441,9 @@ def relu(self):
 
 
 def _relu_rule(x):
-    """relu's rule: the gradient where ``x > 0`` (or NaN), 0 where ``x <= 0`` (a constant
-    mask of the saved input ``x``)."""
-    return lambda g, needs, out: (
-        _masked(g, x._device.backend.ew_le(x._data, 0), False, "relu_backward"),)
+    """relu's rule (its row's: the gradient where ``x > 0`` or NaN) on the saved input ``x``."""
+    grad = PRIMITIVES["relu"].grad
+    return lambda g, needs, out: (grad(g, x),)
 
 
 def _relu_recompute(dt):

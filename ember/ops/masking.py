@@ -10,6 +10,7 @@ kernels are the indexing family's (``be.idx_*``).
 from .. import dtypes as _dt
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..backends.guard import check_result
+from ..primitives import PRIMITIVES
 from ..shapes import broadcast_shapes
 from .._tensor import Tensor, backend_of, check_tensor, device_error, record, tensor_method, wrap
 from .indexing import _fit, _mask, _number, linear_map
@@ -96,11 +97,10 @@ def _where_record(be, cond, a, b_or_value, dtype, op, swap=True):
 
     parts = [(negate, v._data.shape, v._dtype)
              for negate, v in ((False, t_true), (True, t_false)) if isinstance(v, Tensor)]
+    grad = PRIMITIVES["where"].grad
 
     def rule(g, needs, out_t):
-        return tuple(_grad_part(be, g, be.idx_logical_not(cond) if negate else cond, shape, dt,
-                                op) if need else None
-                     for need, (negate, shape, dt) in zip(needs, parts))
+        return grad(g, cond, parts, needs, op)
 
     return record(out, dtype, tuple(tensors), rule, op)
 

@@ -8,12 +8,40 @@ from ..backends import guard as _guard
 from ..backends.guard import check_shaped
 from ..errors import InvalidParameterError
 from ..autodiff.rules import array_rule
+from ..primitives import PRIMITIVES
 from .._tensor import Tensor, alias, device_error, record, record_arrays, saved, wrap
-from .arith import (_add, _floordiv, _mul, _number_tensor, _pow, _remainder, _sub, _tensor_number,
-                    _tensors, _truediv, add_rule, mul_rule, sub_rule, truediv_rule)
+from .arith import _add, _floordiv, _mul, _pow, _remainder, _sub, _truediv
 from .elementwise import _F32, _F64, _fits_pair
 
 _EXACT = 1 << 53  # Python ints below this are exact as floats
+
+
+# The rules of the short paths, built from the rows' rules (ember/primitives.py) that the ops
+# read too: ``grad_tt(a, b)``, ``grad_ts(a, s)`` and ``grad_st(s, a)`` of the saved operands
+# (``a``, ``b`` Tensors of one shape and dtype, ``s`` a number) give the step's backward rule.
+
+def _tensors(rule, reads=True):
+    """``grad_tt`` of ``rule``; one rule for every step when it reads no operand."""
+    if not reads:
+        fixed = lambda g, needs, out: rule(g, None, None, needs[0], needs[1])  # noqa: E731
+        return lambda a, b: fixed
+    return lambda a, b: lambda g, needs, out: rule(g, a, b, needs[0], needs[1])
+
+
+def _tensor_number(rule, reads=True):
+    """``grad_ts`` of ``rule``: the step ``a OP s``."""
+    if not reads:
+        fixed = lambda g, needs, out: (rule(g, None, None, True, False)[0],)  # noqa: E731
+        return lambda a, s: fixed
+    return lambda a, s: lambda g, needs, out: (rule(g, a, s, True, False)[0],)
+
+
+def _number_tensor(rule, reads=True):
+    """``grad_st`` of ``rule``: the reflected step ``s OP a``."""
+    if not reads:
+        fixed = lambda g, needs, out: (rule(g, None, None, False, True)[1],)  # noqa: E731
+        return lambda s, a: fixed
+    return lambda s, a: lambda g, needs, out: (rule(g, s, a, False, True)[1],)
 
 
 def _dunder(binary, name, symbol, reverse=False):
@@ -165,6 +193,8 @@ def _scalar_recompute(kernel, grad, s, dt, reverse):
 
 
 _NONE = {"reads": _keep_none, "reads_number": False}
+add_rule, sub_rule, mul_rule, truediv_rule = (PRIMITIVES[name].grad
+                                              for name in ("add", "sub", "mul", "div"))
 Tensor.__add__ = _short("ew_add", _add, "add", "+", _tensors(add_rule, False),
                         _tensor_number(add_rule, False), **_NONE)
 Tensor.__radd__ = _short("ew_add", _add, "add", "+", None, _number_tensor(add_rule, False),

@@ -428,6 +428,7 @@ def build_extension(name, source):
 def _open_kernel(name, path):
     with _passive_openmp():
         library = ctypes.CDLL(path)
+    _libraries.append(library)  # kept: a CDLL dropped is a reference cycle for the collector
     address = ctypes.cast(getattr(library, name), ctypes.c_void_p).value
     return functools.partial(_state["launch"], address)
 
@@ -534,3 +535,4 @@ def num_threads():
 
 
 _default = []  # the threads without a set_num_threads call, found on first use
+_libraries = []  # the loaded kernels' libraries (never unloaded)
