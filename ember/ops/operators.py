@@ -104,7 +104,7 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False, revers
 
     def method(self, other):
         dt = self._dtype
-        if type(other) is Tensor and not reverse:
+        if isinstance(other, Tensor) and not reverse:
             a, b = self._data, other._data
             if other._dtype is dt:
                 device = self._device

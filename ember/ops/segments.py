@@ -128,7 +128,7 @@ def cat(tensors, dim=0, *, shape=None, dtype=None):
     # included, takes the general path below, which words the errors.
     if shape is None and dtype is None and tensors.__class__ in (list, tuple) and tensors:
         t0 = tensors[0]
-        if t0.__class__ is Tensor and t0._node is None:
+        if isinstance(t0, Tensor) and t0._node is None:
             dt, ad, dev = t0._dtype, t0._ad, t0._device
             try:
                 arrays = [t._data for t in tensors
