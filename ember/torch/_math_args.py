@@ -15,13 +15,13 @@ import math
 
 import ember as _e
 
-from .._tensor import Tensor as _T
+from .._tensor import Tensor as _T, alias
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..ops.views import reshape_exact
 from ..shapes import dim_aliases, normalize_dim, normalize_dims
 from ._tensor import as_ember, torch_function, torch_method
 
-__all__ = ["function_and_method", "tensor_arg", "dims_arg", "dim_arg", "promoted", "dim_aliases",
+__all__ = ["function_and_method", "tensor_arg", "tensor_value", "dims_arg", "dim_arg", "promoted", "dim_aliases",
            "float_dtype", "dtype_arg", "reshape"]
 
 
@@ -40,6 +40,15 @@ def tensor_arg(x, op, param="input"):
     if not isinstance(x, _T):
         raise KindError(f"{op}: {param} must be a Tensor, got {type(x).__name__}")
     return as_ember(x)
+
+
+def tensor_value(x, op, param="input"):
+    """``x`` as ``tensor_arg`` gives it, for a function whose result never aliases ``x`` (a
+    reduction): an object of ember's API over the same buffer and graph, not recorded as a view
+    of ``x`` (what ``as_ember`` records costs a microsecond)."""
+    if not isinstance(x, _T):
+        raise KindError(f"{op}: {param} must be a Tensor, got {type(x).__name__}")
+    return x if x.__class__ is _T else alias(x, _T)
 
 
 def reshape(x, shape):

@@ -23,7 +23,7 @@ from .._tensor import Tensor as _T
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import as_int
 from ._math_args import (dim_aliases, dim_arg, dims_arg, dtype_arg, float_dtype,
-                         function_and_method, promoted, reshape, tensor_arg)
+                         function_and_method, promoted, reshape, tensor_arg, tensor_value)
 from ._tensor import as_torch, torch_function
 from .methods import sort_args
 
@@ -97,7 +97,7 @@ def _cast(x, dtype, op):
 
 
 def _reduce(op, method, input, dim, keepdim, dtype):
-    x = tensor_arg(input, op)
+    x = tensor_value(input, op)
     if dtype is not None:
         x = _cast(x, dtype, op)
     if (dim is None or type(dim) is int) and x.ndim:  # ember's own checks (the hot path)
@@ -143,7 +143,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     >>> torch.mean(torch.tensor([1, 2]), dtype=torch.float32).item()
     1.5
     """
-    x = _cast(tensor_arg(input, "mean"), dtype, "mean")
+    x = _cast(tensor_value(input, "mean"), dtype, "mean")
     _float_only(x, "mean")
     return _reduce("mean", _T.mean, x, dim, keepdim, None)
 
