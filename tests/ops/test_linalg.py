@@ -10,7 +10,7 @@ import torch
 from hypothesis import given, settings, strategies as st
 
 import ember
-from oracle import assert_close, ember_tensor, layouts, random_array, to_torch
+from oracle import assert_close, ember_tensor, engine_devices, layouts, random_array, to_torch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -568,3 +568,20 @@ def test_products_of_tensors_on_two_devices_raise_device_error():
             fn()
     out = ember.Tensor([[1.0, 2.0]], device="torch:cpu") @ [[1.0], [2.0]]  # data follows self
     assert str(out.device) == "torch:cpu" and out.tolist() == [[5.0]]
+
+
+@pytest.mark.once
+@pytest.mark.parametrize("device", engine_devices(), ids=str)
+def test_an_outer_product_by_matmul_keeps_the_sign_of_zero_as_pytorch(device):
+    # k == 1: one product per element; PyTorch's mm keeps a -0.0 product, its bmm gives +0.0
+    # (the engines follow it; an Array API library's matmul is its own)
+    a = np.array([[[-1.0], [2.0]], [[0.5], [-0.0]]], dtype=np.float32)
+    b = np.array([[[0.0, -3.0]], [[4.0, 1.0]]], dtype=np.float32)
+    for x, y in ((a, b), (a[0], b[0]), (a[1], b[1])):
+        got = (ember.tensor(x, device=device) @ ember.tensor(y, device=device)).numpy()
+        expected = (torch.from_numpy(x) @ torch.from_numpy(y)).numpy()
+        np.testing.assert_array_equal(got, expected)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(expected))
+    x = ember.tensor(a[0], device=device, requires_grad=True)
+    (x @ ember.tensor(b[0], device=device)).sum().backward()
+    assert x.grad.tolist() == [[-3.0], [-3.0]]
