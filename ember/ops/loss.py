@@ -19,13 +19,14 @@ def _class_args(op, input, target, weight, ignore_index):
     """Checks of cross_entropy/nll_loss; returns (x, target, weight, ignore, unbatched, probs)."""
     x = _float_tensor(input, op, "input")
     check_tensor(target, op, "target")
-    if x.ndim == 0:
+    xshape, tshape = tuple(x._data.shape), tuple(target._data.shape)  # plain tuples, read once
+    if not xshape:
         raise ShapeMismatchError(f"{op}: input is 0-d; expected (C,), (N, C) or (N, C, d1, ...)",
                                  expected="(N, C, ...)", actual=())
     ignore_index = _int(ignore_index, op, "ignore_index")
     tkind = target._dtype.kind
-    unbatched = x.ndim == 1
-    C = x.shape[0] if unbatched else x.shape[1]
+    unbatched = len(xshape) == 1
+    C = xshape[0] if unbatched else xshape[1]
     if tkind == "bool" or tkind == "complex":
         if tkind == "complex":
             raise _dt.complex_error(op, "target", target._dtype)
@@ -33,18 +34,18 @@ def _class_args(op, input, target, weight, ignore_index):
                         "probabilities (float)")
     probs = tkind == "float"
     if probs:
-        if tuple(target.shape) != tuple(x.shape):
+        if tshape != xshape:
             raise ShapeMismatchError(
-                f"{op}: target of class probabilities has shape {_shape_str(target.shape)}; "
-                f"expected the input's shape {_shape_str(x.shape)}", expected=tuple(x.shape),
-                actual=tuple(target.shape))
+                f"{op}: target of class probabilities has shape {_shape_str(tshape)}; "
+                f"expected the input's shape {_shape_str(xshape)}", expected=xshape,
+                actual=tshape)
     else:
-        want = () if unbatched else (x.shape[0],) + tuple(x.shape[2:])
-        if tuple(target.shape) != want:
+        want = () if unbatched else (xshape[0],) + xshape[2:]
+        if tshape != want:
             raise ShapeMismatchError(
-                f"{op}: target of class indices has shape {_shape_str(target.shape)}; expected "
-                f"{_shape_str(want)} (the input's shape {_shape_str(x.shape)} without the class "
-                "dim)", expected=want, actual=tuple(target.shape))
+                f"{op}: target of class indices has shape {_shape_str(tshape)}; expected "
+                f"{_shape_str(want)} (the input's shape {_shape_str(xshape)} without the class "
+                "dim)", expected=want, actual=tshape)
         bad = _backend((x, target), op).nn_target_bad(target._data, C, ignore_index)
         if bad is not None:
             raise DimensionError(f"{op}: target class {bad} is out of range for {C} classes; "
