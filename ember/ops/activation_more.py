@@ -177,7 +177,15 @@ def hardswish(input, inplace=False):
     [-0.0, 3.0]
     """
     x = _float_math(input, "hardswish")
-    return _done(input, lambda: x * (x + 3).clamp(0.0, 6.0) / 6, inplace, "hardswish")
+    return _done(input, lambda: x * _hardswish_gate(x) / 6, inplace, "hardswish")
+
+
+def _hardswish_gate(x):
+    """``clamp(x + 3, 0, 6)`` whose gradient is 1 strictly inside (-3, 3) and 0 at the bounds,
+    so that hardswish's gradient at -3 and 3 is PyTorch's (0 and 1; a clamp's gradient includes
+    its bounds, which gave -0.5 and 1.5)."""
+    s = x + 3
+    return where((x > -3) & (x < 3), s, s.clamp(0.0, 6.0).detach())
 
 
 def hardshrink(input, lambd=0.5):

@@ -101,6 +101,9 @@ def _view(self, shape, *args):
     >>> ember.tensor([1, 2, 3, 4]).view(2, -1).tolist()
     [[1, 2], [3, 4]]
     """
+    sizes = (shape,) + args if args or type(shape) is not tuple else shape
+    if is_plain_shape(sizes, self._device.backend.numel(self._data)):  # as reshape's
+        return _reshape_to(self, sizes, "view")
     new = infer_shape(argfix((shape,) + args, "view"), self._data.shape, "view")
     return _reshape_to(self, new, "view")
 

@@ -153,3 +153,17 @@ def test_bad_arguments():
 def test_int_inputs_compute_in_float():
     out = ember.nn.functional.softsign(ember.tensor([1, 3]))
     assert out.dtype == ember.float32 and out.tolist() == [0.5, 0.75]
+
+
+def test_hardswish_gradient_at_its_kinks_is_pytorchs():
+    # 0 at -3 and 1 at 3 (PyTorch's open interval); a clamp's closed one gave -0.5 and 1.5
+    values = [-4.0, -3.0, -2.5, 0.0, 2.5, 3.0, 4.0]
+    tx = torch.tensor(values, dtype=torch.float64, requires_grad=True)
+    torch.nn.functional.hardswish(tx).sum().backward()
+    x = ember.tensor(values, dtype="float64", requires_grad=True)
+    y = ember.nn.functional.hardswish(x)
+    y.sum().backward()
+    np.testing.assert_allclose(y.numpy(), torch.nn.functional.hardswish(tx).detach().numpy(),
+                               rtol=1e-15)
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-15)
+    assert x.grad.tolist()[1] == 0.0 and x.grad.tolist()[5] == 1.0
