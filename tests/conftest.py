@@ -54,14 +54,22 @@ def pytest_collection_modifyitems(config, items):
     # the dtypes the device lacks (array-api-strict: float16, bfloat16) leave their tests out
     from oracle import DEVICE_LACKS
     lacked = set() if ON_NUMPY else DEVICE_LACKS
+    no_layout = not ON_NUMPY and not _has_layout()
     kept, left = [], []
     for item in items:
         skip = item.get_closest_marker("once") or (
-            not ON_NUMPY and (item.get_closest_marker("numpy_only") or _uses(item, lacked)))
+            not ON_NUMPY and (item.get_closest_marker("numpy_only") or _uses(item, lacked))) or (
+            no_layout and item.get_closest_marker("layout"))
         (left if skip else kept).append(item)
     if left:
         config.hook.pytest_deselected(items=left)
         items[:] = kept
+
+
+def _has_layout():
+    """Whether the suite's device has arrays with a memory layout (views that share a buffer)."""
+    import ember
+    return ember.Device(DEVICE).backend.has_layout
 
 
 def pytest_report_header(config):

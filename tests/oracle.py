@@ -154,6 +154,12 @@ def device_dtypes(devices, names):
     return pairs
 
 
+def has_views(t):
+    """Whether ``t``'s device has views to see: arrays with a memory layout (not JAX's or
+    Dask's, whose views are copies); checks of memory sharing hold only there."""
+    return t.device.backend.has_layout
+
+
 def engine_devices():
     """The devices of ember's own engines (NumPy, torch), without the Array API libraries'
     (``xp:...``): the cross-device checks of whole algorithms (connected components, training)

@@ -140,8 +140,8 @@ def cat(tensors, dim=0, *, shape=None, dtype=None):
                 d = normalize_dim(dim, t0._data.ndim, "cat")
                 try:
                     return wrap(dev.backend.segments_cat(arrays, d, op="cat"), dt, ad)
-                except (ValueError, RuntimeError):
-                    pass
+                except (ValueError, RuntimeError, TypeError):  # (JAX: TypeError) the general
+                    pass                                        # path below words the error
     tensors = _family(tensors, "cat")
     shape = _shape_param(shape, "cat")
     dtype = _dtype_param(dtype)
@@ -174,7 +174,7 @@ def cat(tensors, dim=0, *, shape=None, dtype=None):
     try:
         data = be.segments_cat(arrays, d, None if single and out_dtype is promoted else
                                out_dtype, op="cat")
-    except (ValueError, RuntimeError):
+    except (ValueError, RuntimeError, TypeError):  # (JAX: TypeError for ranks that differ)
         _check_cat_shapes(tensors, ref_shape, d)  # raises ShapeMismatchError naming the tensor
         raise
     sizes = [a.shape[d] for a in arrays]

@@ -100,3 +100,12 @@ def test_the_docs_example_runs():
     assert test.examples
     result = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS).run(test)
     assert result.failed == 0
+
+
+def test_a_result_too_large_for_jax_is_the_typed_error():
+    # JAX has no views: expand allocates, and XLA's RESOURCE_EXHAUSTED becomes ember's error
+    x = ember.ones(1, device=JAX)
+    with pytest.raises(ember.InvalidParameterError, match=r"^expand: a result of shape "
+                       r"\(1099511627776,\) is too large to allocate \(not enough memory\)"):
+        x.expand(2 ** 40)
+    assert x.expand(3).tolist() == [1.0, 1.0, 1.0]

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import ember
 from ember import DimensionError, InvalidParameterError, KindError, ShapeMismatchError
 from oracle import SHAPES, assert_close, ember_tensor, layouts, random_array, to_torch
-from oracle import assert_unchanged, snapshot
+from oracle import assert_unchanged, has_views, snapshot
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -34,7 +34,10 @@ def shares(t, arr):
 def assert_view(part, t, base):
     """``part``, a segment of ``t = from_numpy(base)``, is a view. NumPy: of the caller's buffer
     ``base``. Other backends: of ``t``'s buffer, seen through the backend, and so of ``base``
-    where from_numpy could share it (torch has no negative strides: it copies a flipped base)."""
+    where from_numpy could share it (torch has no negative strides: it copies a flipped base).
+    A device without memory layout (JAX) has no views to see."""
+    if not has_views(t):
+        return
     if t.device.backend_name == "numpy":
         assert shares(part, base)
         return
@@ -298,7 +301,7 @@ def test_stack_one_tensor_is_unsqueeze(rng):
     for d in range(-3, 3):
         out = ember.stack([t], d)
         assert_close(out, np.expand_dims(base, d))
-        assert shares(out, base)
+        assert shares(out, base) or not has_views(t)
     with pytest.raises(DimensionError, match=r"stack: dim 3 is out of range for stacking tensors of rank 2; expected a dim in \[-3, 2\]"):
         ember.stack([t], 3)
     x = f64(base, True)
@@ -624,6 +627,7 @@ def test_many_parts_backward_stays_linear(rng):
 
 # -- the user guide ---------------------------------------------------------------------------
 
+@pytest.mark.layout  # its examples show views sharing memory
 def test_segments_guide_examples_run():
     result = doctest.testfile(os.path.join(ROOT, "docs", "segments.md"), module_relative=False,
                               optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
@@ -665,7 +669,8 @@ def test_cat_fast_path_equals_general_path(shape, dtype, rng):
                     np.testing.assert_array_equal(np.asarray(out.numpy()), expected)
                     assert not out.is_tracked()
                     assert out.gradient_checkpointing_strategy() == "none"
-                    assert not any(shares(out, np.asarray(t.numpy())) for t in ts)
+                    assert not has_views(out) or not any(
+                        shares(out, np.asarray(t.numpy())) for t in ts)
                 assert_unchanged(ts, before)
 
 

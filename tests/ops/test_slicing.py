@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 import ember
 from ember import DimensionError, GraphError, InvalidParameterError, KindError, ShapeMismatchError
 from oracle import SHAPES, assert_close, ember_tensor, layouts, random_array, to_torch
-from oracle import assert_unchanged, snapshot
+from oracle import assert_unchanged, has_views, snapshot
 
 DTYPES = ["float64", "float32", "bfloat16", "int64", "int8", "uint8", "bool"]
 
@@ -33,7 +33,9 @@ def assert_view(out, t, base, negative_step=False, what=""):
     buffer ``base``, for any key. Other backends (torch has no negative strides, so a negative
     step copies and from_numpy copies a negatively strided ``base``): of ``t``'s buffer for keys
     without a negative step, seen through the backend, and so of ``base`` where from_numpy
-    could share it."""
+    could share it. A device without memory layout (JAX) has no views to see."""
+    if not has_views(t):
+        return
     if t.device.backend_name == "numpy":
         assert shares(out, base), f"{what} is not a view"
         return
@@ -160,7 +162,7 @@ def test_getitem_zero_d_results_and_zero_d_input():
     t = ember.tensor([[1, 2], [3, 4]])
     v = t[1, 0]
     assert v.shape == () and v.tolist() == 3
-    assert shares(v, t.numpy())
+    assert shares(v, t.numpy()) or not has_views(t)
     z = ember.tensor(5.0)
     assert z[()].tolist() == 5.0 and z[...].shape == () and z[None].shape == (1,)
     assert z[None, ..., None].shape == (1, 1)
@@ -329,7 +331,7 @@ def test_slice_dim_values_and_errors(rng):
     base = rng.standard_normal((3, 4))
     t = ember.from_numpy(base)
     assert_close(t.slice_dim(-1, ember.s[::-2]), base[:, ::-2])
-    assert shares(t.slice_dim(0, 2), base)
+    assert shares(t.slice_dim(0, 2), base) or not has_views(t)
     before = snapshot(t)
     with pytest.raises(DimensionError, match=r"slice_dim: dim 2 is out of range"):
         t.slice_dim(2, slice(None))
@@ -808,6 +810,7 @@ def test_plain_int_keys_out_of_range_raise():
     assert t.tolist() == [[0.0] * 3] * 2
 
 
+@pytest.mark.layout
 def test_basic_views_share_the_buffer_on_every_backend():
     """Basic keys with positive steps give views of the input's buffer on any backend (seen
     through the backend's own shares_memory kernel); a negative step reads the same values."""

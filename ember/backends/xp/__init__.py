@@ -84,14 +84,15 @@ class ArrayAPIBackend(HostRouted, Backend):
     # -- memory ---------------------------------------------------------------------------------
 
     def allocation_failed(self, exc, op, shape=None, inputs=()):
-        if isinstance(exc, MemoryError):
+        if isinstance(exc, MemoryError) or self.library.out_of_memory(exc):
             return allocation_error(op, shape, "not enough memory", inputs)
         if isinstance(exc, ValueError):  # NumPy's "array is too big" (libraries built on NumPy)
             return self.host.allocation_failed(exc, op, shape, inputs)
         return exc
 
     def allocates(self, result_shape=None):
-        return allocation_guard(self.allocation_failed, (MemoryError, ValueError))(result_shape)
+        return allocation_guard(self.allocation_failed, (MemoryError, ValueError, RuntimeError))(
+            result_shape)
 
     def asarray(self, data, dtype=None):
         if isinstance(data, self.Array):

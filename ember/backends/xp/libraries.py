@@ -67,6 +67,11 @@ class Library:
     def synchronize(self, xp):
         """Wait for the library's queued work."""
 
+    def out_of_memory(self, exc):
+        """Whether the library's exception ``exc`` says an allocation found too little memory
+        (beside Python's MemoryError)."""
+        return False
+
     def shares_memory(self, host_xp, a, b):
         """Whether two distinct arrays share memory (False where the library cannot tell)."""
         return False
@@ -162,6 +167,11 @@ class Jax(Library):
         import jax
         jax.effects_barrier()
 
+    def out_of_memory(self, exc):
+        # XLA's allocator: JaxRuntimeError "RESOURCE_EXHAUSTED: Out of memory allocating ..."
+        return type(exc).__name__ in ("JaxRuntimeError", "XlaRuntimeError") and \
+            str(exc).startswith("RESOURCE_EXHAUSTED")
+
     def quiet(self, kernel, numpy_quiet):
         """``kernel`` with NumPy's warnings off (JAX converts Python numbers with NumPy); an
         element-wise kernel also takes a Python int past int64 (a uint64 operand), which JAX's
@@ -191,6 +201,11 @@ def _jax_scatter(target, key, values, op):
         if isinstance(k, jnp.ndarray) and k.dtype != bool and k.size and \
                 bool(jnp.any((k < -n) | (k >= n))):
             raise IndexError(f"index out of range for an axis of size {n}")
+    if getattr(values, "ndim", 0):
+        shape = target[key].shape
+        extra = values.ndim - len(shape)
+        if extra > 0 and all(n == 1 for n in values.shape[:extra]):
+            values = values.reshape(values.shape[extra:])  # leading ones broadcast away
     at = target.at[key]
     if target.dtype == bool:
         op = {"add": "max", "mul": "min"}.get(op, op)
