@@ -8,9 +8,9 @@ from ..backends import guard as _guard
 from ..backends.guard import check_shaped
 from ..errors import InvalidParameterError
 from ..autodiff.rules import array_rule
-from ..primitives import PRIMITIVES
 from .._tensor import Tensor, alias, device_error, record, record_arrays, saved, wrap
-from .arith import _add, _floordiv, _mul, _pow, _remainder, _sub, _truediv
+from .arith import (_add, _floordiv, _mul, _pow, _remainder, _sub, _truediv, add_rule, mul_rule,
+                    sub_rule, truediv_rule)
 from .elementwise import _F32, _F64, _fits_pair
 
 _EXACT = 1 << 53  # Python ints below this are exact as floats
@@ -193,8 +193,6 @@ def _scalar_recompute(kernel, grad, s, dt, reverse):
 
 
 _NONE = {"reads": _keep_none, "reads_number": False}
-add_rule, sub_rule, mul_rule, truediv_rule = (PRIMITIVES[name].grad
-                                              for name in ("add", "sub", "mul", "div"))
 Tensor.__add__ = _short("ew_add", _add, "add", "+", _tensors(add_rule, False),
                         _tensor_number(add_rule, False), **_NONE)
 Tensor.__radd__ = _short("ew_add", _add, "add", "+", None, _number_tensor(add_rule, False),

@@ -46,9 +46,9 @@ def tensor_value(x, op, param="input"):
     """``x`` as ``tensor_arg`` gives it, for a function whose result never aliases ``x`` (a
     reduction): an object of ember's API over the same buffer and graph, not recorded as a view
     of ``x`` (what ``as_ember`` records costs a microsecond)."""
-    if not isinstance(x, _T):
-        raise KindError(f"{op}: {param} must be a Tensor, got {type(x).__name__}")
-    return x if x.__class__ is _T else alias(x, _T)
+    if x.__class__ is not _T and isinstance(x, _T):
+        return alias(x, _T)
+    return tensor_arg(x, op, param)
 
 
 def reshape(x, shape):
