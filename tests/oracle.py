@@ -32,6 +32,12 @@ def _device_lacks():
 DEVICE_LACKS = _device_lacks()
 
 
+#: how much further than on ember's own engines a long float computation (an optimizer's
+#: trajectory) on the suite's device may drift from PyTorch's: XLA (JAX) fuses and orders sums
+#: and approximates float32 functions its own way, which a trajectory's growth magnifies
+DRIFT = 10 if os.environ.get("EMBER_DEVICE", "").startswith("xp:jax") else 1
+
+
 def on_device(names):
     """``names`` less the dtypes the suite's device lacks (the loops' twin of the conftest's
     leaving out of a test parametrized with such a dtype)."""
@@ -158,6 +164,16 @@ def has_views(t):
     """Whether ``t``'s device has views to see: arrays with a memory layout (not JAX's or
     Dask's, whose views are copies); checks of memory sharing hold only there."""
     return t.device.backend.has_layout
+
+
+def flush_subnormals(expected, t):
+    """``expected`` (a NumPy array) as ``t``'s device computes it: where its backend flushes
+    subnormal floats to zero (XLA's CPU), each subnormal value of ``t``'s float dtype is a zero
+    of its sign."""
+    if t.device.backend.keeps_subnormals:
+        return expected
+    tiny = np.finfo(np.dtype(t.dtype.name) if t.dtype.name != "bfloat16" else np.float32).tiny
+    return np.where(np.abs(expected) < tiny, np.copysign(0.0, expected), expected)
 
 
 def engine_devices():

@@ -68,7 +68,7 @@ exp = _float_unary("exp",
 
     >>> import ember
     >>> ember.tensor([0.0, 1.0], dtype="float64").exp().tolist()
-    [1.0, 2.718281828459045]
+    [1.0, 2.71828182845904...]
     """)
 log = _float_unary("log",
                    """The natural logarithm (``log(0) == -inf``, negative inputs give NaN).

@@ -8,6 +8,7 @@ import torch
 from onnx_node import NEWEST, R, check, complete, ember_run, f32, model_of, reference_run
 
 import ember  # noqa: E402
+from oracle import flush_subnormals  # noqa: E402
 
 
 def i64(*v):
@@ -48,6 +49,8 @@ BITS = [
 @pytest.mark.parametrize("x,to", BITS)
 @pytest.mark.half_precision
 def test_bitcast(x, to):
+    if x.dtype.kind == "f":  # a device that flushes subnormals (XLA's CPU) reads them as zeros
+        x = flush_subnormals(x, ember.tensor(x)).astype(x.dtype)
     check("BitCast", [("x", x)], {"to": to}, oracle="ref")
 
 

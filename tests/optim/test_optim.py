@@ -143,7 +143,10 @@ def test_adamw_matches_torch(kwargs, groups):
 def test_float32_matches_torch(ecls, tcls, kwargs):
     got = run_ember(ecls, kwargs, dtype="float32")
     want = run_torch(tcls, kwargs, dtype=torch.float32)
-    _close(got, want, rtol=2e-5, atol=2e-5)
+    # float32 rounding, in another order in each engine's matmul and sums (1e-6 apart after one
+    # step), grows along the trajectory: 2.5e-4 apart after 20 steps, measured on torch:cpu;
+    # the float64 tests above hold each optimizer to 1e-6
+    _close(got, want, rtol=1e-3, atol=1e-4)
     ps = [ember.ones(2).require_grad()]
     opt = ecls(ps, **kwargs)
     _ = (ps[0] * ps[0]).sum().backward()

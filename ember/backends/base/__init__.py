@@ -98,6 +98,9 @@ class Backend(CoreKernels, CreationKernels, MovementKernels, SegmentsKernels,
     #: whether arrays have a memory layout ``shares_memory`` sees; without one (the standard's
     #: arrays) a reshape is a view, as PyTorch's of a contiguous tensor
     has_layout = True
+    #: whether float arithmetic keeps subnormal values; XLA on a CPU flushes them to zero (FTZ,
+    #: DAZ), so a result or an operand below the smallest normal float is a signed zero there
+    keeps_subnormals = True
 
     class RaggedError(ValueError):
         """Nested data whose rows differ in length."""

@@ -4,6 +4,7 @@ called in an allocation error."""
 
 import math
 
+from ..guard import check_result
 from .declare import required
 
 # the largest finite value and the rounding step past it of each float dtype (by itemsize and
@@ -56,6 +57,7 @@ class CreationKernels:
         ``start + i * step`` with ``ceil((end - start) / step)`` values (PyTorch's rule)."""
         xp = self.xp
         n = self.creation_arange_length(start, end, step, is_float)
+        check_result(op, (n,), 8)  # before the library sees it: XLA fails on sizes past memory
         try:
             if is_float:
                 out = start + xp.arange(n, dtype=xp.float64, device=self.native_device) * step

@@ -10,6 +10,7 @@ dim only, are irfftn and rfftn with the conjugate and the inverse scaling.
 
 from ... import dtypes
 from ...shapes import fft_half_shape, fft_result_shape
+from ..guard import check_result
 
 # the inverse-direction norm: hfft is irfft of the conjugate with the scaling swapped
 _SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
@@ -30,6 +31,8 @@ class FftKernels:
         """``transform`` of ``a`` (conjugated before and/or after) cast to ember ``dtype``; an
         allocation failure becomes the typed error naming ``op``."""
         xp = self.xp
+        # before the library sees it: XLA aborts the process on a size no memory holds
+        check_result(op, shape(a, s, dims, norm, True, dtype), dtype.itemsize)
         try:
             r = transform(xp.conj(a) if conj_in else a, s=s, axes=dims, norm=norm)
             r = xp.conj(r) if conj_out else r
@@ -62,6 +65,7 @@ class FftKernels:
         xp = self.xp
         target = self.native_dtype(dtype)
         work = target if dtype.itemsize >= 4 else self.native_dtype(dtypes.float32)
+        check_result(op, (n // 2 + 1 if half else n,), 8)
         try:
             k = xp.arange(n // 2 + 1 if half else n, dtype=self.native_dtype(dtypes.int64),
                           device=self.native_device)

@@ -94,7 +94,7 @@ class LinalgKernels:
         the dtype of its parts (``cdt`` is then that real dtype)."""
         xp = self.xp
         if self.dtype_of(x).kind == "complex":
-            x = xp.abs(x)
+            x = self.ew_abs(x)  # |inf + nan j| is inf (C99 Annex G)
         w = xp.astype(x, self.native_dtype(cdt), copy=False)
         if ord == 2:
             r = xp.sqrt(_over(xp.sum, w * w, axes, keepdim))

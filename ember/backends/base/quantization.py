@@ -67,7 +67,7 @@ class QuantizationKernels:
             m = xp.reshape(self.reduce_max(a, tuple(range(a.ndim)), False), (1,))
         else:
             m = xp.reshape(zero, (1,))
-        raw = m / hi
+        raw = self.ew_truediv(m, hi)
         s = self.quant_cast_scales(raw, param)
         over = xp.nonzero(~xp.isfinite(s))[0]
         if over.shape[0]:
@@ -80,7 +80,8 @@ class QuantizationKernels:
         xp = self.xp
         cdt = self.quant_compute_dtype(x.dtype)
         q = _blocked(xp, xp.astype(x, cdt, copy=False), block)
-        q = xp.clip(xp.round(q / self._scale_view(scales, x.shape, block, cdt)), lo, hi)
+        q = xp.clip(xp.round(self.ew_truediv(q, self._scale_view(scales, x.shape, block, cdt))),
+                    lo, hi)
         q = xp.where(xp.isnan(q), xp.zeros((), dtype=cdt, device=self.native_device), q)
         return xp.reshape(xp.astype(q, self.native_dtype(dtypes.int8)), x.shape)
 

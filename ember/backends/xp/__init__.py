@@ -16,7 +16,7 @@ from ...errors import DeviceError, KindError
 from ..base import Backend
 from ..guard import allocation_error, allocation_guard
 from ..numpy.core import quiet as _numpy_quiet
-from .host import HostRouted, through_host
+from .host import HostRouted, complex_through_host, through_host
 from .libraries import LIBRARIES, installed
 
 name = "xp"
@@ -34,6 +34,7 @@ class ArrayAPIBackend(HostRouted, Backend):
     def __init__(self, device, library):
         self.library = library
         self.has_layout = library.has_layout
+        self.keeps_subnormals = library.keeps_subnormals
         self.xp = xp = library.load()
         self.Array = library.array_type(xp)
         from .. import registry
@@ -48,11 +49,14 @@ class ArrayAPIBackend(HostRouted, Backend):
         self._ember = {library.dtype_key(self.host.xp, v): k for k, v in self._native.items()}
         self._seen = {}  # the library's dtype objects met so far -> ember DType
         self._operators = {}  # ew_operator's kernels
-        # the library's own erf, complex, scatter and divide, or None (the defaults' then)
+        # the library's own erf, complex, scatter, divide and take_along_axis, or None (the
+        # defaults' then)
         self._own = {hook: getattr(library, hook)(xp) for hook in ("erf", "complex", "scatter",
-                                                                     "divide")}
+                                                                     "divide", "take_along_axis")}
         for kernel in library.on_host:
             setattr(self, kernel, through_host(kernel).__get__(self))
+        for kernel in library.complex_on_host:
+            setattr(self, kernel, complex_through_host(kernel, getattr(self, kernel)).__get__(self))
         super().__init__(device)
 
     def _prepare(self, kernel):
@@ -103,7 +107,15 @@ class ArrayAPIBackend(HostRouted, Backend):
         return self.from_host(arr, self.host.dtype_of(arr))
 
     def cast(self, a, dtype):
-        return a if self.dtype_of(a) == dtype else self.xp.astype(a, self.native_dtype(dtype))
+        """``a`` as ember ``dtype``. A float becomes an integer narrower than 64 bits through
+        int64, so that a value past the narrow type's range wraps as with NumPy and PyTorch
+        (-4.0 as uint8 is 252), which the standard leaves undefined (XLA saturates)."""
+        source = self.dtype_of(a)
+        if source == dtype:
+            return a
+        if source.kind == "float" and dtype.kind == "int" and dtype.itemsize < 8:
+            a = self.xp.astype(a, self.native_dtype(_dtypes.int64))
+        return self.xp.astype(a, self.native_dtype(dtype))
 
     def readonly(self, a):
         """``a`` itself: ember never writes an array it shares."""
@@ -212,6 +224,10 @@ class ArrayAPIBackend(HostRouted, Backend):
                   "ew_truediv": self._own["divide"] or xp.divide}[kname]
             found = self._operators[kname] = self._prepare(fn)
         return found
+
+    def sort_take(self, x, idx, axis):
+        own = self._own["take_along_axis"]
+        return self.xp.take_along_axis(x, idx, axis=axis) if own is None else own(x, idx, axis)
 
     def idx_scatter(self, target, key, values, op):
         own = self._own["scatter"]

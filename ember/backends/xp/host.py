@@ -10,7 +10,7 @@ True
 
 from ..base import Backend, required_kernels
 
-__all__ = ["HOST_KERNELS", "HostRouted", "through_host"]
+__all__ = ["HOST_KERNELS", "HostRouted", "complex_through_host", "through_host"]
 
 #: the required primitives an ``xp`` device computes on the host; its own (``xp/__init__.py``)
 #: are the core kernels, the scatter where the library has one, erf and complex where it has them
@@ -30,6 +30,22 @@ def through_host(name):
     kernel.__name__ = name
     kernel.__doc__ = f"``{name}`` of the NumPy backend, on a host copy."
     kernel.__wrapped__ = getattr(Backend, name)  # it takes the declaration's parameters
+    return kernel
+
+
+def complex_through_host(name, own):
+    """The kernel ``name``: where an argument is a complex array, the NumPy backend's on host
+    copies (``through_host``), else ``own`` (a bound kernel)."""
+    host = through_host(name)
+
+    def kernel(self, *args, **kwargs):
+        Array = self.Array
+        if any(isinstance(a, Array) and self.dtype_of(a).kind == "complex" for a in args):
+            return host(self, *args, **kwargs)
+        return own(*args, **kwargs)
+    kernel.__name__ = name
+    kernel.__doc__ = f"``{name}``; of complex arrays the NumPy backend's, on host copies."
+    kernel.__wrapped__ = getattr(Backend, name)
     return kernel
 
 
