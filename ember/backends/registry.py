@@ -195,7 +195,8 @@ register("torch", "ember.backends.torch", ("torch", "cpu", "cuda", "mps"), _pars
 def _parse_xp(parts, index, spec):
     """"xp:<library>": an Array API library (``xp:jax``, ``xp:array_api_strict``, ``xp:dask``)
     on its default device; the device's type is "cpu" for a library that computes in host
-    memory (array-api-strict, Dask), else the library's name."""
+    memory (array-api-strict, Dask), else the library's device's, as PyTorch names it (JAX's
+    default device: "cpu" or "cuda"; JAX is imported to tell)."""
     from .xp.libraries import LIBRARIES  # the table only: no library is imported
     if len(parts) != 2 or index not in (None, 0):
         return None
@@ -203,7 +204,7 @@ def _parse_xp(parts, index, spec):
         raise InvalidParameterError(
             f"device: {spec!r} names no Array API library ember runs on; expected one of "
             + ", ".join(f"'xp:{n}'" for n in LIBRARIES), "device", spec)
-    return LIBRARIES[parts[1]].device_type, None, f"xp:{parts[1]}"
+    return LIBRARIES[parts[1]].device_type(), None, f"xp:{parts[1]}"
 
 
 register("xp", "ember.backends.xp", ("xp",), _parse_xp, "array_api_compat", "Array API array")

@@ -127,7 +127,8 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False, revers
                         _fits_pair(name, a, b, dt.itemsize)
                     try:
                         out = kernel(a, b)
-                    except (RuntimeError, ValueError):  # shapes that do not broadcast
+                    except (RuntimeError, TypeError, ValueError):  # shapes that do not broadcast
+                        # (JAX words it as a TypeError)
                         return slow(self, other, name)
                     t = _new(Tensor)  # nothing to record: what ``wrap`` gives, inline
                     t._data = out

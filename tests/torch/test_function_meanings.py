@@ -49,12 +49,13 @@ CASES = []
 _COUNT = {}
 
 
-def case(name, *calls):
+def case(name, *calls, marks=()):
     """Cases of ``torch.<name>``: each call is ``lambda T, a: ...`` (T the library, a the
-    inputs of test_method_meanings.py)."""
+    inputs of test_method_meanings.py); ``marks``: pytest marks of each (``pytest.mark.layout``:
+    a case about strides)."""
     for call in calls:
         k = _COUNT[name] = _COUNT.get(name, -1) + 1
-        CASES.append(pytest.param(call, id=f"{name}-{k}"))
+        CASES.append(pytest.param(call, id=f"{name}-{k}", marks=marks))
 
 
 def _arg(a, k):
@@ -465,7 +466,7 @@ case("view", lambda T, a: a.xt.view(-1), lambda T, a: a.xt.view(3, 2),
      lambda T, a: a.x[:, ::2].view(4), lambda T, a: a.x[:, 1:].view(2, 2),
      lambda T, a: a.x[:, 1:].view(4), lambda T, a: a.x.expand(2, 2, 3).view(4, 3),
      lambda T, a: a.x.expand(2, 2, 3).view(2, 6), lambda T, a: a.xt.view(5),
-     lambda T, a: a.x.view(6))
+     lambda T, a: a.x.view(6), marks=pytest.mark.layout)  # view's stride rule
 case("sort", lambda T, a: a.x.sort(0, True), lambda T, a: a.x.sort(0, True, True),
      lambda T, a: a.x.sort(0, stable=True), lambda T, a: a.x.sort(stable=True, dim=0),
      lambda T, a: a.x.sort(stable=1), lambda T, a: T.sort(a.dup, stable=True, descending=True),

@@ -131,10 +131,11 @@ def check(fn):
 CASES = []
 
 
-def case(name, *calls):
-    """Cases of method ``name``: each call is ``lambda T, a: ...`` (T the library, a the inputs)."""
+def case(name, *calls, marks=()):
+    """Cases of method ``name``: each call is ``lambda T, a: ...`` (T the library, a the inputs);
+    ``marks``: pytest marks of each (``pytest.mark.layout``: a case about strides)."""
     for k, call in enumerate(calls):
-        CASES.append(pytest.param(call, id=f"{name}-{k}"))
+        CASES.append(pytest.param(call, id=f"{name}-{k}", marks=marks))
 
 
 # unary element-wise, on floats (in their domain) and ints
@@ -610,7 +611,7 @@ case("__getitem__", lambda T, a: a.xt[1], lambda T, a: a.xt[:, [1, 0]])
 case("tolist", lambda T, a: a.xt.tolist())
 case("unfold", lambda T, a: a.xt.unfold(0, 2, 1))
 case("is_contiguous", lambda T, a: a.xt.is_contiguous(), lambda T, a: a.xt.t().is_contiguous(),
-     lambda T, a: a.x[:, ::2].is_contiguous())
+     lambda T, a: a.x[:, ::2].is_contiguous(), marks=pytest.mark.layout)
 
 # conversions and Python values
 case("bool", lambda T, a: a.x.bool(), lambda T, a: a.i.bool())

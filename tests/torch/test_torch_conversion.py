@@ -96,6 +96,7 @@ def test_bool_float_int_index():
         et.tensor(1.5).__index__()
 
 
+@pytest.mark.layout
 def test_stride_offset_pointer():
     a = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
     t, e = torch.tensor(a), et.tensor(a)

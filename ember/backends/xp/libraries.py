@@ -18,8 +18,6 @@ class Library:
     and hooks a subclass overrides where the library has something better than the default."""
 
     package = None
-    #: the type of its device: "cpu" where it computes in host memory
-    device_type = "cpu"
     #: the dtypes the library lacks, by ember name (the device refuses them with KindError)
     lacks = ()
     #: whether its arrays have a memory layout ``shares_memory`` sees (Backend.has_layout)
@@ -35,6 +33,11 @@ class Library:
     def load(self):
         """The library's Array API namespace (imported now)."""
         return importlib.import_module(self.package)
+
+    def device_type(self):
+        """The type of its device, as PyTorch names it: "cpu" where the library computes in host
+        memory."""
+        return "cpu"
 
     def array_type(self, xp):
         """The type of the library's arrays."""
@@ -128,7 +131,6 @@ class Jax(Library):
     (``jax_enable_x64``), without which float64 and int64 would silently be 32-bit."""
 
     package = "jax"
-    device_type = "jax"  # JAX's default device: a CPU, GPU or TPU
     keeps_subnormals = False  # XLA sets FTZ and DAZ
     # loops whose arrays change shape every turn: JAX would compile each turn's ops anew
     on_host = ("cc_label", "cc_stats", "nms_keep")
@@ -145,6 +147,17 @@ class Jax(Library):
         jax.config.update("jax_enable_x64", True)
         import jax.numpy as jnp
         return jnp
+
+    def device_type(self):
+        """The platform of JAX's default device: "cpu", "cuda" for a GPU (PyTorch's name, which
+        it gives AMD's GPUs too), else JAX's name ("tpu"). Imports JAX ("cpu" where it is not
+        installed: the device is refused when first used)."""
+        try:
+            import jax
+        except ImportError:
+            return "cpu"
+        platform = jax.default_backend()
+        return "cuda" if platform == "gpu" else platform
 
     def array_type(self, xp):
         import jax
