@@ -5,9 +5,11 @@ import numpy as np
 import pytest
 import torch
 
+import ember
 import ember.torch as et
 from ember.errors import GraphError, InvalidParameterError, KindError, ShapeMismatchError
 from math_oracle import check, rand as _rand
+from oracle import flush_subnormals
 
 NAN, INF = float("nan"), float("inf")
 SHAPES = [(), (0,), (5,), (3, 4)]
@@ -109,8 +111,10 @@ def test_frexp_values(dtype):
 
 def test_frexp_extremes():
     x = np.array([1e-40, -3e38, 3.4e38, 1.1754944e-38, 1e-45], np.float32)
+    x = flush_subnormals(x, ember.tensor(x)).astype(np.float32)  # zeros where XLA flushes
     check(lambda m, x: m.frexp(x), x, grad=False)
     x = np.array([5e-324, 1.7e308, 2.2250738585072014e-308, -1e-310], np.float64)
+    x = flush_subnormals(x, ember.tensor(x))
     check(lambda m, x: m.frexp(x), x, grad=False)
     # one below each power of two: log2 rounds up to the power
     x = np.nextafter(np.array([1.0, 2.0, 1024.0, 0.25], np.float32), np.float32(0))
