@@ -8,6 +8,7 @@ See docs/movement.md for a guide.
 """
 
 from .. import dtypes as _dt
+from ..backends.guard import check_result
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import argfix, as_int, check_rank, normalize_dim, normalize_dims
 from .._tensor import Tensor, _data_from, backend_of, record, wrap
@@ -87,6 +88,7 @@ def _repeat_impl(x, reps, op):
     if len(reps) < nd:
         reps = reps + [1] * (nd - len(reps))
     base = (1,) * (len(reps) - nd) + shape
+    check_result(op, tuple([r * b for r, b in zip(reps, base)]), x._dtype.itemsize)
     y = _reshape_to(x, tuple([v for b in base for v in (1, b)]), op)
     y = _expand_to(y, tuple([v for r, b in zip(reps, base) for v in (r, b)]), op)
     return _reshape_to(y, tuple([r * b for r, b in zip(reps, base)]), op)

@@ -63,7 +63,13 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("name", list(CASES))
+# cases whose input is a huge broadcast view, which holds one element only where the device's
+# library has views (on JAX, making it is the impossible allocation: ``expand`` refuses it)
+ON_VIEWS = {"cat", "stack", "matmul", "@", "outer", "contiguous", "reshape (a copy)", "tolist"}
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.layout) if n in ON_VIEWS
+                                  else n for n in CASES])
 def test_impossible_results_raise_the_typed_error(name):
     call, op, shape = CASES[name]
     x = _small()
@@ -119,6 +125,7 @@ def test_guard_keeps_the_kernel_name_and_doc():
     assert be.contiguous(a).flags.c_contiguous
 
 
+@pytest.mark.layout  # the examples' broadcast views hold one element
 def test_docs_internals_examples_run():
     # the examples of the section on the shared checks (the page's op template holds a
     # docstring, not an example to run)

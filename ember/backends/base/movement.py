@@ -4,6 +4,7 @@ the others return fresh arrays. Nothing here writes into an array it was given."
 
 import math
 
+from ..guard import check_result
 from .declare import required
 
 
@@ -48,6 +49,8 @@ class MovementKernels:
     def mv_expand(self, a, shape, op='expand'):
         """A read-only broadcast view of ``a`` with ``shape`` (leading dims added as needed; ``op``:
         the op named if its size cannot be addressed)."""
+        if not self.has_layout:  # the library's broadcast is a new array (XLA aborts past memory)
+            check_result(op, tuple(shape), self.dtype_of(a).itemsize)
         try:
             return self.xp.broadcast_to(a, tuple(shape))
         except Exception as exc:  # noqa: BLE001 - allocation_failed keeps what is not ours
