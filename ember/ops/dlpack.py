@@ -78,8 +78,8 @@ def from_dlpack(x, /, *, device=None, copy=None):
     the default behaviour.
 
     ``device`` None: a torch tensor stays on its torch device; another CPU buffer goes to the
-    default device when that is a CPU device (else to ``"cpu"``); a CUDA buffer to
-    ``"torch:cuda:N"``.
+    default device when that is a CPU device that can share it (not JAX's; else to ``"cpu"``);
+    a CUDA buffer to ``"torch:cuda:N"``.
 
     >>> import ember, numpy
     >>> a = numpy.arange(3.0)
@@ -129,4 +129,5 @@ def _source_device(x):
     if int(kind) == _CUDA:
         return as_device(f"torch:cuda:{int(index)}", "from_dlpack")
     default = as_device(None, "from_dlpack")
-    return default if default.type == "cpu" else CPU
+    # a library without memory layout (JAX) would hold a copy: the buffer goes to "cpu" then
+    return default if default.type == "cpu" and default.backend.has_layout else CPU

@@ -90,9 +90,10 @@ def _cofactors(a):
 
 def test_det_grad_of_singular_matrices(rng):
     # The derivative of det is the cofactor matrix, also where det is 0. PyTorch returns zeros
-    # for an exactly singular matrix (its rule multiplies by det); ember returns the cofactors.
+    # where its LU finds det exactly 0 (its rule multiplies by det; whether it does depends on
+    # the CPU's LAPACK kernels: -6.7e-16 on some); ember returns the cofactors.
     a = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, -1.0]])  # rank 2
-    assert np.linalg.det(a) == 0 and torch.linalg.det(torch.from_numpy(a)).item() == 0
+    assert np.linalg.det(a) == 0
     x = ember.tensor(a).require_grad()
     L.det(x).backward()
     np.testing.assert_allclose(x.grad.numpy(), _cofactors(a), atol=1e-12)
