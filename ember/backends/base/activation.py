@@ -61,9 +61,9 @@ class ActivationKernels:
         return xp.astype(_work(xp, g) * (s * (1.0 + w * (1.0 - s))), g.dtype, copy=False)
 
     def nn_relu(self, x):
-        """``max(x, 0)`` of a float array, keeping nan (a new array)."""
-        xp = self.xp
-        return xp.maximum(x, xp.zeros((), dtype=x.dtype, device=self.native_device))
+        """``max(x, 0)`` of a float array, keeping nan (a new array): ``ew_relu``, whose tie rule
+        gives the sign of a zero as ``Tensor.relu``."""
+        return self.ew_relu(x)
 
     def nn_relu_grad(self, g, x):
         """The gradient of ``nn_relu``: 0 where ``x <= 0``, else ``g`` (NaN inputs pass ``g`` on, as
