@@ -111,9 +111,20 @@ def test_the_docs_example_runs():
 
 
 def test_a_result_too_large_for_jax_is_the_typed_error():
-    # JAX has no views: expand allocates, and XLA's RESOURCE_EXHAUSTED becomes ember's error
+    # JAX has no views: expand allocates, so it checks the size first (XLA aborts the process
+    # on a result past memory) ...
     x = ember.ones(1, device=JAX)
     with pytest.raises(ember.InvalidParameterError, match=r"^expand: a result of shape "
-                       r"\(1099511627776,\) is too large to allocate \(not enough memory\)"):
+                       r"\(1099511627776,\) is too large to allocate \(4398046511104 bytes, "
+                       "more than the machine's"):
         x.expand(2 ** 40)
     assert x.expand(3).tolist() == [1.0, 1.0, 1.0]
+    # ... and XLA's RESOURCE_EXHAUSTED, where an allocation fails all the same, is the same error
+    exhausted = type("JaxRuntimeError", (RuntimeError,), {})(
+        "RESOURCE_EXHAUSTED: Out of memory allocating 4398046511104 bytes.")
+    found = x.device.backend.allocation_failed(exhausted, "expand", (2 ** 40,))
+    assert isinstance(found, ember.InvalidParameterError)
+    assert str(found).startswith("expand: a result of shape (1099511627776,) is too large to "
+                                 "allocate (not enough memory)")
+    other = RuntimeError("INVALID_ARGUMENT: something else")
+    assert x.device.backend.allocation_failed(other, "expand", (2,)) is other
