@@ -212,14 +212,15 @@ def test_page_fault_ratio_where_pytorch_had_none():
 def test_measure_counts_the_page_faults_of_fresh_memory():
     import numpy as np
 
-    # 32 MB of fresh memory per call: above the allocator's reuse, so the OS maps it anew
+    # 64 MB of fresh memory per call: above glibc's largest mmap threshold (32 MB, which it
+    # rises to after a large free, and below which it reuses freed memory), so the OS maps it anew
     # (at least 16 faults even where it uses 2 MB huge pages); a sum of a kept array maps none.
     # Measured on a new thread: NumPy's allocator there is its own, not ember's buffer pool
     # (installed on the importing thread), which would reuse the block.
     import threading
     found = {}
     worker = threading.Thread(target=lambda: found.update(
-        helpers.measure(lambda: np.ones(2**23, np.float32), reps=2, min_time=0)))
+        helpers.measure(lambda: np.ones(2**24, np.float32), reps=2, min_time=0)))
     worker.start()
     worker.join()
     fresh = found
