@@ -34,6 +34,7 @@ ROOT = os.path.dirname(HERE)
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
+import against  # noqa: E402
 import cases as cases_mod  # noqa: E402
 import helpers  # noqa: E402
 from helpers import fmt_ratio, fmt_time  # noqa: E402
@@ -112,18 +113,18 @@ def select_cases(spec, quick):
     return chosen
 
 
-def run_worker(lib, names, args, threads, env, timeout):
-    """Run one library's worker with the thread setting ``threads``; returns its JSON payload
-    (with an ``error`` on failure)."""
+def run_worker(lib, names, args, threads, env, timeout, root=ROOT):
+    """Run one library's worker with the thread setting ``threads`` (the worker of the source
+    tree at ``root``); returns its JSON payload (with an ``error`` on failure)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, f"{lib}.json")
-        cmd = [sys.executable, os.path.join(HERE, "worker.py"), "--lib", lib,
+        cmd = [sys.executable, os.path.join(root, "benchmarks", "worker.py"), "--lib", lib,
                "--cases", ",".join(names), "--reps", str(args.reps),
                "--min-time", str(args.min_time), "--threads", str(threads), "--out", out]
         if args.quick:
             cmd.append("--quick")
         try:
-            proc = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True,
+            proc = subprocess.run(cmd, env=env, cwd=root, capture_output=True, text=True,
                                   timeout=timeout)
         except subprocess.TimeoutExpired:
             return {"lib": lib, "error": f"timed out after {timeout} s", "results": {}}
@@ -449,6 +450,8 @@ def write_report(path, chart_path, selected, by_setting, meta, scaling_sizes):
         for text, measured, ok in rows:
             out.append(f"| {text} | {measured} | {'yes' if ok else '**no**'} |")
         out.append("")
+    if meta.get("against"):
+        out.extend(against.table(main_cases, by_setting, meta["against"], threads_label))
     if scaling_sizes:
         out.append("## Scaling")
         out.append("")
@@ -651,6 +654,10 @@ def main(argv=None):
     ap.add_argument("--no-torch-backend", action="store_true",
                     help="leave out the column of ember on its torch:cpu backend")
     ap.add_argument("--top", type=int, default=25, help="functions per profile listing")
+    ap.add_argument("--against", default=None, metavar="DIR",
+                    help="also time ember from the source tree DIR (e.g. `git worktree add "
+                         "/tmp/old REF`) in the same run, interleaved, and report the two side "
+                         "by side")
     args = ap.parse_args(argv)
     if args.reps is None:
         args.reps = 1 if args.quick else 7
@@ -667,6 +674,10 @@ def main(argv=None):
 
     selected = select_cases(args.cases, args.quick)
     envs = {s: helpers.worker_env(s, ROOT) for s in args.threads}
+    if args.against:
+        args.against = against.check_tree(args.against)
+        there = against.case_names(args.against)
+        envs_there = {s: helpers.worker_env(s, args.against)[0] for s in args.threads}
     removed = envs[args.threads[0]][1]
     if args.kernels:
         args.profile_lib = "ember"
@@ -699,10 +710,18 @@ def main(argv=None):
                     continue
                 print(f"run.py: round {rnd}/{args.rounds}: {threads_label(setting)}: {lib}: "
                       f"{len(names)} cases ...", file=sys.stderr, flush=True)
-                payload = run_worker(lib, names, args, setting, env, timeout)
-                if payload.get("error"):
-                    print(f"run.py: {lib} worker failed: {payload['error']}", file=sys.stderr)
-                payloads[lib] = merge_rounds(payloads.get(lib), payload)
+                runs = [(lib, names, env, ROOT)]
+                if args.against and lib in against.COLUMNS:
+                    runs.append((against.label(lib), [n for n in names if n in there],
+                                 envs_there[setting], args.against))
+                for key, chosen, run_env, root in runs:
+                    if not chosen:
+                        continue
+                    payload = run_worker(lib, chosen, args, setting, run_env, timeout, root)
+                    if payload.get("error"):
+                        print(f"run.py: {key} worker failed: {payload['error']}",
+                              file=sys.stderr)
+                    payloads[key] = merge_rounds(payloads.get(key), payload)
     seconds = time.perf_counter() - start
     scaling_sizes = sorted({c.full["n"] for c in selected if c.group == "scaling"})
     meta = {
@@ -710,7 +729,7 @@ def main(argv=None):
         "command": "python benchmarks/run.py " + " ".join(argv if argv is not None
                                                          else sys.argv[1:]),
         "seconds": seconds, "quick": args.quick, "reps": args.reps, "min_time": args.min_time,
-        "rounds": args.rounds,
+        "rounds": args.rounds, "against": args.against,
         "threads": args.threads, "machine": helpers.machine_info(), "removed_vars": removed,
         "load_before": load_before, "load_after": helpers.uptime(),
     }

@@ -248,3 +248,45 @@ def test_measure_difference_times_the_work_beyond_the_baseline(monkeypatch):
     assert stats["total"] == pytest.approx(0.004) and stats["baseline"] == pytest.approx(0.001)
     for key in ("median", "min", "max"):
         assert stats[key] == pytest.approx(0.003)
+
+
+def test_against_runs_the_other_tree_in_the_same_run(tmp_path):
+    out = tmp_path / "perf.md"
+    proc = _run("--quick", "--cases", "add_8,cat_100", "--threads", "1", "--against", ROOT,
+                "--out", str(out), "--chart", "none")
+    assert proc.returncode == 0, proc.stderr
+    text = out.read_text()
+    section = text.split("## Against another tree", 1)[1]
+    assert f"ember from `{ROOT}`" in section
+    for title in ("### ember (NumPy), 1 thread", "### ember on torch:cpu, 1 thread"):
+        rows = _tables(section, title)
+        assert set(rows) == {"add_8", "cat_100"}
+        for row in rows.values():
+            assert re.fullmatch(TIME, row["that tree"]) and re.fullmatch(TIME, row["this tree"])
+            assert re.fullmatch(r"[\d.]+×", row["ratio"])
+
+
+def test_against_counts_the_cases_within_the_ratio():
+    import against
+
+    class C:
+        def __init__(self, name):
+            self.name = name
+
+    def results(times):
+        return {"results": {n: {"median": t} for n, t in times.items()}}
+
+    by_setting = {1: {"ember": results({"a": 1.04, "b": 2.0, "c": 1.0}),
+                      "ember@against": results({"a": 1.0, "b": 1.0})}}
+    lines = against.table([C("a"), C("b"), C("c")], by_setting, "/old", run.threads_label)
+    text = "\n".join(lines)
+    assert "### ember (NumPy), 1 thread: 1 of 2 within 1.05x" in text
+    assert "| `a` | 1.00 s | 1.04 s | 1.04× |" in text and "| `b` | 1.00 s | 2.00 s | 2.00× |" in text
+    assert "`c`" not in text and "torch:cpu" not in text
+
+
+def test_against_a_directory_without_ember_is_refused(tmp_path):
+    proc = _run("--quick", "--cases", "add_8", "--against", str(tmp_path), "--out",
+                str(tmp_path / "p.md"), "--chart", "none")
+    assert proc.returncode != 0
+    assert f"--against '{tmp_path}': expected a source tree of ember" in proc.stderr
