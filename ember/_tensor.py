@@ -447,7 +447,8 @@ def _record(data, dtype, inputs, backward, name, recompute, tensors, keep_out):
         if not tracked:
             return t
     if backward is not None and _mode.enabled and dtype.kind == "float":
-        t._data = realized(data, t._device)  # a recorded step's result is computed now
+        if data.__class__ is not _Array:  # a recorded step's result is computed now
+            t._data = realized(data, t._device)
         parents = tuple([x._node for x in inputs])
         if recompute is not None and ad == "balanced":
             t._node = _recomputed_node(recompute, inputs, parents, name)

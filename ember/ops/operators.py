@@ -61,13 +61,27 @@ _new = object.__new__
 
 
 def _kernel_of(memo, device, dtype, kname):
-    """``(device, dtype, kernel)`` for an operator's short path: the kernel ``kname`` of
-    ``device``'s backend for operands of ``dtype`` (its ``ew_operator``: torch's own operator,
-    where it computes the same, skips a Python frame), remembered in ``memo[0]`` as one tuple
-    (replaced whole, so a thread never sees one device with another's kernel): an operator's
-    next call on the same device and dtype finds it with two identity checks."""
-    last = memo[0] = (device, dtype, device.backend.ew_operator(kname, dtype))
+    """``(device, dtype, kernel, eager, below)`` for an operator's short path: the kernels of
+    ``kname`` that ``device``'s backend gives for operands of ``dtype`` (its ``ew_operator``:
+    ``eager`` for arrays of fewer than ``below`` bytes each), remembered in ``memo[0]`` as one
+    tuple (replaced whole, so a thread never sees one device with another's kernel): an
+    operator's next call on the same device and dtype finds them with two identity checks."""
+    last = memo[0] = (device, dtype, *device.backend.ew_operator(kname, dtype))
     return last
+
+
+_MEMOS = []  # every operator's memo (see _kernel_of)
+
+
+def forget_kernels():
+    """Make every operator ask its device's backend for its kernels again (``ew_operator``) at
+    its next call: after something its answer depends on changed (a backend's threshold,
+    lowered by a test)."""
+    for memo in _MEMOS:
+        memo[0] = _FORGOTTEN
+
+
+_FORGOTTEN = (None, None, None, None, 0)
 
 
 def _keep_none(a, b):
@@ -100,7 +114,8 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False, revers
     ``reads_number``: whether the rule with a number reads the tensor's value."""
     kinds = ("float",) if float_only else ("float", "int")
     keep = saved if reads_number else alias
-    memo = [(None, None, None)]
+    memo = [_FORGOTTEN]
+    _MEMOS.append(memo)
 
     def method(self, other):
         dt = self._dtype
@@ -115,7 +130,10 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False, revers
                     last = _kernel_of(memo, device, dt, kname)
                 if other._device is not device:
                     raise device_error(name, self, other)
-                kernel = last[2]
+                kernel, below = last[2], last[4]
+                small = below and a.nbytes < below and b.nbytes < below
+                if small:  # (far under the memory bound: the result fits)
+                    kernel = last[3]
                 ad = self._ad
                 untracked = self._node is None and other._node is None and ad is other._ad
                 if untracked:
@@ -139,7 +157,8 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False, revers
                     t._grad = None
                     return t
                 if a.shape == b.shape:
-                    check_shaped(name, a, dt.itemsize)
+                    if not small:
+                        check_shaped(name, a, dt.itemsize)
                     if ad == "balanced" or other._ad == "balanced":
                         return record_arrays(
                             kernel(a, b), dt, (self, other),
@@ -156,9 +175,13 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False, revers
                 last = memo[0]  # the kernel of the device and dtype of the last call
                 if last[0] is not device or last[1] is not dt:
                     last = _kernel_of(memo, device, dt, kname)
-                kernel = last[2]
-                if self._node is None:
+                below = last[4]
+                if below and a.nbytes < below:  # (far under the memory bound: it fits)
+                    kernel = last[3]
+                else:
+                    kernel = last[2]
                     check_shaped(name, a, dt.itemsize)
+                if self._node is None:
                     return wrap(kernel(other, a) if reverse else kernel(a, other), dt, self._ad)
                 return _scalar_step(self, kernel, other, grad_ts, name, reverse, keep)
         return slow(other, self, name) if reverse else slow(self, other, name)
@@ -174,9 +197,8 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False, revers
 def _scalar_step(x, kernel, s, grad, name, reverse, keep=saved):
     """The recorded step of a tracked float tensor ``x`` with the number ``s`` (``s OP x`` when
     ``reverse``): ``grad(x, s)`` (``grad(s, x)``) builds its rule; under the "balanced"
-    strategy it recomputes on arrays with the same rule."""
+    strategy it recomputes on arrays with the same rule (the caller checked the size)."""
     a, dt = x._data, x._dtype
-    check_shaped(name, a, dt.itemsize)
     out = kernel(s, a) if reverse else kernel(a, s)
     if x._ad == "balanced":
         rule = grad(s, wrap(a, dt)) if reverse else grad(wrap(a, dt), s)

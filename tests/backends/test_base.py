@@ -6,6 +6,7 @@ import ast
 import inspect
 import os
 
+import numpy as np
 import pytest
 
 import ember
@@ -128,3 +129,30 @@ def test_the_docs_list_the_declared_kernels():
         text = fh.read()
     table = text.split("<!-- kernels:start -->\n")[1].split("<!-- kernels:end -->")[0]
     assert table.strip() == markdown().strip()
+
+
+@pytest.mark.parametrize("backend", _backends(), ids=lambda b: str(b.device))
+def test_metadata_defaults_run_as_written(backend):
+    # a default marked @metadata reads only shape, dtype or layout: no warnings context around
+    from ember.backends.base.core import CoreKernels
+    from ember.backends.base.declare import is_metadata
+
+    inner = getattr(backend, "inner", backend)
+    marked = [n for n in kernel_names(type(inner)) if is_metadata(vars(CoreKernels).get(n))]
+    assert {"numel", "is_array", "layout_strides"} <= set(marked)
+    for name in marked:
+        if getattr(type(inner), name) is vars(CoreKernels)[name]:  # not overridden
+            assert getattr(inner, name).__func__ is vars(CoreKernels)[name], name
+    a = backend.asarray([[1.0, 2.0, 3.0]])
+    assert backend.numel(a) == 3 and backend.is_array(a) and not backend.is_array([1.0])
+
+
+@pytest.mark.parametrize("backend", _backends(), ids=lambda b: str(b.device))
+def test_the_operators_kernels_compute_the_sum(backend):
+    kernel, eager, below = backend.ew_operator("ew_add", ember.float32)
+    assert below >= 0
+    a = backend.asarray([1.5, -2.0], ember.float32)
+    b = backend.asarray([0.25, 4.0], ember.float32)
+    for fn in (kernel, eager):
+        np.testing.assert_array_equal(backend.to_host(fn(a, b)), [1.75, 2.0])
+        np.testing.assert_array_equal(backend.to_host(fn(a, 2.0)), [3.5, 0.0])

@@ -122,3 +122,21 @@ def test_other_kernels_are_the_wrapped_ones_while_no_chain_exists():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120, env=dict(os.environ, EMBER_DEVICE="cpu"))
     assert out.stdout.strip() == "ok", out.stderr
+
+
+def test_the_operators_take_the_wrapped_kernel_below_the_fusing_size(be):
+    kernel, eager, below = be.ew_operator("ew_mul", ember.float32)
+    assert kernel is be.ew_mul and eager is be.inner.ew_operator("ew_mul", ember.float32)[1]
+    assert below == N * 4  # bytes of float32: arrays this small never fuse
+    assert type(kernel(np.ones(N, np.float32), 2.0)) is Chain
+    x = ember.ones(N) * 2.0  # at the size: the short path defers
+    y = ember.ones(N - 1) * 2.0  # below it: the wrapped kernel, computed at once
+    assert type(x._data) is Chain and type(y._data) is np.ndarray
+    assert y.sum().item() == 2.0 * (N - 1)
+
+
+def test_the_wrapped_abilities_are_read_without_a_lookup_hook(be):
+    for name in ("has_layout", "writes_in_place", "fuses", "keeps_subnormals", "name", "Array",
+                 "device"):
+        assert vars(be)[name] == getattr(be.inner, name), name
+    assert be.eager is False and be.inner.eager is True

@@ -2,7 +2,7 @@
 
 import math
 
-from .declare import required
+from .declare import metadata, required
 
 
 
@@ -30,11 +30,13 @@ class CoreKernels:
     def asarray(self, data, dtype=None):
         """An ndarray from nested sequences, scalars or arrays; ``dtype`` an ember DType or None."""
 
+    @metadata
     def complex_cast_message(self, dtype):
         """Why complex values cannot become ember ``dtype`` (a real one): the imaginary part
         would be lost (docs/complex.md)."""
         return complex_cast_message(dtype)
 
+    @metadata
     def is_array(self, data):
         """Whether ``data`` is this backend's array type."""
         return isinstance(data, self.Array)
@@ -121,6 +123,7 @@ class CoreKernels:
     def ember_dtype(self, value):
         """The ember DType of a NumPy dtype or scalar type (``np.float32``), or None."""
 
+    @metadata
     def numel(self, a):
         """The number of elements of ``a``."""
         return math.prod(a.shape)
@@ -138,6 +141,7 @@ class CoreKernels:
     def synchronize(self):
         """Wait for queued work (nothing is queued on NumPy)."""
 
+    @metadata
     def layout_strides(self, a):
         """The step in elements between neighbours along each dim of ``a``'s buffer; row-major
         where the library has no memory layout (the standard has none)."""
@@ -147,11 +151,13 @@ class CoreKernels:
             n *= max(size, 1)
         return tuple(reversed(steps))
 
+    @metadata
     def layout_offset(self, a):
         """The offset in elements of ``a``'s first element in the buffer it views (0 where the
         library has no views)."""
         return 0
 
+    @metadata
     def layout_address(self, a):
         """The address of ``a``'s first element (0 where the library does not tell, as PyTorch's
         tensors without storage)."""

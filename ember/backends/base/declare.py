@@ -1,13 +1,14 @@
 """How ``ember/backends/base`` declares kernels: ``@required`` marks a primitive every backend
 must implement (its body is only the declaration: signature and meaning); an undecorated
 method of the base is a default, written once against the backend's Array API namespace
-``self.xp``, which a backend overrides only where it is measurably faster."""
+``self.xp``, which a backend overrides only where it is measurably faster; ``@metadata`` marks
+a default that reads only an array's shape, dtype or layout (a backend runs it as written)."""
 
 import functools
 
 from ..guard import failed_shape
 
-__all__ = ["required", "is_required", "allocates"]
+__all__ = ["required", "is_required", "metadata", "is_metadata", "allocates"]
 
 
 def required(fn):
@@ -26,6 +27,26 @@ def required(fn):
 def is_required(fn):
     """Whether ``fn`` is a required primitive's declaration (not an implementation)."""
     return getattr(fn, "__ember_required__", False)
+
+
+def metadata(fn):
+    """Mark ``fn`` (a default of a base kernel family) as reading only what an array tells of
+    itself (shape, dtype, layout): it computes no value that could warn, so a backend's
+    ``_prepare`` keeps it as written (no warnings context: it is on every view's path).
+
+    >>> @metadata
+    ... def numel(self, a):
+    ...     '''The number of elements of ``a``.'''
+    >>> is_metadata(numel)
+    True
+    """
+    fn.__ember_metadata__ = True
+    return fn
+
+
+def is_metadata(fn):
+    """Whether ``fn`` (a kernel, bound or not) is marked ``metadata``."""
+    return getattr(getattr(fn, "__func__", fn), "__ember_metadata__", False)
 
 
 def allocates(result_shape=None):

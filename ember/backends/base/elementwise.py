@@ -446,10 +446,14 @@ class ElementwiseKernels:
         return self.ew_complex(r * self.xp.cos(theta), r * self.xp.sin(theta))
 
     def ew_operator(self, kname, dtype):
-        """The kernel of the operators' short path for ``kname`` (``"ew_add"``, ``"ew_sub"``,
-        ``"ew_mul"``, ``"ew_truediv"``) on operands of ember ``dtype``: the kernel itself
-        (the torch backend gives its own operator where that computes the same)."""
-        return getattr(self, kname)
+        """``(kernel, eager, below)``: the kernels of the operators' short path for ``kname``
+        (``"ew_add"``, ``"ew_sub"``, ``"ew_mul"``, ``"ew_truediv"``) on operands of ember
+        ``dtype``: ``kernel`` (the kernel itself; the torch backend gives its own operator where
+        that computes the same), and ``eager``, the same computation that the path may call
+        instead when every array operand has fewer than ``below`` bytes (``0``: never; a
+        wrapper backend such as ``Lazy`` gives its inner kernel there, one frame fewer)."""
+        kernel = getattr(self, kname)
+        return kernel, kernel, 0
 
     # -- helpers of the defaults (not kernels) ----------------------------------------------------
 

@@ -91,8 +91,23 @@ class Lazy:
         for kname in ("ew_cast", "cast"):
             own[kname] = self._cast(getattr(inner, kname))
         own["reduce_sum"] = self._sum(inner.reduce_sum)
-        own["ew_operator"] = lambda kname, dtype: own[kname]
+        own["ew_operator"] = self._operator
+        # inner's abilities and types, read on hot paths (``has_layout`` on every reshape):
+        # copied, so that reading them is not a __getattr__ call
+        kernels = set(kernel_names(cls))
+        for family in cls.__mro__:
+            for name, value in vars(family).items():
+                if not (name.startswith("_") or name in kernels or callable(value)
+                        and not isinstance(value, type) or hasattr(Lazy, name)):
+                    own.setdefault(name, getattr(inner, name))
+        own["device"] = inner.device
         watch(self._chains_exist)
+
+    def _operator(self, kname, dtype):
+        """The operators' short path (see the base's ``ew_operator``): this wrapper's kernel,
+        and for arrays below ``MIN_NUMEL`` elements (which never fuse) inner's own."""
+        return self.__dict__[kname], self.inner.ew_operator(kname, dtype)[1], \
+            MIN_NUMEL * _dt.as_dtype(dtype).itemsize
 
     def _chains_exist(self, alive):
         self.__class__ = self._classes[alive]

@@ -14,6 +14,7 @@ import threading
 from ... import dtypes as _dtypes
 from ...errors import DeviceError, KindError
 from ..base import Backend
+from ..base.declare import is_metadata
 from ..guard import allocation_error, allocation_guard
 from ..numpy.core import quiet as _numpy_quiet
 from .host import HostRouted, complex_through_host, through_host
@@ -60,7 +61,7 @@ class ArrayAPIBackend(HostRouted, Backend):
         super().__init__(device)
 
     def _prepare(self, kernel):
-        return self.library.quiet(kernel, _numpy_quiet)
+        return kernel if is_metadata(kernel) else self.library.quiet(kernel, _numpy_quiet)
 
     # -- dtypes ---------------------------------------------------------------------------------
 
@@ -216,14 +217,15 @@ class ArrayAPIBackend(HostRouted, Backend):
     def ew_operator(self, kname, dtype):
         """The library's own function for the operators' short path (two arrays of one float or
         integer dtype, or a float array and a Python float: what the defaults compute with it),
-        with the library's warnings off as every kernel: no kernel frame between."""
+        with the library's warnings off as every kernel: no kernel frame between (as
+        ``(kernel, kernel, 0)``: see the base's)."""
         found = self._operators.get(kname)
         if found is None:
             xp = self.xp
             fn = {"ew_add": xp.add, "ew_sub": xp.subtract, "ew_mul": xp.multiply,
                   "ew_truediv": self._own["divide"] or xp.divide}[kname]
             found = self._operators[kname] = self._prepare(fn)
-        return found
+        return found, found, 0
 
     def sort_take(self, x, idx, axis):
         own = self._own["take_along_axis"]
