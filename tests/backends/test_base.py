@@ -156,3 +156,23 @@ def test_the_operators_kernels_compute_the_sum(backend):
     for fn in (kernel, eager):
         np.testing.assert_array_equal(backend.to_host(fn(a, b)), [1.75, 2.0])
         np.testing.assert_array_equal(backend.to_host(fn(a, 2.0)), [3.5, 0.0])
+
+
+def _code_lines(folder, skip=()):
+    """Non-blank lines of the Python files under ``folder`` (sub-folders in ``skip`` left out)."""
+    total = 0
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = [d for d in dirs if d not in skip]
+        for name in files:
+            if name.endswith(".py"):
+                with open(os.path.join(root, name)) as fh:
+                    total += sum(1 for line in fh if line.strip())
+    return total
+
+
+def test_the_backends_stay_small():
+    # issue 30's ceilings: the torch backend at most 3,000 lines, the NumPy backend's Python
+    # outside its compiled kernels (jit/) at most 4,000
+    backends = os.path.join(PACKAGE, "backends")
+    assert _code_lines(os.path.join(backends, "torch")) <= 3000
+    assert _code_lines(os.path.join(backends, "numpy"), skip=("jit",)) <= 4000

@@ -97,8 +97,9 @@ class Lazy:
         kernels = set(kernel_names(cls))
         for family in cls.__mro__:
             for name, value in vars(family).items():
-                if not (name.startswith("_") or name in kernels or callable(value)
-                        and not isinstance(value, type) or hasattr(Lazy, name)):
+                if not (name.startswith("_") or name in kernels or hasattr(Lazy, name)
+                        or isinstance(value, property)
+                        or callable(value) and not isinstance(value, type)):
                     own.setdefault(name, getattr(inner, name))
         own["device"] = inner.device
         watch(self._chains_exist)
