@@ -101,6 +101,9 @@ class Backend(CoreKernels, CreationKernels, MovementKernels, SegmentsKernels,
     #: whether float arithmetic keeps subnormal values; XLA on a CPU flushes them to zero (FTZ,
     #: DAZ), so a result or an operand below the smallest normal float is a signed zero there
     keeps_subnormals = True
+    #: whether a forked child process may compute on the device (a DataLoader worker builds its
+    #: batches there); XLA's thread pools do not survive a fork: a forked child deadlocks
+    survives_fork = True
 
     class RaggedError(ValueError):
         """Nested data whose rows differ in length."""

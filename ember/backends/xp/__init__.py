@@ -36,6 +36,7 @@ class ArrayAPIBackend(HostRouted, Backend):
         self.library = library
         self.has_layout = library.has_layout
         self.keeps_subnormals = library.keeps_subnormals
+        self.survives_fork = library.survives_fork
         self.xp = xp = library.load()
         self.Array = library.array_type(xp)
         from .. import registry

@@ -24,6 +24,8 @@ class Library:
     has_layout = False
     #: whether its float arithmetic keeps subnormal values (Backend.keeps_subnormals)
     keeps_subnormals = True
+    #: whether a forked child may compute with it (Backend.survives_fork)
+    survives_fork = True
     #: default kernels the device runs on the host (xp/host.py) all the same
     on_host = ()
     #: kernels whose complex inputs the device computes on the host (NumPy's values, C99 Annex
@@ -132,6 +134,7 @@ class Jax(Library):
 
     package = "jax"
     keeps_subnormals = False  # XLA sets FTZ and DAZ
+    survives_fork = False  # XLA's thread pools: a forked child deadlocks (JAX warns of it)
     # loops whose arrays change shape every turn: JAX would compile each turn's ops anew
     on_host = ("cc_label", "cc_stats", "nms_keep")
     # XLA's complex functions do not follow C99 Annex G (exp(inf + inf j) is nan + nan j,

@@ -407,3 +407,19 @@ def test_a_dataset_spawn_cannot_send_is_refused_with_a_typed_error():
 def test_pin_memory_and_in_order_are_accepted():
     got = batches(ed.DataLoader(Samples(4), batch_size=2, pin_memory=True, in_order=False))
     same(got, batches(td.DataLoader(Samples(4), batch_size=2)))
+
+
+def test_workers_build_on_the_host_where_the_device_cannot_fork():
+    # XLA's thread pools do not survive a fork: on xp:jax a forked worker would deadlock, so
+    # workers build on the host and the batches arrive on JAX all the same
+    pytest.importorskip("jax")
+    jax_device = ember.Device("xp:jax")
+    assert not jax_device.backend.survives_fork and ember.Device("cpu").backend.survives_fork
+    before = ember.get_default_device()
+    ember.set_default_device(jax_device)
+    try:
+        got = list(ed.DataLoader(Started(6), batch_size=3, num_workers=2))
+    finally:
+        ember.set_default_device(before)
+    assert [b.tolist() for b in got] == [[0, 1, 2], [3, 4, 5]]
+    assert all(b.device == jax_device for b in got)

@@ -225,8 +225,8 @@ def worker_loop(make_fetcher, dataset, index_conn, result_conn, base_seed, init_
     global _worker_info
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process handles Ctrl-C
     device = as_device(device_name, "DataLoader")
-    if device.type != "cpu":  # an accelerator is the main process's: workers build on the host
-        device = CPU
+    if device.type != "cpu" or not device.backend.survives_fork:
+        device = CPU  # an accelerator is the main process's, JAX's pools die in a fork: the host
     set_default_device(device)
     set_num_threads(1)
     seed = _seed_worker(base_seed, worker_id)
