@@ -10,7 +10,7 @@ import os
 import subprocess
 import sys
 
-from helpers import EMBER_TORCH, fmt_ratio, fmt_time
+from helpers import EMBER_TORCH, fmt_ratio, fmt_time, median_of
 
 SUFFIX = "@against"
 WITHIN = 1.05  # the ratio a case counts as "within" at
@@ -44,11 +44,6 @@ def case_names(root):
     return set(out.stdout.strip().split(","))
 
 
-def _median(payloads, lib, name):
-    entry = payloads.get(lib, {}).get("results", {}).get(name)
-    return None if not entry or "median" not in entry else entry["median"]
-
-
 def table(cases, by_setting, root, threads_label):
     """The Markdown lines of the section comparing this tree's ember with ``root``'s: per
     thread setting and column, each case's two times and their ratio (here / there), and how
@@ -59,8 +54,8 @@ def table(cases, by_setting, root, threads_label):
            f"*within*: cases at most {WITHIN}x.", ""]
     for setting, payloads in by_setting.items():
         for lib in COLUMNS:
-            rows = [(c.name, _median(payloads, label(lib), c.name), _median(payloads, lib, c.name))
-                    for c in cases]
+            rows = [(c.name, median_of(payloads, label(lib), c.name),
+                     median_of(payloads, lib, c.name)) for c in cases]
             rows = [(n, there, here) for n, there, here in rows
                     if there is not None and here is not None and there > 0]
             if not rows:

@@ -299,6 +299,12 @@ def fmt_time(seconds):
     return f"{seconds:.3g} s"  # pragma: no cover
 
 
+def median_of(payloads, lib, name):
+    """The median time of case ``name`` in library ``lib``'s payload, or None (not run, failed)."""
+    entry = payloads.get(lib, {}).get("results", {}).get(name)
+    return None if not entry or "median" not in entry else entry["median"]
+
+
 def fmt_ratio(ratio):
     if ratio is None:
         return "—"

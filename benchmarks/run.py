@@ -37,7 +37,7 @@ if HERE not in sys.path:
 import against  # noqa: E402
 import cases as cases_mod  # noqa: E402
 import helpers  # noqa: E402
-from helpers import fmt_ratio, fmt_time  # noqa: E402
+from helpers import fmt_ratio, fmt_time, median_of  # noqa: E402
 
 MARKER = "<!-- Everything below this line is written by benchmarks/run.py; edit above it. -->"
 DEFAULT_INTRO = """# Performance
@@ -172,11 +172,6 @@ def profile(selected, args, env):
 
 # -- the report ---------------------------------------------------------------------------------
 
-def _median(payloads, lib, name):
-    entry = payloads.get(lib, {}).get("results", {}).get(name)
-    return None if not entry or "median" not in entry else entry["median"]
-
-
 def _faults(payloads, lib, name):
     entry = payloads.get(lib, {}).get("results", {}).get(name)
     return None if not entry else entry.get("faults")
@@ -243,9 +238,9 @@ def targets(by_setting, scaling_ran):
     pin = _pinned_setting(settings)
     payloads = by_setting[pin]
     at = f" ({threads_label(pin)})"
-    e = lambda n: _median(payloads, "ember", n)  # noqa: E731
-    n_ = lambda n: _median(payloads, "numpy", n)  # noqa: E731
-    t = lambda n: _median(payloads, "torch", n)  # noqa: E731
+    e = lambda n: median_of(payloads, "ember", n)  # noqa: E731
+    n_ = lambda n: median_of(payloads, "numpy", n)  # noqa: E731
+    t = lambda n: median_of(payloads, "torch", n)  # noqa: E731
 
     def add(text, ratio, limit, detail=""):
         if ratio is None:
@@ -263,7 +258,7 @@ def targets(by_setting, scaling_ran):
             add(f"{case.name}: ember ≤ {LARGE_FACTOR}× NumPy", _ratio(e(case.name), n_(case.name)),
                 LARGE_FACTOR)
     add("mlp_step: ember ≤ PyTorch", _ratio(e("mlp_step"), t("mlp_step")), 1.0)
-    et = lambda n: _median(payloads, "ember_torch", n)  # noqa: E731
+    et = lambda n: median_of(payloads, "ember_torch", n)  # noqa: E731
     add(f"torch backend, 8-element add: ember on torch:cpu ≤ {TORCH_OVERHEAD_FACTOR}× PyTorch",
         _ratio(et("add_8"), t("add_8")), TORCH_OVERHEAD_FACTOR,
         f" ({fmt_time(et('add_8'))} vs {fmt_time(t('add_8'))})" if et("add_8") else "")
@@ -276,8 +271,8 @@ def targets(by_setting, scaling_ran):
         sizes = scaling_ran
         lo, hi = sizes[0], sizes[-1]
         for lib in ("ember", "numpy"):
-            a = _median(payloads, lib, _scale_name("views", lo))
-            b = _median(payloads, lib, _scale_name("views", hi))
+            a = median_of(payloads, lib, _scale_name("views", lo))
+            b = median_of(payloads, lib, _scale_name("views", hi))
             add(f"movement chain O(1) ({LIB_TITLES[lib]}): time at {hi:,} ≤ {FLAT_FACTOR}× "
                 f"time at {lo:,} elements", _ratio(b, a), FLAT_FACTOR,
                 f" ({fmt_time(a)} → {fmt_time(b)})" if a and b else "")
@@ -287,7 +282,7 @@ def targets(by_setting, scaling_ran):
             continue
         at = f" ({threads_label(setting)})"
         for name in names:
-            a, b = _median(payloads, "ember", name), _median(payloads, "torch", name)
+            a, b = median_of(payloads, "ember", name), median_of(payloads, "torch", name)
             if a is not None and b is not None and _ratio(a, b) is None:
                 # a backward's time is a difference of two times: noise can leave it <= 0
                 rows.append((f"Threads issue, {name}: ember ≤ PyTorch{at}",
@@ -306,7 +301,7 @@ def targets(by_setting, scaling_ran):
                 else "")
         # the nn-layer targets: ember (ember.torch.nn) <= PyTorch at every thread setting
         for case in cases_mod.LAYER_CASES:
-            a, b = _median(payloads, "ember", case.name), _median(payloads, "torch", case.name)
+            a, b = median_of(payloads, "ember", case.name), median_of(payloads, "torch", case.name)
             add(f"nn layers, {case.name}: ember ≤ PyTorch", _ratio(a, b), 1.0,
                 f" ({fmt_time(a)} vs {fmt_time(b)})" if a and b else "")
     return rows
@@ -360,12 +355,12 @@ def _results_table(main_cases, by_setting):
         for lib in helpers.LIBS:
             cells += [_cell(by_setting[s], lib, c) for s in settings]
         for other in ("numpy", "torch"):
-            cells += [fmt_ratio(_ratio(_median(by_setting[s], "ember", c.name),
-                                       _median(by_setting[s], other, c.name)))
+            cells += [fmt_ratio(_ratio(median_of(by_setting[s], "ember", c.name),
+                                       median_of(by_setting[s], other, c.name)))
                       for s in settings]
         cells += [_cell(first, "ember_torch", c),
-                  fmt_ratio(_ratio(_median(first, "ember_torch", c.name),
-                                   _median(first, "torch", c.name))),
+                  fmt_ratio(_ratio(median_of(first, "ember_torch", c.name),
+                                   median_of(first, "torch", c.name))),
                   _agree(by_setting, c)]
         out.append("| " + " | ".join(cells) + " |")
     return out
@@ -469,14 +464,14 @@ def write_report(path, chart_path, selected, by_setting, meta, scaling_sizes):
             cells = [f"{n:,}"]
             for op in cases_mod.SCALING_OPS:
                 for lib in cases_mod.SCALING_LIBS:
-                    cells.append(fmt_time(_median(payloads, lib, _scale_name(op, n))))
+                    cells.append(fmt_time(median_of(payloads, lib, _scale_name(op, n))))
             out.append("| " + " | ".join(cells) + " |")
         out.append("")
         for op, (title, _) in cases_mod.SCALING_OPS.items():
             growth = []
             for lib in cases_mod.SCALING_LIBS:
-                r = _ratio(_median(payloads, lib, _scale_name(op, scaling_sizes[-1])),
-                           _median(payloads, lib, _scale_name(op, scaling_sizes[0])))
+                r = _ratio(median_of(payloads, lib, _scale_name(op, scaling_sizes[-1])),
+                           median_of(payloads, lib, _scale_name(op, scaling_sizes[0])))
                 growth.append(f"{LIB_TITLES[lib]} {fmt_ratio(r)}")
             out.append(f"- {title}: time at {scaling_sizes[-1]:,} / time at "
                        f"{scaling_sizes[0]:,} elements: {', '.join(growth)}")
@@ -574,7 +569,7 @@ def write_chart(path, selected, by_setting, scaling_sizes):
     known = []
     for k, (lib, setting, color) in enumerate(series):
         p = by_setting[setting]
-        vals = [_ratio(_median(p, "ember", n), _median(p, lib, n)) for n in names]
+        vals = [_ratio(median_of(p, "ember", n), median_of(p, lib, n)) for n in names]
         known += [v for v in vals if v is not None and v > 0]
         pos = [y + 0.4 - height * (k + 0.5) for y in ys]
         # bars grow from 1 (equal time): right of it ember is slower, left of it faster
@@ -606,7 +601,7 @@ def write_chart(path, selected, by_setting, scaling_sizes):
         colors = {"add": "tab:green", "sum": "tab:purple", "views": "tab:red"}
         for op in cases_mod.SCALING_OPS:
             for lib in cases_mod.SCALING_LIBS:
-                ts = [_median(payloads, lib, _scale_name(op, n)) for n in scaling_sizes]
+                ts = [median_of(payloads, lib, _scale_name(op, n)) for n in scaling_sizes]
                 pts = [(n, t) for n, t in zip(scaling_sizes, ts) if t is not None]
                 if pts:
                     ax_scale.plot([p[0] for p in pts], [p[1] * 1e6 for p in pts], styles[lib],

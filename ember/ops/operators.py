@@ -71,6 +71,7 @@ def _kernel_of(memo, device, dtype, kname):
 
 
 _MEMOS = []  # every operator's memo (see _kernel_of)
+_FORGOTTEN = (None, None, None, None, 0)
 
 
 def forget_kernels():
@@ -79,9 +80,6 @@ def forget_kernels():
     lowered by a test)."""
     for memo in _MEMOS:
         memo[0] = _FORGOTTEN
-
-
-_FORGOTTEN = (None, None, None, None, 0)
 
 
 def _keep_none(a, b):
@@ -137,12 +135,13 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False, revers
                 ad = self._ad
                 untracked = self._node is None and other._node is None and ad is other._ad
                 if untracked:
-                    try:  # guard.surely_fit, inline: the hot path (the kernel broadcasts)
-                        big = a.nbytes * b.nbytes > _guard._SMALL_BYTES
-                    except AttributeError:  # an array without nbytes (the Array API has none)
-                        big = not _guard.surely_fit(a, b)
-                    if big:
-                        _fits_pair(name, a, b, dt.itemsize)
+                    if not small:
+                        try:  # guard.surely_fit, inline: the hot path (the kernel broadcasts)
+                            big = a.nbytes * b.nbytes > _guard._SMALL_BYTES
+                        except AttributeError:  # an array without nbytes (the Array API's)
+                            big = not _guard.surely_fit(a, b)
+                        if big:
+                            _fits_pair(name, a, b, dt.itemsize)
                     try:
                         out = kernel(a, b)
                     except (RuntimeError, TypeError, ValueError):  # shapes that do not broadcast

@@ -17,7 +17,7 @@ import types
 
 from ... import dtypes as _dtypes
 
-from .declare import is_required, required
+from .declare import is_metadata, is_required, required
 from .core import CoreKernels
 from .creation import CreationKernels
 from .movement import MovementKernels
@@ -132,10 +132,12 @@ class Backend(CoreKernels, CreationKernels, MovementKernels, SegmentsKernels,
         self.device = device
         own = self.__dict__
         for name in kernel_names(type(self)):
-            own[name] = self._prepare(getattr(self, name))
+            kernel = getattr(self, name)
+            own[name] = kernel if is_metadata(kernel) else self._prepare(kernel)
 
     def _prepare(self, kernel):
-        """The callable stored for ``kernel`` (a backend binds device parameters here)."""
+        """The callable stored for ``kernel`` (a backend binds device parameters here); a
+        ``metadata`` default is stored as written, without it."""
         return kernel
 
     def __repr__(self):

@@ -31,8 +31,9 @@ def is_required(fn):
 
 def metadata(fn):
     """Mark ``fn`` (a default of a base kernel family) as reading only what an array tells of
-    itself (shape, dtype, layout): it computes no value that could warn, so a backend's
-    ``_prepare`` keeps it as written (no warnings context: it is on every view's path).
+    itself (shape, dtype, layout): it computes no value that could warn, so ``Backend`` stores
+    it as written, without the backend's ``_prepare`` (no warnings context: it is on every
+    view's path).
 
     >>> @metadata
     ... def numel(self, a):

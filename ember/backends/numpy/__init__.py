@@ -8,7 +8,6 @@ Each family module lists its kernels in ``__all__``; every name there is a kerne
 import numpy as np
 
 from ..base import Backend, HostKernels
-from ..base.declare import is_metadata
 from ..lazy import Lazy
 from . import (activation, array_api, attention, bitwise, compare, conv, core, creation,
                distributed, dlpack, dropout, elementwise, indexing, io, linalg, linear, loss,
@@ -37,9 +36,8 @@ class NumpyBackend(Backend, HostKernels, kernels=FAMILIES):
     def _prepare(self, kernel):
         """A default (a method of the base) runs as the NumPy kernels do: floating-point
         warnings off (inf and nan are the IEEE answers, not something to warn about), and a
-        NumPy scalar result (NumPy's arithmetic on 0-d arrays) as a 0-d array; a ``metadata``
-        default computes nothing and runs as written."""
-        if getattr(kernel, "__self__", None) is self and not is_metadata(kernel):
+        NumPy scalar result (NumPy's arithmetic on 0-d arrays) as a 0-d array."""
+        if getattr(kernel, "__self__", None) is self:
             return core.as_kernel(kernel)
         return kernel
 

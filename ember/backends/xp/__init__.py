@@ -14,7 +14,6 @@ import threading
 from ... import dtypes as _dtypes
 from ...errors import DeviceError, KindError
 from ..base import Backend
-from ..base.declare import is_metadata
 from ..guard import allocation_error, allocation_guard
 from ..numpy.core import quiet as _numpy_quiet
 from .host import HostRouted, complex_through_host, through_host
@@ -62,7 +61,7 @@ class ArrayAPIBackend(HostRouted, Backend):
         super().__init__(device)
 
     def _prepare(self, kernel):
-        return kernel if is_metadata(kernel) else self.library.quiet(kernel, _numpy_quiet)
+        return self.library.quiet(kernel, _numpy_quiet)
 
     # -- dtypes ---------------------------------------------------------------------------------
 
