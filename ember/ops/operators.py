@@ -130,18 +130,17 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False, revers
                     raise device_error(name, self, other)
                 kernel, below = last[2], last[4]
                 small = below and a.nbytes < below and b.nbytes < below
-                if small:  # (far under the memory bound: the result fits)
+                if small:
                     kernel = last[3]
                 ad = self._ad
                 untracked = self._node is None and other._node is None and ad is other._ad
                 if untracked:
-                    if not small:
-                        try:  # guard.surely_fit, inline: the hot path (the kernel broadcasts)
-                            big = a.nbytes * b.nbytes > _guard._SMALL_BYTES
-                        except AttributeError:  # an array without nbytes (the Array API's)
-                            big = not _guard.surely_fit(a, b)
-                        if big:
-                            _fits_pair(name, a, b, dt.itemsize)
+                    try:  # guard.surely_fit, inline: the hot path (the kernel broadcasts)
+                        big = a.nbytes * b.nbytes > _guard._SMALL_BYTES
+                    except AttributeError:  # an array without nbytes (the Array API has none)
+                        big = not _guard.surely_fit(a, b)
+                    if big:  # (two small operands may still broadcast to a large result)
+                        _fits_pair(name, a, b, dt.itemsize)
                     try:
                         out = kernel(a, b)
                     except (RuntimeError, TypeError, ValueError):  # shapes that do not broadcast
@@ -156,7 +155,7 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False, revers
                     t._grad = None
                     return t
                 if a.shape == b.shape:
-                    if not small:
+                    if not small:  # (the result is the size of a: it fits)
                         check_shaped(name, a, dt.itemsize)
                     if ad == "balanced" or other._ad == "balanced":
                         return record_arrays(
