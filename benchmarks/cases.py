@@ -1116,13 +1116,17 @@ CASES.extend(LAYER_CASES)
 
 # -- small models: the cost per call (benchmarks/small_models.py) -------------------------------
 
-def _small(setup, arg):
+def _small(setup, arg, compiled=False):
     """ember (through ember.torch) and PyTorch setups of ``small_models.<setup>``; ``arg`` is
-    the case's parameter the setup takes (None: the parameters themselves)."""
+    the case's parameter the setup takes (None: the parameters themselves). ``compiled``:
+    ember's step through ``ember.torch.compile``, PyTorch's eager (the target's comparison)."""
     fn = getattr(small_models, setup)
 
     def pick(p):
         return p if arg is None else p[arg]
+    if compiled:
+        return {"ember": lambda p: fn("ember.torch", pick(p), compiled=True),
+                "torch": lambda p: fn("torch", pick(p))}
     return {"ember": lambda p: fn("ember.torch", pick(p)),
             "torch": lambda p: fn("torch", pick(p))}
 
@@ -1152,6 +1156,17 @@ SMALL_CASES = [
          _small("actor_critic_setup", None),
          note="*agree* compares the value estimate of step 0 (the sampled actions differ: each "
               "library draws its own random stream)"),
+] + [
+    Case(f"{name}_compiled", "small_models", f"{name}, ember's step through "
+         "`ember.torch.compile` (recorded kernels replayed) against PyTorch eager",
+         dict(full), dict(quick), _small(setup, None, compiled=True),
+         note="the actor-critic's compiled step reads `value.detach()` for `value.item()`"
+         if name == "actor_critic_step" else "")
+    for name, setup, full, quick in (
+        ("makemore_step", "gpt_step_setup", small_models.MAKEMORE, small_models.GPT_QUICK),
+        ("mingpt_step", "gpt_step_setup", small_models.MINGPT, small_models.GPT_QUICK),
+        ("char_rnn_step", "char_rnn_setup", small_models.RNN, small_models.RNN_QUICK),
+        ("actor_critic_step", "actor_critic_setup", small_models.AC, small_models.AC_QUICK))
 ]
 CASES.extend(SMALL_CASES)
 

@@ -19,7 +19,10 @@ written once with PyTorch's API and run with ``torch`` and with ``ember.torch``.
 
 Each ``*_setup(lib, p)`` returns the step function; its first result is the fingerprint (the
 loss of step 0, or for the actor-critic the value estimate, which does not depend on the
-sampled action: the two libraries draw different random streams).
+sampled action: the two libraries draw different random streams). With ``compiled=True`` the
+training step is ``lib.compile``d (ember's replay of the recorded kernels; the batch is its
+argument); the actor-critic's compiled step computes the advantage with ``value.detach()``
+where the example reads ``value.item()`` (a value read in Python is not recorded).
 
 Nothing here imports a library at module level: each benchmark worker imports only its own.
 """
@@ -77,7 +80,11 @@ def per_call_setup(lib, expr):
     return lambda: eval(code, scope)  # noqa: S307 (our own table)
 
 
-def gpt_step_setup(lib, p):
+def _compiled(lib, fn, compiled):
+    return _lib(lib)[0].compile(fn) if compiled else fn
+
+
+def gpt_step_setup(lib, p, compiled=False):
     """A training step of benchmarks/gpt.py's GPT at sizes ``p`` in ``lib``."""
     torch, _, _ = _lib(lib)
     data = [(torch.from_numpy(x), torch.from_numpy(y)) for x, y in gpt.batches(p, SEED + 1)]
@@ -85,14 +92,18 @@ def gpt_step_setup(lib, p):
     opt = torch.optim.AdamW(model.parameters(), lr=gpt.LR, weight_decay=gpt.WEIGHT_DECAY)
     calls = [0]
 
-    def step():
-        x, y = data[calls[0] % len(data)]  # the calls cycle through the same batches
-        calls[0] += 1
+    def train(x, y):
         opt.zero_grad()
         loss = gpt.loss(lib, model, x, y)
         loss.backward()
         opt.step()
         return loss
+    train = _compiled(lib, train, compiled)
+
+    def step():
+        x, y = data[calls[0] % len(data)]  # the calls cycle through the same batches
+        calls[0] += 1
+        return train(x, y)
     return step
 
 
@@ -108,7 +119,7 @@ def _load(module, lib, rng, scale=0.1):
     module.load_state_dict(state)
 
 
-def char_rnn_setup(lib, p):
+def char_rnn_setup(lib, p, compiled=False):
     """A step of the name-classification tutorial's RNN (see the module)."""
     import numpy as np
 
@@ -147,10 +158,10 @@ def char_rnn_setup(lib, p):
         for q in rnn.parameters():
             q.data.add_(q.grad.data, alpha=-lr)
         return loss
-    return step
+    return _compiled(lib, step, compiled)
 
 
-def actor_critic_setup(lib, p):
+def actor_critic_setup(lib, p, compiled=False):
     """A step of PyTorch's actor-critic example at batch 1 (see the module)."""
     import numpy as np
 
@@ -179,10 +190,10 @@ def actor_critic_setup(lib, p):
         probs, value = model(state)
         m = Categorical(probs)
         action = m.sample()
-        advantage = reward - value.item()
+        advantage = reward - (value.detach() if compiled else value.item())
         loss = -m.log_prob(action) * advantage + F.smooth_l1_loss(value, reward)
         opt.zero_grad()
         loss.backward()
         opt.step()
-        return value  # does not depend on the sampled action (the fingerprint)
-    return step
+        return value.detach() if compiled else value  # (the fingerprint: not the action's)
+    return _compiled(lib, step, compiled)

@@ -50,6 +50,7 @@ from .ops.views import *  # noqa: F401,F403
 
 from . import io, nn, optim, vision  # noqa: E402  (they build on the op families above)
 from .io.checkpoint import load, save  # noqa: E402  (ember.save / ember.load, as torch's)
+from .compiler import compile  # noqa: E402,A001  (ember.compile, as torch.compile)
 from . import return_types  # noqa: E402
 from .threads import get_num_threads, set_num_threads  # noqa: E402
 from . import linalg  # noqa: E402,F811  (the torch.linalg namespace)

@@ -417,6 +417,7 @@ NO_PATTERN = {
     "gray2rgb": ("kind", lambda: _c((1, 1, 4, 4)).gray2rgb()),
     "vision.gray2rgb": ("kind", lambda: ember.vision.gray2rgb(_c((1, 1, 4, 4)))),
     "nms": ("kind", lambda: _c((4, 4)).nms(_r((4,)))),
+    "compile": ("ok", lambda: ember.compile(lambda t: t * 2)(_c())),
     "vision.nms": ("kind", lambda: ember.vision.nms(_r((4, 4)), _c((4,)))),
 }
 for _name in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",

@@ -54,6 +54,7 @@ _NOT_TORCH = _builtins.frozenset((
     "s", "tour", "devices", "dtypes", "shapes", "threads", "ops", "io", "vision",
     "array_api", "return_types", "backends", "errors", "autodiff", "train",
     "save", "load",  # ember.torch.serialization's, which read and write PyTorch's files
+    "compile",  # defined below, with torch.compile's options
 ))
 
 for _name in dir(_e):
@@ -76,17 +77,27 @@ def is_tensor(obj):
 
 
 def compile(model=None, **options):  # noqa: A001
-    """``torch.compile``: returns ``model`` unchanged (ember runs it eagerly; the options are
-    accepted and have no effect). Used as a decorator, returns the function.
+    """``torch.compile``: ``ember.compile(model)`` (its recorded kernels replayed; see
+    ember/compiler). PyTorch's options (``mode``, ``fullgraph``, ``dynamic``, ``backend``,
+    ``options``, ``disable``) are accepted; ``disable=True`` returns ``model`` itself. Used as a
+    decorator, with or without options.
 
     >>> import ember.torch as torch
     >>> f = torch.compile(lambda x: x + 1)
-    >>> f(torch.ones(1)).tolist()
+    >>> [f(torch.ones(1)).tolist() for _ in range(4)][-1]
     [2.0]
     """
+    unknown = set(options) - _COMPILE_OPTIONS
+    if unknown:
+        raise TypeError(f"compile() got an unexpected keyword argument '{sorted(unknown)[0]}'")
     if model is None:
-        return lambda fn: fn
-    return model
+        return lambda fn: compile(fn, **options)
+    if options.get("disable"):
+        return model
+    return _e.compile(model)
+
+
+_COMPILE_OPTIONS = frozenset({"fullgraph", "dynamic", "backend", "mode", "options", "disable"})
 
 
 from . import accelerator, backends, cuda  # noqa: E402,F401

@@ -16,6 +16,7 @@ True
 import threading
 import warnings
 
+from ..compiler import guard_context
 from ..dtypes import DType, as_dtype, bfloat16, float16
 from ..errors import DeviceError, KindError
 from ._tensor import torch_function
@@ -47,6 +48,9 @@ class _State(threading.local):
 
 
 state = _State()
+# a compiled step records the casts autocast chose: the state is part of its cache key
+guard_context(lambda: (frozenset(state.enabled), tuple(sorted(state.dtypes.items())))
+              if state.enabled else ())
 
 
 def device_type_of(device_type, op):

@@ -1,5 +1,6 @@
 """The core kernels every backend provides (declared here; see ember/backends/base/__init__.py)."""
 
+import contextlib
 import math
 
 from .declare import metadata, required
@@ -40,6 +41,23 @@ class CoreKernels:
     def is_array(self, data):
         """Whether ``data`` is this backend's array type."""
         return isinstance(data, self.Array)
+
+    def replay_kernels(self, names, largest):
+        """The callables a replay of ember.compile calls for the kernels ``names`` (a dict by
+        name), the recording's largest array having ``largest`` elements: the kernels
+        themselves by default; a backend may give ones that leave to ``replay_scope`` the work
+        each call would repeat."""
+        return {n: getattr(self, n) for n in names}
+
+    def replay_scope(self):
+        """The context a replay runs its kernels in (see ``replay_kernels``)."""
+        return contextlib.nullcontext()
+
+    @metadata
+    def array_types(self):
+        """The types of the values the kernels give as arrays: ``Array``, and any other the
+        backend has (NumPy's scalars; a deferred expression)."""
+        return (self.Array,)
 
     def realize(self, a):
         """``a``'s values, computed: ``a`` itself (a backend that ``fuses`` is wrapped in
@@ -140,6 +158,11 @@ class CoreKernels:
     @required
     def synchronize(self):
         """Wait for queued work (nothing is queued on NumPy)."""
+
+    def settle(self):
+        """Finish the work after which the same call computes the same way for the rest of the
+        process (the NumPy backend: the kernels compiling in the background); ember.compile
+        settles before it records. Nothing to finish by default."""
 
     @metadata
     def layout_strides(self, a):

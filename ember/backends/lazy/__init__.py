@@ -92,6 +92,8 @@ class Lazy:
             own[kname] = self._cast(getattr(inner, kname))
         own["reduce_sum"] = self._sum(inner.reduce_sum)
         own["ew_operator"] = self._operator
+        own["array_types"] = lambda: inner.array_types() + (Chain,)
+        own["replay_kernels"] = self._replay_kernels
         # inner's abilities and types, read on hot paths (``has_layout`` on every reshape):
         # copied, so that reading them is not a __getattr__ call
         kernels = set(kernel_names(cls))
@@ -109,6 +111,13 @@ class Lazy:
         and for arrays below ``MIN_NUMEL`` elements (which never fuse) inner's own."""
         return self.__dict__[kname], self.inner.ew_operator(kname, dtype)[1], \
             MIN_NUMEL * _dt.as_dtype(dtype).itemsize
+
+    def _replay_kernels(self, names, largest):
+        """inner's replay kernels where no array of the recording was large enough to fuse;
+        else this wrapper's own, looked up at each call (they change while Chains exist)."""
+        if largest < MIN_NUMEL:
+            return self.inner.replay_kernels(names, largest)
+        return {n: _looked_up(self, n) for n in names}
 
     def _chains_exist(self, alive):
         self.__class__ = self._classes[alive]
@@ -309,6 +318,12 @@ def _force_all(xs):
     out = [force(x) if x.__class__ is Chain else _force_all(x) if x.__class__ in _SEQ else x
            for x in xs]
     return out if xs.__class__ is list else tuple(out)
+
+
+def _looked_up(obj, name):
+    def kernel(*args, **kwargs):
+        return getattr(obj, name)(*args, **kwargs)
+    return kernel
 
 
 def _forcing(name, kernel, params):

@@ -33,6 +33,11 @@ class NumpyBackend(Backend, HostKernels, kernels=FAMILIES):
     fuses = True
     writes_in_place = True
 
+    def replay_kernels(self, names, largest):
+        """The kernels ``names`` without their warnings wrapper (a replay runs them in one
+        ``replay_scope``)."""
+        return {n: core.unquiet(getattr(self, n)) for n in names}
+
     def _prepare(self, kernel):
         """A default (a method of the base) runs as the NumPy kernels do: floating-point
         warnings off (inf and nan are the IEEE answers, not something to warn about), and a

@@ -19,8 +19,9 @@ __all__ = [
     "RaggedError", "RankError", "asarray",
     "cast", "readonly", "copy", "contiguous", "is_contiguous", "shares_memory", "tolist", "item",
     "scalar_array", "sum_to_shape", "broadcast_to", "add", "native_dtype", "dtype_of",
-    "ember_dtype", "to_host", "from_host", "synchronize", "layout_strides", "layout_offset",
-    "layout_address",
+    "ember_dtype", "to_host", "from_host", "synchronize", "settle", "array_types",
+    "replay_scope",
+    "layout_strides", "layout_offset", "layout_address",
 ]
 
 try:  # NumPy >= 2: the error state lives in a context variable that ufuncs read on each call
@@ -64,6 +65,9 @@ def _warnings_off(fn, keywords=False):
     wrapper.__qualname__ = getattr(fn, "__qualname__", fn.__name__)  # JAX's ufuncs have none
     wrapper.__doc__ = fn.__doc__
     wrapper.__wrapped__ = fn
+    # all it adds (a replay calls fn itself, in replay_scope); itself, not a wrapper that copied
+    # its attributes (functools.wraps)
+    wrapper.quiets = wrapper
     return wrapper
 
 
@@ -410,6 +414,44 @@ def from_host(a, dtype):
 
 def synchronize():
     """Wait for queued work (nothing is queued on NumPy)."""
+
+
+def array_types():
+    """The types of the kernels' arrays: NumPy's arrays, and its scalars (some NumPy functions
+    give them for 0-d results)."""
+    return (np.ndarray, np.generic)
+
+
+def unquiet(kernel):
+    """``kernel`` without its warnings wrapper (for a replay, which runs in ``replay_scope``)."""
+    while getattr(kernel, "quiets", None) is kernel:
+        kernel = kernel.__wrapped__
+    return kernel
+
+
+class _Quiet:
+    """NumPy's floating-point warnings off while a replay runs (one set and reset)."""
+
+    __slots__ = ("token",)
+
+    def __enter__(self):
+        self.token = _ERRVAR.set(_IGNORE)
+
+    def __exit__(self, *exc):
+        _ERRVAR.reset(self.token)
+        return False
+
+
+def replay_scope():
+    """NumPy's floating-point warnings off for a whole replay of ember.compile, whose kernels
+    are ``unquiet``."""
+    return _Quiet() if _ERRVAR is not None else np.errstate(all="ignore")
+
+
+def settle():
+    """Wait for the kernels compiling in the background (a call takes its compiled kernel from
+    then on)."""
+    _jit.wait()
 
 
 # -- memory layout (NumPy's own; the base's defaults assume none) -----------------------------

@@ -1,0 +1,256 @@
+"""A recorded step as one Python function: the kernels called one after another.
+
+``build(rec)`` turns a Recording (ember/compiler/recording.py) into ``replay(L)``, ``L`` the
+tensors among the new call's arguments, whose source is straight-line code: each kernel is a
+call of the backend's method by name (so the backend's own choices, fusion included, are made
+again on the new arrays), with no op-level validation, promotion, autodiff record or Tensor.
+The writes the step made to tensors that existed before it are made at the end, or before the
+next optimizer or scheduler step, which is called there as it was called in the step.
+
+Until the first of those writes, nothing outside the replay has changed: a guard that fails
+there (a kernel's Python answer, an array's shape, a tensor no longer alive) raises ``Abort``
+and the caller runs the step eagerly instead. A guard that fails after it raises GraphError:
+the step took another path than the recorded one after it had changed its state.
+
+>>> import ember
+>>> from ember.compiler.recording import record
+>>> x = ember.ones(3)
+>>> replay = build(record(lambda t: t * 2.0 + 1.0, (x,), {}, [x]), ("out",))
+>>> replay([ember.tensor([1.0, 2.0, 3.0])])._data.tolist()
+[3.0, 5.0, 7.0]
+"""
+
+import math
+
+from .. import _tensor
+from ..autodiff.graph import Node
+from ..errors import GraphError
+from .recording import _Ref, same
+
+__all__ = ["build", "Abort"]
+
+
+class Abort(Exception):
+    """A guard failed before the replay changed anything: run the step eagerly."""
+
+
+def _live(ref):
+    obj = ref()
+    if obj is None:
+        raise Abort("a tensor the step reads is gone")
+    return obj
+
+
+def _need(value):
+    if value is None:
+        raise Abort("a gradient the step reads is None")
+    return value
+
+
+def _late(what):
+    raise GraphError(f"ember.compile: after it changed its state, the step no longer took the "
+                     f"recorded path ({what}); the call was left half done. Run it without "
+                     "ember.compile, or compile the part before the optimizer's step")
+
+
+_ROOT = Node(None, (), "compiled step")
+
+
+def _make(data, cls, dtype, ad, consumed=None):
+    """A tensor of the step's result; ``consumed``: the name of the autodiff step it came
+    from, whose backward ran in the step (a second backward raises, as in eager)."""
+    t = _tensor.wrap(data, dtype, ad)
+    if cls is not _tensor.Tensor:
+        t.__class__ = cls
+    if consumed is not None:
+        node = Node(None, (_ROOT,), consumed)
+        node.requires_grad = node.consumed = True
+        t._node = node
+    return t
+
+
+class _Source:
+    """Code generation state: the namespace of constants and the lines written so far."""
+
+    def __init__(self):
+        self.ns = {"_live": _live, "_need": _need, "_late": _late, "_make": _make,
+                   "_same": same, "Abort": Abort}
+        self.lines = []
+        self.names = {}
+
+    def const(self, value, prefix="k"):
+        key = (prefix, id(value))
+        name = self.names.get(key)
+        if name is None:
+            name = f"{prefix}{len(self.names)}"
+            self.names[key] = name
+            self.ns[name] = value
+        return name
+
+    def expr(self, tpl, consts):
+        """Python source of an argument template (one constant where it holds no array)."""
+        kind = tpl[0]
+        if kind in ("tuple", "list") and not _refs(tpl):
+            return self.const(_plain(tpl))
+        if kind == "ref":
+            name = tpl[1]
+            return self.const(consts[name[1]], "c") if name.__class__ is tuple else name
+        if kind == "value":
+            return self.const(tpl[1].value)
+        items = [self.expr(t, consts) for t in tpl[1]] if kind != "dict" else None
+        if kind == "tuple":
+            return "(" + "".join(i + ", " for i in items) + ")"
+        if kind == "list":
+            return "[" + ", ".join(items) + "]"
+        return "{" + ", ".join(f"{self.const(k)}: {self.expr(v, consts)}"
+                               for k, v in tpl[1]) + "}"
+
+    def tensor(self, ref):
+        """Python source of a tensor that existed before the step."""
+        if ref[0] == "arg":
+            return f"L[{ref[1]}]"
+        if ref[0] == "obj":
+            return f"_live({self.const(ref[1].ref, 'r')})"
+        return f"_need({self.tensor(ref[1])}._grad)"
+
+    def value(self, tpl, consts):
+        """Python source of a value written to ``_data`` / ``_grad`` or returned."""
+        if tpl is None:
+            return "None"
+        if tpl[0] == "tensor":
+            _, cls, dtype, ad, data, consumed = tpl
+            return (f"_make({self.expr(data, consts)}, {self.const(cls)}, {self.const(dtype)}, "
+                    f"{ad!r}, {consumed!r})")
+        if tpl[0] == "old":
+            return self.tensor(tpl[1])
+        if tpl[0] in ("tuple", "list") and any(t is None or t[0] in ("tensor", "old")
+                                               for t in tpl[1]):
+            items = [self.value(t, consts) for t in tpl[1]]
+            return ("(" + "".join(i + ", " for i in items) + ")" if tpl[0] == "tuple"
+                    else "[" + ", ".join(items) + "]")
+        if tpl[0] == "dict" and any(t is None or t[0] in ("tensor", "old") for _, t in tpl[1]):
+            return "{" + ", ".join(f"{self.const(k)}: {self.value(v, consts)}"
+                                   for k, v in tpl[1]) + "}"
+        return self.expr(tpl, consts)
+
+
+def _refs(tpl):
+    kind = tpl[0]
+    if kind == "ref":
+        return True
+    if kind == "value":
+        return False
+    return any(_refs(t[1] if kind == "dict" else t) for t in tpl[1])
+
+
+def _plain(tpl):
+    """The value of a template that holds no array."""
+    kind = tpl[0]
+    if kind == "value":
+        return tpl[1].value
+    if kind == "dict":
+        return {k: _plain(v) for k, v in tpl[1]}
+    items = [_plain(t) for t in tpl[1]]
+    return tuple(items) if kind == "tuple" else items
+
+
+def _unpack(src, out, var):
+    """Lines assigning the slots of result template ``out`` from ``var``."""
+    if out[0] == "ref":
+        return [f"{out[1]} = {var}"]
+    lines = []
+    for i, t in enumerate(out[1]):
+        if t is not None:
+            lines += _unpack(src, t, f"{var}[{i}]")
+    return lines
+
+
+def _kernels(src, rec):
+    """({(id(backend), kernel name): the name of its replay callable}, [the names of the
+    backends' replay scopes]) for the kernels ``rec`` calls (see ``replay_kernels``)."""
+    wanted = {}
+    for e in rec.entries:
+        if e.kind == "kernel":
+            be = e.target.ref()
+            wanted.setdefault(id(be), (be, set()))[1].add(e.name)
+    largest = max((math.prod(a.shape) for a in rec.keep if hasattr(a, "shape")), default=0)
+    names, scopes = {}, []
+    for ident, (be, used) in wanted.items():
+        for n, fn in be.replay_kernels(sorted(used), largest).items():
+            names[(ident, n)] = src.const(fn, "f")
+        scopes.append(src.const(be.replay_scope, "z"))
+    return names, scopes
+
+
+def build(rec, output):
+    """``replay(L)`` of Recording ``rec`` (see the module); ``output`` is the template of the
+    step's result (``Source.value``'s forms)."""
+    src = _Source()
+    consts = {n: v for n, v in ((c[1], c[2]) for c in rec.consts.values())}
+    body, pending, committed = [], [], False
+    kernels, scopes = _kernels(src, rec)
+
+    def fail(what):
+        return f"_late({what!r})" if committed else f"raise Abort({what!r})"
+
+    def flush():
+        nonlocal committed
+        body.extend(pending)
+        committed = committed or bool(pending)
+        pending.clear()
+
+    for ref, attrs in rec.modules.values():
+        m = src.const(ref, "r")
+        body.append(f"d = _live({m}).__dict__")
+        for k, v in attrs:
+            if v.__class__ is _Ref:
+                test = f"d.get({k!r}) is not {src.const(v.ref, 'r')}()"
+            else:
+                test = f"not _same(d.get({k!r}), {src.const(v)})"
+            body.append(f"if {test}: raise Abort('module attribute {k} changed')")
+    for i, e in enumerate(rec.entries):
+        if e.kind == "source":
+            shape, dtype = e.value
+            data = f"{src.tensor(e.target)}._data"
+            body.append(f"{e.name} = {data}")
+            if e.target[0] != "arg":
+                body.append(f"if {e.name}.shape != {src.const(shape)} or "
+                            f"{e.name}.dtype != {src.const(dtype.value)}: "
+                            + fail(f"{e.name}: shape or dtype"))
+        elif e.kind == "kernel":
+            call = f"{kernels[(e.target.ident, e.name)]}(" + ", ".join(
+                src.expr(a, consts) for a in e.args[1])
+            if e.kwargs is not None:
+                call += "".join(f", {k}={src.expr(v, consts)}" for k, v in e.kwargs[1])
+            call += ")"
+            direct = e.out is not None and e.out[0] == "ref" and e.guard.__class__ is tuple
+            var = e.out[1] if direct else f"_t{i}"
+            body.append(f"{var} = {call}")
+            if direct:
+                continue
+            if e.guard is not None and e.guard.__class__ is not tuple:
+                body.append(f"if not _same({var}, {src.const(e.guard.value)}): "
+                            + fail(f"{e.name} gave another value"))
+            if e.out is not None:
+                body.extend(_unpack(src, e.out, var))
+        elif e.kind == "write":
+            pending.append(f"{src.tensor(e.target)}.{e.attr} = {src.value(e.value, consts)}")
+        elif e.kind == "call":
+            flush()
+            committed = True
+            call = f"_live({src.const(e.target.ref, 'r')}).{e.attr}(" + ", ".join(
+                src.expr(a, consts) for a in e.args[1])
+            call += "".join(f", {k}={src.expr(v, consts)}" for k, v in e.kwargs[1]) + ")"
+            body.append(call)
+    result = src.value(output, consts)
+    body.append(f"out = {result}")
+    flush()
+    body.append("return out")
+    indent = "    "
+    if scopes:
+        body = [f"with {', '.join(s + '()' for s in scopes)}:"] + ["    " + b for b in body]
+    code = "def replay(L):\n" + "".join(f"{indent}{line}\n" for line in body)
+    exec(compile(code, "<ember.compile replay>", "exec"), src.ns)  # noqa: S102 - our own code
+    replay = src.ns["replay"]
+    replay.source = code
+    return replay
