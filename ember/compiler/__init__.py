@@ -162,31 +162,31 @@ def _signature(tree, leaves):
     """The cache key of the arguments ``tree`` (their tensors appended to ``leaves``), or None
     when an argument cannot be part of a key (it is not hashable)."""
     parts = []
-
-    def walk(x):
-        if isinstance(x, _tensor.Tensor):
-            leaves.append(x)
-            parts.append((type(x), x.shape, x._dtype, x._device, x._ad, x._node is None))
-        elif x.__class__ in (tuple, list):
-            parts.append((x.__class__, len(x)))
-            for v in x:
-                walk(v)
-        elif x.__class__ is dict:
-            parts.append((dict, tuple(x)))
-            for v in x.values():
-                walk(v)
-        else:
-            try:
-                hash(x)
-            except TypeError:
-                parts.append(None)
-                return
-            parts.append((x.__class__, x))
-    walk(tree)
-    if None in parts:
+    if not _walk(tree, leaves, parts):
         return None
     return (_mode.enabled, _dt.default_float, _default_device[0],
             tuple(f() for f in _CONTEXT), tuple(parts))
+
+
+def _walk(x, leaves, parts):
+    """Append ``x``'s part of a key to ``parts`` (see ``_signature``); False when it has none.
+    (A plain function: a nested one would be a reference cycle per call.)"""
+    if isinstance(x, _tensor.Tensor):
+        leaves.append(x)
+        parts.append((type(x), x.shape, x._dtype, x._device, x._ad, x._node is None))
+    elif x.__class__ in (tuple, list):
+        parts.append((x.__class__, len(x)))
+        return all(_walk(v, leaves, parts) for v in x)
+    elif x.__class__ is dict:
+        parts.append((dict, tuple(x)))
+        return all(_walk(v, leaves, parts) for v in x.values())
+    else:
+        try:
+            hash(x)
+        except TypeError:
+            return False
+        parts.append((x.__class__, x))
+    return True
 
 
 def guard_context(fn):
