@@ -29,8 +29,10 @@ import numpy as np
 
 from .. import threads as _threads
 
-FLAGS = ("-O3", "-march=native", "-fopenmp", "-fno-math-errno", "-fno-trapping-math", "-fPIC",
-         "-shared")
+# -mprefer-vector-width=512: where the CPU has AVX-512, GCC's default is 256-bit vectors; the
+# compute-bound loops (GELU, softmax) run 1.3x faster at the full width
+FLAGS = ("-O3", "-march=native", "-mprefer-vector-width=512", "-fopenmp", "-fno-math-errno",
+         "-fno-trapping-math", "-fPIC", "-shared")
 PRELUDE = """#include <stdint.h>
 #include <math.h>
 #include <string.h>
