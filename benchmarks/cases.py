@@ -1116,19 +1116,19 @@ CASES.extend(LAYER_CASES)
 
 # -- small models: the cost per call (benchmarks/small_models.py) -------------------------------
 
-def _small(setup, arg, compiled=False):
+def _small(setup, arg, compiled=False, torch_compiled=False):
     """ember (through ember.torch) and PyTorch setups of ``small_models.<setup>``; ``arg`` is
     the case's parameter the setup takes (None: the parameters themselves). ``compiled``:
-    ember's step through ``ember.torch.compile``, PyTorch's eager (the target's comparison)."""
+    ember's step through ``ember.torch.compile``; ``torch_compiled``: PyTorch's through
+    ``torch.compile`` (else eager)."""
     fn = getattr(small_models, setup)
 
     def pick(p):
         return p if arg is None else p[arg]
-    if compiled:
-        return {"ember": lambda p: fn("ember.torch", pick(p), compiled=True),
-                "torch": lambda p: fn("torch", pick(p))}
-    return {"ember": lambda p: fn("ember.torch", pick(p)),
-            "torch": lambda p: fn("torch", pick(p))}
+    ours = {"compiled": True} if compiled else {}
+    theirs = {"compiled": True} if torch_compiled else {}
+    return {"ember": lambda p: fn("ember.torch", pick(p), **ours),
+            "torch": lambda p: fn("torch", pick(p), **theirs)}
 
 
 SMALL_CASES = [
@@ -1162,11 +1162,13 @@ SMALL_CASES = [
          dict(full), dict(quick), _small(setup, None, compiled=True),
          note="the actor-critic's compiled step reads `value.detach()` for `value.item()`"
          if name == "actor_critic_step" else "")
-    for name, setup, full, quick in (
-        ("makemore_step", "gpt_step_setup", small_models.MAKEMORE, small_models.GPT_QUICK),
-        ("mingpt_step", "gpt_step_setup", small_models.MINGPT, small_models.GPT_QUICK),
-        ("char_rnn_step", "char_rnn_setup", small_models.RNN, small_models.RNN_QUICK),
-        ("actor_critic_step", "actor_critic_setup", small_models.AC, small_models.AC_QUICK))
+    for name, setup, full, quick in small_models.STEPS
+] + [
+    Case(f"{name}_vs_torch_compile", "small_models", f"{name}, ember's step through "
+         "`ember.torch.compile` against PyTorch's through `torch.compile` (its first call, "
+         "the warm-up, compiles: 10-40 s)", dict(full), dict(quick),
+         _small(setup, None, compiled=True, torch_compiled=True))
+    for name, setup, full, quick in small_models.STEPS
 ]
 CASES.extend(SMALL_CASES)
 

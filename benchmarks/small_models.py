@@ -51,6 +51,11 @@ RNN_QUICK = {"letters": 57, "hidden": 8, "classes": 18, "length": 2}
 AC = {"obs": 4, "hidden": 128, "actions": 2}
 AC_QUICK = {"obs": 4, "hidden": 8, "actions": 2}
 SEED = 32
+# (case name, setup, full sizes, quick sizes) of the training steps
+STEPS = (("makemore_step", "gpt_step_setup", MAKEMORE, GPT_QUICK),
+         ("mingpt_step", "gpt_step_setup", MINGPT, GPT_QUICK),
+         ("char_rnn_step", "char_rnn_setup", RNN, RNN_QUICK),
+         ("actor_critic_step", "actor_critic_setup", AC, AC_QUICK))
 
 
 def _lib(lib):
