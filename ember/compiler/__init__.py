@@ -195,7 +195,8 @@ def guard_context(fn):
     ``fn``.
 
     >>> import ember
-    >>> _ = guard_context(lambda: ember.get_default_device())
+    >>> fn = guard_context(lambda: ember.get_default_dtype())
+    >>> _CONTEXT.remove(fn)  # (this example's)
     """
     _CONTEXT.append(fn)
     return fn

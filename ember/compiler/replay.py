@@ -13,10 +13,12 @@ and the caller runs the step eagerly instead. A guard that fails after it raises
 the step took another path than the recorded one after it had changed its state.
 
 >>> import ember
+>>> from ember.compiler import _output_template
 >>> from ember.compiler.recording import record
 >>> x = ember.ones(3)
->>> replay = build(record(lambda t: t * 2.0 + 1.0, (x,), {}, [x]), ("out",))
->>> replay([ember.tensor([1.0, 2.0, 3.0])])._data.tolist()
+>>> rec = record(lambda t: t * 2.0 + 1.0, (x,), {}, [x])
+>>> replay = build(rec, _output_template(rec, rec.result))
+>>> replay([ember.tensor([1.0, 2.0, 3.0])]).tolist()
 [3.0, 5.0, 7.0]
 """
 

@@ -54,7 +54,7 @@ _NOT_TORCH = _builtins.frozenset((
     "s", "tour", "devices", "dtypes", "shapes", "threads", "ops", "io", "vision",
     "array_api", "return_types", "backends", "errors", "autodiff", "train",
     "save", "load",  # ember.torch.serialization's, which read and write PyTorch's files
-    "compile",  # defined below, with torch.compile's options
+    "compile",  # ember.torch.compiled's, with torch.compile's options
 ))
 
 for _name in dir(_e):
@@ -76,30 +76,6 @@ def is_tensor(obj):
     return isinstance(obj, _e.Tensor)
 
 
-def compile(model=None, **options):  # noqa: A001
-    """``torch.compile``: ``ember.compile(model)`` (its recorded kernels replayed; see
-    ember/compiler). PyTorch's options (``mode``, ``fullgraph``, ``dynamic``, ``backend``,
-    ``options``, ``disable``) are accepted; ``disable=True`` returns ``model`` itself. Used as a
-    decorator, with or without options.
-
-    >>> import ember.torch as torch
-    >>> f = torch.compile(lambda x: x + 1)
-    >>> [f(torch.ones(1)).tolist() for _ in range(4)][-1]
-    [2.0]
-    """
-    unknown = set(options) - _COMPILE_OPTIONS
-    if unknown:
-        raise TypeError(f"compile() got an unexpected keyword argument '{sorted(unknown)[0]}'")
-    if model is None:
-        return lambda fn: compile(fn, **options)
-    if options.get("disable"):
-        return model
-    return _e.compile(model)
-
-
-_COMPILE_OPTIONS = frozenset({"fullgraph", "dynamic", "backend", "mode", "options", "disable"})
-
-
 from . import accelerator, backends, cuda  # noqa: E402,F401
 from . import (linear_algebra_products, reductions, shapes_and_grids,  # noqa: E402,F401
                histograms, windows)
@@ -110,6 +86,7 @@ from . import indexing, creation, conversion, inplace  # noqa: E402,F401
 from .conversion import (channels_last, channels_last_3d, contiguous_format,  # noqa: E402,F401
                          memory_format, preserve_format)
 from .serialization import load, save  # noqa: E402,F401
+from .compiled import compile  # noqa: E402,F401,A001
 from . import functions  # noqa: E402,F401  (torch.<name>(x, ...) as x.<name>(...))
 from . import onnx  # noqa: E402,F401
 from . import nn_twins  # noqa: E402,F401  (torch.embedding, torch.lstm ...: ATen's signatures)

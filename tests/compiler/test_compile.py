@@ -249,3 +249,30 @@ def test_bad_arguments_are_typed_errors():
         ember.compile(3)
     with pytest.raises(InvalidParameterError, match="cache_size is 0"):
         ember.compile(lambda x: x, cache_size=0)
+
+
+def test_torch_compile_of_a_module_is_pytorchs_optimized_module():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU())
+    compiled = torch.compile(model)
+    assert isinstance(compiled, torch.nn.Module) and compiled._orig_mod is model
+    assert sorted(compiled.state_dict()) == ["_orig_mod.0.bias", "_orig_mod.0.weight"]
+    assert [id(p) for p in compiled.parameters()] == [id(p) for p in model.parameters()]
+    assert getattr(compiled, "0") is model[0]  # other attributes are the original's
+    x = torch.randn(5, 3)
+    with torch.no_grad():
+        outs = [compiled(x) for _ in range(5)]
+        expected = model(x)
+    assert all(o.tolist() == expected.tolist() for o in outs)
+    assert compiled._compiled.stats["replays"] == 2
+    compiled.eval()
+    assert not model.training
+
+
+@pytest.mark.parametrize("name", ["ember.compiler", "ember.compiler.recording",
+                                  "ember.compiler.replay", "ember.torch.compiled"])
+def test_the_docstring_examples_run(name):
+    import doctest
+    import importlib
+    result = doctest.testmod(importlib.import_module(name))
+    assert result.attempted > 0 and result.failed == 0
