@@ -166,8 +166,10 @@ def char_rnn_setup(lib, p, compiled=False):
     return _compiled(lib, step, compiled)
 
 
-def actor_critic_setup(lib, p, compiled=False):
-    """A step of PyTorch's actor-critic example at batch 1 (see the module)."""
+def actor_critic_setup(lib, p, compiled=False, detach=None):
+    """A step of PyTorch's actor-critic example at batch 1 (see the module); ``detach``
+    (default: ``compiled``) reads the value estimate with ``value.detach()``."""
+    detach = compiled if detach is None else detach
     import numpy as np
 
     torch, nn, F = _lib(lib)
@@ -195,10 +197,10 @@ def actor_critic_setup(lib, p, compiled=False):
         probs, value = model(state)
         m = Categorical(probs)
         action = m.sample()
-        advantage = reward - (value.detach() if compiled else value.item())
+        advantage = reward - (value.detach() if detach else value.item())
         loss = -m.log_prob(action) * advantage + F.smooth_l1_loss(value, reward)
         opt.zero_grad()
         loss.backward()
         opt.step()
-        return value.detach() if compiled else value  # (the fingerprint: not the action's)
+        return value.detach() if detach else value  # (the fingerprint: not the action's)
     return _compiled(lib, step, compiled)

@@ -9,8 +9,8 @@ records, Tensor objects). An optimizer's or scheduler's ``step`` inside ``fn`` r
 between the recorded kernels.
 
 What ``fn`` may do, and what is guarded: its tensor arguments may change values from call to
-call (their shapes, dtypes, devices and whether they require grad are the cache key, with grad
-mode and the default dtype); it may read and update tensors that exist outside it (parameters,
+call (their shapes, strides, dtypes, devices and whether they require grad are the cache key,
+with grad mode and the default dtype); it may read and update tensors that exist outside it (parameters,
 gradients, optimizer state); the modules it calls keep their ``training`` flag and plain
 attributes (checked before each replay). Python values it computes from anything else are the
 recording's: they must not change between calls (two recordings are compared, so a value that
@@ -173,7 +173,9 @@ def _walk(x, leaves, parts):
     (A plain function: a nested one would be a reference cycle per call.)"""
     if isinstance(x, _tensor.Tensor):
         leaves.append(x)
-        parts.append((type(x), x.shape, x._dtype, x._device, x._ad, x._node is None))
+        data = x._data
+        parts.append((type(x), x.shape, x._dtype, x._device, x._ad, x._node is None,
+                      x._device.backend.layout_strides(data)))
     elif x.__class__ in (tuple, list):
         parts.append((x.__class__, len(x)))
         return all(_walk(v, leaves, parts) for v in x)

@@ -35,7 +35,7 @@ import weakref
 
 from .. import _tensor
 from ..devices import _interned
-from ..backends.base import kernel_names
+from ..backends.base import _declaring, kernel_names
 from ..backends.base.declare import is_metadata
 
 __all__ = ["record", "recording_here", "Recording", "Entry", "HOST_KERNELS"]
@@ -336,12 +336,16 @@ class _Proxy:
 
     def __init__(self, real):
         self._real = real
-        self._kernels = kernel_names(type(getattr(real, "inner", real)))
+        cls = type(getattr(real, "inner", real))
+        names = kernel_names(cls)
+        # declared @metadata in the base (a backend's override, or a wrapper, may lack the mark)
+        self._kernels = {n for n in names
+                         if not is_metadata(vars(_declaring(cls, n)).get(n))}
 
     def __getattr__(self, name):
         real = self._real
         value = getattr(real, name)
-        if name not in self._kernels or not callable(value) or is_metadata(value):
+        if name not in self._kernels or not callable(value):
             return value
         if name in _NEVER:
             def never(*args, **kwargs):

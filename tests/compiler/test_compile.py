@@ -30,8 +30,8 @@ def _twins(setup):
     return eager, ember.compile(setup())
 
 
-def _gpt_setup():
-    p = dict(small_models.GPT_QUICK)
+def _gpt_setup(p=small_models.GPT_QUICK):
+    p = dict(p)
     model = gpt.model("ember.torch", p, gpt.init_params(p, 3))
     opt = torch.optim.AdamW(model.parameters(), lr=gpt.LR, weight_decay=gpt.WEIGHT_DECAY)
 
@@ -57,6 +57,16 @@ def test_gpt_training_replays_bit_for_bit_over_200_steps():
     assert compiled.stats["replays"] == 197
     for a, b in zip(eager.model.parameters(), compiled.model.parameters()):
         assert np.array_equal(a.detach().numpy(), b.detach().numpy())
+
+
+@pytest.mark.parametrize("sizes", ["MAKEMORE", "MINGPT"])
+def test_the_benchmark_gpts_replay_bit_for_bit(sizes):
+    p = getattr(small_models, sizes)
+    data = [(torch.from_numpy(x), torch.from_numpy(y)) for x, y in gpt.batches(dict(p), 5)]
+    eager, compiled = _twins(lambda: _gpt_setup(p))
+    losses = [(eager(*data[i % len(data)]).item(), compiled(*data[i % len(data)]).item())
+              for i in range(30)]
+    assert all(a == b for a, b in losses) and compiled.stats["replays"] == 27
 
 
 def test_char_rnn_with_in_place_updates_replays_bit_for_bit():
@@ -276,3 +286,17 @@ def test_the_docstring_examples_run(name):
     import importlib
     result = doctest.testmod(importlib.import_module(name))
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_actor_critic_with_sampling_replays_bit_for_bit():
+    p = dict(small_models.AC_QUICK)
+    torch.manual_seed(3)
+    eager = small_models.actor_critic_setup("ember.torch", p, detach=True)
+    torch.manual_seed(3)
+    compiled = small_models.actor_critic_setup("ember.torch", p, compiled=True)
+    torch.manual_seed(4)
+    expected = [eager().tolist() for _ in range(200)]
+    torch.manual_seed(4)
+    assert [compiled().tolist() for _ in range(200)] == expected
+    assert compiled.stats["replays"] == 197
+    assert expected[0] != expected[-1]  # it trained
