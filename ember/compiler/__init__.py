@@ -90,7 +90,7 @@ class Compiled:
         leaves = []
         key = _signature((args, kwargs), leaves)
         if key is None:
-            return self._eager(args, kwargs, None)
+            return self._eager(args, kwargs)
         state = self._keys.get(key)
         if state is None:
             state = self._keys[key] = _Key()
@@ -108,15 +108,15 @@ class Compiled:
                 if state.rerecords > _RERECORDS:
                     self._refuse(state, "its recorded path keeps failing its guards (a "
                                  "tensor's value read in Python, or a tensor it reads gone)")
-                return self._eager(args, kwargs, None)
+                return self._eager(args, kwargs)
             self.stats["replays"] += 1
             return out
         if state.reason is not None or state.calls == 0:
             state.calls += 1
-            return self._eager(args, kwargs, None)
+            return self._eager(args, kwargs)
         return self._record(state, args, kwargs, leaves)
 
-    def _eager(self, args, kwargs, _):
+    def _eager(self, args, kwargs):
         self.stats["eager"] += 1
         return self.fn(*args, **kwargs)
 
@@ -173,9 +173,8 @@ def _walk(x, leaves, parts):
     (A plain function: a nested one would be a reference cycle per call.)"""
     if isinstance(x, _tensor.Tensor):
         leaves.append(x)
-        data = x._data
         parts.append((type(x), x.shape, x._dtype, x._device, x._ad, x._node is None,
-                      x._device.backend.layout_strides(data)))
+                      x._device.backend.layout_strides(x._data)))
     elif x.__class__ in (tuple, list):
         parts.append((x.__class__, len(x)))
         return all(_walk(v, leaves, parts) for v in x)
