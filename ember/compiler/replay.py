@@ -76,7 +76,7 @@ class _Source:
 
     def __init__(self):
         self.ns = {"_live": _live, "_need": _need, "_late": _late, "_make": _make,
-                   "_same": same, "Abort": Abort}
+                   "_same": same, "Abort": Abort, "GraphError": GraphError}
         self.lines = []
         self.names = {}
 
@@ -184,21 +184,38 @@ def _kernels(src, rec):
     return names, scopes
 
 
+def _guarded(body, split):
+    """``body`` with its exceptions typed: before line ``split`` (nothing changed yet) any
+    exception of a kernel is an ``Abort`` (the eager step then raises ember's own error, or
+    succeeds); after it, a GraphError (see the module)."""
+    out = ["try:", *("    " + b for b in body[:split] or ["pass"]), "except Abort:",
+           "    raise", "except Exception as exc:", "    raise Abort(repr(exc)) from exc"]
+    if split < len(body):
+        out += ["try:", *("    " + b for b in body[split:]), "except GraphError:", "    raise",
+                "except Exception as exc:", "    _late(f'{type(exc).__name__}: {exc}')"]
+    return out
+
+
 def build(rec, output):
     """``replay(L)`` of Recording ``rec`` (see the module); ``output`` is the template of the
     step's result (``Source.value``'s forms)."""
     src = _Source()
     consts = {n: v for n, v in ((c[1], c[2]) for c in rec.consts.values())}
-    body, pending, committed = [], [], False
+    body, pending, committed, split = [], {}, False, None
     kernels, scopes = _kernels(src, rec)
 
     def fail(what):
         return f"_late({what!r})" if committed else f"raise Abort({what!r})"
 
+    def commit():
+        nonlocal committed, split
+        if not committed:
+            committed, split = True, len(body)
+
     def flush():
-        nonlocal committed
-        body.extend(pending)
-        committed = committed or bool(pending)
+        if pending:
+            commit()
+        body.extend(f"{target} = {value}" for target, value in pending.items())
         pending.clear()
 
     for ref, attrs in rec.modules.values():
@@ -235,11 +252,11 @@ def build(rec, output):
                             + fail(f"{e.name} gave another value"))
             if e.out is not None:
                 body.extend(_unpack(src, e.out, var))
-        elif e.kind == "write":
-            pending.append(f"{src.tensor(e.target)}.{e.attr} = {src.value(e.value, consts)}")
+        elif e.kind == "write":  # the last write to an attribute is the one that stays
+            pending[f"{src.tensor(e.target)}.{e.attr}"] = src.value(e.value, consts)
         elif e.kind == "call":
             flush()
-            committed = True
+            commit()
             call = f"_live({src.const(e.target.ref, 'r')}).{e.attr}(" + ", ".join(
                 src.expr(a, consts) for a in e.args[1])
             call += "".join(f", {k}={src.expr(v, consts)}" for k, v in e.kwargs[1]) + ")"
@@ -248,10 +265,10 @@ def build(rec, output):
     body.append(f"out = {result}")
     flush()
     body.append("return out")
-    indent = "    "
+    body = _guarded(body, len(body) if split is None else split)
     if scopes:
         body = [f"with {', '.join(s + '()' for s in scopes)}:"] + ["    " + b for b in body]
-    code = "def replay(L):\n" + "".join(f"{indent}{line}\n" for line in body)
+    code = "def replay(L):\n" + "".join(f"    {line}\n" for line in body)
     exec(compile(code, "<ember.compile replay>", "exec"), src.ns)  # noqa: S102 - our own code
     replay = src.ns["replay"]
     replay.source = code

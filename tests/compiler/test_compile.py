@@ -300,3 +300,14 @@ def test_actor_critic_with_sampling_replays_bit_for_bit():
     assert [compiled().tolist() for _ in range(200)] == expected
     assert compiled.stats["replays"] == 197
     assert expected[0] != expected[-1]  # it trained
+
+
+def test_a_kernel_error_in_a_replay_is_the_eager_steps_typed_error():
+    pd = ember.tensor([[4.0, 1.0], [1.0, 3.0]])
+    f = ember.compile(lambda m: ember.linalg.cholesky(m))
+    for _ in range(4):
+        f(pd)
+    assert f.stats["replays"] == 1
+    with pytest.raises(InvalidParameterError, match="not positive-definite"):
+        f(ember.tensor([[1.0, 2.0], [2.0, 1.0]]))
+    assert f.stats["aborted"] == 1
