@@ -16,6 +16,7 @@ import hashlib
 import importlib.machinery
 import importlib.util
 import os
+import platform
 import shutil
 import signal
 import stat
@@ -29,10 +30,11 @@ import numpy as np
 
 from .. import threads as _threads
 
-# -mprefer-vector-width=512: where the CPU has AVX-512, GCC's default is 256-bit vectors; the
-# compute-bound loops (GELU, softmax) run 1.3x faster at the full width
-FLAGS = ("-O3", "-march=native", "-mprefer-vector-width=512", "-fopenmp", "-fno-math-errno",
-         "-fno-trapping-math", "-fPIC", "-shared")
+# -mprefer-vector-width=512 (an x86 option): where the CPU has AVX-512, GCC's default is 256-bit
+# vectors; the compute-bound loops (GELU, softmax) run 1.3x faster at the full width
+_X86 = platform.machine().lower() in ("x86_64", "amd64", "i386", "i686")
+FLAGS = ("-O3", "-march=native", *(("-mprefer-vector-width=512",) if _X86 else ()), "-fopenmp",
+         "-fno-math-errno", "-fno-trapping-math", "-fPIC", "-shared")
 PRELUDE = """#include <stdint.h>
 #include <math.h>
 #include <string.h>
