@@ -79,6 +79,9 @@ class Compiled:
     def reasons(self):
         return {k: v.reason for k, v in self._keys.items() if v.reason}
 
+    def __get__(self, instance, owner=None):  # a compiled method: the instance is an argument
+        return self if instance is None else _types.MethodType(self, instance)
+
     def __getattr__(self, name):  # a compiled module keeps its attributes
         if name == "fn":
             raise AttributeError(name)

@@ -311,3 +311,19 @@ def test_a_kernel_error_in_a_replay_is_the_eager_steps_typed_error():
     with pytest.raises(InvalidParameterError, match="not positive-definite"):
         f(ember.tensor([[1.0, 2.0], [2.0, 1.0]]))
     assert f.stats["aborted"] == 1
+
+
+def test_a_compiled_method_takes_its_instance():
+    class Scaler:
+        def __init__(self, k):
+            self.k = k
+
+        @ember.compile
+        def apply(self, x):
+            return x * self.k
+
+    a, b = Scaler(2.0), Scaler(3.0)
+    for _ in range(4):
+        assert a.apply(ember.ones(2)).tolist() == [2.0, 2.0]
+        assert b.apply(ember.ones(2)).tolist() == [3.0, 3.0]
+    assert Scaler.apply.stats["replays"] == 2
