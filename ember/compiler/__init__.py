@@ -63,7 +63,8 @@ class _Key:
 class Compiled:
     """A compiled step (see the module): call it as ``fn``. ``stats`` counts the calls by how
     they ran (``"eager"``, ``"recorded"``, ``"replays"``, ``"aborted"``); ``reasons`` maps each
-    argument signature that runs eagerly to why."""
+    argument signature that runs eagerly to why; ``last_abort`` says why the last replay that
+    stopped (and ran eagerly) stopped."""
 
     def __init__(self, fn, cache_size=8):
         self.fn = fn
@@ -71,6 +72,7 @@ class Compiled:
         self._keys = OrderedDict()
         self._warned = set()
         self.stats = {"eager": 0, "recorded": 0, "replays": 0, "aborted": 0}
+        self.last_abort = None
         self.__wrapped__ = fn
         self.__doc__ = getattr(fn, "__doc__", None)
         self.__name__ = getattr(fn, "__name__", type(fn).__name__)
@@ -104,7 +106,8 @@ class Compiled:
         if state.replay is not None:
             try:
                 out = state.replay(leaves)
-            except Abort:
+            except Abort as exc:
+                self.last_abort = str(exc)
                 self.stats["aborted"] += 1
                 state.replay, state.calls = None, 0
                 state.rerecords += 1

@@ -118,7 +118,7 @@ class Recording:
     def template(self, value, is_array):
         """``value`` (a kernel's argument) with each array replaced by its name."""
         cls = value.__class__
-        if is_array(value):
+        if is_array(value) or _bundle(value):
             name = self.names.get(id(value))
             if name is None:  # an array from elsewhere: a constant if it is the same object
                 name = self.consts.setdefault(id(value), ("c", len(self.consts), value))[:2]
@@ -133,9 +133,9 @@ class Recording:
         return ("value", _Same(value))
 
     def results(self, value, is_array):
-        """The template of a kernel's result: each array a new slot."""
+        """The template of a kernel's result: each array (and each bundle) a new slot."""
         cls = value.__class__
-        if is_array(value):
+        if is_array(value) or _bundle(value):
             return ("ref", self._new_slot(value))
         if cls is tuple or cls is list:
             return (cls.__name__, tuple(self.results(v, is_array) for v in value))
@@ -293,9 +293,17 @@ def _is_array(value):
 def _holds_array(value):
     if _is_array(value):
         return True
-    if value.__class__ in (tuple, list):
+    if isinstance(value, (tuple, list)):
         return any(_holds_array(v) for v in value)
     return False
+
+
+def _bundle(value):
+    """Whether ``value`` is a backend's own sequence of arrays (a tuple or list subclass, such
+    as an indexing key that carries its axis): one value to the tape, passed on whole."""
+    cls = value.__class__
+    return cls is not tuple and cls is not list and isinstance(value, (tuple, list)) \
+        and _holds_array(value)
 
 
 # -- the hooks --------------------------------------------------------------------------------

@@ -22,9 +22,11 @@ the step took another path than the recorded one after it had changed its state.
 [3.0, 5.0, 7.0]
 """
 
+import inspect
 import math
 
 from .. import _tensor
+from ..backends.base import _declaring
 from ..autodiff.graph import Node
 from ..errors import GraphError
 from .recording import _Ref, same
@@ -184,12 +186,43 @@ def _kernels(src, rec):
     return names, scopes
 
 
-def _guarded(body, split):
+def _generators(rec):
+    """(backend, generator) of each generator the kernels of ``rec`` draw from (None: the
+    backend's global one): a kernel that takes ``gen``."""
+    found, seen = [], set()
+    for e in rec.entries:
+        if e.kind != "kernel" or e.name in _RNG_STATE:
+            continue
+        be = e.target.ref()
+        cls = type(getattr(be, "inner", be))
+        names = list(inspect.signature(vars(_declaring(cls, e.name))[e.name]).parameters)[1:]
+        if "gen" not in names:
+            continue
+        at = names.index("gen")
+        kwargs = dict(e.kwargs[1]) if e.kwargs is not None else {}
+        tpl = kwargs.get("gen", e.args[1][at] if at < len(e.args[1]) else None)
+        gen = None if tpl is None else tpl[1].value
+        if (id(be), id(gen)) not in seen:
+            seen.add((id(be), id(gen)))
+            found.append((be, gen))
+    return found
+
+
+_RNG_STATE = frozenset({"random_get_state", "random_set_state", "random_seed",
+                        "random_generator", "random_entropy_seed"})
+
+
+def _guarded(body, split, generators=()):
     """``body`` with its exceptions typed: before line ``split`` (nothing changed yet) any
     exception of a kernel is an ``Abort`` (the eager step then raises ember's own error, or
-    succeeds); after it, a GraphError (see the module)."""
-    out = ["try:", *("    " + b for b in body[:split] or ["pass"]), "except Abort:",
-           "    raise", "except Exception as exc:", "    raise Abort(repr(exc)) from exc"]
+    succeeds) and the ``generators`` (Python source of ``(backend, generator)``) are put back
+    where they were; after it, a GraphError (see the module)."""
+    save = [f"_rng{i} = {be}.random_get_state({gen})" for i, (be, gen) in enumerate(generators)]
+    undo = [f"    {be}.random_set_state({gen}, _rng{i})"
+            for i, (be, gen) in enumerate(generators)]
+    out = [*save, "try:", *("    " + b for b in body[:split] or ["pass"]), "except Abort:",
+           *undo, "    raise", "except Exception as exc:", *undo,
+           "    raise Abort(repr(exc)) from exc"]
     if split < len(body):
         out += ["try:", *("    " + b for b in body[split:]), "except GraphError:", "    raise",
                 "except Exception as exc:", "    _late(f'{type(exc).__name__}: {exc}')"]
@@ -265,7 +298,8 @@ def build(rec, output):
     body.append(f"out = {result}")
     flush()
     body.append("return out")
-    body = _guarded(body, len(body) if split is None else split)
+    generators = [(src.const(be, "b"), src.const(gen)) for be, gen in _generators(rec)]
+    body = _guarded(body, len(body) if split is None else split, generators)
     if scopes:
         body = [f"with {', '.join(s + '()' for s in scopes)}:"] + ["    " + b for b in body]
     code = "def replay(L):\n" + "".join(f"    {line}\n" for line in body)

@@ -327,3 +327,20 @@ def test_a_compiled_method_takes_its_instance():
         assert a.apply(ember.ones(2)).tolist() == [2.0, 2.0]
         assert b.apply(ember.ones(2)).tolist() == [3.0, 3.0]
     assert Scaler.apply.stats["replays"] == 2
+
+
+def test_an_aborted_replay_puts_the_random_stream_back():
+    table = torch.randn(5, 2)
+
+    def step(ids):
+        return F.embedding(ids, F.dropout(table, 0.5, training=True))
+    good, bad = torch.tensor([0, 4]), torch.tensor([0, 9])
+    results = []
+    for fn in (step, ember.compile(step)):
+        torch.manual_seed(11)
+        for _ in range(4):
+            fn(good)
+        with pytest.raises(ember.EmberError):
+            fn(bad)  # draws its dropout mask, then finds the index out of range
+        results.append(torch.rand(3).tolist())
+    assert results[0] == results[1]
