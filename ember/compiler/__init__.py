@@ -41,7 +41,8 @@ from .. import dtypes as _dt
 from ..autodiff.graph import _mode
 from ..devices import _default as _default_device
 from ..errors import InvalidParameterError, KindError
-from .recording import escaped, record, recording_here as _recording_here, same
+from .recording import (_MEMBERS, _Same, _is_array, escaped, record,
+                        recording_here as _recording_here, same)
 from .replay import Abort, build
 
 __all__ = ["compile", "Compiled", "guard_context"]
@@ -249,7 +250,6 @@ def _filled(cell):
 
 def _grads_written(rec):
     """The tensors the step left as gradients of tensors that existed before it."""
-    from .recording import _MEMBERS
     out = []
     for e in rec.entries:
         if e.kind == "write" and e.attr == "_grad":
@@ -267,7 +267,6 @@ def _grads_written(rec):
 
 
 def _output_template(rec, value):
-    from .recording import _MEMBERS, _is_array, _Same
     if isinstance(value, _tensor.Tensor):
         if id(value) in rec.created_ids:
             node = value._node
@@ -276,7 +275,7 @@ def _output_template(rec, value):
                                     "still live (compile the whole step, backward and update "
                                     "included, or run it under ember.no_grad())")
             return ("tensor", type(value), value._dtype, value._ad,
-                    rec.template(_MEMBERS["_data"].__get__(value), _is_array),
+                    rec.template(_MEMBERS["_data"].__get__(value)),
                     None if node is None else node.name)
         return ("old", rec.tensor_ref(value))
     if value.__class__ in (tuple, list):
@@ -284,7 +283,7 @@ def _output_template(rec, value):
     if value.__class__ is dict:
         return ("dict", tuple((k, _output_template(rec, v)) for k, v in value.items()))
     if _is_array(value):
-        return rec.template(value, _is_array)
+        return rec.template(value)
     return ("value", _Same(value))
 
 

@@ -73,13 +73,13 @@ NO_GUARD = ("no guard",)
 
 
 class Recording:
-    """The tape of one run of a step (see the module): ``entries``, ``sources`` (the external
-    arrays, in order of first use: ``(name, reference, shape, dtype)``), ``modules`` (the
-    modules called, with their guarded attributes), ``output`` (the template of the result)
-    and ``problems`` (reasons it cannot be replayed)."""
+    """The tape of one run of a step (see the module): ``entries``, ``modules`` (the modules
+    called, with their guarded attributes), ``consts`` (the arrays from outside the kernels
+    and the tensors, by identity), ``result`` (what the step returned) and ``problems``
+    (reasons it cannot be replayed)."""
 
     def __init__(self, leaves):
-        self.entries, self.problems, self.sources, self.modules = [], [], [], {}
+        self.entries, self.problems, self.modules = [], [], {}
         self.names = {}    # id(array) -> its name in the tape ("s3" made, "e1" external)
         self.keep = []     # every array named, alive while recording (ids stay unique)
         self.consts = {}   # id(obj) -> ("c", n) for arrays from elsewhere (the same object)
@@ -89,7 +89,7 @@ class Recording:
         self.state = {}    # (id(tensor), attr) -> value written by the step (not yet replayed)
         self.thread = threading.get_ident()
         self.paused = 0
-        self.made = 0
+        self.made = self.externals = 0
         for i, t in enumerate(leaves):
             if isinstance(t, _tensor.Tensor):
                 self.tensor_refs[id(t)] = ("arg", i)
@@ -100,8 +100,8 @@ class Recording:
 
     # -- names --------------------------------------------------------------------------------
     def _external(self, arr, ref):
-        name = f"e{len(self.sources)}"
-        self.sources.append((name, ref, tuple(arr.shape), arr.dtype))
+        name = f"e{self.externals}"
+        self.externals += 1
         self.entries.append(Entry("source", name=name, target=ref,
                                   value=(tuple(arr.shape), _Same(arr.dtype))))
         self.names[id(arr)] = name
@@ -115,30 +115,30 @@ class Recording:
         self.keep.append(arr)
         return name
 
-    def template(self, value, is_array):
+    def template(self, value):
         """``value`` (a kernel's argument) with each array replaced by its name."""
         cls = value.__class__
-        if is_array(value) or _bundle(value):
+        if _is_array(value) or _bundle(value):
             name = self.names.get(id(value))
             if name is None:  # an array from elsewhere: a constant if it is the same object
                 name = self.consts.setdefault(id(value), ("c", len(self.consts), value))[:2]
                 self.keep.append(value)
             return ("ref", name)
         if cls is tuple or cls is list:
-            return (cls.__name__, tuple(self.template(v, is_array) for v in value))
+            return (cls.__name__, tuple(self.template(v) for v in value))
         if cls is dict:
-            return ("dict", tuple((k, self.template(v, is_array)) for k, v in value.items()))
+            return ("dict", tuple((k, self.template(v)) for k, v in value.items()))
         if isinstance(value, _tensor.Tensor):
             self.problems.append(f"a kernel was given a tensor ({value.shape})")
         return ("value", _Same(value))
 
-    def results(self, value, is_array):
+    def results(self, value):
         """The template of a kernel's result: each array (and each bundle) a new slot."""
         cls = value.__class__
-        if is_array(value) or _bundle(value):
+        if _is_array(value) or _bundle(value):
             return ("ref", self._new_slot(value))
         if cls is tuple or cls is list:
-            return (cls.__name__, tuple(self.results(v, is_array) for v in value))
+            return (cls.__name__, tuple(self.results(v) for v in value))
         return None
 
     def tensor_ref(self, t):
@@ -181,22 +181,22 @@ class Recording:
                 if value._node is not None:
                     self.problems.append("it stores a tensor that requires grad")
                 return ("tensor", type(value), value._dtype, value._ad,
-                        self.template(_MEMBERS["_data"].__get__(value), _is_array), None)
+                        self.template(_MEMBERS["_data"].__get__(value)), None)
             return ("old", self.tensor_ref(value))
-        return self.template(value, _is_array)
+        return self.template(value)
 
     def kernel(self, backend, name, args, kwargs, out, guard):
         self.entries.append(Entry(
-            "kernel", name=name, target=_Ref(backend), args=self.template(args, _is_array),
-            kwargs=self.template(kwargs, _is_array) if kwargs else None,
-            out=self.results(out, _is_array) if guard is NO_GUARD else
-            (self.results(out, _is_array) if _holds_array(out) else None),
+            "kernel", name=name, target=_Ref(backend), args=self.template(args),
+            kwargs=self.template(kwargs) if kwargs else None,
+            out=self.results(out) if guard is NO_GUARD else
+            (self.results(out) if _holds_array(out) else None),
             guard=guard))
 
     def call(self, obj, attr, args, kwargs):
         self.entries.append(Entry("call", target=_Ref(obj), attr=attr,
-                                  args=self.template(args, _is_array),
-                                  kwargs=self.template(kwargs, _is_array)))
+                                  args=self.template(args),
+                                  kwargs=self.template(kwargs)))
         self.state.clear()  # its writes are its own: what is read after it is read anew
 
     def module(self, m):
