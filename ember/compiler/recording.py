@@ -35,8 +35,7 @@ import weakref
 
 from .. import _tensor
 from ..devices import _interned
-from ..backends.base import _declaring, kernel_names
-from ..backends.base.declare import is_metadata
+from ..backends.base import kernel_class, kernel_names, metadata_kernels
 
 __all__ = ["record", "recording_here", "Recording", "Entry", "HOST_KERNELS"]
 
@@ -344,11 +343,8 @@ class _Proxy:
 
     def __init__(self, real):
         self._real = real
-        cls = type(getattr(real, "inner", real))
-        names = kernel_names(cls)
-        # declared @metadata in the base (a backend's override, or a wrapper, may lack the mark)
-        self._kernels = {n for n in names
-                         if not is_metadata(vars(_declaring(cls, n)).get(n))}
+        cls = kernel_class(real)
+        self._kernels = set(kernel_names(cls)) - metadata_kernels(cls)
 
     def __getattr__(self, name):
         real = self._real

@@ -22,11 +22,10 @@ the step took another path than the recorded one after it had changed its state.
 [3.0, 5.0, 7.0]
 """
 
-import inspect
 import math
 
 from .. import _tensor
-from ..backends.base import _declaring
+from ..backends.base import generator_position, kernel_class
 from ..autodiff.graph import Node
 from ..errors import GraphError
 from .recording import _Ref, same
@@ -194,11 +193,9 @@ def _generators(rec):
         if e.kind != "kernel" or e.name in _RNG_STATE:
             continue
         be = e.target.ref()
-        cls = type(getattr(be, "inner", be))
-        names = list(inspect.signature(vars(_declaring(cls, e.name))[e.name]).parameters)[1:]
-        if "gen" not in names:
+        at = generator_position(kernel_class(be), e.name)
+        if at is None:
             continue
-        at = names.index("gen")
         kwargs = dict(e.kwargs[1]) if e.kwargs is not None else {}
         tpl = kwargs.get("gen", e.args[1][at] if at < len(e.args[1]) else None)
         gen = None if tpl is None else tpl[1].value

@@ -57,7 +57,8 @@ from .fft import FftKernels
 from .fusion import FusionKernels
 from .host import HostKernels
 
-__all__ = ["Backend", "HostKernels", "required", "required_kernels", "kernel_names"]
+__all__ = ["Backend", "HostKernels", "required", "required_kernels", "kernel_names",
+           "kernel_class", "metadata_kernels", "generator_position"]
 
 
 class Backend(CoreKernels, CreationKernels, MovementKernels, SegmentsKernels,
@@ -171,6 +172,33 @@ def required_kernels(cls=None):
     backend's): those it must implement."""
     cls = Backend if cls is None else cls
     return [n for n in kernel_names(cls) if is_required(vars(_declaring(cls, n))[n])]
+
+
+def kernel_class(backend):
+    """The Backend class whose kernels ``backend`` has (a wrapper's, such as the fusion
+    wrapper ``Lazy``: the wrapped backend's)."""
+    return type(getattr(backend, "inner", backend))
+
+
+def metadata_kernels(cls):
+    """The names of the kernels of Backend class ``cls`` declared ``@metadata`` (a backend's
+    override, or a wrapper's copy, may lack the mark)."""
+    return frozenset(n for n in kernel_names(cls) if is_metadata(vars(_declaring(cls, n))[n]))
+
+
+def generator_position(cls, name):
+    """Where kernel ``name`` of Backend class ``cls`` takes the random generator it draws from
+    (``gen``: its index among the arguments after ``self``), or None when it takes none.
+
+    >>> generator_position(Backend, "random_normal"), generator_position(Backend, "ew_add")
+    (4, None)
+    """
+    fn = vars(_declaring(cls, name))[name]
+    while getattr(fn, "__wrapped__", None) is not None:  # a decorated default
+        fn = fn.__wrapped__
+    code = fn.__code__
+    names = code.co_varnames[1:code.co_argcount + code.co_kwonlyargcount]
+    return names.index("gen") if "gen" in names else None
 
 
 def _declaring(cls, name):
