@@ -85,7 +85,7 @@ class Recording:
         self.tensor_refs = {}  # id(tensor) -> reference ("arg", i) / ("obj", tensor) / ...
         self.created = []  # weakrefs of the tensors the step creates
         self.created_ids = set()
-        self.state = {}    # (id(tensor), attr) -> value written by the step (not yet replayed)
+        self.written = set()  # (id(tensor), attr) the step wrote (since the last call entry)
         self.thread = threading.get_ident()
         self.paused = 0
         self.made = self.externals = 0
@@ -157,7 +157,7 @@ class Recording:
             if id(value) not in self.names and id(t) not in self.created_ids:
                 self._external(value, self.tensor_ref(t))
         elif value is not None and id(value) not in self.created_ids \
-                and (id(t), "_grad") not in self.state and id(value) not in self.tensor_refs:
+                and (id(t), "_grad") not in self.written and id(value) not in self.tensor_refs:
             self.tensor_refs[id(value)] = ("grad", self.tensor_ref(t))
 
     def wrote(self, t, attr, value, is_new):
@@ -167,7 +167,7 @@ class Recording:
             return
         if id(t) in self.created_ids:
             return
-        self.state[(id(t), attr)] = (t, attr, value)
+        self.written.add((id(t), attr))
         self.entries.append(Entry("write", target=self.tensor_ref(t), attr=attr,
                                   value=self.value_template(value)))
 
@@ -188,15 +188,14 @@ class Recording:
         self.entries.append(Entry(
             "kernel", name=name, target=_Ref(backend), args=self.template(args),
             kwargs=self.template(kwargs) if kwargs else None,
-            out=self.results(out) if guard is NO_GUARD else
-            (self.results(out) if _holds_array(out) else None),
+            out=self.results(out) if _holds_array(out) else None,
             guard=guard))
 
     def call(self, obj, attr, args, kwargs):
         self.entries.append(Entry("call", target=_Ref(obj), attr=attr,
                                   args=self.template(args),
                                   kwargs=self.template(kwargs)))
-        self.state.clear()  # its writes are its own: what is read after it is read anew
+        self.written.clear()  # its writes are its own: what is read after it is read anew
 
     def module(self, m):
         if id(m) not in self.modules:
@@ -375,10 +374,8 @@ def _recording_kernel(real, name):
         out = getattr(real, name)(*args, **kwargs)
         rec = _active[0]
         if rec is not None and rec.here():
-            holds = _holds_array(out)
-            guard = out if host or not holds else NO_GUARD
-            rec.kernel(real, name, args, kwargs, out,
-                       NO_GUARD if guard is NO_GUARD else _Same(guard))
+            guard = _Same(out) if host or not _holds_array(out) else NO_GUARD
+            rec.kernel(real, name, args, kwargs, out, guard)
         return out
     return kernel
 
