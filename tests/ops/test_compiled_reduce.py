@@ -162,7 +162,8 @@ def test_other_layouts_and_dtypes_stay_on_numpy(monkeypatch, rng):
 
 
 def test_large_sums_on_threads_match_torch(path, rng):
-    a = _data(rng, (700, 520), "float32", True)         # above the threads' threshold
+    a = _data(rng, (2100, 1000), "float32", True)       # above the threads' threshold
+    assert a.size >= jit_reduce.PARALLEL_NUMEL
     previous = ember.get_num_threads()
     try:
         ember.set_num_threads(2)

@@ -300,8 +300,8 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
         double *dw = part ? (double *)(pb + cols) : NULL;
         double *db = part ? dw + cols : NULL;
         int64_t done = 0;
-        #pragma omp for schedule(static)
-        for (int64_t r = 0; r < rows; r++) {
+        #pragma omp for schedule(static) nowait
+        for (int64_t r = 0; r < rows; r++) {  /* (nowait: no barrier before the region's end) */
             const T *gr = g + r * cols, *xr = x + r * cols;
             const T m = mean[r], rs = rstd[r];
             double a = 0.0, c = 0.0;

@@ -20,6 +20,10 @@ import numpy as np
 from .compiler import PRELUDE
 
 TILE = 64
+# elements from which a copy runs on the threads (a second thread's wake-up, 40-70 µs on the
+# 2-core machine of docs/performance.md, costs more than it saves below: a (512, 512) float32
+# copy took 147 µs on one thread, 166 on two)
+PARALLEL_NUMEL = 524288
 _SOURCES = {}
 
 _AVX_8x8 = """
@@ -96,7 +100,7 @@ EMBER_EXPORT void {name}(char **p, const int64_t *n, const double *f) {{
     const int nt = (int)n[5];
     const int64_t tr = (rows + TB - 1) / TB, tc = (cols + TB - 1) / TB, tiles = batch * tr * tc;
     (void)f;
-    #pragma omp parallel for num_threads(nt) if(batch * rows * cols >= 262144) schedule(static)
+    #pragma omp parallel for num_threads(nt) if(batch * rows * cols >= {PARALLEL_NUMEL}) schedule(static)
     for (int64_t t = 0; t < tiles; t++) {{
         const int64_t b = t / (tr * tc), r = t % (tr * tc);
         const int64_t i0 = (r / tc) * TB, j0 = (r % tc) * TB;
