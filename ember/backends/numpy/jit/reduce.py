@@ -75,6 +75,25 @@ static double pairwise(const T *x, int64_t n) {
 }
 """
 
+_JOIN = """
+/* the end of a thread's work in a parallel region: the calling thread (0) waits for the others
+   spinning, not asleep at the region's barrier (waking a sleeping thread costs tens of µs).
+   The rows are dealt out in chunks of at least CHUNK_NUMEL elements as threads ask (schedule
+   dynamic), so the calling thread works while the others wake up; each row's result is the
+   same whichever thread computes it. */
+#define CHUNK_NUMEL 16384
+#if defined(__x86_64__) || defined(__i386__)
+#define ember_relax() __builtin_ia32_pause()
+#else
+#define ember_relax() ((void)0)
+#endif
+static void ember_join(int *done) {
+    const int team = omp_get_num_threads();
+    if (__atomic_add_fetch(done, 1, __ATOMIC_ACQ_REL) < team && omp_get_thread_num() == 0)
+        while (__atomic_load_n(done, __ATOMIC_ACQUIRE) < team) ember_relax();
+}
+"""
+
 _ROW_SUM = """
 /* out[r] = sum (or mean, n[3] != 0) of row r; ints: rows, cols, threads, mean */
 EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
@@ -83,10 +102,16 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
     const int64_t rows = n[0], cols = n[1];
     const int nt = (int)n[2], mean = (int)n[3];
     (void)f;
-    #pragma omp parallel for num_threads(nt) if(rows * cols >= PARALLEL_NUMEL && rows > 1) schedule(static)
-    for (int64_t r = 0; r < rows; r++) {
-        double s = pairwise(x + r * cols, cols);
-        out[r] = (T)(mean ? s / (double)cols : s);
+    const int64_t chunk = cols >= CHUNK_NUMEL ? 1 : CHUNK_NUMEL / (cols > 0 ? cols : 1);
+    int done = 0;
+    #pragma omp parallel num_threads(nt) if(rows * cols >= PARALLEL_NUMEL && rows > 1)
+    {
+        #pragma omp for schedule(dynamic, chunk) nowait
+        for (int64_t r = 0; r < rows; r++) {
+            double s = pairwise(x + r * cols, cols);
+            out[r] = (T)(mean ? s / (double)cols : s);
+        }
+        ember_join(&done);
     }
 }
 """
@@ -100,8 +125,13 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
     const int64_t rows = n[0], cols = n[1];
     const int nt = (int)n[2];
     (void)f;
-    #pragma omp parallel for num_threads(nt) if(rows * cols >= PARALLEL_NUMEL && rows > 1) schedule(static)
-    for (int64_t r = 0; r < rows; r++) out[r] = pairwise(x + r * cols, cols);
+    int done = 0;
+    #pragma omp parallel num_threads(nt) if(rows * cols >= PARALLEL_NUMEL && rows > 1)
+    {
+        #pragma omp for schedule(dynamic, 1) nowait
+        for (int64_t r = 0; r < rows; r++) out[r] = pairwise(x + r * cols, cols);
+        ember_join(&done);
+    }
 }
 """
 
@@ -120,7 +150,7 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
     int nt = (int)n[2];
     (void)f;
     if (rows * cols < PARALLEL_NUMEL || rows < 2 * nt) nt = 1;
-    int used = 1;  /* the threads OpenMP gave: at most nt */
+    int used = 1, done = 0;  /* used: the threads OpenMP gave, at most nt */
     #pragma omp parallel num_threads(nt)
     {
         const int t = omp_get_thread_num(), team = omp_get_num_threads();
@@ -151,6 +181,7 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
                 for (int64_t j = 0; j < w; j++) a[j] += (double)part[j];
             }
         }
+        ember_join(&done);
     }
     for (int64_t c = 0; c < cols; c++) {  /* (a barrier here costs a thread's wake-up) */
         double s = scratch[c];
@@ -168,18 +199,24 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
     const int64_t rows = n[0], cols = n[1];
     const int nt = (int)n[2];
     (void)f;
-    #pragma omp parallel for num_threads(nt) if(rows * cols >= PARALLEL_NUMEL && rows > 1) schedule(static)
-    for (int64_t r = 0; r < rows; r++) {
-        const T *row = x + r * cols;
-        T m = START;
-        int nan = 0;
-        #pragma omp simd reduction(OP:m) reduction(|:nan)
-        for (int64_t j = 0; j < cols; j++) {
-            T v = row[j];
-            m = v CMP m ? v : m;
-            nan |= v != v;
+    const int64_t chunk = cols >= CHUNK_NUMEL ? 1 : CHUNK_NUMEL / (cols > 0 ? cols : 1);
+    int done = 0;
+    #pragma omp parallel num_threads(nt) if(rows * cols >= PARALLEL_NUMEL && rows > 1)
+    {
+        #pragma omp for schedule(dynamic, chunk) nowait
+        for (int64_t r = 0; r < rows; r++) {
+            const T *row = x + r * cols;
+            T m = START;
+            int nan = 0;
+            #pragma omp simd reduction(OP:m) reduction(|:nan)
+            for (int64_t j = 0; j < cols; j++) {
+                T v = row[j];
+                m = v CMP m ? v : m;
+                nan |= v != v;
+            }
+            out[r] = nan ? (T)NAN : m;
         }
-        out[r] = nan ? (T)NAN : m;
+        ember_join(&done);
     }
 }
 """
@@ -204,6 +241,6 @@ def source(kind, dtype):
     if kind in ("row_sum", "row_totals"):
         text = (_PAIRWISE_F32 if dtype == "float32" else _PAIRWISE) + text
     text = (PRELUDE + f"#define PARALLEL_NUMEL {PARALLEL_NUMEL}\n" + "typedef "
-            + ("float" if dtype == "float32" else "double") + " T;\n" + text)
+            + ("float" if dtype == "float32" else "double") + " T;\n" + _JOIN + text)
     _SOURCES[key] = (name, text)
     return name, text
