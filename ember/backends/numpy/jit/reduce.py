@@ -75,24 +75,6 @@ static double pairwise(const T *x, int64_t n) {
 }
 """
 
-_JOIN = """
-/* the end of a thread's work in a parallel region: the calling thread (0) waits for the others
-   spinning, not asleep at the region's barrier (waking a sleeping thread costs tens of µs).
-   The rows are dealt out in chunks of at least CHUNK_NUMEL elements as threads ask (schedule
-   dynamic), so the calling thread works while the others wake up; each row's result is the
-   same whichever thread computes it. */
-#define CHUNK_NUMEL 16384
-#if defined(__x86_64__) || defined(__i386__)
-#define ember_relax() __builtin_ia32_pause()
-#else
-#define ember_relax() ((void)0)
-#endif
-static void ember_join(int *done) {
-    const int team = omp_get_num_threads();
-    if (__atomic_add_fetch(done, 1, __ATOMIC_ACQ_REL) < team && omp_get_thread_num() == 0)
-        while (__atomic_load_n(done, __ATOMIC_ACQUIRE) < team) ember_relax();
-}
-"""
 
 _ROW_SUM = """
 /* out[r] = sum (or mean, n[3] != 0) of row r; ints: rows, cols, threads, mean */
@@ -241,6 +223,6 @@ def source(kind, dtype):
     if kind in ("row_sum", "row_totals"):
         text = (_PAIRWISE_F32 if dtype == "float32" else _PAIRWISE) + text
     text = (PRELUDE + f"#define PARALLEL_NUMEL {PARALLEL_NUMEL}\n" + "typedef "
-            + ("float" if dtype == "float32" else "double") + " T;\n" + _JOIN + text)
+            + ("float" if dtype == "float32" else "double") + " T;\n" + text)
     _SOURCES[key] = (name, text)
     return name, text

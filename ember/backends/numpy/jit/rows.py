@@ -56,6 +56,7 @@ _EXP = {"float": cmath.EXPF + "\nstatic inline float ember_exp(float x) { return
 # page, and the hardware prefetcher stops at page ends
 _HEAD = """
 #define ROWS_PARALLEL (rows * cols >= {parallel})
+#define ROWS_CHUNK (cols >= CHUNK_NUMEL ? 1 : CHUNK_NUMEL / (cols > 0 ? cols : 1))
 #define BLOCK 512
 
 /* prefetch the first bytes (up to 8 KB) of the row at least 4 KB past row r of a */
@@ -84,7 +85,10 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
     const T *x = (const T *)p[0];
     T *y = (T *)p[1];
     const int64_t rows = n[0], cols = n[1];
-    #pragma omp parallel for num_threads((int)n[2]) if(ROWS_PARALLEL) schedule(static)
+    int done = 0;
+    #pragma omp parallel num_threads((int)n[2]) if(ROWS_PARALLEL)
+    {
+    #pragma omp for schedule(dynamic, ROWS_CHUNK) nowait
     for (int64_t r = 0; r < rows; r++) {
         const T *xr = x + r * cols;
         T *yr = y + r * cols;
@@ -94,6 +98,8 @@ ROW_MAX
         #pragma omp simd reduction(+:s)
         for (int64_t i = 0; i < cols; i++) SUM
         FINISH
+    }
+    ember_join(&done);
     }
 }
 """
@@ -107,7 +113,10 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
     T *y = (T *)p[1];
     const int64_t rows = n[0], cols = n[1], queries = n[3];
     const T scale = (T)f[0];
-    #pragma omp parallel for num_threads((int)n[2]) if(ROWS_PARALLEL) schedule(static)
+    int done = 0;
+    #pragma omp parallel num_threads((int)n[2]) if(ROWS_PARALLEL)
+    {
+    #pragma omp for schedule(dynamic, ROWS_CHUNK) nowait
     for (int64_t r = 0; r < rows; r++) {
         const T *xr = x + r * cols;
         T *yr = y + r * cols;
@@ -130,6 +139,8 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
         for (int64_t i = 0; i < seen; i++) yr[i] *= inv;
         for (int64_t i = seen; i < cols; i++) yr[i] = (T)0 * inv;  /* NaN in a NaN row */
     }
+    ember_join(&done);
+    }
 }
 """
 
@@ -139,7 +150,10 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
     const T *g = (const T *)p[0], *y = (const T *)p[1];
     T *out = (T *)p[2];
     const int64_t rows = n[0], cols = n[1];
-    #pragma omp parallel for num_threads((int)n[2]) if(ROWS_PARALLEL) schedule(static)
+    int done = 0;
+    #pragma omp parallel num_threads((int)n[2]) if(ROWS_PARALLEL)
+    {
+    #pragma omp for schedule(dynamic, ROWS_CHUNK) nowait
     for (int64_t r = 0; r < rows; r++) {
         const T *gr = g + r * cols, *yr = y + r * cols;
         T *o = out + r * cols;
@@ -150,6 +164,8 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
         ember_prefetch_ahead(y, r, rows, cols);
         const T st = (T)s;
         for (int64_t i = 0; i < cols; i++) o[i] = OUT;
+    }
+    ember_join(&done);
     }
 }
 """
@@ -178,7 +194,10 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
     const int64_t *target = (const int64_t *)p[1];
     T *loss = (T *)p[2], *mx = (T *)p[3], *lses = (T *)p[4];
     const int64_t rows = n[0], cols = n[1];
-    #pragma omp parallel for num_threads((int)n[2]) if(ROWS_PARALLEL) schedule(static)
+    int done = 0;
+    #pragma omp parallel num_threads((int)n[2]) if(ROWS_PARALLEL)
+    {
+    #pragma omp for schedule(dynamic, ROWS_CHUNK) nowait
     for (int64_t r = 0; r < rows; r++) {
         const T *xr = x + r * cols;
 ROW_MAX
@@ -192,6 +211,8 @@ ROW_MAX
         lses[r] = lse;
         loss[r] = t >= 0 && t < cols ? lse - (xr[t] - m) : (T)NAN;
     }
+    ember_join(&done);
+    }
 }
 """,
     # its gradient: (softmax(x) - onehot(t)) * scale[r], softmax as exp((x - m) - lse)
@@ -202,7 +223,10 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
     const int64_t *target = (const int64_t *)p[1];
     T *gx = (T *)p[5];
     const int64_t rows = n[0], cols = n[1];
-    #pragma omp parallel for num_threads((int)n[2]) if(ROWS_PARALLEL) schedule(static)
+    int done = 0;
+    #pragma omp parallel num_threads((int)n[2]) if(ROWS_PARALLEL)
+    {
+    #pragma omp for schedule(dynamic, ROWS_CHUNK) nowait
     for (int64_t r = 0; r < rows; r++) {
         const T *xr = x + r * cols;
         T *o = gx + r * cols;
@@ -211,6 +235,8 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
         for (int64_t i = 0; i < cols; i++) o[i] = ember_exp((xr[i] - m) - lse) * c;
         const int64_t t = target[r];
         if (t >= 0 && t < cols) o[t] = (ember_exp((xr[t] - m) - lse) - (T)1) * c;
+    }
+    ember_join(&done);
     }
 }
 """,
@@ -223,7 +249,10 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
     const int64_t rows = n[0], cols = n[1];
     const int has_w = (int)n[3], has_b = (int)n[4];
     const double eps = f[0];
-    #pragma omp parallel for num_threads((int)n[2]) if(ROWS_PARALLEL) schedule(static)
+    int done = 0;
+    #pragma omp parallel num_threads((int)n[2]) if(ROWS_PARALLEL)
+    {
+    #pragma omp for schedule(dynamic, ROWS_CHUNK) nowait
     for (int64_t r = 0; r < rows; r++) {
         const T *xr = x + r * cols;
         T *yr = y + r * cols;
@@ -264,6 +293,8 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
             for (int64_t i = 0; i < cols; i++) yr[i] = (xr[i] - m) * rs + b[i];
         else
             for (int64_t i = 0; i < cols; i++) yr[i] = (xr[i] - m) * rs;
+    }
+    ember_join(&done);
     }
 }
 """,
@@ -383,8 +414,8 @@ def source(op, dtype):
         ctype = _TYPES[key[1]][1]
         body = (_BODIES[op].replace("ROW_MAX", _ROW_MAX.rstrip("\n"))
                 .replace("NAME", name(op, dtype)))
-        found = (compiler.PRELUDE + f"typedef {ctype} T;\n" + _HEAD.format(parallel=PARALLEL_NUMEL)
-                 + _EXP[ctype] + body)
+        found = (compiler.PRELUDE + f"typedef {ctype} T;\n"
+                 + _HEAD.format(parallel=PARALLEL_NUMEL) + _EXP[ctype] + body)
         _sources[key] = found
     return found
 
