@@ -43,9 +43,10 @@ PRELUDE = """#include <stdint.h>
 
 /* the end of a thread's work in a parallel region: the calling thread (0) waits for the others
    spinning, not asleep at the region's barrier (waking a sleeping thread costs tens of µs).
-   The kernels that use it deal out their rows in chunks of about CHUNK_NUMEL elements as
-   threads ask (schedule dynamic), so the calling thread works while the others wake up; each
-   row's result is the same whichever thread computes it. */
+   The kernels that use it deal out their rows or elements as threads ask, in chunks that
+   shrink from a share of what is left to about CHUNK_NUMEL elements (schedule guided: long
+   runs for the prefetchers), so the calling thread works while the others wake up; each row's
+   or element's result is the same whichever thread computes it. */
 #define CHUNK_NUMEL 16384
 #if defined(__x86_64__) || defined(__i386__)
 #define ember_relax() __builtin_ia32_pause()
@@ -68,7 +69,7 @@ def simd_loop(total, nt, threshold, body):
     loop = f"for (int64_t i = 0; i < {total}; i++) {{\n{body}\n    }}\n"
     return (f"    if ({total} >= {threshold} && {nt} > 1) {{\n    int done = 0;\n"
             f"    #pragma omp parallel num_threads({nt})\n    {{\n"
-            f"    #pragma omp for simd schedule(simd: dynamic, CHUNK_NUMEL) nowait\n    {loop}"
+            f"    #pragma omp for simd schedule(simd: guided, CHUNK_NUMEL) nowait\n    {loop}"
             f"    ember_join(&done);\n    }}\n"
             f"    }} else {{\n    #pragma omp simd\n    {loop}    }}\n")
 

@@ -88,7 +88,7 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
     int done = 0;
     #pragma omp parallel num_threads(nt) if(rows * cols >= PARALLEL_NUMEL && rows > 1)
     {
-        #pragma omp for schedule(dynamic, chunk) nowait
+        #pragma omp for schedule(guided, chunk) nowait
         for (int64_t r = 0; r < rows; r++) {
             double s = pairwise(x + r * cols, cols);
             out[r] = (T)(mean ? s / (double)cols : s);
@@ -110,7 +110,7 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
     int done = 0;
     #pragma omp parallel num_threads(nt) if(rows * cols >= PARALLEL_NUMEL && rows > 1)
     {
-        #pragma omp for schedule(dynamic, 1) nowait
+        #pragma omp for schedule(guided, 1) nowait
         for (int64_t r = 0; r < rows; r++) out[r] = pairwise(x + r * cols, cols);
         ember_join(&done);
     }
@@ -185,7 +185,7 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
     int done = 0;
     #pragma omp parallel num_threads(nt) if(rows * cols >= PARALLEL_NUMEL && rows > 1)
     {
-        #pragma omp for schedule(dynamic, chunk) nowait
+        #pragma omp for schedule(guided, chunk) nowait
         for (int64_t r = 0; r < rows; r++) {
             const T *row = x + r * cols;
             T m = START;

@@ -88,7 +88,7 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
     int done = 0;
     #pragma omp parallel num_threads((int)n[2]) if(ROWS_PARALLEL)
     {
-    #pragma omp for schedule(dynamic, ROWS_CHUNK) nowait
+    #pragma omp for schedule(guided, ROWS_CHUNK) nowait
     for (int64_t r = 0; r < rows; r++) {
         const T *xr = x + r * cols;
         T *yr = y + r * cols;
@@ -116,7 +116,7 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
     int done = 0;
     #pragma omp parallel num_threads((int)n[2]) if(ROWS_PARALLEL)
     {
-    #pragma omp for schedule(dynamic, ROWS_CHUNK) nowait
+    #pragma omp for schedule(guided, ROWS_CHUNK) nowait
     for (int64_t r = 0; r < rows; r++) {
         const T *xr = x + r * cols;
         T *yr = y + r * cols;
@@ -153,7 +153,7 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
     int done = 0;
     #pragma omp parallel num_threads((int)n[2]) if(ROWS_PARALLEL)
     {
-    #pragma omp for schedule(dynamic, ROWS_CHUNK) nowait
+    #pragma omp for schedule(guided, ROWS_CHUNK) nowait
     for (int64_t r = 0; r < rows; r++) {
         const T *gr = g + r * cols, *yr = y + r * cols;
         T *o = out + r * cols;
@@ -197,7 +197,7 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
     int done = 0;
     #pragma omp parallel num_threads((int)n[2]) if(ROWS_PARALLEL)
     {
-    #pragma omp for schedule(dynamic, ROWS_CHUNK) nowait
+    #pragma omp for schedule(guided, ROWS_CHUNK) nowait
     for (int64_t r = 0; r < rows; r++) {
         const T *xr = x + r * cols;
 ROW_MAX
@@ -226,7 +226,7 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
     int done = 0;
     #pragma omp parallel num_threads((int)n[2]) if(ROWS_PARALLEL)
     {
-    #pragma omp for schedule(dynamic, ROWS_CHUNK) nowait
+    #pragma omp for schedule(guided, ROWS_CHUNK) nowait
     for (int64_t r = 0; r < rows; r++) {
         const T *xr = x + r * cols;
         T *o = gx + r * cols;
@@ -252,7 +252,7 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
     int done = 0;
     #pragma omp parallel num_threads((int)n[2]) if(ROWS_PARALLEL)
     {
-    #pragma omp for schedule(dynamic, ROWS_CHUNK) nowait
+    #pragma omp for schedule(guided, ROWS_CHUNK) nowait
     for (int64_t r = 0; r < rows; r++) {
         const T *xr = x + r * cols;
         T *yr = y + r * cols;
