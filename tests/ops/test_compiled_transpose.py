@@ -120,7 +120,8 @@ def test_plan_of_layouts():
 
 
 def test_large_transpose_on_threads_matches_torch(path, rng):
-    a = _data(rng, (700, 520), "float32")          # above the threads' threshold
+    a = _data(rng, (900, 650), "float32")          # above the threads' threshold
+    assert a.size >= transpose.PARALLEL_NUMEL
     previous = ember.get_num_threads()
     try:
         ember.set_num_threads(2)

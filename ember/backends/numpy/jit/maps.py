@@ -310,10 +310,15 @@ EMBER_EXPORT void {name}(char **p, const int64_t *n, const double *f) {{
     const int64_t rows = n[0], m = n[1], total = n[2];
     const int nt = (int)n[3];
     double *out = (double *)p[{narrays}];
-    #pragma omp parallel for num_threads(nt) if(total >= {MIN_PARALLEL}) schedule(static)
+    int done = 0;
+    #pragma omp parallel num_threads(nt) if(total >= {MIN_PARALLEL})
+    {{
+    #pragma omp for schedule(guided, 1) nowait
     for (int64_t r = 0; r < rows; r++) {{
         const int64_t end = (r + 1) * m < total ? (r + 1) * m : total;
         out[r] = row_sum(p, f, r * m, end);
+    }}
+    ember_join(&done);
     }}
 }}
 """

@@ -323,6 +323,7 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
     /* per thread: gw and gb partial sums in T (2 * cols), then in double (2 * cols) */
     const size_t each = 2 * (size_t)cols * (sizeof(T) + sizeof(double));
     char *part = columns ? p[8] : NULL;
+    int joined = 0;
     #pragma omp parallel num_threads(threads) if(threads > 1)
     {
         const int t = omp_get_thread_num();
@@ -381,6 +382,7 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
             ember_flush(pw, dw, cols);
             ember_flush(pb, db, cols);
         }
+        ember_join(&joined);
     }
     if (!columns) return;
     for (int64_t i = 0; i < cols; i++) {

@@ -100,7 +100,10 @@ EMBER_EXPORT void {name}(char **p, const int64_t *n, const double *f) {{
     const int nt = (int)n[5];
     const int64_t tr = (rows + TB - 1) / TB, tc = (cols + TB - 1) / TB, tiles = batch * tr * tc;
     (void)f;
-    #pragma omp parallel for num_threads(nt) if(batch * rows * cols >= {PARALLEL_NUMEL}) schedule(static)
+    int done = 0;
+    #pragma omp parallel num_threads(nt) if(batch * rows * cols >= {PARALLEL_NUMEL})
+    {{
+    #pragma omp for schedule(guided, 4) nowait
     for (int64_t t = 0; t < tiles; t++) {{
         const int64_t b = t / (tr * tc), r = t % (tr * tc);
         const int64_t i0 = (r / tc) * TB, j0 = (r % tc) * TB;
@@ -118,6 +121,8 @@ EMBER_EXPORT void {name}(char **p, const int64_t *n, const double *f) {{
         for (int64_t i = i0; i < i1; i++)
             for (int64_t j = j0; j < j1; j++)
                 d[i * ld + j] = s[i + j * ls];
+    }}
+    ember_join(&done);
     }}
 }}
 """
