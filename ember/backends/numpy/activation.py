@@ -5,7 +5,7 @@ import math as _math
 import numpy as np
 
 from . import jit
-from .core import _warnings_off
+from .core import _name_of, _warnings_off
 from .elementwise import ew_erf
 from .jit import activations
 from .jit import rows as _rows
@@ -35,7 +35,7 @@ def _gelu_kernel(x, approximate, grad, g=None):
         return None
     if g is not None and (g.dtype != x.dtype or g.shape != x.shape or not g.flags.c_contiguous):
         return None
-    return jit.kernel(*activations.gelu_source(x.dtype.name, approximate, grad))
+    return jit.kernel(*activations.gelu_source(_name_of(x.dtype), approximate, grad))
 
 
 def _phi32(w):

@@ -115,6 +115,19 @@ def allocation_failed(exc, op, shape=None, inputs=()):
 allocates = allocation_guard(allocation_failed, (MemoryError, ValueError))
 
 
+_NAMES = {}
+
+
+def _name_of(dt):
+    """``dt.name`` of a NumPy dtype, remembered (NumPy computes a dtype's name in Python code:
+    1.8 µs a call; a dict lookup takes 0.03)."""
+    try:
+        return _NAMES[dt]
+    except KeyError:
+        name = _NAMES[dt] = dt.name
+        return name
+
+
 def _first(shape, *args, **kwargs):
     return shape
 

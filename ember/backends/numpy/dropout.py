@@ -3,7 +3,7 @@
 import numpy as np
 
 from . import jit
-from .core import _warnings_off
+from .core import _name_of, _warnings_off
 from .jit import scatter as _jit_scatter
 from .nn import _F32, _F64, _out, _work
 
@@ -23,7 +23,7 @@ def _add_rows(out, flat, gw):
     """``np.add.at(out, flat, gw)``: compiled for float32/float64 rows (the same sums, in the
     same order)."""
     if gw.size >= 4096 and (gw.dtype == _F32 or gw.dtype == _F64) and out.dtype == gw.dtype:
-        k = jit.kernel(*_jit_scatter.source(gw.dtype.name))
+        k = jit.kernel(*_jit_scatter.source(_name_of(gw.dtype)))
         if k is not None:
             k((np.ascontiguousarray(gw), flat.astype(np.int64, copy=False), out),
               (flat.size, gw.shape[1]), ())

@@ -24,7 +24,7 @@ __all__ = [
 from . import jit as _jit
 from ..base.elementwise import ElementwiseKernels, wrap_int
 from ..lazy.chain import Chain
-from .core import _ERRVAR, _EMBER, _IGNORE, NP, as_kernel
+from .core import _ERRVAR, _EMBER, _IGNORE, NP, _name_of, as_kernel
 from .jit import activations as _jit_activations
 from .jit import maps as _maps
 
@@ -406,7 +406,7 @@ def _horner32(x, coefs):
 
 def _is_single(dt):
     """float32, or a half type (computed in float32)."""
-    return dt == np.float32 or (dt.itemsize == 2 and (dt.kind == "f" or dt.name == "bfloat16"))
+    return dt == np.float32 or (dt.itemsize == 2 and (dt.kind == "f" or _name_of(dt) == "bfloat16"))
 
 
 def _erf32(x):

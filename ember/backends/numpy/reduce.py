@@ -10,7 +10,7 @@ import numpy as np
 
 from . import jit
 from ..base.reduce import _count, _kept_shape
-from .core import NP, _warnings_off  # NumPy's warnings off for a kernel: cheaper than errstate
+from .core import NP, _name_of, _warnings_off  # NumPy's warnings off for a kernel: cheaper than errstate
 from .jit import reduce as _jit_reduce
 
 __all__ = ["reduce_reshape", "reduce_zeros", "reduce_nan_like", "reduce_abs", "reduce_any",
@@ -30,7 +30,7 @@ _F32 = np.dtype(np.float32)
 
 
 def _is_half(dt):
-    return dt.itemsize == 2 and (dt.kind == "f" or dt.name == "bfloat16")
+    return dt.itemsize == 2 and (dt.kind == "f" or _name_of(dt) == "bfloat16")
 
 
 def _wide(a):
@@ -39,7 +39,7 @@ def _wide(a):
 
 
 def _is_float(a):
-    return a.dtype.kind == "f" or a.dtype.name == "bfloat16"
+    return a.dtype.kind == "f" or _name_of(a.dtype) == "bfloat16"
 
 
 JIT_MIN_NUMEL = 32768  # below it NumPy's reductions are as fast as a compiled kernel
@@ -64,7 +64,7 @@ def _compiled(a, axes, keepdims, kinds):
     kind = kinds[per_row]
     if kind is None:
         return None
-    kernel = jit.kernel(*_jit_reduce.source(kind, a.dtype.name))
+    kernel = jit.kernel(*_jit_reduce.source(kind, _name_of(a.dtype)))
     if kernel is None:
         return None
     rows = _count(a.shape, range(split))
@@ -81,7 +81,7 @@ def _compiled_total(a, keepdims, mean):
     if a.size < JIT_MIN_NUMEL or (a.dtype != _F32 and a.dtype != _F64) or \
             not a.flags.c_contiguous:
         return None
-    kernel = jit.kernel(*_jit_reduce.source("row_totals", a.dtype.name))
+    kernel = jit.kernel(*_jit_reduce.source("row_totals", _name_of(a.dtype)))
     if kernel is None:
         return None
     n = a.size

@@ -7,6 +7,8 @@ bfloat16 in float32) and are cast back to the input dtype, as PyTorch's CPU kern
 
 import numpy as np
 
+from .core import _name_of
+
 __all__ = ["scan_cumsum", "scan_cumprod", "scan_cumsum_grad", "scan_cumext",
     "scan_index_grad", "scan_reshape"]
 
@@ -17,11 +19,11 @@ _C128 = np.dtype(np.complex128)
 
 
 def _is_half(dt):
-    return dt.itemsize == 2 and (dt.kind == "f" or dt.name == "bfloat16")
+    return dt.itemsize == 2 and (dt.kind == "f" or _name_of(dt) == "bfloat16")
 
 
 def _is_float(a):
-    return a.dtype.kind == "f" or a.dtype.name == "bfloat16"
+    return a.dtype.kind == "f" or _name_of(a.dtype) == "bfloat16"
 
 
 def _acc(a):
