@@ -337,13 +337,12 @@ _set_slot = Tensor._alias.__set__
 
 
 class Family:
-    """The tensors sharing one buffer: the root (held weakly: its views hold it) and the live
-    views with their steps, and the write count."""
+    """The tensors sharing one buffer: the live views (each link holds the root and the steps
+    from it) and the write count."""
 
-    __slots__ = ("root", "members", "version", "limit")
+    __slots__ = ("members", "version", "limit")
 
-    def __init__(self, root):
-        self.root = weakref.ref(root)
+    def __init__(self):
         self.members = []  # weak references to the views (whose links hold the root)
         self.version = 0
         self.limit = 16  # the length at which ``add`` forgets the dead views
@@ -373,11 +372,17 @@ def _alias_of(t):
     return getattr(t, "_alias", None)
 
 
+def _new_family(t):
+    a = Family()
+    _set_slot(t, a)
+    return a
+
+
 def family_of(t):
     """The family ``t`` belongs to (a new one, ``t`` its root, if it has none)."""
-    a = _alias_of(t)
+    a = getattr(t, "_alias", None)
     if a is None:
-        a = Family(t)
+        a = Family()
         _set_slot(t, a)
         return a
     return a if a.__class__ is Family else a.family
@@ -387,8 +392,12 @@ def _checks(saves):
     """[family, version] of each tensor of ``saves`` (see ``saved``)."""
     out = []
     for x in saves:
-        family = family_of(x)
-        out.append([family, family.version])
+        a = getattr(x, "_alias", None)  # family_of(x), inline: once per saved tensor
+        if a is None:
+            out.append([_new_family(x), 0])
+        else:
+            family = a if a.__class__ is Family else a.family
+            out.append([family, family.version])
     if capturing:
         capturing[-1].extend(out)
     return out

@@ -25,7 +25,6 @@ and backward raises GraphError when it changed.
 """
 
 import threading
-import weakref
 from contextlib import nullcontext
 
 from ..autodiff.graph import _mode, no_grad
@@ -122,7 +121,7 @@ def register_view(base, view, step):
         return view
     a = getattr(base, "_alias", None)
     if a is None:
-        family = base._alias = Family(base)
+        family = base._alias = Family()
         view._alias = Link(family, (step,), base)
     elif a.__class__ is Family:
         family = a
@@ -332,11 +331,10 @@ def leave_family(t):
         if members:
             # the others keep the old memory: a hidden tensor holding it becomes their root
             keeper = alias(t)
-            family.root = weakref.ref(keeper)
             _set_slot(keeper, family)
             for _m, link in members:
                 link.root = keeper
-    fresh = Family(t)
+    fresh = Family()
     fresh.version = family.version
     _set_slot(t, fresh)
 
@@ -354,7 +352,6 @@ def review(t, name, fn, args=(), kwargs=None):
     if a.__class__ is Family:
         keeper = alias(t)
         family = a
-        family.root = weakref.ref(keeper)
         _set_slot(keeper, family)
         for _m, link in family.live():
             link.root = keeper
@@ -374,7 +371,7 @@ def join(t, source):
     leave_family(t)
     a = _alias_of(source)
     if a is None or a.__class__ is Family:
-        family = a or Family(source)
+        family = a or Family()
         if a is None:
             _set_slot(source, family)
         link = Link(family, (("alias", _same, (), {}, None),), source)

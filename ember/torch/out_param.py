@@ -321,7 +321,6 @@ def _resize(name, o, v):
     for m, link in members:
         _relink(family, m, (whole,) + (link.steps if link else ()), keeper)
     _relink(family, o, (("resize", _segment, (offset, n, tuple(v.shape)), {}, None),), keeper)
-    family.root = weakref.ref(keeper)
     _set_slot(keeper, family)
     _take(o, v, data_only)
 
