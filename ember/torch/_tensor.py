@@ -148,6 +148,7 @@ def _returns_torch(fn, name):
     method.__qualname__ = f"Tensor.{name}"
     method.__doc__ = fn.__doc__
     method.__wrapped__ = fn
+    method.returns_torch_of = fn  # (a caller that converts its results itself may call fn)
     return method
 
 

@@ -52,6 +52,8 @@ _NUMBER = (_b.bool, _b.int, _b.float, _b.complex)
 
 
 def _method_function(name, method):
+    method = getattr(method, "returns_torch_of", method)  # torch_function converts the results
+
     def function(input=_MISSING, *args, **kwargs):  # noqa: A002  (PyTorch's name)
         if input is _MISSING:
             raise KindError(f"{name}: missing the argument input (a tensor)")
