@@ -132,7 +132,7 @@ def _log_softmax_work(w, axis):
     if w.size == 0:
         return np.array(w, copy=True)
     z = np.subtract(w, w.max(axis=axis, keepdims=True))
-    z -= np.log(np.sum(np.exp(z), axis=axis, keepdims=True))    # in place: one buffer less
+    z -= np.log(np.exp(z).sum(axis=axis, keepdims=True))    # in place: one buffer less
     return z
 
 
@@ -173,7 +173,7 @@ def nn_softmax(x, axis):
         return np.array(x, copy=True)
     e = np.subtract(w, w.max(axis=axis, keepdims=True))      # +inf or all -inf: nan, as PyTorch
     np.exp(e, out=e)
-    e /= np.sum(e, axis=axis, keepdims=True)
+    e /= e.sum(axis=axis, keepdims=True)
     return _out(e, x.dtype)
 
 
@@ -187,7 +187,7 @@ def nn_softmax_grad(g, y, axis):
     if gw.size == 0:
         return np.array(g, copy=True)
     t = np.multiply(gw, yw)
-    s = np.sum(t, axis=axis, keepdims=True)
+    s = t.sum(axis=axis, keepdims=True)
     np.subtract(gw, s, out=t)                                       # t's buffer reused
     t *= yw
     return _out(t, g.dtype)
@@ -214,7 +214,7 @@ def nn_log_softmax_grad(g, y, axis):
     if gw.size == 0:
         return np.array(g, copy=True)
     t = np.exp(yw)
-    t *= np.sum(gw, axis=axis, keepdims=True)
+    t *= gw.sum(axis=axis, keepdims=True)
     np.subtract(gw, t, out=t)
     return _out(t, g.dtype)
 
