@@ -41,12 +41,16 @@ def nn_class_loss(x, target, weight, ignore_index, smoothing, reduction, from_lo
     if (x.ndim == 2 and x.size and from_logits and weight is None and not smoothing
             and not (target == ignore_index).any()):
         return _cross_entropy_2d(x.astype(work, copy=False), target, reduction, dtype)
-    xl = np.moveaxis(x.astype(work, copy=False), 1, -1)               # (N, *rest, C)
+    xl = x.astype(work, copy=False)
+    if x.ndim > 2:
+        xl = np.moveaxis(xl, 1, -1)                                   # (N, *rest, C)
     C = xl.shape[-1]
     logp = _log_softmax_work(xl, -1) if from_logits else xl
     valid = target != ignore_index
     tt = np.where(valid, target, 0).astype(np.intp)
-    if C:
+    if C and logp.ndim == 2:  # (take_along_axis's Python costs several µs)
+        picked = logp[np.arange(logp.shape[0]), tt]
+    elif C:
         picked = np.take_along_axis(logp, tt[..., None], axis=-1)[..., 0]
     else:
         picked = np.zeros(tt.shape, dtype=work)
@@ -135,7 +139,9 @@ def nn_class_loss_grad(g, saved, x_dtype):
     C = logp.shape[-1]
     scale = _grad_scale(g.astype(logp.dtype, copy=False), reduction, denom, pshape)
     q = np.zeros(logp.shape, dtype=logp.dtype)
-    if C:
+    if C and q.ndim == 2:
+        q[np.arange(q.shape[0]), tt] = (1.0 - smoothing) * w_t
+    elif C:
         np.put_along_axis(q, tt[..., None], ((1.0 - smoothing) * w_t)[..., None], axis=-1)
     if smoothing:
         base = wv if wv is not None else 1.0
@@ -146,4 +152,4 @@ def nn_class_loss_grad(g, saved, x_dtype):
         gx = -q
     # ignored targets get no gradient (not 0 * nan when every target is ignored)
     gx = np.where(valid[..., None], gx * scale[..., None], 0.0)
-    return _out(np.moveaxis(gx, -1, 1), x_dtype)
+    return _out(np.moveaxis(gx, -1, 1) if gx.ndim > 2 else gx, x_dtype)
