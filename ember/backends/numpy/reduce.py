@@ -10,7 +10,7 @@ import numpy as np
 
 from . import jit
 from ..base.reduce import _count, _kept_shape
-from .core import NP, _name_of, _warnings_off  # NumPy's warnings off for a kernel: cheaper than errstate
+from .core import NP, _name_of, _warnings_off  # (warnings off: cheaper than errstate)
 from .jit import reduce as _jit_reduce
 
 __all__ = ["reduce_reshape", "reduce_zeros", "reduce_nan_like", "reduce_abs", "reduce_any",

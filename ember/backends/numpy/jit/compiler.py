@@ -43,10 +43,11 @@ PRELUDE = """#include <stdint.h>
 
 /* the end of a thread's work in a parallel region: the calling thread (0) waits for the others
    spinning, not asleep at the region's barrier (waking a sleeping thread costs tens of µs).
-   The kernels that use it deal out their rows or elements as threads ask, in chunks that
-   shrink from a share of what is left to about CHUNK_NUMEL elements (schedule guided: long
-   runs for the prefetchers), so the calling thread works while the others wake up; each row's
-   or element's result is the same whichever thread computes it. */
+   Kernels whose rows or elements are computed independently deal them out as threads ask,
+   in chunks that shrink from a share of what is left to about CHUNK_NUMEL elements (schedule
+   guided: long runs for the prefetchers), so the calling thread works while the others wake
+   up; a row's or element's result is the same whichever thread computes it. (Kernels with
+   per-thread partial sums keep a fixed split, so that their results do not vary.) */
 #define CHUNK_NUMEL 16384
 #if defined(__x86_64__) || defined(__i386__)
 #define ember_relax() __builtin_ia32_pause()

@@ -75,7 +75,6 @@ static double pairwise(const T *x, int64_t n) {
 }
 """
 
-
 _ROW_SUM = """
 /* out[r] = sum (or mean, n[3] != 0) of row r; ints: rows, cols, threads, mean */
 EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
