@@ -27,6 +27,17 @@ from ._tensor import Size, Tensor, to_torch, torch_method
 _T = _Tensor
 
 
+def _unregistered(name):
+    """ember's view method ``name`` without its view record: for the methods below whose own
+    wrapper (ember.torch's, ops/aliasing.py) records the result as a view of ``self``."""
+    fn = getattr(_T, name)
+    return getattr(fn, "view_of", fn)
+
+
+_view, _reshape, _transpose, _permute, _expand = map(
+    _unregistered, ("view", "reshape", "transpose", "permute", "expand"))
+
+
 def _dims(shape, args, op):
     """PyTorch's ``*size`` or ``size`` argument as a tuple of ints."""
     if args:
@@ -115,7 +126,7 @@ def reshape(self, shape, *args):
     dims = _dims(shape, args, "reshape")
     if 0 in dims:
         return _reshape_zero(self, dims, "reshape")
-    return _T.reshape(self, dims)
+    return _reshape(self, dims)
 
 
 @torch_method
@@ -130,7 +141,7 @@ def view(self, *shape, size=None):
         return _reshape_zero(self, dims, "view")
     if not _T.is_contiguous(self):
         _check_view_strides(self, dims)
-    return _T.view(self, dims)
+    return _view(self, dims)
 
 
 def _check_view_strides(t, dims):
@@ -870,7 +881,7 @@ def permute(self, *dims_args, dims=None):
             raise ShapeMismatchError(f"permute: {len(dims)} dims {list(dims)} for a 0-d tensor; "
                                      "expected ()", (), dims)
         return self
-    return _T.permute(self, dims)
+    return _permute(self, dims)
 
 
 @torch_method
@@ -880,7 +891,7 @@ def transpose(self, dim0, dim1):
     if self.ndim == 0:
         _scalar_dims((dim0, dim1), "transpose")
         return self
-    return _T.transpose(self, dim0, dim1)
+    return _transpose(self, dim0, dim1)
 
 
 @torch_method
@@ -892,7 +903,7 @@ def expand(self, *sizes, size=None):
     if any(d == -1 for d in dims[:max(lead, 0)]):
         raise InvalidParameterError(f"expand: -1 is not allowed in a new leading dim, got "
                                     f"{list(dims)} for shape {list(self.shape)}", "size", dims)
-    return _T.expand(self, dims)
+    return _expand(self, dims)
 
 
 @torch_method
