@@ -458,7 +458,9 @@ def _record(data, dtype, inputs, backward, name, recompute, tensors, keep_out):
     if backward is not None and _mode.enabled and dtype.kind == "float":
         if data.__class__ is not _Array:  # a recorded step's result is computed now
             t._data = realized(data, t._device)
-        parents = tuple([x._node for x in inputs])
+        n = len(inputs)  # (one and two inputs spelled out: a comprehension costs 0.2 µs more)
+        parents = ((inputs[0]._node,) if n == 1 else (inputs[0]._node, inputs[1]._node)
+                   if n == 2 else tuple([x._node for x in inputs]))
         if recompute is not None and ad == "balanced":
             t._node = _recomputed_node(recompute, inputs, parents, name)
         else:

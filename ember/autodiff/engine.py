@@ -203,7 +203,10 @@ def _walk(order, root, g, create_graph, wanted, keep, tensor):
                     sync.ready(node, t, grad)
             continue
         else:
-            needs = tuple([p is not None for p in parents])
+            n = len(parents)  # (one and two parents spelled out, as _record's)
+            needs = ((parents[0] is not None,) if n == 1 else
+                     (parents[0] is not None, parents[1] is not None) if n == 2 else
+                     tuple([p is not None for p in parents]))
         if g is not None and any(needs):
             if node.checks is not None:
                 check_saves(node)
