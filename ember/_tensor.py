@@ -373,6 +373,7 @@ def _alias_of(t):
 
 
 def _new_family(t):
+    """A new family with ``t`` as its root (``t`` has none)."""
     a = Family()
     _set_slot(t, a)
     return a
@@ -382,9 +383,7 @@ def family_of(t):
     """The family ``t`` belongs to (a new one, ``t`` its root, if it has none)."""
     a = getattr(t, "_alias", None)
     if a is None:
-        a = Family()
-        _set_slot(t, a)
-        return a
+        return _new_family(t)
     return a if a.__class__ is Family else a.family
 
 
