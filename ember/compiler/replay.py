@@ -168,12 +168,63 @@ def _unpack(src, out, var):
     return lines
 
 
-def _kernels(src, rec):
+# kernels with effects beyond their result (buffers written, generators drawn from, threads
+# set): a replay keeps them even where nothing reads what they return
+_EFFECTS = ("dist_", "optim_", "random_", "io_", "dlpack_", "threads_", "synchronize", "settle",
+            "replay_")
+
+
+def _slots(tpl, into):
+    """Add to ``into`` the slots (array names) template ``tpl`` reads."""
+    if tpl is None:
+        return into
+    kind = tpl[0]
+    if kind == "ref":
+        if tpl[1].__class__ is str:
+            into.add(tpl[1])
+    elif kind in ("tuple", "list"):
+        for t in tpl[1]:
+            _slots(t, into)
+    elif kind == "dict":
+        for _, t in tpl[1]:
+            _slots(t, into)
+    elif kind == "tensor":
+        _slots(tpl[4], into)
+    return into
+
+
+def _dead(rec, output):
+    """Indices of the kernel entries of ``rec`` a replay leaves out: those whose results
+    nothing after them reads (no later kernel, write, optimizer call or the step's result)
+    and that have no effect but their result (no guard, no generator, no buffer written).
+    A step's forward computes such values for nothing (the char-RNN tutorial's
+    ``log_softmax`` of every letter but the last); eager runs them, a replay need not."""
+    used, dead = _slots(output, set()), set()
+    for i in range(len(rec.entries) - 1, -1, -1):
+        e = rec.entries[i]
+        if e.kind == "write":
+            _slots(e.value, used)
+        elif e.kind == "call":
+            _slots(e.args, used)
+            _slots(e.kwargs, used)
+        elif e.kind == "kernel":
+            if (e.out is not None and e.guard.__class__ is tuple
+                    and not e.name.startswith(_EFFECTS)
+                    and not used.intersection(_slots(e.out, set()))
+                    and generator_position(kernel_class(e.target.ref()), e.name) is None):
+                dead.add(i)
+                continue
+            _slots(e.args, used)
+            _slots(e.kwargs, used)
+    return dead
+
+
+def _kernels(src, rec, dead=()):
     """({(id(backend), kernel name): the name of its replay callable}, [the names of the
     backends' replay scopes]) for the kernels ``rec`` calls (see ``replay_kernels``)."""
     wanted = {}
-    for e in rec.entries:
-        if e.kind == "kernel":
+    for i, e in enumerate(rec.entries):
+        if e.kind == "kernel" and i not in dead:
             be = e.target.ref()
             wanted.setdefault(id(be), (be, set()))[1].add(e.name)
     largest = max((math.prod(a.shape) for a in rec.keep if hasattr(a, "shape")), default=0)
@@ -232,7 +283,8 @@ def build(rec, output):
     src = _Source()
     consts = {n: v for n, v in ((c[1], c[2]) for c in rec.consts.values())}
     body, pending, committed, split = [], {}, False, None
-    kernels, scopes = _kernels(src, rec)
+    dead = _dead(rec, output)
+    kernels, scopes = _kernels(src, rec, dead)
 
     def fail(what):
         return f"_late({what!r})" if committed else f"raise Abort({what!r})"
@@ -266,7 +318,7 @@ def build(rec, output):
                 body.append(f"if {e.name}.shape != {src.const(shape)} or "
                             f"{e.name}.dtype != {src.const(dtype.value)}: "
                             + fail(f"{e.name}: shape or dtype"))
-        elif e.kind == "kernel":
+        elif e.kind == "kernel" and i not in dead:
             call = f"{kernels[(e.target.ident, e.name)]}(" + ", ".join(
                 src.expr(a, consts) for a in e.args[1])
             if e.kwargs is not None:

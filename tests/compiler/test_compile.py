@@ -216,6 +216,32 @@ def test_random_draws_advance_as_in_eager():
     assert f.stats["replays"] == 5
 
 
+def _kernel_calls(compiled):
+    """The kernel calls of ``compiled``'s one recording, as its replay's source spells them."""
+    (state,) = compiled._keys.values()
+    return [line.split(" = ", 1)[1].split("(")[0] for line in state.replay.source.splitlines()
+            if " = f" in line]
+
+
+def test_values_nothing_reads_are_left_out_and_draws_still_advance():
+    def clean(x):
+        return F.dropout(x, 0.5, training=True) + x.sum()
+
+    def dead(x):
+        (x * 3.0).exp().sum(0)                  # read by nothing: not replayed
+        F.dropout(x, 0.25, training=True)       # read by nothing, but draws: replayed
+        return F.dropout(x, 0.5, training=True) + x.sum()
+    torch.manual_seed(3)
+    eager = [dead(torch.ones(4, 8)).tolist() for _ in range(8)]
+    torch.manual_seed(3)
+    f, g = ember.compile(dead), ember.compile(clean)
+    assert [f(torch.ones(4, 8)).tolist() for _ in range(8)] == eager
+    for _ in range(4):
+        g(torch.ones(4, 8))
+    assert f.stats["replays"] == 5 and g.stats["replays"] == 1
+    assert len(_kernel_calls(f)) == len(_kernel_calls(g)) + 1  # the unread dropout's draw
+
+
 def test_memory_is_flat_over_10000_replays():
     w = ember.tensor([[0.5, 0.25]]).require_grad()
     opt = ember.optim.SGD([w], lr=1e-3)
