@@ -88,6 +88,32 @@ def test_cross_entropy_2d_equals_general_path_property(n, c, seed, reduction):
     np.testing.assert_array_equal(a.grad.numpy(), b.grad.numpy().reshape(n, c))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_nll_2d_equals_general_path_bit_for_bit(rng, dtype, reduction):
+    """NLL of (N, C) log-probabilities (no weights, no ignored target) against the same values
+    as (N, C, 1): losses and gradients equal, signs of zero included, and PyTorch's values."""
+    for N, C in ((1, 1), (5, 3), (64, 18)):
+        x = rng.standard_normal((N, C)) * 4
+        t = rng.integers(0, C, N)
+        seed = rng.standard_normal(() if reduction != "none" else (N,))
+        for _, lx in layouts(x):
+            a = ember_tensor(lx, dtype, requires_grad=True)
+            b = ember_tensor(lx[:, :, None], dtype, requires_grad=True)
+            la = F.nll_loss(a, ember.tensor(t), reduction=reduction)
+            lb = F.nll_loss(b, ember.tensor(t.reshape(N, 1)), reduction=reduction)
+            la.backward(ember.tensor(seed).cast(dtype))
+            lb.backward(ember.tensor(seed.reshape(lb.shape)).cast(dtype))
+            _same(la.numpy().reshape(-1), lb.numpy().reshape(-1))
+            _same(a.grad, b.grad.numpy().reshape(N, C))
+            tx = torch.tensor(x).to(getattr(torch, dtype)).requires_grad_()
+            lt = TF.nll_loss(tx, torch.tensor(t), reduction=reduction)
+            lt.backward(torch.tensor(seed).to(getattr(torch, dtype)))
+            assert_close(la, lt, rtol=1e-2 if dtype == "float16" else None,
+                         atol=1e-2 if dtype == "float16" else None)
+            _same(a.grad, tx.grad.double().numpy())
+
+
 @pytest.mark.numpy_only
 def test_cross_entropy_fast_path_taken_only_when_it_applies(rng):
     x = rng.standard_normal((4, 3)).astype(np.float32)
@@ -102,7 +128,10 @@ def test_cross_entropy_fast_path_taken_only_when_it_applies(rng):
     assert saved_len(x, np.array([0, 1, 2, 1]), ignore=1) == 10    # an ignored class index
     assert saved_len(x, t, weight=np.ones(3, np.float32)) == 10
     assert saved_len(x, t, smoothing=0.1) == 10
-    assert saved_len(x, t, logits=False) == 10                     # nll_loss
+    assert saved_len(x, t, logits=False) == 5                      # nll_loss's fast path
+    assert saved_len(x, np.array([0, -100, 2, 0]), logits=False) == 10
+    assert saved_len(x, t, weight=np.ones(3, np.float32), logits=False) == 10
+    assert saved_len(x.reshape(4, 3, 1), t.reshape(4, 1), logits=False) == 10
     assert saved_len(x.reshape(4, 3, 1), t.reshape(4, 1)) == 10
     assert saved_len(x[:0], t[:0]) == 10
 

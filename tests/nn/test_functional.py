@@ -1084,6 +1084,33 @@ def _nll_case(rng, shapes, reduction, weighted):
     _check(fe, ft, [rng.standard_normal(xshape)], rng)
 
 
+@pytest.mark.parametrize("xshape,tshape", [((4, 5), (4,)), ((1, 18), (1,)), ((3, 5, 2), (3, 2))])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("variant", ["plain", "ignored", "weighted"])
+def test_nll_loss_gradient_zeros_are_positive(rng, xshape, tshape, reduction, variant):
+    """PyTorch's NLL gradient is +0.0 off the targets whatever the upstream gradient's sign
+    (not -1 * 0.0 times it): values and sign bits, upstream gradients of both signs."""
+    C = xshape[1]
+    target = rng.integers(0, C, size=tshape)
+    if variant == "ignored":
+        target.flat[0] = 1
+        kw = {"ignore_index": 1}
+    else:
+        kw = {"weight": (rng.random(C) + 0.5).astype(np.float32)} if variant == "weighted" else {}
+    x = rng.standard_normal(xshape).astype(np.float32)
+    up = rng.standard_normal(tshape if reduction == "none" else ()).astype(np.float32)
+    xe, xt = ember.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    we = {k: ember.tensor(v) if k == "weight" else v for k, v in kw.items()}
+    wt = {k: torch.tensor(v) if k == "weight" else v for k, v in kw.items()}
+    le = F.nll_loss(xe, ember.tensor(target), reduction=reduction, **we)
+    lt = TF.nll_loss(xt, torch.tensor(target), reduction=reduction, **wt)
+    (le * ember.tensor(up)).sum().backward()
+    (lt * torch.tensor(up)).sum().backward()
+    assert np.allclose(le.numpy(), lt.detach().numpy(), rtol=1e-6, atol=0, equal_nan=True)
+    assert np.allclose(xe.grad.numpy(), xt.grad.numpy(), rtol=1e-6, atol=0, equal_nan=True)
+    assert np.array_equal(np.signbit(xe.grad.numpy()), np.signbit(xt.grad.numpy()))
+
+
 def test_class_losses_bad_inputs():
     x, t = ember.zeros(3, 4), ember.tensor([0, 1, 2])
     for fn, name in ((F.cross_entropy, "cross_entropy"), (F.nll_loss, "nll_loss")):

@@ -87,17 +87,19 @@ class LossKernels:
         logp, tt, w_t, valid, wv, smoothing, reduction, denom, from_logits, pshape = saved
         C = logp.shape[-1]
         scale = _grad_scale(xp, xp.astype(g, logp.dtype, copy=False), reduction, denom, pshape)
-        classes = xp.arange(C, device=self.native_device)
-        q = xp.where(classes == tt[..., None], ((1.0 - smoothing) * w_t)[..., None], 0.0)
+        at = xp.arange(C, device=self.native_device) == tt[..., None]  # the targets' places
+        q = xp.where(at, ((1.0 - smoothing) * w_t)[..., None], 0.0)
         if smoothing:
             base = xp.astype(valid[..., None], logp.dtype)
             q = q + (smoothing / C) * (base * wv if wv is not None else base)
         if from_logits:
             gx = xp.exp(logp) * xp.sum(q, axis=-1, keepdims=True) - q
-        else:
+            keep = valid[..., None]
+        else:  # NLL: +0.0 off the targets, as PyTorch's (not -0.0 times the scale)
             gx = -q
+            keep = valid[..., None] & at
         # ignored targets get no gradient (not 0 * nan when every target is ignored)
-        gx = xp.where(valid[..., None], gx * scale[..., None], 0.0)
+        gx = xp.where(keep, gx * scale[..., None], 0.0)
         return xp.astype(xp.moveaxis(gx, -1, 1), self.native_dtype(x_dtype), copy=False)
 
     def nn_prob_loss(self, x, target, weight, smoothing, reduction, dtype):

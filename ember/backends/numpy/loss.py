@@ -41,6 +41,9 @@ def nn_class_loss(x, target, weight, ignore_index, smoothing, reduction, from_lo
     if (x.ndim == 2 and x.size and from_logits and weight is None and not smoothing
             and not (target == ignore_index).any()):
         return _cross_entropy_2d(x.astype(work, copy=False), target, reduction, dtype)
+    if (x.ndim == 2 and x.shape[1] and not from_logits and weight is None
+            and not (target == ignore_index).any()):
+        return _nll_2d(x.astype(work, copy=False), target, reduction, dtype)
     xl = x.astype(work, copy=False)
     if x.ndim > 2:
         xl = np.moveaxis(xl, 1, -1)                                   # (N, *rest, C)
@@ -86,6 +89,19 @@ def _cross_entropy_2d(x, target, reduction, dtype):
     return _out(loss, dtype), (z, lse, rows, tt, reduction, denom)
 
 
+def _nll_2d(logp, target, reduction, dtype):
+    """The fast path of ``nn_class_loss`` for NLL: log-probabilities ``logp`` (N, C) in the
+    work dtype, C > 0, no class weights, no ignored target; the general path's arithmetic
+    (each weight 1.0) without its masks. Saves (shape, rows, targets, reduction, denom), whose
+    length tells it apart."""
+    rows = np.arange(logp.shape[0])
+    tt = target.astype(np.intp, copy=False)
+    per = logp.dtype.type(-1.0) * logp[rows, tt]
+    denom = logp.dtype.type(logp.shape[0])
+    loss = _reduce(per, reduction, denom)
+    return _out(loss, dtype), (logp.shape, rows, tt, reduction, denom)
+
+
 def _cross_entropy_rows(k, x, target, reduction, dtype):
     """``_cross_entropy_2d`` by the compiled row program ``k``; saves (x, targets, row max,
     logsumexp, reduction, denom, the kernel's dtype), whose length tells it apart."""
@@ -127,6 +143,13 @@ def nn_class_loss_grad(g, saved, x_dtype):
     x_dtype = NP[x_dtype]
     if len(saved) == 7:  # the compiled fast path's
         return _out(_cross_entropy_grad_rows(g, saved), x_dtype)
+    if len(saved) == 5:  # NLL's fast path: minus the scale at the targets, +0.0 elsewhere
+        shape, rows, tt, reduction, denom = saved
+        dt = denom.dtype
+        g = g.astype(dt, copy=False)
+        gx = np.zeros(shape, dt)
+        gx[rows, tt] = dt.type(-1.0) * (g / denom if reduction == "mean" else g)
+        return _out(gx, x_dtype)
     if len(saved) == 6:  # the fast path's: softmax minus the one-hot targets, scaled
         z, lse, rows, tt, reduction, denom = saved
         g = g.astype(z.dtype, copy=False)
@@ -139,17 +162,22 @@ def nn_class_loss_grad(g, saved, x_dtype):
     C = logp.shape[-1]
     scale = _grad_scale(g.astype(logp.dtype, copy=False), reduction, denom, pshape)
     q = np.zeros(logp.shape, dtype=logp.dtype)
+    at = np.zeros(logp.shape, dtype=bool)  # the targets' places
     if C and q.ndim == 2:
         q[np.arange(q.shape[0]), tt] = (1.0 - smoothing) * w_t
+        at[np.arange(q.shape[0]), tt] = True
     elif C:
         np.put_along_axis(q, tt[..., None], ((1.0 - smoothing) * w_t)[..., None], axis=-1)
+        np.put_along_axis(at, tt[..., None], True, axis=-1)
     if smoothing:
         base = wv if wv is not None else 1.0
         q = q + (smoothing / C) * np.where(valid[..., None], base, 0.0)
     if from_logits:
         gx = np.exp(logp) * q.sum(axis=-1, keepdims=True) - q
-    else:
+        keep = valid[..., None]
+    else:  # NLL: +0.0 off the targets, as PyTorch's (not -0.0 times the scale)
         gx = -q
+        keep = valid[..., None] & at
     # ignored targets get no gradient (not 0 * nan when every target is ignored)
-    gx = np.where(valid[..., None], gx * scale[..., None], 0.0)
+    gx = np.where(keep, gx * scale[..., None], 0.0)
     return _out(np.moveaxis(gx, -1, 1) if gx.ndim > 2 else gx, x_dtype)
