@@ -570,6 +570,22 @@ def test_products_of_tensors_on_two_devices_raise_device_error():
     assert str(out.device) == "torch:cpu" and out.tolist() == [[5.0]]
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("m, n", [(128, 185), (16, 16), (3, 700)])
+def test_a_large_outer_product_by_matmul_is_pytorchs_mm(rng, dtype, m, n):
+    """(m, 1) @ (1, n) past the size of the NumPy backend's compiled outer product: PyTorch's
+    values and signs of zero, specials and strided operands included."""
+    a = rng.standard_normal((m, 1)).astype(dtype)
+    b = rng.standard_normal((1, 2 * n)).astype(dtype)
+    a[[0, 1, 2], 0] = [-0.0, np.inf, np.nan]
+    b[0, :4] = [0.0, -0.0, -np.inf, 1e-30]
+    for x, y in ((a, b[:, :n]), (a, b[:, ::2]), (a[::-1], b[:, n:])):
+        got = (ember.tensor(x) @ ember.tensor(y)).numpy()
+        expected = (torch.from_numpy(x.copy()) @ torch.from_numpy(y.copy())).numpy()
+        np.testing.assert_array_equal(got, expected)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(expected))
+
+
 @pytest.mark.once
 @pytest.mark.parametrize("device", engine_devices(), ids=str)
 def test_an_outer_product_by_matmul_keeps_the_sign_of_zero_as_pytorch(device):
