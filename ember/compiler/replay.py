@@ -219,6 +219,35 @@ def _dead(rec, output):
     return dead
 
 
+def _frees(rec, dead, output):
+    """{entry index: the names to ``del`` after it}: each array slot after its last read (or
+    after it is made, when nothing reads it) and each kernel's result tuple after it is
+    unpacked, so that a replay holds only the arrays it still needs (a freed buffer, still in
+    cache, serves the next allocation, as in eager). The slots the step's writes and result
+    read are kept (they outlive the replay)."""
+    keep = _slots(output, set())
+    for e in rec.entries:
+        if e.kind == "write":
+            _slots(e.value, keep)
+    last, tuples = {}, {}
+    for i, e in enumerate(rec.entries):
+        if e.kind == "call" or (e.kind == "kernel" and i not in dead):
+            for name in _slots(e.args, _slots(e.kwargs, set())):
+                last[name] = i
+        if e.kind == "kernel" and i not in dead and e.out is not None:
+            for name in _slots(e.out, set()):
+                last.setdefault(name, i)
+            if e.out[0] != "ref" or e.guard.__class__ is not tuple:
+                tuples[i] = [f"_t{i}"]
+        elif e.kind == "source":
+            last.setdefault(e.name, i)
+    frees = tuples
+    for name, i in last.items():
+        if name not in keep:
+            frees.setdefault(i, []).append(name)
+    return {i: "del " + ", ".join(names) for i, names in frees.items()}
+
+
 def _kernels(src, rec, dead=()):
     """({(id(backend), kernel name): the name of its replay callable}, [the names of the
     backends' replay scopes]) for the kernels ``rec`` calls (see ``replay_kernels``)."""
@@ -284,6 +313,7 @@ def build(rec, output):
     consts = {n: v for n, v in ((c[1], c[2]) for c in rec.consts.values())}
     body, pending, committed, split = [], {}, False, None
     dead = _dead(rec, output)
+    frees = _frees(rec, dead, output)
     kernels, scopes = _kernels(src, rec, dead)
 
     def fail(what):
@@ -327,13 +357,12 @@ def build(rec, output):
             direct = e.out is not None and e.out[0] == "ref" and e.guard.__class__ is tuple
             var = e.out[1] if direct else f"_t{i}"
             body.append(f"{var} = {call}")
-            if direct:
-                continue
-            if e.guard is not None and e.guard.__class__ is not tuple:
-                body.append(f"if not _same({var}, {src.const(e.guard.value)}): "
-                            + fail(f"{e.name} gave another value"))
-            if e.out is not None:
-                body.extend(_unpack(src, e.out, var))
+            if not direct:
+                if e.guard is not None and e.guard.__class__ is not tuple:
+                    body.append(f"if not _same({var}, {src.const(e.guard.value)}): "
+                                + fail(f"{e.name} gave another value"))
+                if e.out is not None:
+                    body.extend(_unpack(src, e.out, var))
         elif e.kind == "write":  # the last write to an attribute is the one that stays
             pending[f"{src.tensor(e.target)}.{e.attr}"] = src.value(e.value, consts)
         elif e.kind == "call":
@@ -343,6 +372,8 @@ def build(rec, output):
                 src.expr(a, consts) for a in e.args[1])
             call += "".join(f", {k}={src.expr(v, consts)}" for k, v in e.kwargs[1]) + ")"
             body.append(call)
+        if i in frees:
+            body.append(frees[i])
     result = src.value(output, consts)
     body.append(f"out = {result}")
     flush()
