@@ -62,6 +62,15 @@ static void ember_join(int *done) {
 """
 
 
+# No contraction of a * b + c into one fused multiply-add: NumPy rounds each operation.
+NO_CONTRACT = """#ifdef __clang__
+#pragma clang fp contract(off)
+#else
+#pragma GCC optimize ("fp-contract=off")
+#endif
+"""
+
+
 def simd_loop(total, nt, threshold, body):
     """C text of ``for (int64_t i = 0; i < total; i++) { body }``, vectorized, on ``nt`` OpenMP
     threads when ``total >= threshold`` and ``nt > 1``, else on the calling thread. The loop is

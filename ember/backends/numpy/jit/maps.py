@@ -115,14 +115,6 @@ static inline double em_sigmoid(double x) {
 }""",
 }
 
-# No contraction of a * b + c into one fused multiply-add: NumPy rounds each operation.
-_NO_CONTRACT = """#ifdef __clang__
-#pragma clang fp contract(off)
-#else
-#pragma GCC optimize ("fp-contract=off")
-#endif
-"""
-
 _sources = {}  # (body, helpers) -> (name, source): rendered once per structure
 
 
@@ -270,7 +262,7 @@ def _source(kind, ctype, narrays, decls, loop, result, helpers):
     per row (the loop's statements compute it from ``decls``' arrays at index ``i``)."""
     name = f"ember_{kind}_" + hashlib.sha256(
         "\0".join((ctype, decls, loop, result, *helpers)).encode()).hexdigest()[:16]
-    head = compiler.PRELUDE + _NO_CONTRACT + "".join(_HELPERS[h] for h in helpers)
+    head = compiler.PRELUDE + compiler.NO_CONTRACT + "".join(_HELPERS[h] for h in helpers)
     if kind == "map":
         return name, head + f"""
 
