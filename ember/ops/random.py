@@ -680,13 +680,13 @@ def _weights(self, op):
             raise InvalidParameterError(
                 f"{op}: weight {value} at index {idx}; expected finite weights >= 0",
                 "self", value)
+        row = f" of row {idx}" if idx else ""
         if what == "zero":
             raise InvalidParameterError(
-                f"{op}: the weights of row {idx} sum to zero; expected at least one positive "
+                f"{op}: the weights{row} sum to zero; expected at least one positive "
                 "weight in every row", "self", idx)
         raise InvalidParameterError(
-            f"{op}: the weights of row {idx} sum to infinity; expected a finite sum",
-            "self", idx)
+            f"{op}: the weights{row} sum to infinity; expected a finite sum", "self", idx)
 
 
 def _num_samples(n, op):

@@ -1,6 +1,7 @@
 """Tests of ember/ops/random.py: distributions, random tensors, categorical draws, seeding."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -340,6 +341,22 @@ def test_categorical_extreme_weights():
     assert (s[0] == 2).all() and (s[1] == 0).all() and (s[2] == 3).all()
 
 
+@pytest.mark.numpy_only
+def test_one_row_of_weights_draws_as_the_rows_of_a_batch():
+    """The NumPy kernel's one-row path gives the values of its batched path (row 0 of a batch
+    draws the same numbers of the stream), zero weights at both ends included."""
+    from ember.backends.numpy import random as brandom
+    rng = np.random.default_rng(4)
+    for w in ([0.3, 0.7], [0.0, 1.0, 0.0], [1e-300, 0.0, 5.0, 0.0], rng.random(50)):
+        w = np.asarray(w, dtype=np.float64)
+        one = brandom._categorical_2d(w[None], 2000, True, np.random.default_rng(1))
+        two = brandom._categorical_2d(np.stack([w, w[::-1]]), 2000, True,
+                                      np.random.default_rng(1))
+        assert one.shape == (1, 2000) and one.dtype == np.int64
+        np.testing.assert_array_equal(one[0], two[0])
+        assert (w[one[0]] > 0).all()
+
+
 def test_multinomial_without_replacement():
     ember.manual_seed(5)
     w = ember.tensor([[1.0, 2.0, 3.0, 4.0, 0.0]] * 3)
@@ -367,6 +384,7 @@ def test_multinomial_without_replacement():
     ([[1.0, math.nan]], 1, ember.InvalidParameterError, r"weight nan at index \(0, 1\)"),
     ([[1.0, math.inf]], 1, ember.InvalidParameterError, r"weight inf at index \(0, 1\)"),
     ([[1.0, 2.0], [0.0, 0.0]], 1, ember.InvalidParameterError, r"the weights of row \(1,\) sum to zero"),
+    ([0.0, 0.0], 1, ember.InvalidParameterError, r"the weights sum to zero; expected at least"),
     ([1.0, 2.0], 0, ember.InvalidParameterError, "num_samples is 0; expected num_samples >= 1"),
     ([1.0, 2.0], 1.5, ember.InvalidParameterError, "num_samples must be an int"),
     (1.0, 1, ember.DimensionError, "a 0-d tensor has no dim of categories"),
@@ -380,6 +398,14 @@ def test_categorical_errors(weights, n, error, match, op):
     with pytest.raises(error, match=f"{op}: .*{match}"):
         getattr(w, op)(n)
     np.testing.assert_array_equal(w.numpy(), before)
+
+
+@pytest.mark.parametrize("op", ["categorical", "multinomial"])
+def test_weights_whose_sum_overflows_are_refused(op):
+    for w, where in (([[1.0, 2.0], [1e308, 1e308]], " of row (1,)"), ([1e308, 1e308], "")):
+        with pytest.raises(ember.InvalidParameterError,
+                           match=rf"{op}: the weights{re.escape(where)} sum to infinity"):
+            getattr(ember.tensor(w, dtype="float64"), op)(1)
 
 
 def test_multinomial_errors():

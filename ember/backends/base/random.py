@@ -103,7 +103,8 @@ class RandomKernels:
         None when every weight is finite and >= 0 and every row has a positive, finite sum;
         else ``("bad", index, value)`` for the first negative, NaN or infinite weight, or
         ``("zero", row_index, None)`` / ``("overflow", row_index, None)`` for the first row
-        whose sum is zero or overflows. Indices are tuples of Python ints."""
+        whose sum is zero or overflows. Indices are tuples of Python ints (``()``: the one row of
+        1-d weights)."""
         xp = self.xp
         w = self.cast(w, self.widest_float)
         bad = ~xp.isfinite(w) | (w < 0)
@@ -114,8 +115,8 @@ class RandomKernels:
             return None
         total = xp.sum(w, axis=-1)
         for what, ok in (("zero", total > 0), ("overflow", xp.isfinite(total))):
-            if not bool(xp.all(ok)):
-                return what, tuple(int(i[0]) for i in xp.nonzero(~ok)), None
+            if not bool(xp.all(ok)):  # (1-d weights: one row, index ())
+                return what, tuple(int(i[0]) for i in xp.nonzero(~ok)) if ok.ndim else (), None
         return None
 
     def random_positive_counts(self, w):

@@ -24,7 +24,7 @@ __all__ = [
 from . import jit as _jit
 from ..base.elementwise import ElementwiseKernels, wrap_int
 from ..lazy.chain import Chain
-from .core import _ERRVAR, _EMBER, _IGNORE, NP, _name_of, as_kernel
+from .core import _ERRVAR, _EMBER, _IGNORE, NP, _name_of, as_kernel, base_default
 from .jit import activations as _jit_activations
 from .jit import maps as _maps
 
@@ -81,16 +81,8 @@ def _quiet(fn):
 
 
 def _default(name):
-    """The base's default of the kernel ``name`` on the CPU's backend (as the backend runs it:
-    quiet, giving arrays), for the overrides that hand it the inputs they do not take."""
-    fn = getattr(ElementwiseKernels, name)
-    default = as_kernel(fn)
+    return base_default(ElementwiseKernels, name)
 
-    def kernel(*args):
-        from ...devices import CPU  # the NumpyBackend (made on the CPU's first use)
-        return default(CPU.backend, *args)
-    kernel.__name__, kernel.__doc__, kernel.__wrapped__ = name, fn.__doc__, fn
-    return kernel
 
 _expm1 = _quiet(np.expm1)
 _complex_expm1 = _default("ew_expm1")
