@@ -5,7 +5,9 @@ tensors among the new call's arguments, whose source is straight-line code: each
 call of the backend's method by name (so the backend's own choices, fusion included, are made
 again on the new arrays), with no op-level validation, promotion, autodiff record or Tensor.
 The writes the step made to tensors that existed before it are made at the end, or before the
-next optimizer or scheduler step, which is called there as it was called in the step.
+next optimizer or scheduler step, which is called there as it was called in the step. A kernel
+whose result nothing reads and that has no other effect is left out (``_dead``), and each array
+is deleted after its last read (``_frees``).
 
 Until the first of those writes, nothing outside the replay has changed: a guard that fails
 there (a kernel's Python answer, an array's shape, a tensor no longer alive) raises ``Abort``
