@@ -29,7 +29,7 @@ def _take(path, monkeypatch):
         if not jit.enabled():
             pytest.skip("no C compiler here (or EMBER_JIT=0): the NumPy path is tested alone")
         monkeypatch.setenv("EMBER_JIT", "sync")
-        monkeypatch.setattr(breduce, "JIT_MIN_NUMEL", 1)
+        monkeypatch.setattr(jit_reduce, "MIN_NUMEL", 1)
     else:
         monkeypatch.setenv("EMBER_JIT", "0")
     return path
@@ -130,7 +130,7 @@ def test_compiled_kernels_are_taken(monkeypatch, rng, jit_launches):
     if not jit.enabled():
         pytest.skip("no C compiler here (or EMBER_JIT=0)")
     monkeypatch.setenv("EMBER_JIT", "sync")
-    monkeypatch.setattr(breduce, "JIT_MIN_NUMEL", 1)
+    monkeypatch.setattr(jit_reduce, "MIN_NUMEL", 1)
     for dtype in ("float32", "float64"):
         a = _data(rng, (30, 20), dtype, False)
         x, t = ember.from_numpy(a), torch.from_numpy(a)
@@ -144,14 +144,14 @@ def test_compiled_kernels_are_taken(monkeypatch, rng, jit_launches):
 
 
 def test_other_layouts_and_dtypes_stay_on_numpy(monkeypatch, rng):
-    monkeypatch.setattr(breduce, "JIT_MIN_NUMEL", 1)
+    monkeypatch.setattr(jit_reduce, "MIN_NUMEL", 1)
     a = _data(rng, (30, 20), "float32", False)
-    assert breduce._compiled(a.T, (0,), False, ("col_sum", "row_sum")) is None   # not contiguous
-    assert breduce._compiled(a.astype(np.float16), (0,), False, ("col_sum", "row_sum")) is None
+    assert jit_reduce.plan(a.T, (0,), False, ("col_sum", "row_sum")) is None   # not contiguous
+    assert jit_reduce.plan(a.astype(np.float16), (0,), False, ("col_sum", "row_sum")) is None
     b = _data(rng, (4, 5, 6), "float64", False)
-    assert breduce._compiled(b, (1,), False, ("col_sum", "row_sum")) is None     # a middle axis
-    assert breduce._compiled(b, (0, 1, 2), False, ("col_sum", "row_sum")) is None  # every axis
-    assert breduce._compiled(b, (0,), False, (None, "row_max")) is None          # no column max
+    assert jit_reduce.plan(b, (1,), False, ("col_sum", "row_sum")) is None     # a middle axis
+    assert jit_reduce.plan(b, (0, 1, 2), False, ("col_sum", "row_sum")) is None  # every axis
+    assert jit_reduce.plan(b, (0,), False, (None, "row_max")) is None          # no column max
     x, t = ember.from_numpy(a.T), torch.from_numpy(a.T.copy())
     assert_close(x.sum(0), t.sum(0))
     assert_close(x.max(1), t.amax(1))

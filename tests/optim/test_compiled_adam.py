@@ -12,6 +12,7 @@ import torch
 import ember
 from ember.backends.numpy import jit
 from ember.backends.numpy import optim as bopt
+from ember.backends.numpy.jit import optim as jopt
 
 pytestmark = pytest.mark.numpy_only
 
@@ -35,7 +36,7 @@ def _step(rng, dtype, shape, compiled_path, monkeypatch, **kw):
     for use in (True, False):
         with monkeypatch.context() as mp, np.errstate(all="ignore"):
             if not use:
-                mp.setattr(bopt, "_compiled_adam", lambda *a: None)
+                mp.setattr(jopt, "adam", lambda *a: None)
             bufs = [m.copy(), v.copy(), vmax.copy() if kw["amsgrad"] else None]
             r = bopt.optim_adam(p, g, *bufs, 3, 0.01, kw["beta1"], kw["beta2"], 1e-8, kw["wd"],
                                 kw["decoupled"], kw["amsgrad"], kw["maximize"])
@@ -68,12 +69,12 @@ def test_the_kernel_is_the_numpy_path_bit_for_bit(compiled, monkeypatch, dtype, 
 def test_the_kernel_is_taken_only_where_it_applies(compiled):
     f32 = np.ones((4, 3), np.float32)
     args = (3, 0.01, 0.9, 0.999, 1e-8, 0.0, False, False, False)
-    assert bopt._compiled_adam(f32, f32, f32.copy(), f32.copy(), None, *args) is not None
+    assert jopt.adam(f32, f32, f32.copy(), f32.copy(), None, *args) is not None
     half = f32.astype(np.float16)
-    assert bopt._compiled_adam(half, half, half.copy(), half.copy(), None, *args) is None
-    assert bopt._compiled_adam(f32, f32.T.copy().T, f32.copy(), f32.copy(), None, *args) is None
-    assert bopt._compiled_adam(f32, f32.astype(np.float64), f32.copy(), f32.copy(), None,
-                               *args) is None
+    assert jopt.adam(half, half, half.copy(), half.copy(), None, *args) is None
+    assert jopt.adam(f32, f32.T.copy().T, f32.copy(), f32.copy(), None, *args) is None
+    assert jopt.adam(f32, f32.astype(np.float64), f32.copy(), f32.copy(), None,
+                     *args) is None
 
 
 @pytest.mark.parametrize("cls", ["Adam", "AdamW"])

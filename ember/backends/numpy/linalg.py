@@ -10,8 +10,7 @@ import math
 import numpy as np
 
 from ..base.linalg import LinAlgFailure
-from . import jit
-from .core import NP, _name_of, _warnings_off, allocates
+from .core import NP, _warnings_off, allocates
 from .jit import outer as _jit_outer
 
 __all__ = ["linalg_reshape", "linalg_vector_norm", "linalg_extreme_last", "linalg_det",
@@ -36,29 +35,13 @@ def _matmul(a, b):
     broadcast product: NumPy's matmul takes no BLAS there (27 µs against 7.8 for (128, 1) @
     (1, 185) float32), and a product of one term keeps its sign at zero as PyTorch's ``mm``
     does (NumPy's matmul, like PyTorch's batched ``bmm``, adds it to +0.0)."""
-    if a.ndim == 2 and b.ndim == 2 and a.shape[1] == 1:
-        return _outer(a, b)
+    if a.ndim == 2 and b.ndim == 2 and a.shape[1] == 1:  # (a compiled kernel where it applies)
+        out = _jit_outer.product(a, b)
+        return out if out is not None else np.multiply(a, b)
     if a.ndim > 2 and b.ndim == 2 and a.flags.c_contiguous:
         rows = a.shape[:-1]
         return np.matmul(a.reshape(math.prod(rows), a.shape[-1]), b).reshape(rows + b.shape[1:])
     return np.matmul(a, b)
-
-
-_OUTER_TYPES = (np.dtype(np.float32), np.dtype(np.float64))
-
-
-def _outer(a, b):
-    """``(m, 1) @ (1, n)``: ``a * b``, by the compiled kernel where it applies
-    (jit/outer.py: NumPy's broadcast multiply runs a scalar loop per row)."""
-    m, n = a.shape[0], b.shape[1]
-    if (m * n >= _jit_outer.MIN_NUMEL and a.dtype is b.dtype and a.dtype in _OUTER_TYPES
-            and not a.strides[0] % a.itemsize and not b.strides[1] % b.itemsize):
-        k = jit.kernel(*_jit_outer.source(_name_of(a.dtype)))
-        if k is not None:
-            out = np.empty((m, n), a.dtype)
-            k((a, b, out), (m, n, a.strides[0] // a.itemsize, b.strides[1] // b.itemsize), ())
-            return out
-    return np.multiply(a, b)
 
 
 # override: the allocation guard (ops pass op=) and one BLAS call for a stack times a matrix

@@ -15,8 +15,6 @@ PyTorch's do.
 import numpy as np
 
 from .. import adam_scales
-from . import jit
-from .core import _name_of
 from .jit import optim as _jit_optim
 
 __all__ = [
@@ -158,8 +156,8 @@ def optim_adam(p, g, m, v, vmax, step, lr, beta1, beta2, eps, weight_decay, deco
     in place; ``step`` is the step count after this step (1 on the first). ``decoupled`` selects
     AdamW's weight decay. Returns ``(new_p, m, v, vmax)``.
     """
-    done = _compiled_adam(p, g, m, v, vmax, step, lr, beta1, beta2, eps, weight_decay,
-                          decoupled, amsgrad, maximize)
+    done = _jit_optim.adam(p, g, m, v, vmax, step, lr, beta1, beta2, eps, weight_decay,
+                           decoupled, amsgrad, maximize)  # (the compiled pass where it applies)
     if done is not None:
         return done
     dtype = p.dtype
@@ -182,33 +180,6 @@ def optim_adam(p, g, m, v, vmax, step, lr, beta1, beta2, eps, weight_decay, deco
     np.multiply(denom, -step_size, out=denom)
     np.add(wp, denom, out=denom)
     return (denom if denom.dtype == dtype else denom.astype(dtype)), m, v, vmax
-
-
-def _compiled_adam(p, g, m, v, vmax, step, lr, beta1, beta2, eps, weight_decay, decoupled,
-                   amsgrad, maximize):
-    """``optim_adam``'s result by the compiled kernel (jit/optim.py: the same operations in one
-    pass, bit for bit), or None where it does not apply (half precision, arrays of mixed dtypes
-    or shapes or not C-contiguous, the kernel still compiling)."""
-    dtype = p.dtype
-    arrays = (p, g, m, v, vmax) if amsgrad else (p, g, m, v)
-    if dtype != _F32 and dtype != _F64:
-        return None
-    for a in arrays:
-        if a.dtype != dtype or a.shape != p.shape or not a.flags.c_contiguous:
-            return None
-    w = 1 - beta1
-    low = abs(w) < 0.5
-    flags = (maximize, decoupled and weight_decay != 0, not decoupled and weight_decay != 0,
-             low, beta2 != 1, amsgrad)
-    k = jit.kernel(*_jit_optim.adam_source(_name_of(dtype), flags))
-    if k is None:
-        return None
-    step_size, bias_correction2_sqrt = adam_scales(step, lr, beta1, beta2)
-    out = np.empty(p.shape, dtype)
-    k((p, g, m, v, vmax if amsgrad else m, out), (p.size, jit.num_threads()),
-      (1 - lr * weight_decay, weight_decay, w if low else w - 1, beta2, 1 - beta2,
-       bias_correction2_sqrt, eps, -step_size))
-    return out, m, v, vmax
 
 
 # override: 4550 µs vs the default's 5125 µs (1M float32 parameters, one thread; in place, no new buffers)

@@ -8,7 +8,6 @@ Kernels that may meet inf or NaN run with NumPy's floating-point warnings off th
 
 import numpy as np
 
-from . import jit
 from ..base.reduce import _count, _kept_shape
 from .core import NP, _name_of, _warnings_off  # (warnings off: cheaper than errstate)
 from .jit import reduce as _jit_reduce
@@ -42,86 +41,6 @@ def _is_float(a):
     return a.dtype.kind == "f" or _name_of(a.dtype) == "bfloat16"
 
 
-JIT_MIN_NUMEL = 32768  # below it NumPy's reductions are as fast as a compiled kernel
-_F64 = np.dtype(np.float64)
-
-
-def _compiled(a, axes, keepdims, kinds):
-    """A compiled reduction of the C-contiguous float32/float64 ``a`` over ``axes`` when they
-    are its leading axes (``kinds[0]``, per column) or its trailing axes (``kinds[1]``, per
-    row; None: not compiled), as ``(kernel, rows, cols, per_row, out_shape)``, else None."""
-    if a.size < JIT_MIN_NUMEL or (a.dtype != _F32 and a.dtype != _F64) or \
-            not a.flags.c_contiguous or not axes or len(axes) == a.ndim:
-        return None
-    axes = tuple(sorted(axes))
-    k = len(axes)
-    if axes == tuple(range(k)):
-        per_row, split = False, k
-    elif axes == tuple(range(a.ndim - k, a.ndim)):
-        per_row, split = True, a.ndim - k
-    else:
-        return None
-    kind = kinds[per_row]
-    if kind is None:
-        return None
-    kernel = jit.kernel(*_jit_reduce.source(kind, _name_of(a.dtype)))
-    if kernel is None:
-        return None
-    rows = _count(a.shape, range(split))
-    cols = a.size // rows
-    out_shape = _kept_shape(a.shape, axes) if keepdims else tuple(
-        s for i, s in enumerate(a.shape) if i not in axes)
-    return kernel, rows, cols, per_row, out_shape
-
-
-def _compiled_total(a, keepdims, mean):
-    """The sum (or mean) of every element of the C-contiguous float32/float64 ``a`` by a
-    compiled kernel, or None: the sums of up to 64 equal rows in float64 (over the threads),
-    then their sum."""
-    if a.size < JIT_MIN_NUMEL or (a.dtype != _F32 and a.dtype != _F64) or \
-            not a.flags.c_contiguous:
-        return None
-    kernel = jit.kernel(*_jit_reduce.source("row_totals", _name_of(a.dtype)))
-    if kernel is None:
-        return None
-    n = a.size
-    rows = next(r for r in (64, 32, 16, 8, 4, 2, 1) if n % r == 0)
-    parts = np.empty(rows, dtype=_F64)
-    kernel((a, parts), (rows, n // rows, jit.num_threads()), ())
-    total = parts.sum()
-    return np.full((1,) * a.ndim if keepdims else (), total / n if mean else total, a.dtype)
-
-
-def _compiled_sum(a, axes, keepdims, mean):
-    """The sum (or mean) of ``a`` over ``axes`` by a compiled kernel, or None."""
-    if axes and len(axes) == a.ndim:
-        return _compiled_total(a, keepdims, mean)
-    found = _compiled(a, axes, keepdims, ("col_sum", "row_sum"))
-    if found is None:
-        return None
-    kernel, rows, cols, per_row, out_shape = found
-    nt = jit.num_threads()
-    if per_row:
-        out = np.empty(rows, dtype=a.dtype)
-        kernel((a, out), (rows, cols, nt, int(mean)), ())
-    else:
-        out = np.empty(cols, dtype=a.dtype)
-        kernel((a, out, np.empty((nt, cols), dtype=_F64)), (rows, cols, nt, int(mean)), ())
-    return out.reshape(out_shape)
-
-
-def _compiled_extreme(a, axes, keepdims, kind):
-    """The max or min (``kind``) of each row of ``a`` (``axes`` its trailing axes) by a
-    compiled kernel, or None."""
-    found = _compiled(a, axes, keepdims, (None, kind))
-    if found is None:
-        return None
-    kernel, rows, cols, _, out_shape = found
-    out = np.empty(rows, dtype=a.dtype)
-    kernel((a, out), (rows, cols, jit.num_threads()), ())
-    return out.reshape(out_shape)
-
-
 # override: 2.75 µs vs the default's 4.57 µs ((32, 64) float32, axis 1)
 @_warnings_off
 def reduce_sum(a, axes, keepdims, dtype):
@@ -129,7 +48,7 @@ def reduce_sum(a, axes, keepdims, dtype):
     ``dtype``. A float32/float64 sum over every axis, the leading or the trailing axes of a
     large contiguous array runs compiled (accumulating in float64)."""
     if a.dtype == NP[dtype]:
-        out = _compiled_sum(a, axes, keepdims, False)
+        out = _jit_reduce.sum_of(a, axes, keepdims, False)
         if out is not None:
             return out
     if a.dtype.kind in "biu":
@@ -155,7 +74,7 @@ def reduce_prod(a, axes, keepdims, dtype):
 @_warnings_off
 def reduce_mean(a, axes, keepdims):
     """Float mean over ``axes``; nan where nothing is reduced."""
-    out = _compiled_sum(a, axes, keepdims, True)
+    out = _jit_reduce.sum_of(a, axes, keepdims, True)
     if out is not None:
         return out
     n = _count(a.shape, axes)
@@ -218,7 +137,7 @@ def _mean_int_long(a, axes, keepdims, n):
 # override: 3.46 µs vs the default's 5.54 µs ((32, 64) float32, axis 1)
 def reduce_max(a, axes, keepdims):
     """Maximum over ``axes`` (NaN propagates)."""
-    out = _compiled_extreme(a, axes, keepdims, "row_max")
+    out = _jit_reduce.extreme(a, axes, keepdims, "row_max")
     if out is not None:
         return out
     out = np.maximum.reduce(_wide(a), axis=axes, keepdims=keepdims, out=_AS_ARRAY)
@@ -228,7 +147,7 @@ def reduce_max(a, axes, keepdims):
 # override: 3.45 µs vs the default's 5.56 µs ((32, 64) float32, axis 1)
 def reduce_min(a, axes, keepdims):
     """Minimum over ``axes`` (NaN propagates)."""
-    out = _compiled_extreme(a, axes, keepdims, "row_min")
+    out = _jit_reduce.extreme(a, axes, keepdims, "row_min")
     if out is not None:
         return out
     out = np.minimum.reduce(_wide(a), axis=axes, keepdims=keepdims, out=_AS_ARRAY)

@@ -16,10 +16,43 @@ dtype and combination met.
 'ember_adam_float32_000110'
 """
 
+import numpy as np
+
+from ... import adam_scales
+from .. import jit
 from .compiler import NO_CONTRACT, PRELUDE, simd_loop
 
 PARALLEL_NUMEL = 262144  # elements from which the threads share the step
+_NAMES = {np.dtype(np.float32): "float32", np.dtype(np.float64): "float64"}
 _SOURCES = {}
+
+
+def adam(p, g, m, v, vmax, step, lr, beta1, beta2, eps, weight_decay, decoupled,
+         amsgrad, maximize):
+    """``optim_adam``'s result (ember/backends/numpy/optim.py) by the kernel, or None where it
+    does not apply (half precision, arrays of mixed dtypes or shapes or not C-contiguous, the
+    kernel still compiling)."""
+    dtype = p.dtype
+    arrays = (p, g, m, v, vmax) if amsgrad else (p, g, m, v)
+    name = _NAMES.get(dtype)
+    if name is None:
+        return None
+    for a in arrays:
+        if a.dtype != dtype or a.shape != p.shape or not a.flags.c_contiguous:
+            return None
+    w = 1 - beta1
+    low = abs(w) < 0.5
+    flags = (maximize, decoupled and weight_decay != 0, not decoupled and weight_decay != 0,
+             low, beta2 != 1, amsgrad)
+    k = jit.kernel(*adam_source(name, flags))
+    if k is None:
+        return None
+    step_size, bias_correction2_sqrt = adam_scales(step, lr, beta1, beta2)
+    out = np.empty(p.shape, dtype)
+    k((p, g, m, v, vmax if amsgrad else m, out), (p.size, jit.num_threads()),
+      (1 - lr * weight_decay, weight_decay, w if low else w - 1, beta2, 1 - beta2,
+       bias_correction2_sqrt, eps, -step_size))
+    return out, m, v, vmax
 
 
 def adam_source(dtype_name, flags):

@@ -7,15 +7,40 @@ docs/performance.md (0.4 ns an element, where an add of two (128, 185) arrays ta
 kernel's rows are vector loops. One rounding per element, as NumPy's: the same values, signs of
 zero included.
 
+>>> import numpy as np
 >>> from ember.backends.numpy.jit import outer
 >>> outer.source("float32")[0]
 'ember_outer_float32'
+>>> out = outer.product(np.ones((16, 1)), np.arange(16.0)[None])  # None while it compiles
+>>> out is None or out[3].tolist() == list(range(16))
+True
 """
 
+import numpy as np
+
+from .. import jit
 from .compiler import PRELUDE
 
 MIN_NUMEL = 256  # elements of the product below which NumPy's call costs less than a launch
+_NAMES = {np.dtype(np.float32): "float32", np.dtype(np.float64): "float64"}
 _SOURCES = {}
+
+
+def product(a, b):
+    """``a * b`` of an (m, 1) and a (1, n) array by the kernel, or None where it does not
+    apply (other dtypes, a small product, strides that are no whole elements, the kernel
+    still compiling)."""
+    m, n = a.shape[0], b.shape[1]
+    name = _NAMES.get(a.dtype)
+    if (name is None or m * n < MIN_NUMEL or a.dtype is not b.dtype or a.strides[0] % a.itemsize
+            or b.strides[1] % b.itemsize):
+        return None
+    k = jit.kernel(*source(name))
+    if k is None:
+        return None
+    out = np.empty((m, n), a.dtype)
+    k((a, b, out), (m, n, a.strides[0] // a.itemsize, b.strides[1] // b.itemsize), ())
+    return out
 
 
 def source(dtype_name):

@@ -16,11 +16,19 @@ total here, inf in NumPy's and PyTorch's float32 accumulators.)
 A max or min is NaN when the row holds a NaN (a flag kept beside the comparisons, so the loop
 vectorises); which of two equal zeros of opposite sign a max gives is not specified.
 
+``sum_of`` and ``extreme`` run them where they apply (a C-contiguous float32/float64 array of
+at least ``MIN_NUMEL`` elements reduced over its leading or trailing axes, or all of them) and
+give None elsewhere, where the NumPy kernels of ember/backends/numpy/reduce.py compute.
+
 >>> from ember.backends.numpy.jit import reduce
 >>> reduce.source("row_sum", "float32")[0]
 'ember_row_sum_float32'
 """
 
+import numpy as np
+
+from ...base.reduce import _count, _kept_shape
+from .. import jit
 from .compiler import PRELUDE
 
 # elements from which a reduction runs on the threads: on the 2-core machine of
@@ -225,3 +233,84 @@ def source(kind, dtype):
             + ("float" if dtype == "float32" else "double") + " T;\n" + text)
     _SOURCES[key] = (name, text)
     return name, text
+
+
+MIN_NUMEL = 32768  # below it NumPy's reductions are as fast as a compiled kernel
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_NAMES = {_F32: "float32", _F64: "float64"}
+
+
+def plan(a, axes, keepdims, kinds):
+    """A compiled reduction of the C-contiguous float32/float64 ``a`` over ``axes`` when they
+    are its leading axes (``kinds[0]``, per column) or its trailing axes (``kinds[1]``, per
+    row; None: not compiled), as ``(kernel, rows, cols, per_row, out_shape)``, else None."""
+    if a.size < MIN_NUMEL or (a.dtype != _F32 and a.dtype != _F64) or \
+            not a.flags.c_contiguous or not axes or len(axes) == a.ndim:
+        return None
+    axes = tuple(sorted(axes))
+    k = len(axes)
+    if axes == tuple(range(k)):
+        per_row, split = False, k
+    elif axes == tuple(range(a.ndim - k, a.ndim)):
+        per_row, split = True, a.ndim - k
+    else:
+        return None
+    kind = kinds[per_row]
+    if kind is None:
+        return None
+    kernel = jit.kernel(*source(kind, _NAMES[a.dtype]))
+    if kernel is None:
+        return None
+    rows = _count(a.shape, range(split))
+    cols = a.size // rows
+    out_shape = _kept_shape(a.shape, axes) if keepdims else tuple(
+        s for i, s in enumerate(a.shape) if i not in axes)
+    return kernel, rows, cols, per_row, out_shape
+
+
+def _total(a, keepdims, mean):
+    """The sum (or mean) of every element of the C-contiguous float32/float64 ``a`` by a
+    compiled kernel, or None: the sums of up to 64 equal rows in float64 (over the threads),
+    then their sum."""
+    if a.size < MIN_NUMEL or (a.dtype != _F32 and a.dtype != _F64) or \
+            not a.flags.c_contiguous:
+        return None
+    kernel = jit.kernel(*source("row_totals", _NAMES[a.dtype]))
+    if kernel is None:
+        return None
+    n = a.size
+    rows = next(r for r in (64, 32, 16, 8, 4, 2, 1) if n % r == 0)
+    parts = np.empty(rows, dtype=_F64)
+    kernel((a, parts), (rows, n // rows, jit.num_threads()), ())
+    total = parts.sum()
+    return np.full((1,) * a.ndim if keepdims else (), total / n if mean else total, a.dtype)
+
+
+def sum_of(a, axes, keepdims, mean):
+    """The sum (or mean) of ``a`` over ``axes`` by a compiled kernel, or None."""
+    if axes and len(axes) == a.ndim:
+        return _total(a, keepdims, mean)
+    found = plan(a, axes, keepdims, ("col_sum", "row_sum"))
+    if found is None:
+        return None
+    kernel, rows, cols, per_row, out_shape = found
+    nt = jit.num_threads()
+    if per_row:
+        out = np.empty(rows, dtype=a.dtype)
+        kernel((a, out), (rows, cols, nt, int(mean)), ())
+    else:
+        out = np.empty(cols, dtype=a.dtype)
+        kernel((a, out, np.empty((nt, cols), dtype=_F64)), (rows, cols, nt, int(mean)), ())
+    return out.reshape(out_shape)
+
+
+def extreme(a, axes, keepdims, kind):
+    """The max or min (``kind``) of each row of ``a`` (``axes`` its trailing axes) by a
+    compiled kernel, or None."""
+    found = plan(a, axes, keepdims, (None, kind))
+    if found is None:
+        return None
+    kernel, rows, cols, _, out_shape = found
+    out = np.empty(rows, dtype=a.dtype)
+    kernel((a, out), (rows, cols, jit.num_threads()), ())
+    return out.reshape(out_shape)
