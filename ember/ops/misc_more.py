@@ -122,6 +122,13 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
             raise InvalidParameterError(f"{op}: padding_idx {padding_idx} is out of range for "
                                         f"{num} embeddings", "padding_idx", padding_idx)
         padding_idx %= num
+    if input.ndim == 2 and input.shape[1] and padding_idx is None:  # bags of one length
+        rows = embedding(input, w, None, max_norm, norm_type, scale_grad_by_freq, sparse)
+        if mode == "max":
+            return rows.max(dim=1).values
+        if per_sample_weights is not None:
+            rows = rows * per_sample_weights.unsqueeze(-1).cast(rows.dtype)
+        return rows.sum(1) if mode == "sum" else rows.mean(1)
     rows = embedding(flat, w, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
     idx = flat.tolist()
     n, nb = len(idx), len(pairs)

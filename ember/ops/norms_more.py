@@ -20,6 +20,7 @@ from ..errors import InvalidParameterError, ShapeMismatchError
 from .activation import _done
 from .inplace import _check_update, rebind
 from .nn_args import _float_tensor, _int, _opt_float, _real, _shape_str
+from .normalization import layer_norm
 from .random import _gen, _random
 
 __all__ = ["group_norm", "instance_norm", "rms_norm", "normalize", "local_response_norm",
@@ -70,10 +71,10 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     _check_channels(op, b, c, "bias")
     n = x.shape[0]
     flat = x.reshape((n, g, -1))
-    mean = flat.mean(-1, keepdim=True)
-    centred = flat - mean
-    var = centred.square().mean(-1, keepdim=True)
-    out = (centred * (var + eps).rsqrt()).reshape(tuple(x.shape))
+    if flat.numel() == 0:  # nothing to normalize: the shape, with its NaN-free emptiness
+        return _affine(flat.reshape(tuple(x.shape)), w, b, x.ndim)
+    # each group is a row of layer norm's kernel (its statistics, its fused backward)
+    out = layer_norm(flat, (flat.shape[-1],), eps=eps).reshape(tuple(x.shape))
     return _affine(out, w, b, x.ndim)
 
 
