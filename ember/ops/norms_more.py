@@ -70,7 +70,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     _check_channels(op, w, c, "weight")
     _check_channels(op, b, c, "bias")
     n = x.shape[0]
-    flat = x.reshape((n, g, -1))
+    flat = x.reshape((n, g, c // g * math.prod(x.shape[2:])))  # (no -1: n may be 0)
     if flat.numel() == 0:  # nothing to normalize: the shape, with its NaN-free emptiness
         return _affine(flat.reshape(tuple(x.shape)), w, b, x.ndim)
     # each group is a row of layer norm's kernel (its statistics, its fused backward)

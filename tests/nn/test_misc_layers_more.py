@@ -51,6 +51,9 @@ BAGS = [
     (np.array([1, 0, 4, 0, 4, 3]), np.array([0, 3, 3]), dict(mode="mean", padding_idx=0)),
     (np.array([[0, 0], [1, 0]]), None, dict(mode="max", padding_idx=0)),
     (np.array([[7]]), None, dict(mode="sum")),
+    (np.array([[1, 2, 4], [4, 4, 0]]), None, dict(mode="max")),   # equal-length bags: the
+    (np.array([[1, 2, 2], [3, 3, 3]]), None, dict(mode="sum")),   # lookup-and-reduce path,
+    (np.array([[5, 9], [9, 5], [0, 0]]), None, dict(mode="mean", max_norm=1.0)),  # repeats
 ]
 
 
@@ -69,6 +72,12 @@ def test_embedding_bag_per_sample_weights():
     check(lambda m, w, psw: _F(m).embedding_bag(m.tensor(inp), w, m.tensor(off), mode="sum",
                                                 per_sample_weights=psw),
           rand((10, 3)), rand((6,), seed=1))
+
+
+def test_embedding_bag_per_sample_weights_of_equal_bags():
+    check(lambda m, w, psw: _F(m).embedding_bag(m.tensor(np.array([[1, 2, 2], [4, 0, 9]])), w,
+                                                mode="sum", per_sample_weights=psw),
+          rand((10, 3)), rand((2, 3), seed=2))
 
 
 @pytest.mark.parametrize("kw", [dict(mode="sum"), dict(mode="max", padding_idx=2),

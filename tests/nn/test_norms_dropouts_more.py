@@ -19,6 +19,8 @@ CASES = [
     ("group_norm", lambda F, x, w, b: F.group_norm(x, 2, w, b), (2, 6, 3, 4), 6),
     ("group_norm_3d", lambda F, x, w, b: F.group_norm(x, 3, w, b, eps=1e-3), (1, 3, 5), 3),
     ("group_norm_2d", lambda F, x, w, b: F.group_norm(x, 1, w, b), (4, 2), 2),
+    ("group_norm_long_rows", lambda F, x, w, b: F.group_norm(x, 4, w, b), (2, 8, 24, 24), 8),
+    ("group_norm_empty", lambda F, x, w, b: F.group_norm(x, 2, w, b), (0, 4, 3), 4),
     ("instance_norm", lambda F, x, w, b: F.instance_norm(x, weight=w, bias=b), (2, 3, 4, 5), 3),
     ("instance_norm_1d", lambda F, x, w, b: F.instance_norm(x, eps=1e-3) * w.sum() + b.sum(),
      (1, 3, 7), 3),
