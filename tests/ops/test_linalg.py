@@ -571,6 +571,24 @@ def test_products_of_tensors_on_two_devices_raise_device_error():
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("m, n, k", [(2, 256, 64), (20, 1024, 256), (32, 300, 7), (33, 256, 8)])
+def test_few_rows_times_a_transposed_matrix_is_pytorchs_product(rng, dtype, m, n, k):
+    """(m, k) @ (n, k)^T with few rows (an RNN step's h @ W^T, which the NumPy backend
+    computes as the transpose of W @ h^T): PyTorch's values, and the gradients."""
+    a = rng.standard_normal((m, k)).astype(dtype)
+    w = rng.standard_normal((n, k)).astype(dtype)
+    x, y = ember.tensor(a, requires_grad=True), ember.tensor(w, requires_grad=True)
+    tx, ty = torch.tensor(a, requires_grad=True), torch.tensor(w, requires_grad=True)
+    out, tout = x @ y.mT, tx @ ty.T
+    assert_close(out, tout)
+    g = rng.standard_normal((m, n)).astype(dtype)
+    out.backward(ember.tensor(g))
+    tout.backward(torch.tensor(g))
+    assert_close(x.grad, tx.grad)
+    assert_close(y.grad, ty.grad)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("m, n", [(128, 185), (16, 16), (3, 700)])
 def test_a_large_outer_product_by_matmul_is_pytorchs_mm(rng, dtype, m, n):
     """(m, 1) @ (1, n) past the size of the NumPy backend's compiled outer product: PyTorch's
