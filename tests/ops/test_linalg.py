@@ -580,12 +580,13 @@ def test_few_rows_times_a_transposed_matrix_is_pytorchs_product(rng, dtype, m, n
     x, y = ember.tensor(a, requires_grad=True), ember.tensor(w, requires_grad=True)
     tx, ty = torch.tensor(a, requires_grad=True), torch.tensor(w, requires_grad=True)
     out, tout = x @ y.mT, tx @ ty.T
-    assert_close(out, tout)
+    tol = {"rtol": 1e-4, "atol": 1e-4} if dtype == "float32" else {}  # sums of up to 1024
+    assert_close(out, tout, **tol)
     g = rng.standard_normal((m, n)).astype(dtype)
     out.backward(ember.tensor(g))
     tout.backward(torch.tensor(g))
-    assert_close(x.grad, tx.grad)
-    assert_close(y.grad, ty.grad)
+    assert_close(x.grad, tx.grad, **tol)
+    assert_close(y.grad, ty.grad, **tol)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
