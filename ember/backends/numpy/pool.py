@@ -142,19 +142,29 @@ def nn_max_pool2d_indices(saved):
     inside the input gets PyTorch's start index (its first row and column at or past 0, which
     lies outside the plane)."""
     xp, out, xshape, kernel, stride, pads, dilation, out_hw, unb = saved
-    kpos = np.full(out.shape, -1, np.int64)
-    for k, hit, _ in _max_pool_hits(xp, out, xshape, kernel, stride, pads, dilation, out_hw):
-        np.copyto(kpos, k, where=hit)
     H, W = xshape[2:]
     kw = kernel[1]
     (sh, sw), (dh, dw), (OH, OW) = stride, dilation, out_hw
     r0 = np.arange(OH, dtype=np.int64)[:, None] * sh - pads[0]
     c0 = np.arange(OW, dtype=np.int64)[None, :] * sw - pads[2]
-    idx = (r0 + kpos // kw * dh) * W + c0 + kpos % kw * dw
-    empty = kpos < 0
+    rs = np.where(r0 < 0, r0 + (-r0 + dh - 1) // dh * dh, r0)
+    cs = np.where(c0 < 0, c0 + (-c0 + dw - 1) // dw * dw, c0)
+    K = kernel[0] * kw
+    kt = np.int16 if K < 32767 else np.int64
+    kpos = np.full(out.shape, K, kt)  # each window's selected tap (K: none)
+    step = np.empty(out.shape, kt)
+    for k, hit, _ in _max_pool_hits(xp, out, xshape, kernel, stride, pads, dilation, out_hw):
+        # kpos = where(hit, k, kpos) without a branch per element (np.where or a masked copy
+        # over a mask of no pattern costs 10x more): kpos += hit * (k - kpos)
+        np.subtract(kt(k), kpos, out=step)
+        np.multiply(step, hit, out=step)
+        kpos += step
+    # each tap's offset from its window's corner (0 for none), then the corners added
+    offsets = np.array([k // kw * dh * W + k % kw * dw for k in range(K)] + [0], np.int64)
+    idx = np.take(offsets, kpos)
+    idx += r0 * W + c0
+    empty = kpos == K
     if empty.any():
-        rs = np.where(r0 < 0, r0 + (-r0 + dh - 1) // dh * dh, r0)
-        cs = np.where(c0 < 0, c0 + (-c0 + dw - 1) // dw * dw, c0)
         np.copyto(idx, np.broadcast_to(rs * W + cs, idx.shape), where=empty)
     return idx[0] if unb else idx
 
