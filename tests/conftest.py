@@ -82,6 +82,16 @@ def rng():
 
 
 @pytest.fixture
+def compiled_kernels(monkeypatch):
+    """The NumPy backend's compiled kernels, compiled on the calling thread (skips where none
+    can compile: no C compiler, or EMBER_JIT=0; the NumPy paths are tested elsewhere)."""
+    from ember.backends.numpy import jit
+    if not jit.enabled():
+        pytest.skip("no C compiler here (or EMBER_JIT=0): the NumPy path is tested elsewhere")
+    monkeypatch.setenv("EMBER_JIT", "sync")
+
+
+@pytest.fixture
 def jit_launches(monkeypatch):
     """The ``(name, compiled?)`` of every kernel the NumPy backend asks its compiler for while
     the test runs (a spy on ``jit.kernel``), to check which path an op took."""

@@ -10,22 +10,14 @@ import torch.nn.functional as TF
 import ember
 import ember.nn.functional as F
 from ember.backends.numpy import dropout as bdrop
-from ember.backends.numpy import jit
 from oracle import assert_close
 
 pytestmark = pytest.mark.numpy_only
 
 
-@pytest.fixture
-def compiled(monkeypatch):
-    if not jit.enabled():
-        pytest.skip("no C compiler here (or EMBER_JIT=0): the NumPy path is tested elsewhere")
-    monkeypatch.setenv("EMBER_JIT", "sync")
-
-
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("count, rows, d", [(1024, 65, 64), (5000, 3, 1), (4096, 4096, 8)])
-def test_rows_are_added_as_add_at_adds_them(compiled, dtype, count, rows, d):
+def test_rows_are_added_as_add_at_adds_them(compiled_kernels, dtype, count, rows, d):
     rng = np.random.default_rng(count + rows)
     flat = rng.integers(0, rows, count).astype(np.intp)
     g = (rng.standard_normal((count, d)) * 10.0 ** rng.integers(-3, 4, (count, 1))).astype(dtype)
@@ -36,7 +28,7 @@ def test_rows_are_added_as_add_at_adds_them(compiled, dtype, count, rows, d):
     assert got.tobytes() == want.tobytes()
 
 
-def test_non_contiguous_gradient_rows(compiled):
+def test_non_contiguous_gradient_rows(compiled_kernels):
     rng = np.random.default_rng(1)
     flat = rng.integers(0, 7, 4096).astype(np.intp)
     g = rng.standard_normal((3, 4096)).astype(np.float32).T  # (4096, 3), column-major
@@ -48,7 +40,7 @@ def test_non_contiguous_gradient_rows(compiled):
 
 
 @pytest.mark.parametrize("padding_idx", [None, 3])
-def test_embedding_gradient_matches_pytorch(compiled, padding_idx):
+def test_embedding_gradient_matches_pytorch(compiled_kernels, padding_idx):
     rng = np.random.default_rng(2)
     w = rng.standard_normal((65, 64))
     idx = rng.integers(0, 65, (16, 64))
