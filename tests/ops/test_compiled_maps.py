@@ -375,3 +375,16 @@ def test_the_sum_of_a_chain_keeps_no_buffer_and_is_accurate(monkeypatch):
     assert (ember.tensor(b) * 1.0).sum().item() == np.inf
     b[54321] = -np.inf
     assert np.isnan((ember.tensor(b) * 1.0).sum(-1).item())
+
+
+@pytest.mark.numpy_only
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_sigmoid_of_a_small_array_is_the_fused_paths_loop(compiled_kernels, dtype):
+    """An eager sigmoid too small to defer runs the loop a deferred one compiles to: the same
+    values as the fused path of a large array, specials included, and PyTorch's within ulps."""
+    x = np.concatenate([np.array(SPECIALS), RNG.standard_normal(25) * 8]).astype(dtype)
+    small = ember.tensor(x).sigmoid().numpy()
+    big = ember.tensor(np.tile(x, 20_000)).sigmoid().numpy()  # past the fusing size
+    np.testing.assert_array_equal(small, big[:x.size])
+    assert maps.unary("sigmoid", x) is not None  # (compiled: the eager call took the loop)
+    assert_close(ember.tensor(small), torch.sigmoid(torch.from_numpy(x)), atol=1e-30)

@@ -133,6 +133,36 @@ def evaluate(chain):
     return out
 
 
+def unary(op, a):
+    """``op`` (a fusable primitive of one operand, as ``"sigmoid"``) of the C-contiguous
+    float32/float64 array ``a`` by the kernel a Chain of that one op renders to (the same
+    source, so the same values as the fused path of larger arrays), or None: another dtype or
+    layout, an empty array, the kernel still compiling.
+
+    >>> import numpy as np
+    >>> out = unary("sigmoid", np.zeros(4, np.float32))   # None while it compiles
+    >>> out is None or out.tolist() == [0.5] * 4
+    True
+    """
+    ctype = _CTYPE.get(a.dtype.char)
+    template = _EXPR[ctype].get(op) if ctype is not None else None
+    if template is None or not a.size or not a.flags.c_contiguous:
+        return None
+    decls = f"    const {ctype} *restrict x0 = (const {ctype} *)p[0];\n"
+    loop = f"        const {ctype} v0 = {template.format('x0[i]')};\n"
+    helpers = tuple(h for h in _HELPERS if h in _NEEDS.get(op, ()))
+    key = ("map", ctype, 1, decls, loop, "v0", helpers)
+    found = _sources.get(key)
+    if found is None:
+        found = _sources[key] = _source(*key)
+    k = compiler.kernel(*found)
+    if k is None:
+        return None
+    out = np.empty(a.shape, a.dtype)
+    k((a, out), (out.size, compiler.num_threads()), ())
+    return out
+
+
 def sum_rows(chain, rows):
     """The sums of ``chain``'s values in ``rows`` rows of equal length (its last dim, or 1 row
     of every element), as a float32/float64 array of ``rows`` elements, computed in one pass
