@@ -242,6 +242,7 @@ def test_values_nothing_reads_are_left_out_and_draws_still_advance():
     assert len(_kernel_calls(f)) == len(_kernel_calls(g)) + 1  # the unread dropout's draw
 
 
+@pytest.mark.numpy_only  # tracemalloc sees NumPy's allocations; the NumPy backend's flip is a view
 def test_a_replay_holds_only_the_arrays_it_still_needs():
     """Each intermediate is freed after its last read: the peak of a chain of four 8 MB
     results is two arrays, not four (and the values are eager's)."""
