@@ -107,17 +107,15 @@ class RandomKernels:
         1-d weights)."""
         xp = self.xp
         w = self.cast(w, self.widest_float)
-        if math.prod(w.shape):  # the usual case in three reductions (NaN fails the >=)
-            total = xp.sum(w, axis=-1)
-            if bool(xp.min(w) >= 0) and bool(xp.min(total) > 0) and bool(xp.max(total) < math.inf):
-                return None
+        if not math.prod(w.shape):
+            return None
+        total = xp.sum(w, axis=-1)
+        if bool(xp.min(w) >= 0) and bool(xp.min(total) > 0) and bool(xp.max(total) < math.inf):
+            return None  # the usual case, in three reductions (a NaN fails the >=)
         bad = ~xp.isfinite(w) | (w < 0)
         if bool(xp.any(bad)):
             idx = tuple(int(i[0]) for i in xp.nonzero(bad))
             return "bad", idx, float(w[idx])
-        if math.prod(w.shape) == 0:
-            return None
-        total = xp.sum(w, axis=-1)
         for what, ok in (("zero", total > 0), ("overflow", xp.isfinite(total))):
             if not bool(xp.all(ok)):  # (1-d weights: one row, index ())
                 return what, tuple(int(i[0]) for i in xp.nonzero(~ok)) if ok.ndim else (), None

@@ -147,8 +147,6 @@ def nn_max_pool2d_indices(saved):
     (sh, sw), (dh, dw), (OH, OW) = stride, dilation, out_hw
     r0 = np.arange(OH, dtype=np.int64)[:, None] * sh - pads[0]
     c0 = np.arange(OW, dtype=np.int64)[None, :] * sw - pads[2]
-    rs = np.where(r0 < 0, r0 + (-r0 + dh - 1) // dh * dh, r0)
-    cs = np.where(c0 < 0, c0 + (-c0 + dw - 1) // dw * dw, c0)
     K = kernel[0] * kw
     kt = np.int16 if K < 32767 else np.int64
     kpos = np.full(out.shape, K, kt)  # each window's selected tap (K: none)
@@ -165,6 +163,8 @@ def nn_max_pool2d_indices(saved):
     idx += r0 * W + c0
     empty = kpos == K
     if empty.any():
+        rs = np.where(r0 < 0, r0 + (-r0 + dh - 1) // dh * dh, r0)
+        cs = np.where(c0 < 0, c0 + (-c0 + dw - 1) // dw * dw, c0)
         np.copyto(idx, np.broadcast_to(rs * W + cs, idx.shape), where=empty)
     return idx[0] if unb else idx
 

@@ -62,6 +62,11 @@ static void ember_join(int *done) {
 """
 
 
+# the float dtypes the element-wise kernels (outer products, Adam, reductions) are written for,
+# by NumPy dtype (native byte order only), and the C type of each
+FLOAT_NAMES = {np.dtype(np.float32): "float32", np.dtype(np.float64): "float64"}
+C_TYPES = {"float32": "float", "float64": "double"}
+
 # No contraction of a * b + c into one fused multiply-add: NumPy rounds each operation.
 NO_CONTRACT = """#ifdef __clang__
 #pragma clang fp contract(off)

@@ -146,16 +146,10 @@ def unary(op, a):
     """
     ctype = _CTYPE.get(a.dtype.char)
     template = _EXPR[ctype].get(op) if ctype is not None else None
-    if template is None or not a.size or not a.flags.c_contiguous:
+    if template is None or not a.size or not a.flags.c_contiguous or not a.dtype.isnative:
         return None
-    decls = f"    const {ctype} *restrict x0 = (const {ctype} *)p[0];\n"
-    loop = f"        const {ctype} v0 = {template.format('x0[i]')};\n"
-    helpers = tuple(h for h in _HELPERS if h in _NEEDS.get(op, ()))
-    key = ("map", ctype, 1, decls, loop, "v0", helpers)
-    found = _sources.get(key)
-    if found is None:
-        found = _sources[key] = _source(*key)
-    k = compiler.kernel(*found)
+    k = _compiled("map", ctype, [a], [f"const {ctype} v0 = {template.format('x0[i]')};"],
+                  "v0", _NEEDS.get(op, ()))
     if k is None:
         return None
     out = np.empty(a.shape, a.dtype)
@@ -213,19 +207,23 @@ def _kernel_of(chain, kind):
         result = walk.node(chain, operands)
     except LookupError:
         return None
-    arrays = walk.arrays
+    k = _compiled(kind, _CTYPE[chain.dtype.char], walk.arrays, walk.lines, result, walk.helpers)
+    return None if k is None else (k, walk.arrays, walk.scalars)
+
+
+def _compiled(kind, ctype, arrays, lines, result, needs):
+    """The ``kind`` kernel of the loop statements ``lines`` over ``arrays`` (``x0``, ``x1``...)
+    giving ``result``, calling the helpers ``needs``; None while it compiles."""
     decls = "".join(f"    const {_ARRAY_CHARS[a.dtype.char]} *restrict x{i} = "
                     f"(const {_ARRAY_CHARS[a.dtype.char]} *)p[{i}];\n"
                     for i, a in enumerate(arrays))
-    loop = "".join(f"        {line}\n" for line in walk.lines)
-    helpers = tuple(h for h in _HELPERS if h in walk.helpers)
-    ctype = _CTYPE[chain.dtype.char]
+    loop = "".join(f"        {line}\n" for line in lines)
+    helpers = tuple(h for h in _HELPERS if h in needs)
     key = (kind, ctype, len(arrays), decls, loop, result, helpers)
     found = _sources.get(key)
     if found is None:
         found = _sources[key] = _source(*key)
-    k = compiler.kernel(*found)
-    return None if k is None else (k, arrays, walk.scalars)
+    return compiler.kernel(*found)
 
 
 class _Walk:

@@ -20,10 +20,9 @@ import numpy as np
 
 from ... import adam_scales
 from .. import jit
-from .compiler import NO_CONTRACT, PRELUDE, simd_loop
+from .compiler import C_TYPES, FLOAT_NAMES, NO_CONTRACT, PRELUDE, simd_loop
 
 PARALLEL_NUMEL = 262144  # elements from which the threads share the step
-_NAMES = {np.dtype(np.float32): "float32", np.dtype(np.float64): "float64"}
 _SOURCES = {}
 
 
@@ -34,7 +33,7 @@ def adam(p, g, m, v, vmax, step, lr, beta1, beta2, eps, weight_decay, decoupled,
     kernel still compiling)."""
     dtype = p.dtype
     arrays = (p, g, m, v, vmax) if amsgrad else (p, g, m, v)
-    name = _NAMES.get(dtype)
+    name = FLOAT_NAMES.get(dtype)
     if name is None:
         return None
     for a in arrays:
@@ -67,7 +66,7 @@ def adam_source(dtype_name, flags):
     if found is not None:
         return found
     maximize, decoupled, l2, low, scale_v, amsgrad = key[1]
-    t = {"float32": "float", "float64": "double"}[dtype_name]
+    t = C_TYPES[dtype_name]
     sqrt = "sqrtf" if t == "float" else "sqrt"
     name = f"ember_adam_{dtype_name}_" + "".join(str(int(x)) for x in key[1])
     body = f"""

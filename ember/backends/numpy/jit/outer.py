@@ -19,10 +19,9 @@ True
 import numpy as np
 
 from .. import jit
-from .compiler import PRELUDE
+from .compiler import C_TYPES, FLOAT_NAMES, PRELUDE
 
 MIN_NUMEL = 256  # elements of the product below which NumPy's call costs less than a launch
-_NAMES = {np.dtype(np.float32): "float32", np.dtype(np.float64): "float64"}
 _SOURCES = {}
 
 
@@ -31,7 +30,7 @@ def product(a, b):
     apply (other dtypes, a small product, strides that are no whole elements, the kernel
     still compiling)."""
     m, n = a.shape[0], b.shape[1]
-    name = _NAMES.get(a.dtype)
+    name = FLOAT_NAMES.get(a.dtype)
     if (name is None or m * n < MIN_NUMEL or a.dtype is not b.dtype or a.strides[0] % a.itemsize
             or b.strides[1] % b.itemsize):
         return None
@@ -50,7 +49,7 @@ def source(dtype_name):
     found = _SOURCES.get(dtype_name)
     if found is not None:
         return found
-    ctype = {"float32": "float", "float64": "double"}[dtype_name]
+    ctype = C_TYPES[dtype_name]
     name = f"ember_outer_{dtype_name}"
     text = PRELUDE + f"""
 EMBER_EXPORT void {name}(char **p, const int64_t *n, const double *f) {{

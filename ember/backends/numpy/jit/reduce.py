@@ -29,7 +29,7 @@ import numpy as np
 
 from ...base.reduce import _count, _kept_shape
 from .. import jit
-from .compiler import PRELUDE
+from .compiler import FLOAT_NAMES, PRELUDE
 
 # elements from which a reduction runs on the threads: on the 2-core machine of
 # docs/performance.md a second OpenMP thread costs 40-70 µs to wake and join (its "Threads"),
@@ -236,15 +236,14 @@ def source(kind, dtype):
 
 
 MIN_NUMEL = 32768  # below it NumPy's reductions are as fast as a compiled kernel
-_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
-_NAMES = {_F32: "float32", _F64: "float64"}
+_F64 = np.dtype(np.float64)
 
 
 def plan(a, axes, keepdims, kinds):
     """A compiled reduction of the C-contiguous float32/float64 ``a`` over ``axes`` when they
     are its leading axes (``kinds[0]``, per column) or its trailing axes (``kinds[1]``, per
     row; None: not compiled), as ``(kernel, rows, cols, per_row, out_shape)``, else None."""
-    if a.size < MIN_NUMEL or (a.dtype != _F32 and a.dtype != _F64) or \
+    if a.size < MIN_NUMEL or a.dtype not in FLOAT_NAMES or \
             not a.flags.c_contiguous or not axes or len(axes) == a.ndim:
         return None
     axes = tuple(sorted(axes))
@@ -258,7 +257,7 @@ def plan(a, axes, keepdims, kinds):
     kind = kinds[per_row]
     if kind is None:
         return None
-    kernel = jit.kernel(*source(kind, _NAMES[a.dtype]))
+    kernel = jit.kernel(*source(kind, FLOAT_NAMES[a.dtype]))
     if kernel is None:
         return None
     rows = _count(a.shape, range(split))
@@ -272,10 +271,10 @@ def _total(a, keepdims, mean):
     """The sum (or mean) of every element of the C-contiguous float32/float64 ``a`` by a
     compiled kernel, or None: the sums of up to 64 equal rows in float64 (over the threads),
     then their sum."""
-    if a.size < MIN_NUMEL or (a.dtype != _F32 and a.dtype != _F64) or \
+    if a.size < MIN_NUMEL or a.dtype not in FLOAT_NAMES or \
             not a.flags.c_contiguous:
         return None
-    kernel = jit.kernel(*source("row_totals", _NAMES[a.dtype]))
+    kernel = jit.kernel(*source("row_totals", FLOAT_NAMES[a.dtype]))
     if kernel is None:
         return None
     n = a.size
