@@ -1,4 +1,4 @@
-"""Sums and means over leading or trailing axes, and row max/min, through the NumPy backend's
+"""Sums and means over leading, middle or trailing axes, and row max/min, through the NumPy backend's
 compiled kernels (ember/backends/numpy/jit/reduce.py) and through NumPy: against PyTorch,
 NaN/inf/-0.0 included, and the accuracy of long float32 sums."""
 
@@ -21,6 +21,7 @@ CASES = [  # (shape, dims): leading or trailing axes, and others that stay on Nu
     ((520, 700), 1), ((5,), 0), ((0, 4), 0), ((4, 0), 1), ((0, 4), 1), ((), None),
     ((37, 45), None), ((700, 520), None), ((1009,), None), ((4, 37, 45), (0, 1, 2)),
     ((0, 4), None),  # every axis: the compiled total over up to 64 rows
+    ((3, 4, 5, 6), (1, 2)), ((6, 70, 5), 1), ((2, 0, 3), 1), ((0, 3, 4), 1),  # middle axes
 ]
 
 
@@ -139,7 +140,9 @@ def test_compiled_kernels_are_taken(monkeypatch, rng, jit_launches):
         assert_close(x.max(1), t.amax(1))
         assert_close(x.min(-1), t.amin(-1))
         assert_close(x.sum(), t.double().sum().to(t.dtype), rtol=1e-6)
-        for kind in ("col_sum", "row_sum", "row_max", "row_min", "row_totals"):
+        b = _data(rng, (3, 10, 20), dtype, False)
+        assert_close(ember.from_numpy(b).mean(1), torch.from_numpy(b).mean(1))
+        for kind in ("col_sum", "row_sum", "row_max", "row_min", "row_totals", "mid_sum"):
             assert (jit_reduce.source(kind, dtype)[0], True) in jit_launches
 
 
@@ -173,5 +176,23 @@ def test_large_sums_on_threads_match_torch(path, rng):
             assert_close(x.sum(dim), want.float(), rtol=1e-5, atol=1e-4)
             assert_close(x.mean(dim), (want / a.shape[dim]).float(), rtol=1e-5, atol=1e-7)
         assert_close(x.max(1), t.amax(1))
+        b = _data(rng, (40, 300, 200), "float32", False)  # middle axis, a block per thread
+        y, u = ember.from_numpy(b), torch.from_numpy(b)
+        assert_close(y.sum(1), u.double().sum(1).float(), rtol=1e-5, atol=1e-4)
+        assert_close(y.mean(1, keepdim=True), u.double().mean(1, keepdim=True).float(),
+                     rtol=1e-5, atol=1e-7)
     finally:
         ember.set_num_threads(previous)
+
+
+def test_middle_axis_sums_keep_nan_inf_and_negative_zero(path):
+    a = np.full((3, 8, 40), -0.0, dtype=np.float32)
+    a[0, 2, 5] = np.nan
+    a[1, 3, 6], a[1, 4, 6] = np.inf, -np.inf
+    a[2, 0, 7] = np.inf
+    x, t = ember.from_numpy(a), torch.from_numpy(a.copy())
+    got, want = x.sum(1), t.sum(1)
+    assert_close(got, want)
+    assert np.signbit(got.numpy()).tolist() == torch.signbit(want).tolist()
+    assert np.isnan(got.numpy()[0, 5]) and np.isnan(got.numpy()[1, 6])
+    assert got.numpy()[2, 7] == np.inf

@@ -1,6 +1,7 @@
 """C kernels of reductions of a C-contiguous ``(rows, cols)`` float32/float64 array: the sum
-or mean of each row (over the last axes), of each column (over the leading axes), and each
-row's max or min.
+or mean of each row (over the last axes), of each column (over the leading axes), over a run
+of middle axes (each block of the leading axes summed as columns, one thread a block), and
+each row's max or min.
 
 Sums end in float64, so they are at least as accurate as NumPy's float32 pairwise sums: a
 float64 row pairwise in blocks of 256 like NumPy's, each block added with vector accumulators; a
@@ -124,12 +125,42 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
 }
 """
 
-_COL_SUM = """
+_COL_BLOCK = """
 #define BLOCK 1024
 #define GROUPS 8
+/* acc[c] = the sum of column c over rows [r0, r1) of x (rows of cols), in double: rows four
+   at a time, pairwise, into a block of T partial sums, added to acc every GROUPS * 4 rows */
+static void col_block(const T *x, int64_t cols, int64_t r0, int64_t r1, double *acc) {
+    T part[BLOCK];
+    for (int64_t c0 = 0; c0 < cols; c0 += BLOCK) {
+        const int64_t w = cols - c0 < BLOCK ? cols - c0 : BLOCK;
+        double *a = acc + c0;
+        for (int64_t j = 0; j < w; j++) a[j] = 0.0;
+        int64_t r = r0;
+        while (r < r1) {
+            int g = 0;
+            for (int64_t j = 0; j < w; j++) part[j] = 0;
+            for (; g < GROUPS && r + 4 <= r1; g++, r += 4) {
+                const T *x0 = x + r * cols + c0, *x1 = x0 + cols, *x2 = x1 + cols,
+                        *x3 = x2 + cols;
+                #pragma omp simd
+                for (int64_t j = 0; j < w; j++) part[j] += (x0[j] + x1[j]) + (x2[j] + x3[j]);
+            }
+            for (; g == 0 && r < r1; r++) {  /* the last one to three rows */
+                const T *x0 = x + r * cols + c0;
+                #pragma omp simd
+                for (int64_t j = 0; j < w; j++) part[j] += x0[j];
+            }
+            #pragma omp simd
+            for (int64_t j = 0; j < w; j++) a[j] += (double)part[j];
+        }
+    }
+}
+"""
+
+_COL_SUM = """
 /* out[c] = sum (or mean, n[3] != 0) of column c; scratch: threads * cols doubles;
-   ints: rows, cols, threads, mean. Each thread adds its share of rows four at a time, pairwise,
-   into a block of T partial sums, which it adds to its double sums every GROUPS * 4 rows. */
+   ints: rows, cols, threads, mean. Each thread sums its share of rows (col_block). */
 EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
     const T *x = (const T *)p[0];
     T *out = (T *)p[1];
@@ -143,39 +174,42 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
     #pragma omp parallel num_threads(nt)
     {
         const int t = omp_get_thread_num(), team = omp_get_num_threads();
-        const int64_t r0 = rows * t / team, r1 = rows * (t + 1) / team;
         if (t == 0) used = team;
-        double *acc = scratch + (int64_t)t * cols;
-        T part[BLOCK];
-        for (int64_t c0 = 0; c0 < cols; c0 += BLOCK) {
-            const int64_t w = cols - c0 < BLOCK ? cols - c0 : BLOCK;
-            double *a = acc + c0;
-            for (int64_t j = 0; j < w; j++) a[j] = 0.0;
-            int64_t r = r0;
-            while (r < r1) {
-                int g = 0;
-                for (int64_t j = 0; j < w; j++) part[j] = 0;
-                for (; g < GROUPS && r + 4 <= r1; g++, r += 4) {
-                    const T *x0 = x + r * cols + c0, *x1 = x0 + cols, *x2 = x1 + cols,
-                            *x3 = x2 + cols;
-                    #pragma omp simd
-                    for (int64_t j = 0; j < w; j++) part[j] += (x0[j] + x1[j]) + (x2[j] + x3[j]);
-                }
-                for (; g == 0 && r < r1; r++) {  /* the last one to three rows */
-                    const T *x0 = x + r * cols + c0;
-                    #pragma omp simd
-                    for (int64_t j = 0; j < w; j++) part[j] += x0[j];
-                }
-                #pragma omp simd
-                for (int64_t j = 0; j < w; j++) a[j] += (double)part[j];
-            }
-        }
+        col_block(x, cols, rows * t / team, rows * (t + 1) / team, scratch + (int64_t)t * cols);
         ember_join(&done);
     }
     for (int64_t c = 0; c < cols; c++) {  /* (a barrier here costs a thread's wake-up) */
         double s = scratch[c];
         for (int k = 1; k < used; k++) s += scratch[(int64_t)k * cols + c];
         out[c] = (T)(mean ? s / (double)rows : s);
+    }
+}
+"""
+
+_MID_SUM = """
+/* out[b, c] = sum (or mean, n[4] != 0) over the middle axis of x (batch, rows, cols);
+   scratch: threads * cols doubles; ints: batch, rows, cols, threads, mean. Each block of the
+   batch is summed by one thread (col_block), so the result does not depend on the threads. */
+EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
+    const T *x = (const T *)p[0];
+    T *out = (T *)p[1];
+    double *scratch = (double *)p[2];
+    const int64_t batch = n[0], rows = n[1], cols = n[2];
+    const int mean = (int)n[4];
+    int nt = (int)n[3];
+    (void)f;
+    if (batch * rows * cols < PARALLEL_NUMEL || batch < 2 * nt) nt = 1;
+    int done = 0;
+    #pragma omp parallel num_threads(nt)
+    {
+        double *acc = scratch + (int64_t)omp_get_thread_num() * cols;
+        #pragma omp for schedule(dynamic, 1) nowait
+        for (int64_t b = 0; b < batch; b++) {
+            col_block(x + b * rows * cols, cols, 0, rows, acc);
+            T *o = out + b * cols;
+            for (int64_t c = 0; c < cols; c++) o[c] = (T)(mean ? acc[c] / (double)rows : acc[c]);
+        }
+        ember_join(&done);
     }
 }
 """
@@ -210,13 +244,13 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
 }
 """
 
-_TEMPLATES = {"row_sum": _ROW_SUM, "row_totals": _ROW_TOTALS, "col_sum": _COL_SUM, "row_max": _ROW_EXTREME,
-              "row_min": _ROW_EXTREME}
+_TEMPLATES = {"row_sum": _ROW_SUM, "row_totals": _ROW_TOTALS, "col_sum": _COL_BLOCK + _COL_SUM,
+              "mid_sum": _COL_BLOCK + _MID_SUM, "row_max": _ROW_EXTREME, "row_min": _ROW_EXTREME}
 
 
 def source(kind, dtype):
     """``(name, C source)`` of the ``kind`` kernel (``"row_sum"``, ``"row_totals"``, ``"col_sum"``,
-    ``"row_max"``, ``"row_min"``) for ``dtype`` (``"float32"``/``"float64"``)."""
+    ``"mid_sum"``, ``"row_max"``, ``"row_min"``) for ``dtype`` (``"float32"``/``"float64"``)."""
     key = (kind, dtype)
     found = _SOURCES.get(key)
     if found is not None:
@@ -285,10 +319,33 @@ def _total(a, keepdims, mean):
     return np.full((1,) * a.ndim if keepdims else (), total / n if mean else total, a.dtype)
 
 
+def _middle(a, axes, keepdims, mean):
+    """The sum (or mean) of the C-contiguous float32/float64 ``a`` over ``axes``, a run of its
+    middle axes (neither its first nor its last), by a compiled kernel, or None."""
+    axes = tuple(sorted(axes))
+    first, last = axes[0], axes[-1]
+    if a.size < MIN_NUMEL or a.dtype not in FLOAT_NAMES or not a.flags.c_contiguous or \
+            first == 0 or last == a.ndim - 1 or last - first + 1 != len(axes):
+        return None
+    kernel = jit.kernel(*source("mid_sum", FLOAT_NAMES[a.dtype]))
+    if kernel is None:
+        return None
+    batch = _count(a.shape, range(first))
+    rows = _count(a.shape, axes)
+    cols = a.size // (batch * rows)
+    nt = jit.num_threads()
+    out = np.empty(batch * cols, dtype=a.dtype)
+    kernel((a, out, np.empty((nt, cols), dtype=_F64)), (batch, rows, cols, nt, int(mean)), ())
+    return out.reshape(_kept_shape(a.shape, axes) if keepdims else
+                       a.shape[:first] + a.shape[last + 1:])
+
+
 def sum_of(a, axes, keepdims, mean):
     """The sum (or mean) of ``a`` over ``axes`` by a compiled kernel, or None."""
     if axes and len(axes) == a.ndim:
         return _total(a, keepdims, mean)
+    if axes and a.ndim > 2 and 0 not in axes and a.ndim - 1 not in axes:
+        return _middle(a, axes, keepdims, mean)
     found = plan(a, axes, keepdims, ("col_sum", "row_sum"))
     if found is None:
         return None
