@@ -19,8 +19,8 @@ from .._tensor import wrap
 from ..errors import InvalidParameterError, ShapeMismatchError
 from .activation import _done
 from .inplace import _check_update, rebind
-from .nn_args import _float_tensor, _int, _opt_float, _real, _shape_str
-from .normalization import layer_norm
+from .nn_args import _backend, _common, _float_tensor, _int, _opt_float, _real, _shape_str
+from .normalization import _record_norm
 from .random import _gen, _random
 
 __all__ = ["group_norm", "instance_norm", "rms_norm", "normalize", "local_response_norm",
@@ -70,12 +70,26 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     _check_channels(op, w, c, "weight")
     _check_channels(op, b, c, "bias")
     n = x.shape[0]
-    flat = x.reshape((n, g, c // g * math.prod(x.shape[2:])))  # (no -1: n may be 0)
-    if flat.numel() == 0:  # nothing to normalize: the shape, with its NaN-free emptiness
-        return _affine(flat.reshape(tuple(x.shape)), w, b, x.ndim)
-    # each group is a row of layer norm's kernel (its statistics, its fused backward)
-    out = layer_norm(flat, (flat.shape[-1],), eps=eps).reshape(tuple(x.shape))
-    return _affine(out, w, b, x.ndim)
+    view = (n, g, c // g, math.prod(x.shape[2:]))  # (no -1: n may be 0)
+    if math.prod(view) == 0:  # nothing to normalize: the shape, with its NaN-free emptiness
+        return _affine(x.reshape(tuple(x.shape)), w, b, x.ndim)
+    dt = _common((x, w, b))
+    be = _backend((x, w, b), op)
+    out, saved = be.nn_group_norm(x._data, None if w is None else w._data,
+                                  None if b is None else b._data, g, eps, dt)
+    wview = (g, c // g)
+
+    def grads(gy, saved, *args):
+        # the kernel's gradients, in the shapes of the views recorded below
+        return tuple(None if a is None else be.mv_reshape(a, s) for a, s in zip(
+            be.nn_group_norm_grads(gy, saved, *args), (view, wview, wview)))
+
+    # recorded on the (N, G, C/G, L) view, where each group's statistics reduce two axes
+    x4, w2, b2 = (None if t is None else t.reshape(s) for t, s in ((x, view), (w, wview),
+                                                                 (b, wview)))
+    geo = ((2, 3), (0, 3), wview + (1,), None, None, eps)
+    rec = _record_norm(be.mv_reshape(out, view), dt, x4, w2, b2, grads, saved, op, geo)
+    return rec.reshape(tuple(x.shape))
 
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,

@@ -127,3 +127,48 @@ class NormalizationKernels:
                            - xhat * xp.mean(dxhat * xhat, axis=axes, keepdims=True))
             gx = _cast(xp, gx, self.native_dtype(x_dtype))
         return gx, gw, gb
+
+    def nn_group_norm(self, x, w, b, groups, eps, dtype):
+        """Group norm of a (N, C, *) ``x``: each of the ``groups`` groups of channels of a
+        sample normalized over its channels and positions, then ``* w + b`` per channel (either
+        may be None). Returns (out, saved)."""
+        xp = self.xp
+        dt = self.native_dtype(dtype)
+        work = _work(xp, dt)
+        n, c = x.shape[0], x.shape[1]
+        xg = xp.reshape(_cast(xp, x, work), (n, groups, c // groups * math.prod(x.shape[2:])))
+        if math.prod(xg.shape):
+            mean = xp.mean(xg, axis=2, keepdims=True)
+            var = xp.var(xg, axis=2, keepdims=True)
+        else:       # nothing to normalize: no statistics
+            mean = var = xp.zeros((n, groups, 1), dtype=work, device=self.native_device)
+        invstd = 1.0 / xp.sqrt(var + eps)
+        xhat = (xg - mean) * invstd
+        out = _per_channel(xp, xp.reshape(xhat, tuple(x.shape)))
+        ww = None
+        if w is not None:
+            ww = _cast(xp, w, work)
+            out = out * ww[:, None]
+        if b is not None:
+            out = out + _cast(xp, b, work)[:, None]
+        return _cast(xp, xp.reshape(out, tuple(x.shape)), dt), (xhat, invstd, ww, tuple(x.shape))
+
+    def nn_group_norm_grads(self, g, saved, need_x, need_w, need_b, x_dtype, w_dtype, b_dtype):
+        """Gradients of ``nn_group_norm``: (gx, gw, gb); ``gx = invstd * (gy - mean(gy) - xhat *
+        mean(gy * xhat))`` with ``gy = g * w``, the means over each group."""
+        xp = self.xp
+        xhat, invstd, ww, shape = saved
+        g3 = _per_channel(xp, xp.reshape(_cast(xp, g, xhat.dtype), shape))
+        gx = gw = gb = None
+        if need_b:
+            gb = _cast(xp, xp.sum(g3, axis=(0, 2)), self.native_dtype(b_dtype))
+        if need_w:
+            gxh = g3 * _per_channel(xp, xp.reshape(xhat, shape))
+            gw = _cast(xp, xp.sum(gxh, axis=(0, 2)), self.native_dtype(w_dtype))
+        if need_x:
+            gy = xp.reshape(g3 * ww[:, None] if ww is not None else g3, xhat.shape)
+            if math.prod(xhat.shape):
+                gy = invstd * (gy - xp.mean(gy, axis=2, keepdims=True)
+                               - xhat * xp.mean(gy * xhat, axis=2, keepdims=True))
+            gx = _cast(xp, xp.reshape(gy, shape), self.native_dtype(x_dtype))
+        return gx, gw, gb

@@ -7,11 +7,12 @@ import numpy as np
 from . import jit
 from .core import NP, _warnings_off
 from .jit import rows as _rows
+from .jit.groupnorm import nn_group_norm, nn_group_norm_grads  # compiled kernels
 from .nn import _F32, _F64, _np, _out
 
 __all__ = [
     "nn_batch_norm", "nn_batch_norm_grads", "nn_layer_norm",
-    "nn_layer_norm_grads",
+    "nn_layer_norm_grads", "nn_group_norm", "nn_group_norm_grads",
 ]
 
 

@@ -8,10 +8,8 @@ import torch.nn.functional as TF
 from .elementwise import ew_relu as _ew_relu
 from .nn import _aten, _out, _work
 
-__all__ = [
-    "nn_gelu", "nn_gelu_grad", "nn_silu", "nn_silu_grad", "nn_relu", "nn_relu_grad",
-    "nn_softmax", "nn_softmax_grad", "nn_log_softmax", "nn_log_softmax_grad",
-]
+__all__ = ["nn_gelu", "nn_gelu_grad", "nn_silu", "nn_silu_grad", "nn_relu", "nn_relu_grad",
+           "nn_softmax", "nn_softmax_grad", "nn_log_softmax", "nn_log_softmax_grad"]
 
 
 # -- activations --------------------------------------------------------------------------------

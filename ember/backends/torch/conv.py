@@ -6,9 +6,7 @@ import torch.nn.functional as TF
 from .core import TORCH
 from .nn import _aten, _out, _td, _work_of
 
-__all__ = [
-    "nn_conv2d", "nn_conv2d_grads", "nn_conv2d_saved",
-]
+__all__ = ["nn_conv2d", "nn_conv2d_grads", "nn_conv2d_saved"]
 
 
 # -- conv2d -------------------------------------------------------------------------------------

@@ -9,14 +9,11 @@ from ...errors import KindError
 from ..base.core import complex_cast_message
 from ..guard import _PHYSICAL_BYTES, allocation_error, allocation_guard
 
-__all__ = [
-    "Array", "RaggedError", "RankError", "allocates", "allocation_failed", "asarray",
-   
-    "cast", "readonly", "copy", "contiguous", "is_contiguous", "shares_memory",
-    "tolist", "item", "scalar_array", "broadcast_to", "add",
-    "native_dtype", "dtype_of", "ember_dtype", "to_host", "from_host",
-    "move", "synchronize", "layout_strides", "layout_offset", "layout_address",
-]
+__all__ = ["Array", "RaggedError", "RankError", "allocates", "allocation_failed", "asarray",
+           "cast", "readonly", "copy", "contiguous", "is_contiguous", "shares_memory", "tolist",
+           "item", "scalar_array", "broadcast_to", "add", "native_dtype", "dtype_of",
+           "ember_dtype", "to_host", "from_host", "move", "synchronize", "layout_strides",
+           "layout_offset", "layout_address"]
 
 Array = torch.Tensor
 

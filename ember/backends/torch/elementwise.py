@@ -14,15 +14,14 @@ import torch
 
 from .core import TORCH
 
-__all__ = [
-    "ew_cast", "ew_add", "ew_sub", "ew_mul", "ew_truediv", "ew_floordiv", "ew_remainder",
-    "ew_fmod", "ew_neg", "ew_abs", "ew_square", "ew_maximum", "ew_minimum", "ew_where", "ew_eq",
-    "ew_lt", "ew_le", "ew_gt", "ew_ge", "ew_logical_and", "ew_logical_or", "ew_ipow", "ew_pow",
-    "ew_exp", "ew_log", "ew_log1p", "ew_sqrt", "ew_sin", "ew_cos", "ew_tan", "ew_sinh",
-    "ew_cosh", "ew_asin", "ew_acos", "ew_atan", "ew_asinh", "ew_acosh", "ew_atanh", "ew_atan2",
-    "ew_hypot", "ew_round", "ew_floor", "ew_ceil", "ew_trunc", "ew_relu", "ew_erf", "ew_log2",
-    "ew_log10", "ew_recip", "ew_angle", "ew_deg2rad", "ew_rad2deg", "ew_conj", "ew_complex", "ew_operator",
-]
+__all__ = ["ew_cast", "ew_add", "ew_sub", "ew_mul", "ew_truediv", "ew_floordiv", "ew_remainder",
+           "ew_fmod", "ew_neg", "ew_abs", "ew_square", "ew_maximum", "ew_minimum", "ew_where",
+           "ew_eq", "ew_lt", "ew_le", "ew_gt", "ew_ge", "ew_logical_and", "ew_logical_or",
+           "ew_ipow", "ew_pow", "ew_exp", "ew_log", "ew_log1p", "ew_sqrt", "ew_sin", "ew_cos",
+           "ew_tan", "ew_sinh", "ew_cosh", "ew_asin", "ew_acos", "ew_atan", "ew_asinh", "ew_acosh",
+           "ew_atanh", "ew_atan2", "ew_hypot", "ew_round", "ew_floor", "ew_ceil", "ew_trunc",
+           "ew_relu", "ew_erf", "ew_log2", "ew_log10", "ew_recip", "ew_angle", "ew_deg2rad",
+           "ew_rad2deg", "ew_conj", "ew_complex", "ew_operator"]
 
 _Tensor = torch.Tensor
 _I64 = torch.int64

@@ -1,5 +1,5 @@
 """What the nn kernel files of the PyTorch backend share (activation.py, linear.py, conv.py,
-pool.py, dropout.py), and the layer-norm kernels: torch's fused ones in the working dtype, within
+pool.py, dropout.py), and the layer-norm and group-norm kernels: torch's fused ones in the working dtype, within
 float32 rounding of the defaults; the small nn kernels are the defaults of base/nn.py.
 
 Kernels are named ``nn_*``; helpers start with ``_``.
@@ -10,7 +10,7 @@ import torch
 
 from .core import TORCH
 
-__all__ = ["nn_layer_norm", "nn_layer_norm_grads"]
+__all__ = ["nn_layer_norm", "nn_layer_norm_grads", "nn_group_norm", "nn_group_norm_grads"]
 
 _F32 = torch.float32
 _F64 = torch.float64
@@ -44,8 +44,7 @@ def _long(idx):
 
 # override: 1.3 ms vs the default's 30 ms (float32 (4096, 1024), weight and bias, one thread)
 def nn_layer_norm(x, w, b, ndims, eps, dtype):
-    work = _work_of(TORCH[dtype])
-    xw, ww, bw = (None if a is None else _out(a, work) for a in (x, w, b))
+    xw, ww, bw = (None if a is None else _out(a, _work_of(TORCH[dtype])) for a in (x, w, b))
     shape = tuple(x.shape[x.ndim - ndims:])
     out, mean, rstd = torch.native_layer_norm(xw, shape, ww, bw, eps)
     return _out(out, TORCH[dtype]), (xw, ww, bw, mean, rstd, shape)
@@ -54,8 +53,28 @@ def nn_layer_norm(x, w, b, ndims, eps, dtype):
 # override: 3.3 ms vs the default's 47 ms (float32 (4096, 1024), the input's gradient)
 def nn_layer_norm_grads(g, saved, need_x, need_w, need_b, x_dtype, w_dtype, b_dtype):
     xw, ww, bw, mean, rstd, shape = saved
-    grads = _aten.native_layer_norm_backward(_out(g, xw.dtype), xw, shape, mean, rstd, ww, bw,
-                                             [need_x, need_w and ww is not None,
-                                              need_b and bw is not None])
-    return tuple(None if a is None or not need else _out(a, TORCH[dt]) for a, need, dt in zip(
-        grads, (need_x, need_w, need_b), (x_dtype, w_dtype, b_dtype)))
+    return _grads(_aten.native_layer_norm_backward, g, (xw, shape, mean, rstd, ww, bw), ww, bw,
+                  (need_x, need_w, need_b), (x_dtype, w_dtype, b_dtype))
+
+
+def _grads(kernel, g, args, ww, bw, needs, dts):
+    """(gx, gw, gb) of torch's fused backward ``kernel(g, *args, mask)``, as ember dtypes."""
+    mask = [needs[0], needs[1] and ww is not None, needs[2] and bw is not None]
+    grads = kernel(_out(g, args[0].dtype).reshape(args[0].shape).contiguous(), *args, mask)
+    return tuple(_out(a, TORCH[dt]) if m else None for a, m, dt in zip(grads, mask, dts))
+
+
+# override: 2.3 vs the default's 13 ms (float32 (16, 256, 32, 32) in 32 groups, one thread)
+def nn_group_norm(x, w, b, groups, eps, dtype):
+    # a weight of ones stands for none: torch's backward fails on a bias gradient without one
+    xw, ww, bw = (None if a is None else _out(a, _work_of(TORCH[dtype])).contiguous()
+                  for a in (x, torch.ones(x.shape[1], dtype=x.dtype) if w is None else w, b))
+    dims = (x.shape[0], x.shape[1], x.numel() // max(x.shape[0] * x.shape[1], 1), groups)
+    out, mean, rstd = torch.native_group_norm(xw, ww, bw, *dims, eps)
+    return _out(out, TORCH[dtype]), (xw, ww, bw, mean, rstd, dims)
+
+
+def nn_group_norm_grads(g, saved, need_x, need_w, need_b, x_dtype, w_dtype, b_dtype):
+    xw, ww, bw, mean, rstd, dims = saved
+    return _grads(_aten.native_group_norm_backward, g, (xw, mean, rstd, ww) + dims, ww, bw,
+                  (need_x, need_w, need_b), (x_dtype, w_dtype, b_dtype))

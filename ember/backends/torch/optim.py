@@ -13,10 +13,8 @@ import torch
 
 from .. import adam_scales
 
-__all__ = [
-    "optim_sgd", "optim_adam", "optim_rmsprop", "optim_adagrad", "optim_nadam", "optim_zeros",
-    "optim_full", "optim_state_copy",
-]
+__all__ = ["optim_sgd", "optim_adam", "optim_rmsprop", "optim_adagrad", "optim_nadam",
+           "optim_zeros", "optim_full", "optim_state_copy"]
 
 _F32 = torch.float32
 _F64 = torch.float64

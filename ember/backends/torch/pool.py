@@ -5,10 +5,8 @@ import torch.nn.functional as TF
 
 from .nn import _aten, _long, _out, _work
 
-__all__ = [
-    "nn_max_pool2d", "nn_max_pool2d_grad", "nn_max_pool2d_indices", "nn_max_unpool2d",
-    "nn_max_unpool2d_grad", "nn_avg_pool2d", "nn_avg_pool2d_grad",
-]
+__all__ = ["nn_max_pool2d", "nn_max_pool2d_grad", "nn_max_pool2d_indices", "nn_max_unpool2d",
+           "nn_max_unpool2d_grad", "nn_avg_pool2d", "nn_avg_pool2d_grad"]
 
 
 # -- pooling ------------------------------------------------------------------------------------
