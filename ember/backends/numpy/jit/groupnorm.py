@@ -3,8 +3,9 @@
 
 A (N, C, *) input is (N * G) rows, one per sample and group, of ``C / G`` channels of ``L``
 positions each. The forward makes its passes over a row while it sits in cache, as layer norm's
-row kernel (jit/rows.py): the mean, the squares about it (sums of the dtype in blocks, added up
-in float64), then ``(x - mean) * (rstd * w[c]) + b[c]`` per channel. The backward sums ``g``
+row kernel (jit/rows.py): one pass for the sums of ``x - x[0]`` and of its squares (sums of the
+dtype in blocks, added up in float64; about a value of the row, so that the variance does not
+cancel), then ``(x - mean) * (rstd * w[c]) + b[c]`` per channel. The backward sums ``g``
 and ``g * (x - mean)`` per channel of a row, which give the row's sums of ``g * w`` and
 ``g * w * xhat`` for the input's gradient and the per-(sample, channel) terms of the weight's
 and bias's; those are added over the samples in sample order after the rows, so the results do
@@ -38,6 +39,18 @@ _HEAD = """
 #define BLOCK 512
 #define GN_PARALLEL (rows * cols >= %d)
 #define GN_CHUNK (cols >= CHUNK_NUMEL ? 1 : CHUNK_NUMEL / (cols > 0 ? cols : 1))
+
+/* prefetch the first bytes (up to 8 KB) of the row at least 4 KB past row r of a, as rows.py:
+   the hardware prefetcher stops at page ends */
+static inline void ember_prefetch_ahead(const T *a, int64_t r, int64_t rows, int64_t cols) {
+    const int64_t rb = cols * (int64_t)sizeof(T);
+    const char *p = (const char *)(a + r * cols) + (rb > 4096 ? rb : 4096);
+    const char *end = (const char *)(a + rows * cols);
+    int64_t n = rb < 8192 ? rb : 8192;
+    if (p >= end) return;
+    if (n > end - p) n = end - p;
+    for (int64_t i = 0; i < n; i += 64) __builtin_prefetch(p + i);
+}
 """ % PARALLEL_NUMEL
 
 _BODIES = {
@@ -59,32 +72,26 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
     for (int64_t r = 0; r < rows; r++) {
         const T *xr = x + r * cols;
         T *yr = y + r * cols;
-        double s = 0.0;
+        /* one pass: the sums of d = x - x[0] and d^2 (about a value of the row, so that
+           the variance sum(d^2)/cols - mean(d)^2 does not cancel) */
+        const T x0 = xr[0];
+        double s = 0.0, v = 0.0;
         for (int64_t i0 = 0; i0 < cols; i0 += BLOCK) {
             const int64_t i1 = i0 + BLOCK < cols ? i0 + BLOCK : cols;
-            T sb = 0;
-            #pragma omp simd reduction(+:sb)
-            for (int64_t i = i0; i < i1; i++) sb += xr[i];
-            s += sb;
-        }
-        /* the squares about m = (T)mean, corrected for m's rounding c:
-           sum((x - m)^2) = sum((x - mean)^2) + cols * c^2 */
-        const double mu = s / (double)cols;
-        const T m = (T)mu;
-        const double c = mu - (double)m;
-        double v = 0.0;
-        for (int64_t i0 = 0; i0 < cols; i0 += BLOCK) {
-            const int64_t i1 = i0 + BLOCK < cols ? i0 + BLOCK : cols;
-            T vb = 0;
-            #pragma omp simd reduction(+:vb)
+            T sb = 0, vb = 0;
+            #pragma omp simd reduction(+:sb, vb)
             for (int64_t i = i0; i < i1; i++) {
-                const T d = xr[i] - m;
+                const T d = xr[i] - x0;
+                sb += d;
                 vb += d * d;
             }
+            s += sb;
             v += vb;
         }
-        v = v / (double)cols - c * c;
-        const T rs = (T)(1.0 / sqrt((v < 0.0 ? 0.0 : v) + eps));
+        ember_prefetch_ahead(x, r, rows, cols);
+        const double md = s / (double)cols, var = v / (double)cols - md * md;
+        const T m = (T)((double)x0 + md);
+        const T rs = (T)(1.0 / sqrt((var < 0.0 ? 0.0 : var) + eps));
         mean[r] = m;
         rstd[r] = rs;
         const int64_t c0 = (r % groups) * cpg;
@@ -144,6 +151,8 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
                 pb[r * cpg + k] = sg;
             }
         }
+        ember_prefetch_ahead(g, r, rows, cols);
+        ember_prefetch_ahead(x, r, rows, cols);
         if (!need_x) continue;
         T *o = gx + r * cols;
         const T am = (T)(a / (double)cols), cm = (T)(e * (double)rs / (double)cols);
