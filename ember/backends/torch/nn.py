@@ -64,7 +64,7 @@ def _grads(kernel, g, args, ww, bw, needs, dts):
     return tuple(_out(a, TORCH[dt]) if m else None for a, m, dt in zip(grads, mask, dts))
 
 
-# override: 2.3 vs the default's 13 ms (float32 (16, 256, 32, 32) in 32 groups, one thread)
+# override: 2.0 vs the default's 42 ms (float32 (16, 256, 32, 32) in 32 groups, one thread)
 def nn_group_norm(x, w, b, groups, eps, dtype):
     # a weight of ones stands for none: torch's backward fails on a bias gradient without one
     xw, ww, bw = (None if a is None else _out(a, _work_of(TORCH[dtype])).contiguous()
