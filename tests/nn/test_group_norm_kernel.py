@@ -62,6 +62,26 @@ def test_a_large_mean():
            tol=dict(rtol=1e-3, atol=3e-2))
 
 
+def _far_first_values():
+    # each group's statistics about its mean: a one-pass variance about the first value (an
+    # outlier here) lost 8e-4 of the result to cancellation (PyTorch and float64: 2e-6)
+    x = np.random.default_rng(2).normal(size=(4, 64, 32, 32))
+    x[:, :, 0, 0] = 30.0
+    x[:, 0, 0, 0] = -40.0
+    ref = torch.nn.functional.group_norm(torch.tensor(x), 8).float().numpy()
+    got = F.group_norm(ember.tensor(x.astype(np.float32)), 8).numpy()
+    np.testing.assert_allclose(got, ref, rtol=0, atol=1e-5)
+
+
+def test_a_group_whose_first_value_is_far_from_its_mean():
+    _far_first_values()
+
+
+@pytest.mark.numpy_only
+def test_the_compiled_kernel_with_a_first_value_far_from_the_mean(compiled_kernels):
+    _far_first_values()
+
+
 @pytest.mark.parametrize("affine", [(False, False), (True, False), (False, True)])
 def test_without_weight_or_bias(affine):
     _check(np.random.default_rng(0).normal(size=(3, 8, 10)), 4, "float32", affine)

@@ -1,6 +1,6 @@
 """What the nn kernel files of the PyTorch backend share (activation.py, linear.py, conv.py,
-pool.py, dropout.py), and the layer-norm and group-norm kernels: torch's fused ones in the working dtype, within
-float32 rounding of the defaults; the small nn kernels are the defaults of base/nn.py.
+pool.py, dropout.py), and the layer and group norms: torch's fused kernels in the working dtype,
+within float32 rounding of the defaults; the small nn kernels are the defaults of base/nn.py.
 
 Kernels are named ``nn_*``; helpers start with ``_``.
 """
@@ -68,7 +68,7 @@ def _grads(kernel, g, args, ww, bw, needs, dts):
 def nn_group_norm(x, w, b, groups, eps, dtype):
     # a weight of ones stands for none: torch's backward fails on a bias gradient without one
     xw, ww, bw = (None if a is None else _out(a, _work_of(TORCH[dtype])).contiguous()
-                  for a in (x, torch.ones(x.shape[1], dtype=x.dtype) if w is None else w, b))
+                  for a in (x, x.new_ones(x.shape[1]) if w is None else w, b))
     dims = (x.shape[0], x.shape[1], x.numel() // max(x.shape[0] * x.shape[1], 1), groups)
     out, mean, rstd = torch.native_group_norm(xw, ww, bw, *dims, eps)
     return _out(out, TORCH[dtype]), (xw, ww, bw, mean, rstd, dims)

@@ -3,9 +3,10 @@
 
 A (N, C, *) input is (N * G) rows, one per sample and group, of ``C / G`` channels of ``L``
 positions each. The forward makes its passes over a row while it sits in cache, as layer norm's
-row kernel (jit/rows.py): one pass for the sums of ``x - x[0]`` and of its squares (sums of the
-dtype in blocks, added up in float64; about a value of the row, so that the variance does not
-cancel), then ``(x - mean) * (rstd * w[c]) + b[c]`` per channel. The backward sums ``g``
+row kernel (jit/rows.py): one pass for the mean, one for the sum of squares about it (sums of
+the dtype in blocks, added up in float64; one pass of ``x`` and ``x**2`` loses the variance to
+cancellation where a row's mean is large against its spread), then
+``(x - mean) * (rstd * w[c]) + b[c]`` per channel. The backward sums ``g``
 and ``g * (x - mean)`` per channel of a row, which give the row's sums of ``g * w`` and
 ``g * w * xhat`` for the input's gradient and the per-(sample, channel) terms of the weight's
 and bias's; those are added over the samples in sample order after the rows, so the results do
@@ -72,26 +73,29 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
     for (int64_t r = 0; r < rows; r++) {
         const T *xr = x + r * cols;
         T *yr = y + r * cols;
-        /* one pass: the sums of d = x - x[0] and d^2 (about a value of the row, so that
-           the variance sum(d^2)/cols - mean(d)^2 does not cancel) */
-        const T x0 = xr[0];
+        /* two passes while the row is in cache: the mean, then the sum of squares about it
+           (sums of the dtype in blocks, added up in double) */
         double s = 0.0, v = 0.0;
         for (int64_t i0 = 0; i0 < cols; i0 += BLOCK) {
             const int64_t i1 = i0 + BLOCK < cols ? i0 + BLOCK : cols;
-            T sb = 0, vb = 0;
-            #pragma omp simd reduction(+:sb, vb)
+            T sb = 0;
+            #pragma omp simd reduction(+:sb)
+            for (int64_t i = i0; i < i1; i++) sb += xr[i];
+            s += sb;
+        }
+        const T m = (T)(s / (double)cols);
+        for (int64_t i0 = 0; i0 < cols; i0 += BLOCK) {
+            const int64_t i1 = i0 + BLOCK < cols ? i0 + BLOCK : cols;
+            T vb = 0;
+            #pragma omp simd reduction(+:vb)
             for (int64_t i = i0; i < i1; i++) {
-                const T d = xr[i] - x0;
-                sb += d;
+                const T d = xr[i] - m;
                 vb += d * d;
             }
-            s += sb;
             v += vb;
         }
         ember_prefetch_ahead(x, r, rows, cols);
-        const double md = s / (double)cols, var = v / (double)cols - md * md;
-        const T m = (T)((double)x0 + md);
-        const T rs = (T)(1.0 / sqrt((var < 0.0 ? 0.0 : var) + eps));
+        const T rs = (T)(1.0 / sqrt(v / (double)cols + eps));
         mean[r] = m;
         rstd[r] = rs;
         const int64_t c0 = (r % groups) * cpg;
