@@ -83,6 +83,32 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     >>> [round(v, 4) for v in w[2].tolist()]          # w was rebound: row 2 renormalized
     [0.6, 0.8]
     """
+    w, padding_idx, be = _checked(input, weight, padding_idx, max_norm, norm_type,
+                                  scale_grad_by_freq, sparse)
+    op = "embedding"
+    idx = input._data
+    num = w.shape[0]
+
+    def lookup(a):
+        return be.nn_embedding(a, idx)
+
+    if padding_idx is None and not scale_grad_by_freq:
+        def scatter(g):
+            return be.nn_embedding_grad(g, idx, num, None)
+
+        return linear_map(w, lookup, scatter, op)
+    out = lookup(w._data)
+    dt = w._dtype
+
+    def rule(g, needs, out_t):
+        return (_embedding_grad(g, idx, num, padding_idx, scale_grad_by_freq, dt, op),)
+
+    return record(out, dt, (w,), rule, op)
+
+
+def _checked(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse):
+    """``embedding``'s checks of its arguments and of the indices' range, then its ``max_norm``
+    renorm of the weight: (the weight, ``padding_idx`` in [0, num) or None, the backend)."""
     op = "embedding"
     check_tensor(input, op, "input")
     if input._dtype.kind != "int":
@@ -121,21 +147,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
         renormed = be.nn_embedding_renorm(w._data, idx, max_norm, norm_type)
         if renormed is not None:
             w._data = renormed      # PyTorch's in-place renorm: rebinds, records nothing
-    def lookup(a):
-        return be.nn_embedding(a, idx)
-
-    if padding_idx is None and not scale_grad_by_freq:
-        def scatter(g):
-            return be.nn_embedding_grad(g, idx, num, None)
-
-        return linear_map(w, lookup, scatter, op)
-    out = lookup(w._data)
-    dt = w._dtype
-
-    def rule(g, needs, out_t):
-        return (_embedding_grad(g, idx, num, padding_idx, scale_grad_by_freq, dt, op),)
-
-    return record(out, dt, (w,), rule, op)
+    return w, padding_idx, be
 
 
 def _embedding_grad(g, idx, num, padding_idx, scale_grad_by_freq, dtype, op):

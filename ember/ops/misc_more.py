@@ -1,5 +1,5 @@
-"""PyTorch's ``F.bilinear``, ``F.embedding_bag`` and ``F.gumbel_softmax``, composed of
-ember's ops (einsum, ``embedding``, matmul with a constant bag matrix, softmax).
+"""PyTorch's ``F.bilinear``, ``F.embedding_bag`` and ``F.gumbel_softmax``: einsum, the
+backend's ``nn_embedding_bag`` kernel (its gradient of ``embedding`` steps), softmax.
 
 >>> import ember
 >>> import ember.nn.functional as F
@@ -7,14 +7,15 @@ ember's ops (einsum, ``embedding``, matmul with a constant bag matrix, softmax).
 [[2.0]]
 """
 
+from .. import dtypes as _dt
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
-from .._tensor import check_tensor
+from .._tensor import check_tensor, record, saved, wrap
 from .activation import softmax
 from .creation import tensor, zeros, zeros_like
-from .dropout import embedding
+from .dropout import _checked, _embedding_grad, embedding
 from .linalg import einsum
-from .masking import where
-from .nn_args import _float_tensor, _int, _opt_float, _real, _shape_str
+from .nn_args import _backend, _float_tensor, _int, _opt_float, _real, _shape_str
+from .segments import cat
 from .random import rand
 
 __all__ = ["bilinear", "embedding_bag", "gumbel_softmax"]
@@ -46,7 +47,8 @@ def bilinear(input1, input2, weight, bias=None):
 
 
 def _bags(op, input, offsets, include_last_offset):
-    """(flat indices as a list, bag start/end pairs) of the input and offsets."""
+    """The B + 1 bounds of the bags (bag b: input[bounds[b]:bounds[b + 1]]) as a list; None for
+    a 2-d input (each row a bag)."""
     check_tensor(input, op, "input")
     if input.dtype.kind != "int":
         raise KindError(f"{op}: input has dtype {input.dtype.name}; expected an int tensor "
@@ -55,8 +57,7 @@ def _bags(op, input, offsets, include_last_offset):
         if offsets is not None:
             raise InvalidParameterError(f"{op}: offsets must be None for a 2-d input (each "
                                         "row is a bag)", "offsets", offsets)
-        b, n = input.shape
-        return input.reshape((-1,)), [(i * n, (i + 1) * n) for i in range(b)]
+        return None
     if input.ndim != 1:
         raise ShapeMismatchError(f"{op}: input has shape {_shape_str(input.shape)}; expected "
                                  "a 1-d tensor with offsets or a 2-d (B, N) tensor",
@@ -77,11 +78,7 @@ def _bags(op, input, offsets, include_last_offset):
     if any(b < a for a, b in zip(starts, starts[1:])) or any(s > n for s in starts):
         raise InvalidParameterError(f"{op}: offsets {starts} must be non-decreasing and at "
                                     f"most the input's length {n}", "offsets", starts)
-    ends = starts[1:] + [n]
-    pairs = list(zip(starts, ends))
-    if include_last_offset:
-        pairs = pairs[:-1]
-    return input, pairs
+    return (starts if include_last_offset else starts + [n]) or [0]
 
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
@@ -91,7 +88,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
     (B, N) (each row a bag) or 1-d with ``offsets`` (the start of each bag);
     ``per_sample_weights`` scales each row (mode "sum"); ``padding_idx`` rows are left out
     (and do not count for "mean"); an empty bag gives zeros. ``max_norm`` renormalizes the
-    looked-up rows as ``F.embedding`` does.
+    looked-up rows as ``F.embedding`` does. One kernel gathers and reduces the bags.
 
     >>> import ember
     >>> import ember.nn.functional as F
@@ -114,7 +111,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
                 f"{op}: per_sample_weights has shape {_shape_str(per_sample_weights.shape)}; "
                 f"expected the input's {_shape_str(input.shape)}", expected=tuple(input.shape),
                 actual=tuple(per_sample_weights.shape))
-    flat, pairs = _bags(op, input, offsets, include_last_offset)
+    bounds = _bags(op, input, offsets, include_last_offset)
     num = w.shape[0]
     if padding_idx is not None:
         padding_idx = _int(padding_idx, op, "padding_idx", -num)
@@ -122,39 +119,61 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
             raise InvalidParameterError(f"{op}: padding_idx {padding_idx} is out of range for "
                                         f"{num} embeddings", "padding_idx", padding_idx)
         padding_idx %= num
-    if input.ndim == 2 and input.shape[1] and padding_idx is None:  # bags of one length
-        rows = embedding(input, w, None, max_norm, norm_type, scale_grad_by_freq, sparse)
+    w, _, be = _checked(input, w, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
+    psw = per_sample_weights
+    if psw is not None:
+        _backend((w, psw), op)
+        psw = psw.cast(w.dtype)
+    dt, dev = w._dtype, input.device
+    at = None if bounds is None else tensor(bounds, dtype=_dt.int64, device=dev)._data
+    out, pos = be.nn_embedding_bag(w._data, input._data, at, mode,
+                                   None if psw is None else psw._data, padding_idx)
+    inputs = (w,) if psw is None else (w, psw)
+    flat = input.reshape((-1,))
+    n, (nb, d) = flat.shape[0], out.shape
+    w_now, psw_now = saved(w), None if psw is None else saved(psw)
+
+    def rule(g, needs, out_t):
+        # the gradient of each looked-up row before per_sample_weights: its bag's (divided by
+        # the bag's count for "mean"; at the maximum for "max"), zero outside every bag
         if mode == "max":
-            return rows.max(dim=1).values
-        if per_sample_weights is not None:
-            rows = rows * per_sample_weights.unsqueeze(-1).cast(rows.dtype)
-        return rows.sum(1) if mode == "sum" else rows.mean(1)
-    rows = embedding(flat, w, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
-    idx = flat.tolist()
-    n, nb = len(idx), len(pairs)
-    bag = [nb] * n  # each position's bag; nb (a spare row, dropped) for padding and strays
+            rows = zeros(n + 1, d, dtype=dt, device=dev).scatter(0, wrap(pos, _dt.int64), g,
+                                                                 "add")[:n]
+        elif bounds is None and padding_idx is None and input.shape[1]:  # bags of one length
+            k = input.shape[1]
+            rows = (g / k if mode == "mean" else g).unsqueeze(1).expand((nb, k, d))
+            rows = rows.reshape((n, d))
+        else:
+            bag, counts = _members(flat.tolist(), bounds, padding_idx, input.shape)
+            if mode == "mean":
+                g = g / tensor([max(c, 1) for c in counts], dtype=dt, device=dev).reshape((-1, 1))
+            rows = embedding(tensor(bag, device=dev), cat([g, zeros(1, d, dtype=dt, device=dev)]))
+        grads = [None] * len(inputs)
+        if needs[0]:
+            scaled = rows if psw_now is None else rows * psw_now.reshape((n, 1))
+            grads[0] = _embedding_grad(scaled, flat._data, num, padding_idx, scale_grad_by_freq,
+                                       dt, op)
+        if psw_now is not None and needs[1]:
+            grads[1] = (rows * embedding(flat, w_now)).sum(-1).reshape(tuple(psw.shape))
+        return tuple(grads)
+
+    return record(out, dt, inputs, rule, op)
+
+
+def _members(idx, bounds, padding_idx, shape):
+    """(each position's bag, B for none or padding; each bag's count of positions) of the flat
+    indices ``idx`` in the bags of ``bounds`` (None: the rows of a 2-d input of ``shape``)."""
+    if bounds is None:
+        bounds = [i * shape[1] for i in range(shape[0] + 1)]
+    nb = len(bounds) - 1
+    bag = [nb] * len(idx)
     counts = [0] * nb
-    for b, (start, end) in enumerate(pairs):
-        for j in range(start, end):
+    for b in range(nb):
+        for j in range(bounds[b], bounds[b + 1]):
             if idx[j] != padding_idx:
                 bag[j] = b
                 counts[b] += 1
-    width = rows.shape[-1]
-    if mode == "max":  # a (bags, n) membership mask: max picks the first of tied rows
-        ids = tensor(bag, device=rows.device).reshape((1, n))
-        member = ids == tensor(list(range(nb)), device=rows.device).reshape((nb, 1))
-        sel = member.unsqueeze(-1)
-        out = where(sel, rows.unsqueeze(0), float("-inf")).max(dim=1).values
-        return where(sel.any(1), out, 0.0)
-    if per_sample_weights is not None:
-        rows = rows * per_sample_weights.reshape((-1, 1)).cast(rows.dtype)
-    at = tensor(bag, device=rows.device).reshape((n, 1)).expand((n, width))
-    out = zeros(nb + 1, width, dtype=rows.dtype, device=rows.device).scatter(0, at, rows,
-                                                                             "add")[:nb]
-    if mode == "mean":
-        out = out / tensor([max(c, 1) for c in counts], dtype=rows.dtype,
-                           device=rows.device).reshape((-1, 1))
-    return out
+    return bag, counts
 
 
 def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):

@@ -5,9 +5,10 @@ import numpy as np
 from . import jit
 from .core import _name_of, _warnings_off
 from .jit import scatter as _jit_scatter
+from .jit.bags import nn_embedding_bag  # compiled kernel
 from .nn import _F32, _F64, _out, _work
 
-__all__ = ["nn_embedding", "nn_embedding_grad", "nn_embedding_renorm"]
+__all__ = ["nn_embedding", "nn_embedding_grad", "nn_embedding_renorm", "nn_embedding_bag"]
 
 
 # -- embedding -------------------------------------------------------------------------

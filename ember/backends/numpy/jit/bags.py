@@ -1,0 +1,181 @@
+"""embedding_bag's C kernel and the NumPy backend's ``nn_embedding_bag`` (listed by
+ember/backends/numpy/dropout.py).
+
+One pass per bag gathers and reduces its rows into the bag's output row, never holding the
+(N, D) gathered rows: a sum adds the rows (each times its per-sample weight) in index order in
+the weight's dtype and a mean divides it by the bag's count, the order and so the float
+values of PyTorch's kernel and of the NumPy path; a maximum keeps, per column, the first row
+holding it (a NaN wins, as NumPy's ``max``) and its position. Bags are dealt out to threads
+when there is enough to gather. Float32 and float64 weights only; others, or no compiled
+kernel (compiling, no compiler, ``EMBER_JIT=0``), take the NumPy path.
+
+>>> import numpy as np
+>>> from ember.backends.numpy.jit import bags
+>>> w = np.array([[1.0], [2.0], [4.0]])
+>>> out, pos = bags.nn_embedding_bag(w, np.array([0, 1, 2]), np.array([0, 1, 3]), "max", None,
+...                                  None)
+>>> out.tolist(), pos.tolist()
+([[1.0], [4.0]], [[0], [2]])
+"""
+
+import numpy as np
+
+from .. import jit
+from .compiler import NO_CONTRACT
+from ..nn import _out, _work
+
+PARALLEL_NUMEL = 65536  # gathered elements below which one thread is faster than two
+
+_TYPES = {np.dtype(np.float32): ("f32", "float"), np.dtype(np.float64): ("f64", "double")}
+_MODES = {"sum": 0, "mean": 1, "max": 2}
+
+# arrays (weight, idx, bounds, psw, out, pos), ints (bags, d, per, mode, has_psw, padding,
+# threads, n): bag b is idx[b * per : (b + 1) * per] when per >= 0, else idx[bounds[b] :
+# bounds[b + 1]]; padding is -1 for none; pos (bags, d) is written for mode 2 only
+_BODY = """
+#define AHEAD 4
+EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
+    const T *w = (const T *)p[0], *psw = (const T *)p[3];
+    const int64_t *idx = (const int64_t *)p[1], *bounds = (const int64_t *)p[2];
+    T *out = (T *)p[4];
+    int64_t *pos = (int64_t *)p[5];
+    const int64_t bags = n[0], d = n[1], per = n[2], mode = n[3], has_psw = n[4], pad = n[5];
+    const int64_t total = n[7];
+    (void)f;
+    int done = 0;
+    #pragma omp parallel num_threads((int)n[6]) if(total * d >= PARALLEL_NUMEL)
+    {
+    #pragma omp for schedule(guided) nowait
+    for (int64_t b = 0; b < bags; b++) {
+        const int64_t s = per >= 0 ? b * per : bounds[b], e = per >= 0 ? s + per : bounds[b + 1];
+        T *o = out + b * d;
+        int64_t count = 0;
+        for (int64_t c = 0; c < d; c++) o[c] = 0;
+        if (mode == 2) {
+            int64_t *q = pos + b * d;
+            for (int64_t c = 0; c < d; c++) q[c] = total;
+            for (int64_t j = s; j < e; j++) {
+                if (idx[j] == pad) continue;
+                if (j + AHEAD < e) __builtin_prefetch(w + idx[j + AHEAD] * d);
+                const T *r = w + idx[j] * d;
+                if (count++ == 0) {
+                    for (int64_t c = 0; c < d; c++) { o[c] = r[c]; q[c] = j; }
+                    continue;
+                }
+                #pragma omp simd
+                for (int64_t c = 0; c < d; c++) {
+                    const T v = r[c], m = o[c];
+                    const int take = (v > m) | ((v != v) & (m == m));
+                    o[c] = take ? v : m;
+                    q[c] = take ? j : q[c];
+                }
+            }
+            continue;
+        }
+        for (int64_t j = s; j < e; j++) {
+            if (idx[j] == pad) continue;
+            if (j + AHEAD < e) __builtin_prefetch(w + idx[j + AHEAD] * d);
+            const T *r = w + idx[j] * d;
+            count++;
+            if (has_psw) {
+                const T x = psw[j];
+                #pragma omp simd
+                for (int64_t c = 0; c < d; c++) o[c] += r[c] * x;
+            } else {
+                #pragma omp simd
+                for (int64_t c = 0; c < d; c++) o[c] += r[c];
+            }
+        }
+        if (mode == 1 && count > 0) {
+            const T k = (T)count;
+            #pragma omp simd
+            for (int64_t c = 0; c < d; c++) o[c] /= k;
+        }
+    }
+    ember_join(&done);
+    }
+}
+"""
+
+
+def name(dtype):
+    """The C symbol of the kernel for NumPy ``dtype``."""
+    return f"ember_embedding_bag_{_TYPES[np.dtype(dtype)][0]}"
+
+
+def source(dtype):
+    """The C source of the kernel for NumPy ``dtype`` (float32 or float64)."""
+    return (jit.PRELUDE + NO_CONTRACT + f"typedef {_TYPES[np.dtype(dtype)][1]} T;\n"
+            + f"#define PARALLEL_NUMEL {PARALLEL_NUMEL}\n" + _BODY.replace("NAME", name(dtype)))
+
+
+_named = {}  # dtype -> (name, source): one dict hit per call
+
+
+def nn_embedding_bag(weight, idx, offsets, mode, per_sample_weights, padding_idx):
+    """Bags of rows of ``weight`` (num, D) reduced by ``mode`` ("sum", "mean" or "max"):
+    ``idx`` (B, n) with ``offsets`` None (each row a bag), or 1-d with ``offsets`` the B + 1
+    bounds of the bags; (out (B, D), for "max" the (B, D) int64 positions in the flattened
+    ``idx`` of the maxima, idx's size for an empty bag; else None)."""
+    dt = weight.dtype
+    psw = per_sample_weights
+    if dt in _TYPES and (psw is None or psw.dtype == dt):
+        found = _named.get(dt)
+        if found is None:
+            found = _named[dt] = (name(dt), source(dt))
+        k = jit.kernel(*found)
+        if k is not None:
+            return _compiled(k, weight, idx, offsets, mode, psw, padding_idx)
+    return _numpy(weight, idx, offsets, mode, psw, padding_idx)
+
+
+def _compiled(k, weight, idx, offsets, mode, psw, padding_idx):
+    """``nn_embedding_bag`` by the compiled kernel ``k``."""
+    weight = np.ascontiguousarray(weight)
+    flat = np.ascontiguousarray(idx, dtype=np.int64).reshape(-1)
+    nb = idx.shape[0] if offsets is None else offsets.shape[0] - 1
+    d = weight.shape[1]
+    bounds = flat if offsets is None else np.ascontiguousarray(offsets, dtype=np.int64)
+    out = np.empty((nb, d), weight.dtype)
+    pos = np.empty((nb, d), np.int64) if mode == "max" else bounds
+    k((weight, flat, bounds, weight if psw is None else np.ascontiguousarray(psw).reshape(-1),
+       out, pos),
+      (nb, d, idx.shape[1] if offsets is None else -1, _MODES[mode], psw is not None,
+       -1 if padding_idx is None else padding_idx, jit.num_threads(), flat.size), ())
+    return out, (pos if mode == "max" else None)
+
+
+def _numpy(weight, idx, offsets, mode, psw, padding_idx):
+    """``nn_embedding_bag`` by NumPy: the rows gathered, then reduced (the same sums)."""
+    flat = idx.reshape(-1).astype(np.intp)
+    n, d = flat.size, weight.shape[1]
+    rows = _work(np.take(weight, flat, axis=0))
+    if psw is not None:
+        rows = rows * psw.reshape(n, 1).astype(rows.dtype)
+    if offsets is None and padding_idx is None and idx.shape[1]:  # bags of one length
+        b, k = idx.shape
+        r3 = rows.reshape(b, k, d)
+        if mode == "max":
+            at = r3.argmax(axis=1) + k * np.arange(b)[:, None]
+            return _out(r3.max(axis=1), weight.dtype), at
+        out = r3.sum(axis=1)
+        return _out(out / rows.dtype.type(k) if mode == "mean" else out, weight.dtype), None
+    bounds = np.arange(idx.shape[0] + 1) * idx.shape[1] if offsets is None else offsets
+    bounds = bounds.astype(np.intp)
+    nb = bounds.size - 1
+    keep = np.ones(n, bool) if padding_idx is None else flat != padding_idx
+    out = np.zeros((nb, d), rows.dtype)
+    pos = np.full((nb, d), n, np.int64) if mode == "max" else None
+    for b in range(nb):
+        at = np.arange(bounds[b], bounds[b + 1])[keep[bounds[b]:bounds[b + 1]]]
+        if not at.size:
+            continue
+        part = rows[at]
+        if mode == "max":
+            out[b] = part.max(axis=0)
+            pos[b] = at[part.argmax(axis=0)]
+        else:
+            out[b] = part.sum(axis=0)
+            if mode == "mean":
+                out[b] /= rows.dtype.type(at.size)
+    return _out(out, weight.dtype), pos
