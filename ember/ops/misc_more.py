@@ -129,22 +129,23 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
     out, pos = be.nn_embedding_bag(w._data, input._data, at, mode,
                                    None if psw is None else psw._data, padding_idx)
     inputs = (w,) if psw is None else (w, psw)
-    flat = input.reshape((-1,))
-    n, (nb, d) = flat.shape[0], out.shape
+    idx, idt, shape = input._data, input._dtype, tuple(input.shape)
+    n, (nb, d) = shape[0] * (shape[1] if len(shape) == 2 else 1), out.shape
     w_now, psw_now = saved(w), None if psw is None else saved(psw)
 
     def rule(g, needs, out_t):
+        flat = wrap(idx, idt).reshape((-1,))
         # the gradient of each looked-up row before per_sample_weights: its bag's (divided by
         # the bag's count for "mean"; at the maximum for "max"), zero outside every bag
         if mode == "max":
             rows = zeros(n + 1, d, dtype=dt, device=dev).scatter(0, wrap(pos, _dt.int64), g,
                                                                  "add")[:n]
-        elif bounds is None and padding_idx is None and input.shape[1]:  # bags of one length
-            k = input.shape[1]
+        elif bounds is None and padding_idx is None and shape[1]:  # bags of one length
+            k = shape[1]
             rows = (g / k if mode == "mean" else g).unsqueeze(1).expand((nb, k, d))
             rows = rows.reshape((n, d))
         else:
-            bag, counts = _members(flat.tolist(), bounds, padding_idx, input.shape)
+            bag, counts = _members(flat.tolist(), bounds, padding_idx, shape)
             if mode == "mean":
                 g = g / tensor([max(c, 1) for c in counts], dtype=dt, device=dev).reshape((-1, 1))
             rows = embedding(tensor(bag, device=dev), cat([g, zeros(1, d, dtype=dt, device=dev)]))
@@ -154,7 +155,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
             grads[0] = _embedding_grad(scaled, flat._data, num, padding_idx, scale_grad_by_freq,
                                        dt, op)
         if psw_now is not None and needs[1]:
-            grads[1] = (rows * embedding(flat, w_now)).sum(-1).reshape(tuple(psw.shape))
+            grads[1] = (rows * embedding(flat, w_now)).sum(-1).reshape(shape)
         return tuple(grads)
 
     return record(out, dt, inputs, rule, op)

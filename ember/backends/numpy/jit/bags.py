@@ -33,7 +33,16 @@ _MODES = {"sum": 0, "mean": 1, "max": 2}
 # threads, n): bag b is idx[b * per : (b + 1) * per] when per >= 0, else idx[bounds[b] :
 # bounds[b + 1]]; padding is -1 for none; pos (bags, d) is written for mode 2 only
 _BODY = """
-#define AHEAD 4
+#define AHEAD 6
+/* the first KB of the row AHEAD positions on (the next bag's too: every index is in range) */
+static inline void ember_fetch_row(const T *w, const int64_t *idx, int64_t j, int64_t total,
+                                   int64_t d) {
+    if (j + AHEAD >= total) return;
+    const char *row = (const char *)(w + idx[j + AHEAD] * d);
+    const int64_t bytes = d * (int64_t)sizeof(T) < 1024 ? d * (int64_t)sizeof(T) : 1024;
+    for (int64_t i = 0; i < bytes; i += 64) __builtin_prefetch(row + i);
+}
+
 EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
     const T *w = (const T *)p[0], *psw = (const T *)p[3];
     const int64_t *idx = (const int64_t *)p[1], *bounds = (const int64_t *)p[2];
@@ -56,7 +65,7 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
             for (int64_t c = 0; c < d; c++) q[c] = total;
             for (int64_t j = s; j < e; j++) {
                 if (idx[j] == pad) continue;
-                if (j + AHEAD < e) __builtin_prefetch(w + idx[j + AHEAD] * d);
+                ember_fetch_row(w, idx, j, total, d);
                 const T *r = w + idx[j] * d;
                 if (count++ == 0) {
                     for (int64_t c = 0; c < d; c++) { o[c] = r[c]; q[c] = j; }
@@ -74,7 +83,7 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
         }
         for (int64_t j = s; j < e; j++) {
             if (idx[j] == pad) continue;
-            if (j + AHEAD < e) __builtin_prefetch(w + idx[j + AHEAD] * d);
+            ember_fetch_row(w, idx, j, total, d);
             const T *r = w + idx[j] * d;
             count++;
             if (has_psw) {
