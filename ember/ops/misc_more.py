@@ -148,7 +148,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
             bag, counts = _members(flat.tolist(), bounds, padding_idx, shape)
             if mode == "mean":
                 g = g / tensor([max(c, 1) for c in counts], dtype=dt, device=dev).reshape((-1, 1))
-            rows = embedding(tensor(bag, device=dev), cat([g, zeros(1, d, dtype=dt, device=dev)]))
+            at = tensor(bag, dtype=_dt.int64, device=dev)
+            rows = embedding(at, cat([g, zeros(1, d, dtype=dt, device=dev)]))
         grads = [None] * len(inputs)
         if needs[0]:
             scaled = rows if psw_now is None else rows * psw_now.reshape((n, 1))

@@ -58,7 +58,7 @@ class DropoutKernels:
             bag = xp.where(flat == padding_idx, xp.asarray(nb, **i64), bag)
         zero = xp.zeros((), dtype=rows.dtype, device=self.native_device)
         if mode != "max":
-            out = self.idx_add_into_zeros((nb + 1, d), bag, rows)[:nb]
+            out = self.idx_add_into_zeros((nb + 1, d), bag, rows)[:nb, :]
             if mode == "mean":
                 ones = xp.ones((n,), dtype=rows.dtype, device=self.native_device)
                 counts = self.idx_add_into_zeros((nb + 1,), bag, ones)[:nb]
