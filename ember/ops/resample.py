@@ -2,10 +2,12 @@
 ``upsample_nearest``, ``upsample_bilinear``), ``pixel_shuffle``, ``pixel_unshuffle``,
 ``channel_shuffle``, ``affine_grid`` and ``grid_sample``.
 
-Every mode of ``interpolate`` is separable, so each resizes one spatial dim at a time by a
-matmul with a constant (out, in) matrix that holds PyTorch's taps and weights (nearest,
-nearest-exact, linear, cubic with A = -0.75, area, and the antialiased filters); the gradient
-is that of the matmul.
+Every mode of ``interpolate`` is separable, so each resizes one spatial dim at a time, the
+last first, by PyTorch's taps and weights (nearest, nearest-exact, linear, cubic with A =
+-0.75, area, and the antialiased filters): the kernel ``nn_resample`` adds each output's few
+taps, and its transpose ``nn_resample_grad`` is the gradient (each the other's, so every order
+of derivative runs them). Outputs with many or unequal numbers of taps (area and antialias
+shrinking much) take a matmul with the dense (out, in) matrix instead.
 
 >>> import ember
 >>> import ember.nn.functional as F
@@ -15,10 +17,12 @@ is that of the matmul.
 
 import math
 
+from ..dtypes import int64
 from ..errors import InvalidParameterError, ShapeMismatchError
 from .._tensor import check_tensor
 from .creation import ones_like, tensor
-from .nn_args import _float_tensor, _int, _rank, _real, _shape_str
+from .indexing import linear_map
+from .nn_args import _backend, _float_tensor, _int, _rank, _real, _shape_str
 from .sampling import grid_sample_2d
 from .segments import stack
 
@@ -28,6 +32,7 @@ __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "
 
 _MODES = {"nearest": None, "nearest-exact": None, "area": None, "linear": 3, "bilinear": 4,
           "bicubic": 4, "trilinear": 5}
+_MAX_TAPS = 8  # more taps per output (area and antialias shrinking much) take the dense matrix
 
 
 def _cubic(t, a):
@@ -39,26 +44,25 @@ def _cubic(t, a):
     return 0.0
 
 
-def _matrix(mode, n, o, scale, align_corners, antialias):
-    """The (o, n) resampling matrix of one dim, as lists, PyTorch's taps and weights.
-    ``scale`` is PyTorch's in/out ratio for this dim (from scale_factor when given)."""
-    rows = [[0.0] * n for _ in range(o)]
+def _taps(mode, n, o, scale, align_corners, antialias):
+    """PyTorch's taps of one dim: for each of the ``o`` outputs, its (input index, weight)
+    pairs in PyTorch's order (a clamped index may repeat). ``scale`` is PyTorch's in/out ratio
+    for this dim (from scale_factor when given)."""
     if mode == "area":
+        rows = []
         for i in range(o):
             a, b = (i * n) // o, -((-(i + 1) * n) // o)
-            for j in range(a, b):
-                rows[i][j] = 1.0 / (b - a)
+            rows.append([(j, 1.0 / (b - a)) for j in range(a, b)])
         return rows
     if mode in ("nearest", "nearest-exact"):
         shift = 0.5 if mode == "nearest-exact" else 0.0
-        for i in range(o):
-            rows[i][min(int(math.floor((i + shift) * scale)), n - 1)] = 1.0
-        return rows
+        return [[(min(int(math.floor((i + shift) * scale)), n - 1), 1.0)] for i in range(o)]
     if align_corners:
         scale = (n - 1) / (o - 1) if o > 1 else 0.0
     cubic = mode == "bicubic"
     if antialias:
-        return _aa_matrix(rows, n, o, scale, align_corners, cubic)
+        return _aa_taps(n, o, scale, cubic)
+    rows = []
     for i in range(o):
         src = i * scale if align_corners else (i + 0.5) * scale - 0.5
         if not cubic and src < 0:
@@ -66,21 +70,20 @@ def _matrix(mode, n, o, scale, align_corners, antialias):
         i0 = int(math.floor(src))
         t = src - i0
         if cubic:
-            for k in range(-1, 3):
-                rows[i][min(max(i0 + k, 0), n - 1)] += _cubic(t - k, -0.75)
+            rows.append([(min(max(i0 + k, 0), n - 1), _cubic(t - k, -0.75))
+                         for k in range(-1, 3)])
         else:
-            i1 = min(i0 + 1, n - 1)
-            rows[i][min(i0, n - 1)] += 1.0 - t
-            rows[i][i1] += t
+            rows.append([(min(i0, n - 1), 1.0 - t), (min(i0 + 1, n - 1), t)])
     return rows
 
 
-def _aa_matrix(rows, n, o, scale, align_corners, cubic):
-    """PyTorch's antialiased weights (cubic with A = -0.5): when downsampling, the filter
-    is widened by ``scale``."""
+def _aa_taps(n, o, scale, cubic):
+    """PyTorch's antialiased taps (cubic with A = -0.5): when downsampling, the filter is
+    widened by ``scale``."""
     wide = scale >= 1.0
     support = (2.0 if cubic else 1.0) * (scale if wide else 1.0)
     inv = 1.0 / scale if wide else 1.0
+    rows = []
     for i in range(o):
         center = scale * (i + 0.5)
         lo = max(int(center - support + 0.5), 0)
@@ -90,9 +93,29 @@ def _aa_matrix(rows, n, o, scale, align_corners, cubic):
             x = (j - center + 0.5) * inv
             ws.append(_cubic(x, -0.5) if cubic else max(0.0, 1.0 - abs(x)))
         total = sum(ws)
-        for j, w in zip(range(lo, hi), ws):
-            rows[i][j] = w / total if total else 0.0
+        rows.append([(j, w / total if total else 0.0) for j, w in zip(range(lo, hi), ws)])
     return rows
+
+
+def _resample_dim(x, axis, n, taps):
+    """``x`` resampled along ``axis`` (of size ``n``) by ``taps``: by the kernel
+    ``nn_resample`` where every output has the same few taps, else by a matmul with the dense
+    resampling matrix (area and antialias with wide filters)."""
+    count = len(taps[0])
+    if count <= _MAX_TAPS and all(len(t) == count for t in taps):
+        index = tensor([[j for j, _ in t] for t in taps], dtype=int64, device=x.device)._data
+        weight = tensor([[w for _, w in t] for t in taps], dtype=x.dtype, device=x.device)._data
+        be = _backend((x,), "interpolate")
+        return linear_map(x, lambda a: be.nn_resample(a, axis, index, weight),
+                          lambda g: be.nn_resample_grad(g, axis, index, weight, n), "interpolate")
+    rows = [[0.0] * n for _ in taps]
+    for row, t in zip(rows, taps):
+        for j, w in t:
+            row[j] += w
+    m = tensor(rows, dtype=x.dtype, device=x.device).reshape((len(taps), n))
+    moved = x.movedim(axis, -1) if axis != x.ndim - 1 else x
+    moved = moved.matmul(m.mT)
+    return moved.movedim(-1, axis) if axis != x.ndim - 1 else moved
 
 
 def _sizes(op, x, size, scale_factor, recompute_scale_factor, nd):
@@ -168,14 +191,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     out, scales = _sizes(op, x, size, scale_factor, recompute_scale_factor, nd)
     if mode == "area":
         scales = tuple(n / o for n, o in zip(x.shape[2:], out))
-    for d in range(nd):
+    for d in reversed(range(nd)):  # the last dim first, as PyTorch's kernels combine the taps
         n, o = x.shape[2 + d], out[d]
-        m = tensor(_matrix(mode, n, o, scales[d], bool(align_corners), antialias),
-                   dtype=x.dtype, device=x.device).reshape((o, n))
-        axis = 2 + d
-        moved = x.movedim(axis, -1) if axis != x.ndim - 1 else x
-        moved = moved.matmul(m.mT)
-        x = moved.movedim(-1, axis) if axis != x.ndim - 1 else moved
+        taps = _taps(mode, n, o, scales[d], bool(align_corners), antialias)
+        x = _resample_dim(x, 2 + d, n, taps)
     return x
 
 

@@ -1,5 +1,6 @@
 """The sampling kernels, written once against ``self.xp`` (see ember/backends/base/__init__.py):
-grid sampling (grid_sample_2d), PyTorch's ``grid_sample`` for 4-D inputs.
+grid sampling (grid_sample_2d), PyTorch's ``grid_sample`` for 4-D inputs, and the separable
+resampling of one dim by a few taps per output (``nn_resample``, ``interpolate``'s).
 
 Every kernel is vectorized over all output points: corner (or tap) values are gathered with one
 ``take_along_axis`` per corner from the input with a zero appended to each (n, c) plane (the
@@ -114,3 +115,28 @@ class SamplingKernels:
             ggrid_out = xp.astype(xp.reshape(ggrid, (N, Ho, Wo, 2)),
                                   self.native_dtype(grid_dtype))
         return gx_out, ggrid_out
+
+    def _resample_matrix(self, index, weight, n):
+        """The dense (O, n) resampling matrix of the taps ``index``, ``weight`` (O, K)."""
+        xp = self.xp
+        cols = xp.arange(n, dtype=index.dtype, device=self.native_device)
+        hit = xp.astype(index[:, :, None] == cols, weight.dtype)
+        return xp.sum(hit * weight[:, :, None], axis=1)
+
+    def nn_resample(self, x, axis, index, weight):
+        """``x`` resampled along ``axis`` by taps: ``out[..., i, ...] = sum_k weight[i, k] *
+        x[..., index[i, k], ...]`` (``index`` (O, K) int64, ``weight`` (O, K) of x's dtype).
+        A product with the dense resampling matrix: a gather along a dim of a torch tensor
+        (``index_select``) is several times slower than it."""
+        xp = self.xp
+        m = self._resample_matrix(index, weight, x.shape[axis])
+        moved = self.linalg_matmul(xp.moveaxis(x, axis, -1), xp.matrix_transpose(m))
+        return xp.moveaxis(moved, -1, axis)
+
+    def nn_resample_grad(self, g, axis, index, weight, n):
+        """The transpose of ``nn_resample`` (its gradient): ``g`` sent back to the ``n`` input
+        positions along ``axis``, ``gx[..., index[i, k], ...] += weight[i, k] * g[..., i, ...]``."""
+        xp = self.xp
+        m = self._resample_matrix(index, weight, n)
+        moved = self.linalg_matmul(xp.moveaxis(g, axis, -1), m)
+        return xp.moveaxis(moved, -1, axis)

@@ -1,16 +1,16 @@
-"""The pool kernels of the NumPy backend (see ember/ops/pool.py)."""
+"""The pool kernels of the NumPy backend (see ember/ops/pool.py), and the resampling ones."""
 
 import numpy as np
 
 from .core import _warnings_off
 from .activation import _select
 from .conv import _col2im, _pad_hw, _windows
+from .jit.resample import nn_resample, nn_resample_grad  # compiled kernels
 from .nn import _F64, _out, _work
 
-__all__ = [
-    "nn_max_pool2d", "nn_max_pool2d_grad", "nn_max_pool2d_indices", "nn_max_unpool2d",
-    "nn_max_unpool2d_grad", "nn_avg_pool2d", "nn_avg_pool2d_grad",
-]
+__all__ = ["nn_max_pool2d", "nn_max_pool2d_grad", "nn_max_pool2d_indices", "nn_max_unpool2d",
+           "nn_max_unpool2d_grad", "nn_avg_pool2d", "nn_avg_pool2d_grad", "nn_resample",
+           "nn_resample_grad"]
 
 
 # -- pooling ------------------------------------------------------------------------------------
