@@ -199,7 +199,8 @@ def test_max_norm_renormalizes_the_bagged_rows_as_pytorch():
 @pytest.mark.parametrize("mode", ["sum", "mean"])
 def test_scale_grad_by_freq_divides_by_the_input_counts(mode):
     # each row's gradient divided by how often its index occurs in the input, as F.embedding's
-    # (PyTorch's embedding_bag divides by other counts: its CPU kernel's own reading)
+    # (PyTorch 2.13's CPU embedding_bag divides some rows by another index's count,
+    # pytorch/pytorch#190063; docs/pytorch.md)
     rng = np.random.default_rng(5)
     ew, tw = _pair(rng.standard_normal((10, 3)), "float64")
     out_e = F.embedding_bag(ember.tensor(IDX), ew, ember.tensor([0, 4, 9]), mode=mode,
@@ -214,6 +215,14 @@ def test_scale_grad_by_freq_divides_by_the_input_counts(mode):
     out_t.backward(torch.tensor(g))
     assert_close(out_e, out_t.detach())
     assert_close(ew.grad, tw.grad)
+
+
+def test_scale_grad_by_freq_the_documented_example():
+    # docs/pytorch.md: indices [1, 1, 3] in one bag give rows 1 and 3 a gradient of 1.0
+    w = ember.ones(4, 3, requires_grad=True)
+    F.embedding_bag(ember.tensor([1, 1, 3]), w, ember.tensor([0]), mode="sum",
+                    scale_grad_by_freq=True).sum().backward()
+    assert w.grad[:, 0].tolist() == [0.0, 1.0, 0.0, 1.0]
 
 
 def test_the_base_default_computes_what_the_backend_does():
