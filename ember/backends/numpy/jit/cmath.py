@@ -7,9 +7,13 @@ clamped (NaN stays NaN: both tests are false for it), reduced to r = x - k*ln2 w
 |r| <= ln2/2, and scaled by 2^k in two halves so that subnormal results round once and overflow
 gives inf. ``EXPF`` also holds ``ember_expf_neg``, the same polynomial for x <= 0 with one
 scaling (0 below the normal range), which the GELU kernels use.
+
+``TANHF``/``TANH``: Cephes tanh, an odd rational (float: polynomial) below 0.625, else
+``1 - 2 / (exp(2|x|) + 1)`` through ``EXPF``/``EXP`` (pasted before them); the sign is copied
+back, so -0.0 stays -0.0.
 """
 
-__all__ = ["EXPF", "EXP"]
+__all__ = ["EXPF", "EXP", "TANHF", "TANH"]
 
 EXPF = """
 /* exp(r) for |r| <= ln2/2: Cephes expf's degree-6 polynomial (the one copy of it) */
@@ -77,3 +81,30 @@ static inline double ember_exp(double x) {
     return q * s1 * s2;
 }
 """
+
+TANHF = """
+static inline float em_tanhf(float x) {
+    float a = fabsf(x);
+    float z = a * a;
+    float p = -5.70498872745E-3f;
+    p = p * z + 2.06390887954E-2f;
+    p = p * z - 5.37397155531E-2f;
+    p = p * z + 1.33314422036E-1f;
+    p = p * z - 3.33332819422E-1f;
+    float small = a + a * (p * z);
+    float big = 1.0f - 2.0f / (ember_expf(a + a) + 1.0f);
+    return copysignf(a < 0.625f ? small : big, x);
+}"""
+
+TANH = """
+static inline double em_tanh(double x) {
+    double a = fabs(x);
+    double z = a * a;
+    double p = (-9.64399179425052238628E-1 * z - 9.92877231001918586564E1) * z
+               - 1.61468768441708447952E3;
+    double q = ((z + 1.12811678491632931402E2) * z + 2.23548839060100448583E3) * z
+               + 4.84406305325125486048E3;
+    double small = a + a * z * (p / q);
+    double big = 1.0 - 2.0 / (ember_exp(a + a) + 1.0);
+    return copysign(a < 0.625 ? small : big, x);
+}"""

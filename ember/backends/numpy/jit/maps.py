@@ -87,21 +87,7 @@ static inline float em_logf(float x) {
     r = x == 0.0f ? -INFINITY : r;
     return (x < 0.0f || x != x) ? NAN : r;
 }""",
-    # Cephes tanhf: an odd polynomial below 0.625, else 1 - 2 / (exp(2|x|) + 1); the sign is
-    # copied back, so -0.0 stays -0.0.
-    "tanhf": """
-static inline float em_tanhf(float x) {
-    float a = fabsf(x);
-    float z = a * a;
-    float p = -5.70498872745E-3f;
-    p = p * z + 2.06390887954E-2f;
-    p = p * z - 5.37397155531E-2f;
-    p = p * z + 1.33314422036E-1f;
-    p = p * z - 3.33332819422E-1f;
-    float small = a + a * (p * z);
-    float big = 1.0f - 2.0f / (ember_expf(a + a) + 1.0f);
-    return copysignf(a < 0.625f ? small : big, x);
-}""",
+    "tanhf": cmath.TANHF,
     # NumPy's ew_sigmoid: e = exp(-|x|); 1 / (1 + e) at x >= 0, else e / (1 + e).
     "sigmoidf": """
 static inline float em_sigmoidf(float x) {
