@@ -6,10 +6,11 @@ weight-gradient matmul for the whole sequence (``recurrence``/``recurrent_step``
 ``gates`` (B, 4H) are the pre-activations in PyTorch's order ``i, f, g, o``; ``c`` (B, H) the
 cell state: ``c' = sigmoid(f) c + sigmoid(i) tanh(g)``, ``h = sigmoid(o) tanh(c')``. Composed
 of ember ops this is a dozen recorded ops a step, and its backward two dozen; here the forward
-runs on the backend's arrays (its ``ew_sigmoid``/``ew_tanh`` kernels and array arithmetic, so
-every backend has it) and keeps the local derivatives, so each result's backward is two ember
-ops (``cat`` of the incoming gradient times the kept factors). Under ``create_graph`` the rules
-recompute the same gradients from the inputs with ember ops, so higher-order gradients hold.
+is one backend kernel, ``nn_lstm_gates`` (``nn_gru_gates`` for ``gru_gates``: a default on the
+array API that every backend has, one compiled pass on the NumPy backend), which also gives the
+local derivatives, so each result's backward is two ember ops (``cat`` of the incoming gradient
+times the kept factors). Under ``create_graph`` the rules recompute the same gradients from the
+inputs with ember ops, so higher-order gradients hold.
 
 ``recurrence(xp, w_hh)`` returns ``xp`` (the input projections of every step, (N, G)) tied to
 ``w_hh`` and a record of the steps; ``recurrent_step(gx_t, h, w_hh, steps, t)`` is ``gx_t + h @
@@ -58,25 +59,12 @@ def lstm_gates(gates, c):
     if gates._dtype not in _FAST or c._dtype is not gates._dtype \
             or c._device is not gates._device:
         return _composed(gates, c)
-    n = c.shape[1]
     dt = gates._dtype
-    be = gates._device.backend
-    G, C = gates._data, c._data
-    s = be.ew_tanh(G * 0.5) * 0.5 + 0.5  # sigmoid in three passes (absolute error ~ulp(1))
-    i, f, o = s[:, :n], s[:, n:2 * n], s[:, 3 * n:]
-    g = be.ew_tanh(G[:, 2 * n:3 * n])
-    c2 = f * C + i * g
-    tc = be.ew_tanh(c2)
-    h = o * tc
-    if not (_mode.enabled and (gates._node is not None or c._node is not None)):
+    need = _mode.enabled and (gates._node is not None or c._node is not None)
+    h, c2, kept = gates._device.backend.nn_lstm_gates(gates._data, c._data, need)
+    if not need:
         return wrap(h, dt), wrap(c2, dt)
-    # local derivatives: d c'/d(i, f, g) and d h/d c', d h/d o
-    ds = s - s * s
-    di, df, dg = g * ds[:, :n], C * ds[:, n:2 * n], i * (1 - g * g)
-    e = o * (1 - tc * tc)
-    k_c = wrap(be.segments_cat([di, df, dg, 0 * o], 1), dt)
-    k_h = wrap(be.segments_cat([di * e, df * e, dg * e, tc * ds[:, 3 * n:]], 1), dt)
-    f_c, f_h = wrap(f, dt), wrap(f * e, dt)
+    k_c, k_h, f_c, f_h = (wrap(a, dt) for a in kept)
     gs, cs = saved(gates), saved(c)
 
     def rule_h(gh, needs, out):
@@ -140,24 +128,13 @@ def gru_gates(gx, gh, h):
     if gx._dtype not in _FAST or gh._dtype is not gx._dtype or h._dtype is not gx._dtype \
             or gh._device is not gx._device or h._device is not gx._device:
         return _gru_composed(gx, gh, h)
-    n = h.shape[1]
     dt = gx._dtype
-    be = gx._device.backend
-    X, Y, H = gx._data, gh._data, h._data
-    rz = be.ew_tanh((X[:, :2 * n] + Y[:, :2 * n]) * 0.5) * 0.5 + 0.5  # sigmoid
-    r, z = rz[:, :n], rz[:, n:]
-    yn = Y[:, 2 * n:]
-    new = be.ew_tanh(X[:, 2 * n:] + r * yn)
-    out = new + z * (H - new)
-    if not (_mode.enabled and (gx._node is not None or gh._node is not None
-                               or h._node is not None)):
+    need = _mode.enabled and (gx._node is not None or gh._node is not None
+                              or h._node is not None)
+    out, kept = gx._device.backend.nn_gru_gates(gx._data, gh._data, h._data, need)
+    if not need:
         return wrap(out, dt)
-    q = (1 - z) * (1 - new * new)                       # d h' / d n_pre
-    dr = q * yn * (r - r * r)                           # d h' / d r_pre
-    dz = (H - new) * (z - z * z)                        # d h' / d z_pre
-    k_x = wrap(be.segments_cat([dr, dz, q], 1), dt)
-    k_h = wrap(be.segments_cat([dr, dz, q * r], 1), dt)
-    k_z = wrap(z, dt)
+    k_x, k_h, k_z = (wrap(a, dt) for a in kept)
     xs, ys, hs = saved(gx), saved(gh), saved(h)
 
     def rule(g, needs, res):

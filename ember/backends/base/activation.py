@@ -108,3 +108,46 @@ class ActivationKernels:
             return xp.astype(g, g.dtype, copy=True)
         t = gw - xp.exp(yw) * xp.sum(gw, axis=axis, keepdims=True)
         return xp.astype(t, g.dtype, copy=False)
+
+    def nn_lstm_gates(self, gates, c, need_grad):
+        """One LSTM step's gate math (ember/ops/recurrent_gates.py) of float32/float64
+        ``gates`` (B, 4H; i, f, g, o) and ``c`` (B, H): ``(h, c', kept)``, ``c' = sigmoid(f) c
+        + sigmoid(i) tanh(g)``, ``h = sigmoid(o) tanh(c')``; ``kept`` (None unless
+        ``need_grad``) the local derivatives ``(k_c, k_h, f_c, f_h)``: those of ``c'`` and of
+        ``h`` with respect to the gates (B, 4H) and to ``c`` (B, H)."""
+        xp = self.xp
+        n = c.shape[1]
+        s = xp.tanh(gates * 0.5) * 0.5 + 0.5  # sigmoid in three passes (absolute error ~ulp(1))
+        i, f, o = s[:, :n], s[:, n:2 * n], s[:, 3 * n:]
+        g = xp.tanh(gates[:, 2 * n:3 * n])
+        c2 = f * c + i * g
+        tc = xp.tanh(c2)
+        h = o * tc
+        if not need_grad:
+            return h, c2, None
+        ds = s - s * s
+        di, df, dg = g * ds[:, :n], c * ds[:, n:2 * n], i * (1 - g * g)
+        e = o * (1 - tc * tc)
+        k_c = xp.concat([di, df, dg, 0 * o], axis=1)
+        k_h = xp.concat([di * e, df * e, dg * e, tc * ds[:, 3 * n:]], axis=1)
+        return h, c2, (k_c, k_h, f, f * e)
+
+    def nn_gru_gates(self, gx, gh, h, need_grad):
+        """One GRU step's gate math (ember/ops/recurrent_gates.py) of float32/float64 ``gx``,
+        ``gh`` (B, 3H; r, z, n) and ``h`` (B, H): ``(h', kept)``, ``r, z = sigmoid(gx + gh)``,
+        ``n = tanh(gx_n + r gh_n)``, ``h' = n + z (h - n)``; ``kept`` (None unless
+        ``need_grad``) the local derivatives ``(k_x, k_h, k_z)`` of ``h'`` with respect to
+        ``gx``, ``gh`` (B, 3H) and ``h`` (B, H)."""
+        xp = self.xp
+        n = h.shape[1]
+        rz = xp.tanh((gx[:, :2 * n] + gh[:, :2 * n]) * 0.5) * 0.5 + 0.5  # sigmoid
+        r, z = rz[:, :n], rz[:, n:]
+        yn = gh[:, 2 * n:]
+        new = xp.tanh(gx[:, 2 * n:] + r * yn)
+        out = new + z * (h - new)
+        if not need_grad:
+            return out, None
+        q = (1 - z) * (1 - new * new)                       # d h' / d n_pre
+        dr = q * yn * (r - r * r)                           # d h' / d r_pre
+        dz = (h - new) * (z - z * z)                        # d h' / d z_pre
+        return out, (xp.concat([dr, dz, q], axis=1), xp.concat([dr, dz, q * r], axis=1), z)
