@@ -9,12 +9,13 @@ from .core import _name_of, _warnings_off
 from .elementwise import ew_erf
 from .jit import activations
 from .jit import rows as _rows
+from .jit.recurrent import nn_gru_gates, nn_lstm_gates  # compiled kernels
 from .nn import _F32, _F64, _out, _work
 
 __all__ = [
     "nn_gelu", "nn_gelu_grad", "nn_silu", "nn_silu_grad", "nn_relu", "nn_relu_grad",
     "nn_softmax", "nn_softmax_grad", "nn_log_softmax", "nn_log_softmax_grad",
-]
+    "nn_lstm_gates", "nn_gru_gates"]
 
 
 # -- activations --------------------------------------------------------------------------------
