@@ -127,7 +127,11 @@ OPS = tuple(_BODIES)
 
 
 def name(op, dtype):
-    """The C symbol of ``op``'s kernel for NumPy ``dtype``."""
+    """The C symbol of ``op``'s kernel for NumPy ``dtype``.
+
+    >>> name("gru_gates", np.float64)
+    'ember_gru_gates_f64'
+    """
     return f"ember_{op}_{_TYPES[np.dtype(dtype)][0]}"
 
 
@@ -166,7 +170,11 @@ class _Arrays:
 
 
 def nn_lstm_gates(gates, c, need_grad):
-    """One LSTM step: ``(h, c', kept)`` as the base's default gives them (see the module)."""
+    """One LSTM step: ``(h, c', kept)`` as the base's default gives them (see the module).
+
+    >>> [a.shape for a in nn_lstm_gates(np.zeros((3, 8)), np.zeros((3, 2)), True)[2]]
+    [(3, 8), (3, 8), (3, 2), (3, 2)]
+    """
     k = _kernel("lstm_gates", gates, c)
     if k is None:
         return _lstm_default(_Arrays, gates, c, need_grad)
@@ -180,7 +188,11 @@ def nn_lstm_gates(gates, c, need_grad):
 
 
 def nn_gru_gates(gx, gh, h, need_grad):
-    """One GRU step: ``(h', kept)`` as the base's default gives them (see the module)."""
+    """One GRU step: ``(h', kept)`` as the base's default gives them (see the module).
+
+    >>> nn_gru_gates(np.zeros((1, 3)), np.zeros((1, 3)), np.ones((1, 1)), False)[0].tolist()
+    [[0.5]]
+    """
     k = _kernel("gru_gates", gx, gh, h)
     if k is None:
         return _gru_default(_Arrays, gx, gh, h, need_grad)
