@@ -1,6 +1,6 @@
 """The C math helpers of the compiled kernels, one copy each: the element-wise maps
-(``maps.py``), the row programs (``rows.py``) and the activations (``activations.py``) paste
-the ones they use into their sources.
+(``maps.py``), the row programs (``rows.py``), the activations (``activations.py``) and the
+recurrent gates (``recurrent.py``) paste the ones they use into their sources.
 
 ``EXPF``/``EXP``: exp as an inline polynomial (Cephes), which the compiler vectorises: x is
 clamped (NaN stays NaN: both tests are false for it), reduced to r = x - k*ln2 with
