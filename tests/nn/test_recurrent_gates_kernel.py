@@ -301,3 +301,14 @@ def test_every_engine_computes_the_gates_alike(kind, device):
     expected = torch.autograd.grad(sum((t * t).sum() for t in _torch_gates(kind, ts)), ts)
     for e, t in zip(es, expected):
         np.testing.assert_allclose(found.get(e).numpy(), t.numpy(), **TOL["float64"])
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_gates_large_enough_to_fuse(kind):
+    # 100 x 4000 gates: the NumPy device's fusing wrapper defers arithmetic on arrays this large
+    # (the op once multiplied a deferred tanh by a float and failed)
+    arrays = _gate_inputs(kind, 100, 1000, "float32", seed=6)
+    outs = _ember_gates(kind, [ember.tensor(a) for a in arrays])
+    ref = _torch_gates(kind, [torch.tensor(a) for a in arrays])
+    for o, r in zip(outs, ref):
+        assert_close(o, r, **TOL["float32"])
