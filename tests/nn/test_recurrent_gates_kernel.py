@@ -54,21 +54,27 @@ def _ember_torch_pair(kind, dtype, **kw):
     return em, tm
 
 
+def _agree(em, tm, make, x, lengths, dtype):
+    """The ember layer ``em`` and the torch layer ``tm`` agree on ``x``: outputs, the input's
+    and every parameter's gradient."""
+    ex, eres, eloss = _run(em, make, x, lengths)
+    tx, tres, tloss = _run(tm, torch.tensor, x, lengths)
+    for e, t in zip(eres, tres):
+        assert_close(e, t, **TOL[dtype])
+    eloss.backward()
+    tloss.backward()
+    assert_close(ex.grad, tx.grad, **TOL[dtype])
+    for (_, p), (_, tp) in zip(em.named_parameters(), tm.named_parameters()):
+        assert_close(p.grad, tp.grad, **TOL[dtype])
+
+
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("batch", [1, 5])
 def test_ember_torch_layers_match_torch(kind, dtype, batch):
     em, tm = _ember_torch_pair(kind, dtype, input_size=6, hidden_size=16, num_layers=2)
     x = np.random.default_rng(0).standard_normal((7, batch, 6)).astype(dtype)
-    ex, eres, eloss = _run(em, et.tensor, x)
-    tx, tres, tloss = _run(tm, torch.tensor, x)
-    for e, t in zip(eres, tres):
-        assert_close(e, t, **TOL[dtype])
-    eloss.backward()
-    tloss.backward()
-    assert_close(ex.grad, tx.grad, **TOL[dtype])
-    for (name, p), (_, tp) in zip(em.named_parameters(), tm.named_parameters()):
-        assert_close(p.grad, tp.grad, **TOL[dtype])
+    _agree(em, tm, et.tensor, x, None, dtype)
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -79,15 +85,7 @@ def test_ember_nn_packed_bidirectional_layers_match_torch(kind, dtype):
     em.load_state_dict({k: ember.tensor(v) for k, v in _weights(tm).items()})
     x = np.random.default_rng(1).standard_normal((5, 4, 3)).astype(dtype)
     lengths = [5, 2, 4, 1]
-    ex, eres, eloss = _run(em, ember.tensor, x, lengths)
-    tx, tres, tloss = _run(tm, torch.tensor, x, lengths)
-    for e, t in zip(eres, tres):
-        assert_close(e, t, **TOL[dtype])
-    eloss.backward()
-    tloss.backward()
-    assert_close(ex.grad, tx.grad, **TOL[dtype])
-    for (name, p), (_, tp) in zip(em.named_parameters(), tm.named_parameters()):
-        assert_close(p.grad, tp.grad, **TOL[dtype])
+    _agree(em, tm, ember.tensor, x, lengths, dtype)
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -2,11 +2,10 @@
 (listed by ember/backends/numpy/normalization.py).
 
 A (N, C, *) input is (N * G) rows, one per sample and group, of ``C / G`` channels of ``L``
-positions each. The forward makes its passes over a row while it sits in cache, as layer norm's
-row kernel (jit/rows.py): one pass for the mean, one for the sum of squares about it (sums of
-the dtype in blocks, added up in float64; one pass of ``x`` and ``x**2`` loses the variance to
-cancellation where a row's mean is large against its spread), then
-``(x - mean) * (rstd * w[c]) + b[c]`` per channel. The backward sums ``g``
+positions each. The forward makes its passes over a row while it sits in cache with layer
+norm's row statistics (jit/rows.py ``ember_row_stats``: the mean, then the squares about it;
+one pass of ``x`` and ``x**2`` loses the variance to cancellation where a row's mean is large
+against its spread), then ``(x - mean) * (rstd * w[c]) + b[c]`` per channel. The backward sums ``g``
 and ``g * (x - mean)`` per channel of a row, which give the row's sums of ``g * w`` and
 ``g * w * xhat`` for the input's gradient and the per-(sample, channel) terms of the weight's
 and bias's; those are added over the samples in sample order after the rows, so the results do
@@ -29,30 +28,12 @@ import math
 import numpy as np
 
 from .. import jit
+from . import rows as _rows
 from ..core import NP
 from ..nn import _np, _out
 
-PARALLEL_NUMEL = 262144  # below this many elements one thread is faster than two (as rows.py)
-
 _TYPES = {np.dtype(np.float32): ("f32", "float"), np.dtype(np.float64): ("f64", "double")}
 
-_HEAD = """
-#define BLOCK 512
-#define GN_PARALLEL (rows * cols >= %d)
-#define GN_CHUNK (cols >= CHUNK_NUMEL ? 1 : CHUNK_NUMEL / (cols > 0 ? cols : 1))
-
-/* prefetch the first bytes (up to 8 KB) of the row at least 4 KB past row r of a, as rows.py:
-   the hardware prefetcher stops at page ends */
-static inline void ember_prefetch_ahead(const T *a, int64_t r, int64_t rows, int64_t cols) {
-    const int64_t rb = cols * (int64_t)sizeof(T);
-    const char *p = (const char *)(a + r * cols) + (rb > 4096 ? rb : 4096);
-    const char *end = (const char *)(a + rows * cols);
-    int64_t n = rb < 8192 ? rb : 8192;
-    if (p >= end) return;
-    if (n > end - p) n = end - p;
-    for (int64_t i = 0; i < n; i += 64) __builtin_prefetch(p + i);
-}
-""" % PARALLEL_NUMEL
 
 _BODIES = {
     # arrays (x, w, b, out, mean, rstd), ints (rows, cpg, hw, nt, has_w, has_b), floats (eps,):
@@ -67,35 +48,15 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
     const double eps = f[0];
     const int64_t groups = n[6];
     int done = 0;
-    #pragma omp parallel num_threads((int)n[3]) if(GN_PARALLEL)
+    #pragma omp parallel num_threads((int)n[3]) if(ROWS_PARALLEL)
     {
-    #pragma omp for schedule(guided, GN_CHUNK) nowait
+    #pragma omp for schedule(guided, ROWS_CHUNK) nowait
     for (int64_t r = 0; r < rows; r++) {
         const T *xr = x + r * cols;
         T *yr = y + r * cols;
-        /* two passes while the row is in cache: the mean, then the sum of squares about it
-           (sums of the dtype in blocks, added up in double) */
-        double s = 0.0, v = 0.0;
-        for (int64_t i0 = 0; i0 < cols; i0 += BLOCK) {
-            const int64_t i1 = i0 + BLOCK < cols ? i0 + BLOCK : cols;
-            T sb = 0;
-            #pragma omp simd reduction(+:sb)
-            for (int64_t i = i0; i < i1; i++) sb += xr[i];
-            s += sb;
-        }
-        const T m = (T)(s / (double)cols);
-        for (int64_t i0 = 0; i0 < cols; i0 += BLOCK) {
-            const int64_t i1 = i0 + BLOCK < cols ? i0 + BLOCK : cols;
-            T vb = 0;
-            #pragma omp simd reduction(+:vb)
-            for (int64_t i = i0; i < i1; i++) {
-                const T d = xr[i] - m;
-                vb += d * d;
-            }
-            v += vb;
-        }
+        T m, rs;
         ember_prefetch_ahead(x, r, rows, cols);
-        const T rs = (T)(1.0 / sqrt(v / (double)cols + eps));
+        ember_row_stats(xr, cols, eps, &m, &rs);
         mean[r] = m;
         rstd[r] = rs;
         const int64_t c0 = (r % groups) * cpg;
@@ -125,9 +86,9 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
     const int columns = need_w || need_b;
     double *pw = columns ? (double *)p[8] : NULL, *pb = columns ? pw + rows * cpg : NULL;
     int done = 0;
-    #pragma omp parallel num_threads((int)n[3]) if(GN_PARALLEL)
+    #pragma omp parallel num_threads((int)n[3]) if(ROWS_PARALLEL)
     {
-    #pragma omp for schedule(guided, GN_CHUNK) nowait
+    #pragma omp for schedule(guided, ROWS_CHUNK) nowait
     for (int64_t r = 0; r < rows; r++) {
         const T *gr = g + r * cols, *xr = x + r * cols;
         const T m = mean[r], rs = rstd[r];
@@ -200,7 +161,8 @@ def name(op, dtype):
 def source(op, dtype):
     """The C source of ``op``'s kernel for NumPy ``dtype`` (float32 or float64)."""
     ctype = _TYPES[np.dtype(dtype)][1]
-    return (jit.PRELUDE + f"typedef {ctype} T;\n" + _HEAD
+    return (jit.PRELUDE + f"typedef {ctype} T;\n"
+            + _rows.HEAD.format(parallel=_rows.PARALLEL_NUMEL)
             + _BODIES[op].replace("NAME", name(op, dtype)))
 
 

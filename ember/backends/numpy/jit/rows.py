@@ -53,8 +53,8 @@ _EXP = {"float": cmath.EXPF + "\nstatic inline float ember_exp(float x) { return
 
 
 # the rows ahead are asked for while the current row is worked on in cache: a row of 4 KB is a
-# page, and the hardware prefetcher stops at page ends
-_HEAD = """
+# page, and the hardware prefetcher stops at page ends; the row statistics of layer and group norm
+HEAD = """
 #define ROWS_PARALLEL (rows * cols >= {parallel})
 #define ROWS_CHUNK (cols >= CHUNK_NUMEL ? 1 : CHUNK_NUMEL / (cols > 0 ? cols : 1))
 #define BLOCK 512
@@ -68,6 +68,37 @@ static inline void ember_prefetch_ahead(const T *a, int64_t r, int64_t rows, int
     if (p >= end) return;
     if (n > end - p) n = end - p;
     for (int64_t i = 0; i < n; i += 64) __builtin_prefetch(p + i);
+}}
+
+/* the mean (rounded to T, *mo) and 1 / sqrt(var + eps) (*rso) of the row xr: two passes
+   (sums of the dtype in blocks of BLOCK, added up in double), the squares about m = (T)mean
+   corrected for m's rounding c: sum((x - m)^2) = sum((x - mean)^2) + cols * c^2 */
+static inline void ember_row_stats(const T *xr, int64_t cols, double eps, T *mo, T *rso) {{
+    double s = 0.0;
+    for (int64_t i0 = 0; i0 < cols; i0 += BLOCK) {{
+        const int64_t i1 = i0 + BLOCK < cols ? i0 + BLOCK : cols;
+        T sb = 0;
+        #pragma omp simd reduction(+:sb)
+        for (int64_t i = i0; i < i1; i++) sb += xr[i];
+        s += sb;
+    }}
+    const double mu = s / (double)cols;
+    const T m = (T)mu;
+    const double c = mu - (double)m;
+    double v = 0.0;
+    for (int64_t i0 = 0; i0 < cols; i0 += BLOCK) {{
+        const int64_t i1 = i0 + BLOCK < cols ? i0 + BLOCK : cols;
+        T vb = 0;
+        #pragma omp simd reduction(+:vb)
+        for (int64_t i = i0; i < i1; i++) {{
+            const T d = xr[i] - m;
+            vb += d * d;
+        }}
+        v += vb;
+    }}
+    v = v / (double)cols - c * c;
+    *mo = m;
+    *rso = (T)(1.0 / sqrt((v < 0.0 ? 0.0 : v) + eps));
 }}
 """
 
@@ -256,33 +287,9 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
     for (int64_t r = 0; r < rows; r++) {
         const T *xr = x + r * cols;
         T *yr = y + r * cols;
-        double s = 0.0;
-        for (int64_t i0 = 0; i0 < cols; i0 += BLOCK) {
-            const int64_t i1 = i0 + BLOCK < cols ? i0 + BLOCK : cols;
-            T sb = 0;
-            #pragma omp simd reduction(+:sb)
-            for (int64_t i = i0; i < i1; i++) sb += xr[i];
-            s += sb;
-        }
+        T m, rs;
         ember_prefetch_ahead(x, r, rows, cols);
-        /* the squares about m = (T)mean, corrected for m's rounding c:
-           sum((x - m)^2) = sum((x - mean)^2) + cols * c^2 */
-        const double mu = s / (double)cols;
-        const T m = (T)mu;
-        const double c = mu - (double)m;
-        double v = 0.0;
-        for (int64_t i0 = 0; i0 < cols; i0 += BLOCK) {
-            const int64_t i1 = i0 + BLOCK < cols ? i0 + BLOCK : cols;
-            T vb = 0;
-            #pragma omp simd reduction(+:vb)
-            for (int64_t i = i0; i < i1; i++) {
-                const T d = xr[i] - m;
-                vb += d * d;
-            }
-            v += vb;
-        }
-        v = v / (double)cols - c * c;
-        const T rs = (T)(1.0 / sqrt((v < 0.0 ? 0.0 : v) + eps));
+        ember_row_stats(xr, cols, eps, &m, &rs);
         mean[r] = m;
         rstd[r] = rs;
         if (has_w && has_b)
@@ -417,7 +424,7 @@ def source(op, dtype):
         body = (_BODIES[op].replace("ROW_MAX", _ROW_MAX.rstrip("\n"))
                 .replace("NAME", name(op, dtype)))
         found = (compiler.PRELUDE + f"typedef {ctype} T;\n"
-                 + _HEAD.format(parallel=PARALLEL_NUMEL) + _EXP[ctype] + body)
+                 + HEAD.format(parallel=PARALLEL_NUMEL) + _EXP[ctype] + body)
         _sources[key] = found
     return found
 
