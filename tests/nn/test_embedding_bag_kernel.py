@@ -263,7 +263,7 @@ def test_the_compiled_kernel_matches_the_numpy_path(compiled_kernels, jit_launch
     flat = idx.reshape(-1)
     bounds = np.array([0, 0, 3, 3, 400, 401, 999, 1000])
     psw = rng.standard_normal(flat.size).astype(dtype) if mode == "sum" else None
-    many = rng.integers(0, 300, (400, 25))  # enough rows for two threads
+    many = rng.integers(0, 300, (1300, 25))  # enough rows for two threads
     cases = [(idx, None, None, None), (idx, None, None, 7), (flat, bounds, psw, None),
              (flat, bounds, psw, 6), (flat, bounds[:-1], None, None), (many, None, None, 7)]
     for i, off, p, pad in cases:
