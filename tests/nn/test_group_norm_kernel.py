@@ -125,7 +125,7 @@ def test_module_matches_torch():
 @pytest.mark.numpy_only
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("shape,groups", [((16, 64, 32, 32), 8), ((3, 6, 7), 3), ((5, 4), 4)])
-def test_the_compiled_kernels_match_the_numpy_path(compiled_kernels, jit_launches, shape,
+def test_the_compiled_kernels_match_the_default(compiled_kernels, jit_launches, shape,
                                                    groups, dtype):
     from ember.backends.numpy.jit import groupnorm
     rng = np.random.default_rng(0)
@@ -138,7 +138,7 @@ def test_the_compiled_kernels_match_the_numpy_path(compiled_kernels, jit_launche
     grads = groupnorm.nn_group_norm_grads(g, saved, True, True, True, edt, edt, edt)
     jit_launches.clear()
     from ember.backends.numpy import jit
-    jit.kernel = lambda name, source: None  # the NumPy path (the fixture restores the spy)
+    jit.kernel = lambda name, source: None  # the base default (the fixture restores the spy)
     ref_out, ref_saved = groupnorm.nn_group_norm(x, w, b, groups, 1e-5, edt)
     assert len(ref_saved) == 4
     ref = groupnorm.nn_group_norm_grads(g, ref_saved, True, True, True, edt, edt, edt)

@@ -89,6 +89,20 @@ def as_kernel(fn):
     return kernel
 
 
+def default_kernel(name):
+    """The base's default of the kernel ``name`` on the CPU's backend (as the backend runs it:
+    quiet, giving arrays), for the overrides that hand it the inputs they do not take."""
+    from ..base import Backend
+    fn = getattr(Backend, name)
+    default = as_kernel(fn)
+
+    def kernel(*args):
+        from ...devices import CPU  # the NumpyBackend (made on the CPU's first use)
+        return default(CPU.backend, *args)
+    kernel.__name__, kernel.__doc__, kernel.__wrapped__ = name, fn.__doc__, fn
+    return kernel
+
+
 # -- the allocation guard -------------------------------------------------------------------------
 
 _TOO_LARGE = ("array is too big", "iterator is too large", "maximum allowed dimension",

@@ -22,9 +22,9 @@ __all__ = [
 ]
 
 from . import jit as _jit
-from ..base.elementwise import ElementwiseKernels, wrap_int
+from ..base.elementwise import wrap_int
 from ..lazy.chain import Chain
-from .core import _ERRVAR, _EMBER, _IGNORE, NP, _name_of, as_kernel
+from .core import _ERRVAR, _EMBER, _IGNORE, NP, _name_of, default_kernel
 from .jit import activations as _jit_activations
 from .jit import maps as _maps
 
@@ -80,20 +80,8 @@ def _quiet(fn):
     return wrapper
 
 
-def _default(name):
-    """The base's default of the kernel ``name`` on the CPU's backend (as the backend runs it:
-    quiet, giving arrays), for the overrides that hand it the inputs they do not take."""
-    fn = getattr(ElementwiseKernels, name)
-    default = as_kernel(fn)
-
-    def kernel(*args):
-        from ...devices import CPU  # the NumpyBackend (made on the CPU's first use)
-        return default(CPU.backend, *args)
-    kernel.__name__, kernel.__doc__, kernel.__wrapped__ = name, fn.__doc__, fn
-    return kernel
-
 _expm1 = _quiet(np.expm1)
-_complex_expm1 = _default("ew_expm1")
+_complex_expm1 = default_kernel("ew_expm1")
 
 
 # override: 1.50 µs vs the default's 2.01 µs ((32, 64) float32); complex arrays take the default
@@ -318,7 +306,7 @@ ew_tan = _quiet(np.tan)
 ew_sinh = _quiet(np.sinh)
 ew_cosh = _quiet(np.cosh)
 _tanh = _quiet(np.tanh)
-_complex_tanh = _default("ew_tanh")
+_complex_tanh = default_kernel("ew_tanh")
 
 
 # override: 1.51 µs vs the default's 1.96 µs ((32, 64) float32); complex arrays take the default

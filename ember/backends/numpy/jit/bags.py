@@ -3,11 +3,12 @@ ember/backends/numpy/dropout.py).
 
 One pass per bag gathers and reduces its rows into the bag's output row, never holding the
 (N, D) gathered rows: a sum adds the rows (each times its per-sample weight) in index order in
-the weight's dtype and a mean divides it by the bag's count: the NumPy path's float values,
-and PyTorch's (whose per-sample weights are fused multiply-adds); a maximum keeps, per column, the first row
-holding it (a NaN wins, as NumPy's ``max``) and its position. Bags are dealt out to threads
-when there is enough to gather. Float32 and float64 weights only; others, or no compiled
-kernel (compiling, no compiler, ``EMBER_JIT=0``), take the NumPy path. The means of 64 bags of 50
+the weight's dtype and a mean divides it by the bag's count: the base default's float values,
+and PyTorch's (whose per-sample weights are fused multiply-adds); a maximum keeps, per
+column, the first row holding it (a NaN wins, as NumPy's ``max``) and its position. Bags are
+dealt out to threads when there is enough to gather. Float32 and float64 weights only;
+others, or no compiled kernel (compiling, no compiler, ``EMBER_JIT=0``), take the base's
+default. The means of 64 bags of 50
 rows of (10000, 128) float32: about 60 µs against the base default's 450 µs (one thread).
 
 >>> import numpy as np
@@ -23,7 +24,7 @@ import numpy as np
 
 from .. import jit
 from .compiler import NO_CONTRACT
-from ..nn import _out, _work
+from ..core import default_kernel
 
 # gathered elements below which one thread is faster: a second one's wake-up (40-70 µs here)
 # costs more than it saves at 409,600 (64 bags of 50 rows of 128: 91 µs on one thread, 109 on
@@ -123,6 +124,7 @@ def source(dtype):
 
 
 _named = {}  # dtype -> (name, source): one dict hit per call
+_default = default_kernel("nn_embedding_bag")  # other dtypes, or no compiled kernel
 
 
 def nn_embedding_bag(weight, idx, offsets, mode, per_sample_weights, padding_idx):
@@ -139,7 +141,7 @@ def nn_embedding_bag(weight, idx, offsets, mode, per_sample_weights, padding_idx
         k = jit.kernel(*found)
         if k is not None:
             return _compiled(k, weight, idx, offsets, mode, psw, padding_idx)
-    return _numpy(weight, idx, offsets, mode, psw, padding_idx)
+    return _default(weight, idx, offsets, mode, psw, padding_idx)
 
 
 def _compiled(k, weight, idx, offsets, mode, psw, padding_idx):
@@ -156,39 +158,3 @@ def _compiled(k, weight, idx, offsets, mode, psw, padding_idx):
       (nb, d, idx.shape[1] if offsets is None else -1, _MODES[mode], psw is not None,
        -1 if padding_idx is None else padding_idx, jit.num_threads(), flat.size), ())
     return out, (pos if mode == "max" else None)
-
-
-def _numpy(weight, idx, offsets, mode, psw, padding_idx):
-    """``nn_embedding_bag`` by NumPy: the rows gathered, then reduced (the same sums)."""
-    flat = idx.reshape(-1).astype(np.intp)
-    n, d = flat.size, weight.shape[1]
-    rows = _work(np.take(weight, flat, axis=0))
-    if psw is not None:
-        rows = rows * psw.reshape(n, 1).astype(rows.dtype)
-    if offsets is None and padding_idx is None and idx.shape[1]:  # bags of one length
-        b, k = idx.shape
-        r3 = rows.reshape(b, k, d)
-        if mode == "max":
-            at = r3.argmax(axis=1) + k * np.arange(b)[:, None]
-            return _out(r3.max(axis=1), weight.dtype), at
-        out = r3.sum(axis=1)
-        return _out(out / rows.dtype.type(k) if mode == "mean" else out, weight.dtype), None
-    bounds = np.arange(idx.shape[0] + 1) * idx.shape[1] if offsets is None else offsets
-    bounds = bounds.astype(np.intp)
-    nb = bounds.size - 1
-    keep = np.ones(n, bool) if padding_idx is None else flat != padding_idx
-    out = np.zeros((nb, d), rows.dtype)
-    pos = np.full((nb, d), n, np.int64) if mode == "max" else None
-    for b in range(nb):
-        at = np.arange(bounds[b], bounds[b + 1])[keep[bounds[b]:bounds[b + 1]]]
-        if not at.size:
-            continue
-        part = rows[at]
-        if mode == "max":
-            out[b] = part.max(axis=0)
-            pos[b] = at[part.argmax(axis=0)]
-        else:
-            out[b] = part.sum(axis=0)
-            if mode == "mean":
-                out[b] /= rows.dtype.type(at.size)
-    return _out(out, weight.dtype), pos

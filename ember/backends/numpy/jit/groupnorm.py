@@ -10,7 +10,7 @@ and ``g * (x - mean)`` per channel of a row, which give the row's sums of ``g * 
 ``g * w * xhat`` for the input's gradient and the per-(sample, channel) terms of the weight's
 and bias's; those are added over the samples in sample order after the rows, so the results do
 not depend on the threads' timing. Float32 and float64 only; other dtypes, an empty input, or
-no compiled kernel (compiling, no compiler, ``EMBER_JIT=0``) take the NumPy path.
+no compiled kernel (compiling, no compiler, ``EMBER_JIT=0``) take the base's default.
 
 >>> import numpy as np
 >>> import ember
@@ -29,7 +29,7 @@ import numpy as np
 
 from .. import jit
 from . import rows as _rows
-from ..core import NP
+from ..core import NP, default_kernel
 from ..nn import _np, _out
 
 _TYPES = {np.dtype(np.float32): ("f32", "float"), np.dtype(np.float64): ("f64", "double")}
@@ -167,6 +167,9 @@ def source(op, dtype):
 
 
 _named = {}  # (op, dtype) -> (name, source): one dict hit per call
+# other dtypes, an empty input, or no compiled kernel
+_forward_default = default_kernel("nn_group_norm")
+_grads_default = default_kernel("nn_group_norm_grads")
 
 
 def _kernel(op, dtype):
@@ -184,68 +187,40 @@ def _geometry(shape, groups):
 def nn_group_norm(x, w, b, groups, eps, dtype):
     """Group norm of a (N, C, *) ``x`` in ``groups`` groups of channels, then ``* w + b`` per
     channel (either may be None): (out, saved). The compiled kernel saves (x, mean, rstd, w,
-    groups) and its backward recomputes ``xhat``; the NumPy path saves (xhat, rstd, w, shape)."""
-    dtype = np.dtype(NP[dtype])
+    groups) and its backward recomputes ``xhat``; the base's default saves its own."""
+    native = np.dtype(NP[dtype])
     rows, cpg, hw = _geometry(x.shape, groups)
-    if (dtype in _TYPES and x.dtype == dtype and x.size and (w is None or w.dtype == dtype)
-            and (b is None or b.dtype == dtype)):
-        k = _kernel("group_norm", dtype)
+    if (native in _TYPES and x.dtype == native and x.size and (w is None or w.dtype == native)
+            and (b is None or b.dtype == native)):
+        k = _kernel("group_norm", native)
         if k is not None:
             x = np.ascontiguousarray(x)
             wc = None if w is None else np.ascontiguousarray(w)
             bc = None if b is None else np.ascontiguousarray(b)
-            out = np.empty(x.shape, dtype)
-            mean = np.empty(rows, dtype)
-            rstd = np.empty(rows, dtype)
+            out = np.empty(x.shape, native)
+            mean = np.empty(rows, native)
+            rstd = np.empty(rows, native)
             k((x, x if wc is None else wc, x if bc is None else bc, out, mean, rstd),
               (rows, cpg, hw, jit.num_threads(), wc is not None, bc is not None, groups),
               (float(eps),))
             return out, (x, mean, rstd, wc, groups)
-    work = np.float64 if dtype == np.float64 else np.float32
-    xg = x.astype(work, copy=False).reshape(rows, cpg * hw)
-    with np.errstate(all="ignore"):
-        mean = xg.mean(axis=1, keepdims=True) if x.size else np.zeros((rows, 1), work)
-        xc = xg - mean
-        rstd = 1.0 / np.sqrt((xc * xc).mean(axis=1, keepdims=True) + eps) if x.size else mean
-        xhat = xc * rstd
-        out = xhat.reshape(x.shape[0], x.shape[1], hw)
-        ww = None if w is None else w.astype(work, copy=False)
-        if ww is not None:
-            out = out * ww[:, None]
-        if b is not None:
-            out = out + b.astype(work, copy=False)[:, None]
-    return _out(out.reshape(x.shape), dtype), (xhat, rstd, ww, x.shape)
+    return _forward_default(x, w, b, groups, eps, dtype)
 
 
 def nn_group_norm_grads(g, saved, need_x, need_w, need_b, x_dtype, w_dtype, b_dtype):
     """Gradients of ``nn_group_norm``: (gx, gw, gb), ``gx = rstd * (gy - mean(gy) - xhat *
     mean(gy * xhat))`` with ``gy = g * w``, the means over each group."""
-    x_dtype, w_dtype, b_dtype = NP[x_dtype], _np(w_dtype), _np(b_dtype)
+    dts = (x_dtype, w_dtype, b_dtype)
     if len(saved) == 5:  # the compiled forward's: (x, mean, rstd, w, groups)
         x, mean, rstd, wc, groups = saved
         k = _kernel("group_norm_grads", x.dtype)
         if k is not None:
-            gx, gw, gb = _grads_compiled(k, g, saved, need_x, need_w, need_b)
-            return (None if gx is None else _out(gx, x_dtype),
-                    None if gw is None else _out(gw, w_dtype),
-                    None if gb is None else _out(gb, b_dtype))
-        xhat = (x.reshape(mean.shape[0], x.size // mean.shape[0]) - mean[:, None]) * rstd[:, None]
-        saved = (xhat, rstd[:, None], wc, x.shape)
-    xhat, rstd, ww, shape = saved
-    g3 = g.astype(xhat.dtype, copy=False).reshape(shape[0], shape[1], math.prod(shape[2:]))
-    gx = gw = gb = None
-    with np.errstate(all="ignore"):
-        if need_b:
-            gb = _out(np.einsum("ncl->c", g3), b_dtype)
-        if need_w:
-            gw = _out(np.einsum("ncl,ncl->c", g3, xhat.reshape(g3.shape)), w_dtype)
-        if need_x:
-            gy = (g3 * ww[:, None] if ww is not None else g3).reshape(xhat.shape)
-            if xhat.size:
-                gy = rstd * (gy - gy.mean(axis=1, keepdims=True)
-                             - xhat * (gy * xhat).mean(axis=1, keepdims=True))
-            gx = _out(gy.reshape(shape), x_dtype)
-    return gx, gw, gb
+            return tuple(None if a is None else _out(a, _np(d)) for a, d in zip(
+                _grads_compiled(k, g, saved, need_x, need_w, need_b), dts))
+        stat = (x.shape[0], groups, 1)  # the default's saved values, from the kernel's
+        xhat = (x.reshape(stat[:2] + (-1,)) - mean.reshape(stat)) * rstd.reshape(stat)
+        saved = (xhat, rstd.reshape(stat), wc, x.shape)
+    return _grads_default(g, saved, need_x, need_w, need_b, *dts)
 
 
 def _grads_compiled(k, g, saved, need_x, need_w, need_b):

@@ -22,8 +22,7 @@ True
 import numpy as np
 
 from .. import jit
-from ...base.activation import ActivationKernels
-from ..core import as_kernel
+from ..core import default_kernel
 from . import cmath
 from .compiler import NO_CONTRACT
 
@@ -160,13 +159,8 @@ def _kernel(op, first, *others):
     return jit.kernel(*found)
 
 
-_lstm_default = as_kernel(ActivationKernels.nn_lstm_gates)
-_gru_default = as_kernel(ActivationKernels.nn_gru_gates)
-
-
-class _Arrays:
-    """What the base's defaults read of a backend (they compute with ``xp`` alone)."""
-    xp = np
+_lstm_default = default_kernel("nn_lstm_gates")
+_gru_default = default_kernel("nn_gru_gates")
 
 
 def nn_lstm_gates(gates, c, need_grad):
@@ -177,7 +171,7 @@ def nn_lstm_gates(gates, c, need_grad):
     """
     k = _kernel("lstm_gates", gates, c)
     if k is None:
-        return _lstm_default(_Arrays, gates, c, need_grad)
+        return _lstm_default(gates, c, need_grad)
     h, c2 = np.empty_like(c), np.empty_like(c)
     kept = None
     if need_grad:
@@ -195,7 +189,7 @@ def nn_gru_gates(gx, gh, h, need_grad):
     """
     k = _kernel("gru_gates", gx, gh, h)
     if k is None:
-        return _gru_default(_Arrays, gx, gh, h, need_grad)
+        return _gru_default(gx, gh, h, need_grad)
     out = np.empty_like(h)
     kept = None
     if need_grad:
