@@ -388,3 +388,33 @@ def test_sigmoid_of_a_small_array_is_the_fused_paths_loop(compiled_kernels, dtyp
     np.testing.assert_array_equal(small, big[:x.size])
     assert maps.unary("sigmoid", x) is not None  # (compiled: the eager call took the loop)
     assert_close(ember.tensor(small), torch.sigmoid(torch.from_numpy(x)), atol=1e-30)
+
+
+@pytest.mark.numpy_only
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_large_in_place_arithmetic_runs_on_the_kernels_threads(compiled_kernels, monkeypatch,
+                                                                dtype):
+    """``+=``, ``-=``, ``*=``, ``/=`` (and ember.torch's ``add_`` ...) of a large float buffer
+    nobody else holds write it by the compiled map's threads: NumPy's values bit for bit
+    (specials included), a number converted to the tensor's dtype once, as NumPy's; an operand
+    of another shape takes NumPy's broadcasting ``out=`` instead."""
+    import operator
+
+    monkeypatch.setattr(maps.compiler, "num_threads", lambda: 2)
+    taken = []
+    into = maps.into
+    monkeypatch.setattr(maps, "into", lambda *args: taken.append(into(*args)) or taken[-1])
+    x, y, _ = inputs((maps.MIN_PARALLEL + 3,), dtype)
+    t, expected = ember.tensor(x.copy()), x.copy()
+    for op, ufunc, operand in ((operator.iadd, np.add, y), (operator.isub, np.subtract, 0.1),
+                               (operator.imul, np.multiply, y), (operator.itruediv, np.divide, 3),
+                               (operator.itruediv, np.divide, y), (operator.isub, np.subtract, y),
+                               (operator.imul, np.multiply, 1.7)):
+        t = op(t, ember.tensor(operand) if isinstance(operand, np.ndarray) else operand)
+        with np.errstate(all="ignore"):
+            ufunc(expected, operand, out=expected)
+    np.testing.assert_array_equal(t.numpy(), expected)
+    assert taken == [True] * 7
+    t += ember.tensor(y[:1])             # broadcast: NumPy's out=
+    np.testing.assert_array_equal(t.numpy(), expected + y[:1])
+    assert taken[-1] is False

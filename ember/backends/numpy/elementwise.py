@@ -436,9 +436,8 @@ def ew_erf(a):
 
 
 _INPLACE = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide}
-_INPLACE_TYPES = frozenset(np.dtype(t) for t in ("float16", "float32", "float64", "int8", "int16",
-                                                 "int32", "int64", "uint8", "complex64",
-                                                 "complex128"))
+_INPLACE_TYPES = frozenset(map(np.dtype, ("float16 float32 float64 int8 int16 int32 int64 uint8 "
+                                           "complex64 complex128").split()))
 
 
 def ew_inplace(name, holder, b):
@@ -459,8 +458,9 @@ def ew_inplace(name, holder, b):
     if name == "div" and a.dtype.kind in "iu":
         return False
     token = _set(_IGNORE) if _ERRVAR is not None else None
-    try:
-        _INPLACE[name](a, b, out=a)
+    try:  # (large float arrays by the compiled kernels' threads)
+        if not (a.size >= _maps.MIN_PARALLEL and _maps.into(name, a, b)):
+            _INPLACE[name](a, b, out=a)
     except (ValueError, TypeError):  # b does not broadcast to a: the caller reports it
         return False
     finally:

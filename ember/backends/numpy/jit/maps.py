@@ -143,6 +143,41 @@ def unary(op, a):
     return out
 
 
+def into(op, a, b):
+    """Write ``a <op> b`` ("add", "sub", "mul", "div") into the C-contiguous float32/float64
+    array ``a`` itself, by the threads of the compiled kernels (NumPy's ``out=`` runs one),
+    where the work is large enough to share (``MIN_PARALLEL``); whether it did. ``b`` is an
+    array of ``a``'s shape, dtype and layout, or a Python float (or an int that ``a``'s dtype
+    holds exactly): each element is one IEEE operation, NumPy's value.
+
+    >>> import numpy as np
+    >>> a = np.ones(MIN_PARALLEL, np.float32)
+    >>> done = into("add", a, 0.5)           # False while the kernel compiles
+    >>> float(a[0]) == (1.5 if done else 1.0)
+    True
+    """
+    ctype = _CTYPE.get(a.dtype.char)
+    if (ctype is None or a.size < MIN_PARALLEL or compiler.num_threads() < 2
+            or not a.flags.c_contiguous):
+        return False
+    if b.__class__ is _ndarray:
+        if b.dtype != a.dtype or b.shape != a.shape or not b.flags.c_contiguous:
+            return False
+        arrays, scalars, operand = (b,), (), "x0[i]"
+    elif b.__class__ is float or (b.__class__ is int and abs(b) <= 1 << 24):
+        arrays, scalars = (), (float(b),)
+        operand = "((float)f[0])" if ctype == "float" else "f[0]"
+    else:
+        return False
+    # the kernel's output is a: it reads a's element through ``out`` (no aliased pointers)
+    line = f"const {ctype} v0 = {_EXPR[ctype][op].format('out[i]', operand)};"
+    k = _compiled("map", ctype, list(arrays), [line], "v0", ())
+    if k is None:
+        return False
+    k(arrays + (a,), (a.size, compiler.num_threads()), scalars)
+    return True
+
+
 def sum_rows(chain, rows):
     """The sums of ``chain``'s values in ``rows`` rows of equal length (its last dim, or 1 row
     of every element), as a float32/float64 array of ``rows`` elements, computed in one pass
