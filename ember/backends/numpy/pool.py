@@ -26,9 +26,9 @@ def _slabs(xp, kernel, stride, dilation, out_hw):
 
 
 @_warnings_off
-def nn_max_pool2d(x, kernel, stride, pads, dilation, out_hw):
+def _max_pool2d_numpy(x, kernel, stride, pads, dilation, out_hw):
     """Max pooling of ``x`` (N, C, H, W) or (C, H, W); padding counts as -inf.
-    Returns (out, saved).
+    Returns (out, saved); the NumPy path of jit/maxpool.py's kernel.
 
     A pairwise ``np.maximum`` over the kernel-position slabs (nan propagates): a few
     whole-array passes instead of an argmax over a tiny last axis per window."""
@@ -107,8 +107,8 @@ def _max_pool_hits(xp, out, xshape, kernel, stride, pads, dilation, out_hw):
 
 
 @_warnings_off
-def nn_max_pool2d_grad(g, saved):
-    """The gradient of ``nn_max_pool2d``: each window's gradient goes to the element PyTorch's
+def _max_pool2d_grad_numpy(g, saved):
+    """The gradient of ``_max_pool2d_numpy``: each window's gradient goes to the element PyTorch's
     CPU kernel selects (see ``_max_pool_hits``: the first max among the taps inside the input,
     the last NaN when the window has one), found by comparing the slabs with the output."""
     xp, out, xshape, kernel, stride, pads, dilation, out_hw, unb = saved
@@ -136,8 +136,8 @@ def nn_max_pool2d_grad(g, saved):
     return _out(gx[0] if unb else gx, gdt)
 
 
-def nn_max_pool2d_indices(saved):
-    """PyTorch's ``return_indices`` of ``nn_max_pool2d``: the flat index (into each H*W input
+def _max_pool2d_indices_numpy(saved):
+    """PyTorch's ``return_indices`` of ``_max_pool2d_numpy``: the flat index (into each H*W input
     plane, int64) of the element each window selects (``_max_pool_hits``). A window with no tap
     inside the input gets PyTorch's start index (its first row and column at or past 0, which
     lies outside the plane)."""
@@ -163,9 +163,7 @@ def nn_max_pool2d_indices(saved):
     idx += r0 * W + c0
     empty = kpos == K
     if empty.any():
-        rs = np.where(r0 < 0, r0 + (-r0 + dh - 1) // dh * dh, r0)
-        cs = np.where(c0 < 0, c0 + (-c0 + dw - 1) // dw * dw, c0)
-        np.copyto(idx, np.broadcast_to(rs * W + cs, idx.shape), where=empty)
+        np.copyto(idx, np.broadcast_to(_start_index(r0, c0, dh, dw, W), idx.shape), where=empty)
     return idx[0] if unb else idx
 
 
@@ -239,3 +237,7 @@ def nn_max_unpool2d_grad(g, idx):
     gf = g.reshape(lead + (g.shape[-2] * g.shape[-1],))
     return np.take_along_axis(gf, idx.reshape(lead + (n,)).astype(np.intp),
                               axis=-1).reshape(idx.shape)
+
+
+from .jit.maxpool import (nn_max_pool2d, nn_max_pool2d_grad,  # noqa: E402 (compiled kernels)
+                         nn_max_pool2d_indices, start_index as _start_index)
