@@ -447,8 +447,8 @@ def ew_inplace(name, holder, b):
     dtype; returns whether it did (else the caller computes a new array).
     ``holder`` is the tensor, so that its own reference is the only one counted."""
     a = holder._data
-    if (a.__class__ is not _ndarray or a.dtype not in _INPLACE_TYPES or not a.flags.owndata
-            or not a.flags.writeable or _getrefcount(a) > _SOLE):
+    if (a.__class__ is not _ndarray or _getrefcount(a) > _SOLE or a.dtype not in _INPLACE_TYPES
+            or not a.flags.owndata or not a.flags.writeable):
         return False
     if b.__class__ is _ndarray:
         if b.dtype != a.dtype or b.ndim > a.ndim:  # (b cannot view a: nothing else holds a)
@@ -457,10 +457,11 @@ def ew_inplace(name, holder, b):
         return False
     if name == "div" and a.dtype.kind in "iu":
         return False
+    if a.size >= _maps.MIN_PARALLEL and _maps.into(name, a, b):  # (on the kernels' threads)
+        return True
     token = _set(_IGNORE) if _ERRVAR is not None else None
-    try:  # (large float arrays by the compiled kernels' threads)
-        if not (a.size >= _maps.MIN_PARALLEL and _maps.into(name, a, b)):
-            _INPLACE[name](a, b, out=a)
+    try:
+        _INPLACE[name](a, b, out=a)
     except (ValueError, TypeError):  # b does not broadcast to a: the caller reports it
         return False
     finally:

@@ -143,38 +143,46 @@ def unary(op, a):
     return out
 
 
+_INTO = {}  # (op, dtype char, whether the operand is an array) -> (name, source) of its kernel
+
+
 def into(op, a, b):
     """Write ``a <op> b`` ("add", "sub", "mul", "div") into the C-contiguous float32/float64
-    array ``a`` itself, by the threads of the compiled kernels (NumPy's ``out=`` runs one),
-    where the work is large enough to share (``MIN_PARALLEL``); whether it did. ``b`` is an
-    array of ``a``'s shape, dtype and layout, or a Python float (or an int that ``a``'s dtype
-    holds exactly): each element is one IEEE operation, NumPy's value.
+    array ``a`` itself by a compiled map, on the kernels' threads from ``MIN_PARALLEL``
+    elements (NumPy's ``out=`` runs one; below that size NumPy's call costs less than this
+    function's Python); whether it did. ``b`` is an array of ``a``'s shape, dtype and layout, or a Python float (or an int
+    that ``a``'s dtype holds exactly): each element is one IEEE operation, NumPy's value.
 
     >>> import numpy as np
-    >>> a = np.ones(MIN_PARALLEL, np.float32)
+    >>> a = np.ones(4, np.float32)
     >>> done = into("add", a, 0.5)           # False while the kernel compiles
     >>> float(a[0]) == (1.5 if done else 1.0)
     True
     """
-    ctype = _CTYPE.get(a.dtype.char)
-    if (ctype is None or a.size < MIN_PARALLEL or compiler.num_threads() < 2
-            or not a.flags.c_contiguous):
+    char = a.dtype.char
+    ctype = _CTYPE.get(char)
+    if ctype is None or not a.flags.c_contiguous:
         return False
     if b.__class__ is _ndarray:
-        if b.dtype != a.dtype or b.shape != a.shape or not b.flags.c_contiguous:
+        if b.dtype.char != char or b.shape != a.shape or not b.flags.c_contiguous:
             return False
-        arrays, scalars, operand = (b,), (), "x0[i]"
-    elif b.__class__ is float or (b.__class__ is int and abs(b) <= 1 << 24):
+        arrays, scalars = (b,), ()
+    elif b.__class__ is float or (b.__class__ is int and -(1 << 24) <= b <= 1 << 24):
         arrays, scalars = (), (float(b),)
-        operand = "((float)f[0])" if ctype == "float" else "f[0]"
     else:
         return False
-    # the kernel's output is a: it reads a's element through ``out`` (no aliased pointers)
-    line = f"const {ctype} v0 = {_EXPR[ctype][op].format('out[i]', operand)};"
-    k = _compiled("map", ctype, list(arrays), [line], "v0", ())
+    key = (op, char, not scalars)
+    found = _INTO.get(key)
+    if found is None:
+        # the output is a: the kernel reads a's element through ``out`` (no aliased pointers)
+        operand = "x0[i]" if arrays else "((float)f[0])" if ctype == "float" else "f[0]"
+        line = f"const {ctype} v0 = {_EXPR[ctype][op].format('out[i]', operand)};"
+        found = _INTO[key] = _rendered("map", ctype, arrays, [line], "v0", ())
+    k = compiler.kernel(*found)
     if k is None:
         return False
-    k(arrays + (a,), (a.size, compiler.num_threads()), scalars)
+    if a.size:
+        k(arrays + (a,), (a.size, compiler.num_threads()), scalars)
     return True
 
 
@@ -235,6 +243,11 @@ def _kernel_of(chain, kind):
 def _compiled(kind, ctype, arrays, lines, result, needs):
     """The ``kind`` kernel of the loop statements ``lines`` over ``arrays`` (``x0``, ``x1``...)
     giving ``result``, calling the helpers ``needs``; None while it compiles."""
+    return compiler.kernel(*_rendered(kind, ctype, arrays, lines, result, needs))
+
+
+def _rendered(kind, ctype, arrays, lines, result, needs):
+    """``(name, source)`` of that kernel (rendered once per structure)."""
     decls = "".join(f"    const {_ARRAY_CHARS[a.dtype.char]} *restrict x{i} = "
                     f"(const {_ARRAY_CHARS[a.dtype.char]} *)p[{i}];\n"
                     for i, a in enumerate(arrays))
@@ -244,7 +257,7 @@ def _compiled(kind, ctype, arrays, lines, result, needs):
     found = _sources.get(key)
     if found is None:
         found = _sources[key] = _source(*key)
-    return compiler.kernel(*found)
+    return found
 
 
 class _Walk:
