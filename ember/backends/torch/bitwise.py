@@ -35,26 +35,19 @@ def _tensor_of(v, like):
     return torch.tensor(v, dtype=like.dtype, device=like.device)
 
 
+def _binary(fn):
+    def kernel(a, b):
+        """``fn(a, b)`` (logical on bools)."""
+        if not isinstance(a, _Tensor):
+            a, b = b, a
+        return fn(a, _operand(b, a))
+    return kernel
+
+
 # override: a Python int operand past int64 (uint64) and 5.6 vs the default's 6.9 µs, as or, xor
-def bitwise_and(a, b):
-    """``a & b`` (logical and on bools)."""
-    if not isinstance(a, _Tensor):
-        a, b = b, a
-    return torch.bitwise_and(a, _operand(b, a))
-
-
-def bitwise_or(a, b):
-    """``a | b`` (logical or on bools)."""
-    if not isinstance(a, _Tensor):
-        a, b = b, a
-    return torch.bitwise_or(a, _operand(b, a))
-
-
-def bitwise_xor(a, b):
-    """``a ^ b`` (logical xor on bools)."""
-    if not isinstance(a, _Tensor):
-        a, b = b, a
-    return torch.bitwise_xor(a, _operand(b, a))
+bitwise_and = _binary(torch.bitwise_and)
+bitwise_or = _binary(torch.bitwise_or)
+bitwise_xor = _binary(torch.bitwise_xor)
 
 
 # override: torch has no ~ on uint16/32/64 (the default fails there)

@@ -16,6 +16,7 @@ dtypes move as the signed ints of the same width (the same bits) and reduce exac
 import torch
 
 from .core import TORCH, allocates, copy as _copy
+from .reduce import _ordered, _unordered
 
 __all__ = ["idx_bounds", "idx_bounds_last", "idx_nonzero", "idx_argwhere", "idx_scalar_index",
            "idx_index", "idx_get", "idx_gather", "idx_scatter", "idx_one_hot", "idx_along_key",
@@ -37,25 +38,6 @@ def _bits(x):
 
 def _unbits(x, dtype):
     return x if x.dtype == dtype else x.view(dtype)
-
-
-def _ordered(x):
-    """``x`` as a dtype torch reduces, in the same order (int64 for uint16/32, uint64's bits with
-    the sign bit flipped)."""
-    dt = x.dtype
-    if dt in (torch.uint16, torch.uint32):
-        return x.to(_I64)
-    if dt == torch.uint64:
-        return x.view(_I64) ^ _MIN64
-    return x
-
-
-def _unordered(x, dtype):
-    if dtype in (torch.uint16, torch.uint32):
-        return x.to(dtype)
-    if dtype == torch.uint64:
-        return (x ^ _MIN64).view(dtype)
-    return x
 
 
 # -- keys with negative steps -----------------------------------------------------------------------
