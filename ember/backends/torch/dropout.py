@@ -4,12 +4,27 @@ import math as _math
 
 import torch
 
-from .nn import _F64, _long, _out, _work
+from .nn import _F32, _F64, _default, _long, _out, _work
 
-__all__ = ["nn_embedding_grad", "nn_embedding_renorm"]
+__all__ = ["nn_embedding", "nn_embedding_bag", "nn_embedding_grad", "nn_embedding_renorm"]
 
 
 # -- embedding -------------------------------------------------------------------------
+
+# override: torch's row gather, 2 vs the default's 10 µs ((100, 64) float32, 32 indices)
+def nn_embedding(weight, idx):
+    return torch.embedding(weight, _long(idx))
+
+
+# override: torch's bags of one length, sum or mean of float32/64 rows (within float32 rounding)
+def nn_embedding_bag(weight, idx, offsets, mode, per_sample_weights, padding_idx):
+    if offsets is not None or mode == "max" or not idx.shape[1] or weight.dtype not in (
+            _F32, _F64) or (per_sample_weights is not None and mode != "sum"):
+        return _default("nn_embedding_bag", weight, idx, offsets, mode, per_sample_weights,
+                        padding_idx)
+    return torch.nn.functional.embedding_bag(_long(idx), weight, mode=mode, padding_idx=padding_idx,
+                                             per_sample_weights=per_sample_weights), None
+
 
 # override: 2069 µs vs the default's 45486 µs ((64, 128) indices into 1000 rows of 256 float32, one thread)
 def nn_embedding_grad(g, idx, num, padding_idx, scale_grad_by_freq=False):

@@ -18,7 +18,7 @@ import torch
 from .core import TORCH, allocates, copy as _copy
 from .reduce import _ordered, _unordered
 
-__all__ = ["idx_bounds", "idx_bounds_last", "idx_nonzero", "idx_argwhere", "idx_scalar_index",
+__all__ = ["idx_as_intp", "idx_bounds", "idx_bounds_last", "idx_nonzero", "idx_argwhere", "idx_scalar_index",
            "idx_index", "idx_get", "idx_gather", "idx_scatter", "idx_one_hot", "idx_along_key",
            "idx_update", "idx_add_into_zeros"]
 
@@ -183,14 +183,20 @@ def _py_ints(v, dtype):
     return v.tolist()
 
 
+# override: 0.2 vs the default's 1.9 µs (int64 (16,))
+def idx_as_intp(a):
+    return a if a.dtype == _I64 else a.to(_I64)
+
+
 # override: torch's CPU lacks min/max for uint16/32/64 (reduced in int64 here)
 def idx_bounds(a):
     """``(min, max)`` of an int tensor as Python ints, or None when it is empty."""
     if a.numel() == 0:
         return None
     lo, hi = torch.aminmax(_ordered(a))
-    lo, hi = _py_ints(torch.stack([lo, hi]), a.dtype)
-    return lo, hi
+    if a.dtype == torch.uint64 or not a.is_cpu:  # one transfer from a GPU
+        return tuple(_py_ints(torch.stack([lo, hi]), a.dtype))
+    return lo.item(), hi.item()
 
 
 # override: torch's CPU lacks min/max for uint16/32/64 (reduced in int64 here)

@@ -1,6 +1,6 @@
-"""What the nn kernel files of the PyTorch backend share (activation.py, linear.py, conv.py,
-pool.py, dropout.py), and the layer and group norms: torch's fused kernels in the working dtype,
-within float32 rounding of the defaults; the small nn kernels are the defaults of base/nn.py.
+"""What the nn kernel files of the PyTorch backend share, the norms and the class-index losses:
+torch's fused kernels in the working dtype, within float32 rounding of the defaults; the small
+nn kernels are the defaults of base/nn.py.
 
 Kernels are named ``nn_*``; helpers start with ``_``.
 """
@@ -8,9 +8,11 @@ Kernels are named ``nn_*``; helpers start with ``_``.
 
 import torch
 
-from .core import TORCH
+from ..base import Backend
+from .core import TORCH, adopt
 
-__all__ = ["nn_layer_norm", "nn_layer_norm_grads", "nn_group_norm", "nn_group_norm_grads"]
+__all__ = ["nn_layer_norm", "nn_layer_norm_grads", "nn_group_norm", "nn_group_norm_grads",
+           "nn_class_loss", "nn_class_loss_grad"]
 
 _F32 = torch.float32
 _F64 = torch.float64
@@ -35,6 +37,11 @@ def _work_of(dtype):
 
 def _out(a, dtype):
     return a if a.dtype == dtype else a.to(dtype)
+
+
+def _default(name, *args):
+    """The base's default of the kernel ``name`` on the backend of ``args[0]``'s device."""
+    return getattr(Backend, name)(adopt(args[0])[1].backend, *args)
 
 
 def _long(idx):
@@ -78,3 +85,40 @@ def nn_group_norm_grads(g, saved, need_x, need_w, need_b, x_dtype, w_dtype, b_dt
     xw, ww, bw, mean, rstd, dims = saved
     return _grads(_aten.native_group_norm_backward, g, (xw, mean, rstd, ww) + dims, ww, bw,
                   (need_x, need_w, need_b), (x_dtype, w_dtype, b_dtype))
+
+
+_REDUCE = {"none": 0, "mean": 1, "sum": 2}
+
+
+# override: 6 vs the default's 40 µs (cross entropy of (32, 64) float32, one thread): torch's NLL
+# kernel, within float32 rounding of the default; label smoothing and empty inputs: the default
+def nn_class_loss(x, target, weight, ignore_index, smoothing, reduction, from_logits, dtype):
+    if smoothing or not x.numel():
+        return _default("nn_class_loss", x, target, weight, ignore_index, smoothing, reduction,
+                        from_logits, dtype)
+    dt = TORCH[dtype]
+    rows, t = _out(x, _work_of(dt)), _long(target)
+    if x.ndim > 2:  # (N, C, *rest) as rows (N * rest, C)
+        rows, t = rows.movedim(1, -1).reshape(-1, x.shape[1]), t.reshape(-1)
+    if from_logits:
+        rows = torch.log_softmax(rows, 1)
+    w = None if weight is None else _out(weight, rows.dtype)
+    loss = torch._C._nn.nll_loss(rows, t, w, _REDUCE[reduction], ignore_index)
+    return _out(loss.reshape(target.shape) if reduction == "none" else loss, dt), \
+        (rows, t, w, ignore_index, _REDUCE[reduction], from_logits, tuple(x.shape))
+
+
+# override: 9 vs the default's 60 µs (cross entropy of (32, 64) float32 logits, one thread)
+def nn_class_loss_grad(g, saved, x_dtype):
+    if len(saved) != 7:  # the default's
+        return _default("nn_class_loss_grad", g, saved, x_dtype)
+    rows, t, w, ignore, red, from_logits, shape = saved
+    total = _aten.nll_loss_forward(rows, t, w, 1, ignore)[1] if red == 1 else rows.new_ones(())
+    gx = _aten.nll_loss_backward(_out(g, rows.dtype).reshape(-1) if red == 0 else
+                                 _out(g, rows.dtype), rows, t, w, red, ignore, total)
+    if from_logits:  # ignored targets get no gradient (not 0 * nan of non-finite logits)
+        gx = torch._log_softmax_backward_data(gx, rows, 1, rows.dtype).masked_fill_(
+            (t == ignore).unsqueeze(1), 0.0)
+    if len(shape) > 2:
+        gx = gx.reshape((shape[0],) + shape[2:] + (shape[1],)).movedim(-1, 1)
+    return _out(gx, TORCH[x_dtype])
