@@ -1,11 +1,13 @@
 """The torch backend's short paths through PyTorch's own kernels (issue 31, per-op costs): ReLU
 (``torch.threshold``), the class-index losses (``nll_loss`` and its backward), the embedding
-lookup and its bags, and ``x[idx]``'s index conversion. Each is checked against PyTorch itself
-and against the NumPy backend: exactly where the two backends agree bit for bit, within float32
-tolerance where PyTorch's kernels sum in another order (docs/devices.md), at NaN, -0.0, 0-d,
-empty and non-contiguous inputs."""
+lookup and its bags, ``x[idx]``'s index conversion, and the in-place write of ``add_`` and
+friends into a buffer nothing else sees. Each is checked against PyTorch itself and against
+the NumPy backend: exactly where the two backends agree bit for bit, within float32 tolerance
+where PyTorch's kernels sum in another order (docs/devices.md), at NaN, -0.0, 0-d, empty and
+non-contiguous inputs; the in-place write against a view, an export and a saved step."""
 
 import math
+import weakref
 
 import numpy as np
 import pytest
@@ -13,6 +15,7 @@ import torch
 
 import ember
 import ember.nn.functional as F
+import ember.torch as et
 
 pytestmark = pytest.mark.torch_only
 
@@ -233,3 +236,111 @@ def test_embedding_bags_agree_with_pytorch_and_the_numpy_backend(mode, padding_i
                          (found[0][1], found[1][1])):
                 np.testing.assert_allclose(a, b, rtol=TOL[dtype], atol=TOL[dtype])
 
+
+# -- in-place writes -------------------------------------------------------------------------------
+
+def _buffer(t):
+    return weakref.ref(t._data)
+
+
+def test_an_unshared_tensor_is_written_in_place_with_the_right_values():
+    for dtype, other in (("float32", 0.5), ("float64", 2), ("int32", None), ("float16", None)):
+        x = et.ones(6, dtype=getattr(et, dtype))
+        y = et.full((6,), 3, dtype=getattr(et, dtype))
+        before = _buffer(x)
+        x.add_(y).mul_(y).sub_(y)
+        if other is not None:
+            x += other
+            x /= 2
+        assert before() is x._data, dtype                  # written in place
+        want = (1 + 3) * 3 - 3
+        if other is not None:
+            want = (want + other) / 2
+        assert x.tolist() == [want] * 6, (dtype, x.tolist())
+    z = et.zeros(2, 3)
+    z += et.tensor([1.0, 2.0, 3.0])                      # b broadcast to a
+    assert z.tolist() == [[1.0, 2.0, 3.0]] * 2
+
+
+def test_a_view_makes_the_write_fall_back_and_sees_it():
+    x = et.zeros(8)
+    v = x[2:4]
+    before = _buffer(x)
+    x += 1.0
+    assert v.tolist() == [1.0, 1.0] and x.tolist() == [1.0] * 8
+    w = et.zeros(4)
+    t = w._data[1:]                                  # a torch view of the buffer
+    w.add_(1.0)
+    assert t.tolist() == [0.0, 0.0, 0.0] and w.tolist() == [1.0] * 4
+    del before
+
+
+def test_exports_make_the_write_fall_back():
+    x = et.ones(4)
+    snap = x.numpy()                                 # shares the buffer
+    before = _buffer(x)
+    x.add_(1.0)
+    assert before() is not x._data and snap.tolist() == [1.0] * 4 and x.tolist() == [2.0] * 4
+    y = et.ones(4)
+    cap = et.to_dlpack(y)                            # a capsule holds the buffer
+    y.mul_(3.0)
+    got = torch.from_dlpack(cap)
+    assert got.tolist() == [1.0] * 4 and y.tolist() == [3.0] * 4
+    z = et.ones(4)
+    mine = z._data                                   # another holder of the tensor itself
+    z.sub_(1.0)
+    assert mine.tolist() == [1.0] * 4 and z.tolist() == [0.0] * 4
+    e = ember.ones(4, device="torch:cpu")
+    alias = et.as_torch(e)
+    alias.add_(1.0)                                  # a view: both see the write
+    assert e.tolist() == [2.0] * 4 and alias.tolist() == [2.0] * 4
+
+
+def test_shared_host_buffers_are_never_written():
+    arr = np.ones(3, np.float32)
+    x = et.from_numpy(arr)
+    x.add_(1.0)
+    assert arr.tolist() == [1.0] * 3 and x.tolist() == [2.0] * 3
+    src = ember.ones(3, device="cpu")                # on the NumPy backend
+    moved = et.as_torch(src.to("torch:cpu"))
+    moved.mul_(5.0)
+    assert src.tolist() == [1.0] * 3 and moved.tolist() == [5.0] * 3
+    ext = np.ones(2, np.float64)
+    d = et.from_dlpack(ext)                          # shares the NumPy array's buffer
+    if d.device == ember.Device("torch:cpu"):
+        d.add_(1.0)
+        assert ext.tolist() == [1.0, 1.0] and d.tolist() == [2.0, 2.0]
+
+
+def test_a_saved_tensor_makes_the_write_fall_back():
+    p = et.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    y = p * 1.0
+    z = y * y                                        # saves y's buffer for its gradient
+    before = _buffer(y)
+    with et.no_grad():
+        y.add_(1.0)
+    assert before() is not y._data and before().tolist() == [1.0, -2.0, 3.0]
+    assert y.tolist() == [2.0, -1.0, 4.0]
+    with pytest.raises(ember.errors.GraphError, match="modified by an inplace operation"):
+        z.sum().backward()                           # as PyTorch: the saved value was written
+
+
+def test_refusals_change_nothing():
+    x = et.tensor([4, 6])
+    before = _buffer(x)
+    with pytest.raises(ember.errors.CastError):
+        x /= et.tensor([2, 2])
+    with pytest.raises(ember.errors.CastError):
+        x += 0.5
+    assert x.tolist() == [4, 6] and before() is x._data
+    y = et.ones(3)
+    with pytest.raises(ember.errors.ShapeMismatchError):
+        y += et.ones(2, 3)
+    assert y.tolist() == [1.0] * 3
+    u = et.tensor([1, 2], dtype=et.uint32)          # an emulated dtype: the general path
+    u += et.tensor([4294967295, 1], dtype=et.uint32)
+    assert u.tolist() == [0, 3]
+    h = et.tensor([1.0, 2.0], dtype=et.float16)      # a number into a half type: the general path
+    h += 0.1
+    assert h.tolist() == ember.tensor([1.0, 2.0], device="cpu").cast("float16").add(
+        0.1).tolist()

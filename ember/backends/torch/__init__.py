@@ -42,6 +42,7 @@ class TorchBackend(Backend, kernels=FAMILIES):
 
     name = "torch"
     xp = _xp
+    writes_in_place = True
     Array = torch.Tensor
     RaggedError = core.RaggedError
     RankError = core.RankError

@@ -92,9 +92,9 @@ def asarray(data, dtype=None, *, device=None):
     if dtype is not None and dtype is not src:
         if src.kind == "complex" and dtype.kind != "complex":
             raise TypeError(complex_cast_message(dtype))
-        out = cast(from_host(arr, src, device=device), dtype)
+        out = cast(_from_host(arr, src, device), dtype)
     else:
-        out = from_host(arr, src, device=device)
+        out = _from_host(arr, src, device)  # arr is a new buffer: no view
     return out
 
 
@@ -230,7 +230,12 @@ def to_host(a):
 
 def from_host(a, dtype, *, device=None):
     """A tensor of ember ``dtype`` on ``device`` from a host array (bfloat16 arrives as its
-    uint16 bits); shares ``a``'s memory on the CPU when it can."""
+    uint16 bits); shares ``a``'s memory on the CPU when it can, as a view (which ew_inplace
+    never writes: the host array's owner may still read it)."""
+    return _from_host(a, dtype, device)[...]
+
+
+def _from_host(a, dtype, device):
     if any(s < 0 for s in a.strides):  # torch has no negative strides: copy a flipped view
         a = a.copy()
     if dtype is _d.bfloat16:

@@ -9,6 +9,8 @@ values, uint64 as its bits, which wrap the same), never leaving the device.
 
 import math as _math
 import operator as _operator
+from sys import getrefcount as _getrefcount
+from types import SimpleNamespace as _SimpleNamespace
 
 import torch
 
@@ -21,7 +23,7 @@ __all__ = ["ew_cast", "ew_add", "ew_sub", "ew_mul", "ew_truediv", "ew_floordiv",
            "ew_tan", "ew_sinh", "ew_cosh", "ew_asin", "ew_acos", "ew_atan", "ew_asinh", "ew_acosh",
            "ew_atanh", "ew_atan2", "ew_hypot", "ew_round", "ew_floor", "ew_ceil", "ew_trunc",
            "ew_relu", "ew_erf", "ew_log2", "ew_log10", "ew_recip", "ew_angle", "ew_conj",
-           "ew_complex", "ew_operator"]
+           "ew_complex", "ew_operator", "ew_inplace"]
 
 _Tensor = torch.Tensor
 _I64 = torch.int64
@@ -570,3 +572,36 @@ def ew_operator(kname, dtype):
     kernel = globals()[kname] if TORCH[dtype] in emulated else op
     return kernel, kernel, 0
 
+
+_INPLACE = {"add": _Tensor.add_, "sub": _Tensor.sub_, "mul": _Tensor.mul_, "div": _Tensor.div_}
+_INPLACE_TYPES = frozenset((torch.float16, torch.bfloat16, torch.float32, torch.float64,
+                            torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8))
+
+
+def _refs(holder):  # ew_inplace's count of references to a tensor that only ``holder`` holds
+    a = holder._data
+    return _getrefcount(a)
+
+
+_SOLE = _refs(_SimpleNamespace(_data=object()))
+
+
+# override: in place when nothing else sees the storage: no other holder of the tensor, a saved step
+# or DLPack capsule (_use_count), not a view (shared host buffers come as views), no view or
+# numpy() of it (the storage's count: 2 with the temporary); numbers only for float32/64
+def ew_inplace(name, holder, b):
+    a = holder._data
+    if (a.__class__ is not _Tensor or a.dtype not in _INPLACE_TYPES or a._base is not None
+            or _getrefcount(a) > _SOLE or a._use_count() > 1
+            or torch._C._storage_Use_Count(a.untyped_storage()._cdata) > 2):
+        return False
+    if b.__class__ is _Tensor:
+        if b.dtype != a.dtype or b.ndim > a.ndim or b.device != a.device:
+            return False
+    elif b.__class__ not in (int, float) or a.dtype not in (torch.float32, torch.float64):
+        return False
+    try:
+        _INPLACE[name](a, b)
+    except RuntimeError:  # b does not broadcast to a (the caller reports it), an int's div
+        return False
+    return True
