@@ -344,3 +344,27 @@ def test_refusals_change_nothing():
     h += 0.1
     assert h.tolist() == ember.tensor([1.0, 2.0], device="cpu").cast("float16").add(
         0.1).tolist()
+
+
+# -- sort's values ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int64", "uint64"])
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_values_and_indices_match_a_stable_sort(dtype, descending):
+    rng = np.random.default_rng(9)
+    base = rng.integers(0, 5, 41).astype(np.float64)            # ties
+    if dtype.startswith("float"):
+        base[[3, 17]] = math.nan
+        base[[5, 9]] = -0.0
+    found = []
+    for device in DEVICES:
+        x = ember.tensor(base, device=device).cast(dtype)[::2]   # non-contiguous
+        values, indices = ember.sort(x, descending=descending)
+        found.append((_np(values), indices.numpy()))
+        _same_bits(_np(x.sort(descending=descending)), found[-1][0])  # the values alone
+    _same_bits(found[0][0], found[1][0])
+    np.testing.assert_array_equal(found[0][1], found[1][1])
+    ref = torch.tensor(base[::2]).to(getattr(torch, dtype))
+    v, i = torch.sort(ref, descending=descending, stable=True)
+    np.testing.assert_array_equal(found[1][1], i.numpy())
+    np.testing.assert_array_equal(found[1][0], v.double().numpy())
