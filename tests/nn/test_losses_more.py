@@ -230,3 +230,27 @@ def test_linear_cross_entropy_k_dims_and_module():
     assert list(me.state_dict()) == list(mt.state_dict())
     me.load_state_dict({k: et.tensor(v.detach().numpy()) for k, v in mt.state_dict().items()})
     check(lambda m, x: (me if m is et else mt)(x, m.tensor(t)), rand((2, 6)), atol=1e-5)
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(reduction="sum"), dict(reduction="none"),
+                                dict(weight=[1.0, 2.0, 0.5]), dict(label_smoothing=0.2)])
+def test_an_ignored_row_with_nan_logits_stays_out_of_the_loss(kw):
+    """PyTorch leaves an ignored row out of cross entropy whatever its logits hold. Its input
+    gradient there is ember's documented zero (PyTorch's is NaN where the row's softmax is:
+    docs/devices.md)."""
+    x = np.array([[1.0, np.nan, 0.5], [0.0, 1.0, -1.0], [np.inf, 0.0, 2.0], [0.3, 0.2, 0.1]],
+                 np.float32)
+    t = np.array([-100, 1, -100, 2])
+    ekw = dict(kw, weight=ember.tensor(np.float32(kw["weight"]))) if "weight" in kw else kw
+    tkw = dict(kw, weight=torch.tensor(np.float32(kw["weight"]))) if "weight" in kw else kw
+    ex = ember.tensor(x).require_grad()
+    tx = torch.tensor(x, requires_grad=True)
+    eo = ember.nn.functional.cross_entropy(ex, ember.tensor(t), **ekw)
+    to = torch.nn.functional.cross_entropy(tx, torch.tensor(t), **tkw)
+    np.testing.assert_allclose(eo.numpy(), to.detach().numpy(), rtol=1e-6)
+    assert np.isfinite(eo.numpy()).all()
+    eo.backward(ember.ones_like(eo))
+    to.backward(torch.ones_like(to))
+    kept = t != -100
+    np.testing.assert_allclose(ex.grad.numpy()[kept], tx.grad.numpy()[kept], rtol=1e-6, atol=1e-7)
+    assert (ex.grad.numpy()[~kept] == 0).all()

@@ -69,7 +69,7 @@ class LossKernels:
             w_t = xp.where(valid, xp.reshape(xp.take(wv, xp.reshape(tt, (-1,))), tuple(tt.shape)), 0.0)
         else:
             w_t = xp.astype(valid, work)
-        per = -w_t * picked
+        per = xp.where(valid, -w_t * picked, 0.0)  # an ignored row's NaN logits stay out
         if smoothing:
             smooth = -xp.sum(logp * wv, axis=-1) if wv is not None else -xp.sum(logp, axis=-1)
             smooth = xp.where(valid, smooth, 0.0)

@@ -59,7 +59,7 @@ def nn_class_loss(x, target, weight, ignore_index, smoothing, reduction, from_lo
         picked = np.zeros(tt.shape, dtype=work)
     wv = weight.astype(work, copy=False) if weight is not None else None
     w_t = np.where(valid, wv[tt] if wv is not None else 1.0, 0.0).astype(work)
-    per = -w_t * picked
+    per = np.where(valid, -w_t * picked, 0.0)  # an ignored row's NaN logits stay out
     if smoothing:
         smooth = -(logp * wv).sum(axis=-1) if wv is not None else -logp.sum(axis=-1)
         smooth = np.where(valid, smooth, 0.0)
