@@ -291,10 +291,11 @@ def wrap(data, dtype, ad="none"):
     t._node = None
     t._ad = ad
     t._grad = None
+    t._alias = None  # (set: reading an unset slot with a default costs an AttributeError)
     return t
 
 
-def record(data, dtype, inputs, rule, name="", keep_out=False):
+def record(data, dtype, inputs, rule, name="", keep_out=False, _recompute=None, _tensors=True):
     """Wrap a kernel's result and record the autodiff step ``rule`` when one is needed.
 
     ``inputs`` are the tensors the result depends on; the step is recorded when grad mode is on,
@@ -305,9 +306,67 @@ def record(data, dtype, inputs, rule, name="", keep_out=False):
     which would be a reference cycle). It returns one Tensor (or None) per input, of that
     input's shape and dtype. Values a rule needs are captured with ``saved(x)``. Because rules
     are ember ops, a backward with ``create_graph=True`` records them in turn (higher-order
-    gradients).
+    gradients). (``_recompute`` and ``_tensors=False``: ``record_arrays``'s step.)
     """
-    return _record(data, dtype, inputs, rule, name, None, True, keep_out)
+    saves = _mode.saves
+    unchecked = None
+    if saves:
+        unchecked = saves[:]
+        saves.clear()
+    t = _new(Tensor)  # what wrap(data, dtype, None) gives, inline (every recorded op runs it)
+    if data.__class__ is _Array:
+        t._device = CPU
+    else:
+        data, t._device = _adopt(data)
+    t._data = data
+    t._dtype = dtype
+    t._node = None
+    t._grad = None
+    t._alias = None
+    if len(inputs) == 1:  # the common one-input op: no strategies to reconcile
+        x = inputs[0]
+        ad = t._ad = x._ad
+        if x._node is None:  # untracked: nothing to record
+            return t
+    else:
+        ad = None
+        tracked = False
+        for x in inputs:
+            if x._node is not None:
+                tracked = True
+            xad = x._ad
+            if xad is not None:
+                if ad is None:
+                    ad = xad
+                elif xad != ad:
+                    ad, tracked = _joined_strategy(inputs, name)
+                    break
+        t._ad = ad if inputs else "none"
+        if not tracked:
+            return t
+    if rule is not None and _mode.enabled and dtype.kind == "float":
+        if data.__class__ is not _Array:  # a recorded step's result is computed now
+            t._data = realized(data, t._device)
+        n = len(inputs)  # (one and two inputs spelled out: a comprehension costs 0.2 µs more)
+        parents = ((inputs[0]._node,) if n == 1 else (inputs[0]._node, inputs[1]._node)
+                   if n == 2 else tuple([x._node for x in inputs]))
+        if _recompute is not None and ad == "balanced":
+            t._node = _recomputed_node(_recompute, inputs, parents, name)
+        else:
+            node = t._node = Node(rule, parents, name)
+            if _tensors:
+                node.tensors = True
+                if keep_out:  # saved(t), inline: t is checked with the saves before it
+                    out = node.out = alias(t)
+                    out._node = None
+                    unchecked = unchecked + [t] if unchecked else [t]
+            if unchecked:
+                node.checks = _checks(unchecked)
+    elif dtype.kind == "complex" and _mode.enabled:
+        raise KindError(f"{name or 'op'}: a complex result of a tracked tensor: ember has no "
+                        "gradients through complex tensors (docs/complex.md); compute it from "
+                        "an untracked tensor (without_autodiff()) or under ember.no_grad()")
+    return t
 
 
 def record_arrays(data, dtype, inputs, backward, name="", recompute=None):
@@ -318,7 +377,7 @@ def record_arrays(data, dtype, inputs, backward, name="", recompute=None):
     the "balanced" gradient-checkpointing strategy the step then keeps no arrays and recomputes
     in backward.
     """
-    return _record(data, dtype, inputs, backward, name, recompute, False, False)
+    return record(data, dtype, inputs, backward, name, False, recompute, False)
 
 
 def saved(x):
@@ -423,60 +482,6 @@ def alias(x, cls=None):
     t._node = x._node
     t._ad = x._ad
     t._grad = None
-    return t
-
-
-def _record(data, dtype, inputs, backward, name, recompute, tensors, keep_out):
-    saves = _mode.saves
-    unchecked = None
-    if saves:
-        unchecked = saves[:]
-        saves.clear()
-    t = wrap(data, dtype, None)
-    if len(inputs) == 1:  # the common one-input op: no strategies to reconcile
-        x = inputs[0]
-        ad = t._ad = x._ad
-        if x._node is None:  # untracked: nothing to record
-            return t
-    else:
-        ad = None
-        tracked = False
-        for x in inputs:
-            if x._node is not None:
-                tracked = True
-            xad = x._ad
-            if xad is not None:
-                if ad is None:
-                    ad = xad
-                elif xad != ad:
-                    ad, tracked = _joined_strategy(inputs, name)
-                    break
-        t._ad = ad if inputs else "none"
-        if not tracked:
-            return t
-    if backward is not None and _mode.enabled and dtype.kind == "float":
-        if data.__class__ is not _Array:  # a recorded step's result is computed now
-            t._data = realized(data, t._device)
-        n = len(inputs)  # (one and two inputs spelled out: a comprehension costs 0.2 µs more)
-        parents = ((inputs[0]._node,) if n == 1 else (inputs[0]._node, inputs[1]._node)
-                   if n == 2 else tuple([x._node for x in inputs]))
-        if recompute is not None and ad == "balanced":
-            t._node = _recomputed_node(recompute, inputs, parents, name)
-        else:
-            node = t._node = Node(backward, parents, name)
-            if tensors:
-                node.tensors = True
-                if keep_out:
-                    node.out = saved(t)
-                    node.out._node = None
-                    unchecked = (unchecked or []) + saves
-                    saves.clear()
-            if unchecked:
-                node.checks = _checks(unchecked)
-    elif dtype.kind == "complex" and _mode.enabled:
-        raise KindError(f"{name or 'op'}: a complex result of a tracked tensor: ember has no "
-                        "gradients through complex tensors (docs/complex.md); compute it from "
-                        "an untracked tensor (without_autodiff()) or under ember.no_grad()")
     return t
 
 

@@ -19,7 +19,7 @@ from .. import dtypes as _dt
 from ..autodiff.graph import _mode, enable_grad
 from ..devices import as_device
 from ..errors import DimensionError, InvalidParameterError, KindError, ShapeMismatchError
-from ..shapes import as_int, check_rank, normalize_dim
+from ..shapes import MAX_RANK, as_int, check_rank, normalize_dim
 from .._tensor import Tensor, backend_of_all, check_tensor, record, saved, tensor_method, wrap
 from .views import _reshape_to
 
@@ -121,27 +121,38 @@ def cat(tensors, dim=0, *, shape=None, dtype=None):
     >>> ember.cat([], dim=1, shape=(2, 5)).shape
     (2, 0)
     """
-    # Fast path, the common family: untracked Tensors of one dtype and one checkpointing
-    # strategy, all checked in the one pass that reads their arrays (the result is what record()
-    # gives such inputs). Only Tensors hold an ember DType in ``_dtype``, so the dtype's identity
-    # is the type check too; anything else (AttributeError, or a check failing), a shape error
-    # included, takes the general path below, which words the errors.
+    # Fast path, the common family: Tensors of one dtype, one checkpointing strategy and one
+    # device, all checked in the one pass that reads their arrays (the result is what the
+    # general path gives them: same kernel, same record). Only Tensors hold an ember DType in
+    # ``_dtype``, so the dtype's identity is the type check too; anything else
+    # (AttributeError, or a check failing), a shape error included, takes the general path
+    # below, which words the errors.
     if shape is None and dtype is None and tensors.__class__ in (list, tuple) and tensors:
         t0 = tensors[0]
-        if isinstance(t0, Tensor) and t0._node is None:
+        if isinstance(t0, Tensor):
             dt, ad, dev = t0._dtype, t0._ad, t0._device
+            tracked = False
             try:
-                arrays = [t._data for t in tensors
-                          if t._dtype is dt and t._node is None and t._ad is ad
-                          and t._device is dev]
+                arrays = []
+                for t in tensors:
+                    if t._dtype is not dt or t._ad is not ad or t._device is not dev:
+                        break
+                    if t._node is not None:
+                        tracked = True
+                    arrays.append(t._data)
             except AttributeError:
                 arrays = ()
             if len(arrays) == len(tensors):
                 d = normalize_dim(dim, t0._data.ndim, "cat")
                 try:
-                    return wrap(dev.backend.segments_cat(arrays, d, op="cat"), dt, ad)
+                    data = dev.backend.segments_cat(arrays, d, op="cat")
                 except (ValueError, RuntimeError, TypeError):  # (JAX: TypeError) the general
-                    pass                                        # path below words the error
+                    data = None                                  # path below words the error
+                if data is not None:
+                    if not tracked:  # nothing to record: what record() gives, inline
+                        return wrap(data, dt, ad)
+                    return _record_cat(data, dt, tensors, d, [a.shape[d] for a in arrays],
+                                       [dt] * len(arrays))
     tensors = _family(tensors, "cat")
     shape = _shape_param(shape, "cat")
     dtype = _dtype_param(dtype)
@@ -177,12 +188,16 @@ def cat(tensors, dim=0, *, shape=None, dtype=None):
     except (ValueError, RuntimeError, TypeError):  # (JAX: TypeError for ranks that differ)
         _check_cat_shapes(tensors, ref_shape, d)  # raises ShapeMismatchError naming the tensor
         raise
-    sizes = [a.shape[d] for a in arrays]
-    sources = [t._dtype for t in tensors]
-    keys = _segment_keys(d, sizes)
+    return _record_cat(data, out_dtype, tensors, d, [a.shape[d] for a in arrays],
+                       [t._dtype for t in tensors])
 
+
+def _record_cat(data, out_dtype, tensors, d, sizes, sources):
+    """``record`` of cat's result ``data``: the gradient is cut at ``sizes`` along ``d`` and
+    each part cast back to its tensor's dtype (``sources``)."""
     def rule(g, needs, out):
-        parts = _parts(g, keys, "cat")  # one shared step for all of them, not one per input
+        # one shared step for all of them, not one per input
+        parts = _parts(g, _segment_keys(d, sizes), "cat")
         return tuple([_cast(part, src) if need and src.kind == "float" else None
                       for part, need, src in zip(parts, needs, sources)])
 
@@ -239,6 +254,29 @@ def stack(tensors, dim=0, *, shape=None, dtype=None):
         ...
     ember.errors.ShapeMismatchError: stack: tensor 1 has shape (3,), expected (2,)
     """
+    # Fast path: two or more Tensors of one dtype, shape and device and an int dim in range,
+    # checked in the one pass that reads their arrays; the general path below gives them the
+    # same kernel and record. Anything else (AttributeError: not a Tensor) takes the general
+    # path, which checks in the documented order and words the errors.
+    if (shape is None and dtype is None and tensors.__class__ in (list, tuple)
+            and len(tensors) > 1 and dim.__class__ is int):
+        t0 = tensors[0]
+        if isinstance(t0, Tensor):
+            dt, dev, first_shape = t0._dtype, t0._device, t0._data.shape
+            rank = len(first_shape)
+            try:
+                arrays = []
+                for t in tensors:
+                    a = t._data
+                    if t._dtype is not dt or t._device is not dev or a.shape != first_shape:
+                        break
+                    arrays.append(a)
+            except AttributeError:
+                arrays = ()
+            if len(arrays) == len(tensors) and -rank - 1 <= dim <= rank and rank < MAX_RANK:
+                d = dim + rank + 1 if dim < 0 else dim
+                data = dev.backend.segments_stack(arrays, d, dt, op="stack")
+                return _record_stack(data, dt, tensors, d)
     tensors = _family(tensors, "stack")
     shape = _shape_param(shape, "stack")
     dtype = _dtype_param(dtype)
@@ -280,12 +318,19 @@ def stack(tensors, dim=0, *, shape=None, dtype=None):
     out_dtype = dtype or first_dtype
     be = backend_of_all(tensors, "stack")
     data = be.segments_stack([t._data for t in tensors], d, out_dtype, op="stack")
-    src = first_dtype
-    head = (_FULL,) * d
-    keys = [head + (i,) for i in range(len(tensors))]
+    return _record_stack(data, out_dtype, tensors, d, first_dtype)
+
+
+def _record_stack(data, out_dtype, tensors, d, src=None):
+    """``record`` of stack's result ``data``: the gradient's slices along ``d``, each cast to
+    the tensors' dtype ``src`` (default ``out_dtype``)."""
+    src = src or out_dtype
+    n = len(tensors)
 
     def rule(g, needs, out):
-        parts = _parts(g, keys, "stack")  # one shared step for all of them, not one per input
+        head = (_FULL,) * d
+        # one shared step for all of them, not one per input
+        parts = _parts(g, [head + (i,) for i in range(n)], "stack")
         return tuple([_cast(part, src) if need else None for part, need in zip(parts, needs)])
 
     return record(data, out_dtype, tuple(tensors), rule, "stack")

@@ -735,3 +735,31 @@ def test_cat_fast_path_keeps_checkpointing_strategies():
     with pytest.raises(ember.GraphError, match=r"cat: operands come from recorded steps of "
                                                r"different gradient-checkpointing strategies"):
         ember.cat([ra, rb])
+
+
+def test_tracked_families_take_the_same_checks_and_steps():
+    # cat and stack check a family of tracked tensors in one pass (the fast path); a second
+    # call with another dtype, rank or shape falls back and raises what the general path words
+    a = ember.tensor(np.arange(6.0).reshape(2, 3), dtype="float32").require_grad()
+    b = ember.tensor(np.ones((2, 3)), dtype="float32")
+    for _ in range(2):
+        out = ember.stack([a, b], -1)
+        assert out.shape == (2, 3, 2) and out.is_tracked()
+        joined = ember.cat([b, a], 1)
+        assert joined.shape == (2, 6) and joined.is_tracked()
+    (out * 2.0).sum().backward()
+    assert a.grad.tolist() == [[2.0] * 3] * 2
+    wrong_dtype = ember.tensor(np.zeros((2, 3)), dtype="float64")
+    with pytest.raises(InvalidParameterError, match=r"^stack: tensor 1 has dtype float64, expected float32"):
+        ember.stack([a, wrong_dtype])
+    with pytest.raises(ShapeMismatchError, match=r"^stack: tensor 1 has shape \(3, 2\), expected \(2, 3\)$"):
+        ember.stack([a, a.reshape(3, 2)])
+    with pytest.raises(DimensionError, match=r"stack: dim 3 is out of range for stacking tensors of rank 2"):
+        ember.stack([a, a], 3)
+    with pytest.raises(ShapeMismatchError, match=r"cat: tensor 1 has shape \(3, 2\), expected \(2, 2\)"):
+        ember.cat([a, a.reshape(3, 2)], 1)
+    assert ember.cat([a, wrong_dtype]).dtype == ember.float64  # promoted, as untracked
+    g = ember.tensor(np.ones((4, 3)), dtype="float64")
+    a.grad = None
+    ember.cat([a, wrong_dtype]).backward(g)
+    assert a.grad.dtype == ember.float32 and a.grad.tolist() == [[1.0] * 3] * 2
