@@ -239,15 +239,21 @@ def dim_aliases(fn):
     aliases = [(alias, name, names.index(name)) for alias, name in
                (("axis", "dim"), ("keepdims", "keepdim")) if name in names]
 
+    def rename(args, kwargs):
+        """``kwargs`` (a call's own dict) with the aliases renamed, in place."""
+        for alias, name, index in aliases:
+            if alias in kwargs:
+                if name in kwargs or len(args) > index:
+                    raise InvalidParameterError(
+                        f"{fn.__name__}: {name} and {alias} are one parameter ({alias} is "
+                        f"NumPy's name for {name}); give one of them", alias, kwargs[alias])
+                kwargs[name] = kwargs.pop(alias)
+
     @functools.wraps(fn)
     def method(*args, **kwargs):
         if kwargs:
-            for alias, name, index in aliases:
-                if alias in kwargs:
-                    if name in kwargs or len(args) > index:
-                        raise InvalidParameterError(
-                            f"{fn.__name__}: {name} and {alias} are one parameter ({alias} is "
-                            f"NumPy's name for {name}); give one of them", alias, kwargs[alias])
-                    kwargs[name] = kwargs.pop(alias)
+            rename(args, kwargs)
         return fn(*args, **kwargs)
+    # (fn, rename): for a wrapper of its own that renames before calling fn (one call, not two)
+    method.dim_aliases_of = (fn, rename)
     return method

@@ -407,12 +407,26 @@ def _basic_key(key):
     return True
 
 
-def view_method(name, fn, kind="one"):
+def view_method(name, fn, kind="one", convert=None):
     """``fn`` (a Tensor method whose result views ``self``) recording its result(s) as views:
     ``kind`` is "one" (one tensor), "many" (a sequence of views, ``split``), "getitem" (a view
     for basic keys only) or "maybe" (a view when it shares ``self``'s memory, or always on a
-    backend without memory layout: ``reshape``)."""
-    if kind == "getitem":
+    backend without memory layout: ``reshape``). ``convert``: the function ``fn`` applies to
+    the result of the function ``fn.returns_torch_of`` (ember.torch's methods); the method then
+    calls that function and ``convert`` itself (one call less; the recorded step names ``fn``)."""
+    raw = getattr(fn, "returns_torch_of", None) if convert is not None else None
+    if raw is not None and kind in ("one", "getitem"):
+        if kind == "one":
+            def method(self, *args, **kwargs):
+                return register_view(self, convert(raw(self, *args, **kwargs)),
+                                     (name, fn, args, kwargs, None))
+        else:
+            def method(self, key):
+                out = convert(raw(self, key))
+                if _basic_key(key):
+                    register_view(self, out, (name, fn, (key,), {}, None))
+                return out
+    elif kind == "getitem":
         def method(self, key):
             out = fn(self, key)
             if _basic_key(key):
@@ -458,14 +472,14 @@ VIEWS = {
 VIEW_PROPERTIES = ("T", "mT", "H", "mH")
 
 
-def install(cls):
+def install(cls, convert=None):
     """Make the view methods and properties of ``cls`` (defined on it, not inherited) record
-    their results as views (idempotent)."""
+    their results as views (idempotent); ``convert``: see ``view_method``."""
     for name, kind in VIEWS.items():
         fn = cls.__dict__.get(name)
         if fn is None or not callable(fn) or _is_view_method(fn):
             continue
-        setattr(cls, name, view_method(name, fn, kind))
+        setattr(cls, name, view_method(name, fn, kind, convert))
     for name in VIEW_PROPERTIES:
         prop = cls.__dict__.get(name)
         if isinstance(prop, property) and not _is_view_method(prop.fget):

@@ -102,7 +102,9 @@ from ..ops import aliasing as _aliasing  # noqa: E402
 globals().update(_functions)  # the functions the modules above registered, over ember's
 from . import out_param as _out_param  # noqa: E402,F401  (out=, where PyTorch has it)
 _adopt_inherited()  # every other method of ember.Tensor, its results as ember.torch tensors
-_aliasing.install(Tensor)  # PyTorch's own view methods record their base (ember/ops/aliasing.py)
+# PyTorch's own view methods record their base (ember/ops/aliasing.py), converting their
+# results themselves
+_aliasing.install(Tensor, _to_torch)
 del _name, _value
 
 # Submodules that build on the whole ``ember.torch`` namespace, loaded on first use (so importing

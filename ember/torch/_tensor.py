@@ -142,8 +142,17 @@ def as_ember(t):
 
 
 def _returns_torch(fn, name):
-    def method(*args, **kwargs):
-        return to_torch(fn(*args, **kwargs))
+    aliased = getattr(fn, "dim_aliases_of", None)  # fn is shapes.dim_aliases(inner)
+    if aliased is not None:
+        inner, rename = aliased
+
+        def method(*args, **kwargs):  # fn's own renaming, then inner: one call, not two
+            if kwargs:
+                rename(args, kwargs)
+            return to_torch(inner(*args, **kwargs))
+    else:
+        def method(*args, **kwargs):
+            return to_torch(fn(*args, **kwargs))
     method.__name__ = name
     method.__qualname__ = f"Tensor.{name}"
     method.__doc__ = fn.__doc__

@@ -623,6 +623,15 @@ def _arith_method(name, op):
     f = _OPS[op][0]
 
     def method(self, other):  # on the hot path: one test when no operand is a bool
+        cls = other.__class__
+        if cls is Tensor or cls is _T:  # the common operands, told by class: no NumPy test
+            if self._dtype is _BOOL or other._dtype is _BOOL:
+                return to_torch(_arith(self, other, op))
+            return to_torch(f(self, other))
+        if cls is float or cls is int:
+            if self._dtype is _BOOL:
+                return to_torch(_arith(self, other, op))
+            return to_torch(f(self, other))
         if _is_numpy(other):
             other = numpy_operand(other, self, name)
         if self._dtype is _BOOL or other.__class__ is bool or \
@@ -982,7 +991,7 @@ def repeat_interleave(self, repeats, dim=None, *, output_size=None):
     return out
 
 
-_getitem = _T.__getitem__
+_getitem = _unregistered("__getitem__")  # (this method's own wrapper records the view)
 
 
 def _torch_getitem(self, key):

@@ -53,6 +53,7 @@ from ..autodiff.graph import _mode, no_grad
 from ..errors import CastError, DeviceError, GraphError, InvalidParameterError
 from ..ops.aliasing import Link, _positions, _take, leave_family, write
 from ..ops.inplace import _RANK, rebind
+from ._tensor import to_torch
 
 __all__ = ["with_out", "install", "OUT_FUNCTIONS"]
 
@@ -384,11 +385,17 @@ def with_out(fn, name, key=None):
     (True, [2.0, 2.0])
     """
     key = key or name
-
-    def function(*args, out=None, **kwargs):
-        if out is None:
-            return fn(*args, **kwargs)
-        return _call(fn, key, name, args, kwargs, out)
+    raw = getattr(fn, "returns_torch_of", None)
+    if raw is not None:  # fn is to_torch(raw(...)): one call less on the common path
+        def function(*args, out=None, **kwargs):
+            if out is None:
+                return to_torch(raw(*args, **kwargs))
+            return _call(fn, key, name, args, kwargs, out)
+    else:
+        def function(*args, out=None, **kwargs):
+            if out is None:
+                return fn(*args, **kwargs)
+            return _call(fn, key, name, args, kwargs, out)
 
     function.__name__ = getattr(fn, "__name__", name)
     function.__qualname__ = getattr(fn, "__qualname__", name)

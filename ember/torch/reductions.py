@@ -101,11 +101,17 @@ def _reduce(op, method, input, dim, keepdim, dtype):
     if dtype is not None:
         x = _cast(x, dtype, op)
     if (dim is None or type(dim) is int) and x.ndim:  # ember's own checks (the hot path)
-        return method(x, dim, keepdim)
+        # (ember's method without its axis=/keepdims= renaming: the call passes no keywords)
+        return _UNALIASED.get(method, method)(x, dim, keepdim)
     dims = dims_arg(dim, x.ndim, op) if dim is not None else None
     if dims is not None and x.ndim == 0:
         return method(x)
     return method(x, dims, keepdim)
+
+
+# ember's reductions without the wrapper that renames axis=/keepdims= (shapes.dim_aliases)
+_UNALIASED = {m: m.dim_aliases_of[0] for m in (_T.sum, _T.prod, _T.mean)
+              if hasattr(m, "dim_aliases_of")}
 
 
 @function_and_method

@@ -20,6 +20,7 @@ torch.bfloat16 torch.float32
 
 from ..._tensor import Tensor as _EmberTensor
 from ...dtypes import float32
+from .._tensor import to_torch
 from ..autocast_state import state
 
 __all__ = ["LOWER", "LOWER_CUDA", "FP32", "LOWER_LAYERS", "autocast_call", "install"]
@@ -89,10 +90,17 @@ def autocast_call(fn, name, args, kwargs):
 
 
 def _wrap(fn, name):
-    def autocast_op(*args, **kwargs):
-        if not state.enabled:
-            return fn(*args, **kwargs)
-        return autocast_call(fn, name, args, kwargs)
+    raw = getattr(fn, "returns_torch_of", None)
+    if raw is not None:  # fn is to_torch(raw(...)): one call less while autocast is off
+        def autocast_op(*args, **kwargs):
+            if not state.enabled:
+                return to_torch(raw(*args, **kwargs))
+            return autocast_call(fn, name, args, kwargs)
+    else:
+        def autocast_op(*args, **kwargs):
+            if not state.enabled:
+                return fn(*args, **kwargs)
+            return autocast_call(fn, name, args, kwargs)
     autocast_op.__name__ = getattr(fn, "__name__", name)
     autocast_op.__qualname__ = getattr(fn, "__qualname__", name)
     autocast_op.__doc__ = fn.__doc__
@@ -169,5 +177,6 @@ def _converting(method, name, to_torch):
     def converted(*args, **kwargs):
         return to_torch(method(*args, **kwargs))
     converted.__name__ = name
+    converted.returns_torch_of = method
     converted.__doc__ = method.__doc__
     return converted
