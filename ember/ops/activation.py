@@ -221,16 +221,19 @@ def _softmax_like(input, dim, dtype, op, log):
             raise KindError(f"{op}: dtype {want.name} is not a float dtype; expected a float "
                             "dtype", )
         x = x.cast(want)
-    axis = _softmax_dim(x, dim, op)
     xd = x._data
+    nd = xd.ndim
+    if dim.__class__ is int and -nd <= dim < nd:  # an int dim in range: what _softmax_dim gives
+        axis = dim + nd if dim < 0 else dim
+    else:
+        axis = _softmax_dim(x, dim, op)
     be = x._device.backend
-    scalar = x.ndim == 0
-    rs = be.nn_reshape
+    scalar = nd == 0
     if scalar:
-        xd = rs(xd, (1,))
+        xd = be.nn_reshape(xd, (1,))
     out = be.nn_log_softmax(xd, axis) if log else be.nn_softmax(xd, axis)
     if scalar:
-        out = rs(out, ())
+        out = be.nn_reshape(out, ())
 
     def rule(g, needs, y):
         return (_softmax_backward(g, y, axis, log),)

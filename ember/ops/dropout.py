@@ -87,7 +87,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
                                   scale_grad_by_freq, sparse)
     op = "embedding"
     idx = input._data
-    num = w.shape[0]
+    num = w._data.shape[0]
 
     def lookup(a):
         return be.nn_embedding(a, idx)
@@ -119,7 +119,7 @@ def _checked(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq
         raise ShapeMismatchError(f"{op}: weight has shape {_shape_str(w.shape)}; expected a 2-d "
                                  "(num_embeddings, embedding_dim) tensor", expected=2,
                                  actual=tuple(w.shape))
-    num = w.shape[0]
+    num = w._data.shape[0]
     if padding_idx is not None:
         padding_idx = _int(padding_idx, op, "padding_idx")
         if not -num <= padding_idx < num:
@@ -130,7 +130,8 @@ def _checked(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq
     if max_norm is not None:
         max_norm = _real(max_norm, op, "max_norm", 0.0)
     norm_type = _real(norm_type, op, "norm_type")
-    for name, flag in (("scale_grad_by_freq", scale_grad_by_freq), ("sparse", sparse)):
+    for name, flag in () if scale_grad_by_freq.__class__ is bool is sparse.__class__ else (
+            ("scale_grad_by_freq", scale_grad_by_freq), ("sparse", sparse)):
         if not isinstance(flag, bool):
             raise InvalidParameterError(f"{op}: {name} must be a bool, got {flag!r}", name, flag)
     if sparse:

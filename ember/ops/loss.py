@@ -70,7 +70,7 @@ def _class_loss(op, x, target, w, ignore_index, unbatched, smoothing, reduction,
     if unbatched and reduction == "none":
         loss = rs(loss, ())
     xdt = x._dtype
-    xshape = tuple(x.shape)
+    xshape = tuple(x._data.shape)
     xs = saved(x)
     tc = wrap(target._data, target._dtype)
     wc = None if w is None else wrap(w._data, w._dtype)

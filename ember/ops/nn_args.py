@@ -7,7 +7,7 @@ from .. import dtypes as _dt
 from ..backends.guard import check_shaped
 from ..errors import InvalidParameterError, KindError, ShapeMismatchError
 from ..shapes import normalize_dim
-from .._tensor import check_tensor, device_error
+from .._tensor import Tensor, check_tensor, device_error
 
 
 REDUCTIONS = ("none", "mean", "sum")
@@ -17,7 +17,8 @@ REDUCTIONS = ("none", "mean", "sum")
 
 def _float_tensor(x, op, param="input"):
     """``x`` itself; InvalidParameterError unless a Tensor, KindError unless a float one."""
-    check_tensor(x, op, param)
+    if not isinstance(x, Tensor):
+        check_tensor(x, op, param)  # raises
     if x._dtype.kind != "float":
         if x._dtype.kind == "complex":  # docs/complex.md: nn takes real tensors only
             raise _dt.complex_error(op, param, x._dtype)
@@ -33,7 +34,8 @@ def _opt_float(x, op, param):
 def _float_math(x, op, param="input"):
     """A float tensor for float math: floats as they are, ints in the default float dtype. The
     op computes a result of its shape, which must fit in memory (``guard.check_shaped``)."""
-    check_tensor(x, op, param)
+    if not isinstance(x, Tensor):
+        check_tensor(x, op, param)  # raises
     kind = x._dtype.kind
     if kind == "float":
         check_shaped(op, x._data, x._dtype.itemsize)
@@ -63,11 +65,14 @@ def _common(tensors):
     dt = None
     for t in tensors:
         if t is not None:
-            dt = t._dtype if dt is None else _dt.promote_types(dt, t._dtype)
+            d = t._dtype
+            dt = d if dt is None or d is dt else _dt.promote_types(dt, d)
     return dt
 
 
 def _int(value, op, param, low=None):
+    if value.__class__ is int and (low is None or value >= low):  # the common case, one test
+        return value
     if isinstance(value, bool) or not hasattr(value, "__index__"):
         raise InvalidParameterError(
             f"{op}: {param} must be an int, got {type(value).__name__} {value!r}", param, value)
@@ -102,7 +107,9 @@ def _pair(value, op, param, low):
 
 
 def _real(value, op, param, low=None, high=None):
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    cls = value.__class__
+    if cls is not float and cls is not int and (
+            isinstance(value, bool) or not isinstance(value, (int, float))):
         item = getattr(value, "item", None)
         if item is None or isinstance(value, bool):
             raise InvalidParameterError(

@@ -20,7 +20,8 @@ def _record_norm(out, dt, x, w, b, grads_kernel, saved, op, geo, restore=None):
     the value of ``x`` back from what the kernel saved (a Tensor): the step then keeps no
     reference to ``x``'s buffer (only its graph node), so it holds no more memory than the
     kernel's saved values."""
-    inputs = tuple(t for t in (x, w, b) if t is not None)
+    inputs = ((x, w, b) if w is not None and b is not None else
+              tuple([t for t in (x, w, b) if t is not None]))
     dts = (x._dtype, None if w is None else w._dtype, None if b is None else b._dtype)
     has_w, has_b = w is not None, b is not None
     xs = _saved(x)
@@ -183,7 +184,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     x = _float_tensor(input, op, "input")
     shape = _norm_shape(normalized_shape, op)
     k = len(shape)
-    if x.ndim < k or tuple(x.shape[x.ndim - k:]) != shape:
+    xs = x._data.shape  # (not x.shape: an ember.torch tensor's is a torch.Size, sliced slowly)
+    if len(xs) < k or tuple(xs[len(xs) - k:]) != shape:
         raise ShapeMismatchError(
             f"{op}: input has shape {_shape_str(x.shape)}; expected (*, "
             f"{', '.join(str(s) for s in shape)}) to match normalized_shape {_shape_str(shape)}",
@@ -191,7 +193,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     w = _opt_float(weight, op, "weight")
     b = _opt_float(bias, op, "bias")
     for name, t in (("weight", w), ("bias", b)):
-        if t is not None and tuple(t.shape) != shape:
+        if t is not None and tuple(t._data.shape) != shape:
             raise ShapeMismatchError(f"{op}: {name} has shape {_shape_str(t.shape)}; expected "
                                      f"{_shape_str(shape)}", expected=shape,
                                      actual=tuple(t.shape))
@@ -200,14 +202,20 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     be = _backend((x, w, b), op)
     out, saved = be.nn_layer_norm(x._data, None if w is None else w._data,
                                   None if b is None else b._data, k, eps, dt)
-    nd = x.ndim
-    geo = (tuple(range(nd - k, nd)), tuple(range(nd - k)), shape, None, None, eps)
+    nd = len(xs)
+    axes = _LAST_AXES.get((nd, k))
+    if axes is None:  # (at most MAX_RANK ** 2 pairs)
+        axes = _LAST_AXES[nd, k] = (tuple(range(nd - k, nd)), tuple(range(nd - k)))
+    geo = (axes[0], axes[1], shape, None, None, eps)
     return _record_norm(out, dt, x, w, b, be.nn_layer_norm_grads, saved, op, geo)
+
+
+_LAST_AXES = {}  # (rank, k) -> (the last k dims, the others): layer norm's axes
 
 
 def _norm_shape(normalized_shape, op):
     if isinstance(normalized_shape, (tuple, list)):
-        shape = tuple(_int(s, op, "normalized_shape", 0) for s in normalized_shape)
+        shape = tuple([_int(s, op, "normalized_shape", 0) for s in normalized_shape])
     else:
         shape = (_int(normalized_shape, op, "normalized_shape", 0),)
     if not shape:

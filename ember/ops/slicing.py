@@ -249,6 +249,8 @@ def __getitem__(self, key):
     >>> t[-1].tolist(), t[:, ::2].tolist(), t[None, ..., 1].shape
     ([4, 5, 6], [[1, 3], [4, 6]], (1, 2))
     """
+    if isinstance(key, Tensor):  # t[index_tensor]: advanced, whatever its dtype (as below)
+        return advanced_getitem(self, key)
     items = key if type(key) is tuple else (key,)
     if _plain_key(items, self._data.shape):  # fast path: ``t[1:, ::2]``, ``t[0]``: nothing to parse
         return _view(self, items, "__getitem__")

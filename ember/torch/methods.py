@@ -132,14 +132,17 @@ def reshape(self, shape, *args):
 @torch_method
 def view(self, *shape, size=None):
     """PyTorch's ``view``: the shape (a 0 is a dim of size 0), or a dtype to reinterpret."""
-    if size is not None:
-        shape = (size,)
-    if len(shape) == 1 and isinstance(shape[0], _e.DType):
-        return _T.view(self, shape[0])
-    dims = _dims(shape[0], shape[1:], "view") if shape else ()
+    if size is None and len(shape) > 1:  # view(64, 32): the sizes are the varargs' tuple
+        dims = shape
+    else:
+        if size is not None:
+            shape = (size,)
+        if len(shape) == 1 and isinstance(shape[0], _e.DType):
+            return _T.view(self, shape[0])
+        dims = _dims(shape[0], shape[1:], "view") if shape else ()
     if 0 in dims:
         return _reshape_zero(self, dims, "view")
-    if not _T.is_contiguous(self):
+    if not self._device.backend.is_contiguous(self._data):  # (Tensor.is_contiguous, inline)
         _check_view_strides(self, dims)
     return _view(self, dims)
 
