@@ -5,6 +5,7 @@ import numpy as np
 from .core import _warnings_off
 from .activation import _select
 from .conv import _col2im, _pad_hw, _windows
+from .jit.maxpool import compiled as _compiled, start_index as _start_index
 from .jit.resample import nn_resample, nn_resample_grad  # compiled kernels
 from .nn import _F64, _out, _work
 
@@ -18,17 +19,16 @@ __all__ = ["nn_max_pool2d", "nn_max_pool2d_grad", "nn_max_pool2d_indices", "nn_m
 def _slabs(xp, kernel, stride, dilation, out_hw):
     """The kh*kw strided views (N, C, OH, OW) of ``xp``, one per kernel position (row-major):
     slab k holds element k of every window."""
-    sh, sw = stride
-    dh, dw = dilation
-    OH, OW = out_hw
+    (sh, sw), (dh, dw), (OH, OW) = stride, dilation, out_hw
     return [xp[:, :, i * dh:i * dh + sh * (OH - 1) + 1:sh, j * dw:j * dw + sw * (OW - 1) + 1:sw]
             for i in range(kernel[0]) for j in range(kernel[1])]
 
 
+@_compiled("forward")  # (the compiled scan of jit/maxpool.py where it applies)
 @_warnings_off
-def _max_pool2d_numpy(x, kernel, stride, pads, dilation, out_hw):
+def nn_max_pool2d(x, kernel, stride, pads, dilation, out_hw):
     """Max pooling of ``x`` (N, C, H, W) or (C, H, W); padding counts as -inf.
-    Returns (out, saved); the NumPy path of jit/maxpool.py's kernel.
+    Returns (out, saved).
 
     A pairwise ``np.maximum`` over the kernel-position slabs (nan propagates): a few
     whole-array passes instead of an argmax over a tiny last axis per window."""
@@ -106,9 +106,10 @@ def _max_pool_hits(xp, out, xshape, kernel, stride, pads, dilation, out_hw):
                 free = np.greater(free, hit, out=free if free is not nanwin else None)
 
 
+@_compiled("grad")
 @_warnings_off
-def _max_pool2d_grad_numpy(g, saved):
-    """The gradient of ``_max_pool2d_numpy``: each window's gradient goes to the element PyTorch's
+def nn_max_pool2d_grad(g, saved):
+    """The gradient of ``nn_max_pool2d``: each window's gradient goes to the element PyTorch's
     CPU kernel selects (see ``_max_pool_hits``: the first max among the taps inside the input,
     the last NaN when the window has one), found by comparing the slabs with the output."""
     xp, out, xshape, kernel, stride, pads, dilation, out_hw, unb = saved
@@ -136,8 +137,9 @@ def _max_pool2d_grad_numpy(g, saved):
     return _out(gx[0] if unb else gx, gdt)
 
 
-def _max_pool2d_indices_numpy(saved):
-    """PyTorch's ``return_indices`` of ``_max_pool2d_numpy``: the flat index (into each H*W input
+@_compiled("indices")
+def nn_max_pool2d_indices(saved):
+    """PyTorch's ``return_indices`` of ``nn_max_pool2d``: the flat index (into each H*W input
     plane, int64) of the element each window selects (``_max_pool_hits``). A window with no tap
     inside the input gets PyTorch's start index (its first row and column at or past 0, which
     lies outside the plane)."""
@@ -238,6 +240,3 @@ def nn_max_unpool2d_grad(g, idx):
     return np.take_along_axis(gf, idx.reshape(lead + (n,)).astype(np.intp),
                               axis=-1).reshape(idx.shape)
 
-
-from .jit.maxpool import (nn_max_pool2d, nn_max_pool2d_grad,  # noqa: E402 (compiled kernels)
-                         nn_max_pool2d_indices, start_index as _start_index)

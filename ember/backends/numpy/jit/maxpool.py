@@ -1,5 +1,5 @@
-"""max_pool2d's C kernels: the NumPy backend's ``nn_max_pool2d``, ``nn_max_pool2d_grad`` and
-``nn_max_pool2d_indices`` (listed by ember/backends/numpy/pool.py).
+"""max_pool2d's C kernels, in front of the NumPy backend's ``nn_max_pool2d``,
+``nn_max_pool2d_grad`` and ``nn_max_pool2d_indices`` (ember/backends/numpy/pool.py: ``compiled``).
 
 The forward scans each window once, PyTorch's CPU way: taps in the padding are skipped, a tap
 is taken when ``v > best or isnan(v)`` (the first maximum in kernel order, the last NaN), and
@@ -16,15 +16,17 @@ NumPy path's 11 ms and PyTorch's 19 ms (one thread).
 >>> import numpy as np
 >>> from ember.backends.numpy.jit import maxpool
 >>> x = np.arange(16.0).reshape(1, 1, 4, 4)
->>> out, saved = maxpool.nn_max_pool2d(x, (2, 2), (2, 2), (0, 0, 0, 0), (1, 1), (2, 2))
->>> out.tolist(), maxpool.nn_max_pool2d_indices(saved).tolist()
-([[[[5.0, 7.0], [13.0, 15.0]]]], [[[[5, 7], [13, 15]]]])
+>>> found = maxpool.forward(x, (2, 2), (2, 2), (0, 0, 0, 0), (1, 1), (2, 2))  # None: compiling
+>>> found is None or (found[0].tolist(), maxpool.indices(found[1]).tolist()) == (
+...     [[[[5.0, 7.0], [13.0, 15.0]]]], [[[[5, 7], [13, 15]]]])
+True
 """
 
 import numpy as np
 
+import functools
+
 from .. import jit
-from .. import pool as _numpy_path
 
 # input elements from which planes go to threads (a second thread's wake-up costs 40-70 µs)
 PARALLEL_NUMEL = 262144
@@ -147,14 +149,13 @@ class _Saved:
                                                                       geometry)
 
 
-def nn_max_pool2d(x, kernel, stride, pads, dilation, out_hw):
-    """Max pooling of ``x`` (N, C, H, W) or (C, H, W); padding counts as -inf. Returns (out,
-    saved) (see the module)."""
+def forward(x, kernel, stride, pads, dilation, out_hw):
+    """``nn_max_pool2d``'s (out, saved) by the compiled scan, or None (see the module)."""
     k = None
     if x.dtype in _TYPES and x.flags.c_contiguous and x.shape[-2] * x.shape[-1] < 2**31:
         k = _kernel(x.dtype, False)
     if k is None:
-        return _numpy_path._max_pool2d_numpy(x, kernel, stride, pads, dilation, out_hw)
+        return None
     lead, (H, W), (OH, OW) = x.shape[:-2], x.shape[-2:], out_hw
     out = np.empty(lead + (OH, OW), x.dtype)
     idx = np.empty(out.shape, _I32)
@@ -165,11 +166,11 @@ def nn_max_pool2d(x, kernel, stride, pads, dilation, out_hw):
     return out, _Saved(idx, ints, x.shape, x.dtype, (kernel, stride, pads, dilation))
 
 
-def nn_max_pool2d_grad(g, saved):
-    """The gradient of ``nn_max_pool2d``: each window's gradient added at its element, in
-    window order."""
+def grad(g, saved):
+    """The gradient of ``forward``'s pooling (each window's gradient added at its element, in
+    window order), or None for the NumPy path's ``saved``."""
     if not isinstance(saved, _Saved):
-        return _numpy_path._max_pool2d_grad_numpy(g, saved)
+        return None
     work = np.ascontiguousarray(g, dtype=saved.dtype)
     dx = np.empty(saved.xshape, saved.dtype)
     k = _kernel(saved.dtype, True)
@@ -197,11 +198,12 @@ def start_index(r0, c0, dh, dw, W):
     return rs * W + cs
 
 
-def nn_max_pool2d_indices(saved):
-    """PyTorch's ``return_indices``: each window's flat plane index (int64); a window with no
-    tap inside the input gets ``start_index``."""
+def indices(saved):
+    """PyTorch's ``return_indices`` of ``forward``'s pooling: each window's flat plane index
+    (int64; ``start_index`` for a window with no tap inside the input), or None for the NumPy
+    path's ``saved``."""
     if not isinstance(saved, _Saved):
-        return _numpy_path._max_pool2d_indices_numpy(saved)
+        return None
     idx = saved.idx.astype(np.int64)
     empty = idx < 0
     if empty.any():
@@ -211,3 +213,20 @@ def nn_max_pool2d_indices(saved):
         c0 = np.arange(OW, dtype=np.int64)[None, :] * sw - pads[2]
         np.copyto(idx, np.broadcast_to(start_index(r0, c0, dh, dw, W), idx.shape), where=empty)
     return idx
+
+
+_COMPILED = {"forward": forward, "grad": grad, "indices": indices}
+
+
+def compiled(kind):
+    """A decorator: the NumPy backend's max-pool kernel (the NumPy path) behind this module's
+    ``kind`` ("forward", "grad" or "indices"), which runs first and answers where it applies."""
+    first = _COMPILED[kind]
+
+    def wrap(numpy_path):
+        @functools.wraps(numpy_path)
+        def kernel(*args):
+            found = first(*args)
+            return numpy_path(*args) if found is None else found
+        return kernel
+    return wrap
