@@ -23,11 +23,13 @@ def segments_cat(arrays, axis, dtype=None):
 @allocates()
 def segments_stack(arrays, axis, dtype):
     """The arrays (all of one shape) stacked along a new ``axis``, as ember ``dtype``."""
-    dtype = NP[dtype]
+    dtype, n = NP[dtype], arrays[0].ndim + 1
+    key = (slice(None),) * (axis + n if axis < 0 else axis) + (None,)
+    views = [a[key] for a in arrays]  # np.stack's own steps without its Python (2.4 -> 1.1 µs)
     if all(a.dtype == dtype for a in arrays):
-        return np.stack(arrays, axis=axis)
+        return np.concatenate(views, axis=axis)
     with np.errstate(all="ignore"):
-        return np.stack(arrays, axis=axis, dtype=dtype, casting="unsafe")
+        return np.concatenate(views, axis=axis, dtype=dtype, casting="unsafe")
 
 
 @allocates(_first)
