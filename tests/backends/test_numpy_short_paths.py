@@ -1,13 +1,15 @@
 """The NumPy backend's short paths around its kernels (issue 32, per-call cost): ``stack`` as
-``np.concatenate`` of indexed views gives np.stack's bytes, bit for bit, on 0-d, empty,
-non-contiguous and mixed-layout inputs."""
+``np.concatenate`` of indexed views, the compiled row programs' launcher (``rows``: copies and
+the output made in C) and the launcher's integer ``bounds``. Each gives np.stack's, NumPy's or
+the NumPy path's bytes, bit for bit, on 0-d, empty, non-contiguous and mixed-layout inputs."""
 
 import numpy as np
 import pytest
 
 from ember import dtypes
-from ember.backends.numpy import segments
+from ember.backends.numpy import activation, indexing, segments
 from ember.backends.numpy.core import ember_dtype
+from ember.backends.numpy.jit import compiler, rows
 
 pytestmark = pytest.mark.numpy_only
 
@@ -51,3 +53,56 @@ def test_stack_of_nan_into_int_is_quiet(recwarn):
         _same_bytes(got, np.stack([a, a], axis=1).astype(np.int32))
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
 
+
+@pytest.fixture
+def launcher(monkeypatch):
+    """The compiled launcher's functions (compiled on this thread); kernels for every size."""
+    monkeypatch.setenv("EMBER_JIT", "sync")
+    if rows.kernel("softmax", np.dtype(np.float32)) is None:
+        pytest.skip("no C compiler here (or EMBER_JIT=0): the NumPy path is tested elsewhere")
+    monkeypatch.setattr(rows, "MIN_NUMEL", 0)
+    return compiler.calls
+
+
+@pytest.mark.parametrize("shape", [(7,), (4, 5), (3, 4, 33)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_rows_launcher_is_the_numpy_path_bit_for_bit(rng, monkeypatch, launcher, shape, dtype):
+    xs, gs = _layouts(rng, shape, dtype), _layouts(rng, shape, dtype)
+    kernels = [(activation.nn_softmax, 1), (activation.nn_log_softmax, 1),
+               (activation.nn_softmax_grad, 2), (activation.nn_log_softmax_grad, 2)]
+    for x in xs:
+        for g in gs:
+            for fn, n in kernels:
+                args = (x,) if n == 1 else (g, x)
+                got = fn(*args, x.ndim - 1)
+                k = rows.kernel(fn.__name__[3:], x.dtype)
+                out = np.empty(x.shape, x.dtype)
+                cols = x.shape[-1]
+                k((*(np.ascontiguousarray(a) for a in args), out), (x.size // cols, cols, 1), ())
+                _same_bytes(got, out)
+
+
+def test_rows_launcher_declines_what_it_cannot_run(launcher):
+    k = rows.kernel("softmax_grad", np.dtype(np.float32))
+    a = np.ones((3, 4), np.float32)
+    run = launcher["rows"]
+    assert run(k.args[0], 1, np.float32(1.0), a) is None            # not an ndarray
+    assert run(k.args[0], 1, np.ones((), np.float32), a) is None    # 0-d
+    assert run(k.args[0], 1, a, np.ones((4, 3), np.float32)) is None  # another shape
+    assert run(k.args[0], 1, a, np.ones((3, 4), np.float64)) is None  # another dtype
+    assert run(k.args[0], 1, a, a.astype(">f4")) is None              # another byte order
+    assert rows.run("softmax_grad", 1, a, a.astype(np.float64)) is None
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "uint8", "uint16",
+                                   "uint32", "uint64", "longlong", ">i8"])
+def test_bounds_are_numpys(rng, launcher, dtype):
+    info = np.iinfo(np.dtype(dtype))
+    a = rng.integers(info.min, info.max, 50, dtype=np.dtype(dtype).newbyteorder("="),
+                     endpoint=True).astype(dtype)
+    for arr in (a, a[::3], a[::-1], a[:1], a[:0], a.reshape(5, 10), a.reshape(5, 10).T,
+                np.array(a[0])):
+        want = None if arr.size == 0 else (int(arr.min()), int(arr.max()))
+        assert indexing.idx_bounds(arr) == want
+        found = launcher["bounds"](arr)
+        assert found is NotImplemented or found == want

@@ -137,38 +137,18 @@ def _log_softmax_work(w, axis):
     return z
 
 
-# -- compiled row programs (jit/rows.py) ----------------------------------------------------------
-
-def _row_kernel(op, axis, a, *others):
-    """The compiled row program ``op`` for ``a`` (and ``others`` of its dtype) reduced along
-    ``axis``, or None for the NumPy path: a float32/float64 ``a`` of at least
-    ``rows.MIN_NUMEL`` elements reduced along its last axis."""
-    dt = a.dtype
-    if (a.size < _rows.MIN_NUMEL or not a.size or axis != a.ndim - 1
-            or (dt != _F32 and dt != _F64) or any(o.dtype != dt for o in others)):
-        return None
-    return _rows.kernel(op, dt)
-
-
-def _run_rows(k, *arrays):
-    """``k`` over the C-contiguous copies (or the arrays themselves) of ``arrays``, rows along
-    the last axis; the fresh output."""
-    arrays = tuple(np.ascontiguousarray(a) for a in arrays)
-    a = arrays[0]
-    out = np.empty(a.shape, a.dtype)
-    cols = a.shape[-1]
-    k((*arrays, out), (a.size // cols, cols, jit.num_threads()), ())
-    return out
-
+# -- softmax and log-softmax: compiled row programs (jit/rows.py) where they run
 
 # override: 52 µs vs the default's 85 µs (float32 (64, 1000), one thread)
-@_warnings_off
 def nn_softmax(x, axis):
     """Softmax along ``axis``: the max is subtracted before ``exp``. One output buffer: the
     shifted values are exponentiated and divided in place."""
-    k = _row_kernel("softmax", axis, x)
-    if k is not None:
-        return _run_rows(k, x)
+    out = _rows.run("softmax", axis, x)
+    return _softmax(x, axis) if out is None else out
+
+
+@_warnings_off  # (the NumPy path's; the compiled one warns of nothing)
+def _softmax(x, axis):
     w = _work(x)
     if w.size == 0:
         return np.array(x, copy=True)
@@ -181,9 +161,11 @@ def nn_softmax(x, axis):
 # override: 18 µs vs the default's 47 µs (float32 (64, 1000), one thread)
 def nn_softmax_grad(g, y, axis):
     """The gradient of softmax from its output ``y``: ``y * (g - sum(g * y))``."""
-    k = _row_kernel("softmax_grad", axis, g, y)
-    if k is not None:
-        return _run_rows(k, g, y)
+    out = _rows.run("softmax_grad", axis, g, y)
+    return _softmax_grad(g, y, axis) if out is None else out
+
+
+def _softmax_grad(g, y, axis):
     gw, yw = _work(g), _work(y)
     if gw.size == 0:
         return np.array(g, copy=True)
@@ -195,22 +177,26 @@ def nn_softmax_grad(g, y, axis):
 
 
 # override: 47 µs vs the default's 84 µs (float32 (64, 1000), one thread)
-@_warnings_off
 def nn_log_softmax(x, axis):
     """Log-softmax along ``axis``: ``x - max - log(sum(exp(x - max)))``."""
-    k = _row_kernel("log_softmax", axis, x)
-    if k is not None:
-        return _run_rows(k, x)
+    out = _rows.run("log_softmax", axis, x)
+    return _log_softmax(x, axis) if out is None else out
+
+
+@_warnings_off
+def _log_softmax(x, axis):
     return _out(_log_softmax_work(_work(x), axis), x.dtype)
 
 
 # override: 38 µs vs the default's 69 µs (float32 (64, 1000), one thread)
-@_warnings_off
 def nn_log_softmax_grad(g, y, axis):
     """The gradient of log-softmax from its output ``y``: ``g - exp(y) * sum(g)``."""
-    k = _row_kernel("log_softmax_grad", axis, g, y)
-    if k is not None:
-        return _run_rows(k, g, y)
+    out = _rows.run("log_softmax_grad", axis, g, y)
+    return _log_softmax_grad(g, y, axis) if out is None else out
+
+
+@_warnings_off
+def _log_softmax_grad(g, y, axis):
     gw, yw = _work(g), _work(y)
     if gw.size == 0:
         return np.array(g, copy=True)

@@ -3,7 +3,8 @@
 import numpy as np
 
 from . import jit
-from .activation import _row_kernel, nn_softmax, nn_softmax_grad
+from .jit import rows as _rows
+from .activation import nn_softmax, nn_softmax_grad
 from .core import _warnings_off, sum_to_shape
 from .nn import _out, _work
 
@@ -54,7 +55,7 @@ def nn_attention(q, k, v, bias, allowed, causal, scale, groups_k, groups_v, keep
 def _causal_softmax(s, scale):
     """Overwrite the scores ``s`` (C-contiguous, fresh) with the causal softmax of ``s * scale``
     by the compiled row program (one pass set, no mask array); False when it does not run."""
-    k = _row_kernel("softmax_causal", s.ndim - 1, s)
+    k = _rows.find("softmax_causal", s.ndim - 1, s)
     if k is None or not s.flags.c_contiguous:
         return False
     cols = s.shape[-1]

@@ -427,6 +427,7 @@ def _ready():
                         module = _extension("ember_launch", f.read())
                     if module is not None:
                         _state["launch"] = module.launch
+                        calls.update(rows=module.rows, bounds=module.bounds)
             except Exception as exc:  # noqa: BLE001 - no launcher: the NumPy path
                 _fail("ember_launch", f"{type(exc).__name__}: {exc}")
             finally:
@@ -573,5 +574,6 @@ def num_threads():
     return _default[0]
 
 
+calls = {}  # the launcher's other functions (see launch.c), once it is built
 _default = []  # the threads without a set_num_threads call, found on first use
 _libraries = []  # the loaded kernels' libraries (never unloaded)

