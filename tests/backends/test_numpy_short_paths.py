@@ -1,13 +1,14 @@
 """The NumPy backend's short paths around its kernels (issue 32, per-call cost): ``stack`` as
-``np.concatenate`` of indexed views, the compiled row programs' launcher (``rows``: copies and
-the output made in C) and the launcher's integer ``bounds``. Each gives np.stack's, NumPy's or
-the NumPy path's bytes, bit for bit, on 0-d, empty, non-contiguous and mixed-layout inputs."""
+``np.concatenate`` of indexed views, the compiled row programs' launcher (``rows`` and
+cross entropy's ``class_rows``: copies and outputs made in C) and the launcher's integer
+``bounds`` (which also rule out an ignored target). Each gives np.stack's, NumPy's or the
+kernels' own bytes, bit for bit, on 0-d, empty, non-contiguous and mixed-layout inputs."""
 
 import numpy as np
 import pytest
 
 from ember import dtypes
-from ember.backends.numpy import activation, indexing, segments
+from ember.backends.numpy import activation, indexing, loss, segments
 from ember.backends.numpy.core import ember_dtype
 from ember.backends.numpy.jit import compiler, rows
 
@@ -106,3 +107,27 @@ def test_bounds_are_numpys(rng, launcher, dtype):
         assert indexing.idx_bounds(arr) == want
         found = launcher["bounds"](arr)
         assert found is NotImplemented or found == want
+
+
+@pytest.mark.parametrize("tdtype", ["int64", "int32", "uint8"])
+def test_class_rows_is_the_kernels_direct_launch(rng, launcher, tdtype):
+    k = rows.kernel("cross_entropy", np.dtype(np.float32))
+    x0 = rng.standard_normal((6, 10)).astype(np.float32)
+    t0 = rng.integers(0, 10, 6).astype(tdtype)
+    for x in (x0, x0[::-1], np.asfortranarray(x0), x0[:, ::2]):
+        for t in (t0, t0[::-1], np.repeat(t0, 2)[::2]):
+            got = launcher["class_rows"](k.args[0], 1, x, t)
+            xc, tc = np.ascontiguousarray(x), np.ascontiguousarray(t, dtype=np.int64)
+            outs = [np.empty(6, np.float32) for _ in range(3)]
+            k((xc, tc, *outs), (6, x.shape[1], 1), ())
+            for a, b in zip(got, (xc, tc, *outs)):
+                _same_bytes(a, b)
+
+
+def test_an_ignore_index_within_the_targets_bounds_is_looked_for(launcher):
+    x = np.linspace(-3, 3, 40, dtype=np.float32).reshape(4, 10)
+    f32 = ember_dtype(np.dtype(np.float32))
+    for target, ignore, compiled in (([1, 5, 3, 9], 4, True), ([1, 5, 3, 9], -100, True),
+                                     ([1, 4, 3, 9], 4, False)):
+        _, saved = loss.nn_class_loss(x, np.array(target), None, ignore, 0.0, "mean", True, f32)
+        assert (len(saved) == 7) == compiled

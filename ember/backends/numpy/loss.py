@@ -6,6 +6,7 @@ from . import jit
 from .core import NP, _warnings_off
 from .jit import rows as _rows
 from .activation import _log_softmax_work
+from .indexing import idx_bounds
 from .nn import _F32, _F64, _out
 
 __all__ = ["nn_class_loss", "nn_class_loss_grad"]
@@ -16,7 +17,7 @@ __all__ = ["nn_class_loss", "nn_class_loss_grad"]
 def _reduce(per, reduction, denom):
     if reduction == "none":
         return per
-    total = per.sum()
+    total = np.add.reduce(per, axis=None)  # per.sum() without its Python
     if reduction == "sum":
         return np.asarray(total)
     return np.asarray(total / denom)
@@ -31,6 +32,12 @@ def _grad_scale(g, reduction, denom, shape):
     return np.broadcast_to(g / denom, shape)
 
 
+def _ignores(target, ignore_index):
+    """Whether a target is ``ignore_index`` (the bounds, one compiled pass, rule most out)."""
+    b = idx_bounds(target)
+    return b is not None and b[0] <= ignore_index <= b[1] and bool((target == ignore_index).any())
+
+
 # override: 171 µs vs the default's 217 µs (cross entropy of (256, 1000) float32 logits, one thread)
 @_warnings_off
 def nn_class_loss(x, target, weight, ignore_index, smoothing, reduction, from_logits, dtype):
@@ -39,10 +46,10 @@ def nn_class_loss(x, target, weight, ignore_index, smoothing, reduction, from_lo
     dtype = NP[dtype]
     work = _F64 if dtype == _F64 else _F32
     if (x.ndim == 2 and x.size and from_logits and weight is None and not smoothing
-            and not (target == ignore_index).any()):
+            and not _ignores(target, ignore_index)):
         return _cross_entropy_2d(x.astype(work, copy=False), target, reduction, dtype)
     if (x.ndim == 2 and x.shape[1] and not from_logits and weight is None
-            and not (target == ignore_index).any()):
+            and not _ignores(target, ignore_index)):
         return _nll_2d(x.astype(work, copy=False), target, reduction, dtype)
     xl = x.astype(work, copy=False)
     if x.ndim > 2:
@@ -103,14 +110,11 @@ def _nll_2d(logp, target, reduction, dtype):
 
 
 def _cross_entropy_rows(k, x, target, reduction, dtype):
-    """``_cross_entropy_2d`` by the compiled row program ``k``; saves (x, targets, row max,
-    logsumexp, reduction, denom, the kernel's dtype), whose length tells it apart."""
-    x = np.ascontiguousarray(x)
-    N, C = x.shape
-    tt = np.ascontiguousarray(target, dtype=np.int64)
-    per, mx, lse = np.empty(N, x.dtype), np.empty(N, x.dtype), np.empty(N, x.dtype)
-    k((x, tt, per, mx, lse), (N, C, jit.num_threads()), ())
-    denom = x.dtype.type(N)
+    """``_cross_entropy_2d`` by the compiled row program ``k`` (the launcher's ``class_rows``
+    makes the C-contiguous copies and the outputs); saves (x, targets, row max, logsumexp,
+    reduction, denom, the kernel's dtype), whose length tells it apart."""
+    x, tt, per, mx, lse = jit.compiler.calls["class_rows"](k.args[0], jit.num_threads(), x, target)
+    denom = x.dtype.type(x.shape[0])
     loss = _reduce(per, reduction, denom)
     return _out(loss, dtype), (x, tt, mx, lse, reduction, denom, x.dtype)
 

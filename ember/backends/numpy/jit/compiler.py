@@ -427,7 +427,7 @@ def _ready():
                         module = _extension("ember_launch", f.read())
                     if module is not None:
                         _state["launch"] = module.launch
-                        calls.update(rows=module.rows, bounds=module.bounds)
+                        calls.update(rows=module.rows, bounds=module.bounds, class_rows=module.class_rows)
             except Exception as exc:  # noqa: BLE001 - no launcher: the NumPy path
                 _fail("ember_launch", f"{type(exc).__name__}: {exc}")
             finally:

@@ -7,6 +7,9 @@
  * None where an array is not an ndarray of a's shape and dtype, or a is 0-d (the caller's NumPy
  * path). bounds(a): (min, max) of a C-contiguous native integer array of up to 64 bits as Python
  * ints, None when empty, NotImplemented for other arrays (the caller asks NumPy).
+ * class_rows(address, nt, x, target): the cross_entropy row program over the 2-D x and the
+ * (rows,) integer target, as C-contiguous copies (target as int64) where they are not:
+ * (x, target, loss, max, lse), the last three fresh (rows,) arrays of x's dtype.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -116,6 +119,65 @@ static PyObject *rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     return (PyObject *)out;
 }
 
+static PyObject *class_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 4 || !PyArray_Check(args[2]) || !PyArray_Check(args[3])
+            || PyArray_NDIM((PyArrayObject *)args[2]) != 2) {
+        PyErr_SetString(PyExc_TypeError, "class_rows(address, nt, x, target): x 2-D, arrays");
+        return NULL;
+    }
+    kernel_t kernel = (kernel_t)PyLong_AsVoidPtr(args[0]);
+    if (kernel == NULL) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "class_rows: null kernel address");
+        return NULL;
+    }
+    int64_t ints[3];
+    ints[2] = (int64_t)PyLong_AsLongLong(args[1]);
+    if (ints[2] == -1 && PyErr_Occurred()) return NULL;
+    PyArrayObject *x = (PyArrayObject *)PyArray_FromArray((PyArrayObject *)args[2], NULL,
+                                                          NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED);
+    if (x == NULL) return NULL;
+    PyArrayObject *t = (PyArrayObject *)PyArray_FromArray(
+        (PyArrayObject *)args[3], PyArray_DescrFromType(NPY_INT64),
+        NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST);
+    if (t == NULL) {
+        Py_DECREF(x);
+        return NULL;
+    }
+    npy_intp *dims = PyArray_DIMS(x);
+    if (PyArray_SIZE(t) != dims[0]) {
+        Py_DECREF(x);
+        Py_DECREF(t);
+        PyErr_SetString(PyExc_ValueError, "class_rows: one target a row expected");
+        return NULL;
+    }
+    PyArray_Descr *descr = PyArray_DESCR(x);
+    PyObject *result = PyTuple_New(5);
+    if (result == NULL) {
+        Py_DECREF(x);
+        Py_DECREF(t);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(result, 0, (PyObject *)x);
+    PyTuple_SET_ITEM(result, 1, (PyObject *)t);
+    char *data[5] = {PyArray_BYTES(x), PyArray_BYTES(t), NULL, NULL, NULL};
+    for (int i = 2; i < 5; i++) {
+        Py_INCREF(descr);
+        PyObject *o = PyArray_NewFromDescr(&PyArray_Type, descr, 1, dims, NULL, NULL, 0, NULL);
+        if (o == NULL) {
+            Py_DECREF(result);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(result, i, o);
+        data[i] = PyArray_BYTES((PyArrayObject *)o);
+    }
+    ints[0] = (int64_t)dims[0];
+    ints[1] = (int64_t)dims[1];
+    Py_BEGIN_ALLOW_THREADS
+    kernel(data, ints, NULL);
+    Py_END_ALLOW_THREADS
+    return result;
+}
+
 #define BOUNDS(T) { \
     const T *p = (const T *)PyArray_DATA(a); \
     T lo = p[0], hi = p[0]; \
@@ -144,6 +206,7 @@ static PyMethodDef methods[] = {
     {"launch", (PyCFunction)(void (*)(void))launch, METH_FASTCALL, "launch(address, arrays, ints, floats)"},
     {"rows", (PyCFunction)(void (*)(void))rows, METH_FASTCALL, "rows(address, nt, a, *others)"},
     {"bounds", (PyCFunction)bounds, METH_O, "bounds(a)"},
+    {"class_rows", (PyCFunction)(void (*)(void))class_rows, METH_FASTCALL, "class_rows(address, nt, x, target)"},
     {NULL, NULL, 0, NULL},
 };
 
