@@ -10,6 +10,7 @@ import pytest
 from ember import dtypes
 from ember.backends.numpy import activation, indexing, loss, segments
 from ember.backends.numpy.core import ember_dtype
+from ember.backends.numpy import jit
 from ember.backends.numpy.jit import compiler, rows
 
 pytestmark = pytest.mark.numpy_only
@@ -58,6 +59,8 @@ def test_stack_of_nan_into_int_is_quiet(recwarn):
 @pytest.fixture
 def launcher(monkeypatch):
     """The compiled launcher's functions (compiled on this thread); kernels for every size."""
+    if not jit.enabled():
+        pytest.skip("no C compiler here (or EMBER_JIT=0): the NumPy path is tested elsewhere")
     monkeypatch.setenv("EMBER_JIT", "sync")
     if rows.kernel("softmax", np.dtype(np.float32)) is None:
         pytest.skip("no C compiler here (or EMBER_JIT=0): the NumPy path is tested elsewhere")
