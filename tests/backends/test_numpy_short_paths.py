@@ -134,3 +134,19 @@ def test_an_ignore_index_within_the_targets_bounds_is_looked_for(launcher):
                                      ([1, 4, 3, 9], 4, False)):
         _, saved = loss.nn_class_loss(x, np.array(target), None, ignore, 0.0, "mean", True, f32)
         assert (len(saved) == 7) == compiled
+
+
+def test_target_bad_is_the_defaults():
+    from ember.backends.numpy.core import default_kernel
+    default = default_kernel("nn_target_bad")
+    cases = [([0, 3, 9], None), ([0, 10, 3], None), ([-1, 2, 12], None), ([-100, 2], -100),
+             ([4, -100, 11], -100), ([], None), ([5], 5)]
+    for values, ignore in cases:
+        for dtype in ("int64", "int32", "uint8", ">i8"):
+            if dtype == "uint8" and min(values, default=0) < 0:
+                continue
+            t = np.array(values, dtype)
+            for tt in (t, t[::-1]):
+                assert loss.nn_target_bad(tt, 10, ignore) == default(tt, 10, ignore)
+    huge = np.array([3, 2 ** 64 - 1], np.uint64)
+    assert loss.nn_target_bad(huge, 10, None) == default(huge, 10, None)

@@ -3,13 +3,13 @@
 import numpy as np
 
 from . import jit
-from .core import NP, _warnings_off
+from .core import NP, _warnings_off, default_kernel
 from .jit import rows as _rows
 from .activation import _log_softmax_work
 from .indexing import idx_bounds
 from .nn import _F32, _F64, _out
 
-__all__ = ["nn_class_loss", "nn_class_loss_grad"]
+__all__ = ["nn_target_bad", "nn_class_loss", "nn_class_loss_grad"]
 
 
 # -- losses -------------------------------------------------------------------------------------
@@ -18,24 +18,33 @@ def _reduce(per, reduction, denom):
     if reduction == "none":
         return per
     total = np.add.reduce(per, axis=None)  # per.sum() without its Python
-    if reduction == "sum":
-        return np.asarray(total)
-    return np.asarray(total / denom)
+    return np.asarray(total if reduction == "sum" else total / denom)
 
 
 def _grad_scale(g, reduction, denom, shape):
     """The output gradient spread over the per-element losses (an array of ``shape``)."""
     if reduction == "none":
         return g
-    if reduction == "sum":
-        return np.broadcast_to(g, shape)
-    return np.broadcast_to(g / denom, shape)
+    return np.broadcast_to(g if reduction == "sum" else g / denom, shape)
 
 
 def _ignores(target, ignore_index):
     """Whether a target is ``ignore_index`` (the bounds, one compiled pass, rule most out)."""
     b = idx_bounds(target)
     return b is not None and b[0] <= ignore_index <= b[1] and bool((target == ignore_index).any())
+
+
+# override: 0.18 vs the default's 0.7 µs (32 int64 targets): the usual case, no wrappers
+def nn_target_bad(target, num_classes, ignore_index):
+    """The first class index of ``target`` outside ``[0, num_classes)`` (other than
+    ``ignore_index``) as a Python int, or None when all are in range."""
+    b = idx_bounds(target)
+    if b is None or (b[0] >= 0 and b[1] < num_classes):
+        return None
+    return _target_bad(target, num_classes, ignore_index)  # the default's search
+
+
+_target_bad = default_kernel("nn_target_bad")
 
 
 # override: 171 µs vs the default's 217 µs (cross entropy of (256, 1000) float32 logits, one thread)
