@@ -1,7 +1,8 @@
 """The compiler behind ember's kernels: finds ``cc``, compiles, caches on disk, loads.
 
 Nothing here runs at import: the compiler is looked for at the first kernel request, and the
-launcher extension (``launch.c``, the one call from Python into a kernel) is built then.
+launcher extension (``launch.c``, the one call from Python into a kernel, and the short paths
+in ``calls`` that make a row program's copies and outputs in C) is built then.
 
 Every fault of the compiler or the cache (see the package docstring) ends in the NumPy path and
 one ``JitWarning``, never in an exception: a cached object ends in a trailer holding the SHA-256
