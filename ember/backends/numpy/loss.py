@@ -29,7 +29,8 @@ def _grad_scale(g, reduction, denom, shape):
 
 
 def _ignores(target, ignore_index):
-    """Whether a target is ``ignore_index`` (the bounds, one compiled pass, rule most out)."""
+    """Whether a target is ``ignore_index`` (the targets' bounds, one compiled pass, settle most
+    calls)."""
     b = idx_bounds(target)
     return b is not None and b[0] <= ignore_index <= b[1] and bool((target == ignore_index).any())
 

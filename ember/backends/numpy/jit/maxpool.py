@@ -140,13 +140,12 @@ def _kernel(dtype, grad):
 
 class _Saved:
     """What the compiled forward keeps for its gradient and indices: each window's plane index
-    (-1: none), the kernels' ints, the input's shape and dtype."""
+    (-1: none), the kernels' ints (the pooling's geometry), the input's shape and dtype."""
 
-    __slots__ = ("idx", "ints", "xshape", "dtype", "geometry")
+    __slots__ = ("idx", "ints", "xshape", "dtype")
 
-    def __init__(self, idx, ints, xshape, dtype, geometry):
-        self.idx, self.ints, self.xshape, self.dtype, self.geometry = (idx, ints, xshape, dtype,
-                                                                      geometry)
+    def __init__(self, idx, ints, xshape, dtype):
+        self.idx, self.ints, self.xshape, self.dtype = idx, ints, xshape, dtype
 
 
 def forward(x, kernel, stride, pads, dilation, out_hw):
@@ -163,7 +162,7 @@ def forward(x, kernel, stride, pads, dilation, out_hw):
             pads[0], pads[2], dilation[0], dilation[1], jit.num_threads())
     if out.size:
         k((x, out, idx), ints, ())
-    return out, _Saved(idx, ints, x.shape, x.dtype, (kernel, stride, pads, dilation))
+    return out, _Saved(idx, ints, x.shape, x.dtype)
 
 
 def grad(g, saved):
@@ -207,10 +206,9 @@ def indices(saved):
     idx = saved.idx.astype(np.int64)
     empty = idx < 0
     if empty.any():
-        _, (sh, sw), pads, (dh, dw) = saved.geometry
-        W, OH, OW = saved.ints[2], saved.ints[3], saved.ints[4]
-        r0 = np.arange(OH, dtype=np.int64)[:, None] * sh - pads[0]
-        c0 = np.arange(OW, dtype=np.int64)[None, :] * sw - pads[2]
+        _, _, W, OH, OW, _, _, sh, sw, ph, pw, dh, dw, _ = saved.ints
+        r0 = np.arange(OH, dtype=np.int64)[:, None] * sh - ph
+        c0 = np.arange(OW, dtype=np.int64)[None, :] * sw - pw
         np.copyto(idx, np.broadcast_to(start_index(r0, c0, dh, dw, W), idx.shape), where=empty)
     return idx
 
