@@ -75,20 +75,35 @@ def _in_place(self, name, other):
                           (isinstance(other, Tensor) and other._node is not None)):
         return False
     a = _alias_of(self)
-    if a is not None and a.__class__ is not Family:
-        return False  # a view writes through its root
+    holders = 1
+    if a is None:
+        family = root = None
+    elif a.__class__ is Family:
+        family, root = a, self
+    elif a.identity:  # ``p.data``, ``detach()``: the root's own array, one more holder of it
+        family, root = a.family, a.root
+        if root._data is not self._data:
+            return False
+        holders = 2
+    else:
+        return False  # a view of part of the root writes through the root
     if isinstance(other, Tensor):
         if other._device is not self._device or other._dtype is not self._dtype:
             return False
         other = other._data
     elif other.__class__ is not int and other.__class__ is not float:
         return False
-    if not self._device.backend.ew_inplace(name, self, other):
+    if family is not None:
+        members = family.live()
+        if holders == 2:  # (the other identity views hold the array too)
+            holders = 1 + sum(1 for m, _ in members if m._data is self._data)
+    if not self._device.backend.ew_inplace(name, self, other, holders):
         return False
-    if a is not None:
-        a.version += 1
-        for m, link in a.live():  # views computed by a copy (none share the buffer)
-            _take(m, _replay(link.steps, self), True)
+    if family is not None:
+        family.version += 1
+        for m, link in members:  # the views computed by a copy (the others share the array)
+            if m._data is not root._data:
+                _take(m, _replay(link.steps, root), True)
     return True
 
 

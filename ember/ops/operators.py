@@ -112,6 +112,8 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False, revers
     ``reads_number``: whether the rule with a number reads the tensor's value."""
     kinds = ("float",) if float_only else ("float", "int")
     keep = saved if reads_number else alias
+    # a two-tensor rule that reads no operand is one rule for every step: no operands kept
+    fixed = grad_tt(None, None) if reads is _keep_none and grad_tt is not None else None
     memo = [_FORGOTTEN]
     _MEMOS.append(memo)
 
@@ -164,7 +166,7 @@ def _short(kname, slow, name, symbol, grad_tt, grad_ts, float_only=False, revers
                             (kernel, lambda arrays, out: array_rule(grad_tt(
                                 wrap(arrays[0], dt), wrap(arrays[1], dt)), dt)))
                     return record(kernel(a, b), dt, (self, other),
-                                  grad_tt(*reads(self, other)), name)
+                                  fixed or grad_tt(*reads(self, other)), name)
         elif dt is _F32 or dt is _F64:
             t = type(other)
             if t is float or (t is int and -_EXACT < other < _EXACT):

@@ -129,8 +129,8 @@ def add_(self, other, *, alpha=1):
     [4.0, 7.0]
     """
     _check_alpha(self, alpha, "add_")
-    fast = ("add", other) if alpha == 1 else None
-    return apply_inplace(self, lambda t: t + _alpha(other, alpha, "add_"), "add_", fast)
+    other = _alpha(other, alpha, "add_")
+    return apply_inplace(self, lambda t: t + other, "add_", ("add", other))
 
 
 @torch_method
@@ -142,8 +142,8 @@ def sub_(self, other, *, alpha=1):
     [-1.0, -3.0]
     """
     _check_alpha(self, alpha, "sub_")
-    fast = ("sub", other) if alpha == 1 else None
-    return apply_inplace(self, lambda t: t - _alpha(other, alpha, "sub_"), "sub_", fast)
+    other = _alpha(other, alpha, "sub_")
+    return apply_inplace(self, lambda t: t - other, "sub_", ("sub", other))
 
 
 Tensor.subtract_ = sub_

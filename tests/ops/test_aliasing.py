@@ -55,6 +55,34 @@ def test_the_fast_path_writes_only_a_buffer_nobody_else_holds():
     assert before() is not x._data and snapshot[0] == 2.0 and x.tolist()[0] == 3.0
 
 
+@pytest.mark.skipif(not et.zeros(1).device.backend.writes_in_place,
+                    reason="a backend without ew_inplace always allocates")
+def test_the_fast_path_writes_through_data_and_detach_views():
+    p = et.ones(1000).requires_grad_()
+    before = weakref.ref(p._data)
+    g = et.full((1000,), 4.0)
+    p.data.add_(g, alpha=-0.25)           # the SGD of PyTorch's tutorials: p's own buffer
+    assert before() is p._data and p.tolist()[:2] == [0.0, 0.0]
+    d1, d2 = p.data, p.detach()           # two identity views alive: three holders
+    d1.sub_(1.0)
+    assert before() is p._data and p.tolist()[0] == -1.0 and d2.tolist()[999] == -1.0
+    assert p.requires_grad and p.is_leaf and p.grad is None
+    part = p.data[:3]                     # a view of part of the buffer: it holds the buffer
+    snapshot = p.detach().numpy()         # and so does a reader: the write allocates
+    p.data.mul_(2.0)
+    assert before() is not p._data and snapshot[0] == -1.0 and p.tolist()[0] == -2.0
+    assert d1.tolist()[0] == -2.0 and part.tolist() == [-2.0, -2.0, -2.0]
+
+
+def test_a_write_through_data_counts_for_the_saved_tensors():
+    w = et.ones(4).requires_grad_()
+    y = (w * w).sum()                     # saves w: its buffer has a second holder
+    w.data.add_(1.0)
+    assert w.tolist() == [2.0] * 4
+    with pytest.raises(ember.GraphError):
+        y.backward()
+
+
 def test_a_view_sees_a_fast_path_write_of_its_base():
     x = et.zeros(8)
     v = x[2:4]

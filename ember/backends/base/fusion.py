@@ -22,8 +22,9 @@ class FusionKernels:
         """A view of ``a``, an array someone else owns and may still write (``from_numpy``)."""
         return a
 
-    def ew_inplace(self, name, holder, b):
+    def ew_inplace(self, name, holder, b, holders=1):
         """Write ``holder``'s array ``<name>`` ``b`` into its own memory when nobody else can
-        see it; whether it did (never, without ``writes_in_place``: the caller computes a new
+        see it (but ``holders`` tensors, ``holder`` among them, that hold that very array);
+        whether it did (never, without ``writes_in_place``: the caller computes a new
         array)."""
         return False

@@ -440,14 +440,15 @@ _INPLACE_TYPES = frozenset(map(np.dtype, ("float16 float32 float64 int8 int16 in
                                            "complex64 complex128").split()))
 
 
-def ew_inplace(name, holder, b):
+def ew_inplace(name, holder, b, holders=1):
     """Write ``holder.a <name> b`` into ``holder.a``'s memory ("add", "sub", "mul", "div") when
-    that array provably has its buffer to itself (``holder`` is the only one holding it: no
-    view, export, saved step or other tensor) and ``b`` (an array or a Python number) keeps its
-    dtype; returns whether it did (else the caller computes a new array).
+    that array provably has its buffer to itself (the ``holders`` tensors the caller knows of,
+    ``holder`` among them, are the only ones holding it: no view, export, saved step or other
+    tensor) and ``b`` (an array or a Python number) keeps its dtype; returns whether it did
+    (else the caller computes a new array).
     ``holder`` is the tensor, so that its own reference is the only one counted."""
     a = holder._data
-    if (a.__class__ is not _ndarray or _getrefcount(a) > _SOLE or a.dtype not in _INPLACE_TYPES
+    if (a.__class__ is not _ndarray or _getrefcount(a) > _SOLE + holders - 1 or a.dtype not in _INPLACE_TYPES
             or not a.flags.owndata or not a.flags.writeable):
         return False
     if b.__class__ is _ndarray:

@@ -589,10 +589,10 @@ _SOLE = _refs(_SimpleNamespace(_data=object()))
 # override: in place when nothing else sees the storage: no other holder of the tensor, a saved step
 # or DLPack capsule (_use_count), not a view (shared host buffers come as views), no view or
 # numpy() of it (the storage's count: 2 with the temporary); numbers only for float32/64
-def ew_inplace(name, holder, b):
+def ew_inplace(name, holder, b, holders=1):
     a = holder._data
     if (a.__class__ is not _Tensor or a.dtype not in _INPLACE_TYPES or a._base is not None
-            or _getrefcount(a) > _SOLE or a._use_count() > 1
+            or _getrefcount(a) > _SOLE + holders - 1 or a._use_count() > 1
             or torch._C._storage_Use_Count(a.untyped_storage()._cdata) > 2):
         return False
     if b.__class__ is _Tensor:
