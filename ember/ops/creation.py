@@ -23,7 +23,7 @@ from .. import dtypes as _dt
 from ..backends import host_of, registry
 from ..devices import CPU, Device, as_device
 from ..errors import InvalidParameterError, KindError
-from ..shapes import argfix, check_rank
+from ..shapes import MAX_RANK, argfix, check_rank
 from .._tensor import Tensor, check_tensor, tensor_method, wrap
 from .data import _is_device, _read, check_backend
 
@@ -142,6 +142,12 @@ def _size_arg(value, op, param):
 
 def _shape_arg(args, op, param="shape"):
     """A shape from varargs or one sequence, each size an int >= 0."""
+    for size in args:  # the common case: Python ints >= 0, checked in one pass
+        if size.__class__ is not int or size < 0:
+            break
+    else:
+        if len(args) <= MAX_RANK:
+            return args
     if len(args) == 1 and not isinstance(args[0], (tuple, list)) and hasattr(args[0], "tolist") \
             and not isinstance(args[0], Tensor):
         args = (args[0].tolist(),)

@@ -3,7 +3,7 @@
 from .. import dtypes as _dt
 from ..autodiff.graph import _mode
 from ..errors import ShapeMismatchError
-from .._tensor import record, saved
+from .._tensor import Tensor, record, saved
 from .linalg import _product
 from .views import reshape_exact as _reshape
 from .nn_args import _backend, _common, _float_tensor, _opt_float, _shape_str
@@ -25,6 +25,15 @@ def linear(input, weight, bias=None):
 
 
 def _linear(input, weight, bias, op):
+    if (isinstance(input, Tensor) and isinstance(weight, Tensor) and weight.ndim == 2
+            and (bias is None or isinstance(bias, Tensor))):
+        dt = input._dtype  # the common case, checked in one pass: one float dtype, one device
+        device = input._device
+        if (dt.kind == "float" and weight._dtype is dt and weight._device is device
+                and input.ndim and input._data.shape[-1] == weight._data.shape[1]
+                and (bias is None or (bias._dtype is dt and bias._device is device
+                                      and bias._data.shape == weight._data.shape[:1]))):
+            return _linear_step(input, weight, bias, dt, device, op)
     x = _float_tensor(input, op, "input")
     w = _float_tensor(weight, op, "weight")
     b = _opt_float(bias, op, "bias")
@@ -44,8 +53,11 @@ def _linear(input, weight, bias, op):
     device = x._device
     if w._device is not device or (b is not None and b._device is not device):
         _backend((x, w, b), op)  # raises DeviceError
-    be = device.backend
-    out = be.nn_linear(x._data, w._data, None if b is None else b._data, dt)
+    return _linear_step(x, w, b, dt, device, op)
+
+
+def _linear_step(x, w, b, dt, device, op):
+    out = device.backend.nn_linear(x._data, w._data, None if b is None else b._data, dt)
     inputs = (x, w) if b is None else (x, w, b)
     tracked = x._node is not None or w._node is not None or (b is not None and b._node is not None)
     if not tracked or not _mode.enabled:
