@@ -3,7 +3,7 @@
 from .. import dtypes as _dt
 from ..autodiff.graph import _mode
 from ..errors import ShapeMismatchError
-from .._tensor import Tensor, record, saved
+from .._tensor import Tensor, record, saved, wrap
 from .linalg import _product
 from .views import reshape_exact as _reshape
 from .nn_args import _backend, _common, _float_tensor, _opt_float, _shape_str
@@ -70,6 +70,11 @@ def _linear_rule(xs, ws, b):
 
     def rule(g, needs, out):
         be = g._device.backend
+        dt = g._dtype
+        if (not _mode.enabled and g._data.ndim == 2 and xs._dtype is dt and ws._dtype is dt
+                and bdt in (None, dt) and dt.kind == "float" and dt.itemsize >= 4
+                and g._ad == xs._ad == ws._ad):
+            return _linear_grads(be, g, xs, ws, needs)
         # the GEMMs of the backward as ember matmuls: gx = g @ w, gw = g2^T @ x2, gb = sum(g2)
         if g._dtype is not _dt.float32 and g._dtype is not _dt.float64:
             g = g.cast(_dt.float32)  # the half floats compute in float32, as the forward
@@ -88,6 +93,22 @@ def _linear_rule(xs, ws, b):
                 gb = _as(g2.sum(0), bdt)
         return (gx, gw) if len(needs) == 2 else (gx, gw, gb)
     return rule
+
+
+def _linear_grads(be, g, xs, ws, needs):
+    """The rule's first-order step on a 2-d input of the weight's float32/float64 dtype: the
+    kernels the ember ops of the general path call (so the same values), on the arrays."""
+    dt, ad, ga = g._dtype, g._ad, g._data
+    gx = gw = gb = None
+    if needs[0]:
+        gx = wrap(be.linalg_matmul(ga, ws._data, op="matmul"), dt, ad)
+    if needs[1]:
+        gw = wrap(be.linalg_matmul(be.mv_permute(ga, [1, 0]), xs._data, op="matmul"), dt, ad)
+    if len(needs) == 2:
+        return gx, gw
+    if needs[2]:
+        gb = wrap(be.reduce_sum(ga, (0,), False, dt), dt, ad)
+    return gx, gw, gb
 
 
 def _as(g, dtype):

@@ -16,6 +16,7 @@ import ember.nn.functional as F
 be = ember.Device("cpu").backend
 from oracle import assert_close, ember_tensor, layouts, on_device
 from oracle import assert_unchanged, snapshot
+from ember.autodiff.engine import run_backward
 
 
 def _same(a, b):
@@ -498,3 +499,34 @@ def test_kernels_are_quiet_on_nan_and_inf():
         if ember.get_default_device() == "cpu":  # the NumPy kernel itself
             assert be.nn_relu_grad(np.ones(2, ml_dtypes.bfloat16),
                                    np.array([np.nan, 1.0], ml_dtypes.bfloat16)).tolist() == [1, 1]
+
+
+# -- linear: the first-order backward on arrays ------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("rows", [0, 1, 7])
+@pytest.mark.parametrize("bias", [True, False])
+def test_linear_first_order_backward_gives_the_general_paths_bits(dtype, rows, bias,
+                                                                    monkeypatch):
+    import ember.ops.linear as linear
+    taken = []
+    fast_path = linear._linear_grads
+    monkeypatch.setattr(linear, "_linear_grads", lambda *a: taken.append(1) or fast_path(*a))
+    rng = np.random.default_rng(rows)
+    x = _seed(rng, (rows, 5), dtype).require_grad()
+    w = _seed(rng, (3, 5), dtype).require_grad()
+    b = _seed(rng, (3,), dtype).require_grad() if bias else None
+    g = _seed(rng, (rows, 3), dtype)
+    tensors = (x, w) + ((b,) if bias else ())
+    fast = run_backward(F.linear(x, w, b), g, targets=tensors)           # the array path
+    general = run_backward(F.linear(x, w, b), g, create_graph=True, targets=tensors)
+    assert taken == [1]
+    for got, want in zip(fast, general):
+        assert got.dtype == want.dtype and got._node is None
+        _same(got, want.detach())
+    tx, tw = (torch.tensor(t.numpy(), requires_grad=True) for t in (x, w))
+    tb = torch.tensor(b.numpy(), requires_grad=True) if bias else None
+    expected = torch.autograd.grad(TF.linear(tx, tw, tb), (tx, tw) + ((tb,) if bias else ()),
+                                   torch.tensor(g.numpy()))
+    for got, want in zip(fast, expected):
+        assert_close(got, want)
