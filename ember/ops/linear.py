@@ -71,7 +71,7 @@ def _linear_rule(xs, ws, b):
     def rule(g, needs, out):
         be = g._device.backend
         dt = g._dtype
-        if (not _mode.enabled and g._data.ndim == 2 and xs._dtype is dt and ws._dtype is dt
+        if (not _mode.enabled and xs._dtype is dt and ws._dtype is dt
                 and bdt in (None, dt) and dt.kind == "float" and dt.itemsize >= 4
                 and g._ad == xs._ad == ws._ad):
             return _linear_grads(be, g, xs, ws, needs)
@@ -96,19 +96,26 @@ def _linear_rule(xs, ws, b):
 
 
 def _linear_grads(be, g, xs, ws, needs):
-    """The rule's first-order step on a 2-d input of the weight's float32/float64 dtype: the
+    """The rule's first-order step for an input of the weight's float32/float64 dtype: the
     kernels the ember ops of the general path call (so the same values), on the arrays."""
     dt, ad, ga = g._dtype, g._ad, g._data
     gx = gw = gb = None
     if needs[0]:
         gx = wrap(be.linalg_matmul(ga, ws._data, op="matmul"), dt, ad)
-    if needs[1]:
-        gw = wrap(be.linalg_matmul(be.mv_permute(ga, [1, 0]), xs._data, op="matmul"), dt, ad)
-    if len(needs) == 2:
-        return gx, gw
-    if needs[2]:
-        gb = wrap(be.reduce_sum(ga, (0,), False, dt), dt, ad)
-    return gx, gw, gb
+    if needs[1] or (len(needs) > 2 and needs[2]):
+        O, I = ws.shape
+        rows = 1
+        for n in ga.shape[:-1]:
+            rows *= n
+        g2 = ga if tuple(ga.shape) == (rows, O) else be.mv_reshape(ga, (rows, O), "reshape")
+        if needs[1]:
+            x2 = xs._data
+            if tuple(x2.shape) != (rows, I):
+                x2 = be.mv_reshape(x2, (rows, I), "reshape")
+            gw = wrap(be.linalg_matmul(be.mv_permute(g2, [1, 0]), x2, op="matmul"), dt, ad)
+        if len(needs) > 2 and needs[2]:
+            gb = wrap(be.reduce_sum(g2, (0,), False, dt), dt, ad)
+    return (gx, gw) if len(needs) == 2 else (gx, gw, gb)
 
 
 def _as(g, dtype):

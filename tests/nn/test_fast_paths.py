@@ -504,7 +504,7 @@ def test_kernels_are_quiet_on_nan_and_inf():
 # -- linear: the first-order backward on arrays ------------------------------------------------
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("rows", [0, 1, 7])
+@pytest.mark.parametrize("rows", [(0,), (1,), (7,), (), (2, 0), (3, 4)])
 @pytest.mark.parametrize("bias", [True, False])
 def test_linear_first_order_backward_gives_the_general_paths_bits(dtype, rows, bias,
                                                                     monkeypatch):
@@ -512,11 +512,11 @@ def test_linear_first_order_backward_gives_the_general_paths_bits(dtype, rows, b
     taken = []
     fast_path = linear._linear_grads
     monkeypatch.setattr(linear, "_linear_grads", lambda *a: taken.append(1) or fast_path(*a))
-    rng = np.random.default_rng(rows)
-    x = _seed(rng, (rows, 5), dtype).require_grad()
+    rng = np.random.default_rng(len(rows))
+    x = _seed(rng, rows + (5,), dtype).require_grad()
     w = _seed(rng, (3, 5), dtype).require_grad()
     b = _seed(rng, (3,), dtype).require_grad() if bias else None
-    g = _seed(rng, (rows, 3), dtype)
+    g = _seed(rng, rows + (3,), dtype)
     tensors = (x, w) + ((b,) if bias else ())
     fast = run_backward(F.linear(x, w, b), g, targets=tensors)           # the array path
     general = run_backward(F.linear(x, w, b), g, create_graph=True, targets=tensors)
@@ -528,5 +528,20 @@ def test_linear_first_order_backward_gives_the_general_paths_bits(dtype, rows, b
     tb = torch.tensor(b.numpy(), requires_grad=True) if bias else None
     expected = torch.autograd.grad(TF.linear(tx, tw, tb), (tx, tw) + ((tb,) if bias else ()),
                                    torch.tensor(g.numpy()))
+    for got, want in zip(fast, expected):
+        assert_close(got, want)
+
+
+def test_linear_first_order_backward_of_a_strided_input_gives_the_general_paths_bits():
+    rng = np.random.default_rng(3)
+    x = _seed(rng, (5, 4, 3), "float32").permute(2, 1, 0).require_grad()  # (3, 4, 5), strided
+    w = _seed(rng, (6, 5), "float32").require_grad()
+    g = _seed(rng, (3, 4, 6), "float32").transpose(0, 1).contiguous().transpose(0, 1)
+    fast = run_backward(F.linear(x, w), g, targets=(x, w))
+    general = run_backward(F.linear(x, w), g, create_graph=True, targets=(x, w))
+    for got, want in zip(fast, general):
+        _same(got, want.detach())
+    tx, tw = (torch.tensor(t.numpy(), requires_grad=True) for t in (x, w))
+    expected = torch.autograd.grad(TF.linear(tx, tw), (tx, tw), torch.tensor(g.numpy()))
     for got, want in zip(fast, expected):
         assert_close(got, want)
