@@ -4,7 +4,7 @@ import numpy as np
 
 from . import jit
 from .jit import rows as _rows
-from .activation import nn_softmax, nn_softmax_grad
+from .activation import nn_softmax_grad
 from .core import _warnings_off, sum_to_shape
 from .nn import _out, _work
 
@@ -76,9 +76,7 @@ def _masked_softmax(s, bias, allowed, causal, scale):
         np.copyto(s, -np.inf, where=np.logical_not(allowed))
     if s.shape[-1] == 0:
         p = s
-    elif bias is None and allowed is None:  # no row is fully masked: the softmax row program
-        p = nn_softmax(s, s.ndim - 1)
-    else:
+    else:  # (a causal row may see only -inf scores, from infinite inputs: it gets zeros too)
         m = np.max(s, axis=-1, keepdims=True)
         m[m == -np.inf] = 0.0  # a fully masked row: exp gives zeros, and zeros it stays
         s -= m

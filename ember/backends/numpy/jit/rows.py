@@ -26,7 +26,7 @@ The kernels' arguments (rows, cols: the 2-D C-contiguous shape; nt: ``jit.num_th
 - softmax_causal: arrays (x, out), ints (rows, cols, nt, queries), floats (scale,): attention's
   causal softmax of the scores ``x * scale``; row r is query ``r % queries`` of its (queries,
   cols) matrix and sees the columns up to its own index (``np.tri``'s lower triangle), the
-  others get exactly 0 (NaN in a NaN row)
+  others get exactly 0 (NaN in a NaN row); a row that sees only -inf gets zeros
 - cross_entropy: arrays (x, target, loss, max, lse), ints (rows, cols, nt); target int64 (rows,),
   the others (rows,) of x's dtype
 - cross_entropy_grad: arrays (x, target, max, lse, scale, gx), ints (rows, cols, nt); scale
@@ -137,7 +137,8 @@ ROW_MAX
 
 # attention's causal softmax: the scaled scores of the columns a query may see, in the passes of
 # _ROW_SOFTMAX; the others are never read and come out 0 (NaN in a row whose sum is NaN, as the
-# masked softmax gives them)
+# masked softmax gives them); a row whose every score it sees is -inf gets weights 0 (PyTorch's
+# safe softmax, as a fully masked row)
 _ROW_SOFTMAX_CAUSAL = """
 EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
     const T *x = (const T *)p[0];
@@ -157,6 +158,14 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
         for (int64_t i = 0; i < seen; i++) {
             const T z = xr[i] * scale;
             m = z > m ? z : m;
+        }
+        if (m == -INFINITY) {  /* every score it sees -inf: weights 0, unless one is NaN */
+            int nan = 0;
+            for (int64_t i = 0; i < seen; i++) nan |= xr[i] * scale != xr[i] * scale;
+            if (!nan) {
+                for (int64_t i = 0; i < cols; i++) yr[i] = (T)0;
+                continue;
+            }
         }
         ember_prefetch_ahead(x, r, rows, cols);
         double s = 0.0;
