@@ -1,10 +1,12 @@
-"""What the nn kernel files of the PyTorch backend share, the norms and the class-index losses:
-torch's fused kernels in the working dtype, within float32 rounding of the defaults; the small
-nn kernels are the defaults of base/nn.py.
+"""What the nn kernel files of the PyTorch backend share, the norms, the class-index losses and
+attention: torch's fused kernels in the working dtype, within float32 rounding of the defaults;
+the small nn kernels are the defaults of base/nn.py.
 
 Kernels are named ``nn_*``; helpers start with ``_``.
 """
 
+
+import math
 
 import torch
 
@@ -12,7 +14,7 @@ from ..base import Backend
 from .core import TORCH, adopt
 
 __all__ = ["nn_layer_norm", "nn_layer_norm_grads", "nn_group_norm", "nn_group_norm_grads",
-           "nn_class_loss", "nn_class_loss_grad"]
+           "nn_class_loss", "nn_class_loss_grad", "nn_attention"]
 
 _F32 = torch.float32
 _F64 = torch.float64
@@ -122,3 +124,45 @@ def nn_class_loss_grad(g, saved, x_dtype):
     if len(shape) > 2:
         gx = gx.reshape((shape[0],) + shape[2:] + (shape[1],)).movedim(-1, 1)
     return _out(gx, TORCH[x_dtype])
+
+
+_CAUSAL = {}  # (L, S, device) -> the bool mask above the diagonal (a few shapes kept)
+
+
+def _above_diagonal(rows, cols, device):
+    key = (rows, cols, device)
+    mask = _CAUSAL.get(key)
+    if mask is None:
+        if len(_CAUSAL) >= 16:
+            _CAUSAL.clear()
+        mask = _CAUSAL[key] = torch.ones(rows, cols, dtype=torch.bool, device=device).triu_(1)
+    return mask
+
+
+# override: 0.16 vs the default's 0.40 ms (causal, float32 (32, 4, 16, 16), one thread)
+def nn_attention(q, k, v, bias, allowed, causal, scale, groups_k, groups_v, keep, keep_scale):
+    """``softmax(q @ k^T * scale + bias) @ v`` over the last dim, with ``-inf`` where ``allowed``
+    (a bool array) is False or above the diagonal when ``causal``; a row with every score
+    ``-inf`` gets weights 0 (``torch._safe_softmax``; a causal mask alone leaves every row a
+    key). ``keep`` (or None) is the dropout mask of the weights, scaled by ``keep_scale``. Half
+    floats compute in float32. Returns (out in ``q``'s dtype, saved arrays as the default's)."""
+    qw, kw, vw = _work(q), _work(k), _work(v)
+    if groups_k != 1:  # grouped-query attention: each head repeated, the copies side by side
+        kw = kw.repeat_interleave(groups_k, -3)
+    if groups_v != 1:
+        vw = vw.repeat_interleave(groups_v, -3)
+    scale = scale if qw.shape[-1] else 1.0  # with no features every score is 0, whatever the scale
+    s = torch.matmul(qw, kw.transpose(-2, -1)).mul_(scale)  # fresh: the steps below work in place
+    if bias is not None:
+        s = s + _work(bias)
+    if causal:
+        s.masked_fill_(_above_diagonal(s.shape[-2], s.shape[-1], s.device), -math.inf)
+    if allowed is not None:
+        s = s.masked_fill(allowed.logical_not(), -math.inf)
+    if bias is None and allowed is None:
+        p = torch.softmax(s, -1)
+    else:
+        p = torch._safe_softmax(s, -1)
+    pd = p if keep is None else torch.mul(p, _work(keep)).mul_(keep_scale)
+    out = _out(torch.matmul(pd, vw), q.dtype)
+    return out, (qw, kw, vw, p, pd, keep, keep_scale, scale, groups_k, groups_v)
