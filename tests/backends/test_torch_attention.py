@@ -91,6 +91,19 @@ def test_fully_masked_rows_give_zeros_and_zero_gradients(rng, dtype):
     assert np.isfinite(grads[3].numpy()).all()
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_non_finite_keys_past_the_diagonal_stay_masked(rng, dtype):
+    # a NaN or an infinite key reaches only the queries at or after it, as in PyTorch
+    q, k, v = (rng.standard_normal((2, 3, 5, 4)).astype(dtype) for _ in range(3))
+    k[..., 4, :] = np.nan
+    k[..., 3, 0] = np.inf
+    out = SDPA(*(ember.tensor(a) for a in (q, k, v)), is_causal=True)
+    want = TF.scaled_dot_product_attention(*(torch.from_numpy(a) for a in (q, k, v)),
+                                           is_causal=True)
+    assert np.isfinite(want[..., :3, :].numpy()).all()
+    assert_close(out, want, rtol=TOL[dtype], atol=TOL[dtype])
+
+
 @pytest.mark.parametrize("dtype,tol", [("float16", 2e-3), ("bfloat16", 2e-2)])
 @pytest.mark.parametrize("causal", [False, True])
 def test_half_floats_compute_in_float32_and_give_their_dtype(rng, dtype, tol, causal):
