@@ -4,7 +4,7 @@ import torch
 import torch.nn.functional as TF
 
 from .core import TORCH
-from .nn import _aten, _out, _td, _work_of
+from .nn import _aten, _out, _work_of
 
 __all__ = ["nn_conv2d", "nn_conv2d_grads", "nn_conv2d_saved"]
 
@@ -84,5 +84,5 @@ def nn_conv2d_grads(g, saved, need_x, need_w, need_b, x_dtype, w_dtype, b_dtype)
     if need_w:
         gw = _out(gw, TORCH[w_dtype])
     if need_b:
-        gb = _out(gb, _td(b_dtype))
+        gb = _out(gb, TORCH[b_dtype])
     return gx, gw, gb

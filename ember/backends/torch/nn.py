@@ -6,6 +6,7 @@ Kernels are named ``nn_*``; helpers start with ``_``.
 """
 
 
+import functools
 import math
 
 import torch
@@ -19,11 +20,6 @@ __all__ = ["nn_layer_norm", "nn_layer_norm_grads", "nn_group_norm", "nn_group_no
 _F32 = torch.float32
 _F64 = torch.float64
 _aten = torch.ops.aten
-
-
-def _td(dtype):
-    """The torch dtype of the ember DType ``dtype`` (None stays None)."""
-    return None if dtype is None else TORCH[dtype]
 
 
 def _work(a):
@@ -126,20 +122,11 @@ def nn_class_loss_grad(g, saved, x_dtype):
     return _out(gx, TORCH[x_dtype])
 
 
-_CAUSAL = {}  # (L, S, dtype, device) -> -inf above the diagonal, 0 elsewhere (a few kept)
-
-
-def _above_diagonal(s):
-    """The causal mask of the scores ``s`` (*, L, S), to add to them once ``tril_`` has zeroed
-    what it masks (a NaN there too, as the default's ``where``)."""
-    key = (s.shape[-2], s.shape[-1], s.dtype, s.device)
-    mask = _CAUSAL.get(key)
-    if mask is None:
-        if len(_CAUSAL) >= 16:
-            _CAUSAL.clear()
-        mask = _CAUSAL[key] = torch.full(key[:2], -math.inf, dtype=s.dtype,
-                                         device=s.device).triu_(1)
-    return mask
+@functools.lru_cache(maxsize=16)
+def _above_diagonal(rows, cols, dtype, device):
+    """The causal mask of (*, rows, cols) scores: -inf above the diagonal, 0 elsewhere, added to
+    the scores once ``tril_`` has zeroed what it masks (a NaN there too, as the default's)."""
+    return torch.full((rows, cols), -math.inf, dtype=dtype, device=device).triu_(1)
 
 
 # override: 0.10 vs the default's 0.27 ms (causal, float32 (32, 4, 16, 16), one thread; 0.77 vs
@@ -151,22 +138,19 @@ def nn_attention(q, k, v, bias, allowed, causal, scale, groups_k, groups_v, keep
     key). ``keep`` (or None) is the dropout mask of the weights, scaled by ``keep_scale``. Half
     floats compute in float32. Returns (out in ``q``'s dtype, saved arrays as the default's)."""
     qw, kw, vw = _work(q), _work(k), _work(v)
-    if groups_k != 1:  # grouped-query attention: each head repeated, the copies side by side
-        kw = kw.repeat_interleave(groups_k, -3)
-    if groups_v != 1:
-        vw = vw.repeat_interleave(groups_v, -3)
+    # grouped-query attention: each key and value head repeated, the copies side by side
+    kw, vw = (a if n == 1 else a.repeat_interleave(n, -3)
+              for a, n in ((kw, groups_k), (vw, groups_v)))
     scale = scale if qw.shape[-1] else 1.0  # with no features every score is 0, whatever the scale
     s = torch.matmul(qw, kw.transpose(-2, -1)).mul_(scale)  # fresh: the steps below work in place
     if bias is not None:
         s = s + _work(bias)
     if causal:
-        s.tril_().add_(_above_diagonal(s))  # 10x faster than masked_fill_ with a bool mask
+        # tril_ and the add: 35 µs, masked_fill_ with a bool mask 200 (float32 (16, 4, 64, 64))
+        s.tril_().add_(_above_diagonal(*s.shape[-2:], s.dtype, s.device))
     if allowed is not None:
         s = s.masked_fill(allowed.logical_not(), -math.inf)
-    if bias is None and allowed is None:
-        p = torch.softmax(s, -1)
-    else:
-        p = torch._safe_softmax(s, -1)
+    p = (torch.softmax if bias is None and allowed is None else torch._safe_softmax)(s, -1)
     pd = p if keep is None else torch.mul(p, _work(keep)).mul_(keep_scale)
     out = _out(torch.matmul(pd, vw), q.dtype)
     return out, (qw, kw, vw, p, pd, keep, keep_scale, scale, groups_k, groups_v)

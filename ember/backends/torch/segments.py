@@ -5,7 +5,7 @@ import torch
 from .core import TORCH, allocates
 from .indexing import _SIGNED, _bits, _unbits
 
-__all__ = ["segments_cat", "segments_stack", "segments_zeros", "segments_expand_dims"]
+__all__ = ["segments_cat", "segments_stack", "segments_zeros"]
 
 
 def _cast_all(arrays, dtype):
@@ -39,8 +39,3 @@ def segments_stack(arrays, axis, dtype):
 def segments_zeros(shape, dtype, *, device=None):
     return torch.zeros(tuple(shape), dtype=TORCH[dtype], device=device)
 
-
-# override: 0.82 vs the default's 1.1 µs (float32 (32, 64))
-def segments_expand_dims(a, axis):
-    """A view of ``a`` with a new dim of size 1 at ``axis``."""
-    return a.unsqueeze(axis)
