@@ -15,7 +15,8 @@ from ..base import Backend
 from .core import TORCH, adopt
 
 __all__ = ["nn_layer_norm", "nn_layer_norm_grads", "nn_group_norm", "nn_group_norm_grads",
-           "nn_class_loss", "nn_class_loss_grad", "nn_attention"]
+           "nn_class_loss", "nn_class_loss_grad", "nn_attention",
+           "nn_batch_norm_grads"]
 
 _F32 = torch.float32
 _F64 = torch.float64
@@ -154,3 +155,20 @@ def nn_attention(q, k, v, bias, allowed, causal, scale, groups_k, groups_v, keep
     pd = p if keep is None else torch.mul(p, _work(keep)).mul_(keep_scale)
     out = _out(torch.matmul(pd, vw), q.dtype)
     return out, (qw, kw, vw, p, pd, keep, keep_scale, scale, groups_k, groups_v)
+
+
+# override: 28 vs the default's 49 µs (float32 (32, 32, 4, 4), one thread)
+def nn_batch_norm_grads(g, saved, need_x, need_w, need_b, x_dtype, w_dtype, b_dtype):
+    """torch's fused backward of a batch norm of the saved ``xhat`` with mean 0, invstd 1 and
+    weight ``invstd * w``: the default's ``gx = invstd * w * (g - mean(g) - xhat * mean(g *
+    xhat))`` with batch statistics (``g * invstd * w`` without), ``gw``, ``gb`` per channel."""
+    xhat, invstd, ww, shape, use_batch = saved
+    if not xhat.numel():  # (torch's kernel divides by zero: a crash, not an error)
+        return _default("nn_batch_norm_grads", g, saved, need_x, need_w, need_b, x_dtype,
+                        w_dtype, b_dtype)
+    stats = (torch.zeros_like(invstd), torch.ones_like(invstd))  # mean 0, invstd (or var) 1
+    args = (xhat, invstd if ww is None else invstd * ww) + (
+        (None, None) + stats if use_batch else stats + (None, None)) + (use_batch, 0.0)
+    gx, gw, gb = _grads(_aten.native_batch_norm_backward, g, args, ww, True,  # (gb: where a bias)
+                        (need_x, need_w, need_b), (x_dtype, w_dtype, b_dtype))
+    return None if gx is None else gx.reshape(shape), gw, gb
