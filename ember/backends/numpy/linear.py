@@ -15,14 +15,9 @@ __all__ = ["nn_linear"]
 def nn_linear(x, w, b, dtype):
     """``x @ w.T + b`` (``b`` may be None), as NumPy dtype ``dtype``."""
     dtype = NP[dtype]
-    if x.dtype is dtype and w.dtype is dtype and dtype is _F32 and (b is None or b.dtype is dtype):
-        out = _matmul(x, w.T)  # (the common case: one float32 dtype throughout)
-        if b is not None:
-            np.add(out, b, out=out)
-        return out
-    xw = _work(x).astype(_F64 if dtype == _F64 else _F32, copy=False)
-    ww = _work(w).astype(xw.dtype, copy=False)
-    out = _matmul(xw, ww.T)
+    wd = _F64 if dtype == _F64 else _F32  # (operands already in it are taken as they are)
+    out = _matmul(x if x.dtype is wd else _work(x).astype(wd, copy=False),
+                  (w if w.dtype is wd else _work(w).astype(wd, copy=False)).T)
     if b is not None:
         np.add(out, _work(b), out=out)       # in place: ``out`` is the matmul's fresh result
-    return _out(out, dtype)
+    return out if out.dtype is dtype else _out(out, dtype)
