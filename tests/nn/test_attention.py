@@ -109,6 +109,21 @@ def test_a_causal_row_that_sees_only_minus_inf_gives_zeros_as_pytorch(dtype, nan
         assert_close(x.grad, t.grad, atol=tol, equal_nan=True)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_causal_rows_of_huge_scores_keep_pytorchs_weights(dtype):
+    # scores of 1e9 (float32) and 1e60 (float64): the max and the exponent's argument must be
+    # the same rounded product, or exp overflows (it gave NaN rows)
+    big = 3e4 if dtype == "float32" else 1e30
+    q = np.array([[[big, 0.0], [big, 1.0], [1.0, big], [2.0, 1.0]]] * 8, dtype)
+    k = np.array([[[big, 0.0], [-big, 1.0], [1.0, 0.5], [0.5, big]]] * 8, dtype)
+    v = np.arange(64, dtype=dtype).reshape(8, 4, 2)
+    out = SDPA(*(ember_tensor(a) for a in (q, k, v)), is_causal=True, scale=0.7)
+    expected = TF.scaled_dot_product_attention(*(torch.from_numpy(a) for a in (q, k, v)),
+                                               is_causal=True, scale=0.7)
+    assert not np.isnan(expected.numpy()).any()
+    assert_close(out, expected, atol=1e-5 if dtype == "float32" else 1e-12)
+
+
 def test_grouped_query_attention(rng):
     _check(rng, (2, 6, 5, 4), (2, 2, 5, 4), (2, 3, 5, 4), enable_gqa=True)
     _check(rng, (2, 4, 5, 4), (2, 1, 5, 4), (2, 1, 5, 4), enable_gqa=True, is_causal=True)

@@ -124,7 +124,7 @@ def test_cross_entropy_fast_path_taken_only_when_it_applies(rng):
         return len(be.nn_class_loss(xx, t, weight, ignore, smoothing, "mean", logits, f32)[1])
 
     t = np.array([0, 1, 2, 0])
-    assert saved_len(x, t) == 6                                    # the fast path
+    assert saved_len(x, t) in (6, 7)       # the fast path (7: its compiled row program's)
     assert saved_len(x, np.array([0, -100, 2, 0])) == 10           # an ignored target
     assert saved_len(x, np.array([0, 1, 2, 1]), ignore=1) == 10    # an ignored class index
     assert saved_len(x, t, weight=np.ones(3, np.float32)) == 10

@@ -448,8 +448,8 @@ def ew_inplace(name, holder, b, holders=1):
     (else the caller computes a new array).
     ``holder`` is the tensor, so that its own reference is the only one counted."""
     a = holder._data
-    if (a.__class__ is not _ndarray or _getrefcount(a) > _SOLE + holders - 1 or a.dtype not in _INPLACE_TYPES
-            or not a.flags.owndata or not a.flags.writeable):
+    if (a.__class__ is not _ndarray or _getrefcount(a) > _SOLE + holders - 1
+            or a.dtype not in _INPLACE_TYPES or not a.flags.owndata or not a.flags.writeable):
         return False
     if b.__class__ is _ndarray:
         if b.dtype != a.dtype or b.ndim > a.ndim:  # (b cannot view a: nothing else holds a)
