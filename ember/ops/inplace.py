@@ -75,16 +75,14 @@ def _in_place(self, name, other):
                           (isinstance(other, Tensor) and other._node is not None)):
         return False
     a = _alias_of(self)
-    holders = 1
     if a is None:
         family = root = None
     elif a.__class__ is Family:
         family, root = a, self
-    elif a.identity:  # ``p.data``, ``detach()``: the root's own array, one more holder of it
+    elif a.identity:  # ``p.data``, ``detach()``: a view holding the root's own array
         family, root = a.family, a.root
         if root._data is not self._data:
             return False
-        holders = 2
     else:
         return False  # a view of part of the root writes through the root
     if isinstance(other, Tensor):
@@ -93,10 +91,11 @@ def _in_place(self, name, other):
         other = other._data
     elif other.__class__ is not int and other.__class__ is not float:
         return False
-    if family is not None:
+    holders = 1
+    if family is not None:  # the root and its identity views hold the array too
         members = family.live()
-        if holders == 2:  # (the other identity views hold the array too)
-            holders = 1 + sum(1 for m, _ in members if m._data is self._data)
+        holders += (root is not self) + sum(1 for m, _ in members
+                                            if m is not self and m._data is self._data)
     if not self._device.backend.ew_inplace(name, self, other, holders):
         return False
     if family is not None:

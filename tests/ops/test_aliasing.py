@@ -67,6 +67,10 @@ def test_the_fast_path_writes_through_data_and_detach_views():
     d1.sub_(1.0)
     assert before() is p._data and p.tolist()[0] == -1.0 and d2.tolist()[999] == -1.0
     assert p.requires_grad and p.is_leaf and p.grad is None
+    with ember.no_grad():
+        p.add_(1.0)                       # the root itself, its identity views alive
+    assert before() is p._data and d1.tolist()[0] == 0.0 and d2.tolist()[0] == 0.0
+    p.data.sub_(1.0)
     part = p.data[:3]                     # a view of part of the buffer: it holds the buffer
     snapshot = p.detach().numpy()         # and so does a reader: the write allocates
     p.data.mul_(2.0)
