@@ -49,8 +49,9 @@ PARALLEL_NUMEL = 262144  # below this many elements one thread is faster than tw
 _TYPES = {np.dtype(np.float32): ("f32", "float"), np.dtype(np.float64): ("f64", "double")}
 
 # ember_exp(T): the row programs are written once for float and double
-_EXP = {"float": cmath.EXPF + "\nstatic inline float ember_exp(float x) { return ember_expf(x); }\n",
-        "double": cmath.EXP}
+_EXP = {"float": cmath.EXPF + "\nstatic inline float ember_exp(float x) { return ember_expf(x); }\n"
+                 "#define EXP_LOW -104.0f  /* ember_exp's lowest input: exp gives 0 from here */\n",
+        "double": cmath.EXP + "#define EXP_LOW -746.0\n"}
 
 
 # the rows ahead are asked for while the current row is worked on in cache: a row of 4 KB is a
@@ -154,16 +155,21 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
         const T *xr = x + r * cols;
         T *yr = y + r * cols;
         const int64_t q = r % queries, seen = q + 1 < cols ? q + 1 : cols;
+        /* the columns up to a whole number of 64-byte vectors past those it sees, the others
+           as -inf (exp gives 0): loops over a short row's own length ran their scalar
+           remainders, 2x the time of the whole row's softmax (no test of i against seen in a
+           loop: GCC splits the loop there, remainders again) */
+        const int64_t lanes = 64 / (int64_t)sizeof(T), wide = (seen + lanes - 1) / lanes * lanes,
+                      upto = wide < cols ? wide : cols;
+        /* the scaled score, stored: read back, it is the rounded value the max saw (a product
+           recomputed in x * scale - m may be fused, exact, and then differ from m by its
+           rounding error: exp of that overflowed for scores of 1e30) */
+        #pragma omp simd
+        for (int64_t i = 0; i < upto; i++) yr[i] = xr[i] * scale;
+        for (int64_t i = seen; i < upto; i++) yr[i] = (T)-INFINITY;
         T m = -INFINITY;
         #pragma omp simd reduction(max:m)
-        for (int64_t i = 0; i < seen; i++) {
-            /* the scaled score, stored: read back, it is the rounded value the max saw (a
-               product recomputed in x * scale - m may be fused, exact, and then differ from m
-               by its rounding error: exp of that overflowed for scores of 1e30) */
-            const T z = xr[i] * scale;
-            yr[i] = z;
-            m = z > m ? z : m;
-        }
+        for (int64_t i = 0; i < upto; i++) m = yr[i] > m ? yr[i] : m;
         if (m == -INFINITY) {  /* every score it sees -inf: weights 0, unless one is NaN */
             int nan = 0;
             for (int64_t i = 0; i < seen; i++) nan |= yr[i] != yr[i];
@@ -175,14 +181,14 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
         ember_prefetch_ahead(x, r, rows, cols);
         double s = 0.0;
         #pragma omp simd reduction(+:s)
-        for (int64_t i = 0; i < seen; i++) {
-            T e = ember_exp(yr[i] - m);
+        for (int64_t i = 0; i < upto; i++) {
+            EXP_OF_DIFF
             yr[i] = e;
             s += e;
         }
         const T inv = (T)(1.0 / s);
-        for (int64_t i = 0; i < seen; i++) yr[i] *= inv;
-        for (int64_t i = seen; i < cols; i++) yr[i] = (T)0 * inv;  /* NaN in a NaN row */
+        for (int64_t i = 0; i < upto; i++) yr[i] *= inv;
+        for (int64_t i = upto; i < cols; i++) yr[i] = (T)0 * inv;  /* NaN in a NaN row */
     }
     ember_join(&done);
     }
@@ -215,14 +221,21 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
 }
 """
 
+# e = exp(x - m), 0 below EXP_LOW, where exp is 0: exp's underflow to 0 takes a microcode assist
+# per element on x86, 3x the time of a row's softmax where half the row is -inf (a mask)
+_EXP_OF_DIFF = """const T d = SCORE - m;
+            const int low = d < (T)EXP_LOW;
+            T e = ember_exp(low ? (T)0 : d);
+            e = low ? (T)0 : e;"""
+
 _BODIES = {
     "softmax": _ROW_SOFTMAX.replace("SUM", """{
-            T e = ember_exp(xr[i] - m);
+            EXP_OF_DIFF
             yr[i] = e;
             s += e;
         }""").replace("FINISH", """const T inv = (T)(1.0 / s);
         for (int64_t i = 0; i < cols; i++) yr[i] *= inv;"""),
-    "log_softmax": _ROW_SOFTMAX.replace("SUM", "s += ember_exp(xr[i] - m);").replace(
+    "log_softmax": _ROW_SOFTMAX.replace("SUM", "{\n            EXP_OF_DIFF\n            s += e;\n        }").replace(
         "FINISH", """const T lse = (T)log(s);
         for (int64_t i = 0; i < cols; i++) yr[i] = (xr[i] - m) - lse;"""),
     "softmax_causal": _ROW_SOFTMAX_CAUSAL,
@@ -435,8 +448,9 @@ def source(op, dtype):
     found = _sources.get(key)
     if found is None:
         ctype = _TYPES[key[1]][1]
+        diff = _EXP_OF_DIFF.replace("SCORE", "yr[i]" if op == "softmax_causal" else "xr[i]")
         body = (_BODIES[op].replace("ROW_MAX", _ROW_MAX.rstrip("\n"))
-                .replace("NAME", name(op, dtype)))
+                .replace("EXP_OF_DIFF", diff).replace("NAME", name(op, dtype)))
         found = (compiler.PRELUDE + f"typedef {ctype} T;\n"
                  + HEAD.format(parallel=PARALLEL_NUMEL) + _EXP[ctype] + body)
         _sources[key] = found
