@@ -49,9 +49,19 @@ PARALLEL_NUMEL = 262144  # below this many elements one thread is faster than tw
 _TYPES = {np.dtype(np.float32): ("f32", "float"), np.dtype(np.float64): ("f64", "double")}
 
 # ember_exp(T): the row programs are written once for float and double
+# ember_exp_low(x): ember_exp(x), with 0 below ember_exp's lowest input (where it gives 0) taken
+# without calling it: its underflow to 0 costs a microcode assist per element on x86 (a softmax
+# row half -inf, a mask, took 3x the time of an unmasked one)
+_EXP_LOW = """
+static inline T ember_exp_low(T x) {
+    const int low = x < (T)EXP_LOW;
+    const T e = ember_exp(low ? (T)0 : x);
+    return low ? (T)0 : e;
+}
+"""
 _EXP = {"float": cmath.EXPF + "\nstatic inline float ember_exp(float x) { return ember_expf(x); }\n"
-                 "#define EXP_LOW -104.0f  /* ember_exp's lowest input: exp gives 0 from here */\n",
-        "double": cmath.EXP + "#define EXP_LOW -746.0\n"}
+                 "#define EXP_LOW -104.0f\n" + _EXP_LOW,
+        "double": cmath.EXP + "#define EXP_LOW -746.0\n" + _EXP_LOW}
 
 
 # the rows ahead are asked for while the current row is worked on in cache: a row of 4 KB is a
@@ -182,7 +192,7 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
         double s = 0.0;
         #pragma omp simd reduction(+:s)
         for (int64_t i = 0; i < upto; i++) {
-            EXP_OF_DIFF
+            T e = ember_exp_low(yr[i] - m);
             yr[i] = e;
             s += e;
         }
@@ -221,28 +231,21 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
 }
 """
 
-# e = exp(x - m), 0 below EXP_LOW, where exp is 0: exp's underflow to 0 takes a microcode assist
-# per element on x86, 3x the time of a row's softmax where half the row is -inf (a mask)
-_EXP_OF_DIFF = """const T d = SCORE - m;
-            const int low = d < (T)EXP_LOW;
-            T e = ember_exp(low ? (T)0 : d);
-            e = low ? (T)0 : e;"""
-
 _BODIES = {
     "softmax": _ROW_SOFTMAX.replace("SUM", """{
-            EXP_OF_DIFF
+            T e = ember_exp_low(xr[i] - m);
             yr[i] = e;
             s += e;
         }""").replace("FINISH", """const T inv = (T)(1.0 / s);
         for (int64_t i = 0; i < cols; i++) yr[i] *= inv;"""),
-    "log_softmax": _ROW_SOFTMAX.replace("SUM", "{\n            EXP_OF_DIFF\n            s += e;\n        }").replace(
+    "log_softmax": _ROW_SOFTMAX.replace("SUM", "s += ember_exp_low(xr[i] - m);").replace(
         "FINISH", """const T lse = (T)log(s);
         for (int64_t i = 0; i < cols; i++) yr[i] = (xr[i] - m) - lse;"""),
     "softmax_causal": _ROW_SOFTMAX_CAUSAL,
     "softmax_grad": _ROW_GRAD.replace("TERM", "gr[i] * yr[i]").replace(
         "OUT", "(gr[i] - st) * yr[i]"),
     "log_softmax_grad": _ROW_GRAD.replace("TERM", "gr[i]").replace(
-        "OUT", "gr[i] - ember_exp(yr[i]) * st"),
+        "OUT", "gr[i] - ember_exp_low(yr[i]) * st"),
     # the loss of each row against its target class t: logsumexp(x) - x[t], as (x[t] - m) and
     # lse = log(sum(exp(x - m))) with m the row max, kept for the gradient; a target outside
     # [0, cols) gives nan (the caller checks targets first)
@@ -262,7 +265,7 @@ ROW_MAX
         ember_prefetch_ahead(x, r, rows, cols);
         double s = 0.0;
         #pragma omp simd reduction(+:s)
-        for (int64_t i = 0; i < cols; i++) s += ember_exp(xr[i] - m);
+        for (int64_t i = 0; i < cols; i++) s += ember_exp_low(xr[i] - m);
         const T lse = (T)log(s);
         const int64_t t = target[r];
         mx[r] = m;
@@ -290,7 +293,7 @@ EMBER_EXPORT void NAME(char **p, const int64_t *n, const double *f) {
         T *o = gx + r * cols;
         const T m = mx[r], lse = lses[r], c = scale[r];
         ember_prefetch_ahead(x, r, rows, cols);
-        for (int64_t i = 0; i < cols; i++) o[i] = ember_exp((xr[i] - m) - lse) * c;
+        for (int64_t i = 0; i < cols; i++) o[i] = ember_exp_low((xr[i] - m) - lse) * c;
         const int64_t t = target[r];
         if (t >= 0 && t < cols) o[t] = (ember_exp((xr[t] - m) - lse) - (T)1) * c;
     }
@@ -448,9 +451,8 @@ def source(op, dtype):
     found = _sources.get(key)
     if found is None:
         ctype = _TYPES[key[1]][1]
-        diff = _EXP_OF_DIFF.replace("SCORE", "yr[i]" if op == "softmax_causal" else "xr[i]")
         body = (_BODIES[op].replace("ROW_MAX", _ROW_MAX.rstrip("\n"))
-                .replace("EXP_OF_DIFF", diff).replace("NAME", name(op, dtype)))
+                .replace("NAME", name(op, dtype)))
         found = (compiler.PRELUDE + f"typedef {ctype} T;\n"
                  + HEAD.format(parallel=PARALLEL_NUMEL) + _EXP[ctype] + body)
         _sources[key] = found
