@@ -30,7 +30,8 @@ JIT_MIN_NUMEL = 1  # the NumPy path makes about 15 passes: the compiled kernel i
 
 
 def _gelu_kernel(x, approximate, grad, g=None):
-    """The compiled GELU kernel for ``x`` (and ``g``), or None: the NumPy path then."""
+    """The compiled GELU kernel for ``x`` (and ``g``), or None: the NumPy path then
+    (``approximate="silu"``: SiLU's)."""
     if x.size < JIT_MIN_NUMEL or (x.dtype != _F32 and x.dtype != _F64) or \
             not x.flags.c_contiguous:
         return None
@@ -110,18 +111,28 @@ def _sigmoid(w):
     return np.where(w >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 
 
-# override: 1900 µs vs the default's 2519 µs (float32 (64, 1000), one thread)
+# override: 35 µs vs the default's 2519 µs (float32 (64, 1000), one thread; compiled)
 @_warnings_off
 def nn_silu(x):
     """SiLU (swish): ``x * sigmoid(x)``."""
+    k = _gelu_kernel(x, "silu", False)
+    if k is not None:
+        out = np.empty_like(x)
+        k((x, out), (x.size, jit.num_threads()), ())
+        return out
     w = _work(x)
     return _out(w * _sigmoid(w), x.dtype)
 
 
-# override: 1738 µs vs the default's 2757 µs (float32 (64, 1000), one thread)
+# override: 40 µs vs the default's 2757 µs (float32 (64, 1000), one thread; compiled)
 @_warnings_off
 def nn_silu_grad(g, x):
     """The gradient of ``nn_silu``: ``g * s * (1 + x * (1 - s))`` with ``s = sigmoid(x)``."""
+    k = _gelu_kernel(x, "silu", True, g)
+    if k is not None:
+        out = np.empty_like(x)
+        k((g, x, out), (x.size, jit.num_threads()), ())
+        return out
     w = _work(x)
     s = _sigmoid(w)
     return _out(_work(g) * (s * (1.0 + w * (1.0 - s))), g.dtype)

@@ -1,4 +1,5 @@
-"""C kernels of the GELU activation (exact and tanh) and its gradient, float32 and float64.
+"""C kernels of the GELU activation (exact and tanh), of SiLU and of their gradients, float32
+and float64.
 
 float32 is computed in float32: ``Phi(x) = 1 - h`` (``x >= 0``) or ``h`` (``x < 0``) with
 ``h = erfc(|x|/sqrt(2))/2 = exp(-x*x/2) * t * R(t) / 2`` and ``t = 1/(1 + |x|/(2 sqrt(2)))``,
@@ -92,21 +93,47 @@ def _f64_tanh(grad):
     out[i] = xi * s;"""
 
 
+def _f32_silu(grad):
+    return _silu_body("float", "ember_expf", "fabsf", "f", grad)
+
+
+def _f64_silu(grad):
+    return _silu_body("double", "exp", "fabs", "", grad)
+
+
+def _silu_body(ctype, exp, fabs, suffix, grad):
+    """SiLU ``x * s`` and its gradient ``g * (s * (1 + x * (1 - s)))``, ``s`` the sigmoid of the
+    NumPy path and of ``sigmoid``'s compiled map: ``e = exp(-|x|)``, ``1 / (1 + e)`` at
+    ``x >= 0``, else ``e / (1 + e)``."""
+    one = f"1.0{suffix}"
+    body = f"""
+    {ctype} e = {exp}(-{fabs}(xi));
+    {ctype} s = xi >= 0.0{suffix} ? {one} / ({one} + e) : e / ({one} + e);"""
+    if grad:
+        return body + f"""
+    out[i] = g[i] * (s * ({one} + xi * ({one} - s)));"""
+    return body + """
+    out[i] = xi * s;"""
+
+
 _BODIES = {("float32", "none"): _f32_exact, ("float32", "tanh"): _f32_tanh,
-           ("float64", "none"): _f64_exact, ("float64", "tanh"): _f64_tanh}
+           ("float64", "none"): _f64_exact, ("float64", "tanh"): _f64_tanh,
+           ("float32", "silu"): _f32_silu, ("float64", "silu"): _f64_silu}
 _SOURCES = {}
 
 
 def gelu_source(dtype, approximate, grad):
     """``(name, C source)`` of the GELU kernel for ``dtype`` (``"float32"``/``"float64"``),
-    ``approximate`` (``"none"``/``"tanh"``), forward or gradient. The kernel's arrays are
-    ``(x, out)`` or ``(g, x, out)``, contiguous, of ``dtype``; its ints ``(numel, threads)``."""
+    ``approximate`` (``"none"``/``"tanh"``; ``"silu"``: SiLU's kernel), forward or gradient.
+    The kernel's arrays are ``(x, out)`` or ``(g, x, out)``, contiguous, of ``dtype``; its ints
+    ``(numel, threads)``."""
     key = (dtype, approximate, grad)
     found = _SOURCES.get(key)
     if found is not None:
         return found
     ctype = "float" if dtype == "float32" else "double"
-    name = f"ember_gelu_{approximate}_{'bwd' if grad else 'fwd'}_{dtype}"
+    kind = "silu" if approximate == "silu" else f"gelu_{approximate}"
+    name = f"ember_{kind}_{'bwd' if grad else 'fwd'}_{dtype}"
     args = ("const T *g = (const T *)p[0]; const T *x = (const T *)p[1]; T *out = (T *)p[2];"
             if grad else "const T *x = (const T *)p[0]; T *out = (T *)p[1];").replace("T", ctype)
     source = PRELUDE + (cmath.EXPF if dtype == "float32" else "") + f"""

@@ -119,6 +119,9 @@ def evaluate(chain):
     return out
 
 
+_UNARY = {}  # (op, dtype) -> (name, source) of its kernel: ``unary``'s one dict hit per call
+
+
 def unary(op, a):
     """``op`` (a fusable primitive of one operand, as ``"sigmoid"``) of the C-contiguous
     float32/float64 array ``a`` by the kernel a Chain of that one op renders to (the same
@@ -130,12 +133,18 @@ def unary(op, a):
     >>> out is None or out.tolist() == [0.5] * 4
     True
     """
-    ctype = _CTYPE.get(a.dtype.char)
-    template = _EXPR[ctype].get(op) if ctype is not None else None
-    if template is None or not a.size or not a.flags.c_contiguous or not a.dtype.isnative:
+    found = _UNARY.get((op, a.dtype))
+    if found is None:
+        ctype = _CTYPE.get(a.dtype.char)
+        template = _EXPR[ctype].get(op) if ctype is not None and a.dtype.isnative else None
+        if template is None:
+            return None
+        found = _UNARY[(op, a.dtype)] = _rendered(
+            "map", ctype, [a], [f"const {ctype} v0 = {template.format('x0[i]')};"], "v0",
+            _NEEDS.get(op, ()))
+    if not a.size or not a.flags.c_contiguous:
         return None
-    k = _compiled("map", ctype, [a], [f"const {ctype} v0 = {template.format('x0[i]')};"],
-                  "v0", _NEEDS.get(op, ()))
+    k = compiler.kernel(*found)
     if k is None:
         return None
     out = np.empty(a.shape, a.dtype)
