@@ -9,7 +9,8 @@ from ..autodiff.graph import _mode
 from ..autodiff.rules import fit, sum_to
 from .._tensor import check_tensor, record, saved, wrap
 from .linalg import _product
-from .activation import _softmax_backward
+from .activation import _softmax_backward, softmax
+from .triangles import tril_mask
 from .views import reshape_exact as _reshape
 from .nn_args import _backend, _float_tensor, _real, _shape_str
 from .random import _gen, _random
@@ -142,6 +143,9 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if not _mode.enabled or all(t._node is None for t in inputs):  # nothing to differentiate
         return record(out, q._dtype, inputs, None, op)
     p, pd = kept[3], kept[4]
+    if p is None:  # the backend's fused kernel (torch's on the CPU): no weights kept
+        return record(out, q._dtype, inputs, _fused_rule(be, kept, saved(q), saved(k), saved(v),
+                                                         is_causal, sc), op)
     work = _dt.float64 if q._dtype is _dt.float64 else _dt.float32  # the kernel's dtype
     # Three recorded steps: the attention weights P = softmax(q k^T * scale + mask) (masked
     # entries are 0), the weights after dropout Pd, and out = Pd @ v. Their rules are the
@@ -199,6 +203,26 @@ def _weights_rule(qs, ks, ms, groups_k, scale):
         if needs[1]:
             grads[1] = fit(_unheads(_product(gs.mT, qs, be), tuple(ks.shape), groups_k), ks)
         return tuple(grads)
+    return rule
+
+
+def _fused_rule(be, kept, qs, ks, vs, causal, scale):
+    """The rule of a fused attention step (no mask, dropout or grouped heads; float32/float64):
+    the first-order gradients are the backend's fused backward (``nn_attention_grads``); with
+    ``create_graph`` the weights are recomputed with ember ops, and the rules of the explicit
+    steps give gradients that are differentiable again."""
+    def rule(g, needs, out):
+        if not _mode.enabled:  # a first-order backward
+            shapes = (qs.shape, ks.shape, vs.shape, None)
+            grads = be.nn_attention_grads(g._data, kept, shapes, tuple(needs) + (False,))
+            return tuple(None if a is None else wrap(a, g._dtype) for a in grads[:3])
+        s = _product(qs, ks.mT, be) * scale
+        if causal:
+            s = s.masked_fill(tril_mask(tuple(s.shape[-2:]), 0, s._device), -math.inf)
+        P = softmax(s, -1)
+        gP, gv = _values_rule(P, vs, 1, g._dtype)(g, (True, needs[2]), None)
+        gq, gk = _weights_rule(qs, ks, None, 1, scale)(gP, (needs[0], needs[1]), P)
+        return gq, gk, gv
     return rule
 
 

@@ -201,3 +201,73 @@ def test_the_causal_mask_cache_stays_small(rng):
         want = TF.scaled_dot_product_attention(q, q, q, is_causal=True, scale=1.0)
         torch.testing.assert_close(out, want, rtol=1e-5, atol=1e-6)
         assert nn._above_diagonal.cache_info().currsize <= 16
+
+
+def _fused_calls(monkeypatch):
+    """The list of the torch kernel's fused attentions taken (True) or declined (False)."""
+    from ember.backends.torch import nn
+    calls, real = [], nn._fused_attention
+
+    def spy(*args):
+        found = real(*args)
+        calls.append(found is not None)
+        return found
+    monkeypatch.setattr(nn, "_fused_attention", spy)
+    return calls
+
+
+@pytest.mark.torch_only
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("causal", [False, True])
+def test_the_fused_kernel_gives_pytorchs_values_and_first_order_gradients(rng, monkeypatch,
+                                                                          dtype, causal):
+    calls = _fused_calls(monkeypatch)
+    _check(rng, (2, 3, 6, 4), (2, 3, 5, 4), (2, 3, 5, 4), dtype=dtype, is_causal=causal)
+    assert calls == [True]
+    _check(rng, (2, 3, 6, 4), (2, 3, 5, 4), (2, 3, 5, 4), mask=rng.random((6, 5)) < 0.7,
+           dtype=dtype)  # a mask: the explicit kernel
+    assert calls == [True]
+
+
+def _second_order(arrays, device, causal):
+    """d/d(q, k, v) of sum(grad(sum(out * seed), q, k, v, create_graph) ** 2)."""
+    from ember.autodiff.engine import run_backward
+    xs = [ember.tensor(a, device=device).require_grad() for a in arrays[:3]]
+    out = SDPA(*xs, is_causal=causal)
+    grads = run_backward((out * ember.tensor(arrays[3], device=device)).sum(), create_graph=True,
+                         targets=xs)
+    total = sum((g * g).sum() for g in grads)
+    return [g.numpy() for g in grads] + [g.numpy() for g in run_backward(total, targets=xs)]
+
+
+@pytest.mark.torch_only
+@pytest.mark.parametrize("causal", [False, True])
+def test_second_order_gradients_through_the_fused_kernel_are_pytorchs(rng, monkeypatch, causal):
+    # create_graph recomputes the weights with ember ops; PyTorch's math kernel differentiates
+    # twice (its fused CPU kernel does not)
+    arrays = [rng.standard_normal(s) for s in ((2, 3, 6, 4), (2, 3, 5, 4), (2, 3, 5, 4),
+                                               (2, 3, 6, 4))]
+    calls = _fused_calls(monkeypatch)
+    got = _second_order(arrays, "torch:cpu", causal)
+    assert calls == [True]
+    ts = [torch.tensor(a, requires_grad=True) for a in arrays[:3]]
+    with torch.nn.attention.sdpa_kernel(torch.nn.attention.SDPBackend.MATH):
+        tout = TF.scaled_dot_product_attention(*ts, is_causal=causal)
+    grads = torch.autograd.grad((tout * torch.tensor(arrays[3])).sum(), ts, create_graph=True)
+    want = [g.detach().numpy() for g in grads] + [
+        g.numpy() for g in torch.autograd.grad(sum((g * g).sum() for g in grads), ts)]
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.torch_only
+def test_a_write_to_an_input_after_the_fused_kernel_fails_backward(rng, monkeypatch):
+    calls = _fused_calls(monkeypatch)
+    xs = [ember.tensor(rng.standard_normal((1, 2, 3, 4)), device="torch:cpu").require_grad()
+          for _ in range(3)]
+    q = xs[0] * 1.0
+    out = SDPA(q, xs[1], xs[2])
+    q += 1.0
+    with pytest.raises(ember.GraphError):
+        out.sum().backward()
+    assert calls == [True]

@@ -29,8 +29,9 @@ TENSOR_METHODS = ("item", "tolist", "numpy", "cpu", "__bool__", "__int__", "__fl
                   "__index__")
 # Reads made only on the CPU device (they never run on a GPU): gelu's check of its result
 # (torch's CPU kernel gives nan at +inf) and attention's check of its weights (a row of only
-# -inf scores gets zeros; off the CPU that fix always runs, unread), whose sums are read.
-CPU_ONLY = {"nn_gelu", "nn_attention"}
+# -inf scores gets zeros; off the CPU that fix always runs, unread) and of its fused kernel's
+# output (a NaN sends it to the explicit path, which only the CPU takes), whose sums are read.
+CPU_ONLY = {"nn_gelu", "nn_attention", "_fused_attention"}
 
 
 # The reads that remain: the range check of class targets and embedding indices

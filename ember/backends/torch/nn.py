@@ -15,7 +15,7 @@ from ..base import Backend
 from .core import TORCH, adopt
 
 __all__ = ["nn_layer_norm", "nn_layer_norm_grads", "nn_group_norm", "nn_group_norm_grads",
-           "nn_class_loss", "nn_class_loss_grad", "nn_attention",
+           "nn_class_loss", "nn_class_loss_grad", "nn_attention", "nn_attention_grads",
            "nn_batch_norm_grads"]
 
 _F32 = torch.float32
@@ -137,8 +137,15 @@ def nn_attention(q, k, v, bias, allowed, causal, scale, groups_k, groups_v, keep
     ``masked_fill_`` took 200 at (16, 4, 64, 64)); a row of only ``-inf`` gets weights 0, as
     PyTorch's safe softmax. ``keep``: the weights' dropout mask, scaled by ``keep_scale``; the
     heads of key and value repeated ``groups_k``/``groups_v`` times. Half floats compute in
-    float32. Returns (out in ``q``'s dtype, saved arrays as the default's)."""
+    float32. Returns (out in ``q``'s dtype, saved arrays as the default's). On the CPU without
+    a mask, dropout or grouped heads: torch's fused kernel (no weights kept: saved[3] None)."""
     qw, kw, vw = _work(q), _work(k), _work(v)
+    if (keep is None and bias is None and allowed is None and groups_k == groups_v == 1
+            and q.device.type == "cpu" and qw is q and q.ndim == 4 and q.shape[-1]
+            and q.shape[:-2] == k.shape[:-2] == v.shape[:-2] and v.shape[-1] == q.shape[-1]):
+        fused = _fused_attention(q, k, v, causal, scale)
+        if fused is not None:
+            return fused[0].detach(), fused[1] + (None, fused[0])
     kw, vw = (a if n == 1 else a.repeat_interleave(n, -3)
               for a, n in ((kw, groups_k), (vw, groups_v)))
     scale = scale if qw.shape[-1] else 1.0  # with no features every score is 0, whatever the scale
@@ -155,6 +162,27 @@ def nn_attention(q, k, v, bias, allowed, causal, scale, groups_k, groups_v, keep
     pd = p if keep is None else torch.mul(p, _work(keep)).mul_(keep_scale)
     out = _out(torch.matmul(pd, vw), q.dtype)
     return out, (qw, kw, vw, p, pd, keep, keep_scale, scale, groups_k, groups_v)
+
+
+def _fused_attention(q, k, v, causal, scale):
+    """(out, (q, k, v)) of torch's fused attention on leaves that require grad (its backward is
+    ``nn_attention_grads``'), or None where an output is NaN: a row of only ``-inf`` scores,
+    which the explicit path gives weights 0, or a NaN (the explicit path gives it too)."""
+    with torch.enable_grad():
+        leaves = tuple(a.detach().requires_grad_() for a in (q, k, v))
+        out = torch.nn.functional.scaled_dot_product_attention(*leaves, is_causal=causal,
+                                                               scale=scale)
+    return None if math.isnan(out.detach().sum()) else (out, leaves)
+
+
+# override: torch's fused backward where ``nn_attention`` took its fused kernel (saved[3], the
+# weights, None)
+def nn_attention_grads(g, saved, shapes, needs):
+    if saved[3] is not None:
+        return _default("nn_attention_grads", g, saved, shapes, needs)
+    wanted = [a for a, need in zip(saved[:3], needs) if need]
+    got = iter(torch.autograd.grad(saved[4], wanted, _out(g, saved[0].dtype), retain_graph=True))
+    return tuple(next(got) if need else None for need in needs[:3]) + (None,)
 
 
 # override: 28 vs the default's 49 µs (float32 (32, 32, 4, 4), one thread)
