@@ -144,7 +144,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         return record(out, q._dtype, inputs, None, op)
     p, pd = kept[3], kept[4]
     if p is None:  # the backend's fused kernel (torch's on the CPU): no weights kept
-        return record(out, q._dtype, inputs, _fused_rule(be, kept, saved(q), saved(k), saved(v),
+        return record(out, q._dtype, inputs, _one_step_rule(be, kept, saved(q), saved(k), saved(v),
                                                          is_causal, sc), op)
     work = _dt.float64 if q._dtype is _dt.float64 else _dt.float32  # the kernel's dtype
     # Three recorded steps: the attention weights P = softmax(q k^T * scale + mask) (masked
@@ -206,7 +206,7 @@ def _weights_rule(qs, ks, ms, groups_k, scale):
     return rule
 
 
-def _fused_rule(be, kept, qs, ks, vs, causal, scale):
+def _one_step_rule(be, kept, qs, ks, vs, causal, scale):
     """The rule of a fused attention step (no mask, dropout or grouped heads; float32/float64):
     the first-order gradients are the backend's fused backward (``nn_attention_grads``); with
     ``create_graph`` the weights are recomputed with ember ops, and the rules of the explicit
