@@ -30,7 +30,7 @@ the tie none, so higher-order gradients hold.
 from .. import dtypes as _dt
 from ..autodiff.graph import _mode
 from ..errors import ShapeMismatchError
-from .._tensor import check_tensor, record, saved, wrap
+from .._tensor import alias, check_tensor, record, saved, wrap
 from .linalg import _product
 from .segments import cat
 
@@ -221,8 +221,9 @@ def recurrent_step(gx, h, weight, steps, t):
         data = be.ew_add(data, gx._data)
     dt = h._dtype
     tied = steps is not None
-    if tied and _mode.enabled:
-        steps[t] = h
+    if tied and _mode.enabled:  # h's value, not its graph: the recurrence's rule holds the
+        held = steps[t] = alias(h)  # dict, and a graph there would be a reference cycle
+        held._node = None
     hs, ws = saved(h), saved(weight)
 
     def rule(g, needs, out):

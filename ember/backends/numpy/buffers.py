@@ -39,7 +39,7 @@ from .jit import compiler
 
 __all__ = ["install", "release", "stats", "enabled", "limit", "MIN_BYTES"]
 
-MIN_BYTES = 1 << 18  # blocks below 256 KiB stay with NumPy's allocator
+MIN_BYTES = 1 << 16  # blocks below 64 KiB stay with NumPy's allocator
 DEFAULT_LIMIT = 1 << 30
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
