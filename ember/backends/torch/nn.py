@@ -165,9 +165,8 @@ def nn_attention(q, k, v, bias, allowed, causal, scale, groups_k, groups_v, keep
 
 
 def _fused_attention(q, k, v, causal, scale):
-    """(out, (q, k, v)) of torch's fused attention on leaves that require grad (its backward is
-    ``nn_attention_grads``'), or None where an output is NaN: a row of only ``-inf`` scores,
-    which the explicit path gives weights 0, or a NaN (the explicit path gives it too)."""
+    """(out, (q, k, v)) of torch's fused attention on leaves that require grad, or None where an
+    output is NaN: a row of only ``-inf`` scores (weights 0 on the explicit path) or a NaN."""
     with torch.enable_grad():
         leaves = tuple(a.detach().requires_grad_() for a in (q, k, v))
         out = torch.nn.functional.scaled_dot_product_attention(*leaves, is_causal=causal,
@@ -175,8 +174,7 @@ def _fused_attention(q, k, v, causal, scale):
     return None if math.isnan(out.detach().sum()) else (out, leaves)
 
 
-# override: torch's fused backward where ``nn_attention`` took its fused kernel (saved[3], the
-# weights, None)
+# override: torch's fused backward where ``nn_attention`` took its fused kernel (saved[3] None)
 def nn_attention_grads(g, saved, shapes, needs):
     if saved[3] is not None:
         return _default("nn_attention_grads", g, saved, shapes, needs)

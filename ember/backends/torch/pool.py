@@ -12,15 +12,13 @@ __all__ = ["nn_max_pool2d", "nn_max_pool2d_grad", "nn_max_pool2d_indices", "nn_m
 # -- pooling ------------------------------------------------------------------------------------
 
 def _pool_geometry(pads):
-    """(torch's symmetric padding, ceil_mode) of the op's (top, bottom, left, right) pads: the
-    op adds bottom/right padding only for ceil_mode, with PyTorch's output sizes."""
+    """(torch's padding, ceil_mode) of the (top, bottom, left, right) pads (ceil_mode's extra)."""
     pt, pb, pl, pr = pads
     return (pt, pl), (pb > pt or pr > pl)
 
 
 def _inside(size, before, kernel, stride, dilation, n):
-    """Whether each of the ``n`` windows along one axis has a tap inside the input (bools, from
-    the geometry: no tensor is read), or None when all have."""
+    """Whether each of the ``n`` windows along an axis has a tap inside the input, or None: all."""
     taps = [any(0 <= i * stride - before + j * dilation < size for j in range(kernel))
             for i in range(n)]
     return None if all(taps) else taps
@@ -32,8 +30,12 @@ def nn_max_pool2d(x, kernel, stride, pads, dilation, out_hw):
     dtype = x.dtype
     xw = _work(x)
     padding, ceil = _pool_geometry(pads)
-    out, idx = _aten.max_pool2d_with_indices(xw, list(kernel), list(stride), list(padding),
-                                             list(dilation), ceil)
+    # torch's CPU kernel: ~2 µs a plane, 3x less on a channels-last copy of small planes
+    last = x.device.type == "cpu" and x.ndim == 4 and x.shape[1] >= 8 and x.shape[2:].numel() <= 256
+    out, idx = _aten.max_pool2d_with_indices(xw.contiguous(memory_format=torch.channels_last)
+                                             if last else xw, list(kernel), list(stride),
+                                             list(padding), list(dilation), ceil)
+    out, idx = (out.contiguous(), idx.contiguous()) if last else (out, idx)
     return _out(out, dtype), (xw, idx, tuple(kernel), tuple(stride), padding, tuple(dilation),
                               ceil, tuple(out_hw))
 
