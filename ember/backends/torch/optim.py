@@ -11,7 +11,7 @@ import struct
 
 import torch
 
-from .. import adam_scales
+from .nn import _default
 
 __all__ = ["optim_sgd", "optim_adam", "optim_rmsprop", "optim_adagrad", "optim_nadam",
            "optim_zeros", "optim_full", "optim_state_copy"]
@@ -132,29 +132,23 @@ def optim_sgd(p, g, buf, lr, momentum, dampening, nesterov, weight_decay, maximi
     return (new if new.dtype == dtype else new.to(dtype)), buf
 
 
-# override: 16153 µs vs the default's 41876 µs (1M float32 parameters, one thread; in place, no new buffers)
+# override: torch's fused Adam/AdamW kernel on a copy of the parameter, within float32 rounding
+# of the default (float32/float64, contiguous state; else the default): 909 vs the default's
+# 11421 µs (1M float32 parameters, one thread), 5.9 vs 27 µs at (16, 1, 3, 3)
 def optim_adam(p, g, m, v, vmax, step, lr, beta1, beta2, eps, weight_decay, decoupled, amsgrad,
                maximize):
     """One Adam/AdamW step (see the NumPy kernel). Returns ``(new_p, m, v, vmax)``."""
-    dtype = p.dtype
-    wp = _wide(p)
-    wp, d = _adam_grad(p, wp, g, lr, weight_decay, decoupled, maximize)
-    wm = _lerp(m, _wide(m), d, 1 - beta1)
-    wv = _addcmul_sq(v, _wide(v), d, beta2, 1 - beta2)
-    step_size, bias_correction2_sqrt = adam_scales(step, lr, beta1, beta2)
-    if amsgrad:
-        wmax = _wide(vmax)
-        torch.maximum(wmax, wv, out=wmax)
-        wmax = _round(vmax, wmax)
-        denom = torch.sqrt(wmax)
-    else:
-        denom = torch.sqrt(wv)
-    denom.div_(bias_correction2_sqrt)
-    denom.add_(eps)
-    torch.div(wm, denom, out=denom)
-    denom.mul_(-step_size)
-    torch.add(wp, denom, out=denom)
-    return (denom if denom.dtype == dtype else denom.to(dtype)), m, v, vmax
+    if p.dtype not in (_F32, _F64) or g.dtype != p.dtype or any(
+            a is not None and (a.dtype != p.dtype or not a.is_contiguous()) for a in (m, v, vmax)):
+        return _default("optim_adam", p, g, m, v, vmax, step, lr, beta1, beta2, eps,
+                        weight_decay, decoupled, amsgrad, maximize)
+    new = p.clone(memory_format=torch.contiguous_format)
+    (torch._fused_adamw_ if decoupled else torch._fused_adam_)(
+        [new], [g.contiguous()], [m], [v], [vmax] if amsgrad else [], [torch.full((), float(step),
+                                                                     device=p.device)],
+        lr=lr, beta1=beta1, beta2=beta2, weight_decay=weight_decay, eps=eps, amsgrad=amsgrad,
+        maximize=maximize)
+    return new, m, v, vmax
 
 
 # override: 13425 µs vs the default's 41044 µs (1M float32 parameters, one thread; in place, no new buffers)
