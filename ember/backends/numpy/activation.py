@@ -226,9 +226,9 @@ def _select(g, mask, out=None):
 
 
 # override: 25 µs as the default's 25 µs (float32 (64, 1000), one thread), which gives a NumPy scalar for a 0-d input
-@_warnings_off
 def nn_relu(x):
-    """``max(x, 0)`` of a float array, keeping nan (a new array)."""
+    """``max(x, 0)`` of a float array, keeping nan (a new array; ``maximum`` sets no floating-point
+    flag, NaN included, so no error-state switch: 0.4 µs of a (32, 64) call)."""
     r = np.maximum(x, np.zeros((), x.dtype))
     return r if type(r) is np.ndarray else np.asarray(r)
 
