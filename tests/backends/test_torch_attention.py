@@ -271,3 +271,14 @@ def test_a_write_to_an_input_after_the_fused_kernel_fails_backward(rng, monkeypa
     with pytest.raises(ember.GraphError):
         out.sum().backward()
     assert calls == [True]
+
+
+@pytest.mark.torch_only
+def test_under_torchs_inference_mode_the_explicit_kernel_runs(rng, monkeypatch):
+    calls = _fused_calls(monkeypatch)
+    arrays = [rng.standard_normal((1, 2, 3, 4)).astype(np.float32) for _ in range(3)]
+    with torch.inference_mode():
+        out = SDPA(*(ember.tensor(a, device="torch:cpu") for a in arrays), is_causal=True)
+        want = TF.scaled_dot_product_attention(*map(torch.from_numpy, arrays), is_causal=True)
+    assert_close(out, want, rtol=1e-5, atol=1e-6)
+    assert calls == [False]

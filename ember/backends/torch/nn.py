@@ -165,8 +165,10 @@ def nn_attention(q, k, v, bias, allowed, causal, scale, groups_k, groups_v, keep
 
 
 def _fused_attention(q, k, v, causal, scale):
-    """(out, (q, k, v)) of torch's fused attention on leaves that require grad, or None where an
-    output is NaN: a row of only ``-inf`` scores (weights 0 on the explicit path) or a NaN."""
+    """(out, (q, k, v)) of torch's fused attention on leaves that require grad, or None: a NaN
+    output (a row of only ``-inf`` scores: weights 0 on the explicit path), inference mode."""
+    if torch.is_inference_mode_enabled():  # (its results have no graph to differentiate)
+        return None
     with torch.enable_grad():
         leaves = tuple(a.detach().requires_grad_() for a in (q, k, v))
         out = torch.nn.functional.scaled_dot_product_attention(*leaves, is_causal=causal,
