@@ -1,5 +1,7 @@
 """The affine map ``linear`` (``ember.nn.functional.linear``, ``nn.Linear``)."""
 
+import math
+
 from .. import dtypes as _dt
 from ..autodiff.graph import _mode
 from ..errors import ShapeMismatchError
@@ -104,9 +106,7 @@ def _linear_grads(be, g, xs, ws, needs):
         gx = wrap(be.linalg_matmul(ga, ws._data, op="matmul"), dt, ad)
     if needs[1] or (len(needs) > 2 and needs[2]):
         O, I = ws.shape
-        rows = 1
-        for n in ga.shape[:-1]:
-            rows *= n
+        rows = math.prod(ga.shape[:-1])
         g2 = ga if tuple(ga.shape) == (rows, O) else be.mv_reshape(ga, (rows, O), "reshape")
         if needs[1]:
             x2 = xs._data

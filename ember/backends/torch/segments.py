@@ -38,4 +38,3 @@ def segments_stack(arrays, axis, dtype):
 @allocates(lambda shape, *a, **k: tuple(shape))
 def segments_zeros(shape, dtype, *, device=None):
     return torch.zeros(tuple(shape), dtype=TORCH[dtype], device=device)
-
