@@ -150,3 +150,20 @@ def test_target_bad_is_the_defaults():
                 assert loss.nn_target_bad(tt, 10, ignore) == default(tt, 10, ignore)
     huge = np.array([3, 2 ** 64 - 1], np.uint64)
     assert loss.nn_target_bad(huge, 10, None) == default(huge, 10, None)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "uint8"])
+def test_relu_needs_no_error_state(dtype):
+    # ew_relu and nn_relu run NumPy's maximum without switching the error state (it raises no
+    # floating-point flag, NaN included): under errstate(all="raise") they still give NaN, inf
+    # and 0.0 for -0.0 and negatives, and an ndarray for a 0-d input
+    from ember.backends.numpy import elementwise
+    values = [np.nan, np.inf, -np.inf, -0.0, -1e-45, 2.5, -3.0] if dtype.startswith("f") else [0, 3, 7]
+    a = np.array(values).astype(dtype)
+    kernels = [elementwise.ew_relu] + ([activation.nn_relu] if dtype.startswith("f") else [])
+    with np.errstate(all="raise"):
+        for relu in kernels:
+            out = relu(a)
+            _same_bytes(out, np.maximum(a, np.zeros((), dtype)))
+            zero_d = relu(a[-1].reshape(()))
+            assert type(zero_d) is np.ndarray and zero_d.shape == () and zero_d == max(a[-1], 0)

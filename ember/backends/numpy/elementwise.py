@@ -354,11 +354,11 @@ def ew_sigmoid(a):
     return np.where(x >= 0, one / (one + e), e / (one + e)).astype(a.dtype, copy=False)
 
 
-# override: 1.87 µs vs the default's 2.02 µs ((32, 64) float32); also a Chain op
-@_quiet
+# override: 0.97 µs vs the default's 2.02 µs ((32, 64) float32); also a Chain op
 def ew_relu(a):
-    """max(a, 0), keeping NaN."""
-    return np.maximum(a, np.zeros((), a.dtype))
+    """max(a, 0), keeping NaN (``maximum`` sets no floating-point flag: no error-state switch)."""
+    r = np.maximum(a, np.zeros((), a.dtype))
+    return r if type(r) is np.ndarray else np.asarray(r)
 
 
 # erf: W. J. Cody's rational approximations as used by Cephes (ndtr.c), in float64.
