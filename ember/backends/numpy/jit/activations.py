@@ -9,12 +9,12 @@ exp polynomial, so the loop vectorises (the rounding of ``x*x`` costs ``exp(-x*x
 ``s + 2 x s (1 - s) y'`` with ``s (1 - s) = m / (1 + m)^2``, ``m = exp(-2|y|)``: one exp each,
 never an overflow. float64 calls the C library's erfc and exp.
 
-On a CPU with AVX-512 the float32 exact kernels run the same operations, in the same order,
-on two 16-lane vectors per iteration (intrinsics; ``vscalefps`` multiplies by the power of two,
-exactly as the portable multiply does): 1.96 -> 1.74 ms for 4M elements on one thread of the
-machine of docs/performance.md, where GCC's vectorisation of the portable loop runs one vector
-per iteration and builds the power of two in integer registers. The elements past the last whole
-pair take the portable loop; both give the same bits (tests/nn/test_compiled_gelu.py).
+On a CPU with AVX-512 (or AVX2 with FMA) the float32 exact kernels run the same operations, in
+the same order, on two 16-lane (8-lane) vectors per iteration, with intrinsics: 1.96 -> 1.60 ms
+for 4M elements on one thread of the machine of docs/performance.md (AVX2 build there: 3.10 ->
+2.66 ms), where GCC's vectorisation of the portable loop runs one vector per iteration. The
+elements past the last whole pair take the portable loop; both give the same bits
+(tests/nn/test_compiled_gelu.py).
 
 >>> from ember.backends.numpy.jit import activations
 >>> name, source = activations.gelu_source("float32", "none", grad=False)
@@ -123,53 +123,36 @@ def _silu_body(ctype, exp, fabs, suffix, grad):
     out[i] = xi * s;"""
 
 
-def _avx512_exact(name, grad):
-    """C text of ``name``'s AVX-512 half: ``{name}_pairs(..., lo, hi)`` computes the elements
-    ``lo`` to ``hi`` (a multiple of 32 apart) exactly as ``_f32_exact``'s body does."""
+def _vector_exact(name, grad):
+    """C text of ``name``'s vector half (AVX-512 or AVX2, ``cmath.VECTOR_ISA``):
+    ``{name}_pairs(..., lo, hi)`` computes the elements ``lo`` to ``hi`` (a multiple of
+    ``2 * EV`` apart) with the operations of ``_f32_exact``'s body in the same order."""
     half_r = tuple(0.5 * c for c in ERFC_R)
-    horner = "\n".join(f"    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps({c!r}f));" for c in half_r[1:])
-    tail = ("return _mm512_mul_ps(g, _mm512_fmadd_ps(_mm512_mul_ps(x, e), "
-            f"_mm512_set1_ps({_INV_SQRT_2PI!r}f), phi));" if grad else "return _mm512_mul_ps(x, phi);")
+    horner = "\n".join(f"    p = EV_FMA(p, t, EV_SET1({c!r}f));" for c in half_r[1:])
+    tail = (f"return EV_MUL(g, EV_FMA(EV_MUL(x, e), EV_SET1({_INV_SQRT_2PI!r}f), phi));"
+            if grad else "return EV_MUL(x, phi);")
     args = "const float *g, const float *x, float *out" if grad else "const float *x, float *out"
-    params = "__m512 g, __m512 x" if grad else "__m512 x"
-    loads = [("_mm512_loadu_ps(g + i + {o}), " if grad else "") + "_mm512_loadu_ps(x + i + {o})"
-             for o in ("0", "16")]
-    return f"""
-#if defined(__AVX512F__)
-#include <immintrin.h>
-#define EMBER_HAVE_PAIRS 1
-static inline __m512 {name}_v({params}) {{
-    const __m512 one = _mm512_set1_ps(1.0f);
-    __m512 ax = _mm512_abs_ps(x);
-    __m512 t = _mm512_div_ps(one, _mm512_fmadd_ps(ax, _mm512_set1_ps({ERFC_T_SCALE * _SQRT_HALF!r}f), one));
-    __m512 z = _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(-0.5f), x), x);
-    __mmask16 low = _mm512_cmp_ps_mask(z, _mm512_set1_ps(-87.3f), _CMP_LT_OQ);
-    __m512 zs = _mm512_max_ps(z, _mm512_set1_ps(-87.3f));  /* a NaN z takes -87.3, as in C */
-    __m512 k = _mm512_roundscale_ps(_mm512_mul_ps(zs, _mm512_set1_ps(1.44269504088896341f)),
-                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m512 r = _mm512_fnmadd_ps(k, _mm512_set1_ps(0.693359375f), z);
-    r = _mm512_fnmadd_ps(k, _mm512_set1_ps(-2.12194440e-4f), r);
-    __m512 q = _mm512_set1_ps(1.9875691500e-4f);
-    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(1.3981999507e-3f));
-    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(8.3334519073e-3f));
-    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(4.1665795894e-2f));
-    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(1.6666665459e-1f));
-    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(5.0000001201e-1f));
-    q = _mm512_add_ps(_mm512_fmadd_ps(_mm512_mul_ps(q, r), r, r), one);
-    __m512 e = _mm512_maskz_scalef_ps((__mmask16)~low, q, k);
-    __m512 p = _mm512_set1_ps({half_r[0]!r}f);
+    params = "ev_t g, ev_t x" if grad else "ev_t x"
+    loads, *values = (("ev_t ga = EV_LOAD(g + i), gb = EV_LOAD(g + i + EV);\n        ", "ga, xa", "gb, xb")
+                     if grad else ("", "xa", "xb"))
+    return cmath.VECTOR_ISA + cmath.EXPF_NEG_VECTOR + f"""
+#ifdef EV
+static inline ev_t {name}_v({params}) {{
+    const ev_t one = EV_SET1(1.0f);
+    ev_t t = EV_DIV(one, EV_FMA(EV_ABS(x), EV_SET1({ERFC_T_SCALE * _SQRT_HALF!r}f), one));
+    ev_t z = EV_MUL(EV_MUL(EV_SET1(-0.5f), x), x);
+    ev_t e = ember_expf_neg_v(z);
+    ev_t p = EV_SET1({half_r[0]!r}f);
 {horner}
-    __m512 h = _mm512_mul_ps(_mm512_mul_ps(e, t), p);
-    __mmask16 neg = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
-    __m512 phi = _mm512_mask_blend_ps(neg, _mm512_sub_ps(one, h), h);
+    ev_t h = EV_MUL(EV_MUL(e, t), p);
+    ev_t phi = EV_SELECT(EV_LT(x, EV_ZERO()), h, EV_SUB(one, h));
     {tail}
 }}
 static void {name}_pairs({args}, int64_t lo, int64_t hi) {{
-    for (int64_t i = lo; i < hi; i += 32) {{
-        __m512 a = {name}_v({loads[0].format(o=0)});
-        __m512 b = {name}_v({loads[1].format(o=16)});
-        _mm512_storeu_ps(out + i, a);
-        _mm512_storeu_ps(out + i + 16, b);
+    for (int64_t i = lo; i < hi; i += 2 * EV) {{
+        {loads}ev_t xa = EV_LOAD(x + i), xb = EV_LOAD(x + i + EV);
+        EV_STORE(out + i, {name}_v({values[0]}));
+        EV_STORE(out + i + EV, {name}_v({values[1]}));
     }}
 }}
 #endif
@@ -177,12 +160,12 @@ static void {name}_pairs({args}, int64_t lo, int64_t hi) {{
 
 
 def _pairs_first(name, grad):
-    """C text that runs ``name``'s AVX-512 half on the whole pairs of vectors (on the threads
+    """C text that runs ``name``'s vector half on the whole pairs of vectors (on the threads
     from ``_THREADS_FROM`` elements) and moves the pointers past them, for the portable loop."""
     arrays, step_g = ("g, x, out", "g += head; ") if grad else ("x, out", "")
-    return f"""#ifdef EMBER_HAVE_PAIRS
+    return f"""#ifdef EV
     {{
-    const int64_t head = size - size % 32;
+    const int64_t head = size - size % (2 * EV);
     if (head >= {_THREADS_FROM} && nt > 1) {{
         const int64_t blocks = head / 4096 + (head % 4096 != 0);
         int done = 0;
@@ -227,7 +210,7 @@ def gelu_source(dtype, approximate, grad):
             if grad else "const T *x = (const T *)p[0]; T *out = (T *)p[1];").replace("T", ctype)
     pairs = (dtype, approximate) == ("float32", "none")
     source = (PRELUDE + (cmath.EXPF if dtype == "float32" else "")
-              + (_avx512_exact(name, grad) if pairs else "") + f"""
+              + (_vector_exact(name, grad) if pairs else "") + f"""
 EMBER_EXPORT void {name}(char **p, const int64_t *n, const double *f) {{
     {args}
     int64_t size = n[0];

@@ -6,17 +6,19 @@ recurrent gates (``recurrent.py``) paste the ones they use into their sources.
 clamped (NaN stays NaN: both tests are false for it), reduced to r = x - k*ln2 with
 |r| <= ln2/2, and scaled by 2^k in two halves so that subnormal results round once and overflow
 gives inf. ``EXPF`` also holds ``ember_expf_neg``, the same polynomial for x <= 0 with one
-scaling (0 below the normal range), which the GELU kernels use.
+scaling (0 below the normal range), which the GELU kernels use; ``EXPF_NEG_VECTOR`` is its twin
+on the vectors of ``VECTOR_ISA`` (intrinsics where the compiler targets AVX-512 or AVX2), with
+the same operations in the same order, so the same bits.
 
 ``TANHF``/``TANH``: Cephes tanh, an odd rational (float: polynomial) below 0.625, else
 ``1 - 2 / (exp(2|x|) + 1)`` through ``EXPF``/``EXP`` (pasted before them); the sign is copied
 back, so -0.0 stays -0.0.
 """
 
-__all__ = ["EXPF", "EXP", "TANHF", "TANH"]
+__all__ = ["EXPF", "EXP", "TANHF", "TANH", "VECTOR_ISA", "EXPF_NEG_VECTOR"]
 
 EXPF = """
-/* exp(r) for |r| <= ln2/2: Cephes expf's degree-6 polynomial (the one copy of it) */
+/* exp(r) for |r| <= ln2/2: Cephes expf's degree-6 polynomial (EXPF_NEG_VECTOR's too) */
 static inline float ember_expf_poly(float r) {
     float q = 1.9875691500e-4f;
     q = q * r + 1.3981999507e-3f;
@@ -52,6 +54,78 @@ static inline float ember_expf_neg(float x) {
     scale.i = ((int32_t)k + 127) << 23;
     return x < -87.3f ? 0.0f : ember_expf_poly(r) * scale.f;
 }
+"""
+
+# float32 vectors of intrinsics where the compiler targets AVX-512 (16 lanes; the power of two by
+# vscalefps) or AVX2 with FMA (8 lanes; the power of two built in integer lanes, as the scalar
+# code does), EV defined then; EV_POW2(q, k, low) is q * 2^k, 0 where ``low``
+VECTOR_ISA = """
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#define EV 16
+typedef __m512 ev_t;
+typedef __mmask16 em_t;
+#define EV_SET1 _mm512_set1_ps
+#define EV_LOAD _mm512_loadu_ps
+#define EV_STORE _mm512_storeu_ps
+#define EV_ADD _mm512_add_ps
+#define EV_SUB _mm512_sub_ps
+#define EV_MUL _mm512_mul_ps
+#define EV_DIV _mm512_div_ps
+#define EV_MAX _mm512_max_ps
+#define EV_FMA _mm512_fmadd_ps
+#define EV_FNMA _mm512_fnmadd_ps
+#define EV_ABS _mm512_abs_ps
+#define EV_ZERO _mm512_setzero_ps
+#define EV_ROUND(v) _mm512_roundscale_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+#define EV_LT(a, b) _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ)
+#define EV_SELECT(m, a, b) _mm512_mask_blend_ps(m, b, a)
+#define EV_POW2(q, k, low) _mm512_maskz_scalef_ps((em_t)~(low), q, k)
+#elif defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+#define EV 8
+typedef __m256 ev_t;
+typedef __m256 em_t;
+#define EV_SET1 _mm256_set1_ps
+#define EV_LOAD _mm256_loadu_ps
+#define EV_STORE _mm256_storeu_ps
+#define EV_ADD _mm256_add_ps
+#define EV_SUB _mm256_sub_ps
+#define EV_MUL _mm256_mul_ps
+#define EV_DIV _mm256_div_ps
+#define EV_MAX _mm256_max_ps
+#define EV_FMA _mm256_fmadd_ps
+#define EV_FNMA _mm256_fnmadd_ps
+#define EV_ABS(v) _mm256_andnot_ps(_mm256_set1_ps(-0.0f), v)
+#define EV_ZERO _mm256_setzero_ps
+#define EV_ROUND(v) _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+#define EV_LT(a, b) _mm256_cmp_ps(a, b, _CMP_LT_OQ)
+#define EV_SELECT(m, a, b) _mm256_blendv_ps(b, a, m)
+#define EV_POW2(q, k, low) _mm256_andnot_ps(low, _mm256_mul_ps(q, _mm256_castsi256_ps( \
+    _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvttps_epi32(k), _mm256_set1_epi32(127)), 23))))
+#endif
+"""
+
+
+# ember_expf_neg on a vector of VECTOR_ISA: the scalar function's operations in its order, so
+# that both give the same bits (the polynomial's coefficients are ember_expf_poly's)
+EXPF_NEG_VECTOR = """
+#ifdef EV
+static inline ev_t ember_expf_neg_v(ev_t x) {
+    em_t low = EV_LT(x, EV_SET1(-87.3f));
+    ev_t k = EV_ROUND(EV_MUL(EV_MAX(x, EV_SET1(-87.3f)), EV_SET1(1.44269504088896341f)));
+    ev_t r = EV_FNMA(k, EV_SET1(0.693359375f), x);  /* (max: a NaN takes -87.3, as above) */
+    r = EV_FNMA(k, EV_SET1(-2.12194440e-4f), r);
+    ev_t q = EV_SET1(1.9875691500e-4f);
+    q = EV_FMA(q, r, EV_SET1(1.3981999507e-3f));
+    q = EV_FMA(q, r, EV_SET1(8.3334519073e-3f));
+    q = EV_FMA(q, r, EV_SET1(4.1665795894e-2f));
+    q = EV_FMA(q, r, EV_SET1(1.6666665459e-1f));
+    q = EV_FMA(q, r, EV_SET1(5.0000001201e-1f));
+    q = EV_ADD(EV_FMA(EV_MUL(q, r), r, r), EV_SET1(1.0f));
+    return EV_POW2(q, k, low);
+}
+#endif
 """
 
 EXP = """
