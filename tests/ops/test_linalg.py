@@ -574,7 +574,7 @@ def test_products_of_tensors_on_two_devices_raise_device_error():
 @pytest.mark.parametrize("m, n, k", [(2, 256, 64), (20, 1024, 256), (32, 300, 7), (33, 256, 8)])
 def test_few_rows_times_a_transposed_matrix_is_pytorchs_product(rng, dtype, m, n, k):
     """(m, k) @ (n, k)^T with few rows (an RNN step's h @ W^T, which the NumPy backend
-    computes as the transpose of W @ h^T): PyTorch's values, and the gradients."""
+    computes as the transpose of W @ h^T in float32): PyTorch's values, and the gradients."""
     a = rng.standard_normal((m, k)).astype(dtype)
     w = rng.standard_normal((n, k)).astype(dtype)
     x, y = ember.tensor(a, requires_grad=True), ember.tensor(w, requires_grad=True)

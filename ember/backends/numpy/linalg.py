@@ -39,10 +39,11 @@ def _matmul(a, b):
         out = _jit_outer.product(a, b)
         return out if out is not None else np.multiply(a, b)
     if (a.ndim == 2 and b.ndim == 2 and 2 <= a.shape[0] <= 32 and b.shape[1] >= 256
-            and b.flags.f_contiguous and not b.flags.c_contiguous):
-        # a few rows times a transposed matrix (an RNN's h @ W^T): OpenBLAS's kernels for a
-        # transposed right operand are 1.4-1.8x slower there than the product's transpose,
-        # (b^T @ a^T)^T, made contiguous ((20, 256) @ (1024, 256)^T: 156 against 113 µs)
+            and b.dtype.char == "f" and b.flags.f_contiguous and not b.flags.c_contiguous):
+        # a few rows times a transposed matrix (an RNN's h @ W^T): OpenBLAS's float32 kernels for
+        # a transposed right operand are 1.4-1.8x slower there than the product's transpose,
+        # (b^T @ a^T)^T, made contiguous ((20, 256) @ (1024, 256)^T: 156 against 113 µs); in
+        # float64 the transpose is the slower one (223 against 311 µs)
         return np.ascontiguousarray(np.matmul(b.T, a.T).T)
     if a.ndim > 2 and b.ndim == 2 and a.flags.c_contiguous:
         rows = a.shape[:-1]
