@@ -32,8 +32,8 @@ def sort_values(x, axis, descending=False):
     if descending or x.dtype in _HALF:
         return sort_take(x, sort_argsort(x, axis, descending), axis)
     k = _ordered(x)  # unstable: the same bits without -0.0 or NaN (on the CPU: the check syncs)
-    stable = k.is_floating_point() and (k.device.type != "cpu" or bool(
-        (torch.signbit(k) & (k == 0)).any() | torch.isnan(k).any()))
+    stable = k.is_floating_point() and k.numel() > 0 and (k.device.type != "cpu" or bool(
+        k.max().isnan()) or int(_bits(k).min()) == torch.iinfo(_bits(k).dtype).min)  # (-0.0)
     return _unordered(torch.sort(k, dim=axis, stable=stable)[0], x.dtype)
 
 
