@@ -1,8 +1,9 @@
 """Torch kernels of the sort family: the NumPy backend's kernels of the same names and results.
 
-Every sort here is stable; NaN sorts as the largest value, and a descending sort keeps equal
-elements in their original order (the NumPy kernels' order, reached the same way: the reversed
-tensor sorted ascending, reversed back). Wide unsigned ints sort through ``_ordered``.
+Every sort here gives the stable sort's result (``sort_values`` runs torch's unstable sort on
+the CPU where the bits are the same: no -0.0, no NaN); NaN sorts as the largest value, and a
+descending sort keeps equal elements in their original order (the NumPy kernels' order: the
+reversed tensor sorted ascending, reversed back). Wide unsigned ints sort through ``_ordered``.
 """
 
 import torch
