@@ -167,13 +167,13 @@ def _pairs_first(name, grad):
     {{
     const int64_t head = size - size % (2 * EV);
     if (head >= {_THREADS_FROM} && nt > 1) {{
-        const int64_t blocks = head / 4096 + (head % 4096 != 0);
+        const int64_t block = 4096, blocks = (head + block - 1) / block;
         int done = 0;
         #pragma omp parallel num_threads(nt)
         {{
         #pragma omp for schedule(guided, CHUNK_NUMEL / 4096) nowait
         for (int64_t b = 0; b < blocks; b++)
-            {name}_pairs({arrays}, b * 4096, b * 4096 + 4096 < head ? b * 4096 + 4096 : head);
+            {name}_pairs({arrays}, b * block, (b + 1) * block < head ? (b + 1) * block : head);
         ember_join(&done);
         }}
     }} else {{
